@@ -1,0 +1,269 @@
+//! The compositor: step 6 of the frame. Each enabled layer draws into its
+//! own HDR target (two per layer, swapped each frame, so a layer can read
+//! its previous frame); each target is blended over the composite of the
+//! layers below with the layer's opacity and blend mode; the master pass
+//! applies brightness and blackout, tonemaps and writes the output (the
+//! window's surface or a texture for readback).
+
+use std::collections::HashMap;
+
+use bytemuck::{Pod, Zeroable};
+
+use crate::clock::Clock;
+use crate::gpu::bindings::{Slot, bind, layout, uniform_buffer};
+use crate::gpu::{FullscreenPipeline, Gpu, GpuProfiler, HDR_FORMAT, RenderTarget};
+use crate::layers::{Layer, LayerEnv, LayerFrame};
+use crate::params::{ParamSpec, Registry};
+use crate::show::Folder;
+
+/// Tonemap curves, in the order of `master.tonemap`.
+pub const TONEMAPS: [&str; 3] = ["aces", "reinhard", "clamp"];
+
+/// Show seconds `master.render_scale` must rest before targets are rebuilt,
+/// so a knob sweep does not reallocate on every tick.
+const RESIZE_REST: f64 = 0.25;
+
+/// The master section's parameters.
+pub fn master_params() -> Vec<ParamSpec> {
+    vec![
+        ParamSpec::float("master.brightness", 1.0, 0.0, 4.0)
+            .with_smoothing(0.05)
+            .with_description("Exposure applied to the composite before tonemapping"),
+        ParamSpec::float("master.blackout", 0.0, 0.0, 1.0)
+            .with_smoothing(0.15)
+            .with_description("Fade to black: 1 is fully dark"),
+        ParamSpec::float("master.render_scale", 1.0, 0.25, 2.0)
+            .with_description("Layer resolution relative to the output (rebuilds after 250 ms at rest)"),
+        ParamSpec::enumeration("master.tonemap", &TONEMAPS, 0)
+            .with_description("Curve from linear HDR to the display"),
+        ParamSpec::float("master.bpm", 120.0, 20.0, 300.0)
+            .with_unit("bpm")
+            .with_description("Tempo of the beat clock"),
+    ]
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct BlendUniforms {
+    mode: u32,
+    opacity: f32,
+    _pad: [f32; 2],
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct MasterUniforms {
+    brightness: f32,
+    blackout: f32,
+    tonemap: u32,
+    encode_srgb: u32,
+}
+
+/// Why the compositor could not be built.
+#[derive(Debug, thiserror::Error)]
+#[error("compositor shader {file}: {message}")]
+pub struct CompositorError {
+    file: &'static str,
+    message: String,
+}
+
+/// A layer's two HDR targets and its blend uniforms.
+struct LayerSlot {
+    targets: [RenderTarget; 2],
+    current: usize,
+    blend: wgpu::Buffer,
+}
+
+/// Blends layers and runs the master section.
+pub struct Compositor {
+    blend_pipeline: FullscreenPipeline,
+    blend_layout: wgpu::BindGroupLayout,
+    master_pipeline: FullscreenPipeline,
+    master_layout: wgpu::BindGroupLayout,
+    master_uniforms: wgpu::Buffer,
+    sampler: wgpu::Sampler,
+    output_format: wgpu::TextureFormat,
+    slots: HashMap<String, LayerSlot>,
+    composite: [RenderTarget; 2],
+    composite_current: usize,
+    render_size: [u32; 2],
+    scale: f32,
+    scale_request: (f32, f64),
+}
+
+impl Compositor {
+    /// Builds the blend and master pipelines for output `output_format`.
+    pub fn new(
+        env: &LayerEnv<'_>,
+        output_format: wgpu::TextureFormat,
+    ) -> Result<Self, CompositorError> {
+        let device = &env.gpu.device;
+        let blend_layout = layout(device, "compositor.blend", &[Slot::Uniform, Slot::Texture(false), Slot::Texture(false)]);
+        let master_layout = layout(device, "compositor.master", &[Slot::Uniform, Slot::Texture(true), Slot::Sampler]);
+        let compile = |file: &'static str, layout: &wgpu::BindGroupLayout, format| {
+            let fail = |message: String| CompositorError { file, message };
+            let mut source = env
+                .assets
+                .read(Folder::Shaders, "common/fullscreen.wgsl")
+                .map_err(|e| fail(e.to_string()))?
+                .text;
+            source.push_str(&env.assets.read(Folder::Shaders, file).map_err(|e| fail(e.to_string()))?.text);
+            FullscreenPipeline::new(device, file, &source, layout, format).map_err(fail)
+        };
+        let blend_pipeline = compile("compositor/blend.wgsl", &blend_layout, HDR_FORMAT)?;
+        let master_pipeline = compile("compositor/master.wgsl", &master_layout, output_format)?;
+        Ok(Self {
+            blend_pipeline,
+            blend_layout,
+            master_pipeline,
+            master_layout,
+            master_uniforms: uniform_buffer(device, "compositor.master", size_of::<MasterUniforms>()),
+            sampler: device.create_sampler(&wgpu::SamplerDescriptor {
+                label: Some("compositor.sampler"),
+                mag_filter: wgpu::FilterMode::Linear,
+                min_filter: wgpu::FilterMode::Linear,
+                ..Default::default()
+            }),
+            output_format,
+            slots: HashMap::new(),
+            composite: [0, 1].map(|i| RenderTarget::new(device, &format!("compositor.composite{i}"), [1, 1], HDR_FORMAT)),
+            composite_current: 0,
+            render_size: [0, 0],
+            scale: 1.0,
+            scale_request: (1.0, 0.0),
+        })
+    }
+
+    /// The size layers render at: the output size times the render scale.
+    pub fn render_size(&self) -> [u32; 2] {
+        self.render_size
+    }
+
+    /// The HDR composite of the last frame, before the master section.
+    pub fn composite(&self) -> &wgpu::Texture {
+        &self.composite[self.composite_current].texture
+    }
+
+    /// The HDR target layer `id` drew into last frame.
+    pub fn layer_target(&self, id: &str) -> Option<&wgpu::Texture> {
+        self.slots.get(id).map(|s| &s.targets[s.current].texture)
+    }
+
+    /// Clears a layer's feedback history (on reseed).
+    pub fn forget(&mut self, id: &str) {
+        self.slots.remove(id);
+    }
+
+    /// Records every layer's passes, the blends and the master pass into
+    /// `encoder`, ending in `output`.
+    #[allow(clippy::too_many_arguments, reason = "one frame's inputs, all used once")]
+    pub fn encode(
+        &mut self,
+        env: &LayerEnv<'_>,
+        layers: &mut [Box<dyn Layer>],
+        registry: &Registry,
+        clock: &Clock,
+        frame_uniforms: &wgpu::Buffer,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &mut GpuProfiler,
+        output: (&wgpu::TextureView, [u32; 2]),
+    ) {
+        self.fit(env.gpu, registry, clock, output.1);
+        self.slots.retain(|id, _| layers.iter().any(|l| l.id() == id));
+        self.composite[self.composite_current].clear(encoder);
+        for layer in layers.iter_mut() {
+            let id = layer.id().to_string();
+            if !registry.flag(&format!("{id}.enabled")) {
+                continue;
+            }
+            let slot = slot(&mut self.slots, env.gpu, &id, self.render_size);
+            slot.current = 1 - slot.current;
+            let (target, previous) = (&slot.targets[slot.current], &slot.targets[1 - slot.current]);
+            let below = &self.composite[self.composite_current];
+            let frame = LayerFrame {
+                registry,
+                clock,
+                frame_uniforms,
+                target: &target.view,
+                target_texture: &target.texture,
+                previous: &previous.view,
+                below: &below.view,
+                size: self.render_size,
+            };
+            encoder.push_debug_group(&id);
+            layer.encode(env, &frame, encoder, profiler);
+            let blend = BlendUniforms {
+                mode: registry.index(&format!("{id}.blend")) as u32,
+                opacity: registry.float(&format!("{id}.opacity")),
+                _pad: [0.0; 2],
+            };
+            env.gpu.queue.write_buffer(&slot.blend, 0, bytemuck::bytes_of(&blend));
+            let out = &self.composite[1 - self.composite_current];
+            let bind_group = bind(env.gpu, &self.blend_layout, "compositor.blend", &[
+                slot.blend.as_entire_binding(),
+                wgpu::BindingResource::TextureView(&below.view),
+                wgpu::BindingResource::TextureView(&target.view),
+            ]);
+            let label = format!("compositor.blend.{id}");
+            let timestamps = profiler.render_pass(&label);
+            self.blend_pipeline.draw(encoder, &label, &out.view, &bind_group, timestamps);
+            encoder.pop_debug_group();
+            self.composite_current = 1 - self.composite_current;
+        }
+        self.encode_master(env, registry, encoder, profiler, output.0);
+    }
+
+    fn encode_master(
+        &self,
+        env: &LayerEnv<'_>,
+        registry: &Registry,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &mut GpuProfiler,
+        output: &wgpu::TextureView,
+    ) {
+        let master = MasterUniforms {
+            brightness: registry.float("master.brightness"),
+            blackout: registry.float("master.blackout"),
+            tonemap: registry.index("master.tonemap") as u32,
+            encode_srgb: u32::from(!self.output_format.is_srgb()),
+        };
+        env.gpu.queue.write_buffer(&self.master_uniforms, 0, bytemuck::bytes_of(&master));
+        let bind_group = bind(env.gpu, &self.master_layout, "compositor.master", &[
+            self.master_uniforms.as_entire_binding(),
+            wgpu::BindingResource::TextureView(&self.composite[self.composite_current].view),
+            wgpu::BindingResource::Sampler(&self.sampler),
+        ]);
+        let timestamps = profiler.render_pass("compositor.master");
+        self.master_pipeline.draw(encoder, "compositor.master", output, &bind_group, timestamps);
+    }
+
+    /// Sizes the targets for `output_size` and the rested render scale.
+    fn fit(&mut self, gpu: &Gpu, registry: &Registry, clock: &Clock, output_size: [u32; 2]) {
+        let wanted = registry.float("master.render_scale").clamp(0.25, 2.0);
+        if wanted != self.scale_request.0 {
+            self.scale_request = (wanted, clock.time);
+        }
+        let rested = clock.time - self.scale_request.1 >= RESIZE_REST || self.render_size == [0, 0];
+        if rested {
+            self.scale = self.scale_request.0;
+        }
+        let max = gpu.device.limits().max_texture_dimension_2d;
+        let size = output_size.map(|s| ((s as f32 * self.scale).round() as u32).clamp(1, max));
+        if size != self.render_size {
+            self.render_size = size;
+            self.slots.clear();
+            self.composite = [0, 1].map(|i| {
+                RenderTarget::new(&gpu.device, &format!("compositor.composite{i}"), size, HDR_FORMAT)
+            });
+        }
+    }
+}
+
+/// The targets of layer `id`, made at `size` when first needed.
+fn slot<'a>(slots: &'a mut HashMap<String, LayerSlot>, gpu: &Gpu, id: &str, size: [u32; 2]) -> &'a mut LayerSlot {
+    slots.entry(id.to_string()).or_insert_with(|| LayerSlot {
+        targets: [0, 1].map(|i| RenderTarget::new(&gpu.device, &format!("{id}.target{i}"), size, HDR_FORMAT)),
+        current: 0,
+        blend: uniform_buffer(&gpu.device, &format!("compositor.blend.{id}"), size_of::<BlendUniforms>()),
+    })
+}

@@ -1,0 +1,78 @@
+//! Small helpers for the bind groups of fullscreen passes: layouts and
+//! groups numbered by position, and uniform buffers. The compositor and the
+//! `shader` layer use them so neither spells out wgpu's descriptors.
+
+use super::Gpu;
+
+/// A uniform buffer of `size` bytes, written with `Queue::write_buffer`.
+pub fn uniform_buffer(device: &wgpu::Device, label: &str, size: usize) -> wgpu::Buffer {
+    device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size: size as u64,
+        usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    })
+}
+
+
+/// One binding of a fragment-stage bind group, numbered by position.
+pub enum Slot {
+    /// A uniform buffer.
+    Uniform,
+    /// A texture; `true` if it is sampled with filtering.
+    Texture(bool),
+    /// A filtering sampler.
+    Sampler,
+}
+
+/// A bind group layout whose binding `i` is `slots[i]`, fragment stage.
+pub fn layout(device: &wgpu::Device, label: &str, slots: &[Slot]) -> wgpu::BindGroupLayout {
+    let entries: Vec<wgpu::BindGroupLayoutEntry> = slots
+        .iter()
+        .enumerate()
+        .map(|(binding, slot)| wgpu::BindGroupLayoutEntry {
+            binding: binding as u32,
+            visibility: wgpu::ShaderStages::FRAGMENT,
+            ty: match slot {
+                Slot::Uniform => wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Uniform,
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                Slot::Texture(filterable) => wgpu::BindingType::Texture {
+                    sample_type: wgpu::TextureSampleType::Float { filterable: *filterable },
+                    view_dimension: wgpu::TextureViewDimension::D2,
+                    multisampled: false,
+                },
+                Slot::Sampler => wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+            },
+            count: None,
+        })
+        .collect();
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some(label),
+        entries: &entries,
+    })
+}
+
+/// A bind group whose binding `i` is `resources[i]`.
+pub fn bind(
+    gpu: &Gpu,
+    layout: &wgpu::BindGroupLayout,
+    label: &str,
+    resources: &[wgpu::BindingResource<'_>],
+) -> wgpu::BindGroup {
+    let entries: Vec<wgpu::BindGroupEntry<'_>> = resources
+        .iter()
+        .enumerate()
+        .map(|(binding, resource)| wgpu::BindGroupEntry {
+            binding: binding as u32,
+            resource: resource.clone(),
+        })
+        .collect();
+    gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some(label),
+        layout,
+        entries: &entries,
+    })
+}

@@ -1,0 +1,187 @@
+//! The GPU context: instance, chosen adapter, device and queue. Created once
+//! at start by the window, the headless loop, the bench or a test; every
+//! layer borrows it.
+
+use std::sync::Arc;
+
+use crate::status::ErrorLog;
+
+/// Environment variable that picks an adapter by name substring when
+/// `--adapter` is not given (tests set it to `llvmpipe`).
+pub const ADAPTER_ENV: &str = "SYLVA_ADAPTER";
+
+/// Why no usable GPU device could be had.
+#[derive(Debug, thiserror::Error)]
+pub enum GpuError {
+    /// No adapter at all, or none matching the requested name.
+    #[error("no GPU adapter{}; adapters found: {found}", match .wanted { Some(w) => format!(" matching {w:?}"), None => String::new() })]
+    NoAdapter {
+        /// The name asked for.
+        wanted: Option<String>,
+        /// Adapters that exist, for the message.
+        found: String,
+    },
+    /// The adapter refused to create a device.
+    #[error("the adapter {adapter} refused to open a device: {source}")]
+    Device {
+        /// Adapter name.
+        adapter: String,
+        /// wgpu's reason.
+        source: wgpu::RequestDeviceError,
+    },
+    /// The window's surface could not be created.
+    #[error("cannot create a drawing surface for the window: {0}")]
+    Surface(#[from] wgpu::CreateSurfaceError),
+}
+
+/// What adapter to pick.
+#[derive(Debug, Clone, Default)]
+pub struct AdapterChoice {
+    /// Substring of the adapter name (case-insensitive); `None` picks the
+    /// best one, a discrete GPU first.
+    pub name: Option<String>,
+}
+
+impl AdapterChoice {
+    /// `--adapter NAME` if given, else the `SYLVA_ADAPTER` variable.
+    pub fn from_cli(name: Option<String>) -> Self {
+        let name = name.or_else(|| std::env::var(ADAPTER_ENV).ok().filter(|s| !s.is_empty()));
+        Self { name }
+    }
+}
+
+/// The device every layer renders with.
+pub struct Gpu {
+    /// The wgpu instance (needed again to create window surfaces).
+    pub instance: wgpu::Instance,
+    /// The adapter chosen.
+    pub adapter: wgpu::Adapter,
+    /// The logical device.
+    pub device: wgpu::Device,
+    /// Its queue.
+    pub queue: wgpu::Queue,
+    /// Name, type, backend and driver of the adapter.
+    pub info: wgpu::AdapterInfo,
+    /// Whether timestamp queries are available for per-pass timing.
+    pub timestamps: bool,
+    /// Where uncaptured device errors go.
+    pub errors: ErrorLog,
+}
+
+impl Gpu {
+    /// A new instance reading wgpu's usual environment variables
+    /// (`WGPU_BACKEND` and friends).
+    pub fn instance() -> wgpu::Instance {
+        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env())
+    }
+
+    /// Picks an adapter (compatible with `surface` if given) and opens a
+    /// device with the adapter's own limits, so large simulations can use
+    /// what the hardware offers. Uncaptured errors are logged, not fatal.
+    pub fn new(
+        instance: wgpu::Instance,
+        choice: &AdapterChoice,
+        surface: Option<&wgpu::Surface<'_>>,
+        errors: ErrorLog,
+    ) -> Result<Self, GpuError> {
+        let adapter = pick_adapter(&instance, choice, surface)?;
+        let info = adapter.get_info();
+        let timestamps = adapter.features().contains(wgpu::Features::TIMESTAMP_QUERY);
+        let required_features = if timestamps {
+            wgpu::Features::TIMESTAMP_QUERY
+        } else {
+            wgpu::Features::empty()
+        };
+        let descriptor = wgpu::DeviceDescriptor {
+            label: Some("sylva"),
+            required_features,
+            required_limits: adapter.limits(),
+            ..Default::default()
+        };
+        let (device, queue) = pollster::block_on(adapter.request_device(&descriptor))
+            .map_err(|source| GpuError::Device {
+                adapter: info.name.clone(),
+                source,
+            })?;
+        let sink = errors.clone();
+        device.on_uncaptured_error(Arc::new(move |error: wgpu::Error| {
+            sink.report("gpu", error.to_string());
+        }));
+        Ok(Self {
+            instance,
+            adapter,
+            device,
+            queue,
+            info,
+            timestamps,
+            errors,
+        })
+    }
+
+    /// One line naming the adapter, printed at start and in BENCHMARKS.md.
+    pub fn adapter_line(&self) -> String {
+        describe(&self.info)
+    }
+
+    /// Blocks until the GPU has finished all submitted work.
+    pub fn wait_idle(&self) {
+        if let Err(error) = self.device.poll(wgpu::PollType::wait_indefinitely()) {
+            self.errors.report("gpu", format!("waiting for the GPU: {error}"));
+        }
+    }
+}
+
+fn describe(info: &wgpu::AdapterInfo) -> String {
+    format!(
+        "{} ({:?}, {:?}, driver {} {})",
+        info.name, info.device_type, info.backend, info.driver, info.driver_info
+    )
+}
+
+fn pick_adapter(
+    instance: &wgpu::Instance,
+    choice: &AdapterChoice,
+    surface: Option<&wgpu::Surface<'_>>,
+) -> Result<wgpu::Adapter, GpuError> {
+    let all = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()));
+    let found = all
+        .iter()
+        .map(|a| describe(&a.get_info()))
+        .collect::<Vec<_>>()
+        .join("; ");
+    let wanted = choice.name.as_ref().map(|n| n.to_lowercase());
+    let best = all
+        .into_iter()
+        .filter(|a| surface.is_none_or(|s| a.is_surface_supported(s)))
+        .filter(|a| {
+            wanted
+                .as_ref()
+                .is_none_or(|w| a.get_info().name.to_lowercase().contains(w))
+        })
+        .max_by_key(|a| rank(&a.get_info()));
+    best.ok_or_else(|| GpuError::NoAdapter {
+        wanted: choice.name.clone(),
+        found: if found.is_empty() {
+            "none (install a Vulkan driver, e.g. mesa-vulkan-drivers)".into()
+        } else {
+            found
+        },
+    })
+}
+
+/// Higher is better: discrete before integrated before software, and native
+/// backends before GL.
+fn rank(info: &wgpu::AdapterInfo) -> (u8, u8) {
+    let device = match info.device_type {
+        wgpu::DeviceType::DiscreteGpu => 4,
+        wgpu::DeviceType::IntegratedGpu => 3,
+        wgpu::DeviceType::VirtualGpu => 2,
+        wgpu::DeviceType::Other => 1,
+        wgpu::DeviceType::Cpu => 0,
+    };
+    let backend = match info.backend {
+        wgpu::Backend::Vulkan | wgpu::Backend::Metal | wgpu::Backend::Dx12 => 1,
+        _ => 0,
+    };
+    (device, backend)
+}

@@ -1,0 +1,17 @@
+//! Everything that talks to wgpu directly and is not a layer: the device
+//! and adapter choice, offscreen targets, readback, the timestamp profiler
+//! and the fullscreen-pass helper the compositor and the shader layer share.
+
+pub mod bindings;
+mod context;
+mod fullscreen;
+mod profiler;
+mod readback;
+mod target;
+pub mod wgsl;
+
+pub use context::{ADAPTER_ENV, AdapterChoice, Gpu, GpuError};
+pub use fullscreen::FullscreenPipeline;
+pub use profiler::{GpuProfiler, PassTime};
+pub use readback::{ReadbackError, read_rgba8, read_rgba16f, read_texture};
+pub use target::{HDR_FORMAT, OUTPUT_FORMAT, RenderTarget};

@@ -1,0 +1,202 @@
+//! GPU timing of every pass from timestamp queries. Each pass asks for a
+//! slot (two queries: begin and end); at the end of the frame the queries
+//! are resolved into a staging buffer from a small ring, mapped without
+//! waiting, and read a frame or two later. The HUD shows the latest
+//! numbers; the bench waits for each frame and keeps them all.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Passes a frame may time.
+const MAX_PASSES: u32 = 64;
+/// Staging buffers in flight.
+const RING: usize = 3;
+
+/// One pass's GPU time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PassTime {
+    /// The pass label, e.g. `shader.sky` or `compositor.master`.
+    pub label: String,
+    /// Milliseconds between its begin and end timestamps.
+    pub ms: f64,
+}
+
+/// Where a staging buffer is in its round trip.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum StagingState {
+    /// Available for the next frame's results.
+    Free,
+    /// Holds a copy command for a frame not yet submitted.
+    Resolved,
+    /// Submitted and asked to map; `ready` turns true when it has.
+    Mapping,
+}
+
+struct Staging {
+    buffer: wgpu::Buffer,
+    labels: Vec<String>,
+    state: StagingState,
+    ready: Arc<AtomicBool>,
+}
+
+/// Timestamp queries for the passes of one frame at a time.
+pub struct GpuProfiler {
+    queries: Option<wgpu::QuerySet>,
+    resolve: wgpu::Buffer,
+    ring: Vec<Staging>,
+    frame_labels: Vec<String>,
+    ns_per_tick: f64,
+    latest: Vec<PassTime>,
+}
+
+impl GpuProfiler {
+    /// A profiler; it records nothing when the device has no timestamps.
+    pub fn new(device: &wgpu::Device, queue: &wgpu::Queue, timestamps: bool) -> Self {
+        let queries = timestamps.then(|| {
+            device.create_query_set(&wgpu::QuerySetDescriptor {
+                label: Some("profiler.queries"),
+                ty: wgpu::QueryType::Timestamp,
+                count: MAX_PASSES * 2,
+            })
+        });
+        let bytes = u64::from(MAX_PASSES * 2) * 8;
+        let resolve = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("profiler.resolve"),
+            size: bytes,
+            usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let ring = (0..RING)
+            .map(|i| Staging {
+                buffer: device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some(&format!("profiler.staging{i}")),
+                    size: bytes,
+                    usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+                    mapped_at_creation: false,
+                }),
+                labels: Vec::new(),
+                state: StagingState::Free,
+                ready: Arc::new(AtomicBool::new(false)),
+            })
+            .collect();
+        Self {
+            queries,
+            resolve,
+            ring,
+            frame_labels: Vec::new(),
+            ns_per_tick: f64::from(queue.get_timestamp_period()),
+            latest: Vec::new(),
+        }
+    }
+
+    /// Timestamp writes for a render pass labelled `label`, or `None` when
+    /// timing is off or this frame is full.
+    pub fn render_pass(&mut self, label: &str) -> Option<wgpu::RenderPassTimestampWrites<'_>> {
+        let first = self.slot(label)?;
+        Some(wgpu::RenderPassTimestampWrites {
+            query_set: self.queries.as_ref()?,
+            beginning_of_pass_write_index: Some(first),
+            end_of_pass_write_index: Some(first + 1),
+        })
+    }
+
+    /// Timestamp writes for a compute pass labelled `label`.
+    pub fn compute_pass(&mut self, label: &str) -> Option<wgpu::ComputePassTimestampWrites<'_>> {
+        let first = self.slot(label)?;
+        Some(wgpu::ComputePassTimestampWrites {
+            query_set: self.queries.as_ref()?,
+            beginning_of_pass_write_index: Some(first),
+            end_of_pass_write_index: Some(first + 1),
+        })
+    }
+
+    fn slot(&mut self, label: &str) -> Option<u32> {
+        self.queries.as_ref()?;
+        let free_staging = self.ring.iter().any(|s| s.state == StagingState::Free);
+        let count = self.frame_labels.len() as u32;
+        if !free_staging || count >= MAX_PASSES {
+            return None;
+        }
+        self.frame_labels.push(label.to_string());
+        Some(count * 2)
+    }
+
+    /// Resolves this frame's queries into a free staging buffer. Call after
+    /// the frame's last pass, before finishing the encoder.
+    pub fn resolve(&mut self, encoder: &mut wgpu::CommandEncoder) {
+        let (Some(queries), false) = (self.queries.as_ref(), self.frame_labels.is_empty()) else {
+            return;
+        };
+        let Some(staging) = self.ring.iter_mut().find(|s| s.state == StagingState::Free) else {
+            self.frame_labels.clear();
+            return;
+        };
+        let count = self.frame_labels.len() as u32 * 2;
+        encoder.resolve_query_set(queries, 0..count, &self.resolve, 0);
+        encoder.copy_buffer_to_buffer(&self.resolve, 0, &staging.buffer, 0, u64::from(count) * 8);
+        staging.labels = std::mem::take(&mut self.frame_labels);
+        staging.state = StagingState::Resolved;
+    }
+
+    /// Starts mapping the buffers resolved this frame. Call after submit.
+    pub fn after_submit(&mut self) {
+        for staging in self.ring.iter_mut() {
+            if staging.state != StagingState::Resolved {
+                continue;
+            }
+            staging.state = StagingState::Mapping;
+            let ready = staging.ready.clone();
+            let size = staging.labels.len() as u64 * 16;
+            staging
+                .buffer
+                .slice(..size)
+                .map_async(wgpu::MapMode::Read, move |result| {
+                    ready.store(result.is_ok(), Ordering::Release);
+                });
+        }
+    }
+
+    /// Reads every finished frame's timings; the newest become [`latest`].
+    /// Returns each finished frame's passes, oldest first.
+    ///
+    /// [`latest`]: GpuProfiler::latest
+    pub fn collect(&mut self) -> Vec<Vec<PassTime>> {
+        let mut frames = Vec::new();
+        for staging in self.ring.iter_mut() {
+            if staging.state != StagingState::Mapping || !staging.ready.swap(false, Ordering::AcqRel) {
+                continue;
+            }
+            let size = staging.labels.len() as u64 * 16;
+            let ticks: Vec<u64> = match staging.buffer.slice(..size).get_mapped_range() {
+                Ok(mapped) => bytemuck::pod_collect_to_vec(&mapped),
+                Err(_) => Vec::new(),
+            };
+            staging.buffer.unmap();
+            let passes = staging
+                .labels
+                .drain(..)
+                .zip(ticks.chunks_exact(2))
+                .map(|(label, t)| PassTime {
+                    label,
+                    ms: t[1].saturating_sub(t[0]) as f64 * self.ns_per_tick / 1e6,
+                })
+                .collect::<Vec<_>>();
+            staging.state = StagingState::Free;
+            frames.push(passes);
+        }
+        if let Some(newest) = frames.last() {
+            self.latest = newest.clone();
+        }
+        frames
+    }
+
+    /// The most recent frame's pass times.
+    pub fn latest(&self) -> &[PassTime] {
+        &self.latest
+    }
+
+    /// Whether timestamps are being recorded.
+    pub fn enabled(&self) -> bool {
+        self.queries.is_some()
+    }
+}

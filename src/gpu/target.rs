@@ -1,0 +1,57 @@
+//! Offscreen render targets: the HDR textures every layer draws into and the
+//! compositor blends, and the 8-bit output that headless rendering reads back.
+
+/// The format every layer renders into: linear, half-float, premultiplied.
+pub const HDR_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba16Float;
+
+/// The headless output format; the window uses its surface's format.
+pub const OUTPUT_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
+
+/// A texture with its default view, sized in pixels.
+pub struct RenderTarget {
+    /// The texture, usable as attachment, sampled input and copy source.
+    pub texture: wgpu::Texture,
+    /// Its full view.
+    pub view: wgpu::TextureView,
+    /// Width and height in pixels.
+    pub size: [u32; 2],
+}
+
+impl RenderTarget {
+    /// A new target of `format`, labelled for validation messages.
+    pub fn new(
+        device: &wgpu::Device,
+        label: &str,
+        size: [u32; 2],
+        format: wgpu::TextureFormat,
+    ) -> Self {
+        let texture = device.create_texture(&wgpu::TextureDescriptor {
+            label: Some(label),
+            size: wgpu::Extent3d {
+                width: size[0].max(1),
+                height: size[1].max(1),
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT
+                | wgpu::TextureUsages::TEXTURE_BINDING
+                | wgpu::TextureUsages::COPY_SRC
+                | wgpu::TextureUsages::COPY_DST,
+            view_formats: &[],
+        });
+        let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
+        Self {
+            texture,
+            view,
+            size,
+        }
+    }
+
+    /// Clears the target to transparent black, as a layer starts.
+    pub fn clear(&self, encoder: &mut wgpu::CommandEncoder) {
+        encoder.clear_texture(&self.texture, &wgpu::ImageSubresourceRange::default());
+    }
+}

@@ -1,0 +1,113 @@
+//! Layers: each one simulates and draws into its own HDR target, which the
+//! compositor blends. This module holds the [`Layer`] trait, what a layer is
+//! given each frame, and the factory that builds a layer from its id in a
+//! preset (`kind` or `kind.name`).
+
+pub mod shader;
+
+use crate::clock::Clock;
+use crate::gpu::{Gpu, GpuProfiler};
+use crate::params::{ParamSpec, Registry};
+use crate::show::Assets;
+use crate::status::ErrorLog;
+
+/// Blend modes of the compositor, in the order of the `<layer>.blend` enum.
+pub const BLEND_MODES: [&str; 4] = ["normal", "add", "screen", "multiply"];
+
+/// The layer kinds this build knows.
+pub const KINDS: [&str; 1] = ["shader"];
+
+/// What a layer may use outside itself: the device, the show files and the
+/// error panel.
+pub struct LayerEnv<'a> {
+    /// The GPU.
+    pub gpu: &'a Gpu,
+    /// Show folder and embedded files.
+    pub assets: &'a Assets,
+    /// Where to report problems the performer should see.
+    pub errors: &'a ErrorLog,
+}
+
+/// The per-frame inputs of a layer's draw.
+pub struct LayerFrame<'a> {
+    /// Parameter values (smoothed).
+    pub registry: &'a Registry,
+    /// Time and beat.
+    pub clock: &'a Clock,
+    /// The frame uniform block (`shaders/common/frame.wgsl`).
+    pub frame_uniforms: &'a wgpu::Buffer,
+    /// Where to draw: the layer's HDR target this frame.
+    pub target: &'a wgpu::TextureView,
+    /// The texture behind `target`, for clears and copies.
+    pub target_texture: &'a wgpu::Texture,
+    /// The same target as it was last frame (for feedback effects).
+    pub previous: &'a wgpu::TextureView,
+    /// The composite of the layers below this one.
+    pub below: &'a wgpu::TextureView,
+    /// Target size in pixels.
+    pub size: [u32; 2],
+}
+
+/// One simulation or effect in the show.
+pub trait Layer {
+    /// The id from the preset, e.g. `shader.sky`; parameters are
+    /// `<id>.<name>`.
+    fn id(&self) -> &str;
+
+    /// The layer's own parameters (enabled, opacity and blend are added by
+    /// the show). Called after every `update`, so a layer may change them.
+    fn params(&self) -> Vec<ParamSpec>;
+
+    /// CPU-side work before drawing: react to parameter changes, rebuild
+    /// pipelines or buffers. Problems go to `env.errors`; the layer keeps
+    /// its last good state. Returns true when [`Layer::params`] changed.
+    fn update(&mut self, env: &LayerEnv<'_>, registry: &Registry) -> bool;
+
+    /// Records this frame's passes. Every pass is labelled with the layer id
+    /// and timed through `profiler`.
+    fn encode(
+        &mut self,
+        env: &LayerEnv<'_>,
+        frame: &LayerFrame<'_>,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &mut GpuProfiler,
+    );
+
+    /// Restarts the layer's simulation from `seed`.
+    fn reseed(&mut self, seed: u64);
+}
+
+/// Why a layer could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum LayerError {
+    /// The kind before the dot is not one this build has.
+    #[error("unknown layer kind {kind:?} (known: {})", KINDS.join(", "))]
+    UnknownKind {
+        /// The kind asked for.
+        kind: String,
+    },
+}
+
+/// Builds the layer for preset id `id`.
+pub fn create(id: &str, env: &LayerEnv<'_>) -> Result<Box<dyn Layer>, LayerError> {
+    let kind = id.split('.').next().unwrap_or(id);
+    match kind {
+        "shader" => Ok(Box::new(shader::ShaderLayer::new(id, env))),
+        _ => Err(LayerError::UnknownKind {
+            kind: kind.to_string(),
+        }),
+    }
+}
+
+/// The parameters every layer has: `enabled`, `opacity`, `blend`.
+pub fn common_params(id: &str) -> Vec<ParamSpec> {
+    vec![
+        ParamSpec::bool(format!("{id}.enabled"), true)
+            .with_description("Draw and composite this layer"),
+        ParamSpec::float(format!("{id}.opacity"), 1.0, 0.0, 1.0)
+            .with_smoothing(0.05)
+            .with_description("How strongly the layer is blended over the ones below"),
+        ParamSpec::enumeration(format!("{id}.blend"), &BLEND_MODES, 0)
+            .with_description("Blend mode on linear HDR values"),
+    ]
+}

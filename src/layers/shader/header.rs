@@ -1,0 +1,211 @@
+//! The parameter header of a `shader` layer's WGSL file: comment lines of
+//! the form
+//!
+//! ```text
+//! // @param speed float 1.0 min=0 max=4 smooth=0.2 unit=x "Swirl speed"
+//! // @param tint colour 1,0.6,0.3,1 "Colour of the glow"
+//! // @param mode enum rings options=bands|rings|waves
+//! // @param count int 5 min=1 max=12
+//! // @param mirror bool false
+//! // @param centre vec3 0,0,0 min=-1 max=1
+//! ```
+//!
+//! Each becomes `<layer id>.<name>` in the registry and a field of the
+//! shader's `params` uniform block.
+
+use crate::params::{ParamKind, ParamSpec, Value};
+
+/// One declared parameter.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HeaderParam {
+    /// Name as written (and the WGSL field name).
+    pub name: String,
+    /// The registry spec, named relative to the layer (without its id).
+    pub spec: ParamSpec,
+}
+
+/// A malformed `@param` line.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{line}: {message}")]
+pub struct HeaderError {
+    /// 1-based line in the WGSL file.
+    pub line: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// Reads every `// @param` line of `source`.
+pub fn parse(source: &str) -> Result<Vec<HeaderParam>, HeaderError> {
+    let mut params: Vec<HeaderParam> = Vec::new();
+    for (index, text) in source.lines().enumerate() {
+        let Some(declaration) = text.trim_start().strip_prefix("//").map(str::trim_start) else {
+            continue;
+        };
+        let Some(rest) = declaration.strip_prefix("@param") else {
+            continue;
+        };
+        let error = |message: String| HeaderError {
+            line: index + 1,
+            message,
+        };
+        let param = parse_line(rest).map_err(error)?;
+        if params.iter().any(|p| p.name == param.name) {
+            return Err(error(format!("parameter {:?} is declared twice", param.name)));
+        }
+        params.push(param);
+    }
+    Ok(params)
+}
+
+fn parse_line(rest: &str) -> Result<HeaderParam, String> {
+    let (fields, description) = match rest.split_once('"') {
+        Some((fields, quoted)) => (fields, quoted.trim_end().trim_end_matches('"')),
+        None => (rest, ""),
+    };
+    let mut words = fields.split_whitespace();
+    let usage = "expected `// @param NAME TYPE DEFAULT [key=value ...] [\"description\"]`";
+    let (Some(name), Some(kind), Some(default)) = (words.next(), words.next(), words.next())
+    else {
+        return Err(usage.to_string());
+    };
+    if !is_identifier(name) {
+        return Err(format!("{name:?} is not a WGSL identifier"));
+    }
+    let options: Vec<(&str, &str)> = words
+        .map(|w| w.split_once('=').ok_or_else(|| format!("{w:?}: {usage}")))
+        .collect::<Result<_, _>>()?;
+    let option = |key: &str| options.iter().find(|(k, _)| *k == key).map(|(_, v)| *v);
+    for (key, _) in &options {
+        if !["min", "max", "smooth", "unit", "options"].contains(key) {
+            return Err(format!("unknown option {key:?} (min, max, smooth, unit, options)"));
+        }
+    }
+    let number = |key: &str, fallback: f32| -> Result<f32, String> {
+        option(key).map_or(Ok(fallback), |v| {
+            v.parse().map_err(|_| format!("{key}={v} is not a number"))
+        })
+    };
+    let floats = |text: &str, n: usize| -> Result<Vec<f32>, String> {
+        let values: Vec<f32> = text
+            .split(',')
+            .map(|v| v.trim().parse::<f32>())
+            .collect::<Result<_, _>>()
+            .map_err(|_| format!("{text:?} is not {n} comma-separated numbers"))?;
+        if values.len() == n {
+            Ok(values)
+        } else {
+            Err(format!("{text:?} is not {n} comma-separated numbers"))
+        }
+    };
+    let spec = match kind {
+        "float" => {
+            let default = floats(default, 1)?[0];
+            ParamSpec::float(name, default, number("min", 0.0)?, number("max", 1.0)?)
+        }
+        "int" => {
+            let default: i32 = default.parse().map_err(|_| format!("{default:?} is not an int"))?;
+            let min = number("min", 0.0)? as i32;
+            let max = number("max", 100.0)? as i32;
+            ParamSpec::int(name, default, min, max)
+        }
+        "bool" => match default {
+            "true" => ParamSpec::bool(name, true),
+            "false" => ParamSpec::bool(name, false),
+            _ => return Err(format!("{default:?} is not true or false")),
+        },
+        "enum" => {
+            let names: Vec<&str> = option("options")
+                .ok_or("an enum needs options=a|b|c")?
+                .split('|')
+                .collect();
+            let index = names
+                .iter()
+                .position(|o| *o == default)
+                .ok_or_else(|| format!("default {default:?} is not one of the options"))?;
+            ParamSpec::enumeration(name, &names, index)
+        }
+        "vec3" => {
+            let v = floats(default, 3)?;
+            let (min, max) = (number("min", -1.0)?, number("max", 1.0)?);
+            ParamSpec::vec3(name, [v[0], v[1], v[2]], min, max)
+        }
+        "colour" | "color" => {
+            let v = floats(default, 4).or_else(|_| floats(default, 3).map(|mut v| {
+                v.push(1.0);
+                v
+            }))?;
+            ParamSpec::colour(name, [v[0], v[1], v[2], v[3]])
+        }
+        other => {
+            return Err(format!(
+                "unknown type {other:?} (float, int, bool, enum, vec3, colour)"
+            ));
+        }
+    };
+    if let (ParamKind::Float { min, max }, Value::Float(_)) = (&spec.kind, &spec.default) {
+        if min >= max {
+            return Err(format!("min {min} must be below max {max}"));
+        }
+    }
+    let spec = spec
+        .with_smoothing(number("smooth", 0.0)?)
+        .with_unit(option("unit").unwrap_or(""))
+        .with_description(description);
+    Ok(HeaderParam {
+        name: name.to_string(),
+        spec,
+    })
+}
+
+fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_type_parses_with_its_options() {
+        let source = "// @param speed float 1.5 min=0 max=4 smooth=0.2 unit=x \"Swirl speed\"\n\
+                      // @param tint colour 1,0.5,0.25 \"Glow\"\n\
+                      fn f() {}\n\
+                      // @param mode enum rings options=bands|rings\n\
+                      // @param count int 5 min=1 max=12\n\
+                      // @param mirror bool true\n\
+                      // @param centre vec3 0,1,0 min=-2 max=2\n";
+        let params = parse(source);
+        let Ok(params) = params else {
+            panic!("{params:?}");
+        };
+        assert_eq!(params.len(), 6);
+        assert_eq!(params[0].spec.default, Value::Float(1.5));
+        assert_eq!(params[0].spec.description, "Swirl speed");
+        assert_eq!(params[0].spec.smoothing, 0.2);
+        assert_eq!(params[1].spec.default, Value::Colour([1.0, 0.5, 0.25, 1.0]));
+        assert_eq!(params[2].spec.default, Value::Enum(1));
+        assert_eq!(params[5].spec.default, Value::Vec3([0.0, 1.0, 0.0]));
+    }
+
+    #[test]
+    fn mistakes_name_their_line() {
+        for (source, line) in [
+            ("\n// @param speed float\n", 2),
+            ("// @param x float 1\n// @param x float 2\n", 2),
+            ("\n\n// @param x enum a options=b|c\n", 3),
+            ("// @param 1x float 0\n", 1),
+            ("// @param x float 0 colour=red\n", 1),
+            ("// @param x matrix 0\n", 1),
+        ] {
+            let result = parse(source);
+            assert!(
+                matches!(&result, Err(HeaderError { line: l, .. }) if *l == line),
+                "{source:?}: {result:?}"
+            );
+        }
+    }
+}

@@ -1,0 +1,19 @@
+//! sylva: a live-coding and VJ runtime. GPU layers render into HDR targets
+//! that a compositor blends under a master section; a parameter registry is
+//! the single source of truth that presets, scripts and controllers write.
+//!
+//! The binary (`src/main.rs`) is a thin CLI over this library; the
+//! integration tests in `tests/` drive the same library on a software
+//! adapter.
+
+#![warn(missing_docs)]
+
+pub mod clock;
+pub mod compositor;
+pub mod frame;
+pub mod gpu;
+pub mod layers;
+pub mod params;
+pub mod renderer;
+pub mod show;
+pub mod status;

@@ -1,0 +1,12 @@
+//! The parameter registry: the single source of truth for every tunable of
+//! the show. Presets, Lua, MIDI, OSC and the HUD write through it; layers,
+//! the HUD and OSCQuery read from it. Once per frame (step 5 of the frame
+//! flow) the registry advances ramps and smoothing.
+
+mod ramp;
+mod registry;
+mod spec;
+
+pub use ramp::{Easing, Ramp};
+pub use registry::{Change, ParamError, Registry, Source};
+pub use spec::{ParamKind, ParamSpec, Value};

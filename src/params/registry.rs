@@ -1,0 +1,372 @@
+//! The registry proper: named entries holding a spec, a target value (what
+//! was last asked for) and a current value (what layers render with, which
+//! follows the target through smoothing or a ramp).
+
+use std::collections::BTreeMap;
+
+use super::{Easing, ParamSpec, Ramp, Value};
+
+/// Who changed a parameter; feedback over OSC is never echoed back to the
+/// source of a change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// Loaded from a preset file.
+    Preset,
+    /// Set by the Lua script.
+    Script,
+    /// Set from a MIDI controller.
+    Midi,
+    /// Set over OSC by the peer at this address.
+    Osc(String),
+    /// Set by a person in the HUD or with a key.
+    Ui,
+    /// Set by the runtime itself (playlists, layer rebuilds).
+    Show,
+}
+
+/// One change of a target value, in the order it happened.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Change {
+    /// Full parameter name.
+    pub name: String,
+    /// New target value.
+    pub value: Value,
+    /// Who made the change.
+    pub source: Source,
+}
+
+/// Why a write to the registry was refused.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ParamError {
+    /// No parameter has this name.
+    #[error("unknown parameter {0:?}")]
+    Unknown(String),
+    /// The value cannot be read as the parameter's type.
+    #[error("parameter {name:?} is a {expected}; {got} does not fit")]
+    WrongType {
+        /// Parameter name.
+        name: String,
+        /// The parameter's type name.
+        expected: &'static str,
+        /// The refused value, printed.
+        got: String,
+    },
+    /// Ramps need a numeric parameter.
+    #[error("parameter {0:?} cannot be ramped (not a float, vec3 or colour)")]
+    NotRampable(String),
+}
+
+#[derive(Debug, Clone)]
+struct Entry {
+    spec: ParamSpec,
+    target: Value,
+    current: Value,
+    ramp: Option<Ramp>,
+}
+
+/// All parameters of the show, by full name.
+#[derive(Debug, Default)]
+pub struct Registry {
+    entries: BTreeMap<String, Entry>,
+    changes: Vec<Change>,
+}
+
+impl Registry {
+    /// An empty registry.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a parameter. A parameter that already exists with the same type
+    /// keeps its value (so a reloaded shader keeps what the performer set);
+    /// otherwise it starts at its default.
+    pub fn register(&mut self, spec: ParamSpec) {
+        let kept = self
+            .entries
+            .get(&spec.name)
+            .filter(|old| old.spec.kind == spec.kind)
+            .map(|old| (old.target.clone(), old.current.clone()));
+        let (target, current) = kept.unwrap_or((spec.default.clone(), spec.default.clone()));
+        let entry = Entry {
+            spec,
+            target,
+            current,
+            ramp: None,
+        };
+        self.entries.insert(entry.spec.name.clone(), entry);
+    }
+
+    /// Removes every parameter whose name fails `keep`.
+    pub fn retain(&mut self, mut keep: impl FnMut(&str) -> bool) {
+        self.entries.retain(|name, _| keep(name));
+    }
+
+    /// The spec of a parameter.
+    pub fn spec(&self, name: &str) -> Option<&ParamSpec> {
+        self.entries.get(name).map(|e| &e.spec)
+    }
+
+    /// Whether a parameter exists.
+    pub fn contains(&self, name: &str) -> bool {
+        self.entries.contains_key(name)
+    }
+
+    /// The current (smoothed) value, which layers render with.
+    pub fn get(&self, name: &str) -> Option<&Value> {
+        self.entries.get(name).map(|e| &e.current)
+    }
+
+    /// The target value: the last one asked for.
+    pub fn target(&self, name: &str) -> Option<&Value> {
+        self.entries.get(name).map(|e| &e.target)
+    }
+
+    /// The current value as a float; 0 for unknown or non-scalar parameters.
+    pub fn float(&self, name: &str) -> f32 {
+        self.get(name).and_then(Value::as_f32).unwrap_or(0.0)
+    }
+
+    /// The current value of a bool parameter; false when unknown.
+    pub fn flag(&self, name: &str) -> bool {
+        matches!(self.get(name), Some(Value::Bool(true)))
+    }
+
+    /// The current index of an enum parameter; 0 when unknown.
+    pub fn index(&self, name: &str) -> usize {
+        match self.get(name) {
+            Some(Value::Enum(i)) => *i,
+            _ => 0,
+        }
+    }
+
+    /// The current text of a string or path parameter.
+    pub fn text(&self, name: &str) -> Option<&str> {
+        match self.get(name) {
+            Some(Value::Text(s)) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Sets a parameter's target, clamped to its range, and returns the value
+    /// stored. Cancels a running ramp. Without smoothing the current value
+    /// jumps at once.
+    pub fn set(&mut self, name: &str, value: Value, source: Source) -> Result<Value, ParamError> {
+        let entry = self.entry_mut(name)?;
+        let value = clamp_for(&entry.spec, value)?;
+        entry.ramp = None;
+        entry.target = value.clone();
+        if entry.spec.smoothing <= 0.0 || !entry.spec.kind.is_continuous() {
+            entry.current = value.clone();
+        }
+        self.record(name, &value, source);
+        Ok(value)
+    }
+
+    /// Sets target and current value together, skipping smoothing: for
+    /// presets loaded without a crossfade and for deterministic renders.
+    pub fn set_now(
+        &mut self,
+        name: &str,
+        value: Value,
+        source: Source,
+    ) -> Result<Value, ParamError> {
+        let value = self.set(name, value, source)?;
+        if let Some(entry) = self.entries.get_mut(name) {
+            entry.current = value.clone();
+        }
+        Ok(value)
+    }
+
+    /// Moves a numeric parameter's target to `value` over `seconds`, shaped
+    /// by `easing`, starting from its current target.
+    pub fn ramp(
+        &mut self,
+        name: &str,
+        value: Value,
+        seconds: f32,
+        easing: Easing,
+        source: Source,
+    ) -> Result<Value, ParamError> {
+        let entry = self.entry_mut(name)?;
+        if !entry.spec.kind.is_continuous() {
+            return Err(ParamError::NotRampable(name.to_string()));
+        }
+        let value = clamp_for(&entry.spec, value)?;
+        entry.ramp = Some(Ramp {
+            from: entry.target.components(),
+            to: value.components(),
+            duration: seconds.max(0.0),
+            elapsed: 0.0,
+            easing,
+        });
+        self.record(name, &value, source);
+        Ok(value)
+    }
+
+    /// Advances ramps and smoothing by `dt` seconds.
+    pub fn advance(&mut self, dt: f32) {
+        for entry in self.entries.values_mut() {
+            if let Some(ramp) = entry.ramp.as_mut() {
+                let (now, done) = ramp.advance(dt);
+                entry.target = with_components(&entry.target, &now);
+                if done {
+                    entry.ramp = None;
+                }
+            }
+            entry.current = smooth(&entry.current, &entry.target, entry.spec.smoothing, dt);
+        }
+    }
+
+    /// Takes the changes recorded since the last call.
+    pub fn drain_changes(&mut self) -> Vec<Change> {
+        std::mem::take(&mut self.changes)
+    }
+
+    /// Every parameter in name order: spec and current value.
+    pub fn iter(&self) -> impl Iterator<Item = (&ParamSpec, &Value)> {
+        self.entries.values().map(|e| (&e.spec, &e.current))
+    }
+
+    /// Number of parameters.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether no parameter is registered.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    fn entry_mut(&mut self, name: &str) -> Result<&mut Entry, ParamError> {
+        self.entries
+            .get_mut(name)
+            .ok_or_else(|| ParamError::Unknown(name.to_string()))
+    }
+
+    fn record(&mut self, name: &str, value: &Value, source: Source) {
+        self.changes.push(Change {
+            name: name.to_string(),
+            value: value.clone(),
+            source,
+        });
+    }
+}
+
+fn clamp_for(spec: &ParamSpec, value: Value) -> Result<Value, ParamError> {
+    let got = value.to_string();
+    spec.clamp(value).ok_or_else(|| ParamError::WrongType {
+        name: spec.name.clone(),
+        expected: spec.kind.name(),
+        got,
+    })
+}
+
+/// Replaces the numeric components of `like` with `components`.
+fn with_components(like: &Value, c: &[f32]) -> Value {
+    match (like, c) {
+        (Value::Float(_), [v]) => Value::Float(*v),
+        (Value::Vec3(_), [x, y, z]) => Value::Vec3([*x, *y, *z]),
+        (Value::Colour(_), [r, g, b, a]) => Value::Colour([*r, *g, *b, *a]),
+        _ => like.clone(),
+    }
+}
+
+/// Exponential approach of `current` to `target` with time constant `tau`;
+/// snaps when within a ten-thousandth so the value settles exactly.
+fn smooth(current: &Value, target: &Value, tau: f32, dt: f32) -> Value {
+    let (now, goal) = (current.components(), target.components());
+    if tau <= 0.0 || now.len() != goal.len() || now.is_empty() {
+        return target.clone();
+    }
+    let k = 1.0 - (-dt / tau).exp();
+    let next: Vec<f32> = now.iter().zip(&goal).map(|(a, b)| a + (b - a) * k).collect();
+    let settled = next
+        .iter()
+        .zip(&goal)
+        .all(|(a, b)| (a - b).abs() <= 1e-4 * b.abs().max(1.0));
+    if settled {
+        target.clone()
+    } else {
+        with_components(target, &next)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn registry() -> Registry {
+        let mut r = Registry::new();
+        r.register(ParamSpec::float("a.speed", 1.0, 0.0, 4.0).with_smoothing(0.1));
+        r.register(ParamSpec::int("a.count", 10, 1, 100));
+        r.register(ParamSpec::enumeration("a.blend", &["normal", "add"], 0));
+        r.register(ParamSpec::colour("a.tint", [1.0, 1.0, 1.0, 1.0]));
+        r
+    }
+
+    #[test]
+    fn set_clamps_to_range_and_converts_types() {
+        let mut r = registry();
+        let stored = r.set("a.speed", Value::Float(9.0), Source::Ui);
+        assert_eq!(stored, Ok(Value::Float(4.0)));
+        assert_eq!(r.set("a.count", Value::Float(3.6), Source::Ui), Ok(Value::Int(4)));
+        assert_eq!(r.set("a.count", Value::Int(-5), Source::Ui), Ok(Value::Int(1)));
+        let by_name = r.set("a.blend", Value::Text("add".into()), Source::Ui);
+        assert_eq!(by_name, Ok(Value::Enum(1)));
+        assert!(r.set("a.blend", Value::Int(7), Source::Ui).is_err());
+        assert!(r.set("a.speed", Value::Float(f32::NAN), Source::Ui).is_err());
+        assert!(matches!(
+            r.set("nope", Value::Float(1.0), Source::Ui),
+            Err(ParamError::Unknown(_))
+        ));
+    }
+
+    #[test]
+    fn smoothing_converges_to_the_target() {
+        let mut r = registry();
+        r.set("a.speed", Value::Float(3.0), Source::Ui).ok();
+        r.advance(1.0 / 60.0);
+        let first = r.float("a.speed");
+        assert!(first > 1.0 && first < 3.0, "moved part way: {first}");
+        for _ in 0..120 {
+            r.advance(1.0 / 60.0);
+        }
+        assert_eq!(r.float("a.speed"), 3.0, "settles exactly after 2 s (20 time constants)");
+    }
+
+    #[test]
+    fn ramps_follow_their_easing_and_end_on_the_target() {
+        let mut r = registry();
+        r.ramp("a.tint", Value::Colour([0.0, 0.0, 0.0, 1.0]), 1.0, Easing::Linear, Source::Script)
+            .ok();
+        r.advance(0.5);
+        let Some(Value::Colour(half_way)) = r.target("a.tint").cloned() else {
+            panic!("tint is a colour");
+        };
+        assert!((half_way[0] - 0.5).abs() < 1e-5, "linear at half time: {half_way:?}");
+        r.advance(0.6);
+        assert_eq!(r.get("a.tint"), Some(&Value::Colour([0.0, 0.0, 0.0, 1.0])));
+        assert!(r.ramp("a.count", Value::Int(5), 1.0, Easing::In, Source::Ui).is_err());
+    }
+
+    #[test]
+    fn easing_curves_start_at_zero_and_end_at_one() {
+        for e in [Easing::Linear, Easing::In, Easing::Out, Easing::InOut, Easing::Smooth] {
+            assert_eq!(e.apply(0.0), 0.0);
+            assert!((e.apply(1.0) - 1.0).abs() < 1e-6);
+        }
+        assert!(Easing::In.apply(0.25) < 0.25 && Easing::Out.apply(0.25) > 0.25);
+    }
+
+    #[test]
+    fn reregistering_keeps_the_value_and_changes_are_reported() {
+        let mut r = registry();
+        r.set("a.count", Value::Int(50), Source::Midi).ok();
+        r.register(ParamSpec::int("a.count", 10, 1, 100));
+        assert_eq!(r.get("a.count"), Some(&Value::Int(50)));
+        let changes = r.drain_changes();
+        assert_eq!(changes.len(), 1);
+        assert_eq!(changes[0].source, Source::Midi);
+        assert!(r.drain_changes().is_empty());
+    }
+}

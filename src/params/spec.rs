@@ -1,0 +1,269 @@
+//! Parameter specifications and values: what a parameter is (type, range,
+//! default, unit, smoothing time, description) and the values it can hold.
+//!
+//! A spec is written once when a layer registers; every write from a preset,
+//! Lua, MIDI or OSC is checked and clamped against it.
+
+use std::fmt;
+
+/// A parameter's value. The variant always matches the spec's [`ParamKind`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    /// A real number.
+    Float(f32),
+    /// A whole number.
+    Int(i32),
+    /// On or off.
+    Bool(bool),
+    /// Index into the spec's option names.
+    Enum(usize),
+    /// Three reals (a position, a direction, a gravity vector).
+    Vec3([f32; 3]),
+    /// Linear RGBA.
+    Colour([f32; 4]),
+    /// Free text or a path inside the show folder.
+    Text(String),
+}
+
+impl Value {
+    /// The value as a float where that has a meaning (bools are 0 or 1,
+    /// enums their index); `None` for vectors and text.
+    pub fn as_f32(&self) -> Option<f32> {
+        match *self {
+            Value::Float(v) => Some(v),
+            Value::Int(v) => Some(v as f32),
+            Value::Bool(v) => Some(if v { 1.0 } else { 0.0 }),
+            Value::Enum(v) => Some(v as f32),
+            _ => None,
+        }
+    }
+
+    /// The value's components as floats, for uniform upload and smoothing.
+    pub fn components(&self) -> Vec<f32> {
+        match self {
+            Value::Vec3(v) => v.to_vec(),
+            Value::Colour(v) => v.to_vec(),
+            Value::Text(_) => Vec::new(),
+            other => other.as_f32().into_iter().collect(),
+        }
+    }
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Float(v) => write!(f, "{v:.3}"),
+            Value::Int(v) => write!(f, "{v}"),
+            Value::Bool(v) => write!(f, "{v}"),
+            Value::Enum(v) => write!(f, "#{v}"),
+            Value::Vec3([x, y, z]) => write!(f, "({x:.2}, {y:.2}, {z:.2})"),
+            Value::Colour([r, g, b, a]) => write!(f, "({r:.2}, {g:.2}, {b:.2}, {a:.2})"),
+            Value::Text(s) => write!(f, "{s:?}"),
+        }
+    }
+}
+
+/// The type of a parameter, with the range its values are clamped to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ParamKind {
+    /// A real in `min..=max`.
+    Float {
+        /// Lowest value.
+        min: f32,
+        /// Highest value.
+        max: f32,
+    },
+    /// An integer in `min..=max`.
+    Int {
+        /// Lowest value.
+        min: i32,
+        /// Highest value.
+        max: i32,
+    },
+    /// A switch.
+    Bool,
+    /// One of a fixed set of names.
+    Enum {
+        /// The option names, in index order.
+        options: Vec<String>,
+    },
+    /// Three reals, each clamped to `min..=max`.
+    Vec3 {
+        /// Lowest value of each component.
+        min: f32,
+        /// Highest value of each component.
+        max: f32,
+    },
+    /// Linear RGBA; components clamped to be non-negative (HDR allowed).
+    Colour,
+    /// Free text.
+    Text,
+    /// A path resolved inside the show folder.
+    Path,
+}
+
+impl ParamKind {
+    /// The short name used in shader headers, the HUD and OSCQuery docs.
+    pub fn name(&self) -> &'static str {
+        match self {
+            ParamKind::Float { .. } => "float",
+            ParamKind::Int { .. } => "int",
+            ParamKind::Bool => "bool",
+            ParamKind::Enum { .. } => "enum",
+            ParamKind::Vec3 { .. } => "vec3",
+            ParamKind::Colour => "colour",
+            ParamKind::Text => "string",
+            ParamKind::Path => "path",
+        }
+    }
+
+    /// Whether values of this kind are smoothed and ramped (numeric kinds).
+    pub fn is_continuous(&self) -> bool {
+        matches!(
+            self,
+            ParamKind::Float { .. } | ParamKind::Vec3 { .. } | ParamKind::Colour
+        )
+    }
+}
+
+/// Everything the registry knows about one parameter.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParamSpec {
+    /// Full name, `<layer>.<param>`.
+    pub name: String,
+    /// Type and range.
+    pub kind: ParamKind,
+    /// Value on registration and after a reset.
+    pub default: Value,
+    /// Unit shown next to the value (`"s"`, `"px"`, `"m/s^2"`), may be empty.
+    pub unit: String,
+    /// Time constant in seconds with which the smoothed value follows the
+    /// target; 0 applies writes at once.
+    pub smoothing: f32,
+    /// One line for the HUD and OSCQuery.
+    pub description: String,
+}
+
+impl ParamSpec {
+    /// A float parameter with no smoothing; chain the `with_*` builders.
+    pub fn float(name: impl Into<String>, default: f32, min: f32, max: f32) -> Self {
+        Self::new(name, ParamKind::Float { min, max }, Value::Float(default))
+    }
+
+    /// An int parameter.
+    pub fn int(name: impl Into<String>, default: i32, min: i32, max: i32) -> Self {
+        Self::new(name, ParamKind::Int { min, max }, Value::Int(default))
+    }
+
+    /// A bool parameter.
+    pub fn bool(name: impl Into<String>, default: bool) -> Self {
+        Self::new(name, ParamKind::Bool, Value::Bool(default))
+    }
+
+    /// An enum parameter whose default is `options[default]`.
+    pub fn enumeration(name: impl Into<String>, options: &[&str], default: usize) -> Self {
+        let options = options.iter().map(|s| s.to_string()).collect();
+        Self::new(name, ParamKind::Enum { options }, Value::Enum(default))
+    }
+
+    /// A vec3 parameter.
+    pub fn vec3(name: impl Into<String>, default: [f32; 3], min: f32, max: f32) -> Self {
+        Self::new(name, ParamKind::Vec3 { min, max }, Value::Vec3(default))
+    }
+
+    /// A colour parameter (linear RGBA).
+    pub fn colour(name: impl Into<String>, default: [f32; 4]) -> Self {
+        Self::new(name, ParamKind::Colour, Value::Colour(default))
+    }
+
+    /// A path parameter (resolved in the show folder).
+    pub fn path(name: impl Into<String>, default: impl Into<String>) -> Self {
+        Self::new(name, ParamKind::Path, Value::Text(default.into()))
+    }
+
+    /// A free-text parameter.
+    pub fn text(name: impl Into<String>, default: impl Into<String>) -> Self {
+        Self::new(name, ParamKind::Text, Value::Text(default.into()))
+    }
+
+    fn new(name: impl Into<String>, kind: ParamKind, default: Value) -> Self {
+        let mut spec = Self {
+            name: name.into(),
+            kind,
+            default: default.clone(),
+            unit: String::new(),
+            smoothing: 0.0,
+            description: String::new(),
+        };
+        spec.default = spec.clamp(default).unwrap_or(spec.default.clone());
+        spec
+    }
+
+    /// Sets the description.
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = description.into();
+        self
+    }
+
+    /// Sets the unit.
+    pub fn with_unit(mut self, unit: impl Into<String>) -> Self {
+        self.unit = unit.into();
+        self
+    }
+
+    /// Sets the smoothing time constant in seconds.
+    pub fn with_smoothing(mut self, seconds: f32) -> Self {
+        self.smoothing = seconds.max(0.0);
+        self
+    }
+
+    /// Converts `value` to this parameter's type where that is meaningful
+    /// (an int for a float, a float for a bool or an int) and clamps it to
+    /// the range. Text becomes an enum by option name. `None` when the value
+    /// cannot be read as this type.
+    pub fn clamp(&self, value: Value) -> Option<Value> {
+        let finite = |v: f32| v.is_finite().then_some(v);
+        match (&self.kind, value) {
+            (ParamKind::Float { min, max }, v) => {
+                Some(Value::Float(finite(v.as_f32()?)?.clamp(*min, *max)))
+            }
+            (ParamKind::Int { min, max }, Value::Int(v)) => Some(Value::Int(v.clamp(*min, *max))),
+            (ParamKind::Int { min, max }, v) => {
+                let v = finite(v.as_f32()?)?.round();
+                Some(Value::Int((v as i32).clamp(*min, *max)))
+            }
+            (ParamKind::Bool, v) => Some(Value::Bool(v.as_f32()? != 0.0)),
+            (ParamKind::Enum { options }, Value::Text(name)) => {
+                options.iter().position(|o| *o == name).map(Value::Enum)
+            }
+            (ParamKind::Enum { options }, v) => {
+                let index = finite(v.as_f32()?)?.round();
+                (index >= 0.0 && (index as usize) < options.len())
+                    .then_some(Value::Enum(index as usize))
+            }
+            (ParamKind::Vec3 { min, max }, Value::Vec3(v)) => {
+                let c = |x: f32| finite(x).map(|x| x.clamp(*min, *max));
+                Some(Value::Vec3([c(v[0])?, c(v[1])?, c(v[2])?]))
+            }
+            (ParamKind::Colour, Value::Colour(v)) => {
+                let c = |x: f32| finite(x).map(|x| x.max(0.0));
+                Some(Value::Colour([c(v[0])?, c(v[1])?, c(v[2])?, c(v[3])?]))
+            }
+            (ParamKind::Colour, Value::Vec3([r, g, b])) => {
+                self.clamp(Value::Colour([r, g, b, 1.0]))
+            }
+            (ParamKind::Text | ParamKind::Path, Value::Text(s)) => Some(Value::Text(s)),
+            _ => None,
+        }
+    }
+
+    /// The name of an enum value, or the value printed for other kinds.
+    pub fn display(&self, value: &Value) -> String {
+        match (&self.kind, value) {
+            (ParamKind::Enum { options }, Value::Enum(i)) => {
+                options.get(*i).cloned().unwrap_or_else(|| format!("#{i}"))
+            }
+            _ => value.to_string(),
+        }
+    }
+}

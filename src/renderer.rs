@@ -1,0 +1,280 @@
+//! The renderer: the show's state (registry, clock, layers) and one frame
+//! of the frame flow, shared by the window, `sylva render`, `sylva run
+//! --headless` and `sylva bench`. Only the output target differs between
+//! them. Presets are loaded here: built and checked aside, then swapped in
+//! whole, so a bad preset never replaces a good one.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::clock::Clock;
+use crate::compositor::{Compositor, CompositorError, master_params};
+use crate::frame::FrameUniforms;
+use crate::gpu::{Gpu, GpuProfiler, bindings::uniform_buffer};
+use crate::layers::{self, Layer, LayerEnv};
+use crate::params::{Registry, Source};
+use crate::show::{Assets, Folder, Preset, PresetError};
+use crate::status::ErrorLog;
+
+/// Everything one show needs to render frames.
+pub struct Renderer {
+    /// The device.
+    pub gpu: Arc<Gpu>,
+    /// Every parameter.
+    pub registry: Registry,
+    /// Show folder and embedded files.
+    pub assets: Assets,
+    /// Errors for the HUD.
+    pub errors: ErrorLog,
+    /// Time and beat.
+    pub clock: Clock,
+    /// Per-pass GPU timing.
+    pub profiler: GpuProfiler,
+    layers: Vec<Box<dyn Layer>>,
+    layer_params: HashMap<String, Vec<String>>,
+    compositor: Compositor,
+    frame_uniforms: wgpu::Buffer,
+    preset: Option<String>,
+    seed: u64,
+}
+
+impl Renderer {
+    /// A renderer with no layers, writing `output_format`.
+    pub fn new(
+        gpu: Arc<Gpu>,
+        assets: Assets,
+        output_format: wgpu::TextureFormat,
+        seed: u64,
+    ) -> Result<Self, CompositorError> {
+        let errors = gpu.errors.clone();
+        let compositor = {
+            let env = LayerEnv {
+                gpu: &gpu,
+                assets: &assets,
+                errors: &errors,
+            };
+            Compositor::new(&env, output_format)?
+        };
+        let mut registry = Registry::new();
+        for spec in master_params() {
+            registry.register(spec);
+        }
+        let frame_uniforms =
+            uniform_buffer(&gpu.device, "frame.uniforms", size_of::<FrameUniforms>());
+        let profiler = GpuProfiler::new(&gpu.device, &gpu.queue, gpu.timestamps);
+        Ok(Self {
+            gpu,
+            registry,
+            assets,
+            errors,
+            clock: Clock::default(),
+            profiler,
+            layers: Vec::new(),
+            layer_params: HashMap::new(),
+            compositor,
+            frame_uniforms,
+            preset: None,
+            seed,
+        })
+    }
+
+    /// Loads preset `name` (`presets/<name>.toml`) from the show folder or
+    /// the binary, or a `.toml` file at any path given by a person.
+    pub fn load_preset(&mut self, name: &str) -> Result<(), PresetError> {
+        let (file, text) = read_preset(&self.assets, name)?;
+        let preset = Preset::parse(&file, &text)?;
+        self.apply_preset(name, &preset)
+    }
+
+    /// Builds the preset's layers and parameter values aside and swaps them
+    /// in only if all of it holds; on any error the running show is untouched.
+    pub fn apply_preset(&mut self, name: &str, preset: &Preset) -> Result<(), PresetError> {
+        let (layers, registry, layer_params) = self.stage_preset(preset)?;
+        self.layers = layers;
+        self.registry = registry;
+        self.layer_params = layer_params;
+        self.preset = Some(name.to_string());
+        tracing::info!("preset {name} loaded: {} layers", self.layers.len());
+        Ok(())
+    }
+
+    #[allow(clippy::type_complexity, reason = "the three parts of a staged show")]
+    fn stage_preset(
+        &self,
+        preset: &Preset,
+    ) -> Result<(Vec<Box<dyn Layer>>, Registry, HashMap<String, Vec<String>>), PresetError> {
+        let env = LayerEnv {
+            gpu: &self.gpu,
+            assets: &self.assets,
+            errors: &self.errors,
+        };
+        // The master section belongs to the performer, not the preset: it
+        // keeps its values unless the preset sets them.
+        let mut registry = Registry::new();
+        for (spec, value) in self.registry.iter().filter(|(s, _)| s.name.starts_with("master.")) {
+            registry.register(spec.clone());
+            registry.set_now(&spec.name, value.clone(), Source::Show).ok();
+        }
+        let mut layers = Vec::new();
+        for (id, line) in &preset.layers {
+            let layer = layers::create(id, &env).map_err(|e| PresetError {
+                file: preset.file.clone(),
+                line: *line,
+                message: e.to_string(),
+            })?;
+            layers.push(layer);
+        }
+        let mut layer_params = HashMap::new();
+        // Values first reach parameters that exist before the layers load
+        // their files (`shader.x.file`), then the ones those files declare.
+        for layer in &layers {
+            sync_params(layer.as_ref(), &mut registry, &mut layer_params);
+        }
+        apply_known(preset, &mut registry)?;
+        for layer in layers.iter_mut() {
+            layer.update(&env, &registry);
+            sync_params(layer.as_ref(), &mut registry, &mut layer_params);
+        }
+        preset.apply(&mut registry)?;
+        Ok((layers, registry, layer_params))
+    }
+
+    /// The preset now running.
+    pub fn preset(&self) -> Option<&str> {
+        self.preset.as_deref()
+    }
+
+    /// The layers, in compositing order.
+    pub fn layers(&self) -> &[Box<dyn Layer>] {
+        &self.layers
+    }
+
+    /// The compositor (for tests that read its targets).
+    pub fn compositor(&self) -> &Compositor {
+        &self.compositor
+    }
+
+    /// Restarts every layer from `seed` and clears feedback.
+    pub fn reseed(&mut self, seed: u64) {
+        self.seed = seed;
+        for layer in &mut self.layers {
+            layer.reseed(seed);
+            self.compositor.forget(layer.id());
+        }
+    }
+
+    /// Steps 4-6 of a frame: layers react to parameters, ramps and smoothing
+    /// advance by `dt`, the frame uniforms are written, and every pass is
+    /// recorded into a new encoder ending in `output`. The caller may add
+    /// passes (the HUD) and then calls [`Renderer::submit`].
+    pub fn record(
+        &mut self,
+        dt: f32,
+        output: &wgpu::TextureView,
+        output_size: [u32; 2],
+    ) -> wgpu::CommandEncoder {
+        let env = LayerEnv {
+            gpu: &self.gpu,
+            assets: &self.assets,
+            errors: &self.errors,
+        };
+        for layer in self.layers.iter_mut() {
+            if layer.update(&env, &self.registry) {
+                sync_params(layer.as_ref(), &mut self.registry, &mut self.layer_params);
+            }
+        }
+        self.registry.advance(dt);
+        self.clock.tick(dt, self.registry.float("master.bpm"));
+        let size = self.compositor.render_size();
+        let uniforms = FrameUniforms::new(&self.clock, &self.registry, size, self.seed);
+        self.gpu
+            .queue
+            .write_buffer(&self.frame_uniforms, 0, bytemuck::bytes_of(&uniforms));
+        let mut encoder = self
+            .gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("frame") });
+        self.compositor.encode(
+            &env,
+            &mut self.layers,
+            &self.registry,
+            &self.clock,
+            &self.frame_uniforms,
+            &mut encoder,
+            &mut self.profiler,
+            (output, output_size),
+        );
+        self.profiler.resolve(&mut encoder);
+        encoder
+    }
+
+    /// Step 7: one submit; timings of finished frames are collected and
+    /// returned, oldest first.
+    pub fn submit(&mut self, encoder: wgpu::CommandEncoder) -> Vec<Vec<crate::gpu::PassTime>> {
+        self.gpu.queue.submit([encoder.finish()]);
+        self.profiler.after_submit();
+        let _ = self.gpu.device.poll(wgpu::PollType::Poll);
+        self.profiler.collect()
+    }
+}
+
+/// Registers a layer's parameters (its own and the common three) and drops
+/// the ones it no longer declares.
+fn sync_params(
+    layer: &dyn Layer,
+    registry: &mut Registry,
+    layer_params: &mut HashMap<String, Vec<String>>,
+) {
+    let specs: Vec<_> = layers::common_params(layer.id())
+        .into_iter()
+        .chain(layer.params())
+        .collect();
+    let names: Vec<String> = specs.iter().map(|s| s.name.clone()).collect();
+    if let Some(previous) = layer_params.get(layer.id()) {
+        let gone: Vec<&String> = previous.iter().filter(|n| !names.contains(n)).collect();
+        registry.retain(|name| !gone.iter().any(|g| *g == name));
+    }
+    for spec in specs {
+        registry.register(spec);
+    }
+    layer_params.insert(layer.id().to_string(), names);
+}
+
+/// Applies the preset values whose parameters exist already; the others
+/// are checked once the layers have declared theirs.
+fn apply_known(preset: &Preset, registry: &mut Registry) -> Result<(), PresetError> {
+    let known = Preset {
+        params: preset
+            .params
+            .iter()
+            .filter(|p| registry.contains(&p.name))
+            .cloned()
+            .collect(),
+        ..preset.clone()
+    };
+    known.apply(registry)
+}
+
+/// Reads a preset by name from the show, or by path when it ends in `.toml`
+/// and exists on disk (a path a person typed).
+fn read_preset(assets: &Assets, name: &str) -> Result<(String, String), PresetError> {
+    let fail = |message: String| PresetError {
+        file: name.to_string(),
+        line: 1,
+        message,
+    };
+    let path = std::path::Path::new(name);
+    if name.ends_with(".toml") && path.is_file() {
+        let text = std::fs::read_to_string(path).map_err(|e| fail(e.to_string()))?;
+        return Ok((name.to_string(), text));
+    }
+    let file = if name.ends_with(".toml") {
+        name.to_string()
+    } else {
+        format!("{name}.toml")
+    };
+    let asset = assets
+        .read(Folder::Presets, &file)
+        .map_err(|e| fail(e.to_string()))?;
+    Ok((asset.display, asset.text))
+}

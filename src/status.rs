@@ -1,0 +1,69 @@
+//! The error log the performer sees: the last errors from shaders, presets,
+//! the GPU and (later) scripts, kept for the HUD's error panel and written to
+//! the log as they arrive. Shared between threads because wgpu reports
+//! uncaptured errors from wherever they happen.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Instant;
+
+/// How many errors the panel keeps.
+const KEPT: usize = 16;
+
+/// One reported problem.
+#[derive(Debug, Clone)]
+pub struct ShowError {
+    /// What the error concerns: a file name, a layer id, `"gpu"`.
+    pub origin: String,
+    /// The message, possibly several lines (file:line, source line, caret).
+    pub message: String,
+    /// When it was reported.
+    pub at: Instant,
+}
+
+/// Recent errors, newest last. Cloning shares the same log.
+#[derive(Debug, Clone, Default)]
+pub struct ErrorLog {
+    inner: Arc<Mutex<VecDeque<ShowError>>>,
+}
+
+impl ErrorLog {
+    /// Records an error under `origin`, replacing an earlier one with the
+    /// same origin so a shader that fails on every save shows once.
+    pub fn report(&self, origin: impl Into<String>, message: impl Into<String>) {
+        let (origin, message) = (origin.into(), message.into());
+        tracing::error!("{origin}: {message}");
+        let mut errors = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
+        errors.retain(|e| e.origin != origin);
+        errors.push_back(ShowError {
+            origin,
+            message,
+            at: Instant::now(),
+        });
+        while errors.len() > KEPT {
+            errors.pop_front();
+        }
+    }
+
+    /// Removes the error of `origin`, once it has been fixed.
+    pub fn clear(&self, origin: &str) {
+        let mut errors = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
+        let before = errors.len();
+        errors.retain(|e| e.origin != origin);
+        if errors.len() != before {
+            tracing::info!("{origin}: fixed");
+        }
+    }
+
+    /// The current errors, oldest first.
+    pub fn snapshot(&self) -> Vec<ShowError> {
+        let errors = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
+        errors.iter().cloned().collect()
+    }
+
+    /// Whether an error is shown for `origin`.
+    pub fn has(&self, origin: &str) -> bool {
+        let errors = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
+        errors.iter().any(|e| e.origin == origin)
+    }
+}
