@@ -166,9 +166,8 @@ impl Compositor {
         frame_uniforms: &wgpu::Buffer,
         encoder: &mut wgpu::CommandEncoder,
         profiler: &mut GpuProfiler,
-        output: (&wgpu::TextureView, [u32; 2]),
+        output: &wgpu::TextureView,
     ) {
-        self.fit(env.gpu, registry, clock, output.1);
         self.slots.retain(|id, _| layers.iter().any(|l| l.id() == id));
         self.composite[self.composite_current].clear(encoder);
         for layer in layers.iter_mut() {
@@ -185,12 +184,10 @@ impl Compositor {
                 clock,
                 frame_uniforms,
                 target: &target.view,
-                target_texture: &target.texture,
                 previous: &previous.view,
                 below: &below.view,
                 size: self.render_size,
             };
-            encoder.push_debug_group(&id);
             layer.encode(env, &frame, encoder, profiler);
             let blend = BlendUniforms {
                 mode: registry.index(&format!("{id}.blend")) as u32,
@@ -207,10 +204,9 @@ impl Compositor {
             let label = format!("compositor.blend.{id}");
             let timestamps = profiler.render_pass(&label);
             self.blend_pipeline.draw(encoder, &label, &out.view, &bind_group, timestamps);
-            encoder.pop_debug_group();
             self.composite_current = 1 - self.composite_current;
         }
-        self.encode_master(env, registry, encoder, profiler, output.0);
+        self.encode_master(env, registry, encoder, profiler, output);
     }
 
     fn encode_master(
@@ -238,7 +234,8 @@ impl Compositor {
     }
 
     /// Sizes the targets for `output_size` and the rested render scale.
-    fn fit(&mut self, gpu: &Gpu, registry: &Registry, clock: &Clock, output_size: [u32; 2]) {
+    /// Called before the frame uniforms are written, which carry the size.
+    pub fn fit(&mut self, gpu: &Gpu, registry: &Registry, clock: &Clock, output_size: [u32; 2]) {
         let wanted = registry.float("master.render_scale").clamp(0.25, 2.0);
         if wanted != self.scale_request.0 {
             self.scale_request = (wanted, clock.time);

@@ -8,10 +8,13 @@
 
 #![warn(missing_docs)]
 
+pub mod app;
+pub mod bench;
 pub mod clock;
 pub mod compositor;
 pub mod frame;
 pub mod gpu;
+pub mod headless;
 pub mod layers;
 pub mod params;
 pub mod renderer;

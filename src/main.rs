@@ -1,1 +1,201 @@
-fn main(){}
+//! The `sylva` command line: parses arguments with clap and hands over to
+//! the library. `sylva` with no arguments runs the default show in a window.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use sylva::app::{self, NoDisplay, WindowOptions};
+use sylva::bench::{self, BenchOptions};
+use sylva::gpu::AdapterChoice;
+use sylva::headless::{self, HeadlessOptions, RenderOptions, ShowOptions, parse_size};
+
+/// A live-coding and VJ runtime: GPU simulation layers choreographed by Lua
+/// and WGSL, played from MIDI and OSC.
+#[derive(Parser)]
+#[command(name = "sylva", version, about, args_conflicts_with_subcommands = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    /// Without a subcommand, `sylva` takes the options of `sylva run`.
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the show in a window (the default), or headless.
+    Run(RunArgs),
+    /// Render frames to PNG files without a window, deterministically.
+    Render(RenderArgs),
+    /// Measure a layer's GPU time per pass at several sizes.
+    Bench(BenchArgs),
+}
+
+/// What every show needs.
+#[derive(Args, Clone)]
+struct ShowArgs {
+    /// Preset name in presets/ (or a path to a .toml file).
+    #[arg(long, default_value = "default")]
+    preset: String,
+    /// Pick the GPU adapter whose name contains this text (else $SYLVA_ADAPTER, else the best GPU).
+    #[arg(long, value_name = "NAME")]
+    adapter: Option<String>,
+    /// Show folder whose shaders/, scripts/ and presets/ override the built-in ones.
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    project: PathBuf,
+    /// Seed for every random choice.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+impl ShowArgs {
+    fn options(&self) -> ShowOptions {
+        ShowOptions {
+            adapter: AdapterChoice::from_cli(self.adapter.clone()),
+            project: self.project.clone(),
+            preset: self.preset.clone(),
+            seed: self.seed,
+        }
+    }
+}
+
+#[derive(Args, Clone)]
+struct RunArgs {
+    #[command(flatten)]
+    show: ShowArgs,
+    /// Start in borderless fullscreen.
+    #[arg(long)]
+    fullscreen: bool,
+    /// Monitor for fullscreen, by index.
+    #[arg(long, value_name = "N")]
+    monitor: Option<usize>,
+    /// Present as fast as possible instead of at the display's refresh.
+    #[arg(long)]
+    no_vsync: bool,
+    /// Run without a window, into an offscreen target.
+    #[arg(long)]
+    headless: bool,
+    /// Headless: stop after this many seconds.
+    #[arg(long, value_name = "SECONDS", requires = "headless")]
+    exit_after: Option<f64>,
+    /// Headless: stop after this many frames.
+    #[arg(long, value_name = "N", requires = "headless")]
+    frames: Option<u64>,
+    /// Headless: run as fast as possible with a fixed dt of 1/fps.
+    #[arg(long, requires = "headless")]
+    unpaced: bool,
+    /// Headless: offscreen target size.
+    #[arg(long, value_name = "WxH", default_value = "1280x720", value_parser = parse_size)]
+    size: [u32; 2],
+    /// Headless: frame rate.
+    #[arg(long, default_value_t = 60.0)]
+    fps: f32,
+}
+
+#[derive(Args)]
+struct RenderArgs {
+    #[command(flatten)]
+    show: ShowArgs,
+    /// Number of frames to write.
+    #[arg(long, default_value_t = 60)]
+    frames: u32,
+    /// Frame size.
+    #[arg(long, value_name = "WxH", default_value = "1280x720", value_parser = parse_size)]
+    size: [u32; 2],
+    /// Output folder for frame_00000.png and onward.
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// Frames per second; each frame advances exactly 1/fps seconds.
+    #[arg(long, default_value_t = 60.0)]
+    fps: f32,
+}
+
+#[derive(Args)]
+struct BenchArgs {
+    #[command(flatten)]
+    show: ShowArgs,
+    /// Layer id to measure, e.g. shader.aurora.
+    #[arg(long)]
+    layer: String,
+    /// Sizes in the layer's unit, comma-separated (shader layers: output height in pixels).
+    #[arg(long, value_delimiter = ',', required = true)]
+    sizes: Vec<u32>,
+    /// Frames measured per size, after a warm-up.
+    #[arg(long, default_value_t = 200)]
+    steps: usize,
+    /// Set a parameter before measuring: --set shader.aurora.speed=2 (repeatable).
+    #[arg(long, value_name = "PARAM=VALUE")]
+    set: Vec<String>,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+fn main() -> ExitCode {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,wgpu_core=warn,wgpu_hal=warn,naga=warn"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = Cli::parse();
+    let result = match cli.command {
+        None => run(cli.run),
+        Some(Command::Run(args)) => run(args),
+        Some(Command::Render(args)) => headless::render(&RenderOptions {
+            show: args.show.options(),
+            frames: args.frames,
+            size: args.size,
+            out: args.out,
+            fps: args.fps,
+        }),
+        Some(Command::Bench(args)) => bench_command(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) if error.is::<NoDisplay>() => {
+            eprintln!("sylva: {error}");
+            ExitCode::from(2)
+        }
+        Err(error) => {
+            eprintln!("sylva: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: RunArgs) -> anyhow::Result<()> {
+    if args.headless {
+        return headless::run(&HeadlessOptions {
+            show: args.show.options(),
+            size: args.size,
+            exit_after: args.exit_after,
+            frames: args.frames,
+            unpaced: args.unpaced,
+            fps: args.fps,
+        });
+    }
+    app::run(WindowOptions {
+        show: args.show.options(),
+        fullscreen: args.fullscreen,
+        monitor: args.monitor,
+        vsync: !args.no_vsync,
+    })
+}
+
+fn bench_command(args: BenchArgs) -> anyhow::Result<()> {
+    let report = bench::run(&BenchOptions {
+        show: args.show.options(),
+        layer: args.layer,
+        sizes: args.sizes,
+        steps: args.steps,
+        set: args.set,
+    })?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", bench::table(&report));
+    }
+    Ok(())
+}

@@ -185,6 +185,8 @@ impl Renderer {
         }
         self.registry.advance(dt);
         self.clock.tick(dt, self.registry.float("master.bpm"));
+        self.compositor
+            .fit(&self.gpu, &self.registry, &self.clock, output_size);
         let size = self.compositor.render_size();
         let uniforms = FrameUniforms::new(&self.clock, &self.registry, size, self.seed);
         self.gpu
@@ -202,7 +204,7 @@ impl Renderer {
             &self.frame_uniforms,
             &mut encoder,
             &mut self.profiler,
-            (output, output_size),
+            output,
         );
         self.profiler.resolve(&mut encoder);
         encoder

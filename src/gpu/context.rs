@@ -69,10 +69,12 @@ pub struct Gpu {
 }
 
 impl Gpu {
-    /// A new instance reading wgpu's usual environment variables
-    /// (`WGPU_BACKEND` and friends).
+    /// A new instance on the native backends (Vulkan, Metal, DX12); wgpu's
+    /// environment variables (`WGPU_BACKEND=gl` and friends) override that.
     pub fn instance() -> wgpu::Instance {
-        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env())
+        let mut descriptor = wgpu::InstanceDescriptor::new_without_display_handle();
+        descriptor.backends = wgpu::Backends::PRIMARY;
+        wgpu::Instance::new(descriptor.with_env())
     }
 
     /// Picks an adapter (compatible with `surface` if given) and opens a

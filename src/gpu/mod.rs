@@ -14,4 +14,4 @@ pub use context::{ADAPTER_ENV, AdapterChoice, Gpu, GpuError};
 pub use fullscreen::FullscreenPipeline;
 pub use profiler::{GpuProfiler, PassTime};
 pub use readback::{ReadbackError, read_rgba8, read_rgba16f, read_texture};
-pub use target::{HDR_FORMAT, OUTPUT_FORMAT, RenderTarget};
+pub use target::{HDR_FORMAT, OUTPUT_FORMAT, RenderTarget, clear_view};

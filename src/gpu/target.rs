@@ -50,8 +50,29 @@ impl RenderTarget {
         }
     }
 
-    /// Clears the target to transparent black, as a layer starts.
+    /// Clears the target to transparent black.
     pub fn clear(&self, encoder: &mut wgpu::CommandEncoder) {
-        encoder.clear_texture(&self.texture, &wgpu::ImageSubresourceRange::default());
+        clear_view(encoder, &self.view);
     }
+}
+
+/// Clears `view` to transparent black with an empty render pass, which
+/// every backend supports (unlike `clear_texture`).
+pub fn clear_view(encoder: &mut wgpu::CommandEncoder, view: &wgpu::TextureView) {
+    encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+        label: Some("clear"),
+        color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+            view,
+            depth_slice: None,
+            resolve_target: None,
+            ops: wgpu::Operations {
+                load: wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT),
+                store: wgpu::StoreOp::Store,
+            },
+        })],
+        depth_stencil_attachment: None,
+        timestamp_writes: None,
+        occlusion_query_set: None,
+        multiview_mask: None,
+    });
 }

@@ -38,8 +38,6 @@ pub struct LayerFrame<'a> {
     pub frame_uniforms: &'a wgpu::Buffer,
     /// Where to draw: the layer's HDR target this frame.
     pub target: &'a wgpu::TextureView,
-    /// The texture behind `target`, for clears and copies.
-    pub target_texture: &'a wgpu::Texture,
     /// The same target as it was last frame (for feedback effects).
     pub previous: &'a wgpu::TextureView,
     /// The composite of the layers below this one.

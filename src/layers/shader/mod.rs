@@ -14,12 +14,13 @@ use params_block::ParamsBlock;
 
 use super::{Layer, LayerEnv, LayerFrame};
 use crate::gpu::bindings::{Slot, bind, layout, uniform_buffer};
-use crate::gpu::{FullscreenPipeline, GpuProfiler, HDR_FORMAT, wgsl};
+use crate::gpu::{FullscreenPipeline, GpuProfiler, HDR_FORMAT, clear_view, wgsl};
 use crate::params::{ParamSpec, Registry};
 use crate::show::Folder;
 
 /// Shared WGSL appended to every user shader, in order.
-const PRELUDE: [&str; 3] = [
+const PRELUDE: [&str; 4] = [
+    "common/noise.wgsl",
     "common/frame.wgsl",
     "shader/prelude/inputs.wgsl",
     "common/fullscreen.wgsl",
@@ -153,7 +154,7 @@ impl Layer for ShaderLayer {
         profiler: &mut GpuProfiler,
     ) {
         let Some(compiled) = &self.compiled else {
-            encoder.clear_texture(frame.target_texture, &wgpu::ImageSubresourceRange::default());
+            clear_view(encoder, frame.target);
             return;
         };
         let bytes = compiled.block.bytes(&self.id, frame.registry);

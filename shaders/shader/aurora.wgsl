@@ -1,0 +1,44 @@
+// Aurora: curtains of light folding over a starry night sky, flaring on
+// the beat. The default show's sky.
+//
+// @param speed float 0.12 min=0 max=2 smooth=0.3 "How fast the curtains drift"
+// @param folds float 1.6 min=0.3 max=6 smooth=0.3 "How many folds cross the sky"
+// @param warp float 1.2 min=0 max=4 smooth=0.3 "How much the curtains twist"
+// @param glow float 1.3 min=0 max=8 smooth=0.2 "Brightness of the curtains (HDR)"
+// @param pulse float 0.4 min=0 max=1 smooth=0.1 "How much each beat flares"
+// @param base colour 0.05,0.9,0.45,1 "Colour at the curtains' lower edge"
+// @param crown colour 0.55,0.12,0.85,1 "Colour high in the curtains"
+// @param stars float 1 min=0 max=3 "Brightness of the stars"
+
+fn curtain(p: vec2<f32>, t: f32, offset: f32) -> vec3<f32> {
+    let drift = fbm2(vec2<f32>(p.x * params.folds + offset, t)) - 0.5;
+    let edge = 0.42 + offset * 0.07 + drift * 0.5 * params.warp;
+    let height = p.y - edge;
+    // Sharp lower edge, long soft fade upwards: the shape of real aurorae.
+    let body = select(exp(height * 40.0), exp(-height * 6.5), height > 0.0);
+    let streak = fbm2(vec2<f32>(p.x * 42.0 + drift * 12.0, t * 2.5 + offset * 9.0));
+    let rays = 0.15 + 2.4 * streak * streak * streak;
+    let colour = mix(params.base.rgb, params.crown.rgb, smoothstep(0.0, 0.35, height));
+    return colour * body * rays;
+}
+
+@fragment
+fn fs_main(in: FullscreenVertex) -> @location(0) vec4<f32> {
+    let aspect = sylva.resolution.x / max(sylva.resolution.y, 1.0);
+    let p = vec2<f32>(in.uv.x * aspect, 1.0 - in.uv.y);
+    let t = sylva.time * params.speed;
+    let flare = 1.0 + params.pulse * exp(-sylva.beat_phase * 6.0);
+
+    var light = vec3<f32>(0.0);
+    light += curtain(p, t, 0.0);
+    light += curtain(p + vec2<f32>(3.1, 0.0), t * 1.3, 1.0) * 0.6;
+    light += curtain(p + vec2<f32>(7.7, 0.0), t * 0.8, 2.0) * 0.35;
+
+    let sky = mix(vec3<f32>(0.004, 0.006, 0.02), vec3<f32>(0.0, 0.02, 0.05), p.y);
+    let cell = floor(in.uv * sylva.resolution / 2.0);
+    let twinkle = 0.6 + 0.4 * sin(sylva.time * 3.0 + hash21(cell + 7.0) * 40.0);
+    let star = step(0.997, hash21(cell)) * twinkle * params.stars;
+
+    let rgb = sky + vec3<f32>(star) + light * params.glow * flare;
+    return vec4<f32>(rgb, 1.0);
+}

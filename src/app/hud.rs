@@ -1,0 +1,236 @@
+//! The HUD, drawn with egui over the composited frame: fps, GPU time per
+//! pass, the layers, every parameter (editable) and the last errors. The
+//! error panel shows even with the HUD hidden, because a performer must see
+//! that a save broke their shader.
+
+use std::time::Instant;
+
+use crate::params::{ParamKind, Source, Value};
+use crate::renderer::Renderer;
+
+/// Frame-time average over this many frames.
+const FPS_WINDOW: usize = 60;
+
+/// HUD state and its egui renderer.
+pub struct Hud {
+    context: egui::Context,
+    input: egui_winit::State,
+    painter: egui_wgpu::Renderer,
+    /// Whether the main panel shows (key `h`).
+    pub visible: bool,
+    frame_times: Vec<f32>,
+    last_frame: Instant,
+}
+
+impl Hud {
+    /// A HUD for `window`, drawing into targets of `format`.
+    pub fn new(window: &winit::window::Window, device: &wgpu::Device, format: wgpu::TextureFormat) -> Self {
+        let context = egui::Context::default();
+        context.set_visuals(egui::Visuals::dark());
+        let input = egui_winit::State::new(
+            context.clone(),
+            egui::ViewportId::ROOT,
+            window,
+            Some(window.scale_factor() as f32),
+            None,
+            Some(device.limits().max_texture_dimension_2d as usize),
+        );
+        let painter = egui_wgpu::Renderer::new(device, format, egui_wgpu::RendererOptions::default());
+        Self {
+            context,
+            input,
+            painter,
+            visible: false,
+            frame_times: Vec::with_capacity(FPS_WINDOW),
+            last_frame: Instant::now(),
+        }
+    }
+
+    /// Passes a window event to egui; true when egui used it (a click on a
+    /// slider), so the show's keys should ignore it.
+    pub fn on_window_event(&mut self, window: &winit::window::Window, event: &winit::event::WindowEvent) -> bool {
+        self.input.on_window_event(window, event).consumed
+    }
+
+    /// Whether egui has keyboard focus (a text field).
+    pub fn wants_keyboard(&self) -> bool {
+        self.context.egui_wants_keyboard_input()
+    }
+
+    /// Builds the HUD for this frame and records its pass onto `view`.
+    pub fn draw(
+        &mut self,
+        window: &winit::window::Window,
+        show: &mut Renderer,
+        encoder: &mut wgpu::CommandEncoder,
+        view: &wgpu::TextureView,
+        size: [u32; 2],
+    ) {
+        self.count_frame();
+        let fps = self.fps();
+        let raw = self.input.take_egui_input(window);
+        let visible = self.visible;
+        let output = self.context.run_ui(raw, |ui| {
+            error_panel(ui, show);
+            if visible {
+                main_panel(ui.ctx(), show, fps);
+            }
+        });
+        self.input.handle_platform_output(window, output.platform_output);
+        let jobs = self.context.tessellate(output.shapes, output.pixels_per_point);
+        let screen = egui_wgpu::ScreenDescriptor {
+            size_in_pixels: size,
+            pixels_per_point: output.pixels_per_point,
+        };
+        let gpu = &show.gpu;
+        for (id, deltas) in &output.textures_delta.set {
+            for delta in deltas {
+                self.painter.update_texture(&gpu.device, &gpu.queue, *id, delta);
+            }
+        }
+        let commands = self.painter.update_buffers(&gpu.device, &gpu.queue, encoder, &jobs, &screen);
+        gpu.queue.submit(commands);
+        let pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("hud"),
+            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                view,
+                depth_slice: None,
+                resolve_target: None,
+                ops: wgpu::Operations {
+                    load: wgpu::LoadOp::Load,
+                    store: wgpu::StoreOp::Store,
+                },
+            })],
+            depth_stencil_attachment: None,
+            timestamp_writes: None,
+            occlusion_query_set: None,
+            multiview_mask: None,
+        });
+        self.painter.render(&mut pass.forget_lifetime(), &jobs, &screen);
+        for id in &output.textures_delta.free {
+            self.painter.free_texture(id);
+        }
+    }
+
+    fn count_frame(&mut self) {
+        let now = Instant::now();
+        if self.frame_times.len() == FPS_WINDOW {
+            self.frame_times.remove(0);
+        }
+        self.frame_times.push(now.duration_since(self.last_frame).as_secs_f32());
+        self.last_frame = now;
+    }
+
+    fn fps(&self) -> f32 {
+        let total: f32 = self.frame_times.iter().sum();
+        if total > 0.0 {
+            self.frame_times.len() as f32 / total
+        } else {
+            0.0
+        }
+    }
+}
+
+fn error_panel(ui: &mut egui::Ui, show: &Renderer) {
+    let errors = show.errors.snapshot();
+    if errors.is_empty() {
+        return;
+    }
+    egui::Panel::bottom("errors")
+        .frame(egui::Frame::default().fill(egui::Color32::from_black_alpha(220)).inner_margin(8.0))
+        .show(ui, |ui| {
+            for error in errors.iter().rev().take(4) {
+                ui.label(
+                    egui::RichText::new(format!("{}: {}", error.origin, error.message))
+                        .monospace()
+                        .color(egui::Color32::from_rgb(255, 110, 100)),
+                );
+            }
+        });
+}
+
+fn main_panel(context: &egui::Context, show: &mut Renderer, fps: f32) {
+    egui::Window::new("sylva")
+        .default_pos([12.0, 12.0])
+        .default_width(340.0)
+        .show(context, |ui| {
+            ui.label(format!(
+                "{fps:.1} fps   preset {}   {}x{}",
+                show.preset().unwrap_or("-"),
+                show.compositor().render_size()[0],
+                show.compositor().render_size()[1]
+            ));
+            ui.collapsing("GPU ms per pass", |ui| {
+                if !show.profiler.enabled() {
+                    ui.label("this adapter has no timestamp queries");
+                }
+                for pass in show.profiler.latest() {
+                    ui.monospace(format!("{:<32} {:>7.3}", pass.label, pass.ms));
+                }
+            });
+            let ids: Vec<String> = show.layers().iter().map(|l| l.id().to_string()).collect();
+            ui.label(format!("layers: {}", ids.join(", ")));
+            egui::ScrollArea::vertical().max_height(480.0).show(ui, |ui| {
+                parameter_editors(ui, show);
+            });
+        });
+}
+
+/// One editor per parameter; edits go through the registry like any other
+/// control source.
+fn parameter_editors(ui: &mut egui::Ui, show: &mut Renderer) {
+    let params: Vec<_> = show.registry.iter().map(|(s, v)| (s.clone(), v.clone())).collect();
+    for (spec, value) in params {
+        let edited = ui
+            .horizontal(|ui| {
+                ui.label(&spec.name).on_hover_text(&spec.description);
+                edit_value(ui, &spec.kind, value)
+            })
+            .inner;
+        if let Some(new_value) = edited {
+            if let Err(error) = show.registry.set(&spec.name, new_value, Source::Ui) {
+                show.errors.report("hud", error.to_string());
+            }
+        }
+    }
+}
+
+fn edit_value(ui: &mut egui::Ui, kind: &ParamKind, value: Value) -> Option<Value> {
+    match (kind, value) {
+        (ParamKind::Float { min, max }, Value::Float(mut v)) => ui
+            .add(egui::Slider::new(&mut v, *min..=*max))
+            .changed()
+            .then_some(Value::Float(v)),
+        (ParamKind::Int { min, max }, Value::Int(mut v)) => ui
+            .add(egui::Slider::new(&mut v, *min..=*max))
+            .changed()
+            .then_some(Value::Int(v)),
+        (ParamKind::Bool, Value::Bool(mut v)) => ui.checkbox(&mut v, "").changed().then_some(Value::Bool(v)),
+        (ParamKind::Enum { options }, Value::Enum(mut v)) => {
+            let before = v;
+            egui::ComboBox::from_id_salt(ui.next_auto_id())
+                .selected_text(options.get(v).map_or("?", String::as_str))
+                .show_ui(ui, |ui| {
+                    for (index, name) in options.iter().enumerate() {
+                        ui.selectable_value(&mut v, index, name);
+                    }
+                });
+            (v != before).then_some(Value::Enum(v))
+        }
+        (ParamKind::Colour, Value::Colour(mut c)) => ui
+            .color_edit_button_rgba_unmultiplied(&mut c)
+            .changed()
+            .then_some(Value::Colour(c)),
+        (ParamKind::Vec3 { min, max }, Value::Vec3(mut v)) => {
+            let mut changed = false;
+            for component in &mut v {
+                changed |= ui.add(egui::DragValue::new(component).range(*min..=*max).speed(0.01)).changed();
+            }
+            changed.then_some(Value::Vec3(v))
+        }
+        (_, other) => {
+            ui.monospace(other.to_string());
+            None
+        }
+    }
+}

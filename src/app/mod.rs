@@ -1,0 +1,249 @@
+//! The window: winit's event loop, the surface, fullscreen and monitor
+//! choice, keys and the HUD. Each redraw runs one frame of the shared
+//! [`Renderer`] into the surface, then the HUD on top, then presents.
+
+mod hud;
+pub mod keys;
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::Context;
+use winit::application::ApplicationHandler;
+use winit::event::{ElementState, WindowEvent};
+use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
+use winit::keyboard::ModifiersState;
+use winit::window::{Fullscreen, Window, WindowId};
+
+use crate::gpu::Gpu;
+use crate::headless::{ShowOptions, start_on};
+use crate::renderer::Renderer;
+use crate::status::ErrorLog;
+use hud::Hud;
+use keys::Action;
+
+/// Options of `sylva run` with a window.
+#[derive(Debug, Clone)]
+pub struct WindowOptions {
+    /// The show.
+    pub show: ShowOptions,
+    /// Start in borderless fullscreen.
+    pub fullscreen: bool,
+    /// Monitor index for fullscreen (0 = primary order of the system).
+    pub monitor: Option<usize>,
+    /// Wait for vertical blank.
+    pub vsync: bool,
+}
+
+/// There is no display to open a window on.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "no display available ({0}); use `sylva render` to write frames or `sylva run --headless` to run without a window"
+)]
+pub struct NoDisplay(String);
+
+/// Opens the window and runs the show until it is closed or Ctrl+Q.
+pub fn run(options: WindowOptions) -> anyhow::Result<()> {
+    let event_loop = EventLoop::new().map_err(|e| NoDisplay(e.to_string()))?;
+    event_loop.set_control_flow(ControlFlow::Poll);
+    let mut app = App {
+        options,
+        state: None,
+        failure: None,
+        modifiers: ModifiersState::empty(),
+        last_frame: Instant::now(),
+    };
+    event_loop.run_app(&mut app).context("event loop")?;
+    match app.failure {
+        Some(error) => Err(error),
+        None => Ok(()),
+    }
+}
+
+struct App {
+    options: WindowOptions,
+    state: Option<Running>,
+    failure: Option<anyhow::Error>,
+    modifiers: ModifiersState,
+    last_frame: Instant,
+}
+
+/// Everything that exists once the window is open.
+struct Running {
+    window: Arc<Window>,
+    surface: wgpu::Surface<'static>,
+    config: wgpu::SurfaceConfiguration,
+    renderer: Renderer,
+    hud: Hud,
+}
+
+impl ApplicationHandler for App {
+    fn resumed(&mut self, event_loop: &ActiveEventLoop) {
+        if self.state.is_some() {
+            return;
+        }
+        match self.open(event_loop) {
+            Ok(running) => self.state = Some(running),
+            Err(error) => {
+                self.failure = Some(error);
+                event_loop.exit();
+            }
+        }
+    }
+
+    fn window_event(&mut self, event_loop: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
+        let Some(state) = self.state.as_mut() else {
+            return;
+        };
+        let consumed = state.hud.on_window_event(&state.window, &event);
+        match event {
+            WindowEvent::CloseRequested => event_loop.exit(),
+            WindowEvent::Resized(size) => state.resize([size.width, size.height]),
+            WindowEvent::ModifiersChanged(modifiers) => self.modifiers = modifiers.state(),
+            WindowEvent::KeyboardInput { event, .. }
+                if event.state == ElementState::Pressed && !consumed && !state.hud.wants_keyboard() =>
+            {
+                match keys::action(&event.logical_key, self.modifiers) {
+                    Some(Action::Quit) => event_loop.exit(),
+                    Some(action) => state.act(action, event_loop, self.options.monitor),
+                    None => {}
+                }
+            }
+            WindowEvent::RedrawRequested => {
+                let now = Instant::now();
+                let dt = now.duration_since(self.last_frame).as_secs_f32().min(0.25);
+                self.last_frame = now;
+                state.frame(dt);
+            }
+            _ => {}
+        }
+    }
+
+    fn about_to_wait(&mut self, _event_loop: &ActiveEventLoop) {
+        if let Some(state) = &self.state {
+            state.window.request_redraw();
+        }
+    }
+}
+
+impl App {
+    fn open(&self, event_loop: &ActiveEventLoop) -> anyhow::Result<Running> {
+        let mut attributes = Window::default_attributes()
+            .with_title("sylva")
+            .with_inner_size(winit::dpi::LogicalSize::new(1280.0, 720.0));
+        if self.options.fullscreen {
+            attributes = attributes.with_fullscreen(Some(borderless(event_loop, self.options.monitor)));
+        }
+        let window = Arc::new(event_loop.create_window(attributes).map_err(|e| NoDisplay(e.to_string()))?);
+        let instance = Gpu::instance();
+        let surface = instance.create_surface(window.clone())?;
+        let gpu = Gpu::new(instance, &self.options.show.adapter, Some(&surface), ErrorLog::default())?;
+        let size = window.inner_size();
+        let config = surface_config(&gpu, &surface, [size.width, size.height], self.options.vsync)?;
+        surface.configure(&gpu.device, &config);
+        let hud = Hud::new(&window, &gpu.device, config.format);
+        let renderer = start_on(Arc::new(gpu), &self.options.show, config.format)?;
+        Ok(Running {
+            window,
+            surface,
+            config,
+            renderer,
+            hud,
+        })
+    }
+}
+
+impl Running {
+    fn resize(&mut self, size: [u32; 2]) {
+        if size[0] == 0 || size[1] == 0 {
+            return;
+        }
+        self.config.width = size[0];
+        self.config.height = size[1];
+        self.surface.configure(&self.renderer.gpu.device, &self.config);
+    }
+
+    fn act(&mut self, action: Action, event_loop: &ActiveEventLoop, monitor: Option<usize>) {
+        match action {
+            Action::ToggleFullscreen => {
+                let next = match self.window.fullscreen() {
+                    Some(_) => None,
+                    None => Some(borderless(event_loop, monitor)),
+                };
+                self.window.set_fullscreen(next);
+            }
+            Action::LeaveFullscreen => self.window.set_fullscreen(None),
+            Action::ToggleHud => self.hud.visible = !self.hud.visible,
+            Action::Quit => {}
+        }
+    }
+
+    fn frame(&mut self, dt: f32) {
+        let texture = match self.surface.get_current_texture() {
+            wgpu::CurrentSurfaceTexture::Success(t) => t,
+            wgpu::CurrentSurfaceTexture::Suboptimal(t) => {
+                // Draw this one; reconfigure before the next.
+                self.surface.configure(&self.renderer.gpu.device, &self.config);
+                t
+            }
+            wgpu::CurrentSurfaceTexture::Outdated | wgpu::CurrentSurfaceTexture::Lost => {
+                self.surface.configure(&self.renderer.gpu.device, &self.config);
+                return;
+            }
+            other => {
+                tracing::debug!("no surface texture this frame: {other:?}");
+                return;
+            }
+        };
+        let view = texture.texture.create_view(&wgpu::TextureViewDescriptor::default());
+        let size = [self.config.width, self.config.height];
+        let mut encoder = self.renderer.record(dt, &view, size);
+        self.hud.draw(&self.window, &mut self.renderer, &mut encoder, &view, size);
+        self.renderer.submit(encoder);
+        self.window.pre_present_notify();
+        self.renderer.gpu.queue.present(texture);
+    }
+}
+
+/// Borderless fullscreen on monitor `index`, or the current one.
+fn borderless(event_loop: &ActiveEventLoop, index: Option<usize>) -> Fullscreen {
+    let monitor = index.and_then(|i| {
+        let found = event_loop.available_monitors().nth(i);
+        if found.is_none() {
+            tracing::warn!("no monitor {i}; using the current one");
+        }
+        found
+    });
+    Fullscreen::Borderless(monitor)
+}
+
+fn surface_config(
+    gpu: &Gpu,
+    surface: &wgpu::Surface<'_>,
+    size: [u32; 2],
+    vsync: bool,
+) -> anyhow::Result<wgpu::SurfaceConfiguration> {
+    let capabilities = surface.get_capabilities(&gpu.adapter);
+    let format = capabilities
+        .formats
+        .iter()
+        .copied()
+        .find(wgpu::TextureFormat::is_srgb)
+        .or_else(|| capabilities.formats.first().copied())
+        .context("the surface offers no texture format")?;
+    Ok(wgpu::SurfaceConfiguration {
+        usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+        format,
+        width: size[0].max(1),
+        height: size[1].max(1),
+        present_mode: if vsync {
+            wgpu::PresentMode::AutoVsync
+        } else {
+            wgpu::PresentMode::AutoNoVsync
+        },
+        desired_maximum_frame_latency: 2,
+        alpha_mode: capabilities.alpha_modes.first().copied().unwrap_or(wgpu::CompositeAlphaMode::Auto),
+        view_formats: Vec::new(),
+        color_space: wgpu::SurfaceColorSpace::Auto,
+    })
+}

@@ -1,0 +1,227 @@
+//! `sylva bench`: runs one layer at increasing sizes and prints the GPU
+//! milliseconds of each pass (median and p95 over many frames after a
+//! warm-up), from timestamp queries. Each frame is waited for, so the
+//! numbers are per pass, not overlapped. A size is in the layer's own unit;
+//! for `shader` layers it is the output height in pixels at 16:9.
+
+use std::sync::Arc;
+
+use anyhow::{Context, bail};
+use serde::Serialize;
+
+use crate::gpu::{Gpu, OUTPUT_FORMAT, PassTime, RenderTarget};
+use crate::headless::ShowOptions;
+use crate::params::Source;
+use crate::renderer::Renderer;
+use crate::show::{Assets, Preset, toml_value};
+use crate::status::ErrorLog;
+
+/// Frames rendered before measuring, so pipelines and caches are warm.
+const WARM_UP: usize = 10;
+
+/// Options of `sylva bench`.
+#[derive(Debug, Clone)]
+pub struct BenchOptions {
+    /// Adapter, show folder and seed (the preset is ignored).
+    pub show: ShowOptions,
+    /// Layer id, e.g. `shader.aurora`.
+    pub layer: String,
+    /// Sizes in the layer's unit.
+    pub sizes: Vec<u32>,
+    /// Measured frames per size.
+    pub steps: usize,
+    /// `param=value` settings applied before measuring.
+    pub set: Vec<String>,
+}
+
+/// Timing of one pass at one size.
+#[derive(Debug, Clone, Serialize)]
+pub struct PassStats {
+    /// Pass label.
+    pub pass: String,
+    /// Median milliseconds.
+    pub median_ms: f64,
+    /// 95th percentile milliseconds.
+    pub p95_ms: f64,
+}
+
+/// Results at one size.
+#[derive(Debug, Clone, Serialize)]
+pub struct SizeResult {
+    /// The size in the layer's unit.
+    pub size: u32,
+    /// What the size means here.
+    pub unit: String,
+    /// Output resolution used.
+    pub resolution: [u32; 2],
+    /// Frames measured.
+    pub steps: usize,
+    /// Per pass.
+    pub passes: Vec<PassStats>,
+}
+
+/// A whole bench run.
+#[derive(Debug, Clone, Serialize)]
+pub struct BenchReport {
+    /// The adapter line.
+    pub adapter: String,
+    /// Layer id.
+    pub layer: String,
+    /// One entry per size.
+    pub results: Vec<SizeResult>,
+}
+
+/// How a layer kind turns a bench size into a resolution and settings.
+fn setup(kind: &str, size: u32) -> anyhow::Result<([u32; 2], &'static str)> {
+    match kind {
+        "shader" => Ok(([(size * 16).div_ceil(9), size], "pixels high (16:9)")),
+        other => bail!("no bench setup for layer kind {other:?}"),
+    }
+}
+
+/// Runs the bench and returns its report.
+pub fn run(options: &BenchOptions) -> anyhow::Result<BenchReport> {
+    let gpu = Arc::new(Gpu::new(Gpu::instance(), &options.show.adapter, None, ErrorLog::default())?);
+    tracing::info!("adapter: {}", gpu.adapter_line());
+    if !gpu.timestamps {
+        bail!("{} has no timestamp queries; GPU times cannot be measured", gpu.info.name);
+    }
+    let kind = options.layer.split('.').next().unwrap_or_default();
+    let mut results = Vec::new();
+    for &size in &options.sizes {
+        let (resolution, unit) = setup(kind, size)?;
+        let mut renderer = Renderer::new(gpu.clone(), Assets::new(&options.show.project), OUTPUT_FORMAT, options.show.seed)?;
+        let preset = Preset {
+            file: "bench".into(),
+            description: String::new(),
+            layers: vec![(options.layer.clone(), 1)],
+            script: None,
+            mappings: Vec::new(),
+            params: Vec::new(),
+        };
+        renderer.apply_preset("bench", &preset)?;
+        apply_settings(&mut renderer, &options.set)?;
+        let frames = measure(&mut renderer, resolution, options.steps)?;
+        results.push(SizeResult {
+            size,
+            unit: unit.to_string(),
+            resolution,
+            steps: frames.len(),
+            passes: statistics(&frames),
+        });
+    }
+    Ok(BenchReport {
+        adapter: gpu.adapter_line(),
+        layer: options.layer.clone(),
+        results,
+    })
+}
+
+fn apply_settings(renderer: &mut Renderer, settings: &[String]) -> anyhow::Result<()> {
+    for setting in settings {
+        let (name, text) = setting
+            .split_once('=')
+            .with_context(|| format!("{setting:?} is not param=value"))?;
+        let parsed: toml::Value = toml::from_str::<toml::Table>(&format!("v = {text}"))
+            .ok()
+            .and_then(|mut t| t.remove("v"))
+            .unwrap_or_else(|| toml::Value::String(text.to_string()));
+        let value = toml_value(&parsed).with_context(|| format!("cannot read {text:?}"))?;
+        renderer.registry.set_now(name, value, Source::Ui)?;
+    }
+    Ok(())
+}
+
+fn measure(renderer: &mut Renderer, size: [u32; 2], steps: usize) -> anyhow::Result<Vec<Vec<PassTime>>> {
+    let output = RenderTarget::new(&renderer.gpu.device, "bench.output", size, OUTPUT_FORMAT);
+    let mut frames = Vec::with_capacity(steps);
+    for step in 0..WARM_UP + steps {
+        let encoder = renderer.record(1.0 / 60.0, &output.view, size);
+        renderer.submit(encoder);
+        renderer.gpu.wait_idle();
+        let finished = renderer.profiler.collect();
+        if step >= WARM_UP {
+            frames.extend(finished);
+        }
+    }
+    if let Some(error) = renderer.errors.snapshot().first() {
+        bail!("{}: {}", error.origin, error.message);
+    }
+    Ok(frames)
+}
+
+/// Median and p95 per pass label, in the order passes first appeared.
+pub fn statistics(frames: &[Vec<PassTime>]) -> Vec<PassStats> {
+    let mut labels: Vec<&str> = Vec::new();
+    for pass in frames.iter().flatten() {
+        if !labels.contains(&pass.label.as_str()) {
+            labels.push(&pass.label);
+        }
+    }
+    labels
+        .into_iter()
+        .map(|label| {
+            let mut times: Vec<f64> = frames
+                .iter()
+                .flatten()
+                .filter(|p| p.label == label)
+                .map(|p| p.ms)
+                .collect();
+            times.sort_by(f64::total_cmp);
+            PassStats {
+                pass: label.to_string(),
+                median_ms: percentile(&times, 0.5),
+                p95_ms: percentile(&times, 0.95),
+            }
+        })
+        .collect()
+}
+
+/// Nearest-rank percentile of sorted `values`.
+fn percentile(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
+    sorted[rank - 1]
+}
+
+/// The report as a table for a terminal.
+pub fn table(report: &BenchReport) -> String {
+    let mut text = format!("adapter: {}\nlayer: {}\n", report.adapter, report.layer);
+    for result in &report.results {
+        text.push_str(&format!(
+            "\nsize {} ({}), {}x{}, {} steps\n  {:<36} {:>10} {:>10}\n",
+            result.size, result.unit, result.resolution[0], result.resolution[1], result.steps,
+            "pass", "median ms", "p95 ms"
+        ));
+        for pass in &result.passes {
+            text.push_str(&format!(
+                "  {:<36} {:>10.4} {:>10.4}\n",
+                pass.pass, pass.median_ms, pass.p95_ms
+            ));
+        }
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statistics_take_median_and_p95_per_pass() {
+        let frames: Vec<Vec<PassTime>> = (1..=100)
+            .map(|i| {
+                vec![
+                    PassTime { label: "a".into(), ms: f64::from(i) },
+                    PassTime { label: "b".into(), ms: 1.0 },
+                ]
+            })
+            .collect();
+        let stats = statistics(&frames);
+        assert_eq!(stats[0].pass, "a");
+        assert_eq!((stats[0].median_ms, stats[0].p95_ms), (50.0, 95.0));
+        assert_eq!((stats[1].median_ms, stats[1].p95_ms), (1.0, 1.0));
+    }
+}

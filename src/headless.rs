@@ -1,0 +1,190 @@
+//! Shows without a window: `sylva render` writes deterministic PNG frames
+//! (fixed dt, fixed seed), and `sylva run --headless` runs the show loop
+//! into an offscreen target for machines without a screen and for tests of
+//! control, reload and soak. Both drive the same [`Renderer`] as the window.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+
+use crate::gpu::{AdapterChoice, Gpu, OUTPUT_FORMAT, RenderTarget, read_rgba8};
+use crate::renderer::Renderer;
+use crate::show::Assets;
+use crate::status::ErrorLog;
+
+/// What every show needs to start: adapter, show folder, preset, seed.
+#[derive(Debug, Clone)]
+pub struct ShowOptions {
+    /// Adapter choice.
+    pub adapter: AdapterChoice,
+    /// The show folder whose files override the embedded ones.
+    pub project: PathBuf,
+    /// Preset name or `.toml` path.
+    pub preset: String,
+    /// Seed of every random choice.
+    pub seed: u64,
+}
+
+/// Opens the device (printing the adapter line) and loads the preset.
+pub fn start(options: &ShowOptions, output_format: wgpu::TextureFormat) -> anyhow::Result<Renderer> {
+    let gpu = Gpu::new(Gpu::instance(), &options.adapter, None, ErrorLog::default())?;
+    start_on(Arc::new(gpu), options, output_format)
+}
+
+/// Loads the preset on an existing device.
+pub fn start_on(
+    gpu: Arc<Gpu>,
+    options: &ShowOptions,
+    output_format: wgpu::TextureFormat,
+) -> anyhow::Result<Renderer> {
+    tracing::info!("adapter: {}", gpu.adapter_line());
+    let assets = Assets::new(&options.project);
+    let mut renderer = Renderer::new(gpu, assets, output_format, options.seed)?;
+    renderer
+        .load_preset(&options.preset)
+        .with_context(|| format!("loading preset {}", options.preset))?;
+    Ok(renderer)
+}
+
+/// Parses `WIDTHxHEIGHT`.
+pub fn parse_size(text: &str) -> Result<[u32; 2], String> {
+    let (w, h) = text
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("{text:?} is not WIDTHxHEIGHT, e.g. 1920x1080"))?;
+    let parse = |v: &str| {
+        v.trim()
+            .parse::<u32>()
+            .ok()
+            .filter(|v| (1..=16384).contains(v))
+            .ok_or_else(|| format!("{v:?} is not a size between 1 and 16384"))
+    };
+    Ok([parse(w)?, parse(h)?])
+}
+
+/// Options of `sylva render`.
+#[derive(Debug, Clone)]
+pub struct RenderOptions {
+    /// Show to render.
+    pub show: ShowOptions,
+    /// Number of frames.
+    pub frames: u32,
+    /// Output size.
+    pub size: [u32; 2],
+    /// Folder for `frame_00000.png` and onward.
+    pub out: PathBuf,
+    /// Frames per second; dt is exactly `1 / fps`.
+    pub fps: f32,
+}
+
+/// Renders `frames` PNGs. Any error a layer reports fails the render, so a
+/// broken shader never yields a folder of black frames.
+pub fn render(options: &RenderOptions) -> anyhow::Result<()> {
+    std::fs::create_dir_all(&options.out)
+        .with_context(|| format!("creating {}", options.out.display()))?;
+    let mut renderer = start(&options.show, OUTPUT_FORMAT)?;
+    fail_on_errors(&renderer)?;
+    let output = RenderTarget::new(&renderer.gpu.device, "render.output", options.size, OUTPUT_FORMAT);
+    let progress = indicatif::ProgressBar::new(u64::from(options.frames)).with_style(
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} frames, {per_sec}, eta {eta}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let dt = 1.0 / options.fps;
+    for index in 0..options.frames {
+        let encoder = renderer.record(dt, &output.view, options.size);
+        renderer.submit(encoder);
+        let image = read_rgba8(&renderer.gpu, &output.texture)?;
+        fail_on_errors(&renderer)?;
+        let path = options.out.join(format!("frame_{index:05}.png"));
+        image
+            .save(&path)
+            .with_context(|| format!("writing {}", path.display()))?;
+        progress.inc(1);
+    }
+    progress.finish();
+    Ok(())
+}
+
+fn fail_on_errors(renderer: &Renderer) -> anyhow::Result<()> {
+    let errors = renderer.errors.snapshot();
+    if let Some(first) = errors.first() {
+        bail!("{}: {}", first.origin, first.message);
+    }
+    Ok(())
+}
+
+/// Options of `sylva run --headless`.
+#[derive(Debug, Clone)]
+pub struct HeadlessOptions {
+    /// Show to run.
+    pub show: ShowOptions,
+    /// Offscreen target size.
+    pub size: [u32; 2],
+    /// Stop after this many seconds of wall time.
+    pub exit_after: Option<f64>,
+    /// Stop after this many frames.
+    pub frames: Option<u64>,
+    /// Run as fast as possible with a fixed dt instead of at real-time pace.
+    pub unpaced: bool,
+    /// Frame rate when paced, and the fixed rate when unpaced.
+    pub fps: f32,
+}
+
+/// Runs the show loop without a window until a limit is reached.
+pub fn run(options: &HeadlessOptions) -> anyhow::Result<()> {
+    let mut renderer = start(&options.show, OUTPUT_FORMAT)?;
+    let output = RenderTarget::new(&renderer.gpu.device, "headless.output", options.size, OUTPUT_FORMAT);
+    let period = Duration::from_secs_f32(1.0 / options.fps);
+    let started = Instant::now();
+    let mut last = started;
+    let mut report = started;
+    let mut frames = 0u64;
+    loop {
+        let now = Instant::now();
+        let done_frames = options.frames.is_some_and(|n| frames >= n);
+        let done_time = options
+            .exit_after
+            .is_some_and(|s| now.duration_since(started).as_secs_f64() >= s);
+        if done_frames || done_time {
+            break;
+        }
+        let dt = if options.unpaced {
+            period.as_secs_f32()
+        } else {
+            now.duration_since(last).as_secs_f32().clamp(0.0, 0.25)
+        };
+        last = now;
+        let encoder = renderer.record(dt, &output.view, options.size);
+        renderer.submit(encoder);
+        frames += 1;
+        if now.duration_since(report) >= Duration::from_secs(5) {
+            let fps = frames as f64 / now.duration_since(started).as_secs_f64();
+            tracing::info!("headless: {frames} frames, {fps:.1} fps");
+            report = now;
+        }
+        if !options.unpaced {
+            std::thread::sleep(period.saturating_sub(now.elapsed()));
+        }
+    }
+    renderer.gpu.wait_idle();
+    let seconds = started.elapsed().as_secs_f64();
+    tracing::info!(
+        "headless: stopped after {frames} frames in {seconds:.2} s ({:.1} fps)",
+        frames as f64 / seconds.max(1e-9)
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_size;
+
+    #[test]
+    fn sizes_parse_and_nonsense_is_refused() {
+        assert_eq!(parse_size("256x144"), Ok([256, 144]));
+        assert!(parse_size("256").is_err());
+        assert!(parse_size("0x10").is_err());
+        assert!(parse_size("axb").is_err());
+    }
+}
