@@ -23,7 +23,8 @@ pub struct Hud {
 }
 
 impl Hud {
-    /// A HUD for `window`, drawing into targets of `format`.
+    /// A HUD for `window`, drawing into targets of `format`; egui blends in
+    /// gamma space, so give it the non-sRGB view of the surface.
     pub fn new(window: &winit::window::Window, device: &wgpu::Device, format: wgpu::TextureFormat) -> Self {
         let context = egui::Context::default();
         context.set_visuals(egui::Visuals::dark());
@@ -70,7 +71,7 @@ impl Hud {
         let fps = self.fps();
         let raw = self.input.take_egui_input(window);
         let visible = self.visible;
-        let output = self.context.run_ui(raw, |ui| {
+        let mut output = self.context.run_ui(raw, |ui| {
             error_panel(ui, show);
             if visible {
                 main_panel(ui.ctx(), show, fps);
@@ -83,9 +84,9 @@ impl Hud {
             pixels_per_point: output.pixels_per_point,
         };
         let gpu = &show.gpu;
-        for (id, deltas) in &output.textures_delta.set {
-            for delta in deltas {
-                self.painter.update_texture(&gpu.device, &gpu.queue, *id, delta);
+        for (id, deltas) in output.textures_delta.set.drain() {
+            for delta in &deltas {
+                self.painter.update_texture(&gpu.device, &gpu.queue, id, delta);
             }
         }
         let commands = self.painter.update_buffers(&gpu.device, &gpu.queue, encoder, &jobs, &screen);
@@ -107,8 +108,8 @@ impl Hud {
             multiview_mask: None,
         });
         self.painter.render(&mut pass.forget_lifetime(), &jobs, &screen);
-        for id in &output.textures_delta.free {
-            self.painter.free_texture(id);
+        for id in output.textures_delta.free.drain() {
+            self.painter.free_texture(&id);
         }
     }
 

@@ -141,7 +141,7 @@ impl App {
         let size = window.inner_size();
         let config = surface_config(&gpu, &surface, [size.width, size.height], self.options.vsync)?;
         surface.configure(&gpu.device, &config);
-        let hud = Hud::new(&window, &gpu.device, config.format);
+        let hud = Hud::new(&window, &gpu.device, config.format.remove_srgb_suffix());
         let renderer = start_on(Arc::new(gpu), &self.options.show, config.format)?;
         Ok(Running {
             window,
@@ -196,9 +196,13 @@ impl Running {
             }
         };
         let view = texture.texture.create_view(&wgpu::TextureViewDescriptor::default());
+        let hud_view = texture.texture.create_view(&wgpu::TextureViewDescriptor {
+            format: Some(self.config.format.remove_srgb_suffix()),
+            ..Default::default()
+        });
         let size = [self.config.width, self.config.height];
         let mut encoder = self.renderer.record(dt, &view, size);
-        self.hud.draw(&self.window, &mut self.renderer, &mut encoder, &view, size);
+        self.hud.draw(&self.window, &mut self.renderer, &mut encoder, &hud_view, size);
         self.renderer.submit(encoder);
         self.window.pre_present_notify();
         self.renderer.gpu.queue.present(texture);
@@ -243,7 +247,7 @@ fn surface_config(
         },
         desired_maximum_frame_latency: 2,
         alpha_mode: capabilities.alpha_modes.first().copied().unwrap_or(wgpu::CompositeAlphaMode::Auto),
-        view_formats: Vec::new(),
+        view_formats: vec![format.remove_srgb_suffix()],
         color_space: wgpu::SurfaceColorSpace::Auto,
     })
 }
