@@ -81,16 +81,29 @@ fn setup(kind: &str, size: u32) -> anyhow::Result<([u32; 2], &'static str)> {
 
 /// Runs the bench and returns its report.
 pub fn run(options: &BenchOptions) -> anyhow::Result<BenchReport> {
-    let gpu = Arc::new(Gpu::new(Gpu::instance(), &options.show.adapter, None, ErrorLog::default())?);
+    let gpu = Arc::new(Gpu::new(
+        Gpu::instance(),
+        &options.show.adapter,
+        None,
+        ErrorLog::default(),
+    )?);
     tracing::info!("adapter: {}", gpu.adapter_line());
     if !gpu.timestamps {
-        bail!("{} has no timestamp queries; GPU times cannot be measured", gpu.info.name);
+        bail!(
+            "{} has no timestamp queries; GPU times cannot be measured",
+            gpu.info.name
+        );
     }
     let kind = options.layer.split('.').next().unwrap_or_default();
     let mut results = Vec::new();
     for &size in &options.sizes {
         let (resolution, unit) = setup(kind, size)?;
-        let mut renderer = Renderer::new(gpu.clone(), Assets::new(&options.show.project), OUTPUT_FORMAT, options.show.seed)?;
+        let mut renderer = Renderer::new(
+            gpu.clone(),
+            Assets::new(&options.show.project),
+            OUTPUT_FORMAT,
+            options.show.seed,
+        )?;
         let preset = Preset {
             file: "bench".into(),
             description: String::new(),
@@ -132,7 +145,11 @@ fn apply_settings(renderer: &mut Renderer, settings: &[String]) -> anyhow::Resul
     Ok(())
 }
 
-fn measure(renderer: &mut Renderer, size: [u32; 2], steps: usize) -> anyhow::Result<Vec<Vec<PassTime>>> {
+fn measure(
+    renderer: &mut Renderer,
+    size: [u32; 2],
+    steps: usize,
+) -> anyhow::Result<Vec<Vec<PassTime>>> {
     let output = RenderTarget::new(&renderer.gpu.device, "bench.output", size, OUTPUT_FORMAT);
     let mut frames = Vec::with_capacity(steps);
     for step in 0..WARM_UP + steps {
@@ -192,8 +209,14 @@ pub fn table(report: &BenchReport) -> String {
     for result in &report.results {
         text.push_str(&format!(
             "\nsize {} ({}), {}x{}, {} steps\n  {:<36} {:>10} {:>10}\n",
-            result.size, result.unit, result.resolution[0], result.resolution[1], result.steps,
-            "pass", "median ms", "p95 ms"
+            result.size,
+            result.unit,
+            result.resolution[0],
+            result.resolution[1],
+            result.steps,
+            "pass",
+            "median ms",
+            "p95 ms"
         ));
         for pass in &result.passes {
             text.push_str(&format!(
@@ -214,8 +237,14 @@ mod tests {
         let frames: Vec<Vec<PassTime>> = (1..=100)
             .map(|i| {
                 vec![
-                    PassTime { label: "a".into(), ms: f64::from(i) },
-                    PassTime { label: "b".into(), ms: 1.0 },
+                    PassTime {
+                        label: "a".into(),
+                        ms: f64::from(i),
+                    },
+                    PassTime {
+                        label: "b".into(),
+                        ms: 1.0,
+                    },
                 ]
             })
             .collect();

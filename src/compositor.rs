@@ -32,8 +32,9 @@ pub fn master_params() -> Vec<ParamSpec> {
         ParamSpec::float("master.blackout", 0.0, 0.0, 1.0)
             .with_smoothing(0.15)
             .with_description("Fade to black: 1 is fully dark"),
-        ParamSpec::float("master.render_scale", 1.0, 0.25, 2.0)
-            .with_description("Layer resolution relative to the output (rebuilds after 250 ms at rest)"),
+        ParamSpec::float("master.render_scale", 1.0, 0.25, 2.0).with_description(
+            "Layer resolution relative to the output (rebuilds after 250 ms at rest)",
+        ),
         ParamSpec::enumeration("master.tonemap", &TONEMAPS, 0)
             .with_description("Curve from linear HDR to the display"),
         ParamSpec::float("master.bpm", 120.0, 20.0, 300.0)
@@ -98,8 +99,16 @@ impl Compositor {
         output_format: wgpu::TextureFormat,
     ) -> Result<Self, CompositorError> {
         let device = &env.gpu.device;
-        let blend_layout = layout(device, "compositor.blend", &[Slot::Uniform, Slot::Texture(false), Slot::Texture(false)]);
-        let master_layout = layout(device, "compositor.master", &[Slot::Uniform, Slot::Texture(true), Slot::Sampler]);
+        let blend_layout = layout(
+            device,
+            "compositor.blend",
+            &[Slot::Uniform, Slot::Texture(false), Slot::Texture(false)],
+        );
+        let master_layout = layout(
+            device,
+            "compositor.master",
+            &[Slot::Uniform, Slot::Texture(true), Slot::Sampler],
+        );
         let compile = |file: &'static str, layout: &wgpu::BindGroupLayout, format| {
             let fail = |message: String| CompositorError { file, message };
             let mut source = env
@@ -107,7 +116,12 @@ impl Compositor {
                 .read(Folder::Shaders, "common/fullscreen.wgsl")
                 .map_err(|e| fail(e.to_string()))?
                 .text;
-            source.push_str(&env.assets.read(Folder::Shaders, file).map_err(|e| fail(e.to_string()))?.text);
+            source.push_str(
+                &env.assets
+                    .read(Folder::Shaders, file)
+                    .map_err(|e| fail(e.to_string()))?
+                    .text,
+            );
             FullscreenPipeline::new(device, file, &source, layout, format).map_err(fail)
         };
         let blend_pipeline = compile("compositor/blend.wgsl", &blend_layout, HDR_FORMAT)?;
@@ -117,7 +131,11 @@ impl Compositor {
             blend_layout,
             master_pipeline,
             master_layout,
-            master_uniforms: uniform_buffer(device, "compositor.master", size_of::<MasterUniforms>()),
+            master_uniforms: uniform_buffer(
+                device,
+                "compositor.master",
+                size_of::<MasterUniforms>(),
+            ),
             sampler: device.create_sampler(&wgpu::SamplerDescriptor {
                 label: Some("compositor.sampler"),
                 mag_filter: wgpu::FilterMode::Linear,
@@ -126,7 +144,14 @@ impl Compositor {
             }),
             output_format,
             slots: HashMap::new(),
-            composite: [0, 1].map(|i| RenderTarget::new(device, &format!("compositor.composite{i}"), [1, 1], HDR_FORMAT)),
+            composite: [0, 1].map(|i| {
+                RenderTarget::new(
+                    device,
+                    &format!("compositor.composite{i}"),
+                    [1, 1],
+                    HDR_FORMAT,
+                )
+            }),
             composite_current: 0,
             render_size: [0, 0],
             scale: 1.0,
@@ -156,7 +181,10 @@ impl Compositor {
 
     /// Records every layer's passes, the blends and the master pass into
     /// `encoder`, ending in `output`.
-    #[allow(clippy::too_many_arguments, reason = "one frame's inputs, all used once")]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "one frame's inputs, all used once"
+    )]
     pub fn encode(
         &mut self,
         env: &LayerEnv<'_>,
@@ -168,7 +196,8 @@ impl Compositor {
         profiler: &mut GpuProfiler,
         output: &wgpu::TextureView,
     ) {
-        self.slots.retain(|id, _| layers.iter().any(|l| l.id() == id));
+        self.slots
+            .retain(|id, _| layers.iter().any(|l| l.id() == id));
         self.composite[self.composite_current].clear(encoder);
         for layer in layers.iter_mut() {
             let id = layer.id().to_string();
@@ -194,16 +223,24 @@ impl Compositor {
                 opacity: registry.float(&format!("{id}.opacity")),
                 _pad: [0.0; 2],
             };
-            env.gpu.queue.write_buffer(&slot.blend, 0, bytemuck::bytes_of(&blend));
+            env.gpu
+                .queue
+                .write_buffer(&slot.blend, 0, bytemuck::bytes_of(&blend));
             let out = &self.composite[1 - self.composite_current];
-            let bind_group = bind(env.gpu, &self.blend_layout, "compositor.blend", &[
-                slot.blend.as_entire_binding(),
-                wgpu::BindingResource::TextureView(&below.view),
-                wgpu::BindingResource::TextureView(&target.view),
-            ]);
+            let bind_group = bind(
+                env.gpu,
+                &self.blend_layout,
+                "compositor.blend",
+                &[
+                    slot.blend.as_entire_binding(),
+                    wgpu::BindingResource::TextureView(&below.view),
+                    wgpu::BindingResource::TextureView(&target.view),
+                ],
+            );
             let label = format!("compositor.blend.{id}");
             let timestamps = profiler.render_pass(&label);
-            self.blend_pipeline.draw(encoder, &label, &out.view, &bind_group, timestamps);
+            self.blend_pipeline
+                .draw(encoder, &label, &out.view, &bind_group, timestamps);
             self.composite_current = 1 - self.composite_current;
         }
         self.encode_master(env, registry, encoder, profiler, output);
@@ -223,14 +260,27 @@ impl Compositor {
             tonemap: registry.index("master.tonemap") as u32,
             encode_srgb: u32::from(!self.output_format.is_srgb()),
         };
-        env.gpu.queue.write_buffer(&self.master_uniforms, 0, bytemuck::bytes_of(&master));
-        let bind_group = bind(env.gpu, &self.master_layout, "compositor.master", &[
-            self.master_uniforms.as_entire_binding(),
-            wgpu::BindingResource::TextureView(&self.composite[self.composite_current].view),
-            wgpu::BindingResource::Sampler(&self.sampler),
-        ]);
+        env.gpu
+            .queue
+            .write_buffer(&self.master_uniforms, 0, bytemuck::bytes_of(&master));
+        let bind_group = bind(
+            env.gpu,
+            &self.master_layout,
+            "compositor.master",
+            &[
+                self.master_uniforms.as_entire_binding(),
+                wgpu::BindingResource::TextureView(&self.composite[self.composite_current].view),
+                wgpu::BindingResource::Sampler(&self.sampler),
+            ],
+        );
         let timestamps = profiler.render_pass("compositor.master");
-        self.master_pipeline.draw(encoder, "compositor.master", output, &bind_group, timestamps);
+        self.master_pipeline.draw(
+            encoder,
+            "compositor.master",
+            output,
+            &bind_group,
+            timestamps,
+        );
     }
 
     /// Sizes the targets for `output_size` and the rested render scale.
@@ -250,17 +300,32 @@ impl Compositor {
             self.render_size = size;
             self.slots.clear();
             self.composite = [0, 1].map(|i| {
-                RenderTarget::new(&gpu.device, &format!("compositor.composite{i}"), size, HDR_FORMAT)
+                RenderTarget::new(
+                    &gpu.device,
+                    &format!("compositor.composite{i}"),
+                    size,
+                    HDR_FORMAT,
+                )
             });
         }
     }
 }
 
 /// The targets of layer `id`, made at `size` when first needed.
-fn slot<'a>(slots: &'a mut HashMap<String, LayerSlot>, gpu: &Gpu, id: &str, size: [u32; 2]) -> &'a mut LayerSlot {
+fn slot<'a>(
+    slots: &'a mut HashMap<String, LayerSlot>,
+    gpu: &Gpu,
+    id: &str,
+    size: [u32; 2],
+) -> &'a mut LayerSlot {
     slots.entry(id.to_string()).or_insert_with(|| LayerSlot {
-        targets: [0, 1].map(|i| RenderTarget::new(&gpu.device, &format!("{id}.target{i}"), size, HDR_FORMAT)),
+        targets: [0, 1]
+            .map(|i| RenderTarget::new(&gpu.device, &format!("{id}.target{i}"), size, HDR_FORMAT)),
         current: 0,
-        blend: uniform_buffer(&gpu.device, &format!("compositor.blend.{id}"), size_of::<BlendUniforms>()),
+        blend: uniform_buffer(
+            &gpu.device,
+            &format!("compositor.blend.{id}"),
+            size_of::<BlendUniforms>(),
+        ),
     })
 }

@@ -28,7 +28,10 @@ pub struct ShowOptions {
 }
 
 /// Opens the device (printing the adapter line) and loads the preset.
-pub fn start(options: &ShowOptions, output_format: wgpu::TextureFormat) -> anyhow::Result<Renderer> {
+pub fn start(
+    options: &ShowOptions,
+    output_format: wgpu::TextureFormat,
+) -> anyhow::Result<Renderer> {
     let gpu = Gpu::new(Gpu::instance(), &options.adapter, None, ErrorLog::default())?;
     start_on(Arc::new(gpu), options, output_format)
 }
@@ -85,10 +88,17 @@ pub fn render(options: &RenderOptions) -> anyhow::Result<()> {
         .with_context(|| format!("creating {}", options.out.display()))?;
     let mut renderer = start(&options.show, OUTPUT_FORMAT)?;
     fail_on_errors(&renderer)?;
-    let output = RenderTarget::new(&renderer.gpu.device, "render.output", options.size, OUTPUT_FORMAT);
+    let output = RenderTarget::new(
+        &renderer.gpu.device,
+        "render.output",
+        options.size,
+        OUTPUT_FORMAT,
+    );
     let progress = indicatif::ProgressBar::new(u64::from(options.frames)).with_style(
-        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} frames, {per_sec}, eta {eta}")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        indicatif::ProgressStyle::with_template(
+            "{bar:40} {pos}/{len} frames, {per_sec}, eta {eta}",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
     let dt = 1.0 / options.fps;
     for index in 0..options.frames {
@@ -134,7 +144,12 @@ pub struct HeadlessOptions {
 /// Runs the show loop without a window until a limit is reached.
 pub fn run(options: &HeadlessOptions) -> anyhow::Result<()> {
     let mut renderer = start(&options.show, OUTPUT_FORMAT)?;
-    let output = RenderTarget::new(&renderer.gpu.device, "headless.output", options.size, OUTPUT_FORMAT);
+    let output = RenderTarget::new(
+        &renderer.gpu.device,
+        "headless.output",
+        options.size,
+        OUTPUT_FORMAT,
+    );
     let period = Duration::from_secs_f32(1.0 / options.fps);
     let started = Instant::now();
     let mut last = started;

@@ -111,9 +111,15 @@ impl Renderer {
         // The master section belongs to the performer, not the preset: it
         // keeps its values unless the preset sets them.
         let mut registry = Registry::new();
-        for (spec, value) in self.registry.iter().filter(|(s, _)| s.name.starts_with("master.")) {
+        for (spec, value) in self
+            .registry
+            .iter()
+            .filter(|(s, _)| s.name.starts_with("master."))
+        {
             registry.register(spec.clone());
-            registry.set_now(&spec.name, value.clone(), Source::Show).ok();
+            registry
+                .set_now(&spec.name, value.clone(), Source::Show)
+                .ok();
         }
         let mut layers = Vec::new();
         for (id, line) in &preset.layers {
@@ -195,7 +201,9 @@ impl Renderer {
         let mut encoder = self
             .gpu
             .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("frame") });
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("frame"),
+            });
         self.compositor.encode(
             &env,
             &mut self.layers,

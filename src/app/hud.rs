@@ -25,7 +25,11 @@ pub struct Hud {
 impl Hud {
     /// A HUD for `window`, drawing into targets of `format`; egui blends in
     /// gamma space, so give it the non-sRGB view of the surface.
-    pub fn new(window: &winit::window::Window, device: &wgpu::Device, format: wgpu::TextureFormat) -> Self {
+    pub fn new(
+        window: &winit::window::Window,
+        device: &wgpu::Device,
+        format: wgpu::TextureFormat,
+    ) -> Self {
         let context = egui::Context::default();
         context.set_visuals(egui::Visuals::dark());
         let input = egui_winit::State::new(
@@ -36,7 +40,8 @@ impl Hud {
             None,
             Some(device.limits().max_texture_dimension_2d as usize),
         );
-        let painter = egui_wgpu::Renderer::new(device, format, egui_wgpu::RendererOptions::default());
+        let painter =
+            egui_wgpu::Renderer::new(device, format, egui_wgpu::RendererOptions::default());
         Self {
             context,
             input,
@@ -49,7 +54,11 @@ impl Hud {
 
     /// Passes a window event to egui; true when egui used it (a click on a
     /// slider), so the show's keys should ignore it.
-    pub fn on_window_event(&mut self, window: &winit::window::Window, event: &winit::event::WindowEvent) -> bool {
+    pub fn on_window_event(
+        &mut self,
+        window: &winit::window::Window,
+        event: &winit::event::WindowEvent,
+    ) -> bool {
         self.input.on_window_event(window, event).consumed
     }
 
@@ -77,8 +86,11 @@ impl Hud {
                 main_panel(ui.ctx(), show, fps);
             }
         });
-        self.input.handle_platform_output(window, output.platform_output);
-        let jobs = self.context.tessellate(output.shapes, output.pixels_per_point);
+        self.input
+            .handle_platform_output(window, output.platform_output);
+        let jobs = self
+            .context
+            .tessellate(output.shapes, output.pixels_per_point);
         let screen = egui_wgpu::ScreenDescriptor {
             size_in_pixels: size,
             pixels_per_point: output.pixels_per_point,
@@ -86,10 +98,13 @@ impl Hud {
         let gpu = &show.gpu;
         for (id, deltas) in output.textures_delta.set.drain() {
             for delta in &deltas {
-                self.painter.update_texture(&gpu.device, &gpu.queue, id, delta);
+                self.painter
+                    .update_texture(&gpu.device, &gpu.queue, id, delta);
             }
         }
-        let commands = self.painter.update_buffers(&gpu.device, &gpu.queue, encoder, &jobs, &screen);
+        let commands =
+            self.painter
+                .update_buffers(&gpu.device, &gpu.queue, encoder, &jobs, &screen);
         gpu.queue.submit(commands);
         let pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
             label: Some("hud"),
@@ -107,7 +122,8 @@ impl Hud {
             occlusion_query_set: None,
             multiview_mask: None,
         });
-        self.painter.render(&mut pass.forget_lifetime(), &jobs, &screen);
+        self.painter
+            .render(&mut pass.forget_lifetime(), &jobs, &screen);
         for id in output.textures_delta.free.drain() {
             self.painter.free_texture(&id);
         }
@@ -118,7 +134,8 @@ impl Hud {
         if self.frame_times.len() == FPS_WINDOW {
             self.frame_times.remove(0);
         }
-        self.frame_times.push(now.duration_since(self.last_frame).as_secs_f32());
+        self.frame_times
+            .push(now.duration_since(self.last_frame).as_secs_f32());
         self.last_frame = now;
     }
 
@@ -138,7 +155,11 @@ fn error_panel(ui: &mut egui::Ui, show: &Renderer) {
         return;
     }
     egui::Panel::bottom("errors")
-        .frame(egui::Frame::default().fill(egui::Color32::from_black_alpha(220)).inner_margin(8.0))
+        .frame(
+            egui::Frame::default()
+                .fill(egui::Color32::from_black_alpha(220))
+                .inner_margin(8.0),
+        )
         .show(ui, |ui| {
             for error in errors.iter().rev().take(4) {
                 ui.label(
@@ -171,16 +192,22 @@ fn main_panel(context: &egui::Context, show: &mut Renderer, fps: f32) {
             });
             let ids: Vec<String> = show.layers().iter().map(|l| l.id().to_string()).collect();
             ui.label(format!("layers: {}", ids.join(", ")));
-            egui::ScrollArea::vertical().max_height(480.0).show(ui, |ui| {
-                parameter_editors(ui, show);
-            });
+            egui::ScrollArea::vertical()
+                .max_height(480.0)
+                .show(ui, |ui| {
+                    parameter_editors(ui, show);
+                });
         });
 }
 
 /// One editor per parameter; edits go through the registry like any other
 /// control source.
 fn parameter_editors(ui: &mut egui::Ui, show: &mut Renderer) {
-    let params: Vec<_> = show.registry.iter().map(|(s, v)| (s.clone(), v.clone())).collect();
+    let params: Vec<_> = show
+        .registry
+        .iter()
+        .map(|(s, v)| (s.clone(), v.clone()))
+        .collect();
     for (spec, value) in params {
         let edited = ui
             .horizontal(|ui| {
@@ -188,10 +215,8 @@ fn parameter_editors(ui: &mut egui::Ui, show: &mut Renderer) {
                 edit_value(ui, &spec.kind, value)
             })
             .inner;
-        if let Some(new_value) = edited {
-            if let Err(error) = show.registry.set(&spec.name, new_value, Source::Ui) {
-                show.errors.report("hud", error.to_string());
-            }
+        if let Some(Err(error)) = edited.map(|v| show.registry.set(&spec.name, v, Source::Ui)) {
+            show.errors.report("hud", error.to_string());
         }
     }
 }
@@ -206,7 +231,9 @@ fn edit_value(ui: &mut egui::Ui, kind: &ParamKind, value: Value) -> Option<Value
             .add(egui::Slider::new(&mut v, *min..=*max))
             .changed()
             .then_some(Value::Int(v)),
-        (ParamKind::Bool, Value::Bool(mut v)) => ui.checkbox(&mut v, "").changed().then_some(Value::Bool(v)),
+        (ParamKind::Bool, Value::Bool(mut v)) => {
+            ui.checkbox(&mut v, "").changed().then_some(Value::Bool(v))
+        }
         (ParamKind::Enum { options }, Value::Enum(mut v)) => {
             let before = v;
             egui::ComboBox::from_id_salt(ui.next_auto_id())
@@ -225,7 +252,13 @@ fn edit_value(ui: &mut egui::Ui, kind: &ParamKind, value: Value) -> Option<Value
         (ParamKind::Vec3 { min, max }, Value::Vec3(mut v)) => {
             let mut changed = false;
             for component in &mut v {
-                changed |= ui.add(egui::DragValue::new(component).range(*min..=*max).speed(0.01)).changed();
+                changed |= ui
+                    .add(
+                        egui::DragValue::new(component)
+                            .range(*min..=*max)
+                            .speed(0.01),
+                    )
+                    .changed();
             }
             changed.then_some(Value::Vec3(v))
         }

@@ -39,11 +39,26 @@ mod tests {
     #[test]
     fn escape_never_quits_and_ctrl_q_does() {
         let none = ModifiersState::empty();
-        assert_eq!(action(&Key::Named(NamedKey::Escape), none), Some(Action::LeaveFullscreen));
+        assert_eq!(
+            action(&Key::Named(NamedKey::Escape), none),
+            Some(Action::LeaveFullscreen)
+        );
         assert_eq!(action(&Key::Character("q".into()), none), None);
-        assert_eq!(action(&Key::Character("q".into()), ModifiersState::CONTROL), Some(Action::Quit));
-        assert_eq!(action(&Key::Character("f".into()), none), Some(Action::ToggleFullscreen));
-        assert_eq!(action(&Key::Named(NamedKey::F11), none), Some(Action::ToggleFullscreen));
-        assert_eq!(action(&Key::Character("H".into()), none), Some(Action::ToggleHud));
+        assert_eq!(
+            action(&Key::Character("q".into()), ModifiersState::CONTROL),
+            Some(Action::Quit)
+        );
+        assert_eq!(
+            action(&Key::Character("f".into()), none),
+            Some(Action::ToggleFullscreen)
+        );
+        assert_eq!(
+            action(&Key::Named(NamedKey::F11), none),
+            Some(Action::ToggleFullscreen)
+        );
+        assert_eq!(
+            action(&Key::Character("H".into()), none),
+            Some(Action::ToggleHud)
+        );
     }
 }

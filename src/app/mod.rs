@@ -101,7 +101,9 @@ impl ApplicationHandler for App {
             WindowEvent::Resized(size) => state.resize([size.width, size.height]),
             WindowEvent::ModifiersChanged(modifiers) => self.modifiers = modifiers.state(),
             WindowEvent::KeyboardInput { event, .. }
-                if event.state == ElementState::Pressed && !consumed && !state.hud.wants_keyboard() =>
+                if event.state == ElementState::Pressed
+                    && !consumed
+                    && !state.hud.wants_keyboard() =>
             {
                 match keys::action(&event.logical_key, self.modifiers) {
                     Some(Action::Quit) => event_loop.exit(),
@@ -132,14 +134,29 @@ impl App {
             .with_title("sylva")
             .with_inner_size(winit::dpi::LogicalSize::new(1280.0, 720.0));
         if self.options.fullscreen {
-            attributes = attributes.with_fullscreen(Some(borderless(event_loop, self.options.monitor)));
+            attributes =
+                attributes.with_fullscreen(Some(borderless(event_loop, self.options.monitor)));
         }
-        let window = Arc::new(event_loop.create_window(attributes).map_err(|e| NoDisplay(e.to_string()))?);
+        let window = Arc::new(
+            event_loop
+                .create_window(attributes)
+                .map_err(|e| NoDisplay(e.to_string()))?,
+        );
         let instance = Gpu::instance();
         let surface = instance.create_surface(window.clone())?;
-        let gpu = Gpu::new(instance, &self.options.show.adapter, Some(&surface), ErrorLog::default())?;
+        let gpu = Gpu::new(
+            instance,
+            &self.options.show.adapter,
+            Some(&surface),
+            ErrorLog::default(),
+        )?;
         let size = window.inner_size();
-        let config = surface_config(&gpu, &surface, [size.width, size.height], self.options.vsync)?;
+        let config = surface_config(
+            &gpu,
+            &surface,
+            [size.width, size.height],
+            self.options.vsync,
+        )?;
         surface.configure(&gpu.device, &config);
         let hud = Hud::new(&window, &gpu.device, config.format.remove_srgb_suffix());
         let renderer = start_on(Arc::new(gpu), &self.options.show, config.format)?;
@@ -160,7 +177,8 @@ impl Running {
         }
         self.config.width = size[0];
         self.config.height = size[1];
-        self.surface.configure(&self.renderer.gpu.device, &self.config);
+        self.surface
+            .configure(&self.renderer.gpu.device, &self.config);
     }
 
     fn act(&mut self, action: Action, event_loop: &ActiveEventLoop, monitor: Option<usize>) {
@@ -183,11 +201,13 @@ impl Running {
             wgpu::CurrentSurfaceTexture::Success(t) => t,
             wgpu::CurrentSurfaceTexture::Suboptimal(t) => {
                 // Draw this one; reconfigure before the next.
-                self.surface.configure(&self.renderer.gpu.device, &self.config);
+                self.surface
+                    .configure(&self.renderer.gpu.device, &self.config);
                 t
             }
             wgpu::CurrentSurfaceTexture::Outdated | wgpu::CurrentSurfaceTexture::Lost => {
-                self.surface.configure(&self.renderer.gpu.device, &self.config);
+                self.surface
+                    .configure(&self.renderer.gpu.device, &self.config);
                 return;
             }
             other => {
@@ -195,14 +215,22 @@ impl Running {
                 return;
             }
         };
-        let view = texture.texture.create_view(&wgpu::TextureViewDescriptor::default());
+        let view = texture
+            .texture
+            .create_view(&wgpu::TextureViewDescriptor::default());
         let hud_view = texture.texture.create_view(&wgpu::TextureViewDescriptor {
             format: Some(self.config.format.remove_srgb_suffix()),
             ..Default::default()
         });
         let size = [self.config.width, self.config.height];
         let mut encoder = self.renderer.record(dt, &view, size);
-        self.hud.draw(&self.window, &mut self.renderer, &mut encoder, &hud_view, size);
+        self.hud.draw(
+            &self.window,
+            &mut self.renderer,
+            &mut encoder,
+            &hud_view,
+            size,
+        );
         self.renderer.submit(encoder);
         self.window.pre_present_notify();
         self.renderer.gpu.queue.present(texture);
@@ -246,7 +274,11 @@ fn surface_config(
             wgpu::PresentMode::AutoNoVsync
         },
         desired_maximum_frame_latency: 2,
-        alpha_mode: capabilities.alpha_modes.first().copied().unwrap_or(wgpu::CompositeAlphaMode::Auto),
+        alpha_mode: capabilities
+            .alpha_modes
+            .first()
+            .copied()
+            .unwrap_or(wgpu::CompositeAlphaMode::Auto),
         view_formats: vec![format.remove_srgb_suffix()],
         color_space: wgpu::SurfaceColorSpace::Auto,
     })

@@ -14,7 +14,6 @@ pub fn uniform_buffer(device: &wgpu::Device, label: &str, size: usize) -> wgpu::
     })
 }
 
-
 /// One binding of a fragment-stage bind group, numbered by position.
 pub enum Slot {
     /// A uniform buffer.
@@ -40,7 +39,9 @@ pub fn layout(device: &wgpu::Device, label: &str, slots: &[Slot]) -> wgpu::BindG
                     min_binding_size: None,
                 },
                 Slot::Texture(filterable) => wgpu::BindingType::Texture {
-                    sample_type: wgpu::TextureSampleType::Float { filterable: *filterable },
+                    sample_type: wgpu::TextureSampleType::Float {
+                        filterable: *filterable,
+                    },
                     view_dimension: wgpu::TextureViewDimension::D2,
                     multisampled: false,
                 },

@@ -100,10 +100,12 @@ impl Gpu {
             required_limits: adapter.limits(),
             ..Default::default()
         };
-        let (device, queue) = pollster::block_on(adapter.request_device(&descriptor))
-            .map_err(|source| GpuError::Device {
-                adapter: info.name.clone(),
-                source,
+        let (device, queue) =
+            pollster::block_on(adapter.request_device(&descriptor)).map_err(|source| {
+                GpuError::Device {
+                    adapter: info.name.clone(),
+                    source,
+                }
             })?;
         let sink = errors.clone();
         device.on_uncaptured_error(Arc::new(move |error: wgpu::Error| {
@@ -128,7 +130,8 @@ impl Gpu {
     /// Blocks until the GPU has finished all submitted work.
     pub fn wait_idle(&self) {
         if let Err(error) = self.device.poll(wgpu::PollType::wait_indefinitely()) {
-            self.errors.report("gpu", format!("waiting for the GPU: {error}"));
+            self.errors
+                .report("gpu", format!("waiting for the GPU: {error}"));
         }
     }
 }

@@ -163,7 +163,9 @@ impl GpuProfiler {
     pub fn collect(&mut self) -> Vec<Vec<PassTime>> {
         let mut frames = Vec::new();
         for staging in self.ring.iter_mut() {
-            if staging.state != StagingState::Mapping || !staging.ready.swap(false, Ordering::AcqRel) {
+            if staging.state != StagingState::Mapping
+                || !staging.ready.swap(false, Ordering::AcqRel)
+            {
                 continue;
             }
             let size = staging.labels.len() as u64 * 16;

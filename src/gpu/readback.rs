@@ -24,7 +24,8 @@ pub fn read_texture(gpu: &Gpu, texture: &wgpu::Texture) -> Result<Vec<u8>, Readb
         .ok_or(ReadbackError::Format(format))?;
     let (width, height) = (texture.width(), texture.height());
     let row = width * texel;
-    let padded = row.div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
+    let padded =
+        row.div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
     let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("readback.staging"),
         size: u64::from(padded) * u64::from(height),
@@ -33,7 +34,9 @@ pub fn read_texture(gpu: &Gpu, texture: &wgpu::Texture) -> Result<Vec<u8>, Readb
     });
     let mut encoder = gpu
         .device
-        .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("readback") });
+        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("readback"),
+        });
     encoder.copy_texture_to_buffer(
         texture.as_image_copy(),
         wgpu::TexelCopyBufferInfo {

@@ -279,7 +279,11 @@ fn smooth(current: &Value, target: &Value, tau: f32, dt: f32) -> Value {
         return target.clone();
     }
     let k = 1.0 - (-dt / tau).exp();
-    let next: Vec<f32> = now.iter().zip(&goal).map(|(a, b)| a + (b - a) * k).collect();
+    let next: Vec<f32> = now
+        .iter()
+        .zip(&goal)
+        .map(|(a, b)| a + (b - a) * k)
+        .collect();
     let settled = next
         .iter()
         .zip(&goal)
@@ -309,12 +313,21 @@ mod tests {
         let mut r = registry();
         let stored = r.set("a.speed", Value::Float(9.0), Source::Ui);
         assert_eq!(stored, Ok(Value::Float(4.0)));
-        assert_eq!(r.set("a.count", Value::Float(3.6), Source::Ui), Ok(Value::Int(4)));
-        assert_eq!(r.set("a.count", Value::Int(-5), Source::Ui), Ok(Value::Int(1)));
+        assert_eq!(
+            r.set("a.count", Value::Float(3.6), Source::Ui),
+            Ok(Value::Int(4))
+        );
+        assert_eq!(
+            r.set("a.count", Value::Int(-5), Source::Ui),
+            Ok(Value::Int(1))
+        );
         let by_name = r.set("a.blend", Value::Text("add".into()), Source::Ui);
         assert_eq!(by_name, Ok(Value::Enum(1)));
         assert!(r.set("a.blend", Value::Int(7), Source::Ui).is_err());
-        assert!(r.set("a.speed", Value::Float(f32::NAN), Source::Ui).is_err());
+        assert!(
+            r.set("a.speed", Value::Float(f32::NAN), Source::Ui)
+                .is_err()
+        );
         assert!(matches!(
             r.set("nope", Value::Float(1.0), Source::Ui),
             Err(ParamError::Unknown(_))
@@ -331,27 +344,49 @@ mod tests {
         for _ in 0..120 {
             r.advance(1.0 / 60.0);
         }
-        assert_eq!(r.float("a.speed"), 3.0, "settles exactly after 2 s (20 time constants)");
+        assert_eq!(
+            r.float("a.speed"),
+            3.0,
+            "settles exactly after 2 s (20 time constants)"
+        );
     }
 
     #[test]
     fn ramps_follow_their_easing_and_end_on_the_target() {
         let mut r = registry();
-        r.ramp("a.tint", Value::Colour([0.0, 0.0, 0.0, 1.0]), 1.0, Easing::Linear, Source::Script)
-            .ok();
+        r.ramp(
+            "a.tint",
+            Value::Colour([0.0, 0.0, 0.0, 1.0]),
+            1.0,
+            Easing::Linear,
+            Source::Script,
+        )
+        .ok();
         r.advance(0.5);
         let Some(Value::Colour(half_way)) = r.target("a.tint").cloned() else {
             panic!("tint is a colour");
         };
-        assert!((half_way[0] - 0.5).abs() < 1e-5, "linear at half time: {half_way:?}");
+        assert!(
+            (half_way[0] - 0.5).abs() < 1e-5,
+            "linear at half time: {half_way:?}"
+        );
         r.advance(0.6);
         assert_eq!(r.get("a.tint"), Some(&Value::Colour([0.0, 0.0, 0.0, 1.0])));
-        assert!(r.ramp("a.count", Value::Int(5), 1.0, Easing::In, Source::Ui).is_err());
+        assert!(
+            r.ramp("a.count", Value::Int(5), 1.0, Easing::In, Source::Ui)
+                .is_err()
+        );
     }
 
     #[test]
     fn easing_curves_start_at_zero_and_end_at_one() {
-        for e in [Easing::Linear, Easing::In, Easing::Out, Easing::InOut, Easing::Smooth] {
+        for e in [
+            Easing::Linear,
+            Easing::In,
+            Easing::Out,
+            Easing::InOut,
+            Easing::Smooth,
+        ] {
             assert_eq!(e.apply(0.0), 0.0);
             assert!((e.apply(1.0) - 1.0).abs() < 1e-6);
         }

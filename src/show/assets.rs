@@ -130,7 +130,12 @@ impl Assets {
     pub fn list(&self, folder: Folder, extension: &str) -> Vec<String> {
         let mut names = Vec::new();
         collect_embedded(folder.embedded(), extension, &mut names);
-        collect_disk(&self.root.join(folder.name()), Path::new(""), extension, &mut names);
+        collect_disk(
+            &self.root.join(folder.name()),
+            Path::new(""),
+            extension,
+            &mut names,
+        );
         names.sort();
         names.dedup();
         names

@@ -82,7 +82,10 @@ impl Preset {
             let line = at(layer.span().start);
             check_layer_id(layer.get_ref()).map_err(|m| error(line, m))?;
             if layers.iter().any(|(id, _)| id == layer.get_ref()) {
-                return Err(error(line, format!("layer {:?} is listed twice", layer.get_ref())));
+                return Err(error(
+                    line,
+                    format!("layer {:?} is listed twice", layer.get_ref()),
+                ));
             }
             layers.push((layer.get_ref().clone(), line));
         }
@@ -92,7 +95,11 @@ impl Preset {
                 .map_err(|e| error(at(p.span().start), e.to_string()))
         };
         let script = raw.script.as_ref().map(checked_path).transpose()?;
-        let mappings = raw.mappings.iter().map(checked_path).collect::<Result<_, _>>()?;
+        let mappings = raw
+            .mappings
+            .iter()
+            .map(checked_path)
+            .collect::<Result<_, _>>()?;
         let mut params: Vec<PresetParam> = raw
             .params
             .into_iter()
@@ -122,8 +129,12 @@ impl Preset {
                 line: param.line,
                 message,
             };
-            let value = toml_value(&param.value)
-                .ok_or_else(|| error(format!("{:?}: unsupported value {}", param.name, param.value)))?;
+            let value = toml_value(&param.value).ok_or_else(|| {
+                error(format!(
+                    "{:?}: unsupported value {}",
+                    param.name, param.value
+                ))
+            })?;
             registry
                 .set_now(&param.name, value, Source::Preset)
                 .map_err(|e| error(e.to_string()))?;
@@ -133,7 +144,10 @@ impl Preset {
 
     /// The line where layer `id` is listed, for errors found when building it.
     pub fn line_of_layer(&self, id: &str) -> usize {
-        self.layers.iter().find(|(l, _)| l == id).map_or(1, |(_, line)| *line)
+        self.layers
+            .iter()
+            .find(|(l, _)| l == id)
+            .map_or(1, |(_, line)| *line)
     }
 }
 
@@ -142,8 +156,7 @@ fn check_layer_id(id: &str) -> Result<(), String> {
     let parts: Vec<&str> = id.split('.').collect();
     let word = |s: &str| {
         !s.is_empty()
-            && s
-                .chars()
+            && s.chars()
                 .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
     };
     if parts.len() <= 2 && parts.iter().all(|p| word(p)) {
@@ -213,19 +226,34 @@ layers = ["shader.sky", "shader.trails"]
         registry.register(ParamSpec::colour("master.tint", [1.0; 4]));
         assert_eq!(preset.apply(&mut registry), Ok(()));
         assert_eq!(registry.float("shader.sky.speed"), 2.0);
-        assert_eq!(registry.get("master.tint"), Some(&Value::Colour([1.0, 0.5, 0.25, 1.0])));
+        assert_eq!(
+            registry.get("master.tint"),
+            Some(&Value::Colour([1.0, 0.5, 0.25, 1.0]))
+        );
     }
 
     #[test]
     fn unknown_keys_and_parameters_are_reported_with_their_line() {
         let unknown_key = Preset::parse("p.toml", "layers = []\nspeed = 3\n");
-        assert!(matches!(unknown_key, Err(PresetError { line: 2, .. })), "{unknown_key:?}");
+        assert!(
+            matches!(unknown_key, Err(PresetError { line: 2, .. })),
+            "{unknown_key:?}"
+        );
         let preset = Preset::parse("p.toml", GOOD);
         let applied = preset.map(|p| p.apply(&mut Registry::new()));
-        assert!(matches!(applied, Ok(Err(PresetError { line: 6, .. }))), "{applied:?}");
+        assert!(
+            matches!(applied, Ok(Err(PresetError { line: 6, .. }))),
+            "{applied:?}"
+        );
         let escaping = Preset::parse("p.toml", "layers = []\nscript = \"../x.lua\"\n");
-        assert!(matches!(escaping, Err(PresetError { line: 2, .. })), "{escaping:?}");
+        assert!(
+            matches!(escaping, Err(PresetError { line: 2, .. })),
+            "{escaping:?}"
+        );
         let bad_layer = Preset::parse("p.toml", "layers = [\n\"Shader/x\"]\n");
-        assert!(matches!(bad_layer, Err(PresetError { line: 2, .. })), "{bad_layer:?}");
+        assert!(
+            matches!(bad_layer, Err(PresetError { line: 2, .. })),
+            "{bad_layer:?}"
+        );
     }
 }

@@ -50,7 +50,10 @@ pub fn parse(source: &str) -> Result<Vec<HeaderParam>, HeaderError> {
         };
         let param = parse_line(rest).map_err(error)?;
         if params.iter().any(|p| p.name == param.name) {
-            return Err(error(format!("parameter {:?} is declared twice", param.name)));
+            return Err(error(format!(
+                "parameter {:?} is declared twice",
+                param.name
+            )));
         }
         params.push(param);
     }
@@ -64,8 +67,7 @@ fn parse_line(rest: &str) -> Result<HeaderParam, String> {
     };
     let mut words = fields.split_whitespace();
     let usage = "expected `// @param NAME TYPE DEFAULT [key=value ...] [\"description\"]`";
-    let (Some(name), Some(kind), Some(default)) = (words.next(), words.next(), words.next())
-    else {
+    let (Some(name), Some(kind), Some(default)) = (words.next(), words.next(), words.next()) else {
         return Err(usage.to_string());
     };
     if !is_identifier(name) {
@@ -77,7 +79,9 @@ fn parse_line(rest: &str) -> Result<HeaderParam, String> {
     let option = |key: &str| options.iter().find(|(k, _)| *k == key).map(|(_, v)| *v);
     for (key, _) in &options {
         if !["min", "max", "smooth", "unit", "options"].contains(key) {
-            return Err(format!("unknown option {key:?} (min, max, smooth, unit, options)"));
+            return Err(format!(
+                "unknown option {key:?} (min, max, smooth, unit, options)"
+            ));
         }
     }
     let number = |key: &str, fallback: f32| -> Result<f32, String> {
@@ -103,7 +107,9 @@ fn parse_line(rest: &str) -> Result<HeaderParam, String> {
             ParamSpec::float(name, default, number("min", 0.0)?, number("max", 1.0)?)
         }
         "int" => {
-            let default: i32 = default.parse().map_err(|_| format!("{default:?} is not an int"))?;
+            let default: i32 = default
+                .parse()
+                .map_err(|_| format!("{default:?} is not an int"))?;
             let min = number("min", 0.0)? as i32;
             let max = number("max", 100.0)? as i32;
             ParamSpec::int(name, default, min, max)
@@ -130,10 +136,12 @@ fn parse_line(rest: &str) -> Result<HeaderParam, String> {
             ParamSpec::vec3(name, [v[0], v[1], v[2]], min, max)
         }
         "colour" | "color" => {
-            let v = floats(default, 4).or_else(|_| floats(default, 3).map(|mut v| {
-                v.push(1.0);
-                v
-            }))?;
+            let v = floats(default, 4).or_else(|_| {
+                floats(default, 3).map(|mut v| {
+                    v.push(1.0);
+                    v
+                })
+            })?;
             ParamSpec::colour(name, [v[0], v[1], v[2], v[3]])
         }
         other => {
@@ -142,10 +150,10 @@ fn parse_line(rest: &str) -> Result<HeaderParam, String> {
             ));
         }
     };
-    if let (ParamKind::Float { min, max }, Value::Float(_)) = (&spec.kind, &spec.default) {
-        if min >= max {
-            return Err(format!("min {min} must be below max {max}"));
-        }
+    if let ParamKind::Float { min, max } = &spec.kind
+        && min >= max
+    {
+        return Err(format!("min {min} must be below max {max}"));
     }
     let spec = spec
         .with_smoothing(number("smooth", 0.0)?)

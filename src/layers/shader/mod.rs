@@ -58,7 +58,13 @@ impl ShaderLayer {
             layout: layout(
                 device,
                 &format!("{id}.layout"),
-                &[Slot::Uniform, Slot::Uniform, Slot::Texture(true), Slot::Texture(true), Slot::Sampler],
+                &[
+                    Slot::Uniform,
+                    Slot::Uniform,
+                    Slot::Texture(true),
+                    Slot::Texture(true),
+                    Slot::Sampler,
+                ],
             ),
             sampler: device.create_sampler(&wgpu::SamplerDescriptor {
                 label: Some(&format!("{id}.sampler")),
@@ -106,7 +112,11 @@ impl ShaderLayer {
         let device = &env.gpu.device;
         let pipeline = FullscreenPipeline::new(device, &self.id, &source, &self.layout, HDR_FORMAT)
             .map_err(|e| format!("{}: {e}", asset.display))?;
-        let params_buffer = uniform_buffer(device, &format!("{}.params", self.id), block.size() as usize);
+        let params_buffer = uniform_buffer(
+            device,
+            &format!("{}.params", self.id),
+            block.size() as usize,
+        );
         Ok(Compiled {
             params,
             block,
@@ -158,14 +168,21 @@ impl Layer for ShaderLayer {
             return;
         };
         let bytes = compiled.block.bytes(&self.id, frame.registry);
-        env.gpu.queue.write_buffer(&compiled.params_buffer, 0, &bytes);
-        let bind_group = bind(env.gpu, &self.layout, &self.id, &[
-            frame.frame_uniforms.as_entire_binding(),
-            compiled.params_buffer.as_entire_binding(),
-            wgpu::BindingResource::TextureView(frame.previous),
-            wgpu::BindingResource::TextureView(frame.below),
-            wgpu::BindingResource::Sampler(&self.sampler),
-        ]);
+        env.gpu
+            .queue
+            .write_buffer(&compiled.params_buffer, 0, &bytes);
+        let bind_group = bind(
+            env.gpu,
+            &self.layout,
+            &self.id,
+            &[
+                frame.frame_uniforms.as_entire_binding(),
+                compiled.params_buffer.as_entire_binding(),
+                wgpu::BindingResource::TextureView(frame.previous),
+                wgpu::BindingResource::TextureView(frame.below),
+                wgpu::BindingResource::Sampler(&self.sampler),
+            ],
+        );
         let timestamps = profiler.render_pass(&self.id);
         compiled
             .pipeline

@@ -1,0 +1,156 @@
+//! The `sylva` binary as a person runs it: help for every subcommand,
+//! `render` writing the frames asked for, clear failures, the headless loop,
+//! and the no-display exit.
+
+use std::process::{Command, Output};
+
+use crate::support;
+
+fn sylva(args: &[&str]) -> Output {
+    let output = Command::new(env!("CARGO_BIN_EXE_sylva"))
+        .args(args)
+        .env(sylva::gpu::ADAPTER_ENV, support::adapter_name())
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .output();
+    match output {
+        Ok(output) => output,
+        Err(error) => panic!("running sylva {args:?}: {error}"),
+    }
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn every_subcommand_has_help() {
+    for args in [
+        vec!["--help"],
+        vec!["run", "--help"],
+        vec!["render", "--help"],
+        vec!["bench", "--help"],
+    ] {
+        let output = sylva(&args);
+        assert!(output.status.success(), "{args:?}: {}", stderr(&output));
+        let text = String::from_utf8_lossy(&output.stdout);
+        assert!(text.contains("Usage:"), "{args:?}: {text}");
+    }
+}
+
+#[test]
+fn render_writes_the_frames_asked_for_at_their_size() {
+    let out = support::out_dir().join("cli_render");
+    std::fs::remove_dir_all(&out).ok();
+    let out_arg = out.to_string_lossy().into_owned();
+    let output = sylva(&[
+        "render", "--frames", "3", "--size", "48x20", "--out", &out_arg,
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("adapter: "),
+        "the adapter is printed"
+    );
+    for index in 0..3 {
+        let path = out.join(format!("frame_{index:05}.png"));
+        let dimensions = image::image_dimensions(&path);
+        assert!(
+            matches!(dimensions, Ok((48, 20))),
+            "{}: {dimensions:?}",
+            path.display()
+        );
+    }
+    assert!(!out.join("frame_00003.png").exists());
+}
+
+#[test]
+fn render_fails_clearly_on_a_missing_preset_or_a_bad_size() {
+    let out = support::out_dir().join("cli_fail");
+    let out_arg = out.to_string_lossy().into_owned();
+    let missing = sylva(&[
+        "render",
+        "--preset",
+        "no_such_show",
+        "--frames",
+        "1",
+        "--out",
+        &out_arg,
+    ]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(
+        stderr(&missing).contains("no_such_show"),
+        "{}",
+        stderr(&missing)
+    );
+    let bad_size = sylva(&["render", "--size", "wide", "--out", &out_arg]);
+    assert!(!bad_size.status.success());
+    assert!(
+        stderr(&bad_size).contains("WIDTHxHEIGHT"),
+        "{}",
+        stderr(&bad_size)
+    );
+}
+
+#[test]
+fn render_fails_on_a_broken_shader() {
+    let out = support::out_dir().join("cli_broken");
+    let out_arg = out.to_string_lossy().into_owned();
+    let project = support::fixtures();
+    let project_arg = project.to_string_lossy().into_owned();
+    let output = sylva(&[
+        "render",
+        "--project",
+        &project_arg,
+        "--preset",
+        "broken",
+        "--frames",
+        "1",
+        "--size",
+        "16x16",
+        "--out",
+        &out_arg,
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("shaders/shader/broken.wgsl:5:"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn headless_run_stops_after_its_frames() {
+    let output = sylva(&[
+        "run",
+        "--headless",
+        "--frames",
+        "5",
+        "--unpaced",
+        "--size",
+        "64x36",
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("stopped after 5 frames"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn without_a_display_the_window_exits_2_and_names_the_alternatives() {
+    let output = Command::new(env!("CARGO_BIN_EXE_sylva"))
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .output();
+    let Ok(output) = output else {
+        panic!("running sylva");
+    };
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    let text = stderr(&output);
+    assert!(text.contains("no display"), "{text}");
+    assert!(
+        text.contains("sylva render") && text.contains("sylva run --headless"),
+        "{text}"
+    );
+}

@@ -1,0 +1,134 @@
+//! Golden images: the default show rendered headless at 256x144 must match
+//! the stored PNG within a mean-error tolerance. On failure the actual image
+//! and an amplified difference are written to tests/out/. Set
+//! `SYLVA_BLESS=1` to rewrite the golden after an intended change.
+
+use std::path::PathBuf;
+
+use image::{Rgba, RgbaImage};
+use sylva::gpu::{OUTPUT_FORMAT, RenderTarget, read_rgba8};
+
+use crate::support;
+
+/// Mean absolute error per channel allowed, in 8-bit steps.
+const MEAN_TOLERANCE: f64 = 1.0;
+/// Share of pixels allowed to differ by more than 16 steps in any channel.
+const OUTLIER_SHARE: f64 = 0.002;
+
+fn golden_path(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(name)
+}
+
+/// Renders `frames` frames of `preset` at 60 fps and returns the last.
+fn render_last_frame(preset: &str, size: [u32; 2], frames: u32) -> RgbaImage {
+    let project = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let mut renderer = support::renderer(project, preset, OUTPUT_FORMAT);
+    let output = RenderTarget::new(&renderer.gpu.device, "test.output", size, OUTPUT_FORMAT);
+    for _ in 0..frames {
+        let encoder = renderer.record(1.0 / 60.0, &output.view, size);
+        renderer.submit(encoder);
+    }
+    assert!(
+        renderer.errors.snapshot().is_empty(),
+        "{:?}",
+        renderer.errors.snapshot()
+    );
+    match read_rgba8(&renderer.gpu, &output.texture) {
+        Ok(image) => image,
+        Err(error) => panic!("readback: {error}"),
+    }
+}
+
+/// Compares with the golden; returns (mean error, outlier share).
+fn compare(actual: &RgbaImage, expected: &RgbaImage) -> (f64, f64, RgbaImage) {
+    let mut total = 0u64;
+    let mut outliers = 0usize;
+    let mut difference = RgbaImage::new(actual.width(), actual.height());
+    for ((a, e), d) in actual
+        .pixels()
+        .zip(expected.pixels())
+        .zip(difference.pixels_mut())
+    {
+        let deltas: Vec<u8> = (0..3).map(|c| a[c].abs_diff(e[c])).collect();
+        total += deltas.iter().map(|v| u64::from(*v)).sum::<u64>();
+        if deltas.iter().any(|v| *v > 16) {
+            outliers += 1;
+        }
+        *d = Rgba([
+            deltas[0].saturating_mul(8),
+            deltas[1].saturating_mul(8),
+            deltas[2].saturating_mul(8),
+            255,
+        ]);
+    }
+    let pixels = (actual.width() * actual.height()) as f64;
+    (
+        total as f64 / (pixels * 3.0),
+        outliers as f64 / pixels,
+        difference,
+    )
+}
+
+fn check_golden(name: &str, actual: &RgbaImage) {
+    let path = golden_path(name);
+    if std::env::var("SYLVA_BLESS").is_ok_and(|v| v == "1") {
+        if let Err(error) = actual.save(&path) {
+            panic!("writing {}: {error}", path.display());
+        }
+        return;
+    }
+    let expected = match image::open(&path) {
+        Ok(image) => image.to_rgba8(),
+        Err(error) => panic!(
+            "reading {}: {error} (SYLVA_BLESS=1 writes it)",
+            path.display()
+        ),
+    };
+    assert_eq!(actual.dimensions(), expected.dimensions(), "size of {name}");
+    let (mean, outliers, difference) = compare(actual, &expected);
+    if mean > MEAN_TOLERANCE || outliers > OUTLIER_SHARE {
+        let out = support::out_dir();
+        actual.save(out.join(format!("actual_{name}"))).ok();
+        difference.save(out.join(format!("difference_{name}"))).ok();
+        panic!(
+            "{name}: mean error {mean:.3} (limit {MEAN_TOLERANCE}), outliers {:.3}% (limit {:.3}%); \
+             actual and difference written to {}",
+            outliers * 100.0,
+            OUTLIER_SHARE * 100.0,
+            out.display()
+        );
+    }
+}
+
+#[test]
+fn default_show_matches_its_golden_image() {
+    let actual = render_last_frame("default", [256, 144], 30);
+    check_golden("default_256x144.png", &actual);
+}
+
+#[test]
+fn the_comparison_catches_a_changed_image() {
+    let actual = render_last_frame("default", [256, 144], 30);
+    let mut damaged = actual.clone();
+    for pixel in damaged.pixels_mut().take(256 * 40) {
+        *pixel = Rgba([255, 0, 0, 255]);
+    }
+    let (mean, outliers, _) = compare(&damaged, &actual);
+    assert!(
+        mean > MEAN_TOLERANCE && outliers > OUTLIER_SHARE,
+        "mean {mean}, outliers {outliers}"
+    );
+}
+
+#[test]
+fn the_default_show_moves() {
+    let early = render_last_frame("default", [128, 72], 2);
+    let later = render_last_frame("default", [128, 72], 40);
+    let (mean, _, _) = compare(&early, &later);
+    assert!(
+        mean > 1.0,
+        "frames 2 and 40 differ by only {mean:.3} on average"
+    );
+}

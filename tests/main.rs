@@ -1,0 +1,8 @@
+//! The integration tests, in one binary so they share one GPU device and
+//! one link step (CI has two cores).
+
+mod blend;
+mod cli;
+mod golden;
+mod show;
+mod support;

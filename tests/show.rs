@@ -1,0 +1,154 @@
+//! The renderer as a show: presets that fail leave the running one alone,
+//! unknown parameters are reported at file:line, shader parameters reach
+//! the registry, the render scale waits for its knob to rest, the frame
+//! block matches its WGSL, and the bench measures passes.
+
+use sylva::bench::{self, BenchOptions};
+use sylva::frame::FrameUniforms;
+use sylva::gpu::{AdapterChoice, OUTPUT_FORMAT, RenderTarget, wgsl};
+use sylva::headless::ShowOptions;
+use sylva::params::{Source, Value};
+
+use crate::support;
+
+#[test]
+fn a_bad_preset_is_reported_at_its_line_and_keeps_the_show() {
+    let mut renderer = support::renderer(support::fixtures(), "default", OUTPUT_FORMAT);
+    let before: Vec<String> = renderer
+        .layers()
+        .iter()
+        .map(|l| l.id().to_string())
+        .collect();
+    let error = renderer.load_preset("header_typo");
+    let Err(error) = error else {
+        panic!("a preset naming an undeclared parameter must fail");
+    };
+    assert_eq!(error.line, 5, "{error}");
+    assert!(
+        error.to_string().contains("presets/header_typo.toml:5"),
+        "{error}"
+    );
+    assert!(error.to_string().contains("shader.bottom.color"), "{error}");
+    let after: Vec<String> = renderer
+        .layers()
+        .iter()
+        .map(|l| l.id().to_string())
+        .collect();
+    assert_eq!(before, after);
+    assert_eq!(renderer.preset(), Some("default"));
+    let unknown_kind = renderer.load_preset("unknown_kind");
+    assert!(
+        matches!(&unknown_kind, Err(e) if e.line == 2),
+        "{unknown_kind:?}"
+    );
+}
+
+#[test]
+fn shader_header_parameters_and_layer_parameters_are_registered() {
+    let renderer = support::renderer(support::fixtures(), "default", OUTPUT_FORMAT);
+    for name in [
+        "shader.aurora.speed",
+        "shader.aurora.base",
+        "shader.aurora.enabled",
+        "shader.aurora.opacity",
+        "shader.aurora.blend",
+        "shader.echo.decay",
+        "master.brightness",
+        "master.blackout",
+        "master.render_scale",
+    ] {
+        assert!(renderer.registry.contains(name), "{name} is missing");
+    }
+    assert_eq!(
+        renderer.registry.get("shader.echo.blend"),
+        Some(&Value::Enum(1)),
+        "the preset set add"
+    );
+}
+
+#[test]
+fn render_scale_applies_once_the_knob_rests() {
+    let mut renderer = support::renderer(support::fixtures(), "default", OUTPUT_FORMAT);
+    let output = RenderTarget::new(
+        &renderer.gpu.device,
+        "scale.output",
+        [64, 32],
+        OUTPUT_FORMAT,
+    );
+    let frame = |renderer: &mut sylva::renderer::Renderer| {
+        let encoder = renderer.record(0.1, &output.view, [64, 32]);
+        renderer.submit(encoder);
+        renderer.compositor().render_size()
+    };
+    assert_eq!(frame(&mut renderer), [64, 32]);
+    renderer
+        .registry
+        .set("master.render_scale", Value::Float(0.5), Source::Midi)
+        .ok();
+    assert_eq!(
+        frame(&mut renderer),
+        [64, 32],
+        "not rebuilt while the knob moves"
+    );
+    frame(&mut renderer);
+    frame(&mut renderer);
+    assert_eq!(
+        frame(&mut renderer),
+        [32, 16],
+        "rebuilt after 0.25 s at rest"
+    );
+}
+
+#[test]
+fn frame_uniforms_match_their_wgsl_struct() {
+    let source = include_str!("../shaders/common/frame.wgsl");
+    let module = wgsl::validate(source, "frame.wgsl");
+    let Ok(module) = module else {
+        panic!("{module:?}");
+    };
+    let size = wgsl::struct_size(&module, "Frame");
+    assert_eq!(size, Some(size_of::<FrameUniforms>() as u32));
+}
+
+#[test]
+fn bench_reports_every_pass_of_a_layer() {
+    let report = bench::run(&BenchOptions {
+        show: ShowOptions {
+            adapter: AdapterChoice {
+                name: Some(support::adapter_name()),
+            },
+            project: support::fixtures(),
+            preset: String::new(),
+            seed: 1,
+        },
+        layer: "shader.aurora".into(),
+        sizes: vec![36, 72],
+        steps: 5,
+        set: vec!["shader.aurora.speed=0.5".into()],
+    });
+    let report = match report {
+        Ok(r) => r,
+        Err(e) => panic!("{e:#}"),
+    };
+    assert_eq!(report.results.len(), 2);
+    assert_eq!(report.results[1].resolution, [128, 72]);
+    let passes: Vec<&str> = report.results[0]
+        .passes
+        .iter()
+        .map(|p| p.pass.as_str())
+        .collect();
+    assert_eq!(
+        passes,
+        [
+            "shader.aurora",
+            "compositor.blend.shader.aurora",
+            "compositor.master"
+        ]
+    );
+    assert!(
+        report.results[0]
+            .passes
+            .iter()
+            .all(|p| p.median_ms > 0.0 && p.p95_ms >= p.median_ms)
+    );
+}

@@ -1,0 +1,68 @@
+//! What the integration tests share: one GPU device for the whole test
+//! binary (on the adapter named by `SYLVA_ADAPTER`, the software one by
+//! default, so golden images do not depend on the machine's GPU) and a
+//! helper to build a renderer on it.
+
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+
+use sylva::gpu::{ADAPTER_ENV, AdapterChoice, Gpu};
+use sylva::headless::{ShowOptions, start_on};
+use sylva::renderer::Renderer;
+use sylva::status::ErrorLog;
+
+/// The software Vulkan adapter that CI installs (Mesa's lavapipe).
+pub const SOFTWARE_ADAPTER: &str = "llvmpipe";
+
+/// The adapter tests run on.
+pub fn adapter_name() -> String {
+    std::env::var(ADAPTER_ENV)
+        .ok()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| SOFTWARE_ADAPTER.to_string())
+}
+
+/// The shared device. Panics (failing the test, never skipping it) when the
+/// adapter is missing.
+pub fn gpu() -> Arc<Gpu> {
+    static GPU: OnceLock<Arc<Gpu>> = OnceLock::new();
+    GPU.get_or_init(|| {
+        let choice = AdapterChoice {
+            name: Some(adapter_name()),
+        };
+        match Gpu::new(Gpu::instance(), &choice, None, ErrorLog::default()) {
+            Ok(gpu) => Arc::new(gpu),
+            Err(error) => panic!(
+                "GPU tests need the adapter {:?}: {error}. Install mesa-vulkan-drivers (make deps).",
+                adapter_name()
+            ),
+        }
+    })
+    .clone()
+}
+
+/// The test fixtures folder, used as a show folder.
+pub fn fixtures() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+/// Where failing tests write their actual and difference images.
+pub fn out_dir() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/out");
+    std::fs::create_dir_all(&dir).ok();
+    dir
+}
+
+/// A renderer on the shared device with `preset` loaded from `project`.
+pub fn renderer(project: PathBuf, preset: &str, format: wgpu::TextureFormat) -> Renderer {
+    let options = ShowOptions {
+        adapter: AdapterChoice::default(),
+        project,
+        preset: preset.to_string(),
+        seed: 1,
+    };
+    match start_on(gpu(), &options, format) {
+        Ok(renderer) => renderer,
+        Err(error) => panic!("starting preset {preset}: {error:#}"),
+    }
+}
