@@ -13,7 +13,7 @@
 //! Each becomes `<layer id>.<name>` in the registry and a field of the
 //! shader's `params` uniform block.
 
-use crate::params::{ParamKind, ParamSpec, Value};
+use crate::params::{ParamKind, ParamSpec};
 
 /// One declared parameter.
 #[derive(Debug, Clone, PartialEq)]
@@ -176,6 +176,7 @@ fn is_identifier(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::params::Value;
 
     #[test]
     fn every_type_parses_with_its_options() {

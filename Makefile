@@ -1,0 +1,50 @@
+# The two commands a newcomer needs on a fresh Debian or Ubuntu machine:
+#   make run    builds sylva and opens the default show
+#   make test   runs every test (GPU tests on Mesa's software Vulkan adapter)
+# Both first install the system packages that are missing (as root, or
+# through sudo), saying what they install.
+
+SHELL := /bin/bash
+
+# Build tools, ALSA headers for MIDI (midir), the Vulkan loader and Mesa's
+# software Vulkan driver (lavapipe: tests run on it), and the X11, Wayland
+# and xkbcommon libraries winit loads at run time.
+PACKAGES := build-essential pkg-config libasound2-dev libvulkan1 mesa-vulkan-drivers \
+	libx11-6 libx11-xcb1 libxcursor1 libxi6 libxrandr2 libxkbcommon0 libxkbcommon-x11-0 \
+	libwayland-client0 libwayland-cursor0 libegl1
+
+# Tests pick the software adapter so golden images do not depend on the GPU.
+TEST_ADAPTER ?= llvmpipe
+
+export XDG_RUNTIME_DIR ?= /tmp
+
+.PHONY: run test deps rust
+
+run: deps rust
+	cargo run --release --locked
+
+test: deps rust
+	SYLVA_ADAPTER=$(TEST_ADAPTER) cargo test --locked
+
+deps:
+	@if ! command -v apt-get >/dev/null 2>&1; then \
+		echo "deps: not a Debian/Ubuntu system; install a Vulkan (or Metal/DX12) driver and, on Linux, ALSA headers yourself"; \
+		exit 0; \
+	fi; \
+	missing=""; \
+	for p in $(PACKAGES); do \
+		dpkg-query -W -f='$${Status}' "$$p" 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
+	done; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ]; then sudo=""; \
+	elif command -v sudo >/dev/null 2>&1; then sudo="sudo"; \
+	else echo "deps: missing packages:$$missing"; echo "deps: run as root or install sudo"; exit 1; fi; \
+	echo "deps: installing:$$missing"; \
+	$$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$missing
+
+rust:
+	@command -v cargo >/dev/null 2>&1 || { \
+		echo "cargo not found. Install Rust with rustup:"; \
+		echo "  curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh"; \
+		echo "then open a new shell (or: source \$$HOME/.cargo/env) and run make again."; \
+		exit 1; }
