@@ -43,6 +43,11 @@ pub struct PassStats {
     pub median_ms: f64,
     /// 95th percentile milliseconds.
     pub p95_ms: f64,
+    /// Bytes the pass reads and writes in memory (a lower bound where a
+    /// shader's texture reads are unknown).
+    pub bytes: u64,
+    /// `bytes` over the median time, in GB/s.
+    pub gb_per_s: f64,
 }
 
 /// Results at one size.
@@ -115,12 +120,18 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<BenchReport> {
         renderer.apply_preset("bench", &preset)?;
         apply_settings(&mut renderer, &options.set)?;
         let frames = measure(&mut renderer, resolution, options.steps)?;
+        let mut passes = statistics(&frames);
+        let pixels = u64::from(resolution[0]) * u64::from(resolution[1]);
+        for pass in &mut passes {
+            pass.bytes = pass_bytes(&pass.pass, pixels);
+            pass.gb_per_s = pass.bytes as f64 / (pass.median_ms * 1e6).max(1e-12);
+        }
         results.push(SizeResult {
             size,
             unit: unit.to_string(),
             resolution,
             steps: frames.len(),
-            passes: statistics(&frames),
+            passes,
         });
     }
     Ok(BenchReport {
@@ -167,6 +178,19 @@ fn measure(
     Ok(frames)
 }
 
+/// Memory traffic of a pass at `pixels` (render scale 1): the compositor's
+/// are exact (half-float RGBA is 8 bytes a pixel, the 8-bit output 4); a
+/// layer pass counts its target write only.
+fn pass_bytes(label: &str, pixels: u64) -> u64 {
+    if label == "compositor.master" {
+        pixels * (8 + 4)
+    } else if label.starts_with("compositor.blend.") {
+        pixels * 8 * 3
+    } else {
+        pixels * 8
+    }
+}
+
 /// Median and p95 per pass label, in the order passes first appeared.
 pub fn statistics(frames: &[Vec<PassTime>]) -> Vec<PassStats> {
     let mut labels: Vec<&str> = Vec::new();
@@ -189,6 +213,8 @@ pub fn statistics(frames: &[Vec<PassTime>]) -> Vec<PassStats> {
                 pass: label.to_string(),
                 median_ms: percentile(&times, 0.5),
                 p95_ms: percentile(&times, 0.95),
+                bytes: 0,
+                gb_per_s: 0.0,
             }
         })
         .collect()
@@ -208,7 +234,7 @@ pub fn table(report: &BenchReport) -> String {
     let mut text = format!("adapter: {}\nlayer: {}\n", report.adapter, report.layer);
     for result in &report.results {
         text.push_str(&format!(
-            "\nsize {} ({}), {}x{}, {} steps\n  {:<36} {:>10} {:>10}\n",
+            "\nsize {} ({}), {}x{}, {} steps\n  {:<36} {:>10} {:>10} {:>12} {:>9}\n",
             result.size,
             result.unit,
             result.resolution[0],
@@ -216,12 +242,14 @@ pub fn table(report: &BenchReport) -> String {
             result.steps,
             "pass",
             "median ms",
-            "p95 ms"
+            "p95 ms",
+            "bytes",
+            "GB/s"
         ));
         for pass in &result.passes {
             text.push_str(&format!(
-                "  {:<36} {:>10.4} {:>10.4}\n",
-                pass.pass, pass.median_ms, pass.p95_ms
+                "  {:<36} {:>10.4} {:>10.4} {:>12} {:>9.1}\n",
+                pass.pass, pass.median_ms, pass.p95_ms, pass.bytes, pass.gb_per_s
             ));
         }
     }

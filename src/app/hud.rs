@@ -190,8 +190,17 @@ fn main_panel(context: &egui::Context, show: &mut Renderer, fps: f32) {
                     ui.monospace(format!("{:<32} {:>7.3}", pass.label, pass.ms));
                 }
             });
-            let ids: Vec<String> = show.layers().iter().map(|l| l.id().to_string()).collect();
-            ui.label(format!("layers: {}", ids.join(", ")));
+            let layers: Vec<String> = show
+                .layers()
+                .iter()
+                .map(
+                    |l| match show.registry.flag(&format!("{}.enabled", l.id())) {
+                        true => l.id().to_string(),
+                        false => format!("{} (off)", l.id()),
+                    },
+                )
+                .collect();
+            ui.label(format!("layers: {}", layers.join(", ")));
             egui::ScrollArea::vertical()
                 .max_height(480.0)
                 .show(ui, |ui| {

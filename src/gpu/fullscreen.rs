@@ -3,6 +3,8 @@
 //! `shader` layer are built on it. Creation runs inside a validation error
 //! scope so a broken shader yields an error message, never a panic.
 
+use super::target::begin_cleared_pass;
+
 /// A compiled fullscreen pass: vertex entry `vs_fullscreen`, fragment entry
 /// `fs_main`, one bind group at index 0.
 pub struct FullscreenPipeline {
@@ -65,22 +67,7 @@ impl FullscreenPipeline {
         bind_group: &wgpu::BindGroup,
         timestamp_writes: Option<wgpu::RenderPassTimestampWrites<'_>>,
     ) {
-        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-            label: Some(label),
-            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                view: target,
-                depth_slice: None,
-                resolve_target: None,
-                ops: wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT),
-                    store: wgpu::StoreOp::Store,
-                },
-            })],
-            depth_stencil_attachment: None,
-            timestamp_writes,
-            occlusion_query_set: None,
-            multiview_mask: None,
-        });
+        let mut pass = begin_cleared_pass(encoder, label, target, timestamp_writes);
         pass.set_pipeline(&self.pipeline);
         pass.set_bind_group(0, bind_group, &[]);
         pass.draw(0..3, 0..1);

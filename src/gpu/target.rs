@@ -59,8 +59,18 @@ impl RenderTarget {
 /// Clears `view` to transparent black with an empty render pass, which
 /// every backend supports (unlike `clear_texture`).
 pub fn clear_view(encoder: &mut wgpu::CommandEncoder, view: &wgpu::TextureView) {
+    begin_cleared_pass(encoder, "clear", view, None);
+}
+
+/// Starts a render pass on `view` that first clears it to transparent black.
+pub fn begin_cleared_pass<'e>(
+    encoder: &'e mut wgpu::CommandEncoder,
+    label: &str,
+    view: &wgpu::TextureView,
+    timestamp_writes: Option<wgpu::RenderPassTimestampWrites<'_>>,
+) -> wgpu::RenderPass<'e> {
     encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-        label: Some("clear"),
+        label: Some(label),
         color_attachments: &[Some(wgpu::RenderPassColorAttachment {
             view,
             depth_slice: None,
@@ -71,8 +81,8 @@ pub fn clear_view(encoder: &mut wgpu::CommandEncoder, view: &wgpu::TextureView) 
             },
         })],
         depth_stencil_attachment: None,
-        timestamp_writes: None,
+        timestamp_writes,
         occlusion_query_set: None,
         multiview_mask: None,
-    });
+    })
 }
