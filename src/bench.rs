@@ -13,7 +13,7 @@ use crate::gpu::{Gpu, OUTPUT_FORMAT, PassTime, RenderTarget};
 use crate::headless::ShowOptions;
 use crate::params::Source;
 use crate::renderer::Renderer;
-use crate::show::{Assets, Preset, toml_value};
+use crate::show::{Preset, toml_value};
 use crate::status::ErrorLog;
 
 /// Frames rendered before measuring, so pipelines and caches are warm.
@@ -103,12 +103,8 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<BenchReport> {
     let mut results = Vec::new();
     for &size in &options.sizes {
         let (resolution, unit) = setup(kind, size)?;
-        let mut renderer = Renderer::new(
-            gpu.clone(),
-            Assets::new(&options.show.project),
-            OUTPUT_FORMAT,
-            options.show.seed,
-        )?;
+        let (assets, _) = options.show.assets();
+        let mut renderer = Renderer::new(gpu.clone(), assets, OUTPUT_FORMAT, options.show.seed)?;
         let preset = Preset {
             file: "bench".into(),
             description: String::new(),

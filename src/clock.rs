@@ -18,13 +18,17 @@ pub struct Clock {
 }
 
 impl Clock {
-    /// Advances by `dt` seconds at `bpm`.
-    pub fn tick(&mut self, dt: f32, bpm: f32) {
+    /// Advances by `dt` seconds at `bpm`; returns the number of the beat
+    /// that started during this tick, if one did.
+    pub fn tick(&mut self, dt: f32, bpm: f32) -> Option<u64> {
+        let before = self.beats.floor();
         self.dt = dt;
         self.time += f64::from(dt);
         self.frame += 1;
         self.bpm = bpm;
         self.beats += f64::from(dt) * f64::from(bpm) / 60.0;
+        let after = self.beats.floor();
+        (after > before).then_some(after as u64)
     }
 
     /// Position inside the current beat, 0..1.

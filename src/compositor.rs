@@ -11,10 +11,10 @@ use bytemuck::{Pod, Zeroable};
 
 use crate::clock::Clock;
 use crate::gpu::bindings::{Slot, bind, layout, uniform_buffer};
+use crate::gpu::wgsl::Composer;
 use crate::gpu::{FullscreenPipeline, Gpu, GpuProfiler, HDR_FORMAT, RenderTarget};
 use crate::layers::{Layer, LayerEnv, LayerFrame};
 use crate::params::{ParamSpec, Registry};
-use crate::show::Folder;
 
 /// Tonemap curves, in the order of `master.tonemap`.
 pub const TONEMAPS: [&str; 3] = ["aces", "reinhard", "clamp"];
@@ -111,18 +111,12 @@ impl Compositor {
         );
         let compile = |file: &'static str, layout: &wgpu::BindGroupLayout, format| {
             let fail = |message: String| CompositorError { file, message };
-            let mut source = env
-                .assets
-                .read(Folder::Shaders, "common/fullscreen.wgsl")
-                .map_err(|e| fail(e.to_string()))?
-                .text;
-            source.push_str(
-                &env.assets
-                    .read(Folder::Shaders, file)
-                    .map_err(|e| fail(e.to_string()))?
-                    .text,
-            );
-            FullscreenPipeline::new(device, file, &source, layout, format).map_err(fail)
+            let composed = Composer::new(env.assets)
+                .file(file)
+                .and_then(Composer::finish)
+                .map_err(fail)?;
+            composed.validate().map_err(fail)?;
+            FullscreenPipeline::new(device, file, composed.text(), layout, format).map_err(fail)
         };
         let blend_pipeline = compile("compositor/blend.wgsl", &blend_layout, HDR_FORMAT)?;
         let master_pipeline = compile("compositor/master.wgsl", &master_layout, output_format)?;

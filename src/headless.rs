@@ -3,7 +3,7 @@
 //! into an offscreen target for machines without a screen and for tests of
 //! control, reload and soak. Both drive the same [`Renderer`] as the window.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -11,7 +11,7 @@ use anyhow::{Context, bail};
 
 use crate::gpu::{AdapterChoice, Gpu, OUTPUT_FORMAT, RenderTarget, read_rgba8};
 use crate::renderer::Renderer;
-use crate::show::Assets;
+use crate::show::{Assets, Folder};
 use crate::status::ErrorLog;
 
 /// What every show needs to start: adapter, show folder, preset, seed.
@@ -25,6 +25,47 @@ pub struct ShowOptions {
     pub preset: String,
     /// Seed of every random choice.
     pub seed: u64,
+    /// Script to run instead of the preset's: a name in `scripts/` or a
+    /// path to a `.lua` file (whose folder then serves `require`).
+    pub script: Option<String>,
+    /// Folders that replace `<project>/shaders`, `scripts` or `presets`.
+    pub folders: Vec<(Folder, PathBuf)>,
+    /// Reload shaders, scripts and presets when they are saved.
+    pub watch: bool,
+}
+
+impl ShowOptions {
+    /// A show of `preset` in `project` with everything else default.
+    pub fn new(project: impl Into<PathBuf>, preset: &str) -> Self {
+        Self {
+            adapter: AdapterChoice::default(),
+            project: project.into(),
+            preset: preset.to_string(),
+            seed: 1,
+            script: None,
+            folders: Vec::new(),
+            watch: false,
+        }
+    }
+
+    /// The show files these options name, and the script file inside them.
+    pub fn assets(&self) -> (Assets, Option<String>) {
+        let mut assets = Assets::new(&self.project);
+        for (folder, dir) in &self.folders {
+            assets = assets.with_folder(*folder, dir);
+        }
+        let script = self.script.as_ref().map(|script| {
+            let path = Path::new(script);
+            match (path.is_file(), path.parent(), path.file_name()) {
+                (true, Some(parent), Some(name)) => {
+                    assets = assets.clone().with_folder(Folder::Scripts, parent);
+                    name.to_string_lossy().into_owned()
+                }
+                _ => script.clone(),
+            }
+        });
+        (assets, script)
+    }
 }
 
 /// Opens the device (printing the adapter line) and loads the preset.
@@ -43,8 +84,14 @@ pub fn start_on(
     output_format: wgpu::TextureFormat,
 ) -> anyhow::Result<Renderer> {
     tracing::info!("adapter: {}", gpu.adapter_line());
-    let assets = Assets::new(&options.project);
+    let (assets, script) = options.assets();
     let mut renderer = Renderer::new(gpu, assets, output_format, options.seed)?;
+    if let Some(script) = script {
+        renderer.override_script(&script);
+    }
+    if options.watch {
+        renderer.watch(Box::new(|| {}));
+    }
     renderer
         .load_preset(&options.preset)
         .with_context(|| format!("loading preset {}", options.preset))?;

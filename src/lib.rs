@@ -10,6 +10,7 @@
 
 pub mod app;
 pub mod bench;
+pub mod check;
 pub mod clock;
 pub mod compositor;
 pub mod frame;
@@ -18,5 +19,6 @@ pub mod headless;
 pub mod layers;
 pub mod params;
 pub mod renderer;
+pub mod script;
 pub mod show;
 pub mod status;

@@ -9,6 +9,7 @@ use sylva::app::{self, NoDisplay, WindowOptions};
 use sylva::bench::{self, BenchOptions};
 use sylva::gpu::AdapterChoice;
 use sylva::headless::{self, HeadlessOptions, RenderOptions, ShowOptions, parse_size};
+use sylva::show::{Assets, Folder};
 
 /// A live-coding and VJ runtime: GPU simulation layers choreographed by Lua
 /// and WGSL, played from MIDI and OSC.
@@ -30,6 +31,17 @@ enum Command {
     Render(RenderArgs),
     /// Measure a layer's GPU time per pass at several sizes.
     Bench(BenchArgs),
+    /// Validate every shader, script and preset without a window; exit 1 on any problem.
+    Check(CheckArgs),
+}
+
+#[derive(Args)]
+struct CheckArgs {
+    /// Show folder to check (its files and the built-in ones they override).
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    project: PathBuf,
+    #[command(flatten)]
+    folders: FolderArgs,
 }
 
 /// What every show needs.
@@ -47,15 +59,50 @@ struct ShowArgs {
     /// Seed for every random choice.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Lua script to run instead of the preset's (a name in scripts/ or a path).
+    #[arg(long, value_name = "FILE")]
+    script: Option<String>,
+    #[command(flatten)]
+    folders: FolderArgs,
+}
+
+/// Folders that replace the show folder's own.
+#[derive(Args, Clone)]
+struct FolderArgs {
+    /// Read (and watch) shaders from DIR instead of <project>/shaders.
+    #[arg(long, value_name = "DIR")]
+    shaders: Option<PathBuf>,
+    /// Read (and watch) scripts from DIR instead of <project>/scripts.
+    #[arg(long, value_name = "DIR")]
+    scripts: Option<PathBuf>,
+    /// Read (and watch) presets from DIR instead of <project>/presets.
+    #[arg(long, value_name = "DIR")]
+    presets: Option<PathBuf>,
+}
+
+impl FolderArgs {
+    fn list(&self) -> Vec<(Folder, PathBuf)> {
+        [
+            (Folder::Shaders, &self.shaders),
+            (Folder::Scripts, &self.scripts),
+            (Folder::Presets, &self.presets),
+        ]
+        .into_iter()
+        .filter_map(|(folder, dir)| dir.clone().map(|d| (folder, d)))
+        .collect()
+    }
 }
 
 impl ShowArgs {
-    fn options(&self) -> ShowOptions {
+    fn options(&self, watch: bool) -> ShowOptions {
         ShowOptions {
             adapter: AdapterChoice::from_cli(self.adapter.clone()),
             project: self.project.clone(),
             preset: self.preset.clone(),
             seed: self.seed,
+            script: self.script.clone(),
+            folders: self.folders.list(),
+            watch,
         }
     }
 }
@@ -145,13 +192,14 @@ fn main() -> ExitCode {
         None => run(cli.run),
         Some(Command::Run(args)) => run(args),
         Some(Command::Render(args)) => headless::render(&RenderOptions {
-            show: args.show.options(),
+            show: args.show.options(false),
             frames: args.frames,
             size: args.size,
             out: args.out,
             fps: args.fps,
         }),
         Some(Command::Bench(args)) => bench_command(args),
+        Some(Command::Check(args)) => check_command(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -169,7 +217,7 @@ fn main() -> ExitCode {
 fn run(args: RunArgs) -> anyhow::Result<()> {
     if args.headless {
         return headless::run(&HeadlessOptions {
-            show: args.show.options(),
+            show: args.show.options(true),
             size: args.size,
             exit_after: args.exit_after,
             frames: args.frames,
@@ -178,16 +226,33 @@ fn run(args: RunArgs) -> anyhow::Result<()> {
         });
     }
     app::run(WindowOptions {
-        show: args.show.options(),
+        show: args.show.options(true),
         fullscreen: args.fullscreen,
         monitor: args.monitor,
         vsync: !args.no_vsync,
     })
 }
 
+fn check_command(args: &CheckArgs) -> anyhow::Result<()> {
+    let mut assets = Assets::new(&args.project);
+    for (folder, dir) in args.folders.list() {
+        assets = assets.with_folder(folder, dir);
+    }
+    let report = sylva::check::run(&assets);
+    for problem in &report.problems {
+        eprintln!("{problem}\n");
+    }
+    println!("{}", report.summary());
+    if report.problems.is_empty() {
+        Ok(())
+    } else {
+        anyhow::bail!("{}", report.summary())
+    }
+}
+
 fn bench_command(args: BenchArgs) -> anyhow::Result<()> {
     let report = bench::run(&BenchOptions {
-        show: args.show.options(),
+        show: args.show.options(false),
         layer: args.layer,
         sizes: args.sizes,
         steps: args.steps,

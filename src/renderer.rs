@@ -13,8 +13,20 @@ use crate::frame::FrameUniforms;
 use crate::gpu::{Gpu, GpuProfiler, bindings::uniform_buffer};
 use crate::layers::{self, Layer, LayerEnv};
 use crate::params::{Registry, Source};
-use crate::show::{Assets, Folder, Preset, PresetError};
+use crate::script::{ScriptCommand, ScriptEvent, ScriptHost};
+use crate::show::{Assets, Folder, Preset, PresetError, ShowWatcher};
 use crate::status::ErrorLog;
+
+/// Why a renderer could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum RendererError {
+    /// A built-in compositor shader failed.
+    #[error(transparent)]
+    Compositor(#[from] CompositorError),
+    /// The Lua state could not be created.
+    #[error("cannot start Lua: {0}")]
+    Script(String),
+}
 
 /// Everything one show needs to render frames.
 pub struct Renderer {
@@ -36,6 +48,9 @@ pub struct Renderer {
     frame_uniforms: wgpu::Buffer,
     preset: Option<String>,
     seed: u64,
+    script: ScriptHost,
+    script_override: Option<String>,
+    watcher: Option<ShowWatcher>,
 }
 
 impl Renderer {
@@ -45,7 +60,7 @@ impl Renderer {
         assets: Assets,
         output_format: wgpu::TextureFormat,
         seed: u64,
-    ) -> Result<Self, CompositorError> {
+    ) -> Result<Self, RendererError> {
         let errors = gpu.errors.clone();
         let compositor = {
             let env = LayerEnv {
@@ -62,6 +77,8 @@ impl Renderer {
         let frame_uniforms =
             uniform_buffer(&gpu.device, "frame.uniforms", size_of::<FrameUniforms>());
         let profiler = GpuProfiler::new(&gpu.device, &gpu.queue, gpu.timestamps);
+        let script = ScriptHost::new(assets.clone(), errors.clone(), seed)
+            .map_err(|e| RendererError::Script(e.to_string()))?;
         Ok(Self {
             gpu,
             registry,
@@ -75,13 +92,52 @@ impl Renderer {
             frame_uniforms,
             preset: None,
             seed,
+            script,
+            script_override: None,
+            watcher: None,
         })
     }
 
+    /// Runs `file` (in `scripts/`) instead of the script presets name.
+    pub fn override_script(&mut self, file: &str) {
+        self.script_override = Some(file.to_string());
+        self.start_script(None);
+    }
+
+    /// Watches the show folder and reloads shaders, scripts and the preset
+    /// when they are saved. `wake` is called when changes arrive.
+    pub fn watch(&mut self, wake: Box<dyn Fn() + Send>) {
+        match ShowWatcher::start(&self.assets, wake) {
+            Ok(watcher) => self.watcher = watcher,
+            Err(error) => self
+                .errors
+                .report("watcher", format!("cannot watch the show folder: {error}")),
+        }
+    }
+
+    /// The script host (tests feed it events).
+    pub fn script(&mut self) -> &mut ScriptHost {
+        &mut self.script
+    }
+
+    /// Passes an event to the script and applies what it asks.
+    pub fn dispatch(&mut self, event: &ScriptEvent) {
+        self.script.dispatch(event, &self.registry, &self.clock);
+        self.apply_script_commands();
+    }
+
     /// Loads preset `name` (`presets/<name>.toml`) from the show folder or
-    /// the binary, or a `.toml` file at any path given by a person.
+    /// the binary, or a `.toml` file at any path a person typed.
     pub fn load_preset(&mut self, name: &str) -> Result<(), PresetError> {
-        let (file, text) = read_preset(&self.assets, name)?;
+        let (file, text) = read_preset(&self.assets, name, true)?;
+        let preset = Preset::parse(&file, &text)?;
+        self.apply_preset(name, &preset)
+    }
+
+    /// Loads a preset named by a script or the network: only names inside
+    /// the show folder's presets.
+    pub fn load_show_preset(&mut self, name: &str) -> Result<(), PresetError> {
+        let (file, text) = read_preset(&self.assets, name, false)?;
         let preset = Preset::parse(&file, &text)?;
         self.apply_preset(name, &preset)
     }
@@ -95,7 +151,92 @@ impl Renderer {
         self.layer_params = layer_params;
         self.preset = Some(name.to_string());
         tracing::info!("preset {name} loaded: {} layers", self.layers.len());
+        self.start_script(preset.script.as_deref());
+        self.dispatch(&ScriptEvent::Preset(name.to_string()));
         Ok(())
+    }
+
+    /// Starts the overriding script, else the preset's, unless it already runs.
+    fn start_script(&mut self, preset_script: Option<&str>) {
+        let Some(file) = self
+            .script_override
+            .clone()
+            .or(preset_script.map(str::to_string))
+        else {
+            return;
+        };
+        let file = file.strip_prefix("scripts/").unwrap_or(&file).to_string();
+        if self.script.file() == file && self.script.is_running() {
+            return;
+        }
+        // A failure is on screen and in the log; the old script runs on.
+        let _ = self.script.load(&file, &self.registry, &self.clock);
+        self.apply_script_commands();
+    }
+
+    fn apply_script_commands(&mut self) {
+        for command in self.script.take_commands() {
+            let result = match command {
+                ScriptCommand::Set(name, value) => {
+                    self.registry.set(&name, value, Source::Script).map(drop)
+                }
+                ScriptCommand::Ramp(name, value, seconds, easing) => self
+                    .registry
+                    .ramp(&name, value, seconds, easing, Source::Script)
+                    .map(drop),
+                ScriptCommand::Preset(name) => {
+                    if let Err(error) = self.load_show_preset(&name) {
+                        self.errors.report("preset", error.to_string());
+                    }
+                    Ok(())
+                }
+                ScriptCommand::Reseed(id) => {
+                    self.reseed_layer(&id);
+                    Ok(())
+                }
+            };
+            if let Err(error) = result {
+                self.errors
+                    .report(format!("scripts/{}", self.script.file()), error.to_string());
+            }
+        }
+    }
+
+    /// Reloads whatever the saved files touch: shader layers, the script,
+    /// the running preset.
+    fn apply_file_changes(&mut self) {
+        let Some(changed) = self.watcher.as_ref().map(ShowWatcher::drain) else {
+            return;
+        };
+        if changed.is_empty() {
+            return;
+        }
+        let env = LayerEnv {
+            gpu: &self.gpu,
+            assets: &self.assets,
+            errors: &self.errors,
+        };
+        for layer in self.layers.iter_mut() {
+            if layer.reload(&env, &changed) {
+                sync_params(layer.as_ref(), &mut self.registry, &mut self.layer_params);
+            }
+        }
+        self.script
+            .reload_if_changed(&changed, &self.registry, &self.clock);
+        self.apply_script_commands();
+        let preset_file = self
+            .preset
+            .as_ref()
+            .map(|p| format!("{}.toml", p.trim_end_matches(".toml")));
+        let preset_saved = changed
+            .iter()
+            .any(|c| c.folder == Folder::Presets && Some(&c.name) == preset_file.as_ref());
+        if let (true, Some(name)) = (preset_saved, self.preset.clone()) {
+            match self.load_show_preset(&name) {
+                Ok(()) => self.errors.clear("preset"),
+                Err(error) => self.errors.report("preset", error.to_string()),
+            }
+        }
     }
 
     #[allow(clippy::type_complexity, reason = "the three parts of a staged show")]
@@ -163,9 +304,22 @@ impl Renderer {
     /// Restarts every layer from `seed` and clears feedback.
     pub fn reseed(&mut self, seed: u64) {
         self.seed = seed;
-        for layer in &mut self.layers {
-            layer.reseed(seed);
-            self.compositor.forget(layer.id());
+        let ids: Vec<String> = self.layers.iter().map(|l| l.id().to_string()).collect();
+        for id in ids {
+            self.reseed_layer(&id);
+        }
+    }
+
+    /// Restarts one layer and clears its feedback.
+    pub fn reseed_layer(&mut self, id: &str) {
+        match self.layers.iter_mut().find(|l| l.id() == id) {
+            Some(layer) => {
+                layer.reseed(self.seed);
+                self.compositor.forget(id);
+            }
+            None => self
+                .errors
+                .report("reseed", format!("no layer {id:?} to reseed")),
         }
     }
 
@@ -179,18 +333,19 @@ impl Renderer {
         output: &wgpu::TextureView,
         output_size: [u32; 2],
     ) -> wgpu::CommandEncoder {
+        self.apply_file_changes();
+        self.script.update(dt, &self.registry, &self.clock);
+        self.apply_script_commands();
+        self.update_layers();
+        self.registry.advance(dt);
+        if let Some(beat) = self.clock.tick(dt, self.registry.float("master.bpm")) {
+            self.dispatch(&ScriptEvent::Beat(beat));
+        }
         let env = LayerEnv {
             gpu: &self.gpu,
             assets: &self.assets,
             errors: &self.errors,
         };
-        for layer in self.layers.iter_mut() {
-            if layer.update(&env, &self.registry) {
-                sync_params(layer.as_ref(), &mut self.registry, &mut self.layer_params);
-            }
-        }
-        self.registry.advance(dt);
-        self.clock.tick(dt, self.registry.float("master.bpm"));
         self.compositor
             .fit(&self.gpu, &self.registry, &self.clock, output_size);
         let size = self.compositor.render_size();
@@ -216,6 +371,19 @@ impl Renderer {
         );
         self.profiler.resolve(&mut encoder);
         encoder
+    }
+
+    fn update_layers(&mut self) {
+        let env = LayerEnv {
+            gpu: &self.gpu,
+            assets: &self.assets,
+            errors: &self.errors,
+        };
+        for layer in self.layers.iter_mut() {
+            if layer.update(&env, &self.registry) {
+                sync_params(layer.as_ref(), &mut self.registry, &mut self.layer_params);
+            }
+        }
     }
 
     /// Step 7: one submit; timings of finished frames are collected and
@@ -265,16 +433,20 @@ fn apply_known(preset: &Preset, registry: &mut Registry) -> Result<(), PresetErr
     known.apply(registry)
 }
 
-/// Reads a preset by name from the show, or by path when it ends in `.toml`
-/// and exists on disk (a path a person typed).
-fn read_preset(assets: &Assets, name: &str) -> Result<(String, String), PresetError> {
+/// Reads a preset by name from the show, or, when `typed_by_person`, by
+/// path when it ends in `.toml` and exists on disk.
+fn read_preset(
+    assets: &Assets,
+    name: &str,
+    typed_by_person: bool,
+) -> Result<(String, String), PresetError> {
     let fail = |message: String| PresetError {
         file: name.to_string(),
         line: 1,
         message,
     };
     let path = std::path::Path::new(name);
-    if name.ends_with(".toml") && path.is_file() {
+    if typed_by_person && name.ends_with(".toml") && path.is_file() {
         let text = std::fs::read_to_string(path).map_err(|e| fail(e.to_string()))?;
         return Ok((name.to_string(), text));
     }

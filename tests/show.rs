@@ -117,9 +117,7 @@ fn bench_reports_every_pass_of_a_layer() {
             adapter: AdapterChoice {
                 name: Some(support::adapter_name()),
             },
-            project: support::fixtures(),
-            preset: String::new(),
-            seed: 1,
+            ..ShowOptions::new(support::fixtures(), "")
         },
         layer: "shader.aurora".into(),
         sizes: vec![36, 72],

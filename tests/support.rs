@@ -55,12 +55,12 @@ pub fn out_dir() -> PathBuf {
 
 /// A renderer on the shared device with `preset` loaded from `project`.
 pub fn renderer(project: PathBuf, preset: &str, format: wgpu::TextureFormat) -> Renderer {
-    let options = ShowOptions {
-        adapter: AdapterChoice::default(),
-        project,
-        preset: preset.to_string(),
-        seed: 1,
-    };
+    start(ShowOptions::new(project, preset), format)
+}
+
+/// A renderer on the shared device for `options`.
+pub fn start(options: ShowOptions, format: wgpu::TextureFormat) -> Renderer {
+    let preset = options.preset.clone();
     match start_on(gpu(), &options, format) {
         Ok(renderer) => renderer,
         Err(error) => panic!("starting preset {preset}: {error:#}"),

@@ -1,6 +1,8 @@
 // Blends one layer over the composite of the layers below it, in linear HDR.
 // Layers are premultiplied; every mode reduces to `below` at opacity 0.
 
+#include "common/fullscreen.wgsl"
+
 struct Blend {
     mode: u32,
     opacity: f32,

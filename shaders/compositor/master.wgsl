@@ -2,6 +2,8 @@
 // a tonemap into the output's range, sampled at the output's size so
 // `master.render_scale` can render the layers smaller or larger.
 
+#include "common/fullscreen.wgsl"
+
 struct Master {
     brightness: f32,
     blackout: f32,

@@ -10,6 +10,8 @@
 // @param crown colour 0.55,0.12,0.85,1 "Colour high in the curtains"
 // @param stars float 1 min=0 max=3 "Brightness of the stars"
 
+#include "common/noise.wgsl"
+
 fn curtain(p: vec2<f32>, t: f32, offset: f32) -> vec3<f32> {
     let drift = fbm2(vec2<f32>(p.x * params.folds + offset, t)) - 0.5;
     let edge = 0.42 + offset * 0.07 + drift * 0.5 * params.warp;

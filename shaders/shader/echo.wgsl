@@ -8,6 +8,7 @@
 // @param feed float 0.08 min=0 max=2 smooth=0.2 "How much of the layers below enters the echo"
 // @param hue float 0.015 min=-0.2 max=0.2 smooth=0.2 "Hue turn per frame, in turns"
 
+
 // Rotates a linear colour around the grey axis by `angle` radians.
 fn turn_hue(c: vec3<f32>, angle: f32) -> vec3<f32> {
     let k = vec3<f32>(0.57735);

@@ -1,19 +1,205 @@
-//! WGSL validation with naga before anything reaches the device, so a
-//! mistake is reported as `file:line:column` with the source line and a
-//! caret, the way a compiler would, instead of as a device error.
+//! WGSL composition and validation. A shader file may pull shared code from
+//! `shaders/common/` with `#include "common/noise.wgsl"` lines; the composer
+//! blanks those lines and appends the included files (once each, in order,
+//! recursively) after the file itself, so the file keeps its own line
+//! numbers. naga then parses and validates the whole, and any error is
+//! mapped back to the file and line it came from and printed the way a
+//! compiler would: `file:line:column`, the source line, a caret.
 
-/// Parses and validates `source`; `file` names it in the message.
+use naga::SourceLocation;
+
+use crate::show::{Assets, Folder};
+
+/// One file (or generated text) inside a composed shader.
+#[derive(Debug, Clone)]
+struct Piece {
+    /// Name shown in errors, e.g. `shaders/common/noise.wgsl`.
+    display: String,
+    /// Name relative to `shaders/`, for reload matching; `None` if generated.
+    file: Option<String>,
+    /// First line of the piece in the composed text, 1-based.
+    first_line: usize,
+    /// Number of lines.
+    lines: usize,
+}
+
+/// A shader assembled from its file, its includes and generated code.
+#[derive(Debug, Clone, Default)]
+pub struct Composed {
+    text: String,
+    pieces: Vec<Piece>,
+}
+
+/// Builds a [`Composed`] shader from files of the show's shaders folder.
+pub struct Composer<'a> {
+    assets: &'a Assets,
+    composed: Composed,
+    pending: Vec<String>,
+}
+
+impl<'a> Composer<'a> {
+    /// An empty composition reading includes through `assets`.
+    pub fn new(assets: &'a Assets) -> Self {
+        Self {
+            assets,
+            composed: Composed::default(),
+            pending: Vec::new(),
+        }
+    }
+
+    /// Adds the file `name` (relative to `shaders/`) and queues its includes.
+    pub fn file(mut self, name: &str) -> Result<Self, String> {
+        if self.composed.files().any(|f| f == name) {
+            return Ok(self);
+        }
+        let asset = self
+            .assets
+            .read(Folder::Shaders, name)
+            .map_err(|e| e.to_string())?;
+        self.push(&asset.display, Some(name), &asset.text)?;
+        Ok(self)
+    }
+
+    /// Adds text that no file holds (a generated struct), under `label`.
+    pub fn generated(mut self, label: &str, text: &str) -> Result<Self, String> {
+        self.push(label, None, text)?;
+        Ok(self)
+    }
+
+    /// Appends every queued include and returns the composition.
+    pub fn finish(mut self) -> Result<Composed, String> {
+        while !self.pending.is_empty() {
+            let name = self.pending.remove(0);
+            self = self.file(&name)?;
+        }
+        Ok(self.composed)
+    }
+
+    fn push(&mut self, display: &str, file: Option<&str>, text: &str) -> Result<(), String> {
+        let first_line = self.composed.text.lines().count() + 1;
+        let mut lines = 0;
+        for (index, line) in text.lines().enumerate() {
+            lines += 1;
+            match include_target(line) {
+                Some(Ok(target)) => {
+                    crate::show::inside_show(target)
+                        .map_err(|e| format!("{display}:{}: {e}", index + 1))?;
+                    self.pending.push(target.to_string());
+                    self.composed.text.push('\n');
+                }
+                Some(Err(message)) => return Err(format!("{display}:{}: {message}", index + 1)),
+                None => {
+                    self.composed.text.push_str(line);
+                    self.composed.text.push('\n');
+                }
+            }
+        }
+        self.composed.pieces.push(Piece {
+            display: display.to_string(),
+            file: file.map(str::to_string),
+            first_line,
+            lines,
+        });
+        Ok(())
+    }
+}
+
+/// `Some(Ok(name))` for an `#include "name"` line, `Some(Err)` for a
+/// malformed one, `None` for any other line.
+fn include_target(line: &str) -> Option<Result<&str, String>> {
+    let rest = line.trim().strip_prefix("#include")?;
+    let name = rest
+        .trim()
+        .strip_prefix('"')
+        .and_then(|r| r.strip_suffix('"'))
+        .filter(|n| !n.is_empty());
+    Some(name.ok_or_else(|| "expected #include \"path/inside/shaders.wgsl\"".to_string()))
+}
+
+impl Composed {
+    /// The WGSL text naga and wgpu receive.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// Every file it was built from, relative to `shaders/`.
+    pub fn files(&self) -> impl Iterator<Item = &str> {
+        self.pieces.iter().filter_map(|p| p.file.as_deref())
+    }
+
+    /// Parses and validates with naga; errors name the file and line.
+    pub fn validate(&self) -> Result<naga::Module, String> {
+        let module = naga::front::wgsl::parse_str(&self.text)
+            .map_err(|e| self.describe(e.location(&self.text), e.message(), &[]))?;
+        let mut validator = naga::valid::Validator::new(
+            naga::valid::ValidationFlags::all(),
+            naga::valid::Capabilities::default(),
+        );
+        validator.validate(&module).map_err(|e| {
+            let mut causes = Vec::new();
+            let mut cause = std::error::Error::source(e.as_inner());
+            while let Some(inner) = cause {
+                causes.push(inner.to_string());
+                cause = inner.source();
+            }
+            self.describe(e.location(&self.text), &e.as_inner().to_string(), &causes)
+        })?;
+        Ok(module)
+    }
+
+    /// `file:line:column: message`, the source line with a caret, and the
+    /// causes, for a location in the composed text.
+    fn describe(
+        &self,
+        location: Option<SourceLocation>,
+        message: &str,
+        causes: &[String],
+    ) -> String {
+        let first = self.pieces.first().map_or("shader", |p| p.display.as_str());
+        let Some(location) = location else {
+            let mut text = format!("{first}: {message}");
+            for cause in causes {
+                text.push_str(&format!("\n  = {cause}"));
+            }
+            return text;
+        };
+        let line = location.line_number as usize;
+        let column = location.line_position as usize;
+        let piece = self
+            .pieces
+            .iter()
+            .find(|p| line >= p.first_line && line < p.first_line + p.lines);
+        let (name, local) = piece.map_or((first, line), |p| {
+            (p.display.as_str(), line - p.first_line + 1)
+        });
+        let source = self.text.lines().nth(line - 1).unwrap_or("");
+        let width =
+            (location.length as usize).clamp(1, source.len().saturating_sub(column - 1).max(1));
+        let mut text = format!(
+            "{name}:{local}:{column}: {message}\n{local:>5} | {source}\n      | {}{}",
+            " ".repeat(column.saturating_sub(1)),
+            "^".repeat(width)
+        );
+        for cause in causes {
+            text.push_str(&format!("\n  = {cause}"));
+        }
+        text
+    }
+}
+
+/// Parses and validates a self-contained WGSL text, for tests and the
+/// uniform layout checks.
 pub fn validate(source: &str, file: &str) -> Result<naga::Module, String> {
-    let module = naga::front::wgsl::parse_str(source)
-        .map_err(|e| e.emit_to_string_with_path(source, file))?;
-    let mut validator = naga::valid::Validator::new(
-        naga::valid::ValidationFlags::all(),
-        naga::valid::Capabilities::default(),
-    );
-    validator
-        .validate(&module)
-        .map_err(|e| e.emit_to_string_with_path(source, file))?;
-    Ok(module)
+    let composed = Composed {
+        text: source.to_string(),
+        pieces: vec![Piece {
+            display: file.to_string(),
+            file: None,
+            first_line: 1,
+            lines: source.lines().count(),
+        }],
+    };
+    composed.validate()
 }
 
 /// The size in bytes naga computes for struct `name` in `module`, for tests
@@ -24,4 +210,89 @@ pub fn struct_size(module: &naga::Module, name: &str) -> Option<u32> {
         .iter()
         .find(|(_, ty)| ty.name.as_deref() == Some(name))
         .map(|(_, ty)| ty.inner.size(module.to_ctx()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn show_with(files: &[(&str, &str)]) -> (Assets, std::path::PathBuf) {
+        let root = std::env::temp_dir().join(format!(
+            "sylva-wgsl-{}-{}",
+            std::process::id(),
+            files.len() * 31 + files[0].1.len()
+        ));
+        for (name, text) in files {
+            let path = root.join("shaders").join(name);
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent).ok();
+            }
+            std::fs::write(path, text).ok();
+        }
+        (Assets::new(&root), root)
+    }
+
+    #[test]
+    fn errors_in_included_files_point_at_that_file_and_line() {
+        let (assets, root) = show_with(&[
+            (
+                "shader/main.wgsl",
+                "#include \"common/helper.wgsl\"\nfn main_fn() -> f32 { return helper(); }\n",
+            ),
+            (
+                "common/helper.wgsl",
+                "// helper\n\nfn helper() -> f32 { return 1.0 + true; }\n",
+            ),
+        ]);
+        let composed = Composer::new(&assets)
+            .file("shader/main.wgsl")
+            .and_then(Composer::finish);
+        let Ok(composed) = composed else {
+            panic!("{composed:?}");
+        };
+        assert_eq!(
+            composed.files().collect::<Vec<_>>(),
+            ["shader/main.wgsl", "common/helper.wgsl"]
+        );
+        let error = composed.validate().err().unwrap_or_default();
+        assert!(
+            error.starts_with("shaders/common/helper.wgsl:3:"),
+            "{error}"
+        );
+        assert!(error.contains("return 1.0 + true;"), "{error}");
+        std::fs::remove_dir_all(root).ok();
+    }
+
+    #[test]
+    fn errors_in_the_main_file_keep_its_line_numbers() {
+        let (assets, root) = show_with(&[(
+            "shader/bad.wgsl",
+            "#include \"common/frame.wgsl\"\n\nfn f() -> f32 {\n    return undefined_name;\n}\n",
+        )]);
+        let composed = Composer::new(&assets)
+            .file("shader/bad.wgsl")
+            .and_then(Composer::finish);
+        let error = composed
+            .and_then(|c| c.validate().map(|_| ()))
+            .err()
+            .unwrap_or_default();
+        assert!(
+            error.starts_with("shaders/shader/bad.wgsl:4:12:"),
+            "{error}"
+        );
+        assert!(error.contains("^^^^"), "{error}");
+        std::fs::remove_dir_all(root).ok();
+    }
+
+    #[test]
+    fn includes_must_stay_in_the_shaders_folder() {
+        let (assets, root) = show_with(&[("shader/x.wgsl", "#include \"../../etc/passwd\"\n")]);
+        let composed = Composer::new(&assets).file("shader/x.wgsl");
+        assert!(
+            composed
+                .err()
+                .is_some_and(|e| e.contains("shaders/shader/x.wgsl:1"))
+        );
+        std::fs::remove_dir_all(root).ok();
+    }
 }

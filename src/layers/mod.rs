@@ -8,7 +8,7 @@ pub mod shader;
 use crate::clock::Clock;
 use crate::gpu::{Gpu, GpuProfiler};
 use crate::params::{ParamSpec, Registry};
-use crate::show::Assets;
+use crate::show::{Assets, ChangedFile, Preset};
 use crate::status::ErrorLog;
 
 /// Blend modes of the compositor, in the order of the `<layer>.blend` enum.
@@ -73,6 +73,11 @@ pub trait Layer {
 
     /// Restarts the layer's simulation from `seed`.
     fn reseed(&mut self, seed: u64);
+
+    /// Re-reads the layer's files if one of `changed` is among them, keeping
+    /// the running version when the new one fails. Returns true when
+    /// [`Layer::params`] changed.
+    fn reload(&mut self, env: &LayerEnv<'_>, changed: &[ChangedFile]) -> bool;
 }
 
 /// Why a layer could not be built.
@@ -95,6 +100,37 @@ pub fn create(id: &str, env: &LayerEnv<'_>) -> Result<Box<dyn Layer>, LayerError
             kind: kind.to_string(),
         }),
     }
+}
+
+/// Every parameter layer `id` of `preset` would declare, found without a
+/// GPU (for `sylva check`): the common three and the kind's own.
+pub fn declared_params(
+    id: &str,
+    assets: &Assets,
+    preset: &Preset,
+) -> Result<Vec<ParamSpec>, String> {
+    let kind = id.split('.').next().unwrap_or(id);
+    let mut specs = common_params(id);
+    match kind {
+        "shader" => {
+            let file_param = shader::file_param(id);
+            let file = preset
+                .params
+                .iter()
+                .find(|p| p.name == file_param.name)
+                .and_then(|p| p.value.as_str().map(str::to_string))
+                .unwrap_or_else(|| file_param.default.as_text().unwrap_or_default().to_string());
+            specs.push(file_param);
+            specs.extend(shader::LayerSource::read(assets, &file)?.specs(id));
+        }
+        _ => {
+            return Err(LayerError::UnknownKind {
+                kind: kind.to_string(),
+            }
+            .to_string());
+        }
+    }
+    Ok(specs)
 }
 
 /// The parameters every layer has: `enabled`, `opacity`, `blend`.

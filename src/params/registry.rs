@@ -69,6 +69,7 @@ struct Entry {
 pub struct Registry {
     entries: BTreeMap<String, Entry>,
     changes: Vec<Change>,
+    revision: u64,
 }
 
 impl Registry {
@@ -94,11 +95,19 @@ impl Registry {
             ramp: None,
         };
         self.entries.insert(entry.spec.name.clone(), entry);
+        self.revision += 1;
+    }
+
+    /// A number that changes whenever a parameter is added, removed or
+    /// redefined, so readers can cache the specs.
+    pub fn revision(&self) -> u64 {
+        self.revision
     }
 
     /// Removes every parameter whose name fails `keep`.
     pub fn retain(&mut self, mut keep: impl FnMut(&str) -> bool) {
         self.entries.retain(|name, _| keep(name));
+        self.revision += 1;
     }
 
     /// The spec of a parameter.

@@ -38,6 +38,14 @@ impl Value {
         }
     }
 
+    /// The text of a string or path value.
+    pub fn as_text(&self) -> Option<&str> {
+        match self {
+            Value::Text(s) => Some(s),
+            _ => None,
+        }
+    }
+
     /// The value's components as floats, for uniform upload and smoothing.
     pub fn components(&self) -> Vec<f32> {
         match self {

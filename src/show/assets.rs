@@ -13,7 +13,7 @@ static SCRIPTS: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/scripts");
 static PRESETS: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/presets");
 
 /// The three folders of a show.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Folder {
     /// `shaders/`: WGSL.
     Shaders,
@@ -24,6 +24,9 @@ pub enum Folder {
 }
 
 impl Folder {
+    /// All three, in the order `sylva check` reports them.
+    pub const ALL: [Folder; 3] = [Folder::Shaders, Folder::Scripts, Folder::Presets];
+
     /// The folder's name inside a show folder.
     pub fn name(self) -> &'static str {
         match self {
@@ -81,12 +84,24 @@ pub struct Asset {
 #[derive(Debug, Clone)]
 pub struct Assets {
     root: PathBuf,
+    overrides: Vec<(Folder, PathBuf)>,
 }
 
 impl Assets {
     /// Files under `root` override the embedded ones.
     pub fn new(root: impl Into<PathBuf>) -> Self {
-        Self { root: root.into() }
+        Self {
+            root: root.into(),
+            overrides: Vec::new(),
+        }
+    }
+
+    /// Reads `folder` from `dir` instead of `<root>/<folder>` (the
+    /// `--shaders`, `--scripts` and `--presets` options).
+    pub fn with_folder(mut self, folder: Folder, dir: impl Into<PathBuf>) -> Self {
+        self.overrides.retain(|(f, _)| *f != folder);
+        self.overrides.push((folder, dir.into()));
+        self
     }
 
     /// The show folder.
@@ -94,11 +109,19 @@ impl Assets {
         &self.root
     }
 
+    /// The directory on disk whose files override `folder`'s embedded ones.
+    pub fn dir(&self, folder: Folder) -> PathBuf {
+        self.overrides
+            .iter()
+            .find(|(f, _)| *f == folder)
+            .map_or_else(|| self.root.join(folder.name()), |(_, dir)| dir.clone())
+    }
+
     /// Reads `name` (relative, inside `folder`).
     pub fn read(&self, folder: Folder, name: &str) -> Result<Asset, AssetError> {
         let relative = inside_show(name)?;
         let display = format!("{}/{}", folder.name(), name);
-        let on_disk = self.root.join(folder.name()).join(relative);
+        let on_disk = self.dir(folder).join(relative);
         if on_disk.is_file() {
             let text = std::fs::read_to_string(&on_disk).map_err(|source| AssetError::Io {
                 path: on_disk.display().to_string(),

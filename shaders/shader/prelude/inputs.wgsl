@@ -1,6 +1,9 @@
 // What every `shader` layer gets, appended after the user's file (so its
 // line numbers stay the user's). `struct Params` is generated from the
-// file's `// @param` header and placed before this.
+// file's `// @param` header.
+
+#include "common/frame.wgsl"
+#include "common/fullscreen.wgsl"
 
 @group(0) @binding(0) var<uniform> sylva: Frame;
 @group(0) @binding(1) var<uniform> params: Params;

@@ -9,26 +9,80 @@
 pub mod header;
 mod params_block;
 
-use header::HeaderParam;
-use params_block::ParamsBlock;
+pub use params_block::ParamsBlock;
+
+pub use header::HeaderParam;
 
 use super::{Layer, LayerEnv, LayerFrame};
 use crate::gpu::bindings::{Slot, bind, layout, uniform_buffer};
-use crate::gpu::{FullscreenPipeline, GpuProfiler, HDR_FORMAT, clear_view, wgsl};
+use crate::gpu::wgsl::{Composed, Composer};
+use crate::gpu::{FullscreenPipeline, GpuProfiler, HDR_FORMAT, clear_view};
 use crate::params::{ParamSpec, Registry};
-use crate::show::Folder;
+use crate::show::{Assets, ChangedFile, Folder};
 
-/// Shared WGSL appended to every user shader, in order.
-const PRELUDE: [&str; 4] = [
-    "common/noise.wgsl",
-    "common/frame.wgsl",
-    "shader/prelude/inputs.wgsl",
-    "common/fullscreen.wgsl",
-];
+/// What every user shader gets after its own code: bindings, helpers and
+/// the fullscreen vertex stage (which include the rest).
+const PRELUDE: &str = "shader/prelude/inputs.wgsl";
+
+/// A shader layer's file read and composed: its header's parameters, their
+/// uniform block, and the full WGSL. `sylva check` validates the same.
+pub struct LayerSource {
+    /// Declared parameters.
+    pub params: Vec<HeaderParam>,
+    /// Their uniform layout.
+    pub block: ParamsBlock,
+    /// The file, the generated `Params` struct and the prelude.
+    pub composed: Composed,
+}
+
+impl LayerSource {
+    /// Reads `file` (relative to `shaders/`) and composes it.
+    pub fn read(assets: &Assets, file: &str) -> Result<Self, String> {
+        let asset = assets
+            .read(Folder::Shaders, file)
+            .map_err(|e| e.to_string())?;
+        let params = header::parse(&asset.text).map_err(|e| format!("{}:{e}", asset.display))?;
+        let block = ParamsBlock::new(&params);
+        let composed = Composer::new(assets)
+            .file(file)?
+            .generated(&format!("struct Params of shaders/{file}"), &block.wgsl())?
+            .file(PRELUDE)?
+            .finish()?;
+        Ok(Self {
+            params,
+            block,
+            composed,
+        })
+    }
+
+    /// The registry specs of the parameters for layer `id`.
+    pub fn specs(&self, id: &str) -> Vec<ParamSpec> {
+        Self::specs_of(&self.params, id)
+    }
+
+    fn specs_of(params: &[HeaderParam], id: &str) -> Vec<ParamSpec> {
+        params
+            .iter()
+            .map(|p| {
+                let mut spec = p.spec.clone();
+                spec.name = format!("{id}.{}", p.name);
+                spec
+            })
+            .collect()
+    }
+}
+
+/// The `file` parameter of layer `id`, naming its WGSL file.
+pub fn file_param(id: &str) -> ParamSpec {
+    let name = id.split_once('.').map_or("main", |(_, name)| name);
+    ParamSpec::path(format!("{id}.file"), format!("shader/{name}.wgsl"))
+        .with_description("WGSL file in the shaders folder")
+}
 
 /// The last version of the file that compiled.
 struct Compiled {
     params: Vec<HeaderParam>,
+    specs: Vec<ParamSpec>,
     block: ParamsBlock,
     pipeline: FullscreenPipeline,
     params_buffer: wgpu::Buffer,
@@ -37,8 +91,8 @@ struct Compiled {
 /// A fullscreen user shader.
 pub struct ShaderLayer {
     id: String,
-    default_file: String,
     tried_file: Option<String>,
+    watched: Vec<String>,
     compiled: Option<Compiled>,
     layout: wgpu::BindGroupLayout,
     sampler: wgpu::Sampler,
@@ -48,12 +102,11 @@ impl ShaderLayer {
     /// A layer for id `shader` or `shader.<name>`; its file is loaded on the
     /// first update.
     pub fn new(id: &str, env: &LayerEnv<'_>) -> Self {
-        let name = id.split_once('.').map_or("main", |(_, name)| name);
         let device = &env.gpu.device;
         Self {
             id: id.to_string(),
-            default_file: format!("shader/{name}.wgsl"),
             tried_file: None,
+            watched: Vec::new(),
             compiled: None,
             layout: layout(
                 device,
@@ -75,49 +128,49 @@ impl ShaderLayer {
         }
     }
 
-    fn file_param(&self) -> String {
-        format!("{}.file", self.id)
-    }
-
     /// Reads, validates and compiles `file`; on success replaces the running
-    /// version, on failure reports and keeps it.
-    fn load(&mut self, env: &LayerEnv<'_>, file: &str) {
+    /// version, on failure reports and keeps it. Returns whether the
+    /// declared parameters changed.
+    fn load(&mut self, env: &LayerEnv<'_>, file: &str) -> bool {
+        let started = std::time::Instant::now();
+        self.tried_file = Some(file.to_string());
+        self.watched = vec![file.to_string()];
+        let before = self.compiled.as_ref().map(|c| c.params.clone());
         match self.compile(env, file) {
             Ok(compiled) => {
                 env.errors.clear(&self.id);
                 self.compiled = Some(compiled);
+                tracing::info!(
+                    "{}: loaded shaders/{file} in {:.1} ms",
+                    self.id,
+                    started.elapsed().as_secs_f64() * 1e3
+                );
             }
             Err(message) => env.errors.report(&self.id, message),
         }
+        self.compiled.as_ref().map(|c| &c.params) != before.as_ref()
     }
 
-    fn compile(&self, env: &LayerEnv<'_>, file: &str) -> Result<Compiled, String> {
-        let asset = env
-            .assets
-            .read(Folder::Shaders, file)
-            .map_err(|e| e.to_string())?;
-        let params = header::parse(&asset.text).map_err(|e| format!("{}:{e}", asset.display))?;
-        let block = ParamsBlock::new(&params);
-        let mut source = asset.text.clone();
-        source.push('\n');
-        source.push_str(&block.wgsl());
-        for part in PRELUDE {
-            let prelude = env
-                .assets
-                .read(Folder::Shaders, part)
-                .map_err(|e| e.to_string())?;
-            source.push_str(&prelude.text);
-        }
-        wgsl::validate(&source, &asset.display)?;
+    fn compile(&mut self, env: &LayerEnv<'_>, file: &str) -> Result<Compiled, String> {
+        let source = LayerSource::read(env.assets, file)?;
+        self.watched = source.composed.files().map(str::to_string).collect();
+        source.composed.validate()?;
+        let LayerSource {
+            params,
+            block,
+            composed,
+        } = source;
         let device = &env.gpu.device;
-        let pipeline = FullscreenPipeline::new(device, &self.id, &source, &self.layout, HDR_FORMAT)
-            .map_err(|e| format!("{}: {e}", asset.display))?;
+        let pipeline =
+            FullscreenPipeline::new(device, &self.id, composed.text(), &self.layout, HDR_FORMAT)
+                .map_err(|e| format!("shaders/{file}: {e}"))?;
         let params_buffer = uniform_buffer(
             device,
             &format!("{}.params", self.id),
             block.size() as usize,
         );
         Ok(Compiled {
+            specs: LayerSource::specs_of(&params, &self.id),
             params,
             block,
             pipeline,
@@ -132,28 +185,36 @@ impl Layer for ShaderLayer {
     }
 
     fn params(&self) -> Vec<ParamSpec> {
-        let file = ParamSpec::path(self.file_param(), self.default_file.clone())
-            .with_description("WGSL file in the shaders folder");
-        let declared = self.compiled.iter().flat_map(|c| &c.params).map(|p| {
-            let mut spec = p.spec.clone();
-            spec.name = format!("{}.{}", self.id, p.name);
-            spec
-        });
-        std::iter::once(file).chain(declared).collect()
+        let declared = self.compiled.iter().flat_map(|c| c.specs.iter().cloned());
+        std::iter::once(file_param(&self.id))
+            .chain(declared)
+            .collect()
     }
 
     fn update(&mut self, env: &LayerEnv<'_>, registry: &Registry) -> bool {
+        let spec = file_param(&self.id);
         let file = registry
-            .text(&self.file_param())
-            .unwrap_or(&self.default_file)
+            .text(&spec.name)
+            .or(spec.default.as_text())
+            .unwrap_or_default()
             .to_string();
         if self.tried_file.as_deref() == Some(file.as_str()) {
             return false;
         }
-        self.tried_file = Some(file.clone());
-        let before = self.compiled.as_ref().map(|c| c.params.clone());
-        self.load(env, &file);
-        self.compiled.as_ref().map(|c| &c.params) != before.as_ref()
+        self.load(env, &file)
+    }
+
+    fn reload(&mut self, env: &LayerEnv<'_>, changed: &[ChangedFile]) -> bool {
+        let touched = changed
+            .iter()
+            .any(|c| c.folder == Folder::Shaders && self.watched.contains(&c.name));
+        match (&self.tried_file, touched) {
+            (Some(file), true) => {
+                let file = file.clone();
+                self.load(env, &file)
+            }
+            _ => false,
+        }
     }
 
     fn encode(

@@ -1,0 +1,369 @@
+//! The Lua host (step 3 of the frame): runs the show's choreography script
+//! in a sandbox. Lifecycle callbacks `setup()`, `update(dt)`, `on_beat(n)`,
+//! `on_midi(msg)`, `on_osc(address, args)`, `on_preset(name)`.
+//!
+//! Each load evaluates the script into a fresh environment and runs its
+//! `setup()`; only if both succeed does it replace the running generation,
+//! otherwise the old one keeps running and the error (file:line and
+//! traceback) shows. A runtime error in a callback disables that callback
+//! until the next load. The `persist` table is shared by all generations,
+//! so state survives reloads.
+
+mod api;
+mod bridge;
+mod sandbox;
+
+use std::cell::RefCell;
+use std::collections::HashSet;
+use std::rc::Rc;
+
+use mlua::{Function, IntoLuaMulti, Lua, Table};
+
+pub use bridge::ScriptCommand;
+pub use sandbox::{INSTRUCTION_BUDGET, MEMORY_LIMIT};
+
+use crate::clock::Clock;
+use crate::params::Registry;
+use crate::show::{Assets, ChangedFile, Folder, inside_show};
+use crate::status::ErrorLog;
+use bridge::Bridge;
+use sandbox::Budget;
+
+/// An event passed to a script callback.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ScriptEvent {
+    /// A new beat started; its number.
+    Beat(u64),
+    /// A MIDI message: kind (`cc`, `note_on`, `note_off`...), channel
+    /// (1-16), number (controller or note) and value.
+    Midi {
+        /// Message kind.
+        kind: String,
+        /// Channel 1..=16.
+        channel: u8,
+        /// Controller or note number.
+        number: u8,
+        /// Value or velocity.
+        value: u8,
+    },
+    /// An OSC message for the script: address and arguments.
+    Osc(String, Vec<OscArg>),
+    /// A preset was loaded.
+    Preset(String),
+}
+
+/// An OSC argument as scripts receive it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum OscArg {
+    /// A number.
+    Number(f64),
+    /// A string.
+    Text(String),
+    /// A boolean.
+    Bool(bool),
+}
+
+/// The running script generation.
+struct Generation {
+    env: Table,
+    disabled: HashSet<&'static str>,
+    modules: Vec<String>,
+}
+
+/// The Lua state and the running script.
+pub struct ScriptHost {
+    lua: Lua,
+    budget: Budget,
+    bridge: Rc<RefCell<Bridge>>,
+    api: Table,
+    persist: Table,
+    loading: Rc<RefCell<Option<(Table, Vec<String>)>>>,
+    current: Option<Generation>,
+    file: String,
+    assets: Assets,
+    errors: ErrorLog,
+    seed: u64,
+}
+
+impl ScriptHost {
+    /// A host with no script loaded yet; `math.random` is seeded with `seed`
+    /// at every load so renders stay deterministic.
+    pub fn new(assets: Assets, errors: ErrorLog, seed: u64) -> mlua::Result<Self> {
+        let (lua, budget) = sandbox::new_state()?;
+        let bridge = Rc::new(RefCell::new(Bridge::default()));
+        let api = api::create(&lua, &bridge)?;
+        let prelude_env = lua.create_table()?;
+        prelude_env.set("sylva", &api)?;
+        prelude_env.set(
+            "setmetatable",
+            lua.globals().get::<Function>("setmetatable")?,
+        )?;
+        lua.load(include_str!("prelude.lua"))
+            .set_name("@sylva/prelude.lua")
+            .set_environment(prelude_env)
+            .exec()?;
+        let persist = lua.create_table()?;
+        Ok(Self {
+            lua,
+            budget,
+            bridge,
+            api,
+            persist,
+            loading: Rc::new(RefCell::new(None)),
+            current: None,
+            file: String::new(),
+            assets,
+            errors,
+            seed,
+        })
+    }
+
+    /// The script file running (relative to `scripts/`), empty if none.
+    pub fn file(&self) -> &str {
+        &self.file
+    }
+
+    /// Whether a script generation is running.
+    pub fn is_running(&self) -> bool {
+        self.current.is_some()
+    }
+
+    /// Loads `file` (relative to `scripts/`) and runs its `setup()`. On
+    /// failure the running generation stays and the error is reported.
+    pub fn load(&mut self, file: &str, registry: &Registry, clock: &Clock) -> Result<(), String> {
+        let file = file.strip_prefix("scripts/").unwrap_or(file).to_string();
+        self.file = file.clone();
+        self.bridge.borrow_mut().refresh(registry);
+        self.set_fields(clock);
+        let result = self.evaluate(&file);
+        match result {
+            Ok(generation) => {
+                self.errors.clear(&self.origin());
+                self.current = Some(generation);
+                tracing::info!("script scripts/{file} loaded");
+                Ok(())
+            }
+            Err(message) => {
+                self.bridge.borrow_mut().take_commands();
+                self.errors.report(self.origin(), message.clone());
+                Err(message)
+            }
+        }
+    }
+
+    /// Reloads the script if it or a module it required changed.
+    pub fn reload_if_changed(
+        &mut self,
+        changed: &[ChangedFile],
+        registry: &Registry,
+        clock: &Clock,
+    ) {
+        let watched: Vec<&str> = match &self.current {
+            Some(generation) => generation.modules.iter().map(String::as_str).collect(),
+            None => vec![self.file.as_str()],
+        };
+        let touched = changed.iter().any(|c| {
+            c.folder == Folder::Scripts
+                && (watched.contains(&c.name.as_str()) || c.name == self.file)
+        });
+        if touched && !self.file.is_empty() {
+            let file = self.file.clone();
+            // The error, if any, is on screen already; the old script runs on.
+            let _ = self.load(&file, registry, clock);
+        }
+    }
+
+    /// Runs `update(dt)`.
+    pub fn update(&mut self, dt: f32, registry: &Registry, clock: &Clock) {
+        self.bridge.borrow_mut().refresh(registry);
+        self.set_fields(clock);
+        self.call("update", dt);
+    }
+
+    /// Runs the callback for `event`.
+    pub fn dispatch(&mut self, event: &ScriptEvent, registry: &Registry, clock: &Clock) {
+        self.bridge.borrow_mut().refresh(registry);
+        self.set_fields(clock);
+        match event {
+            ScriptEvent::Beat(n) => self.call("on_beat", *n),
+            ScriptEvent::Preset(name) => self.call("on_preset", name.as_str()),
+            ScriptEvent::Midi {
+                kind,
+                channel,
+                number,
+                value,
+            } => {
+                let message = self.lua.create_table().and_then(|t| {
+                    t.set("type", kind.as_str())?;
+                    t.set("channel", *channel)?;
+                    t.set("number", *number)?;
+                    t.set("value", *value)?;
+                    Ok(t)
+                });
+                if let Ok(message) = message {
+                    self.call("on_midi", message);
+                }
+            }
+            ScriptEvent::Osc(address, args) => {
+                let values = self.lua.create_sequence_from(args.iter().map(|a| {
+                    match a {
+                        OscArg::Number(n) => mlua::Value::Number(*n),
+                        OscArg::Bool(b) => mlua::Value::Boolean(*b),
+                        OscArg::Text(s) => self
+                            .lua
+                            .create_string(s)
+                            .map_or(mlua::Value::Nil, mlua::Value::String),
+                    }
+                }));
+                if let Ok(values) = values {
+                    self.call("on_osc", (address.as_str(), values));
+                }
+            }
+        }
+    }
+
+    /// The requests scripts made since the last call.
+    pub fn take_commands(&mut self) -> Vec<ScriptCommand> {
+        self.bridge.borrow_mut().take_commands()
+    }
+
+    /// The `persist` table's value at `key`, for tests.
+    pub fn persisted(&self, key: &str) -> Option<String> {
+        let value: mlua::Value = self.persist.get(key).ok()?;
+        self.lua
+            .coerce_string(value)
+            .ok()
+            .flatten()
+            .map(|s| s.to_string_lossy())
+    }
+
+    fn origin(&self) -> String {
+        format!("scripts/{}", self.file)
+    }
+
+    fn set_fields(&self, clock: &Clock) {
+        let fields = [
+            ("time", clock.time),
+            ("beat", clock.beats),
+            ("beat_phase", f64::from(clock.beat_phase())),
+            ("bpm", f64::from(clock.bpm)),
+        ];
+        for (name, value) in fields {
+            let _ = self.api.set(name, value);
+        }
+        let _ = self.api.set("frame", clock.frame);
+    }
+
+    /// Evaluates the file into a new environment and runs `setup()`.
+    fn evaluate(&mut self, file: &str) -> Result<Generation, String> {
+        let asset = self
+            .assets
+            .read(Folder::Scripts, file)
+            .map_err(|e| e.to_string())?;
+        let require = self.require_function().map_err(|e| e.to_string())?;
+        let math: Table = self.lua.globals().get("math").map_err(|e| e.to_string())?;
+        math.get::<Function>("randomseed")
+            .and_then(|f| f.call::<()>(self.seed as i64))
+            .map_err(|e| e.to_string())?;
+        let env = sandbox::environment(&self.lua, &self.api, &self.persist, require)
+            .map_err(|e| e.to_string())?;
+        *self.loading.borrow_mut() = Some((env.clone(), vec![file.to_string()]));
+        self.budget.reset();
+        let loaded = self
+            .lua
+            .load(&asset.text)
+            .set_name(format!("@{}", asset.display))
+            .set_environment(env.clone())
+            .exec()
+            .and_then(|()| match env.get::<Option<Function>>("setup")? {
+                Some(setup) => {
+                    self.budget.reset();
+                    setup.call::<()>(())
+                }
+                None => Ok(()),
+            });
+        let modules = self
+            .loading
+            .borrow_mut()
+            .take()
+            .map(|(_, m)| m)
+            .unwrap_or_default();
+        loaded.map_err(|e| e.to_string())?;
+        Ok(Generation {
+            env,
+            disabled: HashSet::new(),
+            modules,
+        })
+    }
+
+    /// `require(name)`: loads `scripts/<name with dots as slashes>.lua` into
+    /// the environment of the generation being loaded, once.
+    fn require_function(&self) -> mlua::Result<Function> {
+        let loading = self.loading.clone();
+        let assets = self.assets.clone();
+        self.lua.create_function(move |lua, name: String| {
+            let file = format!("{}.lua", name.replace('.', "/"));
+            inside_show(&file).map_err(mlua::Error::external)?;
+            let (env, cache) = {
+                let state = loading.borrow();
+                let (env, _) = state.as_ref().ok_or_else(|| {
+                    mlua::Error::RuntimeError(
+                        "require works while a script loads (at its top level or in setup)".into(),
+                    )
+                })?;
+                let cache = match env.get::<Option<Table>>("__modules")? {
+                    Some(cache) => cache,
+                    None => {
+                        let cache = lua.create_table()?;
+                        env.set("__modules", &cache)?;
+                        cache
+                    }
+                };
+                (env.clone(), cache)
+            };
+            if let Some(value) = cache.get::<Option<mlua::Value>>(name.as_str())? {
+                return Ok(value);
+            }
+            let asset = assets
+                .read(Folder::Scripts, &file)
+                .map_err(mlua::Error::external)?;
+            let value: mlua::Value = lua
+                .load(&asset.text)
+                .set_name(format!("@{}", asset.display))
+                .set_environment(env)
+                .eval()?;
+            let value = if value.is_nil() {
+                mlua::Value::Boolean(true)
+            } else {
+                value
+            };
+            cache.set(name.as_str(), &value)?;
+            if let Some((_, modules)) = loading.borrow_mut().as_mut() {
+                modules.push(file);
+            }
+            Ok(value)
+        })
+    }
+
+    /// Calls a callback under the budget; an error disables it until the
+    /// next load.
+    fn call(&mut self, name: &'static str, args: impl IntoLuaMulti) {
+        let Some(generation) = self.current.as_mut() else {
+            return;
+        };
+        if generation.disabled.contains(name) {
+            return;
+        }
+        let Ok(Some(function)) = generation.env.get::<Option<Function>>(name) else {
+            return;
+        };
+        self.budget.reset();
+        if let Err(error) = function.call::<()>(args) {
+            generation.disabled.insert(name);
+            self.errors.report(
+                format!("scripts/{}", self.file),
+                format!("{error}\n{name}() is disabled until the script is saved again"),
+            );
+        }
+    }
+}

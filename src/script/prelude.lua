@@ -1,0 +1,17 @@
+-- Helpers of the `sylva` table written in Lua itself; loaded once per
+-- state, before any script.
+
+-- sylva.layer("colony").opacity = 0.5; sylva.layer("colony"):reseed()
+function sylva.layer(name)
+  return setmetatable({}, {
+    __index = function(_, key)
+      if key == "reseed" then
+        return function() sylva.reseed(name) end
+      end
+      return sylva.get(name .. "." .. key)
+    end,
+    __newindex = function(_, key, value)
+      sylva.set(name .. "." .. key, value)
+    end,
+  })
+end
