@@ -154,3 +154,59 @@ fn without_a_display_the_window_exits_2_and_names_the_alternatives() {
         "{text}"
     );
 }
+
+#[test]
+fn check_passes_on_the_repository() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let output = sylva(&["check", "--project", root]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.contains("no problems"), "{text}");
+}
+
+#[test]
+fn check_fails_on_a_corrupted_copy_of_each_kind_of_file() {
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let cases = [
+        (
+            "shaders/shader/aurora.wgsl",
+            "let height = p.y - edge;",
+            "let height = p.y - edge",
+            "shaders/shader/aurora.wgsl:",
+        ),
+        (
+            "scripts/default.lua",
+            "function update(dt)",
+            "function update(dt",
+            "scripts/default.lua:",
+        ),
+        (
+            "presets/default.toml",
+            "\"shader.echo.opacity\" = 0.6",
+            "\"shader.echo.opacityy\" = 0.6",
+            "presets/default.toml:7",
+        ),
+    ];
+    for (file, good, bad, expected) in cases {
+        let project = support::out_dir().join(format!("check_{}", file.replace('/', "_")));
+        std::fs::remove_dir_all(&project).ok();
+        let copy = project.join(file);
+        if let Some(parent) = copy.parent() {
+            std::fs::create_dir_all(parent).ok();
+        }
+        let original = std::fs::read_to_string(repo.join(file)).unwrap_or_default();
+        assert!(
+            original.contains(good),
+            "{file} no longer contains {good:?}"
+        );
+        std::fs::write(&copy, original.replace(good, bad)).ok();
+        let project_arg = project.to_string_lossy().into_owned();
+        let output = sylva(&["check", "--project", &project_arg]);
+        assert_eq!(output.status.code(), Some(1), "{file}: {}", stderr(&output));
+        assert!(
+            stderr(&output).contains(expected),
+            "{file}: {}",
+            stderr(&output)
+        );
+    }
+}

@@ -4,5 +4,6 @@
 mod blend;
 mod cli;
 mod golden;
+mod live;
 mod show;
 mod support;

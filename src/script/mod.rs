@@ -63,6 +63,13 @@ pub enum OscArg {
     Bool(bool),
 }
 
+/// The generation being loaded: its environment, for `require`, and the
+/// modules it required, for reloads.
+struct Loading {
+    env: Table,
+    modules: Vec<String>,
+}
+
 /// The running script generation.
 struct Generation {
     env: Table,
@@ -77,7 +84,7 @@ pub struct ScriptHost {
     bridge: Rc<RefCell<Bridge>>,
     api: Table,
     persist: Table,
-    loading: Rc<RefCell<Option<(Table, Vec<String>)>>>,
+    loading: Rc<RefCell<Option<Loading>>>,
     current: Option<Generation>,
     file: String,
     assets: Assets,
@@ -267,7 +274,10 @@ impl ScriptHost {
             .map_err(|e| e.to_string())?;
         let env = sandbox::environment(&self.lua, &self.api, &self.persist, require)
             .map_err(|e| e.to_string())?;
-        *self.loading.borrow_mut() = Some((env.clone(), vec![file.to_string()]));
+        *self.loading.borrow_mut() = Some(Loading {
+            env: env.clone(),
+            modules: vec![file.to_string()],
+        });
         self.budget.reset();
         let loaded = self
             .lua
@@ -286,7 +296,7 @@ impl ScriptHost {
             .loading
             .borrow_mut()
             .take()
-            .map(|(_, m)| m)
+            .map(|l| l.modules)
             .unwrap_or_default();
         loaded.map_err(|e| e.to_string())?;
         Ok(Generation {
@@ -306,7 +316,7 @@ impl ScriptHost {
             inside_show(&file).map_err(mlua::Error::external)?;
             let (env, cache) = {
                 let state = loading.borrow();
-                let (env, _) = state.as_ref().ok_or_else(|| {
+                let Loading { env, .. } = state.as_ref().ok_or_else(|| {
                     mlua::Error::RuntimeError(
                         "require works while a script loads (at its top level or in setup)".into(),
                     )
@@ -338,8 +348,8 @@ impl ScriptHost {
                 value
             };
             cache.set(name.as_str(), &value)?;
-            if let Some((_, modules)) = loading.borrow_mut().as_mut() {
-                modules.push(file);
+            if let Some(state) = loading.borrow_mut().as_mut() {
+                state.modules.push(file);
             }
             Ok(value)
         })

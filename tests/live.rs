@@ -1,0 +1,354 @@
+//! Live coding: shaders and scripts saved while the show runs. Each test
+//! makes its own show folder in a temporary directory, runs frames and
+//! waits (up to a generous ceiling, logging the measured delay) for the
+//! watcher to deliver the change. No timing is asserted.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use sylva::gpu::{OUTPUT_FORMAT, RenderTarget, read_rgba16f};
+use sylva::headless::ShowOptions;
+use sylva::params::{Source, Value};
+use sylva::renderer::Renderer;
+use sylva::script::{OscArg, ScriptEvent};
+
+use crate::support;
+
+/// How long a test waits for the watcher before failing.
+const CEILING: Duration = Duration::from_secs(10);
+
+const LIVE_SHADER: &str = "// @param level float 0.5 min=0 max=1\n\
+// @param tint colour 1,0,0,1\n\
+\n\
+@fragment\n\
+fn fs_main(in: FullscreenVertex) -> @location(0) vec4<f32> {\n\
+    return vec4<f32>(params.tint.rgb * params.level, 1.0);\n\
+}\n";
+
+/// A show folder with one shader layer and optionally a script.
+fn show_folder(name: &str, script: Option<&str>) -> PathBuf {
+    let root = support::out_dir().join(format!("live_{name}"));
+    std::fs::remove_dir_all(&root).ok();
+    for dir in ["shaders/shader", "presets", "scripts"] {
+        std::fs::create_dir_all(root.join(dir)).ok();
+    }
+    write(&root.join("shaders/shader/live.wgsl"), LIVE_SHADER);
+    let script_line = script.map_or(String::new(), |_| {
+        "script = \"scripts/live.lua\"\n".to_string()
+    });
+    write(
+        &root.join("presets/live.toml"),
+        &format!("layers = [\"shader.live\"]\n{script_line}"),
+    );
+    if let Some(script) = script {
+        write(&root.join("scripts/live.lua"), script);
+    }
+    root
+}
+
+fn write(path: &Path, text: &str) {
+    if let Err(error) = std::fs::write(path, text) {
+        panic!("writing {}: {error}", path.display());
+    }
+}
+
+/// Saves the way many editors do: write a temporary file, rename it over.
+fn save_atomically(path: &Path, text: &str) {
+    let temporary = path.with_extension("tmp~");
+    write(&temporary, text);
+    if let Err(error) = std::fs::rename(&temporary, path) {
+        panic!("renaming onto {}: {error}", path.display());
+    }
+}
+
+fn start(root: PathBuf, watch: bool) -> (Renderer, RenderTarget) {
+    let renderer = support::start(
+        ShowOptions {
+            watch,
+            ..ShowOptions::new(root, "live")
+        },
+        OUTPUT_FORMAT,
+    );
+    let output = RenderTarget::new(&renderer.gpu.device, "live.output", [8, 8], OUTPUT_FORMAT);
+    (renderer, output)
+}
+
+fn frame(renderer: &mut Renderer, output: &RenderTarget) {
+    let encoder = renderer.record(1.0 / 60.0, &output.view, [8, 8]);
+    renderer.submit(encoder);
+}
+
+/// The red channel the live layer drew last frame.
+fn red(renderer: &Renderer) -> f32 {
+    let texture = renderer.compositor().layer_target("shader.live");
+    match texture.map(|t| read_rgba16f(&renderer.gpu, t)) {
+        Some(Ok(texels)) => texels[0][0],
+        other => panic!("reading the live layer: {other:?}"),
+    }
+}
+
+/// Runs frames until `done` holds; returns how long it took.
+fn frames_until(
+    renderer: &mut Renderer,
+    output: &RenderTarget,
+    what: &str,
+    done: impl Fn(&Renderer) -> bool,
+) -> Duration {
+    let started = Instant::now();
+    loop {
+        frame(renderer, output);
+        if done(renderer) {
+            let delay = started.elapsed();
+            eprintln!("{what}: after {delay:?}");
+            return delay;
+        }
+        assert!(
+            started.elapsed() < CEILING,
+            "{what}: not within {CEILING:?}; errors: {:?}",
+            renderer.errors.snapshot()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn shader_edits_go_live_and_broken_saves_keep_the_last_good_version() {
+    let root = show_folder("shader", None);
+    let (mut renderer, output) = start(root.clone(), true);
+    frame(&mut renderer, &output);
+    assert!((red(&renderer) - 0.5).abs() < 1e-3, "starts at level 0.5");
+    renderer
+        .registry
+        .set_now("shader.live.level", Value::Float(0.75), Source::Ui)
+        .ok();
+    frame(&mut renderer, &output);
+
+    let file = root.join("shaders/shader/live.wgsl");
+    save_atomically(
+        &file,
+        &LIVE_SHADER.replace(
+            "params.tint.rgb * params.level",
+            "params.tint.rgb * params.level * 0.5",
+        ),
+    );
+    frames_until(&mut renderer, &output, "valid edit live", |r| {
+        (red(r) - 0.375).abs() < 1e-3
+    });
+    assert_eq!(
+        renderer.registry.float("shader.live.level"),
+        0.75,
+        "the performer's value survives the reload"
+    );
+
+    write(
+        &file,
+        &LIVE_SHADER.replace(
+            "vec4<f32>(params.tint.rgb * params.level, 1.0)",
+            "vec4<f32>(params.tint.rgb, oops)",
+        ),
+    );
+    frames_until(&mut renderer, &output, "broken save reported", |r| {
+        r.errors.has("shader.live")
+    });
+    let errors = renderer.errors.snapshot();
+    let message = &errors
+        .iter()
+        .find(|e| e.origin == "shader.live")
+        .map(|e| e.message.clone())
+        .unwrap_or_default();
+    assert!(
+        message.starts_with("shaders/shader/live.wgsl:6:"),
+        "{message}"
+    );
+    frame(&mut renderer, &output);
+    assert!(
+        (red(&renderer) - 0.375).abs() < 1e-3,
+        "the last good version keeps drawing"
+    );
+
+    write(&file, LIVE_SHADER);
+    frames_until(&mut renderer, &output, "fix recovers", |r| {
+        !r.errors.has("shader.live") && (red(r) - 0.75).abs() < 1e-3
+    });
+    std::fs::remove_dir_all(root).ok();
+}
+
+#[test]
+fn scripts_set_and_ramp_parameters() {
+    let script = "function setup()\n  sylva.set('shader.live.level', 0.25)\n  sylva.ramp('shader.live.tint', {0, 1, 0, 1}, 0.5, 'linear')\n  sylva.layer('shader.live').opacity = 0.5\nend\n";
+    let (mut renderer, output) = start(show_folder("ramp", Some(script)), false);
+    assert_eq!(renderer.registry.float("shader.live.level"), 0.25);
+    assert_eq!(
+        renderer.registry.target("shader.live.opacity"),
+        Some(&Value::Float(0.5)),
+        "opacity glides to 0.5"
+    );
+    for _ in 0..40 {
+        frame(&mut renderer, &output);
+    }
+    assert_eq!(
+        renderer.registry.get("shader.live.tint"),
+        Some(&Value::Colour([0.0, 1.0, 0.0, 1.0]))
+    );
+}
+
+#[test]
+fn a_script_that_fails_to_load_keeps_the_old_one_and_persist_survives() {
+    let first = "function setup() persist.loads = (persist.loads or 0) + 1 end\nfunction update(dt) sylva.set('shader.live.level', 0.25) end\n";
+    let root = show_folder("reload", Some(first));
+    let (mut renderer, output) = start(root.clone(), true);
+    frame(&mut renderer, &output);
+    assert_eq!(renderer.script().persisted("loads").as_deref(), Some("1"));
+
+    let file = root.join("scripts/live.lua");
+    save_atomically(
+        &file,
+        "function update(dt)\n  sylva.set('shader.live.level', 0.9\nend\n",
+    );
+    frames_until(&mut renderer, &output, "syntax error reported", |r| {
+        r.errors.has("scripts/live.lua")
+    });
+    let message = renderer
+        .errors
+        .snapshot()
+        .iter()
+        .map(|e| e.message.clone())
+        .collect::<String>();
+    assert!(message.contains("scripts/live.lua:3:"), "{message}");
+    renderer
+        .registry
+        .set_now("shader.live.level", Value::Float(0.6), Source::Ui)
+        .ok();
+    frame(&mut renderer, &output);
+    assert_eq!(
+        renderer.registry.float("shader.live.level"),
+        0.25,
+        "the old update() still runs"
+    );
+
+    save_atomically(&file, &first.replace("0.25", "0.5"));
+    frames_until(&mut renderer, &output, "fixed script live", |r| {
+        r.registry.float("shader.live.level") == 0.5
+    });
+    assert_eq!(
+        renderer.script().persisted("loads").as_deref(),
+        Some("2"),
+        "persist kept its count"
+    );
+    assert!(!renderer.errors.has("scripts/live.lua"));
+    std::fs::remove_dir_all(root).ok();
+}
+
+#[test]
+fn an_endless_loop_is_interrupted_and_the_frames_go_on() {
+    let script =
+        "function update(dt)\n  while true do end\nend\nfunction on_beat(n) persist.beat = n end\n";
+    let (mut renderer, output) = start(show_folder("loop", Some(script)), false);
+    let started = Instant::now();
+    for _ in 0..3 {
+        frame(&mut renderer, &output);
+    }
+    eprintln!(
+        "three frames with an endless update(): {:?}",
+        started.elapsed()
+    );
+    let message = renderer
+        .errors
+        .snapshot()
+        .iter()
+        .map(|e| e.message.clone())
+        .collect::<String>();
+    assert!(message.contains("instruction budget"), "{message}");
+    assert!(message.contains("update() is disabled"), "{message}");
+    renderer.dispatch(&ScriptEvent::Beat(7));
+    assert_eq!(
+        renderer.script().persisted("beat").as_deref(),
+        Some("7"),
+        "other callbacks still run"
+    );
+}
+
+#[test]
+fn a_memory_bomb_is_stopped() {
+    let script = "function update(dt)\n  local t = {}\n  while true do t[#t + 1] = string.rep('x', 1000000) .. #t end\nend\n";
+    let (mut renderer, output) = start(show_folder("memory", Some(script)), false);
+    frame(&mut renderer, &output);
+    frame(&mut renderer, &output);
+    let message = renderer
+        .errors
+        .snapshot()
+        .iter()
+        .map(|e| e.message.clone())
+        .collect::<String>();
+    assert!(
+        message.contains("memory") || message.contains("budget"),
+        "{message}"
+    );
+}
+
+#[test]
+fn the_sandbox_has_no_io_and_require_stays_in_scripts() {
+    let script = "local helper = require('lib.helper')\n\
+        function setup()\n\
+          persist.io = tostring(io)\n\
+          persist.execute = tostring(os.execute)\n\
+          persist.clock = type(os.clock)\n\
+          persist.load = tostring(load)\n\
+          persist.helper = helper.answer\n\
+          persist.escape = tostring(pcall(require, '..secret'))\n\
+        end\n";
+    let root = show_folder("sandbox", Some(script));
+    std::fs::create_dir_all(root.join("scripts/lib")).ok();
+    write(
+        &root.join("scripts/lib/helper.lua"),
+        "return { answer = 42 }\n",
+    );
+    let (mut renderer, _output) = start(root.clone(), false);
+    let host = renderer.script();
+    assert_eq!(host.persisted("io").as_deref(), Some("nil"));
+    assert_eq!(host.persisted("execute").as_deref(), Some("nil"));
+    assert_eq!(host.persisted("clock").as_deref(), Some("function"));
+    assert_eq!(host.persisted("load").as_deref(), Some("nil"));
+    assert_eq!(host.persisted("helper").as_deref(), Some("42"));
+    assert_eq!(host.persisted("escape").as_deref(), Some("false"));
+    std::fs::remove_dir_all(root).ok();
+}
+
+#[test]
+fn events_reach_their_callbacks() {
+    let script = "function on_beat(n) persist.beat = n end\n\
+        function on_midi(m) persist.midi = m.type .. ':' .. m.channel .. ':' .. m.number .. ':' .. m.value end\n\
+        function on_osc(address, args) persist.osc = address .. ':' .. args[1] .. ':' .. args[2] end\n\
+        function on_preset(name) persist.preset = name end\n";
+    let (mut renderer, output) = start(show_folder("events", Some(script)), false);
+    assert_eq!(
+        renderer.script().persisted("preset").as_deref(),
+        Some("live")
+    );
+    for _ in 0..40 {
+        frame(&mut renderer, &output);
+    }
+    assert_eq!(
+        renderer.script().persisted("beat").as_deref(),
+        Some("1"),
+        "120 bpm: beat 1 starts at 0.5 s"
+    );
+    renderer.dispatch(&ScriptEvent::Midi {
+        kind: "cc".into(),
+        channel: 1,
+        number: 16,
+        value: 127,
+    });
+    assert_eq!(
+        renderer.script().persisted("midi").as_deref(),
+        Some("cc:1:16:127")
+    );
+    renderer.dispatch(&ScriptEvent::Osc(
+        "/fader".into(),
+        vec![OscArg::Number(0.5), OscArg::Text("x".into())],
+    ));
+    assert_eq!(
+        renderer.script().persisted("osc").as_deref(),
+        Some("/fader:0.5:x")
+    );
+}
