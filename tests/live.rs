@@ -258,7 +258,10 @@ fn an_endless_loop_is_interrupted_and_the_frames_go_on() {
         .iter()
         .map(|e| e.message.clone())
         .collect::<String>();
-    assert!(message.contains("instruction budget"), "{message}");
+    assert!(
+        message.contains("scripts/live.lua:2: instruction budget"),
+        "{message}"
+    );
     assert!(message.contains("update() is disabled"), "{message}");
     renderer.dispatch(&ScriptEvent::Beat(7));
     assert_eq!(

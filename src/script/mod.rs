@@ -138,6 +138,7 @@ impl ScriptHost {
     /// Loads `file` (relative to `scripts/`) and runs its `setup()`. On
     /// failure the running generation stays and the error is reported.
     pub fn load(&mut self, file: &str, registry: &Registry, clock: &Clock) -> Result<(), String> {
+        let started = std::time::Instant::now();
         let file = file.strip_prefix("scripts/").unwrap_or(file).to_string();
         self.file = file.clone();
         self.bridge.borrow_mut().refresh(registry);
@@ -147,7 +148,10 @@ impl ScriptHost {
             Ok(generation) => {
                 self.errors.clear(&self.origin());
                 self.current = Some(generation);
-                tracing::info!("script scripts/{file} loaded");
+                tracing::info!(
+                    "script scripts/{file} loaded in {:.1} ms",
+                    started.elapsed().as_secs_f64() * 1e3
+                );
                 Ok(())
             }
             Err(message) => {

@@ -64,12 +64,15 @@ pub fn new_state() -> mlua::Result<(Lua, Budget)> {
     let limit = INSTRUCTION_BUDGET / u64::from(HOOK_EVERY);
     lua.set_hook(
         HookTriggers::new().every_nth_instruction(HOOK_EVERY),
-        move |_, _| {
+        move |_, debug| {
             let used = ticks.get() + 1;
             ticks.set(used);
             if used > limit {
+                let source = debug.source();
+                let file = source.short_src.as_deref().unwrap_or("?");
+                let line = debug.current_line().map_or(String::new(), |l| format!("{l}:"));
                 Err(mlua::Error::RuntimeError(format!(
-                    "instruction budget of {INSTRUCTION_BUDGET} exceeded (an endless loop?)"
+                    "{file}:{line} instruction budget of {INSTRUCTION_BUDGET} exceeded (an endless loop?)"
                 )))
             } else {
                 Ok(VmState::Continue)
