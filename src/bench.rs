@@ -161,9 +161,10 @@ fn measure(
     let mut frames = Vec::with_capacity(steps);
     for step in 0..WARM_UP + steps {
         let encoder = renderer.record(1.0 / 60.0, &output.view, size);
-        renderer.submit(encoder);
+        // Timings may be ready as soon as submit polls, or only after the wait.
+        let mut finished = renderer.submit(encoder);
         renderer.gpu.wait_idle();
-        let finished = renderer.profiler.collect();
+        finished.extend(renderer.profiler.collect());
         if step >= WARM_UP {
             frames.extend(finished);
         }

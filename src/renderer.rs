@@ -61,7 +61,7 @@ impl Renderer {
         output_format: wgpu::TextureFormat,
         seed: u64,
     ) -> Result<Self, RendererError> {
-        let errors = gpu.errors.clone();
+        let errors = ErrorLog::child_of(&gpu.errors);
         let compositor = {
             let env = LayerEnv {
                 gpu: &gpu,

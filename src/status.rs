@@ -21,13 +21,26 @@ pub struct ShowError {
     pub at: Instant,
 }
 
+type Errors = Arc<Mutex<VecDeque<ShowError>>>;
+
 /// Recent errors, newest last. Cloning shares the same log.
 #[derive(Debug, Clone, Default)]
 pub struct ErrorLog {
-    inner: Arc<Mutex<VecDeque<ShowError>>>,
+    inner: Errors,
+    parent: Option<Errors>,
 }
 
 impl ErrorLog {
+    /// A log of its own that also shows `parent`'s errors: a show's log
+    /// over its device's, so several shows on one device (tests, bench)
+    /// keep their own errors while device errors reach all of them.
+    pub fn child_of(parent: &ErrorLog) -> Self {
+        Self {
+            inner: Errors::default(),
+            parent: Some(parent.inner.clone()),
+        }
+    }
+
     /// Records an error under `origin`, replacing an earlier one with the
     /// same origin so a shader that fails on every save shows once.
     pub fn report(&self, origin: impl Into<String>, message: impl Into<String>) {
@@ -55,15 +68,18 @@ impl ErrorLog {
         }
     }
 
-    /// The current errors, oldest first.
+    /// The current errors (the parent's first), oldest first.
     pub fn snapshot(&self) -> Vec<ShowError> {
-        let errors = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
-        errors.iter().cloned().collect()
+        let mut all = Vec::new();
+        for log in self.parent.iter().chain(std::iter::once(&self.inner)) {
+            let errors = log.lock().unwrap_or_else(PoisonError::into_inner);
+            all.extend(errors.iter().cloned());
+        }
+        all
     }
 
     /// Whether an error is shown for `origin`.
     pub fn has(&self, origin: &str) -> bool {
-        let errors = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
-        errors.iter().any(|e| e.origin == origin)
+        self.snapshot().iter().any(|e| e.origin == origin)
     }
 }
