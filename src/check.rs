@@ -1,10 +1,11 @@
-//! `sylva check`: validates every shader, script and preset of the show
+//! `sylva check`: validates every shader, script, preset and mapping file of the show
 //! (the show folder's files and the built-in ones) without a window or a
 //! GPU, and lists each problem with its file and line.
 
 use std::collections::HashMap;
 
 use crate::compositor::master_params;
+use crate::control::mapping::Mappings;
 use crate::gpu::wgsl::Composer;
 use crate::layers::{self, shader};
 use crate::params::Registry;
@@ -35,11 +36,15 @@ pub fn run(assets: &Assets) -> CheckReport {
         }
     }
     for file in assets.list(Folder::Presets, "toml") {
-        if file.contains('/') {
-            continue;
-        }
         report.count(Folder::Presets);
-        if let Err(problem) = check_preset(assets, &file) {
+        let checked = if file.starts_with("mappings/") {
+            check_mappings(assets, &file)
+        } else if file.contains('/') {
+            Ok(())
+        } else {
+            check_preset(assets, &file)
+        };
+        if let Err(problem) = checked {
             report.problems.push(problem);
         }
     }
@@ -91,6 +96,15 @@ fn check_script(assets: &Assets, file: &str) -> Result<(), String> {
     lua.load(&asset.text)
         .set_name(format!("@{}", asset.display))
         .into_function()
+        .map(drop)
+        .map_err(|e| e.to_string())
+}
+
+fn check_mappings(assets: &Assets, file: &str) -> Result<(), String> {
+    let asset = assets
+        .read(Folder::Presets, file)
+        .map_err(|e| e.to_string())?;
+    Mappings::parse(&asset.display, &asset.text)
         .map(drop)
         .map_err(|e| e.to_string())
 }

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 
+use crate::control::{ControlOptions, ControlSurface};
 use crate::gpu::{AdapterChoice, Gpu, OUTPUT_FORMAT, RenderTarget, read_rgba8};
 use crate::renderer::Renderer;
 use crate::show::{Assets, Folder};
@@ -186,11 +187,17 @@ pub struct HeadlessOptions {
     pub unpaced: bool,
     /// Frame rate when paced, and the fixed rate when unpaced.
     pub fps: f32,
+    /// MIDI and OSC, if the show listens.
+    pub control: Option<ControlOptions>,
 }
 
 /// Runs the show loop without a window until a limit is reached.
 pub fn run(options: &HeadlessOptions) -> anyhow::Result<()> {
     let mut renderer = start(&options.show, OUTPUT_FORMAT)?;
+    let mut control = options
+        .control
+        .as_ref()
+        .map(|c| ControlSurface::start(c, &renderer));
     let output = RenderTarget::new(
         &renderer.gpu.device,
         "headless.output",
@@ -217,6 +224,9 @@ pub fn run(options: &HeadlessOptions) -> anyhow::Result<()> {
             now.duration_since(last).as_secs_f32().clamp(0.0, 0.25)
         };
         last = now;
+        if let Some(control) = control.as_mut() {
+            control.apply(&mut renderer);
+        }
         let encoder = renderer.record(dt, &output.view, options.size);
         renderer.submit(encoder);
         frames += 1;
@@ -235,6 +245,16 @@ pub fn run(options: &HeadlessOptions) -> anyhow::Result<()> {
         "headless: stopped after {frames} frames in {seconds:.2} s ({:.1} fps)",
         frames as f64 / seconds.max(1e-9)
     );
+    if let Some(control) = control.filter(|c| c.latency_samples() > 0) {
+        let ms = |q| control.latency(q).map_or(0.0, |d| d.as_secs_f64() * 1e3);
+        tracing::info!(
+            "control latency, UDP receipt to applied: median {:.2} ms, p99 {:.2} ms, max {:.2} ms over {} writes",
+            ms(0.5),
+            ms(0.99),
+            ms(1.0),
+            control.latency_samples()
+        );
+    }
     Ok(())
 }
 

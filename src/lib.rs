@@ -13,6 +13,7 @@ pub mod bench;
 pub mod check;
 pub mod clock;
 pub mod compositor;
+pub mod control;
 pub mod frame;
 pub mod gpu;
 pub mod headless;

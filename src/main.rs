@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 use sylva::app::{self, NoDisplay, WindowOptions};
 use sylva::bench::{self, BenchOptions};
+use sylva::control::ControlOptions;
 use sylva::gpu::AdapterChoice;
 use sylva::headless::{self, HeadlessOptions, RenderOptions, ShowOptions, parse_size};
 use sylva::show::{Assets, Folder};
@@ -138,6 +139,47 @@ struct RunArgs {
     /// Headless: frame rate.
     #[arg(long, default_value_t = 60.0)]
     fps: f32,
+    #[command(flatten)]
+    control: ControlArgs,
+}
+
+/// MIDI and OSC.
+#[derive(Args, Clone)]
+struct ControlArgs {
+    /// Open only MIDI inputs whose name contains NAME (default: all).
+    #[arg(long, value_name = "NAME")]
+    midi: Option<String>,
+    /// Do not open MIDI ports.
+    #[arg(long)]
+    no_midi: bool,
+    /// UDP port for OSC.
+    #[arg(long, default_value_t = 9000)]
+    osc_port: u16,
+    /// Address OSC and OSCQuery listen on.
+    #[arg(long, default_value = "0.0.0.0")]
+    osc_bind: String,
+    /// Send parameter changes to HOST:PORT (repeatable), e.g. a TouchDesigner OSC In CHOP.
+    #[arg(long, value_name = "HOST:PORT")]
+    osc_out: Vec<std::net::SocketAddr>,
+    /// HTTP port for OSCQuery.
+    #[arg(long, default_value_t = 9001)]
+    oscquery_port: u16,
+    /// Do not listen for OSC or serve OSCQuery.
+    #[arg(long)]
+    no_osc: bool,
+}
+
+impl ControlArgs {
+    fn options(&self) -> ControlOptions {
+        ControlOptions {
+            midi: !self.no_midi,
+            midi_filter: self.midi.clone(),
+            osc_bind: self.osc_bind.clone(),
+            osc_port: (!self.no_osc).then_some(self.osc_port),
+            osc_out: self.osc_out.clone(),
+            oscquery_port: (!self.no_osc).then_some(self.oscquery_port),
+        }
+    }
 }
 
 #[derive(Args)]
@@ -223,6 +265,7 @@ fn run(args: RunArgs) -> anyhow::Result<()> {
             frames: args.frames,
             unpaced: args.unpaced,
             fps: args.fps,
+            control: Some(args.control.options()),
         });
     }
     app::run(WindowOptions {
@@ -230,6 +273,7 @@ fn run(args: RunArgs) -> anyhow::Result<()> {
         fullscreen: args.fullscreen,
         monitor: args.monitor,
         vsync: !args.no_vsync,
+        control: args.control.options(),
     })
 }
 

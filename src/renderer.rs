@@ -47,10 +47,12 @@ pub struct Renderer {
     compositor: Compositor,
     frame_uniforms: wgpu::Buffer,
     preset: Option<String>,
+    preset_mappings: Vec<String>,
     seed: u64,
     script: ScriptHost,
     script_override: Option<String>,
     watcher: Option<ShowWatcher>,
+    learn_request: Option<String>,
 }
 
 impl Renderer {
@@ -91,10 +93,12 @@ impl Renderer {
             compositor,
             frame_uniforms,
             preset: None,
+            preset_mappings: Vec::new(),
             seed,
             script,
             script_override: None,
             watcher: None,
+            learn_request: None,
         })
     }
 
@@ -150,6 +154,7 @@ impl Renderer {
         self.registry = registry;
         self.layer_params = layer_params;
         self.preset = Some(name.to_string());
+        self.preset_mappings = preset.mappings.clone();
         tracing::info!("preset {name} loaded: {} layers", self.layers.len());
         self.start_script(preset.script.as_deref());
         self.dispatch(&ScriptEvent::Preset(name.to_string()));
@@ -192,6 +197,10 @@ impl Renderer {
                 }
                 ScriptCommand::Reseed(id) => {
                     self.reseed_layer(&id);
+                    Ok(())
+                }
+                ScriptCommand::Learn(param) => {
+                    self.learn_request = Some(param);
                     Ok(())
                 }
             };
@@ -289,6 +298,55 @@ impl Renderer {
     /// The preset now running.
     pub fn preset(&self) -> Option<&str> {
         self.preset.as_deref()
+    }
+
+    /// A MIDI learn a script asked for, for the control surface.
+    pub fn take_learn_request(&mut self) -> Option<String> {
+        self.learn_request.take()
+    }
+
+    /// Mapping files the running preset names.
+    pub fn preset_mappings(&self) -> &[String] {
+        &self.preset_mappings
+    }
+
+    /// Writes the running layers and every parameter's value (but the
+    /// master section's) as `presets/<name>.toml` in the show folder.
+    pub fn save_preset(&mut self, name: &str) -> Result<(), String> {
+        let file = format!("{name}.toml");
+        crate::show::inside_show(&file).map_err(|e| e.to_string())?;
+        let mut table = toml::Table::new();
+        let layers = self
+            .layers
+            .iter()
+            .map(|l| toml::Value::String(l.id().to_string()))
+            .collect();
+        table.insert("layers".into(), toml::Value::Array(layers));
+        if let Some(script) = self.script.file().strip_suffix(".lua") {
+            table.insert(
+                "script".into(),
+                toml::Value::String(format!("scripts/{script}.lua")),
+            );
+        }
+        let mut params = toml::Table::new();
+        for (spec, _) in self
+            .registry
+            .iter()
+            .filter(|(s, _)| !s.name.starts_with("master."))
+        {
+            if let Some(value) = self.registry.target(&spec.name) {
+                params.insert(spec.name.clone(), crate::show::toml_of(spec, value));
+            }
+        }
+        table.insert("params".into(), toml::Value::Table(params));
+        let text = toml::to_string_pretty(&table).map_err(|e| e.to_string())?;
+        let path = self.assets.dir(Folder::Presets).join(&file);
+        path.parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| std::fs::write(&path, text))
+            .map_err(|e| format!("writing {}: {e}", path.display()))?;
+        tracing::info!("preset saved to {}", path.display());
+        Ok(())
     }
 
     /// The layers, in compositing order.

@@ -20,6 +20,7 @@ pub struct Hud {
     pub visible: bool,
     frame_times: Vec<f32>,
     last_frame: Instant,
+    selected: Option<String>,
 }
 
 impl Hud {
@@ -49,7 +50,13 @@ impl Hud {
             visible: false,
             frame_times: Vec::with_capacity(FPS_WINDOW),
             last_frame: Instant::now(),
+            selected: None,
         }
+    }
+
+    /// The parameter picked in the HUD (for MIDI learn).
+    pub fn selected(&self) -> Option<String> {
+        self.selected.clone()
     }
 
     /// Passes a window event to egui; true when egui used it (a click on a
@@ -72,6 +79,7 @@ impl Hud {
         &mut self,
         window: &winit::window::Window,
         show: &mut Renderer,
+        status: &[String],
         encoder: &mut wgpu::CommandEncoder,
         view: &wgpu::TextureView,
         size: [u32; 2],
@@ -80,10 +88,11 @@ impl Hud {
         let fps = self.fps();
         let raw = self.input.take_egui_input(window);
         let visible = self.visible;
+        let selected = &mut self.selected;
         let mut output = self.context.run_ui(raw, |ui| {
             error_panel(ui, show);
             if visible {
-                main_panel(ui.ctx(), show, fps);
+                main_panel(ui.ctx(), show, status, selected, fps);
             }
         });
         self.input
@@ -171,7 +180,13 @@ fn error_panel(ui: &mut egui::Ui, show: &Renderer) {
         });
 }
 
-fn main_panel(context: &egui::Context, show: &mut Renderer, fps: f32) {
+fn main_panel(
+    context: &egui::Context,
+    show: &mut Renderer,
+    status: &[String],
+    selected: &mut Option<String>,
+    fps: f32,
+) {
     egui::Window::new("sylva")
         .default_pos([12.0, 12.0])
         .default_width(340.0)
@@ -201,17 +216,23 @@ fn main_panel(context: &egui::Context, show: &mut Renderer, fps: f32) {
                 )
                 .collect();
             ui.label(format!("layers: {}", layers.join(", ")));
+            ui.collapsing("control", |ui| {
+                for line in status {
+                    ui.label(line);
+                }
+                ui.label("MIDI learn: click a parameter name, press l, move a control");
+            });
             egui::ScrollArea::vertical()
                 .max_height(480.0)
                 .show(ui, |ui| {
-                    parameter_editors(ui, show);
+                    parameter_editors(ui, show, selected);
                 });
         });
 }
 
 /// One editor per parameter; edits go through the registry like any other
 /// control source.
-fn parameter_editors(ui: &mut egui::Ui, show: &mut Renderer) {
+fn parameter_editors(ui: &mut egui::Ui, show: &mut Renderer, selected: &mut Option<String>) {
     let params: Vec<_> = show
         .registry
         .iter()
@@ -220,7 +241,11 @@ fn parameter_editors(ui: &mut egui::Ui, show: &mut Renderer) {
     for (spec, value) in params {
         let edited = ui
             .horizontal(|ui| {
-                ui.label(&spec.name).on_hover_text(&spec.description);
+                let is_selected = selected.as_deref() == Some(spec.name.as_str());
+                let label = ui.selectable_label(is_selected, &spec.name);
+                if label.on_hover_text(&spec.description).clicked() {
+                    *selected = Some(spec.name.clone());
+                }
                 edit_value(ui, &spec.kind, value)
             })
             .inner;

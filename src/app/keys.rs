@@ -14,6 +14,8 @@ pub enum Action {
     Quit,
     /// `h`: show or hide the HUD.
     ToggleHud,
+    /// `l`: MIDI learn for the parameter selected in the HUD.
+    Learn,
 }
 
 /// The action bound to `key` with `modifiers`, if any.
@@ -26,6 +28,7 @@ pub fn action(key: &Key, modifiers: ModifiersState) -> Option<Action> {
             ("q", true) => Some(Action::Quit),
             ("f", false) => Some(Action::ToggleFullscreen),
             ("h", false) => Some(Action::ToggleHud),
+            ("l", false) => Some(Action::Learn),
             _ => None,
         },
         _ => None,

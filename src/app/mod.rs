@@ -15,6 +15,7 @@ use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::keyboard::ModifiersState;
 use winit::window::{Fullscreen, Window, WindowId};
 
+use crate::control::{ControlOptions, ControlSurface};
 use crate::gpu::Gpu;
 use crate::headless::{ShowOptions, start_on};
 use crate::renderer::Renderer;
@@ -33,6 +34,8 @@ pub struct WindowOptions {
     pub monitor: Option<usize>,
     /// Wait for vertical blank.
     pub vsync: bool,
+    /// MIDI and OSC.
+    pub control: ControlOptions,
 }
 
 /// There is no display to open a window on.
@@ -74,6 +77,7 @@ struct Running {
     surface: wgpu::Surface<'static>,
     config: wgpu::SurfaceConfiguration,
     renderer: Renderer,
+    control: ControlSurface,
     hud: Hud,
 }
 
@@ -160,11 +164,13 @@ impl App {
         surface.configure(&gpu.device, &config);
         let hud = Hud::new(&window, &gpu.device, config.format.remove_srgb_suffix());
         let renderer = start_on(Arc::new(gpu), &self.options.show, config.format)?;
+        let control = ControlSurface::start(&self.options.control, &renderer);
         Ok(Running {
             window,
             surface,
             config,
             renderer,
+            control,
             hud,
         })
     }
@@ -192,6 +198,13 @@ impl Running {
             }
             Action::LeaveFullscreen => self.window.set_fullscreen(None),
             Action::ToggleHud => self.hud.visible = !self.hud.visible,
+            Action::Learn => match self.hud.selected() {
+                Some(param) => self.control.mapper().learn(&param),
+                None => self.renderer.errors.report(
+                    "midi learn",
+                    "click a parameter name in the HUD, then press l",
+                ),
+            },
             Action::Quit => {}
         }
     }
@@ -223,10 +236,13 @@ impl Running {
             ..Default::default()
         });
         let size = [self.config.width, self.config.height];
+        self.control.apply(&mut self.renderer);
         let mut encoder = self.renderer.record(dt, &view, size);
+        let status = self.control.status_lines();
         self.hud.draw(
             &self.window,
             &mut self.renderer,
+            &status,
             &mut encoder,
             &hud_view,
             size,

@@ -1,5 +1,5 @@
 //! The `sylva` table scripts call: `get`, `set`, `ramp`, `layer`, `reseed`,
-//! `preset`, `log`, `params`, and the fields `time`, `frame`, `beat`,
+//! `preset`, `learn`, `log`, `params`, and the fields `time`, `frame`, `beat`,
 //! `beat_phase` and `bpm` that the host refreshes before every call.
 
 use std::cell::RefCell;
@@ -62,6 +62,15 @@ pub fn create(lua: &Lua, bridge: &Rc<RefCell<Bridge>>) -> mlua::Result<Table> {
         "reseed",
         lua.create_function(move |_, layer: String| {
             b.borrow_mut().push(ScriptCommand::Reseed(layer));
+            Ok(())
+        })?,
+    )?;
+    let b = bridge.clone();
+    api.set(
+        "learn",
+        lua.create_function(move |_, param: String| {
+            b.borrow().get(&param).map_err(mlua::Error::external)?;
+            b.borrow_mut().push(ScriptCommand::Learn(param));
             Ok(())
         })?,
     )?;

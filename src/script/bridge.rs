@@ -20,6 +20,8 @@ pub enum ScriptCommand {
     Preset(String),
     /// Restart a layer's simulation.
     Reseed(String),
+    /// Arm MIDI learn for a parameter.
+    Learn(String),
 }
 
 /// The copy of the registry a script reads, and its queued requests.

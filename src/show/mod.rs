@@ -7,5 +7,5 @@ mod preset;
 mod watch;
 
 pub use assets::{Asset, AssetError, Assets, Folder, inside_show};
-pub use preset::{Preset, PresetError, PresetParam, toml_value};
+pub use preset::{Preset, PresetError, PresetParam, toml_of, toml_value};
 pub use watch::{ChangedFile, ShowWatcher};

@@ -192,6 +192,26 @@ pub fn toml_value(value: &toml::Value) -> Option<Value> {
     }
 }
 
+/// The TOML form of a parameter value, as presets write it.
+pub fn toml_of(spec: &crate::params::ParamSpec, value: &Value) -> toml::Value {
+    let floats = |v: &[f32]| {
+        toml::Value::Array(
+            v.iter()
+                .map(|c| toml::Value::Float(f64::from(*c)))
+                .collect(),
+        )
+    };
+    match value {
+        Value::Float(v) => toml::Value::Float(f64::from(*v)),
+        Value::Int(v) => toml::Value::Integer(i64::from(*v)),
+        Value::Bool(v) => toml::Value::Boolean(*v),
+        Value::Enum(_) => toml::Value::String(spec.display(value)),
+        Value::Vec3(v) => floats(v),
+        Value::Colour(v) => floats(v),
+        Value::Text(s) => toml::Value::String(s.clone()),
+    }
+}
+
 fn line_of(text: &str, offset: usize) -> usize {
     text.as_bytes()[..offset.min(text.len())]
         .iter()

@@ -1,0 +1,341 @@
+//! Mapping files (`presets/mappings/*.toml`): MIDI controls to parameters
+//! or actions, and OSC aliases for foreign addresses (TouchDesigner's OSC
+//! Out CHOP names each message after its channel).
+//!
+//! ```toml
+//! [[midi]]
+//! cc = 0                       # or note = 36
+//! channel = 1                  # 1-16; omitted: any channel
+//! param = "master.brightness"  # or action = "reseed:colony"
+//! range = [0.0, 2.0]           # part of the parameter's range; omitted: all of it
+//! curve = "linear"             # exponential, logarithmic
+//! invert = false
+//! takeover = "pickup"          # none, scale
+//! encoding = "absolute"        # 14bit, twos_complement, binary_offset, signed_bit
+//! mode = "trigger"             # notes and buttons: trigger, gate, toggle
+//! output = "nanoKONTROL2"      # output port for LED feedback
+//!
+//! [[osc]]
+//! address = "/chan1"
+//! param = "shader.aurora.glow"
+//! range = [0.0, 1.0]           # the incoming value's range
+//! ```
+
+use serde::{Deserialize, Serialize};
+
+/// Why a mapping file was refused.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{file}:{line}: {message}")]
+pub struct MappingError {
+    /// File name shown.
+    pub file: String,
+    /// 1-based line.
+    pub line: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// Shape of the value curve applied to a control's normalised position.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Curve {
+    /// Straight.
+    #[default]
+    Linear,
+    /// Fine control at the bottom (2^(8x) - 1) / 255.
+    Exponential,
+    /// Fine control at the top, the inverse curve.
+    Logarithmic,
+}
+
+impl Curve {
+    /// Maps 0..1 onto 0..1.
+    pub fn apply(self, x: f32) -> f32 {
+        let x = x.clamp(0.0, 1.0);
+        match self {
+            Curve::Linear => x,
+            Curve::Exponential => ((8.0 * x).exp2() - 1.0) / 255.0,
+            Curve::Logarithmic => (1.0 + 255.0 * x).log2() / 8.0,
+        }
+    }
+
+    /// The inverse of [`Curve::apply`], for soft takeover and LED feedback.
+    pub fn invert(self, y: f32) -> f32 {
+        let y = y.clamp(0.0, 1.0);
+        match self {
+            Curve::Linear => y,
+            Curve::Exponential => (1.0 + 255.0 * y).log2() / 8.0,
+            Curve::Logarithmic => ((8.0 * y).exp2() - 1.0) / 255.0,
+        }
+    }
+}
+
+/// What a knob that does not match the parameter does when moved.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Takeover {
+    /// The parameter jumps to the knob.
+    None,
+    /// The knob is ignored until it crosses the parameter's value.
+    #[default]
+    Pickup,
+    /// The parameter moves in proportion until both meet.
+    Scale,
+}
+
+/// How a CC's value is read.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Encoding {
+    /// 0-127 is the position.
+    #[default]
+    Absolute,
+    /// CC n carries the MSB, CC n+32 the LSB: 0-16383.
+    #[serde(rename = "14bit")]
+    FourteenBit,
+    /// Relative: 1-64 up, 127-65 down.
+    TwosComplement,
+    /// Relative: 65-127 up, 63-0 down.
+    BinaryOffset,
+    /// Relative: 65-127 up, 1-63 down (bit 6 set means up).
+    SignedBit,
+}
+
+impl Encoding {
+    /// The step count of a relative encoder value; `None` for absolute ones.
+    pub fn relative_steps(self, value: u8) -> Option<i32> {
+        let v = i32::from(value & 0x7F);
+        match self {
+            Encoding::Absolute | Encoding::FourteenBit => None,
+            Encoding::TwosComplement => Some(if v < 64 { v } else { v - 128 }),
+            Encoding::BinaryOffset => Some(v - 64),
+            Encoding::SignedBit => Some(if v & 0x40 != 0 { v & 0x3F } else { -v }),
+        }
+    }
+}
+
+/// How a note or button drives its target.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ButtonMode {
+    /// Press fires the action, or sets the parameter to its top.
+    #[default]
+    Trigger,
+    /// Held: top of the range; released: bottom.
+    Gate,
+    /// Each press flips between bottom and top.
+    Toggle,
+}
+
+/// One MIDI control bound to a parameter or an action.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MidiMapping {
+    /// Input port name filter (substring), if only one controller should match.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<String>,
+    /// Channel 1-16; `None` matches any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channel: Option<u8>,
+    /// Controller number.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cc: Option<u8>,
+    /// Note number.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<u8>,
+    /// Parameter driven.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub param: Option<String>,
+    /// Action fired instead: `reseed:<layer>`, `toggle:<layer>`,
+    /// `preset:next`, `preset:prev`, `preset:<name>`, `tap`, `blackout`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action: Option<String>,
+    /// Part of the parameter's range the control spans.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub range: Option<[f32; 2]>,
+    /// Value curve.
+    #[serde(default)]
+    pub curve: Curve,
+    /// Reverse the direction.
+    #[serde(default)]
+    pub invert: bool,
+    /// Soft takeover.
+    #[serde(default)]
+    pub takeover: Takeover,
+    /// CC encoding.
+    #[serde(default)]
+    pub encoding: Encoding,
+    /// Note and button behaviour.
+    #[serde(default)]
+    pub mode: ButtonMode,
+    /// Share of the range one relative-encoder step moves (default 1/128).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step: Option<f32>,
+    /// Output port for LED feedback.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
+}
+
+/// A foreign OSC address bound to a parameter.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OscAlias {
+    /// Address as the sender names it, e.g. `/chan1` or `/tx`.
+    pub address: String,
+    /// Parameter it drives.
+    pub param: String,
+    /// Range of the incoming value mapped onto the parameter's range;
+    /// omitted: values are taken as they are.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub range: Option<[f32; 2]>,
+}
+
+/// A whole mapping file.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Mappings {
+    /// MIDI bindings.
+    #[serde(default)]
+    pub midi: Vec<MidiMapping>,
+    /// OSC aliases.
+    #[serde(default)]
+    pub osc: Vec<OscAlias>,
+}
+
+impl Mappings {
+    /// Parses a mapping file; `file` names it in errors.
+    pub fn parse(file: &str, text: &str) -> Result<Self, MappingError> {
+        let line_of = |offset: usize| text[..offset.min(text.len())].matches('\n').count() + 1;
+        let mappings: Mappings = toml::from_str(text).map_err(|e| MappingError {
+            file: file.to_string(),
+            line: e.span().map_or(1, |s| line_of(s.start)),
+            message: e.message().to_string(),
+        })?;
+        for (index, mapping) in mappings.midi.iter().enumerate() {
+            let problem = match (mapping.cc, mapping.note, &mapping.param, &mapping.action) {
+                (None, None, ..) => Some("needs cc or note"),
+                (Some(_), Some(_), ..) => Some("has both cc and note"),
+                (.., None, None) => Some("needs param or action"),
+                (.., Some(_), Some(_)) => Some("has both param and action"),
+                _ if mapping.channel.is_some_and(|c| !(1..=16).contains(&c)) => {
+                    Some("channel must be 1-16")
+                }
+                _ => mapping
+                    .action
+                    .as_deref()
+                    .and_then(|a| check_action(a).err()),
+            };
+            if let Some(message) = problem {
+                let nth = text
+                    .match_indices("[[midi]]")
+                    .nth(index)
+                    .map_or(0, |(at, _)| at);
+                return Err(MappingError {
+                    file: file.to_string(),
+                    line: line_of(nth),
+                    message: format!("[[midi]] entry {}: {message}", index + 1),
+                });
+            }
+        }
+        Ok(mappings)
+    }
+
+    /// The file's text, for saving learned mappings.
+    pub fn to_toml(&self) -> String {
+        toml::to_string_pretty(self).unwrap_or_default()
+    }
+}
+
+/// An action a button can fire.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    /// Restart a layer's simulation.
+    Reseed(String),
+    /// Switch a layer on or off.
+    Toggle(String),
+    /// Next preset of the show.
+    NextPreset,
+    /// Previous preset of the show.
+    PreviousPreset,
+    /// A preset by name.
+    Preset(String),
+    /// Tap tempo.
+    Tap,
+    /// Blackout on or off.
+    Blackout,
+}
+
+/// Reads an action name.
+pub fn check_action(text: &str) -> Result<Action, &'static str> {
+    match text.split_once(':') {
+        Some(("reseed", layer)) if !layer.is_empty() => Ok(Action::Reseed(layer.to_string())),
+        Some(("toggle", layer)) if !layer.is_empty() => Ok(Action::Toggle(layer.to_string())),
+        Some(("preset", "next")) => Ok(Action::NextPreset),
+        Some(("preset", "prev")) => Ok(Action::PreviousPreset),
+        Some(("preset", name)) if !name.is_empty() => Ok(Action::Preset(name.to_string())),
+        None if text == "tap" => Ok(Action::Tap),
+        None if text == "blackout" => Ok(Action::Blackout),
+        _ => Err(
+            "unknown action (reseed:LAYER, toggle:LAYER, preset:next, preset:prev, preset:NAME, tap, blackout)",
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn curves_are_inverses_and_fix_the_ends() {
+        for curve in [Curve::Linear, Curve::Exponential, Curve::Logarithmic] {
+            assert_eq!(curve.apply(0.0), 0.0);
+            assert!((curve.apply(1.0) - 1.0).abs() < 1e-6);
+            for x in [0.1, 0.5, 0.9] {
+                assert!(
+                    (curve.invert(curve.apply(x)) - x).abs() < 1e-4,
+                    "{curve:?} at {x}"
+                );
+            }
+        }
+        assert!(Curve::Exponential.apply(0.5) < 0.5 && Curve::Logarithmic.apply(0.5) > 0.5);
+    }
+
+    #[test]
+    fn relative_encodings_decode_both_directions() {
+        assert_eq!(Encoding::TwosComplement.relative_steps(1), Some(1));
+        assert_eq!(Encoding::TwosComplement.relative_steps(127), Some(-1));
+        assert_eq!(Encoding::TwosComplement.relative_steps(65), Some(-63));
+        assert_eq!(Encoding::BinaryOffset.relative_steps(65), Some(1));
+        assert_eq!(Encoding::BinaryOffset.relative_steps(63), Some(-1));
+        assert_eq!(Encoding::SignedBit.relative_steps(67), Some(3));
+        assert_eq!(Encoding::SignedBit.relative_steps(3), Some(-3));
+        assert_eq!(Encoding::Absolute.relative_steps(3), None);
+    }
+
+    #[test]
+    fn mapping_files_are_checked_with_lines() {
+        let good = "[[midi]]\ncc = 0\nparam = \"master.brightness\"\ntakeover = \"scale\"\n\n[[osc]]\naddress = \"/chan1\"\nparam = \"master.bpm\"\nrange = [0.0, 1.0]\n";
+        let parsed = Mappings::parse("m.toml", good);
+        assert!(
+            parsed
+                .as_ref()
+                .is_ok_and(|m| m.midi.len() == 1 && m.osc.len() == 1),
+            "{parsed:?}"
+        );
+        let unknown = Mappings::parse("m.toml", "[[midi]]\ncc = 0\nparam = \"x\"\nspeed = 2\n");
+        assert!(
+            matches!(unknown, Err(MappingError { line: 4, .. })),
+            "{unknown:?}"
+        );
+        let incomplete = Mappings::parse(
+            "m.toml",
+            "[[midi]]\ncc = 0\nparam = \"x\"\n\n[[midi]]\ncc = 1\n",
+        );
+        assert!(
+            matches!(incomplete, Err(MappingError { line: 5, .. })),
+            "{incomplete:?}"
+        );
+        let action = Mappings::parse("m.toml", "[[midi]]\nnote = 1\naction = \"explode\"\n");
+        assert!(action.is_err());
+    }
+}

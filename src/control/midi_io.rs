@@ -1,0 +1,192 @@
+//! MIDI ports through midir. A thread opens every input port (or those
+//! whose name contains `--midi NAME`) and rescans every two seconds, so a
+//! controller unplugged and plugged back mid-show returns without a
+//! restart. Its callbacks only parse bytes and send messages to the main
+//! thread. Outputs (LED feedback) are opened on demand from the main thread
+//! and retried at the same pace. A machine without a MIDI subsystem gets one
+//! warning; the show goes on.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::Sender;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use midir::{Ignore, MidiInput, MidiInputConnection, MidiOutput, MidiOutputConnection};
+
+use super::ControlEvent;
+use super::midi_parse::MidiParser;
+
+/// How often ports are rescanned.
+const RESCAN: Duration = Duration::from_secs(2);
+
+/// What the HUD shows about MIDI.
+#[derive(Debug, Clone, Default)]
+pub struct MidiStatus {
+    /// Input ports open now.
+    pub inputs: Vec<String>,
+    /// Why MIDI is unavailable, if it is.
+    pub problem: Option<String>,
+}
+
+/// Shared MIDI status.
+pub type SharedStatus = Arc<Mutex<MidiStatus>>;
+
+/// Starts the input thread.
+pub fn spawn_inputs(
+    filter: Option<String>,
+    events: Sender<ControlEvent>,
+    status: SharedStatus,
+    stop: Arc<AtomicBool>,
+) {
+    let spawned = std::thread::Builder::new()
+        .name("sylva-midi".into())
+        .spawn(move || {
+            let mut open: HashMap<String, MidiInputConnection<()>> = HashMap::new();
+            let mut warned = false;
+            while !stop.load(Ordering::Relaxed) {
+                match scan(&filter, &events, &mut open) {
+                    Ok(()) => {
+                        let mut s = status.lock().unwrap_or_else(PoisonError::into_inner);
+                        s.inputs = open.keys().cloned().collect();
+                        s.inputs.sort();
+                        s.problem = None;
+                    }
+                    Err(problem) => {
+                        if !warned {
+                            tracing::warn!(
+                                "MIDI unavailable ({problem}); the show goes on without it"
+                            );
+                            warned = true;
+                        }
+                        status
+                            .lock()
+                            .unwrap_or_else(PoisonError::into_inner)
+                            .problem = Some(problem);
+                    }
+                }
+                std::thread::sleep(RESCAN);
+            }
+        });
+    if let Err(error) = spawned {
+        tracing::warn!("cannot start the MIDI thread: {error}");
+    }
+}
+
+/// Opens new matching ports and closes vanished ones.
+fn scan(
+    filter: &Option<String>,
+    events: &Sender<ControlEvent>,
+    open: &mut HashMap<String, MidiInputConnection<()>>,
+) -> Result<(), String> {
+    let probe = MidiInput::new("sylva").map_err(|e| e.to_string())?;
+    let ports = probe.ports();
+    let present: Vec<(String, midir::MidiInputPort)> = ports
+        .into_iter()
+        .filter_map(|p| probe.port_name(&p).ok().map(|n| (n, p)))
+        .filter(|(name, _)| !name.contains("sylva"))
+        .filter(|(name, _)| {
+            filter
+                .as_ref()
+                .is_none_or(|f| name.to_lowercase().contains(&f.to_lowercase()))
+        })
+        .collect();
+    open.retain(|name, _| {
+        let still = present.iter().any(|(n, _)| n == name);
+        if !still {
+            tracing::warn!("MIDI input {name} disconnected; waiting for it to return");
+        }
+        still
+    });
+    for (name, port) in present {
+        if open.contains_key(&name) {
+            continue;
+        }
+        let mut input = MidiInput::new("sylva").map_err(|e| e.to_string())?;
+        input.ignore(Ignore::None);
+        let sender = events.clone();
+        let port_name = name.clone();
+        let mut parser = MidiParser::new();
+        let connected = input.connect(
+            &port,
+            "sylva-in",
+            move |_, bytes, _| {
+                let at = Instant::now();
+                for message in parser.feed(bytes) {
+                    let _ = sender.send(ControlEvent::Midi {
+                        port: port_name.clone(),
+                        message,
+                        at,
+                    });
+                }
+            },
+            (),
+        );
+        match connected {
+            Ok(connection) => {
+                tracing::info!("MIDI input {name} connected");
+                open.insert(name, connection);
+            }
+            Err(error) => tracing::warn!("MIDI input {name}: {error}"),
+        }
+    }
+    Ok(())
+}
+
+/// Output ports for LED feedback, opened when first needed.
+#[derive(Default)]
+pub struct MidiOutputs {
+    open: HashMap<String, MidiOutputConnection>,
+    last_attempt: HashMap<String, Instant>,
+}
+
+impl MidiOutputs {
+    /// Sends `bytes` to the output whose name contains `port`.
+    pub fn send(&mut self, port: &str, bytes: &[u8]) {
+        if !self.open.contains_key(port) {
+            let due = self
+                .last_attempt
+                .get(port)
+                .is_none_or(|t| t.elapsed() >= RESCAN);
+            if !due {
+                return;
+            }
+            self.last_attempt.insert(port.to_string(), Instant::now());
+            match connect_output(port) {
+                Ok(connection) => {
+                    tracing::info!("MIDI output {port} connected");
+                    self.open.insert(port.to_string(), connection);
+                }
+                Err(problem) => {
+                    tracing::debug!("MIDI output {port}: {problem}");
+                    return;
+                }
+            }
+        }
+        let failed = self
+            .open
+            .get_mut(port)
+            .is_some_and(|c| c.send(bytes).is_err());
+        if failed {
+            tracing::warn!("MIDI output {port} disconnected");
+            self.open.remove(port);
+        }
+    }
+}
+
+fn connect_output(port: &str) -> Result<MidiOutputConnection, String> {
+    let output = MidiOutput::new("sylva").map_err(|e| e.to_string())?;
+    let wanted = port.to_lowercase();
+    let found = output
+        .ports()
+        .into_iter()
+        .find(|p| {
+            output
+                .port_name(p)
+                .is_ok_and(|n| n.to_lowercase().contains(&wanted))
+        })
+        .ok_or_else(|| format!("no output port matching {port:?}"))?;
+    output
+        .connect(&found, "sylva-out")
+        .map_err(|e| e.to_string())
+}

@@ -1,0 +1,345 @@
+//! OSC over UDP: the receiver thread (decode, unpack bundles however deep,
+//! keep time tags, count malformed datagrams), the mapping between
+//! addresses and parameter names (`/sylva/shader/aurora/glow` is
+//! `shader.aurora.glow`), the reading of arguments per parameter type, and
+//! the feedback sender. Only the main thread applies anything.
+
+use std::net::{SocketAddr, UdpSocket};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::Sender;
+use std::time::{Duration, Instant, SystemTime};
+
+use rosc::{OscMessage, OscPacket, OscTime, OscType};
+
+use super::ControlEvent;
+use crate::params::{ParamKind, ParamSpec, Value};
+
+/// Prefix of every sylva address.
+pub const PREFIX: &str = "/sylva/";
+
+/// A message from the network, unpacked from its bundles.
+#[derive(Debug, Clone)]
+pub struct OscReceived {
+    /// The sender.
+    pub from: SocketAddr,
+    /// The message.
+    pub message: OscMessage,
+    /// When a bundle's time tag asks for it, if in the future.
+    pub due: Option<Instant>,
+    /// When the datagram arrived.
+    pub received: Instant,
+}
+
+/// Counters the HUD and `/sylva/status` report.
+#[derive(Debug, Default)]
+pub struct OscStats {
+    /// Datagrams received.
+    pub datagrams: AtomicU64,
+    /// Datagrams that did not decode.
+    pub malformed: AtomicU64,
+}
+
+/// Starts the receiver on `socket`; it stops when `stop` is set or the
+/// channel closes.
+pub fn spawn_receiver(
+    socket: UdpSocket,
+    events: Sender<ControlEvent>,
+    stats: Arc<OscStats>,
+    stop: Arc<AtomicBool>,
+) -> std::io::Result<()> {
+    socket.set_read_timeout(Some(Duration::from_millis(200)))?;
+    std::thread::Builder::new()
+        .name("sylva-osc".into())
+        .spawn(move || {
+            let mut buffer = vec![0u8; 65_536];
+            let mut last_warning: Option<Instant> = None;
+            while !stop.load(Ordering::Relaxed) {
+                let Ok((length, from)) = socket.recv_from(&mut buffer) else {
+                    continue;
+                };
+                let received = Instant::now();
+                stats.datagrams.fetch_add(1, Ordering::Relaxed);
+                let packet = match rosc::decoder::decode_udp(&buffer[..length]) {
+                    Ok((_, packet)) => packet,
+                    Err(error) => {
+                        let count = stats.malformed.fetch_add(1, Ordering::Relaxed) + 1;
+                        // At most one warning a second, whatever a sender floods.
+                        if last_warning.is_none_or(|t| t.elapsed() > Duration::from_secs(1)) {
+                            tracing::warn!(
+                                "OSC: malformed datagram from {from} ({error:?}); {count} so far"
+                            );
+                            last_warning = Some(received);
+                        }
+                        continue;
+                    }
+                };
+                let mut messages = Vec::new();
+                unpack(packet, None, &mut messages);
+                for (message, tag) in messages {
+                    let due = tag.and_then(|t| future_instant(t, received));
+                    let event = ControlEvent::Osc(OscReceived {
+                        from,
+                        message,
+                        due,
+                        received,
+                    });
+                    if events.send(event).is_err() {
+                        return;
+                    }
+                }
+            }
+        })?;
+    Ok(())
+}
+
+/// Flattens bundles (nested or empty) into messages with their time tags.
+pub fn unpack(
+    packet: OscPacket,
+    tag: Option<OscTime>,
+    out: &mut Vec<(OscMessage, Option<OscTime>)>,
+) {
+    match packet {
+        OscPacket::Message(message) => out.push((message, tag)),
+        OscPacket::Bundle(bundle) => {
+            let immediate = bundle.timetag.seconds == 0 && bundle.timetag.fractional == 1;
+            let tag = if immediate { tag } else { Some(bundle.timetag) };
+            for inner in bundle.content {
+                unpack(inner, tag, out);
+            }
+        }
+    }
+}
+
+/// The instant a time tag names, if it is still ahead.
+fn future_instant(tag: OscTime, now: Instant) -> Option<Instant> {
+    let at = SystemTime::from(tag);
+    let ahead = at.duration_since(SystemTime::now()).ok()?;
+    // Anything more than a minute ahead is a clock mix-up, not a cue.
+    (ahead > Duration::ZERO && ahead < Duration::from_secs(60)).then(|| now + ahead)
+}
+
+/// `shader.aurora.glow` from `/sylva/shader/aurora/glow`.
+pub fn param_of(address: &str) -> Option<String> {
+    let rest = address.strip_prefix(PREFIX)?;
+    (!rest.is_empty()).then(|| rest.replace('/', "."))
+}
+
+/// `/sylva/shader/aurora/glow` for `shader.aurora.glow`.
+pub fn address_of(param: &str) -> String {
+    format!("{PREFIX}{}", param.replace('.', "/"))
+}
+
+/// Reads OSC arguments as a value of `spec`'s type: floats from f, d or i;
+/// ints rounded; bools from T, F or a non-zero number; enums by name or
+/// index; vec3 as three numbers; colours as three or four.
+pub fn value_from_args(spec: &ParamSpec, args: &[OscType]) -> Option<Value> {
+    let numbers: Vec<f32> = args.iter().filter_map(number).collect();
+    let value = match (&spec.kind, args) {
+        (ParamKind::Bool, [OscType::Bool(b)]) => Value::Bool(*b),
+        (ParamKind::Bool, [other]) => Value::Bool(number(other)? != 0.0),
+        (ParamKind::Enum { .. } | ParamKind::Text | ParamKind::Path, [OscType::String(s)]) => {
+            Value::Text(s.clone())
+        }
+        (ParamKind::Enum { .. }, [other]) => Value::Int(number(other)?.round() as i32),
+        (ParamKind::Float { .. }, [other]) => Value::Float(number(other)?),
+        (ParamKind::Int { .. }, [other]) => Value::Float(number(other)?),
+        (ParamKind::Vec3 { .. }, [_, _, _]) if numbers.len() == 3 => {
+            Value::Vec3([numbers[0], numbers[1], numbers[2]])
+        }
+        (ParamKind::Colour, [_, _, _]) if numbers.len() == 3 => {
+            Value::Colour([numbers[0], numbers[1], numbers[2], 1.0])
+        }
+        (ParamKind::Colour, [_, _, _, _]) if numbers.len() == 4 => {
+            Value::Colour([numbers[0], numbers[1], numbers[2], numbers[3]])
+        }
+        _ => return None,
+    };
+    spec.clamp(value)
+}
+
+/// The OSC arguments of a value: what feedback sends and OSCQuery shows.
+pub fn args_of(spec: &ParamSpec, value: &Value) -> Vec<OscType> {
+    match value {
+        Value::Float(v) => vec![OscType::Float(*v)],
+        Value::Int(v) => vec![OscType::Int(*v)],
+        Value::Bool(v) => vec![OscType::Bool(*v)],
+        Value::Enum(_) => vec![OscType::String(spec.display(value))],
+        Value::Vec3(v) => v.iter().map(|c| OscType::Float(*c)).collect(),
+        Value::Colour(v) => v.iter().map(|c| OscType::Float(*c)).collect(),
+        Value::Text(s) => vec![OscType::String(s.clone())],
+    }
+}
+
+fn number(arg: &OscType) -> Option<f32> {
+    match arg {
+        OscType::Float(v) => Some(*v),
+        OscType::Double(v) => Some(*v as f32),
+        OscType::Int(v) => Some(*v as f32),
+        OscType::Long(v) => Some(*v as f32),
+        OscType::Bool(v) => Some(f32::from(u8::from(*v))),
+        _ => None,
+    }
+    .filter(|v| v.is_finite())
+}
+
+/// Sends parameter changes to the configured targets.
+pub struct Feedback {
+    socket: Option<UdpSocket>,
+    targets: Vec<SocketAddr>,
+}
+
+impl Feedback {
+    /// Feedback to `targets`; none means nothing is sent.
+    pub fn new(targets: Vec<SocketAddr>) -> Self {
+        let socket = if targets.is_empty() {
+            None
+        } else {
+            UdpSocket::bind(("0.0.0.0", 0))
+                .inspect_err(|e| tracing::warn!("OSC feedback: cannot open a socket: {e}"))
+                .ok()
+        };
+        Self { socket, targets }
+    }
+
+    /// Sends `value` of `spec` to every target except the host that caused
+    /// the change (`origin`), so a controller never hears its own echo.
+    pub fn send(&self, spec: &ParamSpec, value: &Value, origin: Option<&SocketAddr>) {
+        let Some(socket) = &self.socket else {
+            return;
+        };
+        let packet = OscPacket::Message(OscMessage {
+            addr: address_of(&spec.name),
+            args: args_of(spec, value),
+        });
+        let Ok(bytes) = rosc::encoder::encode(&packet) else {
+            return;
+        };
+        for target in &self.targets {
+            if origin.is_some_and(|o| o.ip() == target.ip()) {
+                continue;
+            }
+            if let Err(error) = socket.send_to(&bytes, target) {
+                tracing::debug!("OSC feedback to {target}: {error}");
+            }
+        }
+    }
+
+    /// Sends a raw message (status replies) to `to`.
+    pub fn reply(&self, to: SocketAddr, message: OscMessage) {
+        let socket = self.socket.as_ref().map_or_else(
+            || UdpSocket::bind(("0.0.0.0", 0)).ok(),
+            |s| s.try_clone().ok(),
+        );
+        if let (Some(socket), Ok(bytes)) =
+            (socket, rosc::encoder::encode(&OscPacket::Message(message)))
+        {
+            let _ = socket.send_to(&bytes, to);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rosc::OscBundle;
+
+    #[test]
+    fn arguments_are_read_per_type() {
+        let float = ParamSpec::float("a.f", 0.0, 0.0, 10.0);
+        assert_eq!(
+            value_from_args(&float, &[OscType::Int(3)]),
+            Some(Value::Float(3.0))
+        );
+        assert_eq!(
+            value_from_args(&float, &[OscType::Double(20.0)]),
+            Some(Value::Float(10.0))
+        );
+        assert_eq!(
+            value_from_args(&float, &[OscType::String("x".into())]),
+            None
+        );
+        let int = ParamSpec::int("a.i", 0, 0, 10);
+        assert_eq!(
+            value_from_args(&int, &[OscType::Float(2.6)]),
+            Some(Value::Int(3))
+        );
+        let flag = ParamSpec::bool("a.b", false);
+        assert_eq!(
+            value_from_args(&flag, &[OscType::Bool(true)]),
+            Some(Value::Bool(true))
+        );
+        assert_eq!(
+            value_from_args(&flag, &[OscType::Float(0.0)]),
+            Some(Value::Bool(false))
+        );
+        let mode = ParamSpec::enumeration("a.e", &["normal", "add"], 0);
+        assert_eq!(
+            value_from_args(&mode, &[OscType::String("add".into())]),
+            Some(Value::Enum(1))
+        );
+        assert_eq!(
+            value_from_args(&mode, &[OscType::Int(1)]),
+            Some(Value::Enum(1))
+        );
+        assert_eq!(value_from_args(&mode, &[OscType::Int(5)]), None);
+        let colour = ParamSpec::colour("a.c", [1.0; 4]);
+        let rgb = [
+            OscType::Float(0.5),
+            OscType::Float(0.25),
+            OscType::Float(1.0),
+        ];
+        assert_eq!(
+            value_from_args(&colour, &rgb),
+            Some(Value::Colour([0.5, 0.25, 1.0, 1.0]))
+        );
+        let vec3 = ParamSpec::vec3("a.v", [0.0; 3], -1.0, 1.0);
+        assert_eq!(
+            value_from_args(&vec3, &rgb),
+            Some(Value::Vec3([0.5, 0.25, 1.0]))
+        );
+        assert_eq!(value_from_args(&vec3, &rgb[..2]), None);
+    }
+
+    #[test]
+    fn addresses_and_names_map_both_ways() {
+        assert_eq!(
+            param_of("/sylva/shader/aurora/glow").as_deref(),
+            Some("shader.aurora.glow")
+        );
+        assert_eq!(address_of("master.brightness"), "/sylva/master/brightness");
+        assert_eq!(param_of("/other/x"), None);
+    }
+
+    #[test]
+    fn nested_and_empty_bundles_unpack() {
+        let message = |addr: &str| {
+            OscPacket::Message(OscMessage {
+                addr: addr.into(),
+                args: vec![],
+            })
+        };
+        let immediate = OscTime {
+            seconds: 0,
+            fractional: 1,
+        };
+        let packet = OscPacket::Bundle(OscBundle {
+            timetag: immediate,
+            content: vec![
+                message("/a"),
+                OscPacket::Bundle(OscBundle {
+                    timetag: immediate,
+                    content: vec![],
+                }),
+                OscPacket::Bundle(OscBundle {
+                    timetag: immediate,
+                    content: vec![message("/b")],
+                }),
+            ],
+        });
+        let mut out = Vec::new();
+        unpack(packet, None, &mut out);
+        let addresses: Vec<&str> = out.iter().map(|(m, _)| m.addr.as_str()).collect();
+        assert_eq!(addresses, ["/a", "/b"]);
+    }
+}
