@@ -3,6 +3,7 @@
 
 mod blend;
 mod cli;
+mod control;
 mod golden;
 mod live;
 mod show;

@@ -265,9 +265,7 @@ impl Bound {
                     self.picked = true;
                     knob
                 } else {
-                    let Some(previous) = previous else {
-                        return None;
-                    };
+                    let previous = previous?;
                     // Move the rest of the way in proportion, so knob and
                     // parameter reach the end of the travel together.
                     let moved = knob - previous;

@@ -68,7 +68,9 @@ struct Entry {
 #[derive(Debug, Default)]
 pub struct Registry {
     entries: BTreeMap<String, Entry>,
-    changes: Vec<Change>,
+    /// The latest change of each parameter since the last drain: bounded by
+    /// the parameter count however long nobody drains.
+    changes: BTreeMap<String, Change>,
     revision: u64,
 }
 
@@ -226,9 +228,10 @@ impl Registry {
         }
     }
 
-    /// Takes the changes recorded since the last call.
+    /// Takes the changes since the last call: the latest one of each
+    /// parameter, in name order.
     pub fn drain_changes(&mut self) -> Vec<Change> {
-        std::mem::take(&mut self.changes)
+        std::mem::take(&mut self.changes).into_values().collect()
     }
 
     /// Every parameter in name order: spec and current value.
@@ -253,11 +256,12 @@ impl Registry {
     }
 
     fn record(&mut self, name: &str, value: &Value, source: Source) {
-        self.changes.push(Change {
+        let change = Change {
             name: name.to_string(),
             value: value.clone(),
             source,
-        });
+        };
+        self.changes.insert(name.to_string(), change);
     }
 }
 

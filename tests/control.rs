@@ -1,0 +1,343 @@
+//! OSC and OSCQuery over real sockets on loopback: messages, nested and
+//! empty bundles, wrong types and garbage followed by a valid message,
+//! future time tags, TouchDesigner-style aliases, feedback to a listening
+//! UDP socket without echo, and the OSCQuery namespace over HTTP.
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream, UdpSocket};
+use std::time::{Duration, Instant, SystemTime};
+
+use rosc::{OscBundle, OscMessage, OscPacket, OscTime, OscType};
+use sylva::control::{ControlOptions, ControlSurface};
+use sylva::gpu::{OUTPUT_FORMAT, RenderTarget};
+use sylva::params::{Source, Value};
+use sylva::renderer::Renderer;
+
+use crate::support;
+
+const CEILING: Duration = Duration::from_secs(10);
+
+struct Rig {
+    renderer: Renderer,
+    control: ControlSurface,
+    output: RenderTarget,
+    osc: SocketAddr,
+    sender: UdpSocket,
+}
+
+/// The default show with OSC and OSCQuery on free loopback ports and
+/// feedback to `feedback` if given.
+fn rig(feedback: Option<SocketAddr>) -> Rig {
+    let renderer = support::renderer(support::fixtures(), "default", OUTPUT_FORMAT);
+    let control = ControlSurface::start(
+        &ControlOptions {
+            midi: false,
+            midi_filter: None,
+            osc_bind: "127.0.0.1".into(),
+            osc_port: Some(0),
+            osc_out: feedback.into_iter().collect(),
+            oscquery_port: Some(0),
+        },
+        &renderer,
+    );
+    let port = control
+        .osc_port()
+        .unwrap_or_else(|| panic!("OSC did not open: {:?}", renderer.errors.snapshot()));
+    let output = RenderTarget::new(
+        &renderer.gpu.device,
+        "control.output",
+        [8, 8],
+        OUTPUT_FORMAT,
+    );
+    let sender = UdpSocket::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("sender socket: {e}"));
+    Rig {
+        renderer,
+        control,
+        output,
+        osc: SocketAddr::from(([127, 0, 0, 1], port)),
+        sender,
+    }
+}
+
+impl Rig {
+    fn send(&self, packet: &OscPacket) {
+        let bytes = rosc::encoder::encode(packet).unwrap_or_else(|e| panic!("encoding: {e:?}"));
+        self.send_raw(&bytes);
+    }
+
+    fn send_raw(&self, bytes: &[u8]) {
+        if let Err(error) = self.sender.send_to(bytes, self.osc) {
+            panic!("sending: {error}");
+        }
+    }
+
+    fn frame(&mut self) {
+        self.control.apply(&mut self.renderer);
+        let encoder = self.renderer.record(1.0 / 60.0, &self.output.view, [8, 8]);
+        self.renderer.submit(encoder);
+    }
+
+    /// Runs frames until `done`; fails after the ceiling.
+    fn until(&mut self, what: &str, done: impl Fn(&Rig) -> bool) -> Duration {
+        let started = Instant::now();
+        while !done(self) {
+            assert!(
+                started.elapsed() < CEILING,
+                "{what}: not within {CEILING:?}"
+            );
+            self.frame();
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        eprintln!("{what}: after {:?}", started.elapsed());
+        started.elapsed()
+    }
+
+    fn target(&self, name: &str) -> Option<Value> {
+        self.renderer.registry.target(name).cloned()
+    }
+}
+
+fn message(addr: &str, args: Vec<OscType>) -> OscPacket {
+    OscPacket::Message(OscMessage {
+        addr: addr.into(),
+        args,
+    })
+}
+
+fn bundle(timetag: OscTime, content: Vec<OscPacket>) -> OscPacket {
+    OscPacket::Bundle(OscBundle { timetag, content })
+}
+
+const NOW: OscTime = OscTime {
+    seconds: 0,
+    fractional: 1,
+};
+
+#[test]
+fn messages_and_bundles_set_parameters_and_garbage_is_survived() {
+    let mut rig = rig(None);
+    rig.send(&message(
+        "/sylva/master/brightness",
+        vec![OscType::Float(2.5)],
+    ));
+    rig.until("float message", |r| {
+        r.target("master.brightness") == Some(Value::Float(2.5))
+    });
+
+    rig.send(&bundle(
+        NOW,
+        vec![
+            bundle(NOW, vec![]),
+            bundle(
+                NOW,
+                vec![message(
+                    "/sylva/shader/echo/blend",
+                    vec![OscType::String("screen".into())],
+                )],
+            ),
+            message(
+                "/sylva/shader/aurora/base",
+                vec![
+                    OscType::Float(1.0),
+                    OscType::Float(0.0),
+                    OscType::Float(0.5),
+                ],
+            ),
+        ],
+    ));
+    rig.until("nested bundle", |r| {
+        r.target("shader.echo.blend") == Some(Value::Enum(2))
+            && r.target("shader.aurora.base") == Some(Value::Colour([1.0, 0.0, 0.5, 1.0]))
+    });
+
+    rig.send(&bundle(NOW, vec![]));
+    rig.send(&message(
+        "/sylva/master/brightness",
+        vec![OscType::String("bright".into())],
+    ));
+    rig.send(&message("/sylva/master/nothing", vec![OscType::Float(1.0)]));
+    rig.send_raw(b"\xff\x00garbage that is not OSC");
+    rig.send_raw(b"");
+    rig.send(&message("/sylva/master/brightness", vec![OscType::Int(1)]));
+    rig.until("valid message after garbage", |r| {
+        r.target("master.brightness") == Some(Value::Float(1.0))
+    });
+    let (datagrams, malformed) = rig.control.osc_counts();
+    assert!(
+        malformed >= 1,
+        "garbage counted: {datagrams} datagrams, {malformed} malformed"
+    );
+    assert!(
+        rig.renderer.errors.snapshot().is_empty(),
+        "{:?}",
+        rig.renderer.errors.snapshot()
+    );
+}
+
+#[test]
+fn future_time_tags_wait_and_aliases_convert_ranges() {
+    let mut rig = rig(None);
+    let later = OscTime::try_from(SystemTime::now() + Duration::from_millis(400)).unwrap_or(NOW);
+    rig.send(&bundle(
+        later,
+        vec![message("/sylva/master/bpm", vec![OscType::Float(90.0)])],
+    ));
+    let waited = rig.until("scheduled bundle", |r| {
+        r.target("master.bpm") == Some(Value::Float(90.0))
+    });
+    assert!(
+        waited >= Duration::from_millis(300),
+        "applied after {waited:?}, before its time tag"
+    );
+
+    // presets/mappings/touchdesigner.toml: /chan1 0..1 drives master.brightness 0..4.
+    rig.send(&message("/chan1", vec![OscType::Float(0.25)]));
+    rig.until("alias", |r| {
+        r.target("master.brightness") == Some(Value::Float(1.0))
+    });
+}
+
+#[test]
+fn feedback_reaches_targets_but_never_echoes_the_sender() {
+    let listener = UdpSocket::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("listener: {e}"));
+    listener
+        .set_read_timeout(Some(Duration::from_millis(50)))
+        .ok();
+    let address = listener.local_addr().unwrap_or_else(|e| panic!("{e}"));
+    let mut rig = rig(Some(address));
+    let received = |listener: &UdpSocket| -> Vec<OscMessage> {
+        let mut out = Vec::new();
+        let mut buffer = [0u8; 4096];
+        while let Ok(n) = listener.recv(&mut buffer) {
+            let mut messages = Vec::new();
+            if let Ok((_, packet)) = rosc::decoder::decode_udp(&buffer[..n]) {
+                sylva::control::osc::unpack(packet, None, &mut messages);
+            }
+            out.extend(messages.into_iter().map(|(m, _)| m));
+        }
+        out
+    };
+    // The preset's values go out on the first frame; then a change from the
+    // HUD is sent, once, as its target value.
+    rig.frame();
+    received(&listener);
+    for value in [0.5, 0.75] {
+        rig.renderer
+            .registry
+            .set("shader.echo.opacity", Value::Float(value), Source::Ui)
+            .ok();
+    }
+    rig.frame();
+    rig.frame();
+    let sent = received(&listener);
+    let opacity: Vec<&OscMessage> = sent
+        .iter()
+        .filter(|m| m.addr == "/sylva/shader/echo/opacity")
+        .collect();
+    assert_eq!(
+        opacity.len(),
+        1,
+        "one message per parameter per frame: {sent:?}"
+    );
+    assert_eq!(
+        opacity[0].args,
+        vec![OscType::Float(0.75)],
+        "the target, not the smoothed value"
+    );
+
+    // A change that came from this host over OSC is not echoed back to it.
+    rig.send(&message(
+        "/sylva/master/brightness",
+        vec![OscType::Float(3.0)],
+    ));
+    rig.until("osc change", |r| {
+        r.target("master.brightness") == Some(Value::Float(3.0))
+    });
+    rig.frame();
+    let echoed = received(&listener);
+    assert!(
+        echoed.iter().all(|m| m.addr != "/sylva/master/brightness"),
+        "echoed: {echoed:?}"
+    );
+
+    // /sylva/status answers the asker.
+    rig.send(&message("/sylva/status", vec![]));
+    rig.frame();
+    let mut buffer = [0u8; 4096];
+    rig.sender
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .ok();
+    let status = rig
+        .sender
+        .recv(&mut buffer)
+        .map(|n| rosc::decoder::decode_udp(&buffer[..n]).map(|(_, p)| p));
+    assert!(
+        matches!(status, Ok(Ok(OscPacket::Message(ref m))) if m.addr == "/sylva/status"),
+        "{status:?}"
+    );
+}
+
+#[test]
+fn oscquery_serves_the_namespace_with_current_values() {
+    let mut rig = rig(None);
+    rig.renderer
+        .registry
+        .set("master.brightness", Value::Float(1.5), Source::Ui)
+        .ok();
+    rig.frame();
+    let port = rig
+        .control
+        .oscquery_port()
+        .unwrap_or_else(|| panic!("OSCQuery did not start"));
+    let get = |path: &str| -> (u16, String) {
+        let mut stream =
+            TcpStream::connect(("127.0.0.1", port)).unwrap_or_else(|e| panic!("connect: {e}"));
+        stream.set_read_timeout(Some(CEILING)).ok();
+        let request =
+            format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+        stream.write_all(request.as_bytes()).ok();
+        let mut response = String::new();
+        stream.read_to_string(&mut response).ok();
+        let status = response
+            .split(' ')
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0);
+        let body = response
+            .split("\r\n\r\n")
+            .nth(1)
+            .unwrap_or_default()
+            .to_string();
+        (status, body)
+    };
+    let (status, body) = get("/sylva/master/brightness");
+    assert_eq!(status, 200);
+    let node: serde_json::Value = serde_json::from_str(&body).unwrap_or_default();
+    for attribute in [
+        "FULL_PATH",
+        "TYPE",
+        "VALUE",
+        "RANGE",
+        "ACCESS",
+        "DESCRIPTION",
+    ] {
+        assert!(
+            node.get(attribute).is_some(),
+            "{attribute} missing in {body}"
+        );
+    }
+    assert_eq!(node["VALUE"], serde_json::json!([1.5]));
+    let (_, value) = get("/sylva/shader/echo/blend?VALUE");
+    assert_eq!(value, "{\"VALUE\":[\"add\"]}");
+    let (_, root) = get("/");
+    let root: serde_json::Value = serde_json::from_str(&root).unwrap_or_default();
+    assert!(root["CONTENTS"]["sylva"]["CONTENTS"]["shader"]["CONTENTS"]["aurora"]["CONTENTS"]["glow"]["UNIT"].is_null());
+    assert_eq!(
+        root["CONTENTS"]["sylva"]["CONTENTS"]["shader"]["CONTENTS"]["aurora"]["CONTENTS"]["glow"]["TYPE"],
+        "f"
+    );
+    let (_, info) = get("/?HOST_INFO");
+    let info: serde_json::Value = serde_json::from_str(&info).unwrap_or_default();
+    assert_eq!(info["OSC_PORT"], rig.osc.port());
+    assert_eq!(get("/sylva/nothing").0, 404);
+}
