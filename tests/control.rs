@@ -341,3 +341,55 @@ fn oscquery_serves_the_namespace_with_current_values() {
     assert_eq!(info["OSC_PORT"], rig.osc.port());
     assert_eq!(get("/sylva/nothing").0, 404);
 }
+
+#[test]
+fn oscquery_listen_streams_changes_over_a_websocket() {
+    let mut rig = rig(None);
+    let port = rig
+        .control
+        .oscquery_port()
+        .unwrap_or_else(|| panic!("OSCQuery did not start"));
+    let stream = TcpStream::connect(("127.0.0.1", port)).unwrap_or_else(|e| panic!("connect: {e}"));
+    stream
+        .set_read_timeout(Some(Duration::from_millis(50)))
+        .ok();
+    let (mut socket, _) = tungstenite::client(format!("ws://127.0.0.1:{port}/"), stream)
+        .unwrap_or_else(|e| panic!("websocket handshake: {e}"));
+    let listen = r#"{"COMMAND":"LISTEN","DATA":"/sylva/master/brightness"}"#;
+    socket.send(tungstenite::Message::Text(listen.into())).ok();
+    // Give the server a moment to register the listener and read the command.
+    let started = Instant::now();
+    let mut heard = None;
+    while heard.is_none() {
+        assert!(
+            started.elapsed() < CEILING,
+            "no LISTEN update within {CEILING:?}"
+        );
+        let value = 1.0 + (started.elapsed().as_millis() % 100) as f32 / 100.0;
+        rig.renderer
+            .registry
+            .set("master.brightness", Value::Float(value), Source::Ui)
+            .ok();
+        rig.renderer
+            .registry
+            .set("master.bpm", Value::Float(100.0 + value), Source::Ui)
+            .ok();
+        rig.frame();
+        if let Ok(tungstenite::Message::Binary(bytes)) = socket.read() {
+            heard = rosc::decoder::decode_udp(&bytes).ok().map(|(_, p)| p);
+        }
+    }
+    match heard {
+        Some(OscPacket::Message(m)) => {
+            assert_eq!(
+                m.addr, "/sylva/master/brightness",
+                "only the listened path streams"
+            );
+            assert!(
+                matches!(m.args[..], [OscType::Float(v)] if (1.0..2.0).contains(&v)),
+                "{m:?}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+}

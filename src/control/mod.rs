@@ -346,6 +346,7 @@ impl ControlSurface {
                 _ => None,
             };
             self.feedback.send(spec, &change.value, origin.as_ref());
+            self.namespace.notify(spec, &change.value);
         }
     }
 

@@ -1,10 +1,17 @@
 //! OSCQuery (the Vidvox proposal) over HTTP: the namespace of every
-//! parameter as JSON, one attribute with `?VALUE` and friends, and
-//! `?HOST_INFO`. The server thread answers from a snapshot the main thread
-//! publishes once per frame; it never touches the registry.
+//! parameter as JSON, one attribute with `?VALUE` and friends, `?HOST_INFO`,
+//! and LISTEN streaming over a WebSocket on the same port. The server
+//! threads answer from a snapshot the main thread publishes once per frame
+//! and stream the changes it hands them; they never touch the registry.
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, PoisonError, RwLock};
+use std::io::{BufRead, BufReader, ErrorKind, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::mpsc::{Sender, channel};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::time::Duration;
+
+use tungstenite::Message;
 
 use serde_json::{Value as Json, json};
 
@@ -20,11 +27,36 @@ pub struct Namespace {
     revision: u64,
 }
 
-/// The snapshot shared with the server thread.
+/// The snapshot shared with the server threads, and the WebSocket
+/// listeners that changes are streamed to.
 #[derive(Debug, Clone, Default)]
-pub struct SharedNamespace(Arc<RwLock<Arc<Namespace>>>);
+pub struct SharedNamespace {
+    snapshot: Arc<RwLock<Arc<Namespace>>>,
+    listeners: Arc<Mutex<Vec<Sender<(String, Vec<u8>)>>>>,
+}
 
 impl SharedNamespace {
+    /// Streams a parameter change (its address and OSC bytes) to the
+    /// WebSocket clients; those that left are dropped.
+    pub fn notify(&self, spec: &ParamSpec, value: &Value) {
+        let mut listeners = self
+            .listeners
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if listeners.is_empty() {
+            return;
+        }
+        let address = address_of(&spec.name);
+        let packet = rosc::OscPacket::Message(rosc::OscMessage {
+            addr: address.clone(),
+            args: args_of(spec, value),
+        });
+        let Ok(bytes) = rosc::encoder::encode(&packet) else {
+            return;
+        };
+        listeners.retain(|l| l.send((address.clone(), bytes.clone())).is_ok());
+    }
+
     /// Publishes the registry's state (step 7 of the frame).
     pub fn publish(&self, registry: &Registry) {
         let previous = self.get();
@@ -47,44 +79,142 @@ impl SharedNamespace {
             values,
             revision: registry.revision(),
         });
-        *self.0.write().unwrap_or_else(PoisonError::into_inner) = next;
+        *self
+            .snapshot
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = next;
     }
 
     fn get(&self) -> Arc<Namespace> {
-        self.0
+        self.snapshot
             .read()
             .unwrap_or_else(PoisonError::into_inner)
             .clone()
     }
 }
 
-/// Starts the HTTP server on `port` (0 picks one) and returns the port;
-/// `osc_port` is announced in HOST_INFO.
+/// Starts the server on `port` (0 picks one) and returns the port;
+/// `osc_port` is announced in HOST_INFO. Plain GETs are answered with JSON;
+/// a WebSocket upgrade on the same port gets LISTEN streaming.
 pub fn serve(
     bind: &str,
     port: u16,
     osc_port: u16,
     namespace: SharedNamespace,
 ) -> Result<u16, String> {
-    let server = tiny_http::Server::http((bind, port)).map_err(|e| e.to_string())?;
-    let port = server.server_addr().to_ip().map_or(port, |a| a.port());
+    let listener = TcpListener::bind((bind, port)).map_err(|e| e.to_string())?;
+    let port = listener.local_addr().map_err(|e| e.to_string())?.port();
     std::thread::Builder::new()
         .name("sylva-oscquery".into())
         .spawn(move || {
-            for request in server.incoming_requests() {
-                let (status, body) = answer(request.url(), &namespace.get(), osc_port);
-                let mut response = tiny_http::Response::from_string(body).with_status_code(status);
-                if let Ok(header) =
-                    tiny_http::Header::from_bytes("Content-Type", "application/json")
-                {
-                    response = response.with_header(header);
+            for stream in listener.incoming().flatten() {
+                let namespace = namespace.clone();
+                let spawned = std::thread::Builder::new()
+                    .name("sylva-oscquery-client".into())
+                    .spawn(move || {
+                        if let Err(error) = client(stream, &namespace, osc_port) {
+                            tracing::debug!("OSCQuery client: {error}");
+                        }
+                    });
+                if let Err(error) = spawned {
+                    tracing::warn!("OSCQuery: cannot serve a client: {error}");
                 }
-                let _ = request.respond(response);
             }
         })
         .map_err(|e| e.to_string())?;
-    tracing::info!("OSCQuery on http://{bind}:{port}/");
+    tracing::info!("OSCQuery on http://{bind}:{port}/ (WebSocket LISTEN on the same port)");
     Ok(port)
+}
+
+/// One connection: a WebSocket if it asks to upgrade, else HTTP requests
+/// until it closes.
+fn client(stream: TcpStream, namespace: &SharedNamespace, osc_port: u16) -> std::io::Result<()> {
+    stream.set_read_timeout(Some(Duration::from_secs(10)))?;
+    let mut head = [0u8; 2048];
+    let seen = stream.peek(&mut head)?;
+    let text = String::from_utf8_lossy(&head[..seen]).to_lowercase();
+    if text.contains("upgrade: websocket") {
+        return websocket(stream, namespace);
+    }
+    let mut reader = BufReader::new(stream.try_clone()?);
+    let mut writer = stream;
+    loop {
+        let mut request_line = String::new();
+        if reader.read_line(&mut request_line)? == 0 {
+            return Ok(());
+        }
+        let mut close = false;
+        loop {
+            let mut header = String::new();
+            if reader.read_line(&mut header)? == 0 || header.trim().is_empty() {
+                break;
+            }
+            close |= header.to_lowercase().starts_with("connection: close");
+        }
+        let mut parts = request_line.split_whitespace();
+        let (method, url) = (parts.next().unwrap_or(""), parts.next().unwrap_or("/"));
+        let (status, body) = if method == "GET" {
+            answer(url, &namespace.get(), osc_port)
+        } else {
+            (405, json!({ "error": "only GET" }).to_string())
+        };
+        let reason = match status {
+            200 => "OK",
+            204 => "No Content",
+            400 => "Bad Request",
+            404 => "Not Found",
+            _ => "Method Not Allowed",
+        };
+        let response = format!(
+            "HTTP/1.1 {status} {reason}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nAccess-Control-Allow-Origin: *\r\n\r\n{body}",
+            body.len()
+        );
+        writer.write_all(response.as_bytes())?;
+        if close {
+            return Ok(());
+        }
+    }
+}
+
+/// LISTEN streaming: the client names paths with
+/// `{"COMMAND":"LISTEN","DATA":"/sylva/master/brightness"}` (IGNORE stops);
+/// every change of a listened parameter arrives as a binary OSC frame.
+fn websocket(stream: TcpStream, namespace: &SharedNamespace) -> std::io::Result<()> {
+    stream.set_read_timeout(Some(Duration::from_millis(20)))?;
+    let mut socket =
+        tungstenite::accept(stream).map_err(|e| std::io::Error::other(e.to_string()))?;
+    let (sender, changes) = channel::<(String, Vec<u8>)>();
+    namespace
+        .listeners
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .push(sender);
+    let mut listening: Vec<String> = Vec::new();
+    loop {
+        match socket.read() {
+            Ok(Message::Text(text)) => {
+                let command: Json = serde_json::from_str(text.as_str()).unwrap_or_default();
+                let path = command["DATA"].as_str().unwrap_or_default().to_string();
+                match command["COMMAND"].as_str() {
+                    Some("LISTEN") if !listening.contains(&path) => listening.push(path),
+                    Some("IGNORE") => listening.retain(|p| *p != path),
+                    _ => {}
+                }
+            }
+            Ok(Message::Close(_)) => return Ok(()),
+            Ok(_) => {}
+            Err(tungstenite::Error::Io(e))
+                if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {}
+            Err(error) => return Err(std::io::Error::other(error.to_string())),
+        }
+        while let Ok((address, bytes)) = changes.try_recv() {
+            if listening.contains(&address) {
+                socket
+                    .send(Message::Binary(bytes.into()))
+                    .map_err(|e| std::io::Error::other(e.to_string()))?;
+            }
+        }
+    }
 }
 
 /// The HTTP status and JSON body for `url`.
@@ -136,7 +266,7 @@ fn host_info(osc_port: u16) -> Json {
         "OSC_TRANSPORT": "UDP",
         "EXTENSIONS": {
             "ACCESS": true, "VALUE": true, "RANGE": true, "DESCRIPTION": true,
-            "UNIT": true, "CLIPMODE": true, "LISTEN": false, "PATH_CHANGED": false
+            "UNIT": true, "CLIPMODE": true, "LISTEN": true, "PATH_CHANGED": false
         }
     })
 }
