@@ -27,12 +27,15 @@ pub struct Namespace {
     revision: u64,
 }
 
+/// A WebSocket client's queue of (address, OSC bytes) changes.
+type Listener = Sender<(String, Vec<u8>)>;
+
 /// The snapshot shared with the server threads, and the WebSocket
 /// listeners that changes are streamed to.
 #[derive(Debug, Clone, Default)]
 pub struct SharedNamespace {
     snapshot: Arc<RwLock<Arc<Namespace>>>,
-    listeners: Arc<Mutex<Vec<Sender<(String, Vec<u8>)>>>>,
+    listeners: Arc<Mutex<Vec<Listener>>>,
 }
 
 impl SharedNamespace {
