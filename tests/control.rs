@@ -399,3 +399,92 @@ fn oscquery_listen_streams_changes_over_a_websocket() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn midi_learn_binds_a_control_and_saves_the_mapping_in_the_show() {
+    let project = support::out_dir().join("control_learn");
+    std::fs::remove_dir_all(&project).ok();
+    std::fs::create_dir_all(project.join("presets")).ok();
+    let renderer = support::renderer(project.clone(), "default", OUTPUT_FORMAT);
+    let control = ControlSurface::start(
+        &ControlOptions {
+            midi: false,
+            osc_port: None,
+            oscquery_port: None,
+            ..ControlOptions::default()
+        },
+        &renderer,
+    );
+    let output = RenderTarget::new(&renderer.gpu.device, "learn.output", [8, 8], OUTPUT_FORMAT);
+    let mut rig = Rig {
+        renderer,
+        control,
+        output,
+        osc: SocketAddr::from(([127, 0, 0, 1], 9)),
+        sender: UdpSocket::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("{e}")),
+    };
+    let midi = |message| sylva::control::ControlEvent::Midi {
+        port: "Launch Control XL".into(),
+        message,
+        at: Instant::now(),
+    };
+    use sylva::control::midi_parse::MidiMessage::ControlChange;
+    rig.control.mapper().learn("shader.echo.decay");
+    rig.control
+        .sender()
+        .send(midi(ControlChange {
+            channel: 9,
+            controller: 77,
+            value: 3,
+        }))
+        .ok();
+    rig.frame();
+    let saved =
+        std::fs::read_to_string(project.join("presets/mappings/learned.toml")).unwrap_or_default();
+    assert!(
+        saved.contains("cc = 77")
+            && saved.contains("shader.echo.decay")
+            && saved.contains("channel = 9"),
+        "{saved}"
+    );
+    // The knob now drives the parameter once it picks up its value (0.9 of 0..0.999).
+    for value in [100, 127] {
+        rig.control
+            .sender()
+            .send(midi(ControlChange {
+                channel: 9,
+                controller: 77,
+                value,
+            }))
+            .ok();
+    }
+    rig.frame();
+    assert_eq!(rig.target("shader.echo.decay"), Some(Value::Float(0.999)));
+    std::fs::remove_dir_all(project).ok();
+}
+
+#[test]
+fn names_from_the_network_stay_inside_the_show() {
+    let mut rig = rig(None);
+    rig.send(&message(
+        "/sylva/preset",
+        vec![OscType::String("../../etc/passwd".into())],
+    ));
+    rig.send(&message(
+        "/sylva/preset/save",
+        vec![OscType::String("/tmp/evil".into())],
+    ));
+    rig.send(&message("/sylva/master/bpm", vec![OscType::Float(99.0)]));
+    rig.until("later message", |r| {
+        r.target("master.bpm") == Some(Value::Float(99.0))
+    });
+    assert_eq!(rig.renderer.preset(), Some("default"));
+    assert!(!std::path::Path::new("/tmp/evil.toml").exists());
+    let errors = rig.renderer.errors.snapshot();
+    assert!(
+        errors
+            .iter()
+            .any(|e| e.message.contains("not a name inside the show folder")),
+        "{errors:?}"
+    );
+}

@@ -163,7 +163,7 @@ impl Registry {
     /// jumps at once.
     pub fn set(&mut self, name: &str, value: Value, source: Source) -> Result<Value, ParamError> {
         let entry = self.entry_mut(name)?;
-        let value = clamp_for(&entry.spec, value)?;
+        let value = entry.spec.checked(value)?;
         entry.ramp = None;
         entry.target = value.clone();
         if entry.spec.smoothing <= 0.0 || !entry.spec.kind.is_continuous() {
@@ -202,7 +202,7 @@ impl Registry {
         if !entry.spec.kind.is_continuous() {
             return Err(ParamError::NotRampable(name.to_string()));
         }
-        let value = clamp_for(&entry.spec, value)?;
+        let value = entry.spec.checked(value)?;
         entry.ramp = Some(Ramp {
             from: entry.target.components(),
             to: value.components(),
@@ -265,13 +265,16 @@ impl Registry {
     }
 }
 
-fn clamp_for(spec: &ParamSpec, value: Value) -> Result<Value, ParamError> {
-    let got = value.to_string();
-    spec.clamp(value).ok_or_else(|| ParamError::WrongType {
-        name: spec.name.clone(),
-        expected: spec.kind.name(),
-        got,
-    })
+impl ParamSpec {
+    /// [`ParamSpec::clamp`], or the error that says why the value does not fit.
+    pub fn checked(&self, value: Value) -> Result<Value, ParamError> {
+        let got = value.to_string();
+        self.clamp(value).ok_or_else(|| ParamError::WrongType {
+            name: self.name.clone(),
+            expected: self.kind.name(),
+            got,
+        })
+    }
 }
 
 /// Replaces the numeric components of `like` with `components`.

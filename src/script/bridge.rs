@@ -115,12 +115,6 @@ impl Bridge {
     }
 
     fn checked(&self, name: &str, value: Value) -> Result<Value, ParamError> {
-        let spec = self.spec(name)?;
-        let got = value.to_string();
-        spec.clamp(value).ok_or_else(|| ParamError::WrongType {
-            name: name.to_string(),
-            expected: spec.kind.name(),
-            got,
-        })
+        self.spec(name)?.checked(value)
     }
 }
