@@ -1,0 +1,191 @@
+//! What MIDI does to the show: clock and transport, the script's
+//! `on_midi`, mapped parameters and actions, and saving learned mappings.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use super::ControlSurface;
+use super::mapping::{self, Action, Mappings};
+use super::midi_map::MidiOutcome;
+use super::midi_parse::MidiMessage;
+use crate::params::{Source, Value};
+use crate::renderer::Renderer;
+use crate::script::ScriptEvent;
+use crate::show::Folder;
+
+impl ControlSurface {
+    pub(super) fn handle_midi(
+        &mut self,
+        port: &str,
+        message: MidiMessage,
+        at: Instant,
+        renderer: &mut Renderer,
+    ) {
+        match message {
+            MidiMessage::Clock => {
+                if let Some(bpm) = self.midi_clock.pulse(at) {
+                    let _ = renderer
+                        .registry
+                        .set("master.bpm", Value::Float(bpm), Source::Midi);
+                }
+                return;
+            }
+            MidiMessage::Start => {
+                self.midi_clock.start();
+                renderer.clock.beats = 0.0;
+                return;
+            }
+            MidiMessage::Continue => {
+                self.midi_clock.start();
+                return;
+            }
+            MidiMessage::Stop => {
+                self.midi_clock.stop();
+                return;
+            }
+            _ => {}
+        }
+        let (number, value) = match message {
+            MidiMessage::NoteOn { note, velocity, .. }
+            | MidiMessage::NoteOff { note, velocity, .. } => (note, velocity),
+            MidiMessage::ControlChange {
+                controller, value, ..
+            } => (controller, value),
+            MidiMessage::ProgramChange { program, .. } => (program, 0),
+            MidiMessage::PitchBend { value, .. } => (0, (value >> 7) as u8),
+            _ => (0, 0),
+        };
+        let channel = match message {
+            MidiMessage::NoteOn { channel, .. }
+            | MidiMessage::NoteOff { channel, .. }
+            | MidiMessage::ControlChange { channel, .. }
+            | MidiMessage::ProgramChange { channel, .. }
+            | MidiMessage::PitchBend { channel, .. } => channel,
+            _ => 0,
+        };
+        renderer.dispatch(&ScriptEvent::Midi {
+            kind: message.kind().to_string(),
+            channel,
+            number,
+            value,
+        });
+        for outcome in self.mapper.handle(port, &message, &renderer.registry) {
+            match outcome {
+                MidiOutcome::Set(name, value) => {
+                    let _ = renderer.registry.set(&name, value, Source::Midi);
+                }
+                MidiOutcome::Action(action) => self.act(action, at, renderer),
+                MidiOutcome::Learned(mapping) => self.save_learned(mapping, renderer),
+            }
+        }
+    }
+
+    fn act(&mut self, action: Action, at: Instant, renderer: &mut Renderer) {
+        match action {
+            Action::Reseed(layer) => renderer.reseed_layer(&layer),
+            Action::Toggle(layer) => {
+                let name = format!("{layer}.enabled");
+                let on = renderer.registry.flag(&name);
+                let _ = renderer.registry.set(&name, Value::Bool(!on), Source::Midi);
+            }
+            Action::Tap => {
+                if let Some(bpm) = self.tap.tap(at) {
+                    let _ = renderer
+                        .registry
+                        .set("master.bpm", Value::Float(bpm), Source::Midi);
+                }
+            }
+            Action::Blackout => {
+                let dark = renderer
+                    .registry
+                    .target("master.blackout")
+                    .and_then(Value::as_f32)
+                    .unwrap_or(0.0)
+                    >= 0.5;
+                let _ = renderer.registry.set(
+                    "master.blackout",
+                    Value::Float(if dark { 0.0 } else { 1.0 }),
+                    Source::Midi,
+                );
+            }
+            Action::NextPreset | Action::PreviousPreset => {
+                step_preset(renderer, matches!(action, Action::NextPreset))
+            }
+            Action::Preset(name) => {
+                if let Err(error) = renderer.load_show_preset(&name) {
+                    renderer.errors.report("preset", error.to_string());
+                }
+            }
+        }
+    }
+
+    /// Adds a learned mapping to `presets/mappings/learned.toml` in the show folder.
+    fn save_learned(&mut self, mapping: mapping::MidiMapping, renderer: &mut Renderer) {
+        let path: PathBuf = renderer
+            .assets
+            .dir(Folder::Presets)
+            .join("mappings/learned.toml");
+        let mut learned = std::fs::read_to_string(&path)
+            .ok()
+            .and_then(|text| Mappings::parse("learned.toml", &text).ok())
+            .unwrap_or_default();
+        learned.midi.retain(|m| {
+            !(m.cc == mapping.cc && m.note == mapping.note && m.channel == mapping.channel)
+        });
+        learned.midi.push(mapping.clone());
+        let written = path
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| std::fs::write(&path, learned.to_toml()));
+        match written {
+            Ok(()) => tracing::info!(
+                "MIDI learn: {} bound to {} (saved to {})",
+                mapping.param.as_deref().unwrap_or("?"),
+                control_name(&mapping),
+                path.display()
+            ),
+            Err(error) => renderer.errors.report(
+                "midi learn",
+                format!("cannot save {}: {error}", path.display()),
+            ),
+        }
+    }
+}
+
+fn control_name(mapping: &mapping::MidiMapping) -> String {
+    let channel = mapping
+        .channel
+        .map_or(String::new(), |c| format!(" on channel {c}"));
+    match (mapping.cc, mapping.note) {
+        (Some(cc), _) => format!("CC {cc}{channel}"),
+        (_, Some(note)) => format!("note {note}{channel}"),
+        _ => "nothing".into(),
+    }
+}
+
+/// Loads the preset after (or before) the running one, in name order.
+fn step_preset(renderer: &mut Renderer, forward: bool) {
+    let names: Vec<String> = renderer
+        .assets
+        .list(Folder::Presets, "toml")
+        .into_iter()
+        .filter(|f| !f.contains('/'))
+        .map(|f| f.trim_end_matches(".toml").to_string())
+        .collect();
+    if names.is_empty() {
+        return;
+    }
+    let current = renderer
+        .preset()
+        .and_then(|p| names.iter().position(|n| n == p))
+        .unwrap_or(0);
+    let next = if forward {
+        (current + 1) % names.len()
+    } else {
+        (current + names.len() - 1) % names.len()
+    };
+    let name = names[next].clone();
+    if let Err(error) = renderer.load_show_preset(&name) {
+        renderer.errors.report("preset", error.to_string());
+    }
+}
