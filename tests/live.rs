@@ -170,6 +170,24 @@ fn shader_edits_go_live_and_broken_saves_keep_the_last_good_version() {
     frames_until(&mut renderer, &output, "fix recovers", |r| {
         !r.errors.has("shader.live") && (red(r) - 0.75).abs() < 1e-3
     });
+
+    // Deleted (the layer keeps drawing and says so), then recreated.
+    std::fs::remove_file(&file).ok();
+    frames_until(&mut renderer, &output, "deletion reported", |r| {
+        r.errors.has("shader.live")
+    });
+    frame(&mut renderer, &output);
+    assert!(
+        (red(&renderer) - 0.75).abs() < 1e-3,
+        "still drawing after the file vanished"
+    );
+    write(
+        &file,
+        &LIVE_SHADER.replace("params.tint.rgb * params.level", "params.tint.rgb * 0.25"),
+    );
+    frames_until(&mut renderer, &output, "recreated file live", |r| {
+        !r.errors.has("shader.live") && (red(r) - 0.25).abs() < 1e-3
+    });
     std::fs::remove_dir_all(root).ok();
 }
 
