@@ -241,8 +241,15 @@ impl Renderer {
             .iter()
             .any(|c| c.folder == Folder::Presets && Some(&c.name) == preset_file.as_ref());
         if let (true, Some(name)) = (preset_saved, self.preset.clone()) {
+            let started = std::time::Instant::now();
             match self.load_show_preset(&name) {
-                Ok(()) => self.errors.clear("preset"),
+                Ok(()) => {
+                    self.errors.clear("preset");
+                    tracing::info!(
+                        "preset {name} reloaded in {:.1} ms",
+                        started.elapsed().as_secs_f64() * 1e3
+                    );
+                }
                 Err(error) => self.errors.report("preset", error.to_string()),
             }
         }
