@@ -373,3 +373,37 @@ fn events_reach_their_callbacks() {
         Some("/fader:0.5:x")
     );
 }
+
+#[test]
+fn saving_the_running_preset_reloads_it_and_a_broken_one_is_refused() {
+    let root = show_folder("preset", None);
+    let (mut renderer, output) = start(root.clone(), true);
+    let file = root.join("presets/live.toml");
+    save_atomically(
+        &file,
+        "layers = [\"shader.live\"]\n\n[params]\n\"shader.live.level\" = 0.3\n",
+    );
+    frames_until(&mut renderer, &output, "preset saved", |r| {
+        r.registry.float("shader.live.level") == 0.3
+    });
+    write(
+        &file,
+        "layers = [\"shader.live\"]\n\n[params]\n\"shader.live.levle\" = 0.9\n",
+    );
+    frames_until(&mut renderer, &output, "broken preset reported", |r| {
+        r.errors.has("preset")
+    });
+    let message = renderer
+        .errors
+        .snapshot()
+        .iter()
+        .map(|e| e.message.clone())
+        .collect::<String>();
+    assert!(message.contains("presets/live.toml:4"), "{message}");
+    assert_eq!(
+        renderer.registry.float("shader.live.level"),
+        0.3,
+        "the running preset stays"
+    );
+    std::fs::remove_dir_all(root).ok();
+}
