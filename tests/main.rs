@@ -5,6 +5,7 @@ mod blend;
 mod cli;
 mod control;
 mod golden;
+mod kernels;
 mod live;
 mod show;
 mod support;

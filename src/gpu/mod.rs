@@ -3,8 +3,10 @@
 //! and the fullscreen-pass helper the compositor and the shader layer share.
 
 pub mod bindings;
+pub mod compute;
 mod context;
 mod fullscreen;
+pub mod prefix_sum;
 mod profiler;
 mod readback;
 mod target;

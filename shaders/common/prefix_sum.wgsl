@@ -1,0 +1,68 @@
+// Exclusive prefix sum of u32 in blocks of 256, applied level by level
+// (scan blocks, scan the block totals, add them back): no workgroup ever
+// waits on another, so it runs on every adapter (WGSL promises no forward
+// progress between workgroups). Shared by every grid sort.
+
+struct ScanInfo {
+    count: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+}
+
+@group(0) @binding(0) var<uniform> scan_info: ScanInfo;
+@group(0) @binding(1) var<storage, read_write> scan_data: array<u32>;
+@group(0) @binding(2) var<storage, read_write> scan_totals: array<u32>;
+
+const SCAN_BLOCK: u32 = 256u;
+
+var<workgroup> scan_shared: array<u32, 256>;
+
+// Each block's elements become their exclusive prefix within the block; the
+// block's total goes to scan_totals[block].
+@compute @workgroup_size(256)
+fn scan_blocks(
+    @builtin(global_invocation_id) global: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+    @builtin(workgroup_id) block: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let block_index = block.x + block.y * groups.x;
+    let index = block_index * SCAN_BLOCK + local;
+    var value = 0u;
+    if index < scan_info.count {
+        value = scan_data[index];
+    }
+    scan_shared[local] = value;
+    workgroupBarrier();
+    // Hillis-Steele inclusive scan in shared memory.
+    for (var offset = 1u; offset < SCAN_BLOCK; offset = offset << 1u) {
+        var add = 0u;
+        if local >= offset {
+            add = scan_shared[local - offset];
+        }
+        workgroupBarrier();
+        scan_shared[local] += add;
+        workgroupBarrier();
+    }
+    if index < scan_info.count {
+        scan_data[index] = scan_shared[local] - value;
+    }
+    if local == SCAN_BLOCK - 1u {
+        scan_totals[block_index] = scan_shared[local];
+    }
+}
+
+// Adds each block's scanned total to its elements.
+@compute @workgroup_size(256)
+fn add_totals(
+    @builtin(local_invocation_index) local: u32,
+    @builtin(workgroup_id) block: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let block_index = block.x + block.y * groups.x;
+    let index = block_index * SCAN_BLOCK + local;
+    if index < scan_info.count {
+        scan_data[index] += scan_totals[block_index];
+    }
+}

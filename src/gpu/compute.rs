@@ -1,0 +1,162 @@
+//! Compute-pipeline helpers shared by the simulation layers: building a
+//! pipeline from a composed WGSL file inside a validation error scope, bind
+//! groups over plain buffers, and dispatch sizes for any element count
+//! (past 65,535 workgroups the grid wraps into a second dimension, which the
+//! kernels undo with `workgroup_id.x + workgroup_id.y * num_workgroups.x`).
+
+use super::Gpu;
+use super::wgsl::Composer;
+use crate::show::Assets;
+
+/// The largest workgroup count in one dimension WebGPU guarantees.
+const MAX_GROUPS: u32 = 65_535;
+
+/// A compute pipeline with its bind group layout 0.
+pub struct Kernel {
+    pipeline: wgpu::ComputePipeline,
+    layout: wgpu::BindGroupLayout,
+    label: String,
+}
+
+impl Kernel {
+    /// Compiles entry point `entry` of shader file `file` (relative to
+    /// `shaders/`, includes resolved).
+    pub fn new(gpu: &Gpu, assets: &Assets, file: &str, entry: &str) -> Result<Self, String> {
+        let composed = Composer::new(assets).file(file)?.finish()?;
+        composed.validate()?;
+        let label = format!("{file}:{entry}");
+        let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let module = gpu
+            .device
+            .create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(&label),
+                source: wgpu::ShaderSource::Wgsl(composed.text().into()),
+            });
+        let pipeline = gpu
+            .device
+            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(&label),
+                layout: None,
+                module: &module,
+                entry_point: Some(entry),
+                compilation_options: Default::default(),
+                cache: None,
+            });
+        let layout = pipeline.get_bind_group_layout(0);
+        match pollster::block_on(scope.pop()) {
+            Some(error) => Err(format!("{label}: {error}")),
+            None => Ok(Self {
+                pipeline,
+                layout,
+                label,
+            }),
+        }
+    }
+
+    /// A bind group whose binding `i` is `buffers[i]`, whole.
+    pub fn bind(&self, gpu: &Gpu, buffers: &[&wgpu::Buffer]) -> wgpu::BindGroup {
+        let entries: Vec<wgpu::BindGroupEntry<'_>> = buffers
+            .iter()
+            .enumerate()
+            .map(|(binding, buffer)| wgpu::BindGroupEntry {
+                binding: binding as u32,
+                resource: buffer.as_entire_binding(),
+            })
+            .collect();
+        gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(&self.label),
+            layout: &self.layout,
+            entries: &entries,
+        })
+    }
+
+    /// Records a dispatch of enough workgroups of `size` for `count` items.
+    pub fn dispatch(
+        &self,
+        pass: &mut wgpu::ComputePass<'_>,
+        bind_group: &wgpu::BindGroup,
+        count: u32,
+        size: u32,
+    ) {
+        let (x, y) = groups(count, size);
+        pass.set_pipeline(&self.pipeline);
+        pass.set_bind_group(0, bind_group, &[]);
+        pass.dispatch_workgroups(x, y, 1);
+    }
+
+    /// Records a dispatch whose size the GPU wrote into `args` at `offset`.
+    pub fn dispatch_indirect(
+        &self,
+        pass: &mut wgpu::ComputePass<'_>,
+        bind_group: &wgpu::BindGroup,
+        args: &wgpu::Buffer,
+        offset: u64,
+    ) {
+        pass.set_pipeline(&self.pipeline);
+        pass.set_bind_group(0, bind_group, &[]);
+        pass.dispatch_workgroups_indirect(args, offset);
+    }
+}
+
+/// Workgroups (x, y) covering `count` items in groups of `size`.
+pub fn groups(count: u32, size: u32) -> (u32, u32) {
+    let total = count.div_ceil(size).max(1);
+    if total <= MAX_GROUPS {
+        (total, 1)
+    } else {
+        (MAX_GROUPS, total.div_ceil(MAX_GROUPS))
+    }
+}
+
+/// A storage buffer of `size` bytes, zeroed.
+pub fn storage_buffer(
+    gpu: &Gpu,
+    label: &str,
+    size: u64,
+    extra: wgpu::BufferUsages,
+) -> wgpu::Buffer {
+    gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size: size.max(16).next_multiple_of(16),
+        usage: wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_DST
+            | wgpu::BufferUsages::COPY_SRC
+            | extra,
+        mapped_at_creation: false,
+    })
+}
+
+/// Reads a buffer back as `T`s (tests, export and bench only: it waits).
+pub fn read_buffer<T: bytemuck::Pod>(
+    gpu: &Gpu,
+    buffer: &wgpu::Buffer,
+    count: usize,
+) -> Result<Vec<T>, String> {
+    let size = (count * size_of::<T>()) as u64;
+    let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("readback.buffer"),
+        size: size.max(4).next_multiple_of(4),
+        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+        mapped_at_creation: false,
+    });
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, size.next_multiple_of(4));
+    gpu.queue.submit([encoder.finish()]);
+    let (sender, receiver) = std::sync::mpsc::channel();
+    staging.slice(..).map_async(wgpu::MapMode::Read, move |r| {
+        let _ = sender.send(r);
+    });
+    gpu.wait_idle();
+    receiver
+        .recv()
+        .map_err(|e| e.to_string())?
+        .map_err(|e| e.to_string())?;
+    let mapped = staging
+        .slice(..)
+        .get_mapped_range()
+        .map_err(|e| e.to_string())?;
+    let values = bytemuck::pod_collect_to_vec(&mapped[..count * size_of::<T>()]);
+    drop(mapped);
+    staging.unmap();
+    Ok(values)
+}

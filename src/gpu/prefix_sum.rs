@@ -1,0 +1,87 @@
+//! Exclusive prefix sum of a u32 buffer on the GPU, level by level
+//! (`shaders/common/prefix_sum.wgsl`): scan blocks of 256, scan the block
+//! totals the same way, add them back. Used by the grid sort and by the
+//! colony's deterministic node allocation.
+
+use super::Gpu;
+use super::bindings::uniform_buffer;
+use super::compute::{Kernel, storage_buffer};
+use crate::show::Assets;
+
+const BLOCK: u32 = 256;
+const FILE: &str = "common/prefix_sum.wgsl";
+
+/// One level: scans `count` elements into block totals.
+struct Level {
+    count: u32,
+    scan: wgpu::BindGroup,
+    add: wgpu::BindGroup,
+}
+
+/// A prefix sum over the first `count` elements of one buffer.
+pub struct PrefixSum {
+    scan: Kernel,
+    add: Kernel,
+    levels: Vec<Level>,
+    _buffers: Vec<wgpu::Buffer>,
+}
+
+impl PrefixSum {
+    /// Prepares the scan of `count` u32s of `data`.
+    pub fn new(
+        gpu: &Gpu,
+        assets: &Assets,
+        data: &wgpu::Buffer,
+        count: u32,
+    ) -> Result<Self, String> {
+        let scan = Kernel::new(gpu, assets, FILE, "scan_blocks")?;
+        let add = Kernel::new(gpu, assets, FILE, "add_totals")?;
+        let mut levels = Vec::new();
+        let mut buffers = Vec::new();
+        let mut count = count.max(1);
+        let mut input: Option<usize> = None;
+        loop {
+            let blocks = count.div_ceil(BLOCK);
+            let info = uniform_buffer(&gpu.device, "prefix_sum.info", 16);
+            gpu.queue
+                .write_buffer(&info, 0, bytemuck::cast_slice(&[count, 0, 0, 0]));
+            let totals = storage_buffer(
+                gpu,
+                "prefix_sum.totals",
+                u64::from(blocks) * 4,
+                wgpu::BufferUsages::empty(),
+            );
+            let data_buffer = input.map_or(data, |i| &buffers[i]);
+            // Pipelines with automatic layouts need their own bind groups.
+            let level = Level {
+                count,
+                scan: scan.bind(gpu, &[&info, data_buffer, &totals]),
+                add: add.bind(gpu, &[&info, data_buffer, &totals]),
+            };
+            levels.push(level);
+            buffers.push(info);
+            buffers.push(totals);
+            input = Some(buffers.len() - 1);
+            if blocks == 1 {
+                break;
+            }
+            count = blocks;
+        }
+        Ok(Self {
+            scan,
+            add,
+            levels,
+            _buffers: buffers,
+        })
+    }
+
+    /// Records the scan.
+    pub fn encode(&self, pass: &mut wgpu::ComputePass<'_>) {
+        for level in &self.levels {
+            self.scan.dispatch(pass, &level.scan, level.count, BLOCK);
+        }
+        for level in self.levels.iter().rev().skip(1) {
+            self.add.dispatch(pass, &level.add, level.count, BLOCK);
+        }
+    }
+}
