@@ -42,3 +42,83 @@ fn prefix_sum_matches_the_cpu_at_every_level_count() {
         }
     }
 }
+
+#[test]
+fn grid_sort_is_a_permutation_with_each_cell_contiguous() {
+    use sylva::gpu::GpuProfiler;
+    use sylva::gpu::grid_sort::{GridBox, GridSort};
+    let gpu = support::gpu();
+    let count = 3000u32;
+    let capacity = 4096u32;
+    let points: Vec<[f32; 4]> = (0..capacity)
+        .map(|i| {
+            let h = |k: u32| {
+                ((i.wrapping_mul(2_654_435_761).wrapping_add(k * 40_503)) % 10_007) as f32
+                    / 10_007.0
+            };
+            [h(1) * 10.0 - 5.0, h(2) * 4.0, h(3) * 7.0 + 1.0, 0.0]
+        })
+        .collect();
+    let grid = GridBox::covering([-5.0, 0.0, 1.0], [5.0, 4.0, 8.0], 0.7, 1 << 16);
+    let point_buffer = storage_buffer(
+        &gpu,
+        "test.points",
+        u64::from(capacity) * 16,
+        wgpu::BufferUsages::empty(),
+    );
+    gpu.queue
+        .write_buffer(&point_buffer, 0, bytemuck::cast_slice(&points));
+    let count_buffer = storage_buffer(&gpu, "test.count", 4, wgpu::BufferUsages::empty());
+    gpu.queue
+        .write_buffer(&count_buffer, 0, bytemuck::bytes_of(&count));
+    let sort = GridSort::new(
+        &gpu,
+        &assets(),
+        "test",
+        grid,
+        &point_buffer,
+        &count_buffer,
+        capacity,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let mut profiler = GpuProfiler::new(&gpu.device, &gpu.queue, false);
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    sort.encode(&mut encoder, None, &mut profiler);
+    gpu.queue.submit([encoder.finish()]);
+    let starts: Vec<u32> = read_buffer(&gpu, &sort.starts, sort.cells() as usize + 1)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let sorted: Vec<u32> =
+        read_buffer(&gpu, &sort.sorted, count as usize).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        starts[sort.cells() as usize],
+        count,
+        "the last start is the total"
+    );
+    let mut seen = vec![false; count as usize];
+    for &index in &sorted {
+        assert!(
+            index < count && !seen[index as usize],
+            "index {index} out of range or repeated"
+        );
+        seen[index as usize] = true;
+    }
+    let cell_of = |p: &[f32; 4]| -> u32 {
+        let c: Vec<u32> = (0..3)
+            .map(|a| {
+                (((p[a] - grid.origin[a]) / grid.cell_size).floor() as i64)
+                    .clamp(0, i64::from(grid.dims[a]) - 1) as u32
+            })
+            .collect();
+        c[0] + grid.dims[0] * (c[1] + grid.dims[1] * c[2])
+    };
+    for cell in 0..sort.cells() as usize {
+        for slot in starts[cell]..starts[cell + 1] {
+            let point = &points[sorted[slot as usize] as usize];
+            assert_eq!(
+                cell_of(point),
+                cell as u32,
+                "slot {slot} holds a point of another cell"
+            );
+        }
+    }
+}

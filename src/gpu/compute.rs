@@ -53,13 +53,14 @@ impl Kernel {
         }
     }
 
-    /// A bind group whose binding `i` is `buffers[i]`, whole.
-    pub fn bind(&self, gpu: &Gpu, buffers: &[&wgpu::Buffer]) -> wgpu::BindGroup {
+    /// A bind group of whole buffers at their bindings. An entry point's
+    /// automatic layout holds only the bindings it uses, so each kernel
+    /// names just those.
+    pub fn bind(&self, gpu: &Gpu, buffers: &[(u32, &wgpu::Buffer)]) -> wgpu::BindGroup {
         let entries: Vec<wgpu::BindGroupEntry<'_>> = buffers
             .iter()
-            .enumerate()
             .map(|(binding, buffer)| wgpu::BindGroupEntry {
-                binding: binding as u32,
+                binding: *binding,
                 resource: buffer.as_entire_binding(),
             })
             .collect();

@@ -6,6 +6,7 @@ pub mod bindings;
 pub mod compute;
 mod context;
 mod fullscreen;
+pub mod grid_sort;
 pub mod prefix_sum;
 mod profiler;
 mod readback;

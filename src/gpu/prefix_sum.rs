@@ -55,8 +55,8 @@ impl PrefixSum {
             // Pipelines with automatic layouts need their own bind groups.
             let level = Level {
                 count,
-                scan: scan.bind(gpu, &[&info, data_buffer, &totals]),
-                add: add.bind(gpu, &[&info, data_buffer, &totals]),
+                scan: scan.bind(gpu, &[(0, &info), (1, data_buffer), (2, &totals)]),
+                add: add.bind(gpu, &[(0, &info), (1, data_buffer), (2, &totals)]),
             };
             levels.push(level);
             buffers.push(info);

@@ -1,0 +1,48 @@
+// Counting sort of points into a uniform grid: count per cell, exclusive
+// prefix sum (prefix_sum.wgsl, over cell_total + 1 entries so the last one
+// is the total), then scatter each point's index to its cell's range.
+// After it, cell c holds sorted[starts[c] .. starts[c + 1]]. The number of
+// points lives on the GPU (point_count[0]); dispatches come from it.
+
+#include "common/grid.wgsl"
+
+@group(0) @binding(0) var<uniform> grid: Grid;
+@group(0) @binding(1) var<storage, read> points: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read> point_count: array<u32>;
+@group(0) @binding(3) var<storage, read_write> cell_of: array<u32>;
+@group(0) @binding(4) var<storage, read_write> cell_counts: array<atomic<u32>>;
+@group(0) @binding(5) var<storage, read_write> cell_cursor: array<atomic<u32>>;
+@group(0) @binding(6) var<storage, read_write> sorted: array<u32>;
+
+fn flat_id(global: vec3<u32>, groups: vec3<u32>) -> u32 {
+    return global.x + global.y * groups.x * 256u;
+}
+
+@compute @workgroup_size(256)
+fn grid_clear(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let cell = flat_id(global, groups);
+    if cell <= grid.cell_total {
+        atomicStore(&cell_counts[cell], 0u);
+    }
+}
+
+@compute @workgroup_size(256)
+fn grid_count(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = flat_id(global, groups);
+    if i >= point_count[0] {
+        return;
+    }
+    let cell = grid_index(grid, grid_coords(grid, points[i].xyz));
+    cell_of[i] = cell;
+    atomicAdd(&cell_counts[cell], 1u);
+}
+
+@compute @workgroup_size(256)
+fn grid_scatter(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = flat_id(global, groups);
+    if i >= point_count[0] {
+        return;
+    }
+    let slot = atomicAdd(&cell_cursor[cell_of[i]], 1u);
+    sorted[slot] = i;
+}

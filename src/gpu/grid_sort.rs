@@ -1,0 +1,216 @@
+//! Counting sort of points into a uniform grid on the GPU
+//! (`shaders/common/grid_sort.wgsl`): clear, count per cell, prefix sum,
+//! scatter. Neighbour searches (the colony's nearest node, the fluid's
+//! neighbours) then visit only the 27 cells around a point. The point count
+//! stays on the GPU; the dispatches over points are indirect.
+
+use bytemuck::{Pod, Zeroable};
+
+use super::Gpu;
+use super::bindings::uniform_buffer;
+use super::compute::{Kernel, storage_buffer};
+use super::prefix_sum::PrefixSum;
+use super::profiler::GpuProfiler;
+use crate::show::Assets;
+
+const FILE: &str = "common/grid_sort.wgsl";
+
+/// The box a grid covers and its cell size.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GridBox {
+    /// Lowest corner.
+    pub origin: [f32; 3],
+    /// Edge of a cubic cell.
+    pub cell_size: f32,
+    /// Cells along each axis.
+    pub dims: [u32; 3],
+}
+
+impl GridBox {
+    /// A grid of cells of `cell_size` covering `min..max`, at most
+    /// `max_cells` cells (the cells grow if the box would need more).
+    pub fn covering(min: [f32; 3], max: [f32; 3], cell_size: f32, max_cells: u32) -> Self {
+        let extent = [max[0] - min[0], max[1] - min[1], max[2] - min[2]];
+        let mut cell_size = cell_size.max(1e-6);
+        loop {
+            let dims = extent.map(|e| ((e / cell_size).ceil() as u32).max(1));
+            if dims.iter().map(|d| u64::from(*d)).product::<u64>() <= u64::from(max_cells) {
+                return Self {
+                    origin: min,
+                    cell_size,
+                    dims,
+                };
+            }
+            cell_size *= 1.25;
+        }
+    }
+
+    /// Number of cells.
+    pub fn cells(&self) -> u32 {
+        self.dims.iter().product()
+    }
+}
+
+/// `struct Grid` in `shaders/common/grid.wgsl`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable)]
+pub struct GridUniform {
+    origin: [f32; 3],
+    cell_size: f32,
+    dims: [u32; 3],
+    cell_total: u32,
+}
+
+/// Buffers and kernels of one grid sort.
+pub struct GridSort {
+    clear: (Kernel, wgpu::BindGroup),
+    count: (Kernel, wgpu::BindGroup),
+    scatter: (Kernel, wgpu::BindGroup),
+    scan: PrefixSum,
+    /// The grid uniform (binding 0 of the searches).
+    pub grid: wgpu::Buffer,
+    /// After a sort: the first sorted slot of each cell, and the total last.
+    pub starts: wgpu::Buffer,
+    /// Point indices, cell by cell.
+    pub sorted: wgpu::Buffer,
+    cursor: wgpu::Buffer,
+    cells: u32,
+    capacity: u32,
+    label: String,
+}
+
+impl GridSort {
+    /// A sort of up to `capacity` points from `points` (vec4 per point,
+    /// xyz used), whose count is `point_count[0]`.
+    pub fn new(
+        gpu: &Gpu,
+        assets: &Assets,
+        label: &str,
+        grid: GridBox,
+        points: &wgpu::Buffer,
+        point_count: &wgpu::Buffer,
+        capacity: u32,
+    ) -> Result<Self, String> {
+        let cells = grid.cells();
+        let uniform = uniform_buffer(
+            &gpu.device,
+            &format!("{label}.grid"),
+            size_of::<GridUniform>(),
+        );
+        gpu.queue.write_buffer(
+            &uniform,
+            0,
+            bytemuck::bytes_of(&GridUniform {
+                origin: grid.origin,
+                cell_size: grid.cell_size,
+                dims: grid.dims,
+                cell_total: cells,
+            }),
+        );
+        let none = wgpu::BufferUsages::empty();
+        let starts = storage_buffer(
+            gpu,
+            &format!("{label}.starts"),
+            u64::from(cells + 1) * 4,
+            none,
+        );
+        let cursor = storage_buffer(
+            gpu,
+            &format!("{label}.cursor"),
+            u64::from(cells + 1) * 4,
+            none,
+        );
+        let cell_of = storage_buffer(
+            gpu,
+            &format!("{label}.cell_of"),
+            u64::from(capacity) * 4,
+            none,
+        );
+        let sorted = storage_buffer(
+            gpu,
+            &format!("{label}.sorted"),
+            u64::from(capacity) * 4,
+            none,
+        );
+        let kernel = |entry: &str,
+                      buffers: &[(u32, &wgpu::Buffer)]|
+         -> Result<(Kernel, wgpu::BindGroup), String> {
+            let kernel = Kernel::new(gpu, assets, FILE, entry)?;
+            let bind_group = kernel.bind(gpu, buffers);
+            Ok((kernel, bind_group))
+        };
+        Ok(Self {
+            clear: kernel("grid_clear", &[(0, &uniform), (4, &starts)])?,
+            count: kernel(
+                "grid_count",
+                &[
+                    (0, &uniform),
+                    (1, points),
+                    (2, point_count),
+                    (3, &cell_of),
+                    (4, &starts),
+                ],
+            )?,
+            scatter: kernel(
+                "grid_scatter",
+                &[(2, point_count), (3, &cell_of), (5, &cursor), (6, &sorted)],
+            )?,
+            scan: PrefixSum::new(gpu, assets, &starts, cells + 1)?,
+            grid: uniform,
+            starts,
+            sorted,
+            cursor,
+            cells,
+            capacity,
+            label: label.to_string(),
+        })
+    }
+
+    /// Records the sort. `indirect` holds dispatch arguments sized for the
+    /// point count (workgroups of 256); without it every slot up to the
+    /// capacity is visited and those past the count return at once.
+    pub fn encode(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        indirect: Option<(&wgpu::Buffer, u64)>,
+        profiler: &mut GpuProfiler,
+    ) {
+        let points = |pass: &mut wgpu::ComputePass<'_>,
+                      (kernel, group): &(Kernel, wgpu::BindGroup)| {
+            match indirect {
+                Some((args, offset)) => kernel.dispatch_indirect(pass, group, args, offset),
+                None => kernel.dispatch(pass, group, self.capacity, 256),
+            }
+        };
+        {
+            let label = format!("{}.grid.count", self.label);
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some(&label),
+                timestamp_writes: profiler.compute_pass(&label),
+            });
+            self.clear
+                .0
+                .dispatch(&mut pass, &self.clear.1, self.cells + 1, 256);
+            points(&mut pass, &self.count);
+            self.scan.encode(&mut pass);
+        }
+        encoder.copy_buffer_to_buffer(
+            &self.starts,
+            0,
+            &self.cursor,
+            0,
+            u64::from(self.cells + 1) * 4,
+        );
+        let label = format!("{}.grid.scatter", self.label);
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some(&label),
+            timestamp_writes: profiler.compute_pass(&label),
+        });
+        points(&mut pass, &self.scatter);
+    }
+
+    /// Number of cells.
+    pub fn cells(&self) -> u32 {
+        self.cells
+    }
+}
