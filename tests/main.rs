@@ -3,6 +3,7 @@
 
 mod blend;
 mod cli;
+mod colony;
 mod control;
 mod golden;
 mod kernels;

@@ -3,6 +3,7 @@
 //! given each frame, and the factory that builds a layer from its id in a
 //! preset (`kind` or `kind.name`).
 
+pub mod colony;
 pub mod shader;
 
 use crate::clock::Clock;

@@ -1,0 +1,55 @@
+// The colony's data, shared by its simulation and drawing shaders
+// (SEEDS.md 000). Nodes are split: positions with growth t for the grid
+// sort and drawing, the rest beside them.
+
+struct ColonyParams {
+    influence: f32,
+    growth: f32,
+    kill: f32,
+    grow_step: f32,
+    mass_min: f32,
+    mass_max: f32,
+    seed: u32,
+    attraction_count: u32,
+    capacity: u32,
+    edge_capacity: u32,
+    _pad0: u32,
+    _pad1: u32,
+}
+
+struct NodeInfo {
+    // Distance from the root in nodes.
+    offset: u32,
+    mass: f32,
+    // Parent node, -1 for roots.
+    parent: i32,
+    // Carried from parent to child: the root a node grew from (a bone index
+    // in the skinned layer).
+    tag: u32,
+}
+
+// state[]: node count, edge count, seed count, deepest offset.
+const NODE_COUNT: u32 = 0u;
+const EDGE_COUNT: u32 = 1u;
+const SEED_COUNT: u32 = 2u;
+const MAX_OFFSET: u32 = 3u;
+
+// args[]: node dispatch (x, y, z), line draw (vertices, instances, first
+// vertex, first instance), tube draw (the same).
+const ARGS_NODES: u32 = 0u;
+const ARGS_LINES: u32 = 3u;
+const ARGS_TUBES: u32 = 7u;
+
+// Fixed-point scale for summing directions with integer atomics: the sum
+// is the same in any order, so growth is deterministic.
+const FIXED: f32 = 65536.0;
+
+fn pcg(v: u32) -> u32 {
+    let state = v * 747796405u + 2891336453u;
+    let word = ((state >> ((state >> 28u) + 4u)) ^ state) * 277803737u;
+    return (word >> 22u) ^ word;
+}
+
+fn random01(a: u32, b: u32) -> f32 {
+    return f32(pcg(a ^ pcg(b)) >> 8u) / 16777216.0;
+}

@@ -1,0 +1,155 @@
+// One growth iteration of space colonization on the GPU (SEEDS.md 000):
+// search (and remove), attract, allocate by prefix sum, connect, finalize,
+// grow. Node counts never leave the GPU: finalize writes the dispatch and
+// draw arguments the next passes use.
+
+#include "colony/colony.wgsl"
+#include "common/grid.wgsl"
+
+@group(0) @binding(0) var<uniform> params: ColonyParams;
+@group(0) @binding(1) var<uniform> grid: Grid;
+@group(0) @binding(2) var<storage, read_write> attractors: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read_write> nodes: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read_write> info: array<NodeInfo>;
+@group(0) @binding(5) var<storage, read_write> accum: array<atomic<i32>>;
+@group(0) @binding(6) var<storage, read_write> candidates: array<vec4<f32>>;
+@group(0) @binding(7) var<storage, read_write> grow_scan: array<u32>;
+@group(0) @binding(8) var<storage, read_write> edges: array<vec2<u32>>;
+@group(0) @binding(9) var<storage, read_write> state: array<atomic<u32>>;
+@group(0) @binding(10) var<storage, read_write> args: array<u32>;
+@group(0) @binding(11) var<storage, read> grid_starts: array<u32>;
+@group(0) @binding(12) var<storage, read> grid_sorted: array<u32>;
+@group(0) @binding(13) var<storage, read_write> last_pull: array<vec4<i32>>;
+
+fn thread_index(global: vec3<u32>, groups: vec3<u32>) -> u32 {
+    return global.x + global.y * groups.x * 256u;
+}
+
+// For each active attraction: the nearest node within the influence
+// distance (ties go to the lower index). Within the kill distance the
+// attraction is removed; otherwise its unit direction is added to that
+// node's sum.
+@compute @workgroup_size(256)
+fn search(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = thread_index(global, groups);
+    if i >= params.attraction_count || attractors[i].w == 0.0 {
+        return;
+    }
+    let a = attractors[i].xyz;
+    let home = grid_coords(grid, a);
+    var best = -1;
+    var best_d2 = params.influence * params.influence;
+    for (var dz = -1; dz <= 1; dz++) {
+        for (var dy = -1; dy <= 1; dy++) {
+            for (var dx = -1; dx <= 1; dx++) {
+                let c = home + vec3<i32>(dx, dy, dz);
+                if any(c < vec3<i32>(0)) || any(c >= vec3<i32>(grid.dims)) {
+                    continue;
+                }
+                let cell = grid_index(grid, c);
+                for (var s = grid_starts[cell]; s < grid_starts[cell + 1u]; s++) {
+                    let j = i32(grid_sorted[s]);
+                    let d = nodes[j].xyz - a;
+                    let d2 = dot(d, d);
+                    if d2 < best_d2 || (d2 == best_d2 && best >= 0 && j < best) {
+                        best = j;
+                        best_d2 = d2;
+                    }
+                }
+            }
+        }
+    }
+    if best < 0 {
+        return;
+    }
+    if best_d2 < params.kill * params.kill {
+        attractors[i].w = 0.0;
+        return;
+    }
+    let v = a - nodes[best].xyz;
+    let direction = v / sqrt(dot(v, v));
+    let fixed = vec3<i32>(round(direction * FIXED));
+    atomicAdd(&accum[4 * best], fixed.x);
+    atomicAdd(&accum[4 * best + 1], fixed.y);
+    atomicAdd(&accum[4 * best + 2], fixed.z);
+    atomicAdd(&accum[4 * best + 3], 1);
+}
+
+// For each grown node (t = 1) that attractions chose: a candidate one
+// growth distance along the mean direction. Sums are cleared for the next
+// iteration; grow_scan gets a 1 to be prefix-summed into slots. A node
+// pulled by exactly the same attractions as when it last grew is stuck (its
+// child took none of them: they pull it sideways) and does not grow the
+// same child again; without this the classic algorithm grows duplicates
+// forever.
+@compute @workgroup_size(256)
+fn attract(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = thread_index(global, groups);
+    if i >= atomicLoad(&state[NODE_COUNT]) {
+        return;
+    }
+    let pull = vec4<i32>(
+        atomicExchange(&accum[4u * i], 0),
+        atomicExchange(&accum[4u * i + 1u], 0),
+        atomicExchange(&accum[4u * i + 2u], 0),
+        atomicExchange(&accum[4u * i + 3u], 0),
+    );
+    let sum = vec3<f32>(pull.xyz) / FIXED;
+    let length2 = dot(sum, sum);
+    candidates[i] = vec4<f32>(0.0);
+    if pull.w > 0 && nodes[i].w >= 1.0 && length2 > 1e-12 && any(pull != last_pull[i]) {
+        last_pull[i] = pull;
+        candidates[i] = vec4<f32>(nodes[i].xyz + sum / sqrt(length2) * params.growth, 1.0);
+        grow_scan[i] = 1u;
+    }
+}
+
+// Each candidate takes the slot its prefix sum gives it (so the result does
+// not depend on thread order), while the pool lasts; its edge is appended.
+@compute @workgroup_size(256)
+fn connect(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = thread_index(global, groups);
+    let count = atomicLoad(&state[NODE_COUNT]);
+    if i >= count || candidates[i].w == 0.0 {
+        return;
+    }
+    let slot = count + grow_scan[i];
+    let edge = atomicLoad(&state[EDGE_COUNT]) + grow_scan[i];
+    if slot >= params.capacity || edge >= params.edge_capacity {
+        return;
+    }
+    let t = random01(params.seed, slot);
+    nodes[slot] = vec4<f32>(candidates[i].xyz, 0.0);
+    info[slot] = NodeInfo(info[i].offset + 1u, params.mass_min + (params.mass_max - params.mass_min) * t, i32(i), info[i].tag);
+    edges[edge] = vec2<u32>(i, slot);
+    atomicMax(&state[MAX_OFFSET], info[i].offset + 1u);
+}
+
+// One thread: the new counts, and the dispatch and draw sizes from them.
+@compute @workgroup_size(1)
+fn finalize() {
+    let count = atomicLoad(&state[NODE_COUNT]);
+    let last = params.capacity - 1u;
+    var grown = grow_scan[last];
+    if candidates[last].w != 0.0 && last < count {
+        grown += 1u;
+    }
+    let added = min(grown, params.capacity - count);
+    let edges_added = min(added, params.edge_capacity - atomicLoad(&state[EDGE_COUNT]));
+    let next = count + edges_added;
+    atomicStore(&state[NODE_COUNT], next);
+    atomicAdd(&state[EDGE_COUNT], edges_added);
+    args[ARGS_NODES] = (next + 255u) / 256u;
+    args[ARGS_LINES + 1u] = next;
+    args[ARGS_TUBES + 1u] = next;
+}
+
+// Every node grows toward t = 1 at its own mass.
+@compute @workgroup_size(256)
+fn grow(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = thread_index(global, groups);
+    if i >= atomicLoad(&state[NODE_COUNT]) {
+        return;
+    }
+    nodes[i].w = min(1.0, nodes[i].w + params.grow_step * info[i].mass);
+}

@@ -1,0 +1,205 @@
+//! Where branches grow: attraction points filling a shape (sphere, box,
+//! shell, cone, crown) or read from a point cloud (PLY or OBJ vertices).
+//! An [`AttractionSource`] is the pluggable piece: the skinned layer will
+//! fill a character's bind-pose volume, the forest one crown per species.
+
+use std::path::Path;
+
+/// Something that yields attraction points.
+pub trait AttractionSource {
+    /// `count` points, reproducible for `seed`.
+    fn points(&self, count: u32, seed: u64) -> Vec<[f32; 3]>;
+}
+
+/// The built-in shapes, in the order of `colony.shape`.
+pub const SHAPES: [&str; 5] = ["sphere", "box", "shell", "cone", "crown"];
+
+/// A shape of a given radius around the origin.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Shape {
+    /// Index into [`SHAPES`].
+    pub kind: usize,
+    /// Half-size of the shape.
+    pub radius: f32,
+}
+
+impl AttractionSource for Shape {
+    fn points(&self, count: u32, seed: u64) -> Vec<[f32; 3]> {
+        let mut rng = Rng::new(seed);
+        let r = self.radius;
+        let mut out = Vec::with_capacity(count as usize);
+        while out.len() < count as usize {
+            let p = [rng.signed(), rng.signed(), rng.signed()];
+            let len = (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]).sqrt();
+            let keep = match self.kind {
+                1 => true,
+                2 => (0.8..=1.0).contains(&len),
+                3 => {
+                    // Apex at the top, base at the bottom: a spruce.
+                    let height = (p[1] + 1.0) * 0.5;
+                    (p[0] * p[0] + p[2] * p[2]).sqrt() <= 1.0 - height
+                }
+                4 => {
+                    // A flattened dome above a clear trunk line: a broadleaf crown.
+                    let q = [p[0], (p[1] - 0.35) / 0.65, p[2]];
+                    q[0] * q[0] + q[1] * q[1] + q[2] * q[2] <= 1.0 && p[1] > -0.3
+                }
+                _ => len <= 1.0,
+            };
+            if keep {
+                out.push([p[0] * r, p[1] * r, p[2] * r]);
+            }
+        }
+        out
+    }
+}
+
+/// Points read from a file, resampled to the count asked for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PointCloud {
+    points: Vec<[f32; 3]>,
+}
+
+impl PointCloud {
+    /// Reads the vertices of an ASCII PLY or an OBJ file.
+    pub fn load(path: &Path) -> Result<Self, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let points = match path.extension().and_then(|e| e.to_str()) {
+            Some("ply") => parse_ply(&text),
+            Some("obj") => Ok(parse_obj(&text)),
+            _ => Err("a point cloud must be .ply (ASCII) or .obj".to_string()),
+        }
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+        if points.is_empty() {
+            return Err(format!("{}: no vertices", path.display()));
+        }
+        Ok(Self { points })
+    }
+
+    /// A cloud from points already in memory.
+    pub fn from_points(points: Vec<[f32; 3]>) -> Self {
+        Self { points }
+    }
+}
+
+impl AttractionSource for PointCloud {
+    fn points(&self, count: u32, seed: u64) -> Vec<[f32; 3]> {
+        if count as usize >= self.points.len() {
+            return self.points.clone();
+        }
+        let mut rng = Rng::new(seed);
+        (0..count)
+            .map(|_| self.points[(rng.next() as usize) % self.points.len()])
+            .collect()
+    }
+}
+
+fn parse_obj(text: &str) -> Vec<[f32; 3]> {
+    text.lines()
+        .filter_map(|line| line.strip_prefix("v "))
+        .filter_map(|rest| {
+            let v: Vec<f32> = rest
+                .split_whitespace()
+                .take(3)
+                .filter_map(|x| x.parse().ok())
+                .collect();
+            (v.len() == 3).then(|| [v[0], v[1], v[2]])
+        })
+        .collect()
+}
+
+fn parse_ply(text: &str) -> Result<Vec<[f32; 3]>, String> {
+    let mut lines = text.lines();
+    if lines.next().map(str::trim) != Some("ply") {
+        return Err("not a PLY file".into());
+    }
+    let mut vertices = 0usize;
+    let mut properties: Vec<String> = Vec::new();
+    let mut in_vertex = false;
+    for line in lines.by_ref() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        match words.as_slice() {
+            ["format", format, ..] if *format != "ascii" => {
+                return Err("only ASCII PLY is read".into());
+            }
+            ["element", "vertex", n] => {
+                vertices = n.parse().map_err(|_| "bad vertex count")?;
+                in_vertex = true;
+            }
+            ["element", ..] => in_vertex = false,
+            ["property", .., name] if in_vertex => properties.push(name.to_string()),
+            ["end_header"] => break,
+            _ => {}
+        }
+    }
+    let axis = |name: &str| {
+        properties
+            .iter()
+            .position(|p| p == name)
+            .ok_or(format!("no {name} property"))
+    };
+    let (x, y, z) = (axis("x")?, axis("y")?, axis("z")?);
+    Ok(lines
+        .take(vertices)
+        .filter_map(|line| {
+            let v: Vec<f32> = line
+                .split_whitespace()
+                .filter_map(|w| w.parse().ok())
+                .collect();
+            Some([*v.get(x)?, *v.get(y)?, *v.get(z)?])
+        })
+        .collect())
+}
+
+/// A small reproducible generator (PCG-style), the same on every platform.
+#[derive(Debug, Clone)]
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator for `seed`.
+    pub fn new(seed: u64) -> Self {
+        Self(
+            seed.wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407),
+        )
+    }
+
+    /// The next 32 random bits.
+    pub fn next(&mut self) -> u32 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        ((self.0 >> 33) ^ self.0) as u32
+    }
+
+    /// Uniform in -1..1.
+    pub fn signed(&mut self) -> f32 {
+        (self.next() >> 8) as f32 / (1u32 << 24) as f32 * 2.0 - 1.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shapes_fill_their_volume_reproducibly() {
+        for kind in 0..SHAPES.len() {
+            let shape = Shape { kind, radius: 2.0 };
+            let a = shape.points(500, 7);
+            assert_eq!(a.len(), 500);
+            assert_eq!(a, shape.points(500, 7), "{} is reproducible", SHAPES[kind]);
+            assert!(a.iter().all(|p| p.iter().all(|c| c.abs() <= 2.0)));
+        }
+    }
+
+    #[test]
+    fn point_clouds_read_ply_and_obj() {
+        let ply = "ply\nformat ascii 1.0\nelement vertex 2\nproperty float x\nproperty float y\nproperty float z\nproperty uchar red\nend_header\n1 2 3 255\n4 5 6 0\n";
+        assert_eq!(parse_ply(ply), Ok(vec![[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]));
+        assert!(parse_ply("ply\nformat binary_little_endian 1.0\nend_header\n").is_err());
+        let obj = "# cube\nv 1 0 0\nvt 0 0\nv 0 1 0.5\nf 1 2 3\n";
+        assert_eq!(parse_obj(obj), vec![[1.0, 0.0, 0.0], [0.0, 1.0, 0.5]]);
+    }
+}

@@ -1,0 +1,157 @@
+//! The colony layer against its CPU reference, its invariants after whole
+//! runs, and its picture.
+
+use sylva::gpu::GpuProfiler;
+use sylva::layers::colony::attractors::{AttractionSource, Shape};
+use sylva::layers::colony::reference::{ColonyCpu, branch_length};
+use sylva::layers::colony::sim::{ColonySim, StepParams};
+use sylva::show::Assets;
+
+use crate::support;
+
+/// Attractions uniform in a sphere; influence 3x their mean spacing,
+/// growth and kill 1x (the bench's workload, small).
+fn setup(count: u32, capacity: u32) -> (Vec<[f32; 3]>, StepParams) {
+    let points = Shape {
+        kind: 0,
+        radius: 5.0,
+    }
+    .points(count, 3);
+    let spacing = (4.0 / 3.0 * std::f32::consts::PI * 125.0 / count as f32).cbrt();
+    let params = StepParams::new(
+        3.0 * spacing,
+        spacing,
+        spacing,
+        0.25,
+        (0.5, 1.0),
+        11,
+        count,
+        capacity,
+    );
+    (points, params)
+}
+
+fn gpu_run(points: &[[f32; 3]], seeds: u32, params: &StepParams, steps: usize) -> ColonySim {
+    let gpu = support::gpu();
+    let sim = ColonySim::new(
+        &gpu,
+        &Assets::new(env!("CARGO_MANIFEST_DIR")),
+        points,
+        seeds,
+        params,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let mut profiler = GpuProfiler::new(&gpu.device, &gpu.queue, false);
+    for _ in 0..steps {
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        sim.step(&mut encoder, &mut profiler);
+        gpu.queue.submit([encoder.finish()]);
+    }
+    sim
+}
+
+#[test]
+fn one_gpu_iteration_matches_the_cpu_reference() {
+    let gpu = support::gpu();
+    let (points, params) = setup(2000, 4096);
+    let mut cpu = ColonyCpu::new(&points, 3, &params);
+    // Let the roots grow a few iterations on both, then compare each step.
+    for step in 1..=12 {
+        cpu.step(&params);
+        let sim = gpu_run(&points, 3, &params, step);
+        let (nodes, info, edges) = sim.read_graph(&gpu).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(nodes.len(), cpu.nodes.len(), "step {step}: node count");
+        assert_eq!(edges, cpu.edges, "step {step}: edges");
+        for (i, (g, c)) in nodes.iter().zip(&cpu.nodes).enumerate() {
+            for a in 0..4 {
+                assert!(
+                    (g[a] - c[a]).abs() < 1e-4,
+                    "step {step}: node {i} differs: {g:?} vs {c:?}"
+                );
+            }
+        }
+        assert_eq!(info, cpu.info, "step {step}: node attributes");
+        let active = |a: &[[f32; 4]]| a.iter().filter(|p| p[3] != 0.0).count();
+        let attractors = sim.read_attractors(&gpu).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            active(&attractors),
+            active(&cpu.attractors),
+            "step {step}: active attractions"
+        );
+    }
+    assert!(
+        cpu.nodes.len() > 20,
+        "the test grew something: {} nodes",
+        cpu.nodes.len()
+    );
+}
+
+#[test]
+fn a_whole_run_agrees_with_the_reference_and_keeps_its_invariants() {
+    let gpu = support::gpu();
+    let (points, params) = setup(1000, 4096);
+    let mut cpu = ColonyCpu::new(&points, 2, &params);
+    let steps = 120;
+    for _ in 0..steps {
+        cpu.step(&params);
+    }
+    let sim = gpu_run(&points, 2, &params, steps);
+    let (nodes, info, edges) = sim.read_graph(&gpu).unwrap_or_else(|e| panic!("{e}"));
+    let attractors = sim.read_attractors(&gpu).unwrap_or_else(|e| panic!("{e}"));
+    let count_error = (nodes.len() as f64 - cpu.nodes.len() as f64).abs() / cpu.nodes.len() as f64;
+    let (gpu_length, cpu_length) = (branch_length(&nodes, &edges), cpu.branch_length());
+    let length_error = (gpu_length - cpu_length).abs() / cpu_length;
+    eprintln!(
+        "whole run: {} vs {} nodes, length {gpu_length:.2} vs {cpu_length:.2}",
+        nodes.len(),
+        cpu.nodes.len()
+    );
+    assert!(
+        count_error <= 0.02 && length_error <= 0.02,
+        "count {count_error:.4}, length {length_error:.4}"
+    );
+    assert!(nodes.len() > 200, "grew: {}", nodes.len());
+
+    for [a, b] in &edges {
+        assert!(
+            (*a as usize) < nodes.len() && (*b as usize) < nodes.len(),
+            "edge joins live nodes"
+        );
+        assert_eq!(info[*b as usize].parent, *a as i32);
+        assert_eq!(
+            info[*b as usize].offset,
+            info[*a as usize].offset + 1,
+            "child offset = parent + 1"
+        );
+    }
+    let kill2 = params.kill * params.kill;
+    for a in attractors.iter().filter(|a| a[3] != 0.0) {
+        let near = nodes
+            .iter()
+            .any(|n| (0..3).map(|k| (n[k] - a[k]).powi(2)).sum::<f32>() < kill2);
+        assert!(
+            !near,
+            "an active attraction lies within the kill distance of a node"
+        );
+    }
+    // Run on until the attractions run out: then more iterations add nothing.
+    let done = gpu_run(&points, 2, &params, 240);
+    let left = done.read_attractors(&gpu).unwrap_or_else(|e| panic!("{e}"));
+    let [finished, ..] = done.read_state(&gpu).unwrap_or_else(|e| panic!("{e}"));
+    let more = gpu_run(&points, 2, &params, 280);
+    let [after, ..] = more.read_state(&gpu).unwrap_or_else(|e| panic!("{e}"));
+    eprintln!(
+        "stopped at {finished} nodes with {} attractions left",
+        left.iter().filter(|a| a[3] != 0.0).count()
+    );
+    assert_eq!(after, finished, "growth stops when the attractions run out");
+}
+
+#[test]
+fn the_node_pool_is_never_exceeded() {
+    let gpu = support::gpu();
+    let (points, params) = setup(2000, 64);
+    let sim = gpu_run(&points, 4, &params, 60);
+    let [nodes, edges, seeds, _] = sim.read_state(&gpu).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((nodes, edges, seeds), (64, 60, 4));
+}
