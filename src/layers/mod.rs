@@ -3,6 +3,7 @@
 //! given each frame, and the factory that builds a layer from its id in a
 //! preset (`kind` or `kind.name`).
 
+pub mod camera;
 pub mod colony;
 pub mod shader;
 
@@ -16,7 +17,7 @@ use crate::status::ErrorLog;
 pub const BLEND_MODES: [&str; 4] = ["normal", "add", "screen", "multiply"];
 
 /// The layer kinds this build knows.
-pub const KINDS: [&str; 1] = ["shader"];
+pub const KINDS: [&str; 2] = ["shader", "colony"];
 
 /// What a layer may use outside itself: the device, the show files and the
 /// error panel.
@@ -97,6 +98,7 @@ pub fn create(id: &str, env: &LayerEnv<'_>) -> Result<Box<dyn Layer>, LayerError
     let kind = id.split('.').next().unwrap_or(id);
     match kind {
         "shader" => Ok(Box::new(shader::ShaderLayer::new(id, env))),
+        "colony" => Ok(Box::new(colony::ColonyLayer::new(id, env))),
         _ => Err(LayerError::UnknownKind {
             kind: kind.to_string(),
         }),
@@ -124,6 +126,7 @@ pub fn declared_params(
             specs.push(file_param);
             specs.extend(shader::LayerSource::read(assets, &file)?.specs(id));
         }
+        "colony" => specs.extend(colony::colony_params(id)),
         _ => {
             return Err(LayerError::UnknownKind {
                 kind: kind.to_string(),

@@ -1,4 +1,382 @@
-//! The `colony` layer: space colonization growth (SEEDS.md 000) on the GPU.
+//! The `colony` layer: space colonization growth (SEEDS.md 000) on the GPU,
+//! branches growing into a cloud of attraction points, drawn as glowing
+//! lines or lit tubes under an orbit camera.
+//!
+//! Built to be reused: where the points come from is an
+//! [`attractors::AttractionSource`], every node carries a `tag` inherited
+//! from its root (a bone index for the skinned layer), and the drawing reads
+//! node positions through `shaders/colony/transform.wgsl`, which another
+//! layer replaces to draw nodes at transformed positions.
+
 pub mod attractors;
+mod draw;
 pub mod reference;
 pub mod sim;
+
+use std::path::PathBuf;
+
+use attractors::{AttractionSource, PointCloud, SHAPES, Shape};
+use draw::{BranchRenderer, DrawParams, Style};
+use sim::{ColonySim, StepParams};
+
+use super::camera::{camera_params, orbit};
+use super::{Layer, LayerEnv, LayerFrame};
+use crate::gpu::{Gpu, GpuProfiler};
+use crate::params::{ParamSpec, Registry, Value};
+use crate::show::{Assets, ChangedFile, Folder, inside_show};
+
+/// Palettes, in the order of `colony.palette`.
+pub const PALETTES: [&str; 4] = ["aurora", "ember", "moss", "ice"];
+
+/// Seconds structural parameters must rest before the colony is rebuilt.
+const REBUILD_REST: f64 = 0.25;
+
+/// The layer's parameters.
+pub fn colony_params(id: &str) -> Vec<ParamSpec> {
+    let p = |name: &str| format!("{id}.{name}");
+    let mut specs = vec![
+        ParamSpec::float(p("unit_distance"), 0.35, 0.001, 100.0)
+            .with_smoothing(0.2)
+            .with_description(
+                "World length of one distance unit; scales influence, growth and kill",
+            ),
+        ParamSpec::float(p("influence_distance"), 3.0, 0.1, 50.0)
+            .with_description("How far an attraction reaches for the nearest node, in units"),
+        ParamSpec::float(p("growth_distance"), 1.0, 0.05, 20.0)
+            .with_description("Length of a new branch segment, in units"),
+        ParamSpec::float(p("kill_distance"), 1.0, 0.05, 20.0)
+            .with_description("A node this close to an attraction consumes it, in units"),
+        ParamSpec::float(p("growth_speed"), 2.0, 0.0, 50.0)
+            .with_smoothing(0.2)
+            .with_description("How fast new segments extend (t per second at mass 1)"),
+        ParamSpec::float(p("mass_min"), 0.5, 0.01, 4.0)
+            .with_description("Slowest segment growth factor"),
+        ParamSpec::float(p("mass_max"), 1.0, 0.01, 4.0)
+            .with_description("Fastest segment growth factor"),
+        ParamSpec::int(p("seed_count"), 3, 1, 4096)
+            .with_description("Roots the growth starts from (rebuilds)"),
+        ParamSpec::int(p("attraction_count"), 20_000, 16, 16_000_000)
+            .with_description("Attraction points (rebuilds)"),
+        ParamSpec::int(p("node_capacity"), 200_000, 64, 16_000_000)
+            .with_description("Node pool size (rebuilds)"),
+        ParamSpec::enumeration(p("shape"), &SHAPES, 0)
+            .with_description("Volume the attractions fill (rebuilds)"),
+        ParamSpec::float(p("radius"), 7.0, 0.01, 10_000.0)
+            .with_description("Size of that volume (rebuilds)"),
+        ParamSpec::path(p("attractors"), "").with_description(
+            "Point cloud (.ply or .obj) in the show's assets/ folder instead of a shape (rebuilds)",
+        ),
+        ParamSpec::int(p("steps_per_frame"), 1, 0, 64)
+            .with_description("Growth iterations per frame"),
+        ParamSpec::enumeration(p("render"), &["lines", "tubes"], 0)
+            .with_description("Glowing lines or lit tubes"),
+        ParamSpec::float(p("width"), 1.5, 0.25, 32.0)
+            .with_smoothing(0.1)
+            .with_unit("px")
+            .with_description("Line width"),
+        ParamSpec::float(p("thickness"), 0.12, 0.001, 100.0)
+            .with_smoothing(0.1)
+            .with_description("Tube radius at the root, world units"),
+        ParamSpec::enumeration(p("palette"), &PALETTES, 1)
+            .with_description("Colours along the branches"),
+        ParamSpec::enumeration(p("colour_by"), &["depth", "age"], 0)
+            .with_description("Colour by distance from the root or by age"),
+        ParamSpec::float(p("brightness"), 0.9, 0.0, 50.0)
+            .with_smoothing(0.1)
+            .with_description("HDR brightness of the branches"),
+        ParamSpec::bool(p("regrow"), false)
+            .with_description("Shows: let the growth fade and a new one start, again and again"),
+        ParamSpec::float(p("regrow_seconds"), 40.0, 2.0, 3600.0)
+            .with_unit("s")
+            .with_description("Time a growth lives before it fades"),
+    ];
+    specs.extend(camera_params(id, 22.0));
+    specs
+}
+
+/// What the simulation was built from; a change rebuilds it.
+#[derive(Debug, Clone, PartialEq)]
+struct Structure {
+    attraction_count: u32,
+    capacity: u32,
+    seed_count: u32,
+    shape: usize,
+    radius: f32,
+    attractors: String,
+}
+
+impl Structure {
+    fn from(registry: &Registry, id: &str) -> Self {
+        let p = |name: &str| format!("{id}.{name}");
+        let target = |name: &str| registry.target(&p(name)).cloned();
+        let int = |name: &str| match target(name) {
+            Some(Value::Int(v)) => v.max(1) as u32,
+            _ => 1,
+        };
+        Self {
+            attraction_count: int("attraction_count"),
+            capacity: int("node_capacity"),
+            seed_count: int("seed_count"),
+            shape: match target("shape") {
+                Some(Value::Enum(i)) => i,
+                _ => 0,
+            },
+            radius: target("radius").and_then(|v| v.as_f32()).unwrap_or(1.0),
+            attractors: target("attractors")
+                .and_then(|v| v.as_text().map(str::to_string))
+                .unwrap_or_default(),
+        }
+    }
+
+    /// The attraction points: the point cloud if one is named, else the shape.
+    fn points(&self, assets: &Assets, seed: u64) -> Result<Vec<[f32; 3]>, String> {
+        if self.attractors.is_empty() {
+            let shape = Shape {
+                kind: self.shape,
+                radius: self.radius,
+            };
+            return Ok(shape.points(self.attraction_count, seed));
+        }
+        inside_show(&self.attractors).map_err(|e| e.to_string())?;
+        let path: PathBuf = assets.root().join("assets").join(&self.attractors);
+        Ok(PointCloud::load(&path)?.points(self.attraction_count, seed))
+    }
+}
+
+/// The step parameters of layer `id` now, for `dt` seconds per iteration.
+pub fn step_params(
+    registry: &Registry,
+    id: &str,
+    dt: f32,
+    seed: u64,
+    attraction_count: u32,
+    capacity: u32,
+) -> StepParams {
+    let p = |name: &str| registry.float(&format!("{id}.{name}"));
+    let unit = p("unit_distance");
+    let (mass_min, mass_max) = (p("mass_min"), p("mass_max"));
+    let influence = p("influence_distance") * unit;
+    StepParams::new(
+        influence,
+        p("growth_distance") * unit,
+        (p("kill_distance") * unit).min(influence * 0.999),
+        dt * p("growth_speed"),
+        (mass_min.min(mass_max), mass_max.max(mass_min)),
+        seed as u32,
+        attraction_count,
+        capacity,
+    )
+}
+
+/// A running colony.
+struct Grown {
+    sim: ColonySim,
+    structure: Structure,
+    centre: glam::Vec3,
+    born: f64,
+}
+
+/// The colony layer.
+pub struct ColonyLayer {
+    id: String,
+    renderer: Option<BranchRenderer>,
+    grown: Option<Grown>,
+    seed: u64,
+    reseed_requested: bool,
+    wanted: Option<(Structure, f64)>,
+}
+
+impl ColonyLayer {
+    /// A colony for id `colony` or `colony.<name>`; it grows on the first frame.
+    pub fn new(id: &str, env: &LayerEnv<'_>) -> Self {
+        let renderer = BranchRenderer::new(env.gpu, env.assets)
+            .inspect_err(|e| env.errors.report(id, e.clone()))
+            .ok();
+        Self {
+            id: id.to_string(),
+            renderer,
+            grown: None,
+            seed: 1,
+            reseed_requested: true,
+            wanted: None,
+        }
+    }
+
+    /// Builds (or rebuilds) the simulation; on failure the old one stays.
+    fn build(&mut self, env: &LayerEnv<'_>, registry: &Registry, time: f64) {
+        let structure = Structure::from(registry, &self.id);
+        let built = structure.points(env.assets, self.seed).and_then(|points| {
+            let params = step_params(
+                registry,
+                &self.id,
+                0.0,
+                self.seed,
+                points.len() as u32,
+                structure.capacity,
+            );
+            let sim = ColonySim::new(env.gpu, env.assets, &points, structure.seed_count, &params)?;
+            let (min, max) = sim::bounds(&points);
+            let centre = (glam::Vec3::from(min) + glam::Vec3::from(max)) * 0.5;
+            Ok((sim, centre))
+        });
+        match built {
+            Ok((sim, centre)) => {
+                if let Some(renderer) = self.renderer.as_mut() {
+                    renderer.attach(env.gpu, &sim);
+                }
+                env.errors.clear(&self.id);
+                self.grown = Some(Grown {
+                    sim,
+                    structure,
+                    centre,
+                    born: time,
+                });
+            }
+            Err(error) => env.errors.report(&self.id, error),
+        }
+    }
+
+    /// Rebuild when asked, when structural parameters have rested at new
+    /// values, or when a regrowing colony has faded out. Returns the fade.
+    fn maintain(&mut self, env: &LayerEnv<'_>, registry: &Registry, time: f64) -> f32 {
+        let structure = Structure::from(registry, &self.id);
+        let current = self.grown.as_ref().map(|g| g.structure.clone());
+        if current.as_ref() != Some(&structure) {
+            match &self.wanted {
+                Some((wanted, since)) if *wanted == structure => {
+                    if time - since >= REBUILD_REST || current.is_none() {
+                        self.reseed_requested = true;
+                    }
+                }
+                _ => self.wanted = Some((structure, time)),
+            }
+        }
+        let fade = match (&self.grown, registry.flag(&format!("{}.regrow", self.id))) {
+            (Some(grown), true) => {
+                let life = f64::from(registry.float(&format!("{}.regrow_seconds", self.id)));
+                let fading = ((time - grown.born - life) / 3.0).clamp(0.0, 1.0);
+                if fading >= 1.0 {
+                    self.seed += 1;
+                    self.reseed_requested = true;
+                }
+                1.0 - fading as f32
+            }
+            _ => 1.0,
+        };
+        if self.reseed_requested {
+            self.reseed_requested = false;
+            self.wanted = None;
+            self.build(env, registry, time);
+        }
+        fade
+    }
+
+    /// Reads node and edge counts back (bench and export only: it waits).
+    pub fn counts(&self, gpu: &Gpu) -> Option<[u32; 4]> {
+        self.grown.as_ref().and_then(|g| g.sim.read_state(gpu).ok())
+    }
+}
+
+impl Layer for ColonyLayer {
+    fn id(&self) -> &str {
+        &self.id
+    }
+
+    fn params(&self) -> Vec<ParamSpec> {
+        colony_params(&self.id)
+    }
+
+    fn update(&mut self, _env: &LayerEnv<'_>, _registry: &Registry) -> bool {
+        false
+    }
+
+    fn encode(
+        &mut self,
+        env: &LayerEnv<'_>,
+        frame: &LayerFrame<'_>,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &mut GpuProfiler,
+    ) {
+        let registry = frame.registry;
+        let fade = self.maintain(env, registry, frame.clock.time);
+        let Some(grown) = &self.grown else {
+            crate::gpu::clear_view(encoder, frame.target);
+            return;
+        };
+        let structure = &grown.structure;
+        let params = step_params(
+            registry,
+            &self.id,
+            frame.clock.dt,
+            self.seed,
+            structure.attraction_count,
+            structure.capacity,
+        );
+        grown.sim.set_params(env.gpu, &params);
+        let steps = registry.float(&format!("{}.steps_per_frame", self.id)) as u32;
+        for _ in 0..steps {
+            grown.sim.step(encoder, profiler);
+        }
+        let Some(renderer) = self.renderer.as_mut() else {
+            crate::gpu::clear_view(encoder, frame.target);
+            return;
+        };
+        let p = |name: &str| format!("{}.{name}", self.id);
+        let camera = orbit(
+            registry,
+            &self.id,
+            frame.clock.time,
+            grown.centre,
+            frame.size,
+        );
+        let draw = DrawParams::new(
+            registry.float(&p("width")),
+            registry.float(&p("thickness")),
+            registry.float(&p("brightness")),
+            fade,
+            registry.index(&p("palette")) as u32,
+            registry.index(&p("colour_by")) as u32,
+        );
+        let style = if registry.index(&p("render")) == 1 {
+            Style::Tubes
+        } else {
+            Style::Lines
+        };
+        renderer.draw(
+            env.gpu,
+            encoder,
+            profiler,
+            &grown.sim,
+            frame.target,
+            frame.size,
+            &camera,
+            &draw,
+            style,
+        );
+    }
+
+    fn reseed(&mut self, seed: u64) {
+        self.seed = self.seed.wrapping_add(seed).wrapping_add(1);
+        self.reseed_requested = true;
+    }
+
+    fn reload(&mut self, env: &LayerEnv<'_>, changed: &[ChangedFile]) -> bool {
+        let shaders = changed.iter().any(|c| {
+            c.folder == Folder::Shaders
+                && (c.name.starts_with("colony/") || c.name.starts_with("common/"))
+        });
+        if shaders {
+            match BranchRenderer::new(env.gpu, env.assets) {
+                Ok(mut renderer) => {
+                    if let Some(grown) = &self.grown {
+                        renderer.attach(env.gpu, &grown.sim);
+                    }
+                    self.renderer = Some(renderer);
+                    env.errors.clear(&self.id);
+                }
+                Err(error) => env.errors.report(&self.id, error),
+            }
+        }
+        false
+    }
+}

@@ -15,6 +15,9 @@ use crate::show::Assets;
 
 const FILE: &str = "colony/step.wgsl";
 
+/// Vertices of one tube segment (`vs_tube`: six quads and a six-sided cap).
+pub const TUBE_VERTICES: u32 = 54;
+
 /// Per-node attributes beside the position (`struct NodeInfo` in WGSL).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Pod, Zeroable)]
@@ -203,7 +206,20 @@ impl ColonySim {
             .write_buffer(&info, 0, bytemuck::cast_slice(&seed_info));
         gpu.queue
             .write_buffer(&state, 0, bytemuck::cast_slice(&[seeds, 0, seeds, 0]));
-        let initial_args = [seeds.div_ceil(256), 1, 1, 6, seeds, 0, 0, 0, seeds, 0, 0, 0];
+        let initial_args = [
+            seeds.div_ceil(256),
+            1,
+            1,
+            6,
+            seeds,
+            0,
+            0,
+            TUBE_VERTICES,
+            seeds,
+            0,
+            0,
+            0,
+        ];
         gpu.queue
             .write_buffer(&args, 0, bytemuck::cast_slice(&initial_args));
         let uniform = uniform_buffer(&gpu.device, "colony.params", size_of::<StepParams>());

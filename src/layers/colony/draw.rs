@@ -1,0 +1,255 @@
+//! Drawing a colony into its layer target: screen-space line quads
+//! (additive, for glowing filaments) or lit tubes (depth-tested), one
+//! instance per node, sized by the indirect arguments the simulation writes.
+
+use bytemuck::{Pod, Zeroable};
+
+use super::sim::ColonySim;
+use crate::gpu::bindings::uniform_buffer;
+use crate::gpu::wgsl::Composer;
+use crate::gpu::{Gpu, GpuProfiler, HDR_FORMAT};
+use crate::layers::camera::CameraUniform;
+use crate::show::Assets;
+
+const FILE: &str = "colony/draw.wgsl";
+const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
+
+/// `struct DrawParams` in WGSL.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, Pod, Zeroable)]
+pub struct DrawParams {
+    /// Line width in pixels.
+    pub width: f32,
+    /// Tube radius at the root, world units.
+    pub thickness: f32,
+    /// HDR brightness.
+    pub brightness: f32,
+    /// 1 normally, falling to 0 while a regrowing colony fades.
+    pub fade: f32,
+    /// Palette index.
+    pub palette: u32,
+    /// 0 colour by depth, 1 by age.
+    pub colour_by: u32,
+    _pad: [u32; 2],
+}
+
+impl DrawParams {
+    /// Drawing parameters.
+    pub fn new(
+        width: f32,
+        thickness: f32,
+        brightness: f32,
+        fade: f32,
+        palette: u32,
+        colour_by: u32,
+    ) -> Self {
+        Self {
+            width,
+            thickness,
+            brightness,
+            fade,
+            palette,
+            colour_by,
+            _pad: [0; 2],
+        }
+    }
+}
+
+/// How branches are drawn, in the order of `colony.render`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    /// Glowing screen-space lines.
+    Lines,
+    /// Lit tubes.
+    Tubes,
+}
+
+/// Pipelines and per-colony bind groups.
+pub struct BranchRenderer {
+    lines: wgpu::RenderPipeline,
+    tubes: wgpu::RenderPipeline,
+    camera: wgpu::Buffer,
+    params: wgpu::Buffer,
+    groups: Option<(wgpu::BindGroup, wgpu::BindGroup)>,
+    depth: Option<(wgpu::TextureView, [u32; 2])>,
+}
+
+impl BranchRenderer {
+    /// Compiles both pipelines.
+    pub fn new(gpu: &Gpu, assets: &Assets) -> Result<Self, String> {
+        let composed = Composer::new(assets).file(FILE)?.finish()?;
+        composed.validate()?;
+        let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let module = gpu
+            .device
+            .create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(FILE),
+                source: wgpu::ShaderSource::Wgsl(composed.text().into()),
+            });
+        let additive = wgpu::BlendState {
+            color: wgpu::BlendComponent {
+                src_factor: wgpu::BlendFactor::One,
+                dst_factor: wgpu::BlendFactor::One,
+                operation: wgpu::BlendOperation::Add,
+            },
+            alpha: wgpu::BlendComponent {
+                src_factor: wgpu::BlendFactor::One,
+                dst_factor: wgpu::BlendFactor::One,
+                operation: wgpu::BlendOperation::Max,
+            },
+        };
+        let pipeline = |label: &str,
+                        vertex: &str,
+                        fragment: &str,
+                        blend: Option<wgpu::BlendState>,
+                        depth: bool| {
+            gpu.device
+                .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                    label: Some(label),
+                    layout: None,
+                    vertex: wgpu::VertexState {
+                        module: &module,
+                        entry_point: Some(vertex),
+                        compilation_options: Default::default(),
+                        buffers: &[],
+                    },
+                    primitive: wgpu::PrimitiveState::default(),
+                    depth_stencil: depth.then(|| wgpu::DepthStencilState {
+                        format: DEPTH_FORMAT,
+                        depth_write_enabled: Some(true),
+                        depth_compare: Some(wgpu::CompareFunction::Less),
+                        stencil: Default::default(),
+                        bias: Default::default(),
+                    }),
+                    multisample: Default::default(),
+                    fragment: Some(wgpu::FragmentState {
+                        module: &module,
+                        entry_point: Some(fragment),
+                        compilation_options: Default::default(),
+                        targets: &[Some(wgpu::ColorTargetState {
+                            format: HDR_FORMAT,
+                            blend,
+                            write_mask: wgpu::ColorWrites::ALL,
+                        })],
+                    }),
+                    multiview_mask: None,
+                    cache: None,
+                })
+        };
+        let lines = pipeline("colony.lines", "vs_line", "fs_line", Some(additive), false);
+        let tubes = pipeline("colony.tubes", "vs_tube", "fs_tube", None, true);
+        if let Some(error) = pollster::block_on(scope.pop()) {
+            return Err(format!("{FILE}: {error}"));
+        }
+        Ok(Self {
+            lines,
+            tubes,
+            camera: uniform_buffer(&gpu.device, "colony.camera", size_of::<CameraUniform>()),
+            params: uniform_buffer(&gpu.device, "colony.draw", size_of::<DrawParams>()),
+            groups: None,
+            depth: None,
+        })
+    }
+
+    /// Binds a (new) simulation's buffers.
+    pub fn attach(&mut self, gpu: &Gpu, sim: &ColonySim) {
+        let group = |pipeline: &wgpu::RenderPipeline| {
+            let entries = [
+                (0, &self.camera),
+                (1, &self.params),
+                (2, &sim.nodes),
+                (3, &sim.info),
+                (4, &sim.state),
+            ]
+            .map(|(binding, buffer)| wgpu::BindGroupEntry {
+                binding,
+                resource: buffer.as_entire_binding(),
+            });
+            gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("colony.draw"),
+                layout: &pipeline.get_bind_group_layout(0),
+                entries: &entries,
+            })
+        };
+        self.groups = Some((group(&self.lines), group(&self.tubes)));
+    }
+
+    /// Draws into `target` (cleared first).
+    #[allow(clippy::too_many_arguments, reason = "one draw's inputs")]
+    pub fn draw(
+        &mut self,
+        gpu: &Gpu,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &mut GpuProfiler,
+        sim: &ColonySim,
+        target: &wgpu::TextureView,
+        size: [u32; 2],
+        camera: &CameraUniform,
+        params: &DrawParams,
+        style: Style,
+    ) {
+        gpu.queue
+            .write_buffer(&self.camera, 0, bytemuck::bytes_of(camera));
+        gpu.queue
+            .write_buffer(&self.params, 0, bytemuck::bytes_of(params));
+        if self.depth.as_ref().is_none_or(|(_, s)| *s != size) {
+            let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
+                label: Some("colony.depth"),
+                size: wgpu::Extent3d {
+                    width: size[0].max(1),
+                    height: size[1].max(1),
+                    depth_or_array_layers: 1,
+                },
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format: DEPTH_FORMAT,
+                usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+                view_formats: &[],
+            });
+            self.depth = Some((texture.create_view(&Default::default()), size));
+        }
+        let (Some((lines_group, tubes_group)), Some((depth, _))) = (&self.groups, &self.depth)
+        else {
+            return;
+        };
+        let tubes = style == Style::Tubes;
+        let label = if tubes {
+            "colony.draw.tubes"
+        } else {
+            "colony.draw.lines"
+        };
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some(label),
+            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                view: target,
+                depth_slice: None,
+                resolve_target: None,
+                ops: wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT),
+                    store: wgpu::StoreOp::Store,
+                },
+            })],
+            depth_stencil_attachment: tubes.then(|| wgpu::RenderPassDepthStencilAttachment {
+                view: depth,
+                depth_ops: Some(wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(1.0),
+                    store: wgpu::StoreOp::Discard,
+                }),
+                stencil_ops: None,
+            }),
+            timestamp_writes: profiler.render_pass(label),
+            occlusion_query_set: None,
+            multiview_mask: None,
+        });
+        if tubes {
+            pass.set_pipeline(&self.tubes);
+            pass.set_bind_group(0, tubes_group, &[]);
+            pass.draw_indirect(&sim.args, 7 * 4);
+        } else {
+            pass.set_pipeline(&self.lines);
+            pass.set_bind_group(0, lines_group, &[]);
+            pass.draw_indirect(&sim.args, 3 * 4);
+        }
+    }
+}
