@@ -32,6 +32,8 @@ pub struct BenchOptions {
     pub steps: usize,
     /// `param=value` settings applied before measuring.
     pub set: Vec<String>,
+    /// Output size instead of the layer's default.
+    pub resolution: Option<[u32; 2]>,
 }
 
 /// Timing of one pass at one size.
@@ -63,6 +65,11 @@ pub struct SizeResult {
     pub steps: usize,
     /// Per pass.
     pub passes: Vec<PassStats>,
+    /// A simulation step (all the layer's compute passes of a frame):
+    /// median and busiest, in ms.
+    pub step: Option<[f64; 2]>,
+    /// What the layer reports after the run (node counts, bytes per step).
+    pub layer: std::collections::BTreeMap<String, f64>,
 }
 
 /// A whole bench run.
@@ -76,10 +83,41 @@ pub struct BenchReport {
     pub results: Vec<SizeResult>,
 }
 
-/// How a layer kind turns a bench size into a resolution and settings.
-fn setup(kind: &str, size: u32) -> anyhow::Result<([u32; 2], &'static str)> {
+/// How a layer kind turns a bench size into a resolution, a unit and
+/// settings (`param=value`, before the command line's `--set`).
+fn setup(layer: &str, size: u32) -> anyhow::Result<([u32; 2], &'static str, Vec<String>)> {
+    let kind = layer.split('.').next().unwrap_or_default();
     match kind {
-        "shader" => Ok(([(size * 16).div_ceil(9), size], "pixels high (16:9)")),
+        "shader" => Ok((
+            [(size * 16).div_ceil(9), size],
+            "pixels high (16:9)",
+            Vec::new(),
+        )),
+        "colony" => {
+            // The workload: attractions uniform in a sphere of radius
+            // 10, influence 3x their mean spacing, growth and kill 1x; nodes
+            // grow to t = 1 in one iteration so the run is all growth.
+            let spacing = (4.0 / 3.0 * std::f64::consts::PI * 1000.0 / f64::from(size)).cbrt();
+            let settings = [
+                format!("attraction_count={size}"),
+                format!("node_capacity={}", size.saturating_mul(2)),
+                "shape=\"sphere\"".to_string(),
+                "radius=10.0".to_string(),
+                format!("unit_distance={spacing}"),
+                "influence_distance=3.0".to_string(),
+                "growth_distance=1.0".to_string(),
+                "kill_distance=1.0".to_string(),
+                "growth_speed=200.0".to_string(),
+                "seed_count=8".to_string(),
+                "steps_per_frame=1".to_string(),
+                "auto_rotate=0.0".to_string(),
+            ];
+            Ok((
+                [1920, 1080],
+                "attractions",
+                settings.iter().map(|s| format!("{layer}.{s}")).collect(),
+            ))
+        }
         other => bail!("no bench setup for layer kind {other:?}"),
     }
 }
@@ -99,10 +137,10 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<BenchReport> {
             gpu.info.name
         );
     }
-    let kind = options.layer.split('.').next().unwrap_or_default();
     let mut results = Vec::new();
     for &size in &options.sizes {
-        let (resolution, unit) = setup(kind, size)?;
+        let (default_resolution, unit, settings) = setup(&options.layer, size)?;
+        let resolution = options.resolution.unwrap_or(default_resolution);
         let (assets, _) = options.show.assets();
         let mut renderer = Renderer::new(gpu.clone(), assets, OUTPUT_FORMAT, options.show.seed)?;
         let preset = Preset {
@@ -114,12 +152,19 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<BenchReport> {
             params: Vec::new(),
         };
         renderer.apply_preset("bench", &preset)?;
+        apply_settings(&mut renderer, &settings)?;
         apply_settings(&mut renderer, &options.set)?;
         let frames = measure(&mut renderer, resolution, options.steps)?;
+        let layer_report = renderer
+            .layers()
+            .first()
+            .map(|l| l.report(&gpu))
+            .unwrap_or_default();
+        let steps = step_statistics(&frames, &options.layer);
         let mut passes = statistics(&frames);
         let pixels = u64::from(resolution[0]) * u64::from(resolution[1]);
         for pass in &mut passes {
-            pass.bytes = pass_bytes(&pass.pass, pixels);
+            pass.bytes = pass_bytes(&pass.pass, &options.layer, pixels);
             pass.gb_per_s = pass.bytes as f64 / (pass.median_ms * 1e6).max(1e-12);
         }
         results.push(SizeResult {
@@ -128,6 +173,8 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<BenchReport> {
             resolution,
             steps: frames.len(),
             passes,
+            step: steps,
+            layer: layer_report.into_iter().collect(),
         });
     }
     Ok(BenchReport {
@@ -177,15 +224,36 @@ fn measure(
 
 /// Memory traffic of a pass at `pixels` (render scale 1): the compositor's
 /// are exact (half-float RGBA is 8 bytes a pixel, the 8-bit output 4); a
-/// layer pass counts its target write only.
-fn pass_bytes(label: &str, pixels: u64) -> u64 {
+/// layer's drawing pass counts its target write only; a simulation's
+/// compute passes are counted by the layer per step (0 here).
+fn pass_bytes(label: &str, layer: &str, pixels: u64) -> u64 {
     if label == "compositor.master" {
         pixels * (8 + 4)
     } else if label.starts_with("compositor.blend.") {
         pixels * 8 * 3
-    } else {
+    } else if label == layer || label.contains(".draw") {
         pixels * 8
+    } else {
+        0
     }
+}
+
+/// Median and largest per-frame sum of the layer's compute passes (its
+/// labels start with the layer id; drawing passes contain `.draw`).
+fn step_statistics(frames: &[Vec<PassTime>], layer: &str) -> Option<[f64; 2]> {
+    let prefix = format!("{layer}.");
+    let mut steps: Vec<f64> = frames
+        .iter()
+        .map(|f| {
+            f.iter()
+                .filter(|p| p.label.starts_with(&prefix) && !p.label.contains(".draw"))
+                .map(|p| p.ms)
+                .sum()
+        })
+        .filter(|ms: &f64| *ms > 0.0)
+        .collect();
+    steps.sort_by(f64::total_cmp);
+    Some([percentile(&steps, 0.5), *steps.last()?])
 }
 
 /// Median and p95 per pass label, in the order passes first appeared.
@@ -248,6 +316,14 @@ pub fn table(report: &BenchReport) -> String {
                 "  {:<36} {:>10.4} {:>10.4} {:>12} {:>9.1}\n",
                 pass.pass, pass.median_ms, pass.p95_ms, pass.bytes, pass.gb_per_s
             ));
+        }
+        if let Some([median, busiest]) = result.step {
+            text.push_str(&format!(
+                "  step: median {median:.4} ms, busiest {busiest:.4} ms\n"
+            ));
+        }
+        for (name, value) in &result.layer {
+            text.push_str(&format!("  {name}: {value}\n"));
         }
     }
     text

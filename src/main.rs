@@ -219,6 +219,9 @@ struct BenchArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
+    /// Output size instead of the layer's default.
+    #[arg(long, value_name = "WxH", value_parser = parse_size)]
+    resolution: Option<[u32; 2]>,
 }
 
 fn main() -> ExitCode {
@@ -301,6 +304,7 @@ fn bench_command(args: BenchArgs) -> anyhow::Result<()> {
         sizes: args.sizes,
         steps: args.steps,
         set: args.set,
+        resolution: args.resolution,
     })?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);

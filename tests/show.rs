@@ -123,6 +123,7 @@ fn bench_reports_every_pass_of_a_layer() {
         sizes: vec![36, 72],
         steps: 5,
         set: vec!["shader.aurora.speed=0.5".into()],
+        resolution: None,
     });
     let report = match report {
         Ok(r) => r,

@@ -76,6 +76,12 @@ pub trait Layer {
     /// Restarts the layer's simulation from `seed`.
     fn reseed(&mut self, seed: u64);
 
+    /// Figures the bench prints after a run (node counts, bytes per step).
+    /// May wait for the GPU; never called while the show runs.
+    fn report(&self, _gpu: &Gpu) -> Vec<(String, f64)> {
+        Vec::new()
+    }
+
     /// Re-reads the layer's files if one of `changed` is among them, keeping
     /// the running version when the new one fails. Returns true when
     /// [`Layer::params`] changed.

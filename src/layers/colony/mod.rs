@@ -270,11 +270,6 @@ impl ColonyLayer {
         }
         fade
     }
-
-    /// Reads node and edge counts back (bench and export only: it waits).
-    pub fn counts(&self, gpu: &Gpu) -> Option<[u32; 4]> {
-        self.grown.as_ref().and_then(|g| g.sim.read_state(gpu).ok())
-    }
 }
 
 impl Layer for ColonyLayer {
@@ -353,6 +348,27 @@ impl Layer for ColonyLayer {
             &draw,
             style,
         );
+    }
+
+    fn report(&self, gpu: &Gpu) -> Vec<(String, f64)> {
+        let Some(grown) = &self.grown else {
+            return Vec::new();
+        };
+        let Ok([nodes, edges, seeds, depth]) = grown.sim.read_state(gpu) else {
+            return Vec::new();
+        };
+        let attractions = f64::from(grown.structure.attraction_count);
+        vec![
+            ("nodes".into(), f64::from(nodes)),
+            ("edges".into(), f64::from(edges)),
+            ("seeds".into(), f64::from(seeds)),
+            ("deepest_offset".into(), f64::from(depth)),
+            (
+                "bytes_per_step_at_end".into(),
+                grown.sim.bytes_per_step(nodes) as f64,
+            ),
+            ("attractions".into(), attractions),
+        ]
     }
 
     fn reseed(&mut self, seed: u64) {

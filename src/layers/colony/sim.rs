@@ -350,6 +350,21 @@ impl ColonySim {
         self.capacity
     }
 
+    /// Memory one step moves with `nodes` nodes, counted per buffer touch
+    /// (a lower bound: the search's reads of neighbouring nodes, about a
+    /// cell's worth per attraction, are counted once per attraction).
+    pub fn bytes_per_step(&self, nodes: u32) -> u64 {
+        let (a, n) = (u64::from(self.attraction_count), u64::from(nodes));
+        let cells = u64::from(self.grid.cells() + 1);
+        let grid = cells * 4 * 5 + n * (16 + 4 + 4 + 4 + 4 + 4);
+        let search = a * (16 + 16 + 27 * 8) + a * 16;
+        let attract = n * (16 + 16 + 16 + 16 + 4);
+        let allocate = u64::from(self.capacity) * 4 * 3;
+        let connect = n * (16 + 4) + n / 4 * (16 + 16 + 8);
+        let grow = n * (16 + 16 + 16);
+        grid + search + attract + allocate + connect + grow
+    }
+
     /// Reads the state (node count, edge count, seeds, deepest offset).
     /// Waits for the GPU: for tests, export and the bench only.
     pub fn read_state(&self, gpu: &Gpu) -> Result<[u32; 4], String> {
