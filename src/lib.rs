@@ -14,6 +14,7 @@ pub mod check;
 pub mod clock;
 pub mod compositor;
 pub mod control;
+pub mod export;
 pub mod frame;
 pub mod gpu;
 pub mod headless;

@@ -34,6 +34,30 @@ enum Command {
     Bench(BenchArgs),
     /// Validate every shader, script and preset without a window; exit 1 on any problem.
     Check(CheckArgs),
+    /// Write what a simulation grew to a file (`sylva export colony ...`).
+    #[command(subcommand)]
+    Export(ExportCommand),
+}
+
+#[derive(Subcommand)]
+enum ExportCommand {
+    /// Grow a preset's colony and write its branches as OBJ (nodes as vertices, edges as lines).
+    Colony(ExportColonyArgs),
+}
+
+#[derive(Args)]
+struct ExportColonyArgs {
+    #[command(flatten)]
+    show: ShowArgs,
+    /// Growth iterations.
+    #[arg(long, default_value_t = 400)]
+    steps: u32,
+    /// OBJ file to write.
+    #[arg(long, value_name = "FILE.obj")]
+    out: PathBuf,
+    /// Grow into this point cloud (.ply ASCII or .obj vertices) instead of the preset's shape.
+    #[arg(long, value_name = "FILE")]
+    attractors: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -245,6 +269,20 @@ fn main() -> ExitCode {
         }),
         Some(Command::Bench(args)) => bench_command(args),
         Some(Command::Check(args)) => check_command(&args),
+        Some(Command::Export(ExportCommand::Colony(args))) => {
+            sylva::export::export_colony(&sylva::export::ExportOptions {
+                show: args.show.options(false),
+                steps: args.steps,
+                out: args.out.clone(),
+                attractors: args.attractors,
+            })
+            .map(|(nodes, branches)| {
+                println!(
+                    "wrote {}: {nodes} nodes, {branches} branches",
+                    args.out.display()
+                )
+            })
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -168,6 +168,59 @@ pub fn step_params(
     )
 }
 
+/// Grows the colony layer `id` of the running preset for `steps`
+/// iterations (dt 1/60 s each), into the points of `attractors` if given
+/// (a path a person typed: it may be anywhere), and returns its nodes and
+/// edges. For `sylva export colony`.
+pub fn grow_for_export(
+    gpu: &Gpu,
+    assets: &Assets,
+    registry: &Registry,
+    id: &str,
+    steps: u32,
+    attractors: Option<&std::path::Path>,
+) -> Result<(Vec<[f32; 4]>, Vec<[u32; 2]>), String> {
+    let structure = Structure::from(registry, id);
+    let seed = 1;
+    let points = match attractors {
+        Some(path) => PointCloud::load(path)?.points(structure.attraction_count, seed),
+        None => structure.points(assets, seed)?,
+    };
+    let params = step_params(
+        registry,
+        id,
+        1.0 / 60.0,
+        seed,
+        points.len() as u32,
+        structure.capacity,
+    );
+    let sim = ColonySim::new(gpu, assets, &points, structure.seed_count, &params)?;
+    let mut profiler = GpuProfiler::new(&gpu.device, &gpu.queue, false);
+    for _ in 0..steps {
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        sim.step(&mut encoder, &mut profiler);
+        gpu.queue.submit([encoder.finish()]);
+    }
+    let (nodes, _, edges) = sim.read_graph(gpu)?;
+    Ok((nodes, edges))
+}
+
+/// The grown branches as Wavefront OBJ: nodes as vertices, edges as lines.
+pub fn to_obj(nodes: &[[f32; 4]], edges: &[[u32; 2]]) -> String {
+    let mut text = format!(
+        "# sylva colony: {} nodes, {} branches\n",
+        nodes.len(),
+        edges.len()
+    );
+    for n in nodes {
+        text.push_str(&format!("v {} {} {}\n", n[0], n[1], n[2]));
+    }
+    for [a, b] in edges {
+        text.push_str(&format!("l {} {}\n", a + 1, b + 1));
+    }
+    text
+}
+
 /// A running colony.
 struct Grown {
     sim: ColonySim,

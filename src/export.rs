@@ -1,0 +1,49 @@
+//! `sylva export colony`: grows a preset's colony headless and writes the
+//! branches as OBJ (nodes as vertices, edges as `l` lines) for Blender or
+//! Houdini, optionally grown into the artist's own point cloud.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, bail};
+
+use crate::gpu::OUTPUT_FORMAT;
+use crate::headless::{ShowOptions, start};
+use crate::layers::colony;
+
+/// Options of `sylva export colony`.
+#[derive(Debug, Clone)]
+pub struct ExportOptions {
+    /// The show (its preset must have a colony layer).
+    pub show: ShowOptions,
+    /// Growth iterations.
+    pub steps: u32,
+    /// The OBJ file to write.
+    pub out: PathBuf,
+    /// A PLY or OBJ point cloud to grow into instead of the preset's shape.
+    pub attractors: Option<PathBuf>,
+}
+
+/// Grows and writes the OBJ; returns the node and branch counts.
+pub fn export_colony(options: &ExportOptions) -> anyhow::Result<(usize, usize)> {
+    let renderer = start(&options.show, OUTPUT_FORMAT)?;
+    let Some(id) = renderer
+        .layers()
+        .iter()
+        .map(|l| l.id().to_string())
+        .find(|id| id.split('.').next() == Some("colony"))
+    else {
+        bail!("preset {} has no colony layer", options.show.preset);
+    };
+    let (nodes, edges) = colony::grow_for_export(
+        &renderer.gpu,
+        &renderer.assets,
+        &renderer.registry,
+        &id,
+        options.steps,
+        options.attractors.as_deref(),
+    )
+    .map_err(anyhow::Error::msg)?;
+    std::fs::write(&options.out, colony::to_obj(&nodes, &edges))
+        .with_context(|| format!("writing {}", options.out.display()))?;
+    Ok((nodes.len(), edges.len()))
+}
