@@ -34,7 +34,7 @@ pub fn export_colony(options: &ExportOptions) -> anyhow::Result<(usize, usize)> 
     else {
         bail!("preset {} has no colony layer", options.show.preset);
     };
-    let (nodes, edges) = colony::grow_for_export(
+    let (nodes, _, edges) = colony::grow_for_export(
         &renderer.gpu,
         &renderer.assets,
         &renderer.registry,

@@ -210,3 +210,38 @@ fn check_fails_on_a_corrupted_copy_of_each_kind_of_file() {
         );
     }
 }
+
+#[test]
+fn export_colony_writes_obj_vertices_and_lines() {
+    let out = support::out_dir().join("tree.obj");
+    std::fs::remove_file(&out).ok();
+    let out_arg = out.to_string_lossy().into_owned();
+    let project = support::fixtures().to_string_lossy().into_owned();
+    let output = sylva(&[
+        "export",
+        "colony",
+        "--project",
+        &project,
+        "--preset",
+        "colony_small",
+        "--steps",
+        "30",
+        "--out",
+        &out_arg,
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let obj = std::fs::read_to_string(&out).unwrap_or_default();
+    let vertices = obj.lines().filter(|l| l.starts_with("v ")).count();
+    let lines = obj.lines().filter(|l| l.starts_with("l ")).count();
+    assert!(
+        vertices > 10 && lines == vertices - 2,
+        "{vertices} vertices, {lines} lines (two roots)"
+    );
+    let no_colony = sylva(&["export", "colony", "--out", &out_arg]);
+    assert_eq!(no_colony.status.code(), Some(1));
+    assert!(
+        stderr(&no_colony).contains("no colony layer"),
+        "{}",
+        stderr(&no_colony)
+    );
+}

@@ -155,3 +155,9 @@ fn the_node_pool_is_never_exceeded() {
     let [nodes, edges, seeds, _] = sim.read_state(&gpu).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!((nodes, edges, seeds), (64, 60, 4));
 }
+
+#[test]
+fn a_small_grown_tree_matches_its_golden_image() {
+    let image = crate::golden::render_project(support::fixtures(), "colony_small", [192, 108], 40);
+    crate::golden::check_golden("colony_small_192x108.png", &image);
+}

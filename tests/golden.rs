@@ -23,7 +23,16 @@ fn golden_path(name: &str) -> PathBuf {
 
 /// Renders `frames` frames of `preset` at 60 fps and returns the last.
 fn render_last_frame(preset: &str, size: [u32; 2], frames: u32) -> RgbaImage {
-    let project = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    render_project(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")),
+        preset,
+        size,
+        frames,
+    )
+}
+
+/// The same from another show folder.
+pub fn render_project(project: PathBuf, preset: &str, size: [u32; 2], frames: u32) -> RgbaImage {
     let mut renderer = support::renderer(project, preset, OUTPUT_FORMAT);
     let output = RenderTarget::new(&renderer.gpu.device, "test.output", size, OUTPUT_FORMAT);
     for _ in 0..frames {
@@ -71,7 +80,7 @@ fn compare(actual: &RgbaImage, expected: &RgbaImage) -> (f64, f64, RgbaImage) {
     )
 }
 
-fn check_golden(name: &str, actual: &RgbaImage) {
+pub fn check_golden(name: &str, actual: &RgbaImage) {
     let path = golden_path(name);
     if std::env::var("SYLVA_BLESS").is_ok_and(|v| v == "1") {
         if let Err(error) = actual.save(&path) {

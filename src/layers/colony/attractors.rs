@@ -89,7 +89,7 @@ impl AttractionSource for PointCloud {
         }
         let mut rng = Rng::new(seed);
         (0..count)
-            .map(|_| self.points[(rng.next() as usize) % self.points.len()])
+            .map(|_| self.points[(rng.next_u32() as usize) % self.points.len()])
             .collect()
     }
 }
@@ -165,7 +165,7 @@ impl Rng {
     }
 
     /// The next 32 random bits.
-    pub fn next(&mut self) -> u32 {
+    pub fn next_u32(&mut self) -> u32 {
         self.0 = self
             .0
             .wrapping_mul(6_364_136_223_846_793_005)
@@ -175,7 +175,7 @@ impl Rng {
 
     /// Uniform in -1..1.
     pub fn signed(&mut self) -> f32 {
-        (self.next() >> 8) as f32 / (1u32 << 24) as f32 * 2.0 - 1.0
+        (self.next_u32() >> 8) as f32 / (1u32 << 24) as f32 * 2.0 - 1.0
     }
 }
 
@@ -185,11 +185,11 @@ mod tests {
 
     #[test]
     fn shapes_fill_their_volume_reproducibly() {
-        for kind in 0..SHAPES.len() {
+        for (kind, name) in SHAPES.iter().enumerate() {
             let shape = Shape { kind, radius: 2.0 };
             let a = shape.points(500, 7);
             assert_eq!(a.len(), 500);
-            assert_eq!(a, shape.points(500, 7), "{} is reproducible", SHAPES[kind]);
+            assert_eq!(a, shape.points(500, 7), "{name} is reproducible");
             assert!(a.iter().all(|p| p.iter().all(|c| c.abs() <= 2.0)));
         }
     }

@@ -230,7 +230,7 @@ impl BranchRenderer {
                     store: wgpu::StoreOp::Store,
                 },
             })],
-            depth_stencil_attachment: tubes.then(|| wgpu::RenderPassDepthStencilAttachment {
+            depth_stencil_attachment: tubes.then_some(wgpu::RenderPassDepthStencilAttachment {
                 view: depth,
                 depth_ops: Some(wgpu::Operations {
                     load: wgpu::LoadOp::Clear(1.0),

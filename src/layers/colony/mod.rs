@@ -169,7 +169,8 @@ pub fn step_params(
 }
 
 /// Grows the colony layer `id` of the running preset for `steps`
-/// iterations (dt 1/60 s each), into the points of `attractors` if given
+/// iterations, each new segment reaching full length in one iteration (the
+/// fastest growth the algorithm allows), into the points of `attractors` if given
 /// (a path a person typed: it may be anywhere), and returns its nodes and
 /// edges. For `sylva export colony`.
 pub fn grow_for_export(
@@ -179,7 +180,7 @@ pub fn grow_for_export(
     id: &str,
     steps: u32,
     attractors: Option<&std::path::Path>,
-) -> Result<(Vec<[f32; 4]>, Vec<[u32; 2]>), String> {
+) -> Result<sim::Graph, String> {
     let structure = Structure::from(registry, id);
     let seed = 1;
     let points = match attractors {
@@ -201,8 +202,7 @@ pub fn grow_for_export(
         sim.step(&mut encoder, &mut profiler);
         gpu.queue.submit([encoder.finish()]);
     }
-    let (nodes, _, edges) = sim.read_graph(gpu)?;
-    Ok((nodes, edges))
+    sim.read_graph(gpu)
 }
 
 /// The grown branches as Wavefront OBJ: nodes as vertices, edges as lines.

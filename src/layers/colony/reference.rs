@@ -67,8 +67,8 @@ impl ColonyCpu {
                 attractor[2] - node[2],
             ];
             let length = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
-            for a in 0..3 {
-                sums[j].0[a] += (v[a] / length * FIXED).round_ties_even() as i32;
+            for (sum, component) in sums[j].0.iter_mut().zip(v) {
+                *sum += (component / length * FIXED).round_ties_even() as i32;
             }
             sums[j].1 += 1;
         }

@@ -103,7 +103,7 @@ pub fn seed_nodes(
         .min(attractors.len())
         .min(params.capacity as usize);
     while picked.len() < wanted {
-        let index = rng.next() as usize % attractors.len();
+        let index = rng.next_u32() as usize % attractors.len();
         if !picked.contains(&index) {
             picked.push(index);
         }
@@ -135,6 +135,9 @@ pub fn pcg(v: u32) -> u32 {
 pub fn random01(a: u32, b: u32) -> f32 {
     (pcg(a ^ pcg(b)) >> 8) as f32 / 16_777_216.0
 }
+
+/// Nodes (xyz, t), their attributes, and the edges, read back.
+pub type Graph = (Vec<[f32; 4]>, Vec<NodeInfo>, Vec<[u32; 2]>);
 
 /// Kernels with their bind groups.
 struct Kernels {
@@ -373,10 +376,7 @@ impl ColonySim {
     }
 
     /// Reads nodes, their attributes and the edges (waits for the GPU).
-    pub fn read_graph(
-        &self,
-        gpu: &Gpu,
-    ) -> Result<(Vec<[f32; 4]>, Vec<NodeInfo>, Vec<[u32; 2]>), String> {
+    pub fn read_graph(&self, gpu: &Gpu) -> Result<Graph, String> {
         let [nodes, edges, ..] = self.read_state(gpu)?;
         Ok((
             read_buffer(gpu, &self.nodes, nodes as usize)?,
