@@ -5,6 +5,7 @@ mod blend;
 mod cli;
 mod colony;
 mod control;
+mod fluid;
 mod golden;
 mod kernels;
 mod live;

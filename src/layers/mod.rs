@@ -5,6 +5,8 @@
 
 pub mod camera;
 pub mod colony;
+pub mod fluid;
+pub mod random;
 pub mod shader;
 
 use crate::clock::Clock;

@@ -5,6 +5,8 @@
 
 use std::path::Path;
 
+use crate::layers::random::Rng;
+
 /// Something that yields attraction points.
 pub trait AttractionSource {
     /// `count` points, reproducible for `seed`.
@@ -149,34 +151,6 @@ fn parse_ply(text: &str) -> Result<Vec<[f32; 3]>, String> {
             Some([*v.get(x)?, *v.get(y)?, *v.get(z)?])
         })
         .collect())
-}
-
-/// A small reproducible generator (PCG-style), the same on every platform.
-#[derive(Debug, Clone)]
-pub struct Rng(u64);
-
-impl Rng {
-    /// A generator for `seed`.
-    pub fn new(seed: u64) -> Self {
-        Self(
-            seed.wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407),
-        )
-    }
-
-    /// The next 32 random bits.
-    pub fn next_u32(&mut self) -> u32 {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        ((self.0 >> 33) ^ self.0) as u32
-    }
-
-    /// Uniform in -1..1.
-    pub fn signed(&mut self) -> f32 {
-        (self.next_u32() >> 8) as f32 / (1u32 << 24) as f32 * 2.0 - 1.0
-    }
 }
 
 #[cfg(test)]

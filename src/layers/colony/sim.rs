@@ -6,11 +6,11 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use super::attractors::Rng;
 use crate::gpu::compute::{Kernel, read_buffer, storage_buffer};
 use crate::gpu::grid_sort::{GridBox, GridSort};
 use crate::gpu::prefix_sum::PrefixSum;
 use crate::gpu::{Gpu, GpuProfiler, bindings::uniform_buffer};
+use crate::layers::random::Rng;
 use crate::show::Assets;
 
 const FILE: &str = "colony/step.wgsl";

@@ -1,0 +1,98 @@
+//! Starting states for the fluid: a block of particles on a lattice in a
+//! container (the show's tank, the dam break's water column, a hydrostatic
+//! tank), with parameters derived as SEEDS.md 002 asks: spacing dx, mass
+//! calibrated to the rest density, h = 2 dx, stiffness from a sound speed
+//! ten times the fastest flow, and a time step within the CFL limit.
+
+use super::sim::{FluidParams, calibrated_mass};
+use crate::layers::random::Rng;
+
+/// Particles and parameters ready to upload.
+#[derive(Debug, Clone)]
+pub struct Scene {
+    /// xyz, w = 1.
+    pub positions: Vec<[f32; 4]>,
+    /// Zero at start.
+    pub velocities: Vec<[f32; 4]>,
+    /// Parameters.
+    pub params: FluidParams,
+    /// Particle spacing.
+    pub dx: f32,
+}
+
+/// A block `block` (size per axis) of fluid at `origin` in a container,
+/// `across` particles along the block's x, for a flow as fast as `speed`.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "a scene's geometry and physics, named"
+)]
+pub fn block(
+    dimensions: u32,
+    container: [f32; 3],
+    origin: [f32; 3],
+    block: [f32; 3],
+    across: u32,
+    speed: f32,
+    gravity: f32,
+    jitter: f32,
+    seed: u64,
+) -> Scene {
+    let dx = block[0] / across as f32;
+    let counts = [0, 1, 2].map(|k| {
+        if k == 2 && dimensions == 2 {
+            1
+        } else {
+            ((block[k] / dx).round() as u32).max(1)
+        }
+    });
+    let mut rng = Rng::new(seed);
+    let mut positions = Vec::with_capacity((counts[0] * counts[1] * counts[2]) as usize);
+    for z in 0..counts[2] {
+        for y in 0..counts[1] {
+            for x in 0..counts[0] {
+                let mut p = [x, y, z].map(|c| (c as f32 + 0.5) * dx);
+                for (k, c) in p.iter_mut().enumerate() {
+                    *c += origin[k] + jitter * dx * rng.signed();
+                }
+                if dimensions == 2 {
+                    p[2] = 0.0;
+                }
+                positions.push([p[0], p[1], p[2], 1.0]);
+            }
+        }
+    }
+    let rest_density = 1000.0;
+    let h = 2.0 * dx;
+    let sound = 10.0 * speed.max(0.1);
+    let params = FluidParams {
+        gravity: [0.0, -gravity, 0.0],
+        h,
+        container: if dimensions == 2 {
+            [container[0], container[1], 0.0]
+        } else {
+            container
+        },
+        mass: calibrated_mass(
+            dimensions,
+            f64::from(dx),
+            f64::from(h),
+            f64::from(rest_density),
+        ) as f32,
+        rest_density,
+        stiffness: rest_density * sound * sound / 7.0,
+        // Monaghan's artificial viscosity alpha = 0.02 as a dynamic viscosity.
+        viscosity: 0.02 * rest_density * h * sound / 8.0,
+        dt: 0.25 * h / sound,
+        wall_stiffness: sound * sound / (h * 0.5),
+        dimensions,
+        count: positions.len() as u32,
+        ..Default::default()
+    };
+    let velocities = vec![[0.0; 4]; positions.len()];
+    Scene {
+        positions,
+        velocities,
+        params,
+        dx,
+    }
+}

@@ -1,0 +1,283 @@
+//! The SPH simulation on the GPU (SEEDS.md 002): particles in grid order,
+//! a counting sort into cells of size h each substep, then reorder,
+//! density, force and integrate passes. Nothing is read back during a step.
+
+use bytemuck::{Pod, Zeroable};
+
+use crate::gpu::compute::{Kernel, read_buffer, storage_buffer};
+use crate::gpu::grid_sort::{GridBox, GridSort};
+use crate::gpu::{Gpu, GpuProfiler, bindings::uniform_buffer};
+use crate::show::Assets;
+
+const FILE: &str = "fluid/step.wgsl";
+
+/// `struct FluidParams` in `shaders/fluid/fluid.wgsl`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Pod, Zeroable)]
+pub struct FluidParams {
+    /// Gravity, m/s^2.
+    pub gravity: [f32; 3],
+    /// Smoothing length.
+    pub h: f32,
+    /// Container size (from the origin).
+    pub container: [f32; 3],
+    /// Particle mass.
+    pub mass: f32,
+    /// Rest density.
+    pub rest_density: f32,
+    /// Tait stiffness B.
+    pub stiffness: f32,
+    /// Viscosity mu.
+    pub viscosity: f32,
+    /// Substep length, s.
+    pub dt: f32,
+    /// Penalty wall stiffness, 1/s^2.
+    pub wall_stiffness: f32,
+    /// 2 or 3.
+    pub dimensions: u32,
+    /// Particles.
+    pub count: u32,
+    /// Changes every substep (emitter randomness).
+    pub seed: u32,
+    /// Interaction point 0: xyz, radius.
+    pub point0: [f32; 4],
+    /// Interaction point 1: xyz, radius.
+    pub point1: [f32; 4],
+    /// Strengths of the points in x and y.
+    pub push: [f32; 4],
+    /// Emitter: xyz, radius (0 = off).
+    pub emitter: [f32; 4],
+    /// Emitter velocity xyz, share of dead particles revived per substep in w.
+    pub emitter_velocity: [f32; 4],
+    /// Sink: xyz, radius (0 = off).
+    pub sink: [f32; 4],
+}
+
+/// The SPH kernels' constants for `dimensions` and `h`, as in the WGSL.
+pub fn coefficients(dimensions: u32, h: f64) -> (f64, f64, f64) {
+    let pi = std::f64::consts::PI;
+    if dimensions == 2 {
+        (
+            4.0 / (pi * h.powi(8)),
+            -30.0 / (pi * h.powi(5)),
+            20.0 / (3.0 * pi * h.powi(5)),
+        )
+    } else {
+        (
+            315.0 / (64.0 * pi * h.powi(9)),
+            -45.0 / (pi * h.powi(6)),
+            45.0 / (pi * h.powi(6)),
+        )
+    }
+}
+
+/// The particle mass that gives `rest_density` inside a lattice of spacing
+/// `dx` with smoothing length `h` (the kernel sum over the lattice).
+pub fn calibrated_mass(dimensions: u32, dx: f64, h: f64, rest_density: f64) -> f64 {
+    let (poly6, ..) = coefficients(dimensions, h);
+    let reach = (h / dx).ceil() as i64;
+    let z_range = if dimensions == 2 {
+        0..=0
+    } else {
+        -reach..=reach
+    };
+    let mut sum = 0.0;
+    for z in z_range {
+        for y in -reach..=reach {
+            for x in -reach..=reach {
+                let r2 = ((x * x + y * y + z * z) as f64) * dx * dx;
+                if r2 < h * h {
+                    sum += (h * h - r2).powi(3);
+                }
+            }
+        }
+    }
+    rest_density / (poly6 * sum)
+}
+
+/// The GPU state of one fluid.
+pub struct FluidSim {
+    grid: GridSort,
+    reorder: (Kernel, wgpu::BindGroup),
+    density: (Kernel, wgpu::BindGroup),
+    force: (Kernel, wgpu::BindGroup),
+    integrate: (Kernel, wgpu::BindGroup),
+    params: wgpu::Buffer,
+    /// Positions in grid order between substeps: xyz, w = 1 alive, 0 drained.
+    pub positions: wgpu::Buffer,
+    /// Velocities, same order.
+    pub velocities: wgpu::Buffer,
+    /// Density and pressure per particle, in the reordered (B) order.
+    pub densities: wgpu::Buffer,
+    /// Accelerations, B order.
+    pub accelerations: wgpu::Buffer,
+    count: u32,
+}
+
+impl FluidSim {
+    /// Uploads `positions` (xyz, w = 1) and `velocities` and prepares the
+    /// passes for a container of `params.container` with cells of `params.h`.
+    pub fn new(
+        gpu: &Gpu,
+        assets: &Assets,
+        positions: &[[f32; 4]],
+        velocities: &[[f32; 4]],
+        params: &FluidParams,
+    ) -> Result<Self, String> {
+        let count = positions.len().max(1) as u32;
+        let none = wgpu::BufferUsages::empty();
+        let vectors = |label: &str| storage_buffer(gpu, label, u64::from(count) * 16, none);
+        let (position_a, velocity_a) = (vectors("fluid.position_a"), vectors("fluid.velocity_a"));
+        let (position_b, velocity_b) = (vectors("fluid.position_b"), vectors("fluid.velocity_b"));
+        let accelerations = vectors("fluid.acceleration");
+        let densities = storage_buffer(gpu, "fluid.density", u64::from(count) * 8, none);
+        gpu.queue
+            .write_buffer(&position_a, 0, bytemuck::cast_slice(positions));
+        gpu.queue
+            .write_buffer(&velocity_a, 0, bytemuck::cast_slice(velocities));
+        let count_buffer = storage_buffer(gpu, "fluid.count", 4, none);
+        gpu.queue
+            .write_buffer(&count_buffer, 0, bytemuck::bytes_of(&count));
+        let uniform = uniform_buffer(&gpu.device, "fluid.params", size_of::<FluidParams>());
+        gpu.queue
+            .write_buffer(&uniform, 0, bytemuck::bytes_of(params));
+        let h = params.h.max(1e-6);
+        let grid_box = GridBox::covering([0.0; 3], params.container, h, 1 << 24);
+        let grid = GridSort::new(
+            gpu,
+            assets,
+            "fluid",
+            grid_box,
+            &position_a,
+            &count_buffer,
+            count,
+        )?;
+        let kernel = |entry: &str,
+                      bindings: &[(u32, &wgpu::Buffer)]|
+         -> Result<(Kernel, wgpu::BindGroup), String> {
+            let kernel = Kernel::new(gpu, assets, FILE, entry)?;
+            let group = kernel.bind(gpu, bindings);
+            Ok((kernel, group))
+        };
+        Ok(Self {
+            reorder: kernel(
+                "reorder",
+                &[
+                    (0, &uniform),
+                    (2, &position_a),
+                    (3, &velocity_a),
+                    (4, &position_b),
+                    (5, &velocity_b),
+                    (9, &grid.sorted),
+                ],
+            )?,
+            density: kernel(
+                "compute_density",
+                &[
+                    (0, &uniform),
+                    (1, &grid.grid),
+                    (4, &position_b),
+                    (6, &densities),
+                    (8, &grid.starts),
+                ],
+            )?,
+            force: kernel(
+                "compute_force",
+                &[
+                    (0, &uniform),
+                    (1, &grid.grid),
+                    (4, &position_b),
+                    (5, &velocity_b),
+                    (6, &densities),
+                    (7, &accelerations),
+                    (8, &grid.starts),
+                ],
+            )?,
+            integrate: kernel(
+                "integrate",
+                &[
+                    (0, &uniform),
+                    (2, &position_a),
+                    (3, &velocity_a),
+                    (4, &position_b),
+                    (5, &velocity_b),
+                    (7, &accelerations),
+                ],
+            )?,
+            grid,
+            params: uniform,
+            positions: position_a,
+            velocities: velocity_a,
+            densities,
+            accelerations,
+            count,
+        })
+    }
+
+    /// Writes the parameters for the next substeps.
+    pub fn set_params(&self, gpu: &Gpu, params: &FluidParams) {
+        gpu.queue
+            .write_buffer(&self.params, 0, bytemuck::bytes_of(params));
+    }
+
+    /// Records one substep, each stage in its own timed pass.
+    pub fn step(&self, encoder: &mut wgpu::CommandEncoder, profiler: &mut GpuProfiler) {
+        self.grid.encode(encoder, None, profiler);
+        for (label, (kernel, group)) in [
+            ("fluid.reorder", &self.reorder),
+            ("fluid.density", &self.density),
+            ("fluid.force", &self.force),
+            ("fluid.integrate", &self.integrate),
+        ] {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some(label),
+                timestamp_writes: profiler.compute_pass(label),
+            });
+            kernel.dispatch(&mut pass, group, self.count, 256);
+        }
+    }
+
+    /// Particles.
+    pub fn count(&self) -> u32 {
+        self.count
+    }
+
+    /// Reads positions and velocities (grid order; waits for the GPU).
+    pub fn read_particles(&self, gpu: &Gpu) -> Result<(Vec<[f32; 4]>, Vec<[f32; 4]>), String> {
+        Ok((
+            read_buffer(gpu, &self.positions, self.count as usize)?,
+            read_buffer(gpu, &self.velocities, self.count as usize)?,
+        ))
+    }
+
+    /// Reads the last substep's densities (with pressures) and
+    /// accelerations, and for each the index the particle had before that
+    /// substep's reorder (waits for the GPU).
+    #[allow(
+        clippy::type_complexity,
+        reason = "three parallel arrays read back together"
+    )]
+    pub fn read_forces(
+        &self,
+        gpu: &Gpu,
+    ) -> Result<(Vec<[f32; 2]>, Vec<[f32; 4]>, Vec<u32>), String> {
+        Ok((
+            read_buffer(gpu, &self.densities, self.count as usize)?,
+            read_buffer(gpu, &self.accelerations, self.count as usize)?,
+            read_buffer(gpu, &self.grid.sorted, self.count as usize)?,
+        ))
+    }
+
+    /// Bytes one substep moves (each buffer touch counted once; the
+    /// neighbour reads of density and force counted per neighbour).
+    pub fn bytes_per_step(&self, neighbours: f64) -> u64 {
+        let n = f64::from(self.count);
+        let cells = f64::from(self.grid.cells() + 1);
+        let grid = cells * 4.0 * 5.0 + n * (16.0 + 4.0 + 4.0 + 4.0 + 4.0 + 4.0);
+        let reorder = n * (4.0 + 16.0 * 4.0);
+        let density = n * (16.0 + 8.0) + n * neighbours * 16.0;
+        let force = n * (16.0 * 3.0 + 8.0) + n * neighbours * (16.0 + 16.0 + 8.0);
+        let integrate = n * 16.0 * 5.0;
+        (grid + reorder + density + force + integrate) as u64
+    }
+}

@@ -1,0 +1,156 @@
+//! The fluid layer against its f64 CPU reference, its invariants under
+//! extreme parameters, and the dam break.
+
+use sylva::gpu::GpuProfiler;
+use sylva::layers::fluid::reference::densities_and_accelerations;
+use sylva::layers::fluid::scene::{Scene, block};
+use sylva::layers::fluid::sim::FluidSim;
+use sylva::show::Assets;
+
+use crate::support;
+
+fn upload(scene: &Scene) -> FluidSim {
+    let gpu = support::gpu();
+    FluidSim::new(
+        &gpu,
+        &Assets::new(env!("CARGO_MANIFEST_DIR")),
+        &scene.positions,
+        &scene.velocities,
+        &scene.params,
+    )
+    .unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn run(sim: &FluidSim, steps: usize) {
+    let gpu = support::gpu();
+    let mut profiler = GpuProfiler::new(&gpu.device, &gpu.queue, false);
+    for chunk in 0..steps.div_ceil(50) {
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        for _ in 0..(steps - chunk * 50).min(50) {
+            sim.step(&mut encoder, &mut profiler);
+        }
+        gpu.queue.submit([encoder.finish()]);
+    }
+}
+
+/// A compressed, stirred 3D block of about 2000 particles: pressures and
+/// viscous forces are all non-zero.
+fn stirred() -> Scene {
+    let mut scene = block(
+        3,
+        [1.0, 1.0, 1.0],
+        [0.2, 0.1, 0.2],
+        [0.24, 0.3, 0.24],
+        12,
+        2.0,
+        9.81,
+        0.3,
+        5,
+    );
+    for (i, v) in scene.velocities.iter_mut().enumerate() {
+        let s = i as f32 * 0.37;
+        *v = [s.sin(), s.cos(), (s * 1.7).sin(), 0.0];
+    }
+    scene.params.mass *= 1.05;
+    scene
+}
+
+#[test]
+fn one_gpu_substep_matches_the_f64_reference() {
+    let gpu = support::gpu();
+    let scene = stirred();
+    assert!(
+        (1800..2300).contains(&scene.positions.len()),
+        "{}",
+        scene.positions.len()
+    );
+    let sim = upload(&scene);
+    run(&sim, 1);
+    let (densities, accelerations, order) = sim.read_forces(&gpu).unwrap_or_else(|e| panic!("{e}"));
+    let (want_density, want_acceleration) =
+        densities_and_accelerations(&scene.positions, &scene.velocities, &scene.params);
+    let largest = want_acceleration
+        .iter()
+        .map(|a| (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt())
+        .fold(0.0, f64::max);
+    let mut pressured = 0;
+    for (slot, &original) in order.iter().enumerate() {
+        let (got, want) = (densities[slot], want_density[original as usize]);
+        let relative = (f64::from(got[0]) - want[0]).abs() / want[0];
+        assert!(
+            relative < 1e-4,
+            "particle {original}: density {} vs {}",
+            got[0],
+            want[0]
+        );
+        pressured += usize::from(want[1] > 0.0);
+        for k in 0..3 {
+            let error =
+                (f64::from(accelerations[slot][k]) - want_acceleration[original as usize][k]).abs();
+            assert!(
+                error <= 1e-4 * largest,
+                "particle {original}: acceleration {k} off by {error} (largest {largest})"
+            );
+        }
+    }
+    assert!(
+        pressured > 100,
+        "the test exercises pressure: {pressured} particles under pressure"
+    );
+}
+
+#[test]
+fn the_grid_order_is_a_permutation_and_mass_is_conserved() {
+    let gpu = support::gpu();
+    let scene = stirred();
+    let sim = upload(&scene);
+    run(&sim, 20);
+    let (_, _, order) = sim.read_forces(&gpu).unwrap_or_else(|e| panic!("{e}"));
+    let mut seen = vec![false; order.len()];
+    for &i in &order {
+        assert!(!seen[i as usize], "particle {i} twice");
+        seen[i as usize] = true;
+    }
+    let (positions, _) = sim.read_particles(&gpu).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        positions.iter().filter(|p| p[3] != 0.0).count(),
+        scene.positions.len(),
+        "no particle lost"
+    );
+}
+
+#[test]
+fn extreme_parameters_never_let_a_particle_escape_or_go_nan() {
+    let gpu = support::gpu();
+    let mut scene = block(
+        2,
+        [1.0, 1.0, 0.0],
+        [0.1, 0.1, 0.0],
+        [0.5, 0.5, 0.0],
+        30,
+        3.0,
+        9.81,
+        0.1,
+        9,
+    );
+    let sim = upload(&scene);
+    for (stiffness, dt, gravity) in [(1e9, 0.01, -1000.0), (0.0, 1e-5, 0.0), (1e4, 0.05, 500.0)] {
+        scene.params.stiffness = stiffness;
+        scene.params.dt = dt;
+        scene.params.gravity = [gravity * 0.3, gravity, 0.0];
+        scene.params.viscosity = 1e6;
+        sim.set_params(&gpu, &scene.params);
+        run(&sim, 350);
+    }
+    let (positions, velocities) = sim.read_particles(&gpu).unwrap_or_else(|e| panic!("{e}"));
+    for (p, v) in positions.iter().zip(&velocities) {
+        assert!(
+            p.iter().chain(v.iter()).all(|c| c.is_finite()),
+            "NaN: {p:?} {v:?}"
+        );
+        assert!(
+            (0.0..=1.0).contains(&p[0]) && (0.0..=1.0).contains(&p[1]),
+            "escaped: {p:?}"
+        );
+    }
+}
