@@ -37,6 +37,34 @@ enum Command {
     /// Write what a simulation grew to a file (`sylva export colony ...`).
     #[command(subcommand)]
     Export(ExportCommand),
+    /// Check a simulation against published data (`sylva validate fluid dam-break`).
+    #[command(subcommand)]
+    Validate(ValidateCommand),
+}
+
+#[derive(Subcommand)]
+enum ValidateCommand {
+    /// The SPH fluid.
+    Fluid(ValidateFluidArgs),
+}
+
+#[derive(Args)]
+struct ValidateFluidArgs {
+    /// dam-break (against Koshizuka and Oka 1996) or hydrostatic (pressure against depth).
+    #[arg(value_parser = ["dam-break", "hydrostatic"])]
+    case: String,
+    /// Particles across the water column's width (at least 40 for the published comparison).
+    #[arg(long, default_value_t = 40)]
+    across: u32,
+    /// Hydrostatic: seconds to settle before measuring.
+    #[arg(long, default_value_t = 3.0)]
+    seconds: f64,
+    /// Pick the GPU adapter whose name contains this text.
+    #[arg(long, value_name = "NAME")]
+    adapter: Option<String>,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Subcommand)]
@@ -269,6 +297,7 @@ fn main() -> ExitCode {
         }),
         Some(Command::Bench(args)) => bench_command(args),
         Some(Command::Check(args)) => check_command(&args),
+        Some(Command::Validate(ValidateCommand::Fluid(args))) => validate_fluid(&args),
         Some(Command::Export(ExportCommand::Colony(args))) => {
             sylva::export::export_colony(&sylva::export::ExportOptions {
                 show: args.show.options(false),
@@ -316,6 +345,53 @@ fn run(args: RunArgs) -> anyhow::Result<()> {
         vsync: !args.no_vsync,
         control: args.control.options(),
     })
+}
+
+fn validate_fluid(args: &ValidateFluidArgs) -> anyhow::Result<()> {
+    use sylva::layers::fluid::validate;
+    let gpu = sylva::gpu::Gpu::new(
+        sylva::gpu::Gpu::instance(),
+        &AdapterChoice::from_cli(args.adapter.clone()),
+        None,
+        sylva::status::ErrorLog::default(),
+    )?;
+    eprintln!("adapter: {}", gpu.adapter_line());
+    let assets = Assets::new(".");
+    if args.case == "hydrostatic" {
+        let result = validate::hydrostatic(&gpu, &assets, args.across, args.seconds)
+            .map_err(anyhow::Error::msg)?;
+        if args.json {
+            println!("{}", serde_json::to_string_pretty(&result)?);
+        } else {
+            println!(
+                "hydrostatic tank, {} particles after {} s: pressure error {:.2}% of rho0 g H; density error mean {:.3}%, max {:.3}%",
+                result.particles,
+                result.settled_seconds,
+                result.pressure_error * 100.0,
+                result.density_error_mean * 100.0,
+                result.density_error_max * 100.0
+            );
+        }
+        return Ok(());
+    }
+    let result = validate::dam_break(&gpu, &assets, args.across).map_err(anyhow::Error::msg)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&result)?);
+    } else {
+        println!(
+            "dam break, {} particles ({} across L)\n     T   Z sim   Z Koshizuka-Oka",
+            result.particles, result.across
+        );
+        for (t, z, reference) in &result.curve {
+            let reference = reference.map_or(String::new(), |r| format!("{r:.3}"));
+            println!("{t:6.3} {z:7.3}   {reference}");
+        }
+        println!(
+            "mean deviation over T 0.5..3: {:.1}%",
+            result.mean_deviation * 100.0
+        );
+    }
+    Ok(())
 }
 
 fn check_command(args: &CheckArgs) -> anyhow::Result<()> {

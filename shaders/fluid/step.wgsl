@@ -34,6 +34,40 @@ fn reorder(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgr
     velocity_b[s] = velocity_a[i];
 }
 
+// Walls near a particle, as (axis, wall coordinate) pairs: the fluid is
+// mirrored across them, so a particle at a wall has a full neighbourhood
+// (mirror particles). Without this the layer along a wall has too little
+// density, no pressure, and squirts out along the floor.
+struct Walls {
+    count: u32,
+    axis: array<u32, 3>,
+    at: array<f32, 3>,
+}
+
+fn walls_near(x: vec3<f32>) -> Walls {
+    var walls: Walls;
+    let axes = select(3u, 2u, params.dimensions == 2u);
+    for (var k = 0u; k < axes; k++) {
+        if x[k] < params.h {
+            walls.axis[walls.count] = k;
+            walls.at[walls.count] = 0.0;
+            walls.count += 1u;
+        } else if x[k] > params.container[k] - params.h {
+            walls.axis[walls.count] = k;
+            walls.at[walls.count] = params.container[k];
+            walls.count += 1u;
+        }
+    }
+    return walls;
+}
+
+fn mirrored(v: vec3<f32>, axis: u32, at: f32) -> vec3<f32> {
+    var m = v;
+    m[axis] = 2.0 * at - v[axis];
+    return m;
+}
+
+
 @compute @workgroup_size(256)
 fn compute_density(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let s = particle(global, groups);
@@ -47,6 +81,7 @@ fn compute_density(@builtin(global_invocation_id) global: vec3<u32>, @builtin(nu
     }
     let h2 = params.h * params.h;
     let home = grid_coords(grid, me.xyz);
+    let walls = walls_near(me.xyz);
     var sum = 0.0;
     for (var dz = -1; dz <= 1; dz++) {
         for (var dy = -1; dy <= 1; dy++) {
@@ -60,9 +95,20 @@ fn compute_density(@builtin(global_invocation_id) global: vec3<u32>, @builtin(nu
                     let other = position_b[j];
                     let d = other.xyz - me.xyz;
                     let r2 = dot(d, d);
-                    if other.w != 0.0 && r2 < h2 {
+                    if other.w == 0.0 {
+                        continue;
+                    }
+                    if r2 < h2 {
                         let q = h2 - r2;
                         sum += q * q * q;
+                    }
+                    for (var w = 0u; w < walls.count; w++) {
+                        let g = mirrored(other.xyz, walls.axis[w], walls.at[w]) - me.xyz;
+                        let g2 = dot(g, g);
+                        if g2 < h2 {
+                            let q = h2 - g2;
+                            sum += q * q * q;
+                        }
                     }
                 }
             }
@@ -109,6 +155,7 @@ fn compute_force(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_
     let home = grid_coords(grid, me.xyz);
     let spiky = spiky_gradient_coefficient(params);
     let laplacian = viscosity_laplacian_coefficient(params);
+    let walls = walls_near(me.xyz);
     var pressure = vec3<f32>(0.0);
     var viscous = vec3<f32>(0.0);
     for (var dz = -1; dz <= 1; dz++) {
@@ -121,15 +168,31 @@ fn compute_force(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_
                 let cell = grid_index(grid, c);
                 for (var j = grid_starts[cell]; j < grid_starts[cell + 1u]; j++) {
                     let other = position_b[j];
-                    let d = other.xyz - me.xyz;
-                    let r = length(d);
-                    if j == s || other.w == 0.0 || r >= params.h || r < 1e-9 {
+                    if other.w == 0.0 {
                         continue;
                     }
                     let theirs = density[j];
-                    let w = params.h - r;
-                    pressure += spiky * params.mass * (own.y + theirs.y) * 0.5 / theirs.x * w * w / r * d;
-                    viscous += laplacian * params.mass / theirs.x * w * (velocity_b[j].xyz - v);
+                    let pairing = spiky * params.mass * (own.y + theirs.y) * 0.5 / theirs.x;
+                    let drag = laplacian * params.mass / theirs.x;
+                    let d = other.xyz - me.xyz;
+                    let r = length(d);
+                    if j != s && r < params.h && r >= 1e-9 {
+                        let w = params.h - r;
+                        pressure += pairing * w * w / r * d;
+                        viscous += drag * w * (velocity_b[j].xyz - v);
+                    }
+                    // Mirror particles across the walls, moving against their
+                    // originals: no-slip walls, whose friction slows a surge
+                    // as a real floor does.
+                    for (var k = 0u; k < walls.count; k++) {
+                        let g = mirrored(other.xyz, walls.axis[k], walls.at[k]) - me.xyz;
+                        let gr = length(g);
+                        if gr < params.h && gr >= 1e-9 {
+                            let w = params.h - gr;
+                            pressure += pairing * w * w / gr * g;
+                            viscous += drag * w * (-velocity_b[j].xyz - v);
+                        }
+                    }
                 }
             }
         }

@@ -4,3 +4,4 @@
 pub mod reference;
 pub mod scene;
 pub mod sim;
+pub mod validate;

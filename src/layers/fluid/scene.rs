@@ -81,7 +81,7 @@ pub fn block(
         rest_density,
         stiffness: rest_density * sound * sound / 7.0,
         // Monaghan's artificial viscosity alpha = 0.02 as a dynamic viscosity.
-        viscosity: 0.02 * rest_density * h * sound / 8.0,
+        viscosity: 0.1 * rest_density * h * sound / 8.0,
         dt: 0.25 * h / sound,
         wall_stiffness: sound * sound / (h * 0.5),
         dimensions,
