@@ -118,6 +118,20 @@ fn setup(layer: &str, size: u32) -> anyhow::Result<([u32; 2], &'static str, Vec<
                 settings.iter().map(|s| format!("{layer}.{s}")).collect(),
             ))
         }
+        "fluid" => {
+            // A 3D liquid at rest density, h = 2 dx, one substep per frame.
+            let settings = [
+                format!("count={size}"),
+                "dimensions=\"3d\"".to_string(),
+                "iterations=1".to_string(),
+                "auto_rotate=0.0".to_string(),
+            ];
+            Ok((
+                [1920, 1080],
+                "particles",
+                settings.iter().map(|s| format!("{layer}.{s}")).collect(),
+            ))
+        }
         other => bail!("no bench setup for layer kind {other:?}"),
     }
 }

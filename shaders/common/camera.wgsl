@@ -3,6 +3,6 @@
 struct Camera {
     view_proj: mat4x4<f32>,
     eye: vec4<f32>,
-    // Target size in pixels (xy).
+    // Target size in pixels (xy), tan of half the vertical field of view (z).
     viewport: vec4<f32>,
 }

@@ -21,6 +21,19 @@ impl FullscreenPipeline {
         layout: &wgpu::BindGroupLayout,
         format: wgpu::TextureFormat,
     ) -> Result<Self, String> {
+        Self::with_entry(device, label, source, layout, format, "fs_main")
+    }
+
+    /// The same with fragment entry point `fragment`, for files that hold
+    /// several fullscreen passes.
+    pub fn with_entry(
+        device: &wgpu::Device,
+        label: &str,
+        source: &str,
+        layout: &wgpu::BindGroupLayout,
+        format: wgpu::TextureFormat,
+        fragment: &str,
+    ) -> Result<Self, String> {
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(label),
@@ -45,7 +58,7 @@ impl FullscreenPipeline {
             multisample: wgpu::MultisampleState::default(),
             fragment: Some(wgpu::FragmentState {
                 module: &module,
-                entry_point: Some("fs_main"),
+                entry_point: Some(fragment),
                 compilation_options: Default::default(),
                 targets: &[Some(format.into())],
             }),

@@ -8,6 +8,9 @@ use glam::camera::rh::proj;
 
 use crate::params::{ParamSpec, Registry};
 
+/// Vertical field of view.
+const FOV_DEGREES: f32 = 45.0;
+
 /// `struct Camera` in WGSL.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable)]
@@ -17,8 +20,15 @@ pub struct CameraUniform {
     viewport: [f32; 4],
 }
 
+impl CameraUniform {
+    /// tan of half the vertical field of view.
+    pub fn tan_half_fov(&self) -> f32 {
+        self.viewport[2]
+    }
+}
+
 /// The camera parameters of layer `id`, looking from `distance` by default.
-pub fn camera_params(id: &str, distance: f32) -> Vec<ParamSpec> {
+pub fn camera_params(id: &str, distance: f32, auto_rotate: f32) -> Vec<ParamSpec> {
     vec![
         ParamSpec::float(format!("{id}.camera_distance"), distance, 0.1, 10_000.0)
             .with_smoothing(0.3)
@@ -31,7 +41,7 @@ pub fn camera_params(id: &str, distance: f32) -> Vec<ParamSpec> {
             .with_smoothing(0.3)
             .with_unit("deg")
             .with_description("Height angle of the camera"),
-        ParamSpec::float(format!("{id}.auto_rotate"), 6.0, -180.0, 180.0)
+        ParamSpec::float(format!("{id}.auto_rotate"), auto_rotate, -180.0, 180.0)
             .with_smoothing(0.5)
             .with_unit("deg/s")
             .with_description("Slow turn of the camera over time"),
@@ -66,6 +76,11 @@ pub fn orbit(
     CameraUniform {
         view_proj: (projection * view).to_cols_array_2d(),
         eye: [eye.x, eye.y, eye.z, 1.0],
-        viewport: [size[0] as f32, size[1] as f32, 0.0, 0.0],
+        viewport: [
+            size[0] as f32,
+            size[1] as f32,
+            (FOV_DEGREES.to_radians() * 0.5).tan(),
+            0.0,
+        ],
     }
 }

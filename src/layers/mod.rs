@@ -19,7 +19,7 @@ use crate::status::ErrorLog;
 pub const BLEND_MODES: [&str; 4] = ["normal", "add", "screen", "multiply"];
 
 /// The layer kinds this build knows.
-pub const KINDS: [&str; 2] = ["shader", "colony"];
+pub const KINDS: [&str; 3] = ["shader", "colony", "fluid"];
 
 /// What a layer may use outside itself: the device, the show files and the
 /// error panel.
@@ -107,6 +107,7 @@ pub fn create(id: &str, env: &LayerEnv<'_>) -> Result<Box<dyn Layer>, LayerError
     match kind {
         "shader" => Ok(Box::new(shader::ShaderLayer::new(id, env))),
         "colony" => Ok(Box::new(colony::ColonyLayer::new(id, env))),
+        "fluid" => Ok(Box::new(fluid::FluidLayer::new(id, env))),
         _ => Err(LayerError::UnknownKind {
             kind: kind.to_string(),
         }),
@@ -135,6 +136,7 @@ pub fn declared_params(
             specs.extend(shader::LayerSource::read(assets, &file)?.specs(id));
         }
         "colony" => specs.extend(colony::colony_params(id)),
+        "fluid" => specs.extend(fluid::fluid_params(id)),
         _ => {
             return Err(LayerError::UnknownKind {
                 kind: kind.to_string(),

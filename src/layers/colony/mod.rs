@@ -90,7 +90,7 @@ pub fn colony_params(id: &str) -> Vec<ParamSpec> {
             .with_unit("s")
             .with_description("Time a growth lives before it fades"),
     ];
-    specs.extend(camera_params(id, 22.0));
+    specs.extend(camera_params(id, 22.0, 6.0));
     specs
 }
 

@@ -1,7 +1,444 @@
 //! The `fluid` layer: weakly compressible SPH (SEEDS.md 002) in 2D and 3D
-//! on the GPU.
+//! on the GPU — a block of liquid released in a tank, interaction points
+//! that push it around (the seed's mouse, movable from Lua, OSC and MIDI),
+//! an emitter that pours and a sink that drains, drawn as glowing particles
+//! or as a refracting liquid surface.
+//!
+//! Physical parameters default to values derived as SEEDS.md asks (mass
+//! calibrated to the rest density, h = 2 dx, stiffness from a sound speed
+//! ten times the fastest flow, a CFL-limited step); the knobs scale them,
+//! so any setting in range still forms a liquid.
 
+mod draw;
 pub mod reference;
 pub mod scene;
 pub mod sim;
 pub mod validate;
+
+use draw::{FluidRenderer, Look, ParticleDraw};
+use scene::Scene;
+use sim::FluidSim;
+
+use super::camera::{camera_params, orbit};
+use super::{Layer, LayerEnv, LayerFrame};
+use crate::gpu::{Gpu, GpuProfiler};
+use crate::params::{ParamSpec, Registry, Value};
+use crate::show::{ChangedFile, Folder};
+
+/// Seconds structural parameters must rest before the fluid is rebuilt.
+const REBUILD_REST: f64 = 0.25;
+
+/// The layer's parameters.
+pub fn fluid_params(id: &str) -> Vec<ParamSpec> {
+    let p = |name: &str| format!("{id}.{name}");
+    let scale = |name: &str, description: &str| {
+        ParamSpec::float(p(name), 1.0, 0.05, 20.0)
+            .with_smoothing(0.2)
+            .with_description(description.to_string())
+    };
+    let mut specs = vec![
+        ParamSpec::enumeration(p("dimensions"), &["3d", "2d"], 0)
+            .with_description("3D tank or 2D slice (rebuilds)"),
+        ParamSpec::int(p("count"), 40_000, 100, 16_000_000)
+            .with_description("Particles (rebuilds)"),
+        ParamSpec::vec3(p("container"), [1.6, 1.0, 0.8], 0.05, 1000.0)
+            .with_unit("m")
+            .with_description("Tank size (rebuilds)"),
+        scale(
+            "smoothing_length",
+            "Smoothing length h, relative to 2 particle spacings",
+        ),
+        scale(
+            "stiffness",
+            "Pressure stiffness B, relative to the value from ten times the fastest flow",
+        ),
+        ParamSpec::float(p("rest_density"), 1000.0, 10.0, 10_000.0)
+            .with_unit("kg/m^3")
+            .with_description("Rest density rho0"),
+        scale(
+            "mass",
+            "Particle mass, relative to the one that gives rho0 at rest",
+        ),
+        scale(
+            "viscosity",
+            "Viscosity, relative to artificial viscosity alpha = 0.1",
+        ),
+        scale(
+            "time_step",
+            "Time step, relative to the CFL limit 0.25 h / c0",
+        ),
+        ParamSpec::bool(p("cfl"), true)
+            .with_description("Keep the time step within the CFL limit whatever time_step says"),
+        scale(
+            "wall_stiffness",
+            "Penalty wall stiffness, relative to c0^2 / (h/2)",
+        ),
+        ParamSpec::float(p("speed"), 1.0, 0.0, 4.0)
+            .with_smoothing(0.3)
+            .with_description("Time scale: 1 is real time, 0 freezes"),
+        ParamSpec::int(p("iterations"), 64, 1, 512).with_description(
+            "Most substeps per frame (real time needs frame time / step; past this it slows down)",
+        ),
+        ParamSpec::vec3(p("gravity"), [0.0, -9.81, 0.0], -200.0, 200.0)
+            .with_smoothing(0.3)
+            .with_unit("m/s^2")
+            .with_description("Gravity vector: tilt it to slosh the tank"),
+    ];
+    for k in 1..=2 {
+        specs.push(
+            ParamSpec::vec3(p(&format!("point{k}")), [0.8, 0.2, 0.4], -1000.0, 1000.0)
+                .with_smoothing(0.05)
+                .with_description("Interaction point: pushes the liquid away"),
+        );
+        specs.push(
+            ParamSpec::float(p(&format!("point{k}_radius")), 0.0, 0.0, 100.0)
+                .with_description("Its reach; 0 is off"),
+        );
+        specs.push(
+            ParamSpec::float(p(&format!("point{k}_strength")), 400.0, 0.0, 100_000.0)
+                .with_description("Its push"),
+        );
+    }
+    specs.extend([
+        ParamSpec::vec3(p("emitter"), [0.2, 0.9, 0.4], -1000.0, 1000.0)
+            .with_description("Where the emitter pours"),
+        ParamSpec::float(p("emitter_radius"), 0.0, 0.0, 100.0)
+            .with_description("Emitter size; 0 is off"),
+        ParamSpec::vec3(p("emitter_velocity"), [1.0, -1.0, 0.0], -100.0, 100.0)
+            .with_description("Velocity of poured liquid"),
+        ParamSpec::float(p("emitter_rate"), 0.02, 0.0, 1.0)
+            .with_description("Share of drained particles poured back each substep"),
+        ParamSpec::vec3(p("sink"), [1.5, 0.05, 0.4], -1000.0, 1000.0)
+            .with_description("Where the sink drains"),
+        ParamSpec::float(p("sink_radius"), 0.0, 0.0, 100.0).with_description("Sink size; 0 is off"),
+        ParamSpec::enumeration(p("render"), &["surface", "particles"], 0)
+            .with_description("Liquid surface or glowing particles"),
+        ParamSpec::enumeration(p("colour_by"), &["speed", "density"], 0)
+            .with_description("Particle colour"),
+        ParamSpec::colour(p("colour"), [0.25, 0.55, 0.9, 1.0])
+            .with_description("Liquid colour (alpha: surface opacity)"),
+        ParamSpec::float(p("brightness"), 1.0, 0.0, 50.0).with_description("Particle glow"),
+        ParamSpec::float(p("particle_size"), 1.6, 0.1, 10.0)
+            .with_description("Drawn size, in particle spacings"),
+    ]);
+    specs.extend(camera_params(id, 2.6, 0.0));
+    specs
+}
+
+/// What the simulation was built from.
+#[derive(Debug, Clone, PartialEq)]
+struct Structure {
+    dimensions: u32,
+    count: u32,
+    container: [f32; 3],
+}
+
+impl Structure {
+    fn from(registry: &Registry, id: &str) -> Self {
+        let target = |name: &str| registry.target(&format!("{id}.{name}")).cloned();
+        Self {
+            dimensions: if matches!(target("dimensions"), Some(Value::Enum(1))) {
+                2
+            } else {
+                3
+            },
+            count: match target("count") {
+                Some(Value::Int(n)) => n.max(1) as u32,
+                _ => 1,
+            },
+            container: match target("container") {
+                Some(Value::Vec3(c)) => c,
+                _ => [1.0; 3],
+            },
+        }
+    }
+
+    /// A block filling the tank's left 40% up to 60% of its height.
+    fn scene(&self, seed: u64) -> Scene {
+        let c = self.container;
+        let d = self.dimensions;
+        let block = [c[0] * 0.4, c[1] * 0.6, if d == 2 { 0.0 } else { c[2] }];
+        let volume: f32 = block.iter().take(d as usize).product();
+        let dx = (volume / self.count as f32).powf(1.0 / d as f32);
+        let across = ((block[0] / dx).round() as u32).max(1);
+        let fastest = (2.0 * 9.81 * c[1]).sqrt();
+        scene::block(d, c, [0.0; 3], block, across, fastest, 9.81, 0.05, seed)
+    }
+}
+
+/// A running fluid.
+struct Running {
+    sim: FluidSim,
+    structure: Structure,
+    /// The derived parameters the knobs scale.
+    base: sim::FluidParams,
+    dx: f32,
+}
+
+/// The fluid layer.
+pub struct FluidLayer {
+    id: String,
+    renderer: Option<FluidRenderer>,
+    running: Option<Running>,
+    seed: u64,
+    substep: u32,
+    reset_requested: bool,
+    wanted: Option<(Structure, f64)>,
+}
+
+impl FluidLayer {
+    /// A fluid for id `fluid` or `fluid.<name>`; it fills on the first frame.
+    pub fn new(id: &str, env: &LayerEnv<'_>) -> Self {
+        let renderer = FluidRenderer::new(env.gpu, env.assets)
+            .inspect_err(|e| env.errors.report(id, e.clone()))
+            .ok();
+        Self {
+            id: id.to_string(),
+            renderer,
+            running: None,
+            seed: 1,
+            substep: 0,
+            reset_requested: true,
+            wanted: None,
+        }
+    }
+
+    fn build(&mut self, env: &LayerEnv<'_>, registry: &Registry) {
+        let structure = Structure::from(registry, &self.id);
+        let scene = structure.scene(self.seed);
+        match FluidSim::new(
+            env.gpu,
+            env.assets,
+            &scene.positions,
+            &scene.velocities,
+            &scene.params,
+        ) {
+            Ok(sim) => {
+                if let Some(renderer) = self.renderer.as_mut() {
+                    renderer.attach(env.gpu, &sim);
+                }
+                env.errors.clear(&self.id);
+                self.running = Some(Running {
+                    sim,
+                    structure,
+                    base: scene.params,
+                    dx: scene.dx,
+                });
+            }
+            Err(error) => env.errors.report(&self.id, error),
+        }
+    }
+
+    fn maintain(&mut self, env: &LayerEnv<'_>, registry: &Registry, time: f64) {
+        let structure = Structure::from(registry, &self.id);
+        let current = self.running.as_ref().map(|r| r.structure.clone());
+        if current.as_ref() != Some(&structure) {
+            match &self.wanted {
+                Some((wanted, since)) if *wanted == structure => {
+                    if time - since >= REBUILD_REST || current.is_none() {
+                        self.reset_requested = true;
+                    }
+                }
+                _ => self.wanted = Some((structure, time)),
+            }
+        }
+        if self.reset_requested {
+            self.reset_requested = false;
+            self.wanted = None;
+            self.build(env, registry);
+        }
+    }
+
+    /// The substep parameters from the knobs and the derived base.
+    fn params(&mut self, registry: &Registry) -> Option<sim::FluidParams> {
+        let running = self.running.as_ref()?;
+        let p = |name: &str| registry.float(&format!("{}.{name}", self.id));
+        let vec = |name: &str| match registry.get(&format!("{}.{name}", self.id)) {
+            Some(Value::Vec3(v)) => *v,
+            _ => [0.0; 3],
+        };
+        let base = running.base;
+        let mut params = base;
+        params.h = base.h * p("smoothing_length");
+        params.rest_density = p("rest_density");
+        let density_ratio = params.rest_density / base.rest_density;
+        params.mass = base.mass * p("mass") * density_ratio;
+        params.stiffness = base.stiffness * p("stiffness") * density_ratio;
+        params.viscosity = base.viscosity * p("viscosity") * density_ratio;
+        params.wall_stiffness = base.wall_stiffness * p("wall_stiffness");
+        params.gravity = vec("gravity");
+        let sound = (7.0 * params.stiffness / params.rest_density)
+            .sqrt()
+            .max(1e-3);
+        params.dt = base.dt * p("time_step");
+        if registry.flag(&format!("{}.cfl", self.id)) {
+            params.dt = params.dt.min(0.25 * params.h / sound);
+        }
+        let point = |k: u32| {
+            let v = vec(&format!("point{k}"));
+            [v[0], v[1], v[2], p(&format!("point{k}_radius"))]
+        };
+        params.point0 = point(1);
+        params.point1 = point(2);
+        params.push = [p("point1_strength"), p("point2_strength"), 0.0, 0.0];
+        let (e, ev, s) = (vec("emitter"), vec("emitter_velocity"), vec("sink"));
+        params.emitter = [e[0], e[1], e[2], p("emitter_radius")];
+        params.emitter_velocity = [ev[0], ev[1], ev[2], p("emitter_rate")];
+        params.sink = [s[0], s[1], s[2], p("sink_radius")];
+        self.substep = self.substep.wrapping_add(1);
+        params.seed = self.substep.wrapping_mul(7919) ^ self.seed as u32;
+        Some(params)
+    }
+}
+
+impl Layer for FluidLayer {
+    fn id(&self) -> &str {
+        &self.id
+    }
+
+    fn params(&self) -> Vec<ParamSpec> {
+        fluid_params(&self.id)
+    }
+
+    fn update(&mut self, _env: &LayerEnv<'_>, _registry: &Registry) -> bool {
+        false
+    }
+
+    fn encode(
+        &mut self,
+        env: &LayerEnv<'_>,
+        frame: &LayerFrame<'_>,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &mut GpuProfiler,
+    ) {
+        let registry = frame.registry;
+        self.maintain(env, registry, frame.clock.time);
+        let Some(params) = self.params(registry) else {
+            crate::gpu::clear_view(encoder, frame.target);
+            return;
+        };
+        let (Some(running), Some(renderer)) = (&self.running, self.renderer.as_mut()) else {
+            crate::gpu::clear_view(encoder, frame.target);
+            return;
+        };
+        running.sim.set_params(env.gpu, &params);
+        // As many substeps as keep the liquid in real time (the seed's
+        // "neither explodes nor runs in slow motion"), at most `iterations`.
+        let wanted =
+            f64::from(frame.clock.dt) * f64::from(registry.float(&format!("{}.speed", self.id)));
+        let most = registry.float(&format!("{}.iterations", self.id)).max(1.0) as u32;
+        let substeps = ((wanted / f64::from(params.dt)).round() as u32).min(most);
+        for _ in 0..substeps {
+            running.sim.step(encoder, profiler);
+        }
+        let p = |name: &str| format!("{}.{name}", self.id);
+        let c = running.structure.container;
+        let centre = glam::Vec3::new(c[0] * 0.5, c[1] * 0.4, c[2] * 0.5);
+        let camera = orbit(registry, &self.id, frame.clock.time, centre, frame.size);
+        let colour = match registry.get(&p("colour")) {
+            Some(Value::Colour(c)) => *c,
+            _ => [0.3, 0.6, 0.9, 1.0],
+        };
+        let look = ParticleDraw {
+            colour,
+            radius: running.dx * 0.6 * registry.float(&p("particle_size")),
+            colour_by: registry.index(&p("colour_by")) as u32,
+            brightness: registry.float(&p("brightness")),
+            rest_density: params.rest_density,
+        };
+        let style = if registry.index(&p("render")) == 1 {
+            Look::Particles
+        } else {
+            Look::Surface
+        };
+        let targets = (frame.target, frame.below, frame.size);
+        renderer.draw(
+            env.gpu,
+            encoder,
+            profiler,
+            &running.sim,
+            targets,
+            &camera,
+            &look,
+            style,
+        );
+    }
+
+    fn report(&self, gpu: &Gpu) -> Vec<(String, f64)> {
+        let Some(running) = &self.running else {
+            return Vec::new();
+        };
+        let neighbours = mean_neighbours(gpu, &running.sim, running.base.h).unwrap_or(0.0);
+        vec![
+            ("particles".into(), f64::from(running.sim.count())),
+            ("mean_neighbours".into(), neighbours),
+            (
+                "bytes_per_step".into(),
+                running.sim.bytes_per_step(neighbours) as f64,
+            ),
+        ]
+    }
+
+    fn reseed(&mut self, seed: u64) {
+        self.seed = self.seed.wrapping_add(seed).wrapping_add(1);
+        self.reset_requested = true;
+    }
+
+    fn reload(&mut self, env: &LayerEnv<'_>, changed: &[ChangedFile]) -> bool {
+        let shaders = changed.iter().any(|c| {
+            c.folder == Folder::Shaders
+                && (c.name.starts_with("fluid/") || c.name.starts_with("common/"))
+        });
+        if shaders {
+            match FluidRenderer::new(env.gpu, env.assets) {
+                Ok(mut renderer) => {
+                    if let Some(running) = &self.running {
+                        renderer.attach(env.gpu, &running.sim);
+                    }
+                    self.renderer = Some(renderer);
+                    env.errors.clear(&self.id);
+                }
+                Err(error) => env.errors.report(&self.id, error),
+            }
+        }
+        false
+    }
+}
+
+/// Mean neighbours within h over a sample of particles (bench only: reads
+/// back and sorts on the CPU).
+fn mean_neighbours(gpu: &Gpu, sim: &FluidSim, h: f32) -> Result<f64, String> {
+    let (positions, _) = sim.read_particles(gpu)?;
+    let cell = |p: &[f32; 4]| [0, 1, 2].map(|a| (p[a] / h).floor() as i32);
+    let mut keyed: Vec<([i32; 3], usize)> = positions
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (cell(p), i))
+        .collect();
+    keyed.sort_unstable();
+    let step = (positions.len() / 2000).max(1);
+    let mut total = 0usize;
+    let mut sampled = 0usize;
+    for p in positions.iter().step_by(step).filter(|p| p[3] != 0.0) {
+        let home = cell(p);
+        for dz in -1..=1 {
+            for dy in -1..=1 {
+                for dx in -1..=1 {
+                    let key = [home[0] + dx, home[1] + dy, home[2] + dz];
+                    let start = keyed.partition_point(|(k, _)| *k < key);
+                    total += keyed[start..]
+                        .iter()
+                        .take_while(|(k, _)| *k == key)
+                        .filter(|(_, j)| {
+                            let q = positions[*j];
+                            let d2: f32 = (0..3).map(|a| (q[a] - p[a]).powi(2)).sum();
+                            d2 > 0.0 && d2 < h * h
+                        })
+                        .count();
+                }
+            }
+        }
+        sampled += 1;
+    }
+    Ok(total as f64 / sampled.max(1) as f64)
+}

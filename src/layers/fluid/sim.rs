@@ -243,7 +243,10 @@ impl FluidSim {
     }
 
     /// Reads positions and velocities (grid order; waits for the GPU).
-    #[allow(clippy::type_complexity, reason = "positions and velocities, read back together")]
+    #[allow(
+        clippy::type_complexity,
+        reason = "positions and velocities, read back together"
+    )]
     pub fn read_particles(&self, gpu: &Gpu) -> Result<(Vec<[f32; 4]>, Vec<[f32; 4]>), String> {
         Ok((
             read_buffer(gpu, &self.positions, self.count as usize)?,

@@ -1,0 +1,89 @@
+// The screen-space fluid surface: the particles' eye depth is smoothed by a
+// bilateral filter (blur within the liquid, keep its silhouette), normals
+// come from the smoothed depth, and the shade mixes refraction of the
+// layers below with a sky reflection by Fresnel, plus a highlight.
+
+#include "common/fullscreen.wgsl"
+#include "common/camera.wgsl"
+
+struct Surface {
+    colour: vec4<f32>,
+    radius_px: f32,
+    depth_falloff: f32,
+    refraction: f32,
+    // 0: horizontal blur, 1: vertical blur.
+    direction: u32,
+}
+
+@group(0) @binding(0) var<uniform> camera: Camera;
+@group(0) @binding(1) var<uniform> surface: Surface;
+@group(0) @binding(2) var depth_in: texture_2d<f32>;
+@group(0) @binding(3) var below: texture_2d<f32>;
+
+const EMPTY: f32 = 1e9;
+
+@fragment
+fn fs_blur(in: FullscreenVertex) -> @location(0) vec4<f32> {
+    let pixel = vec2<i32>(in.position.xy);
+    let size = vec2<i32>(textureDimensions(depth_in));
+    let centre = textureLoad(depth_in, pixel, 0).r;
+    if centre >= EMPTY {
+        return vec4<f32>(EMPTY);
+    }
+    let step = select(vec2<i32>(0, 1), vec2<i32>(1, 0), surface.direction == 0u);
+    let radius = i32(clamp(surface.radius_px / max(centre, 1e-3), 1.0, 24.0));
+    var sum = 0.0;
+    var weight = 0.0;
+    for (var k = -radius; k <= radius; k++) {
+        let at = clamp(pixel + step * k, vec2<i32>(0), size - 1);
+        let d = textureLoad(depth_in, at, 0).r;
+        if d >= EMPTY {
+            continue;
+        }
+        let spatial = exp(-f32(k * k) / f32(radius * radius) * 2.0);
+        let range = exp(-(d - centre) * (d - centre) * surface.depth_falloff);
+        sum += d * spatial * range;
+        weight += spatial * range;
+    }
+    return vec4<f32>(sum / max(weight, 1e-6));
+}
+
+fn view_position(pixel: vec2<i32>, depth: f32) -> vec3<f32> {
+    let size = camera.viewport.xy;
+    let ndc = (vec2<f32>(pixel) + 0.5) / size * 2.0 - 1.0;
+    let tan_half = camera.viewport.z;
+    return vec3<f32>(ndc.x * tan_half * size.x / size.y * depth, -ndc.y * tan_half * depth, -depth);
+}
+
+@fragment
+fn fs_shade(in: FullscreenVertex) -> @location(0) vec4<f32> {
+    let pixel = vec2<i32>(in.position.xy);
+    let size = vec2<i32>(textureDimensions(depth_in));
+    let depth = textureLoad(depth_in, pixel, 0).r;
+    if depth >= EMPTY {
+        return vec4<f32>(0.0);
+    }
+    // Normals from the smoothed depth, the smaller difference on each axis.
+    let p = view_position(pixel, depth);
+    let right = clamp(pixel + vec2<i32>(1, 0), vec2<i32>(0), size - 1);
+    let left = clamp(pixel - vec2<i32>(1, 0), vec2<i32>(0), size - 1);
+    let up = clamp(pixel - vec2<i32>(0, 1), vec2<i32>(0), size - 1);
+    let down = clamp(pixel + vec2<i32>(0, 1), vec2<i32>(0), size - 1);
+    let dr = view_position(right, textureLoad(depth_in, right, 0).r) - p;
+    let dl = p - view_position(left, textureLoad(depth_in, left, 0).r);
+    let du = view_position(up, textureLoad(depth_in, up, 0).r) - p;
+    let dd = p - view_position(down, textureLoad(depth_in, down, 0).r);
+    let dx = select(dr, dl, abs(dl.z) < abs(dr.z));
+    let dy = select(du, dd, abs(dd.z) < abs(du.z));
+    let n = normalize(cross(dx, dy));
+    let view = normalize(-p);
+    let fresnel = 0.02 + 0.98 * pow(1.0 - max(dot(n, view), 0.0), 5.0);
+    let offset = n.xy * surface.refraction * vec2<f32>(1.0, -1.0);
+    let refract_at = clamp(vec2<i32>(in.position.xy + offset * camera.viewport.xy), vec2<i32>(0), size - 1);
+    let seen = textureLoad(below, refract_at, 0).rgb * surface.colour.rgb;
+    let sky = mix(vec3<f32>(0.05, 0.08, 0.12), vec3<f32>(0.55, 0.7, 0.9), clamp(n.y * 0.5 + 0.5, 0.0, 1.0));
+    let light = normalize(vec3<f32>(0.3, 0.8, 0.5));
+    let highlight = pow(max(dot(reflect(-light, n), view), 0.0), 60.0) * 0.8;
+    let lit = mix(seen + surface.colour.rgb * 0.08, sky, fresnel) + vec3<f32>(highlight);
+    return vec4<f32>(lit * surface.colour.a, surface.colour.a);
+}

@@ -1,0 +1,378 @@
+//! Drawing the fluid: glowing billboards (the seed's look), or a
+//! screen-space liquid surface — sphere impostors write eye depth, a
+//! bilateral blur smooths it in two passes, and a shading pass refracts the
+//! layers below and reflects a sky by Fresnel.
+
+use bytemuck::{Pod, Zeroable};
+
+use super::sim::FluidSim;
+use crate::gpu::bindings::{Slot, bind, layout, uniform_buffer};
+use crate::gpu::wgsl::Composer;
+use crate::gpu::{FullscreenPipeline, Gpu, GpuProfiler, HDR_FORMAT, RenderTarget};
+use crate::layers::camera::CameraUniform;
+use crate::show::Assets;
+
+const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
+const EYE_DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::R32Float;
+/// Eye depth where no liquid is (`EMPTY` in surface.wgsl).
+const EMPTY: f64 = 1e9;
+
+/// `struct ParticleDraw` in particles.wgsl.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, Pod, Zeroable)]
+pub struct ParticleDraw {
+    /// Liquid colour (linear), alpha = opacity of the surface.
+    pub colour: [f32; 4],
+    /// Billboard radius, world units.
+    pub radius: f32,
+    /// 0 speed, 1 density.
+    pub colour_by: u32,
+    /// HDR brightness of the billboards.
+    pub brightness: f32,
+    /// For density colouring.
+    pub rest_density: f32,
+}
+
+/// `struct Surface` in surface.wgsl.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, Pod, Zeroable)]
+struct SurfaceUniform {
+    colour: [f32; 4],
+    radius_px: f32,
+    depth_falloff: f32,
+    refraction: f32,
+    direction: u32,
+}
+
+/// Particles or surface.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Look {
+    /// Additive billboards.
+    Particles,
+    /// The liquid surface.
+    Surface,
+}
+
+/// Pipelines and screen-sized textures.
+pub struct FluidRenderer {
+    glow: wgpu::RenderPipeline,
+    depth: wgpu::RenderPipeline,
+    blur: FullscreenPipeline,
+    shade: FullscreenPipeline,
+    surface_layout: wgpu::BindGroupLayout,
+    camera: wgpu::Buffer,
+    look: wgpu::Buffer,
+    surface: [wgpu::Buffer; 2],
+    groups: Option<(wgpu::BindGroup, wgpu::BindGroup)>,
+    targets: Option<Targets>,
+}
+
+struct Targets {
+    size: [u32; 2],
+    eye: [RenderTarget; 2],
+    depth: wgpu::TextureView,
+}
+
+impl FluidRenderer {
+    /// Compiles the pipelines.
+    pub fn new(gpu: &Gpu, assets: &Assets) -> Result<Self, String> {
+        let particles = Composer::new(assets)
+            .file("fluid/particles.wgsl")?
+            .finish()?;
+        particles.validate()?;
+        let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let module = gpu
+            .device
+            .create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some("fluid/particles.wgsl"),
+                source: wgpu::ShaderSource::Wgsl(particles.text().into()),
+            });
+        let additive = wgpu::BlendComponent {
+            src_factor: wgpu::BlendFactor::One,
+            dst_factor: wgpu::BlendFactor::One,
+            operation: wgpu::BlendOperation::Add,
+        };
+        let pipeline =
+            |label: &str, fragment: &str, format, blend: Option<wgpu::BlendState>, depth: bool| {
+                gpu.device
+                    .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                        label: Some(label),
+                        layout: None,
+                        vertex: wgpu::VertexState {
+                            module: &module,
+                            entry_point: Some("vs_disc"),
+                            compilation_options: Default::default(),
+                            buffers: &[],
+                        },
+                        primitive: wgpu::PrimitiveState::default(),
+                        depth_stencil: depth.then_some(wgpu::DepthStencilState {
+                            format: DEPTH_FORMAT,
+                            depth_write_enabled: Some(true),
+                            depth_compare: Some(wgpu::CompareFunction::Less),
+                            stencil: Default::default(),
+                            bias: Default::default(),
+                        }),
+                        multisample: Default::default(),
+                        fragment: Some(wgpu::FragmentState {
+                            module: &module,
+                            entry_point: Some(fragment),
+                            compilation_options: Default::default(),
+                            targets: &[Some(wgpu::ColorTargetState {
+                                format,
+                                blend,
+                                write_mask: wgpu::ColorWrites::ALL,
+                            })],
+                        }),
+                        multiview_mask: None,
+                        cache: None,
+                    })
+            };
+        let glow_blend = wgpu::BlendState {
+            color: additive,
+            alpha: wgpu::BlendComponent {
+                operation: wgpu::BlendOperation::Max,
+                ..additive
+            },
+        };
+        let glow = pipeline("fluid.glow", "fs_glow", HDR_FORMAT, Some(glow_blend), false);
+        let depth = pipeline("fluid.depth", "fs_depth", EYE_DEPTH_FORMAT, None, true);
+        if let Some(error) = pollster::block_on(scope.pop()) {
+            return Err(format!("fluid/particles.wgsl: {error}"));
+        }
+        let surface_layout = layout(
+            &gpu.device,
+            "fluid.surface",
+            &[
+                Slot::Uniform,
+                Slot::Uniform,
+                Slot::Texture(false),
+                Slot::Texture(false),
+            ],
+        );
+        let surface = Composer::new(assets).file("fluid/surface.wgsl")?.finish()?;
+        surface.validate()?;
+        let fullscreen = |entry: &str, format| {
+            FullscreenPipeline::with_entry(
+                &gpu.device,
+                entry,
+                surface.text(),
+                &surface_layout,
+                format,
+                entry,
+            )
+        };
+        Ok(Self {
+            glow,
+            depth,
+            blur: fullscreen("fs_blur", EYE_DEPTH_FORMAT)?,
+            shade: fullscreen("fs_shade", HDR_FORMAT)?,
+            surface_layout,
+            camera: uniform_buffer(&gpu.device, "fluid.camera", size_of::<CameraUniform>()),
+            look: uniform_buffer(&gpu.device, "fluid.look", size_of::<ParticleDraw>()),
+            surface: [0, 1].map(|i| {
+                uniform_buffer(
+                    &gpu.device,
+                    &format!("fluid.surface{i}"),
+                    size_of::<SurfaceUniform>(),
+                )
+            }),
+            groups: None,
+            targets: None,
+        })
+    }
+
+    /// Binds a (new) simulation's buffers.
+    pub fn attach(&mut self, gpu: &Gpu, sim: &FluidSim) {
+        let group = |pipeline: &wgpu::RenderPipeline| {
+            let entries = [
+                (0, &self.camera),
+                (1, &self.look),
+                (2, &sim.positions),
+                (3, &sim.velocities),
+                (4, &sim.densities),
+            ]
+            .map(|(binding, buffer)| wgpu::BindGroupEntry {
+                binding,
+                resource: buffer.as_entire_binding(),
+            });
+            gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("fluid.particles"),
+                layout: &pipeline.get_bind_group_layout(0),
+                entries: &entries,
+            })
+        };
+        self.groups = Some((group(&self.glow), group(&self.depth)));
+    }
+
+    /// Draws into `target`; the surface refracts `below`.
+    #[allow(clippy::too_many_arguments, reason = "one draw's inputs")]
+    pub fn draw(
+        &mut self,
+        gpu: &Gpu,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &mut GpuProfiler,
+        sim: &FluidSim,
+        (target, below, size): (&wgpu::TextureView, &wgpu::TextureView, [u32; 2]),
+        camera: &CameraUniform,
+        look: &ParticleDraw,
+        style: Look,
+    ) {
+        gpu.queue
+            .write_buffer(&self.camera, 0, bytemuck::bytes_of(camera));
+        gpu.queue
+            .write_buffer(&self.look, 0, bytemuck::bytes_of(look));
+        let Some((glow_group, depth_group)) = &self.groups else {
+            return;
+        };
+        let instances = 0..sim.count();
+        if style == Look::Particles {
+            let mut pass = begin(
+                encoder,
+                profiler,
+                "fluid.draw.particles",
+                target,
+                None,
+                wgpu::Color::TRANSPARENT,
+            );
+            pass.set_pipeline(&self.glow);
+            pass.set_bind_group(0, glow_group, &[]);
+            pass.draw(0..6, instances);
+            return;
+        }
+        if self.targets.as_ref().is_none_or(|t| t.size != size) {
+            self.targets = Some(Targets::new(gpu, size));
+        }
+        let Some(targets) = &self.targets else {
+            return;
+        };
+        let empty = wgpu::Color {
+            r: EMPTY,
+            g: EMPTY,
+            b: EMPTY,
+            a: EMPTY,
+        };
+        {
+            let mut pass = begin(
+                encoder,
+                profiler,
+                "fluid.draw.depth",
+                &targets.eye[0].view,
+                Some(&targets.depth),
+                empty,
+            );
+            pass.set_pipeline(&self.depth);
+            pass.set_bind_group(0, depth_group, &[]);
+            pass.draw(0..6, instances);
+        }
+        let pixels = look.radius * size[1] as f32 / (2.0 * camera_tan(camera));
+        for (direction, (from, to)) in [(0usize, (0usize, 1usize)), (1, (1, 0))] {
+            let uniform = SurfaceUniform {
+                colour: look.colour,
+                radius_px: pixels * 5.0,
+                depth_falloff: 1.0 / (look.radius * look.radius * 4.0),
+                refraction: 0.03,
+                direction: direction as u32,
+            };
+            gpu.queue
+                .write_buffer(&self.surface[direction], 0, bytemuck::bytes_of(&uniform));
+            let group = self.surface_group(gpu, direction, &targets.eye[from].view, below);
+            let label = format!("fluid.draw.blur{direction}");
+            let timestamps = profiler.render_pass(&label);
+            self.blur
+                .draw(encoder, &label, &targets.eye[to].view, &group, timestamps);
+        }
+        let group = self.surface_group(gpu, 1, &targets.eye[0].view, below);
+        let timestamps = profiler.render_pass("fluid.draw.shade");
+        self.shade
+            .draw(encoder, "fluid.draw.shade", target, &group, timestamps);
+    }
+
+    fn surface_group(
+        &self,
+        gpu: &Gpu,
+        uniform: usize,
+        depth: &wgpu::TextureView,
+        below: &wgpu::TextureView,
+    ) -> wgpu::BindGroup {
+        bind(
+            gpu,
+            &self.surface_layout,
+            "fluid.surface",
+            &[
+                self.camera.as_entire_binding(),
+                self.surface[uniform].as_entire_binding(),
+                wgpu::BindingResource::TextureView(depth),
+                wgpu::BindingResource::TextureView(below),
+            ],
+        )
+    }
+}
+
+/// tan of half the vertical field of view, from the camera block.
+fn camera_tan(camera: &CameraUniform) -> f32 {
+    camera.tan_half_fov().max(1e-3)
+}
+
+impl Targets {
+    fn new(gpu: &Gpu, size: [u32; 2]) -> Self {
+        let depth = gpu.device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("fluid.depth_buffer"),
+            size: wgpu::Extent3d {
+                width: size[0].max(1),
+                height: size[1].max(1),
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: DEPTH_FORMAT,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+            view_formats: &[],
+        });
+        Self {
+            size,
+            eye: [0, 1].map(|i| {
+                RenderTarget::new(
+                    &gpu.device,
+                    &format!("fluid.eye_depth{i}"),
+                    size,
+                    EYE_DEPTH_FORMAT,
+                )
+            }),
+            depth: depth.create_view(&Default::default()),
+        }
+    }
+}
+
+fn begin<'e>(
+    encoder: &'e mut wgpu::CommandEncoder,
+    profiler: &mut GpuProfiler,
+    label: &str,
+    target: &wgpu::TextureView,
+    depth: Option<&wgpu::TextureView>,
+    clear: wgpu::Color,
+) -> wgpu::RenderPass<'e> {
+    encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+        label: Some(label),
+        color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+            view: target,
+            depth_slice: None,
+            resolve_target: None,
+            ops: wgpu::Operations {
+                load: wgpu::LoadOp::Clear(clear),
+                store: wgpu::StoreOp::Store,
+            },
+        })],
+        depth_stencil_attachment: depth.map(|view| wgpu::RenderPassDepthStencilAttachment {
+            view,
+            depth_ops: Some(wgpu::Operations {
+                load: wgpu::LoadOp::Clear(1.0),
+                store: wgpu::StoreOp::Discard,
+            }),
+            stencil_ops: None,
+        }),
+        timestamp_writes: profiler.render_pass(label),
+        occlusion_query_set: None,
+        multiview_mask: None,
+    })
+}
