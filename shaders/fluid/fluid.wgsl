@@ -24,36 +24,31 @@ struct FluidParams {
     emitter: vec4<f32>,
     emitter_velocity: vec4<f32>,
     sink: vec4<f32>,
+    // The kernels' constants for h: poly6, spiky gradient, viscosity
+    // Laplacian, h^2 (computed once on the CPU, not per particle).
+    kernel: vec4<f32>,
 }
 
 const PI: f32 = 3.14159265358979;
-
-fn poly6_coefficient(p: FluidParams) -> f32 {
-    if p.dimensions == 2u {
-        return 4.0 / (PI * pow(p.h, 8.0));
-    }
-    return 315.0 / (64.0 * PI * pow(p.h, 9.0));
-}
-
-fn spiky_gradient_coefficient(p: FluidParams) -> f32 {
-    if p.dimensions == 2u {
-        return -30.0 / (PI * pow(p.h, 5.0));
-    }
-    return -45.0 / (PI * pow(p.h, 6.0));
-}
-
-fn viscosity_laplacian_coefficient(p: FluidParams) -> f32 {
-    if p.dimensions == 2u {
-        return 20.0 / (3.0 * PI * pow(p.h, 5.0));
-    }
-    return 45.0 / (PI * pow(p.h, 6.0));
-}
 
 // Tait's equation with exponent 7, no tension.
 fn tait_pressure(p: FluidParams, density: f32) -> f32 {
     return p.stiffness * max(pow(density / p.rest_density, 7.0) - 1.0, 0.0);
 }
 
-fn cell_range(grid: Grid, c: vec3<i32>) -> bool {
-    return all(c >= vec3<i32>(0)) && all(c < vec3<i32>(grid.dims));
+// The particles of the (up to) three cells in a row along x around cell
+// `c` at row offset (dy, dz): one contiguous range, since cells are sorted
+// x fastest. Empty when the row is outside the grid.
+fn row_range(grid: Grid, starts_of: ptr<function, array<u32, 2>>, c: vec3<i32>, dy: i32, dz: i32) {
+    let y = c.y + dy;
+    let z = c.z + dz;
+    (*starts_of)[0] = 0u;
+    (*starts_of)[1] = 0u;
+    if y < 0 || z < 0 || y >= i32(grid.dims.y) || z >= i32(grid.dims.z) {
+        return;
+    }
+    let first = grid_index(grid, vec3<i32>(max(c.x - 1, 0), y, z));
+    let last = grid_index(grid, vec3<i32>(min(c.x + 1, i32(grid.dims.x) - 1), y, z));
+    (*starts_of)[0] = first;
+    (*starts_of)[1] = last + 1u;
 }

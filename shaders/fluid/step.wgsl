@@ -79,42 +79,37 @@ fn compute_density(@builtin(global_invocation_id) global: vec3<u32>, @builtin(nu
         density[s] = vec2<f32>(params.rest_density, 0.0);
         return;
     }
-    let h2 = params.h * params.h;
+    let h2 = params.kernel.w;
     let home = grid_coords(grid, me.xyz);
     let walls = walls_near(me.xyz);
     var sum = 0.0;
+    var cells: array<u32, 2>;
     for (var dz = -1; dz <= 1; dz++) {
         for (var dy = -1; dy <= 1; dy++) {
-            for (var dx = -1; dx <= 1; dx++) {
-                let c = home + vec3<i32>(dx, dy, dz);
-                if !cell_range(grid, c) {
+            row_range(grid, &cells, home, dy, dz);
+            for (var j = grid_starts[cells[0]]; j < grid_starts[cells[1]]; j++) {
+                let other = position_b[j];
+                if other.w == 0.0 {
                     continue;
                 }
-                let cell = grid_index(grid, c);
-                for (var j = grid_starts[cell]; j < grid_starts[cell + 1u]; j++) {
-                    let other = position_b[j];
-                    let d = other.xyz - me.xyz;
-                    let r2 = dot(d, d);
-                    if other.w == 0.0 {
-                        continue;
-                    }
-                    if r2 < h2 {
-                        let q = h2 - r2;
+                let d = other.xyz - me.xyz;
+                let r2 = dot(d, d);
+                if r2 < h2 {
+                    let q = h2 - r2;
+                    sum += q * q * q;
+                }
+                for (var w = 0u; w < walls.count; w++) {
+                    let g = mirrored(other.xyz, walls.axis[w], walls.at[w]) - me.xyz;
+                    let g2 = dot(g, g);
+                    if g2 < h2 {
+                        let q = h2 - g2;
                         sum += q * q * q;
-                    }
-                    for (var w = 0u; w < walls.count; w++) {
-                        let g = mirrored(other.xyz, walls.axis[w], walls.at[w]) - me.xyz;
-                        let g2 = dot(g, g);
-                        if g2 < h2 {
-                            let q = h2 - g2;
-                            sum += q * q * q;
-                        }
                     }
                 }
             }
         }
     }
-    let rho = max(params.mass * poly6_coefficient(params) * sum, 1e-6);
+    let rho = max(params.mass * params.kernel.x * sum, 1e-6);
     density[s] = vec2<f32>(rho, tait_pressure(params, rho));
 }
 
@@ -153,45 +148,45 @@ fn compute_force(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_
     let v = velocity_b[s].xyz;
     let own = density[s];
     let home = grid_coords(grid, me.xyz);
-    let spiky = spiky_gradient_coefficient(params);
-    let laplacian = viscosity_laplacian_coefficient(params);
+    let spiky = params.kernel.y;
+    let laplacian = params.kernel.z;
+    let h2 = params.kernel.w;
     let walls = walls_near(me.xyz);
     var pressure = vec3<f32>(0.0);
     var viscous = vec3<f32>(0.0);
+    var cells: array<u32, 2>;
     for (var dz = -1; dz <= 1; dz++) {
         for (var dy = -1; dy <= 1; dy++) {
-            for (var dx = -1; dx <= 1; dx++) {
-                let c = home + vec3<i32>(dx, dy, dz);
-                if !cell_range(grid, c) {
+            row_range(grid, &cells, home, dy, dz);
+            for (var j = grid_starts[cells[0]]; j < grid_starts[cells[1]]; j++) {
+                let other = position_b[j];
+                let d = other.xyz - me.xyz;
+                let r2 = dot(d, d);
+                let near = j != s && r2 < h2 && r2 >= 1e-18;
+                if other.w == 0.0 || (!near && walls.count == 0u) {
                     continue;
                 }
-                let cell = grid_index(grid, c);
-                for (var j = grid_starts[cell]; j < grid_starts[cell + 1u]; j++) {
-                    let other = position_b[j];
-                    if other.w == 0.0 {
-                        continue;
-                    }
-                    let theirs = density[j];
-                    let pairing = spiky * params.mass * (own.y + theirs.y) * 0.5 / theirs.x;
-                    let drag = laplacian * params.mass / theirs.x;
-                    let d = other.xyz - me.xyz;
-                    let r = length(d);
-                    if j != s && r < params.h && r >= 1e-9 {
-                        let w = params.h - r;
-                        pressure += pairing * w * w / r * d;
-                        viscous += drag * w * (velocity_b[j].xyz - v);
-                    }
-                    // Mirror particles across the walls, moving against their
-                    // originals: no-slip walls, whose friction slows a surge
-                    // as a real floor does.
-                    for (var k = 0u; k < walls.count; k++) {
-                        let g = mirrored(other.xyz, walls.axis[k], walls.at[k]) - me.xyz;
-                        let gr = length(g);
-                        if gr < params.h && gr >= 1e-9 {
-                            let w = params.h - gr;
-                            pressure += pairing * w * w / gr * g;
-                            viscous += drag * w * (-velocity_b[j].xyz - v);
-                        }
+                let theirs = density[j];
+                let pairing = spiky * params.mass * (own.y + theirs.y) * 0.5 / theirs.x;
+                let drag = laplacian * params.mass / theirs.x;
+                let u = velocity_b[j].xyz;
+                if near {
+                    let r = sqrt(r2);
+                    let w = params.h - r;
+                    pressure += pairing * w * w / r * d;
+                    viscous += drag * w * (u - v);
+                }
+                // Mirror particles across the walls, moving against their
+                // originals: no-slip walls, whose friction slows a surge
+                // as a real floor does.
+                for (var k = 0u; k < walls.count; k++) {
+                    let g = mirrored(other.xyz, walls.axis[k], walls.at[k]) - me.xyz;
+                    let g2 = dot(g, g);
+                    if g2 < h2 && g2 >= 1e-18 {
+                        let gr = sqrt(g2);
+                        let w = params.h - gr;
+                        pressure += pairing * w * w / gr * g;
+                        viscous += drag * w * (-u - v);
                     }
                 }
             }

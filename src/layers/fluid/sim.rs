@@ -51,6 +51,23 @@ pub struct FluidParams {
     pub emitter_velocity: [f32; 4],
     /// Sink: xyz, radius (0 = off).
     pub sink: [f32; 4],
+    /// Kernel constants for h: poly6, spiky gradient, viscosity Laplacian,
+    /// h^2; filled in by [`FluidSim`] from `h` and `dimensions`.
+    pub kernel: [f32; 4],
+}
+
+impl FluidParams {
+    /// These parameters with `kernel` computed for their h.
+    pub fn with_kernel(mut self) -> Self {
+        let (poly6, spiky, laplacian) = coefficients(self.dimensions, f64::from(self.h));
+        self.kernel = [
+            poly6 as f32,
+            spiky as f32,
+            laplacian as f32,
+            self.h * self.h,
+        ];
+        self
+    }
 }
 
 /// The SPH kernels' constants for `dimensions` and `h`, as in the WGSL.
@@ -140,7 +157,7 @@ impl FluidSim {
             .write_buffer(&count_buffer, 0, bytemuck::bytes_of(&count));
         let uniform = uniform_buffer(&gpu.device, "fluid.params", size_of::<FluidParams>());
         gpu.queue
-            .write_buffer(&uniform, 0, bytemuck::bytes_of(params));
+            .write_buffer(&uniform, 0, bytemuck::bytes_of(&params.with_kernel()));
         let h = params.h.max(1e-6);
         let grid_box = GridBox::covering([0.0; 3], params.container, h, 1 << 24);
         let grid = GridSort::new(
@@ -217,7 +234,7 @@ impl FluidSim {
     /// Writes the parameters for the next substeps.
     pub fn set_params(&self, gpu: &Gpu, params: &FluidParams) {
         gpu.queue
-            .write_buffer(&self.params, 0, bytemuck::bytes_of(params));
+            .write_buffer(&self.params, 0, bytemuck::bytes_of(&params.with_kernel()));
     }
 
     /// Records one substep, each stage in its own timed pass.
