@@ -36,9 +36,14 @@ fn tait_pressure(p: FluidParams, density: f32) -> f32 {
     return p.stiffness * max(pow(density / p.rest_density, 7.0) - 1.0, 0.0);
 }
 
-// The particles of the (up to) three cells in a row along x around cell
-// `c` at row offset (dy, dz): one contiguous range, since cells are sorted
-// x fastest. Empty when the row is outside the grid.
+// Cells are h / 2 wide, so the neighbours within h of a particle lie in
+// the 5 x 5 x 5 cells around its own; smaller cells than h mean fewer
+// candidates to test (about 125 instead of 216 at 8 particles per h^3).
+const REACH: i32 = 2;
+
+// The particles of the cells within REACH along x of cell `c`, in the row
+// at offset (dy, dz): one contiguous range, since cells are sorted x
+// fastest. Empty when the row is outside the grid.
 fn row_range(grid: Grid, starts_of: ptr<function, array<u32, 2>>, c: vec3<i32>, dy: i32, dz: i32) {
     let y = c.y + dy;
     let z = c.z + dz;
@@ -47,8 +52,8 @@ fn row_range(grid: Grid, starts_of: ptr<function, array<u32, 2>>, c: vec3<i32>, 
     if y < 0 || z < 0 || y >= i32(grid.dims.y) || z >= i32(grid.dims.z) {
         return;
     }
-    let first = grid_index(grid, vec3<i32>(max(c.x - 1, 0), y, z));
-    let last = grid_index(grid, vec3<i32>(min(c.x + 1, i32(grid.dims.x) - 1), y, z));
+    let first = grid_index(grid, vec3<i32>(max(c.x - REACH, 0), y, z));
+    let last = grid_index(grid, vec3<i32>(min(c.x + REACH, i32(grid.dims.x) - 1), y, z));
     (*starts_of)[0] = first;
     (*starts_of)[1] = last + 1u;
 }

@@ -84,8 +84,8 @@ fn compute_density(@builtin(global_invocation_id) global: vec3<u32>, @builtin(nu
     let walls = walls_near(me.xyz);
     var sum = 0.0;
     var cells: array<u32, 2>;
-    for (var dz = -1; dz <= 1; dz++) {
-        for (var dy = -1; dy <= 1; dy++) {
+    for (var dz = -REACH; dz <= REACH; dz++) {
+        for (var dy = -REACH; dy <= REACH; dy++) {
             row_range(grid, &cells, home, dy, dz);
             for (var j = grid_starts[cells[0]]; j < grid_starts[cells[1]]; j++) {
                 let other = position_b[j];
@@ -155,8 +155,8 @@ fn compute_force(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_
     var pressure = vec3<f32>(0.0);
     var viscous = vec3<f32>(0.0);
     var cells: array<u32, 2>;
-    for (var dz = -1; dz <= 1; dz++) {
-        for (var dy = -1; dy <= 1; dy++) {
+    for (var dz = -REACH; dz <= REACH; dz++) {
+        for (var dy = -REACH; dy <= REACH; dy++) {
             row_range(grid, &cells, home, dy, dz);
             for (var j = grid_starts[cells[0]]; j < grid_starts[cells[1]]; j++) {
                 let other = position_b[j];

@@ -159,7 +159,8 @@ impl FluidSim {
         gpu.queue
             .write_buffer(&uniform, 0, bytemuck::bytes_of(&params.with_kernel()));
         let h = params.h.max(1e-6);
-        let grid_box = GridBox::covering([0.0; 3], params.container, h, 1 << 24);
+        // Cells of h / 2: the kernels search 5 x 5 x 5 of them (REACH in fluid.wgsl).
+        let grid_box = GridBox::covering([0.0; 3], params.container, h * 0.5, 1 << 25);
         let grid = GridSort::new(
             gpu,
             assets,
