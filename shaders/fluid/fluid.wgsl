@@ -41,27 +41,19 @@ fn tait_pressure(p: FluidParams, density: f32) -> f32 {
 // candidates to test (about 125 instead of 216 at 8 particles per h^3).
 const REACH: i32 = 2;
 
-// The particles within reach of `p` in the row of cells at offset (dy, dz)
-// from its cell: the cells that the interval [p.x - h, p.x + h] touches,
-// one contiguous range since cells are sorted x fastest. Empty when the row
-// is outside the grid or all of it is farther than h in y and z.
-fn row_range(grid: Grid, starts_of: ptr<function, array<u32, 2>>, p: vec3<f32>, h: f32, dy: i32, dz: i32) {
-    (*starts_of)[0] = 0u;
-    (*starts_of)[1] = 0u;
-    let c = grid_coords(grid, p);
+// The particles of the cells within REACH along x of cell `c`, in the row
+// at offset (dy, dz): one contiguous range, since cells are sorted x
+// fastest. Empty when the row is outside the grid.
+fn row_range(grid: Grid, starts_of: ptr<function, array<u32, 2>>, c: vec3<i32>, dy: i32, dz: i32) {
     let y = c.y + dy;
     let z = c.z + dz;
+    (*starts_of)[0] = 0u;
+    (*starts_of)[1] = 0u;
     if y < 0 || z < 0 || y >= i32(grid.dims.y) || z >= i32(grid.dims.z) {
         return;
     }
-    let low = grid.origin + vec3<f32>(0.0, f32(y), f32(z)) * grid.cell_size;
-    let gap_y = max(max(low.y - p.y, p.y - (low.y + grid.cell_size)), 0.0);
-    let gap_z = max(max(low.z - p.z, p.z - (low.z + grid.cell_size)), 0.0);
-    if gap_y * gap_y + gap_z * gap_z >= h * h {
-        return;
-    }
-    let x0 = clamp(i32(floor((p.x - h - grid.origin.x) / grid.cell_size)), 0, i32(grid.dims.x) - 1);
-    let x1 = clamp(i32(floor((p.x + h - grid.origin.x) / grid.cell_size)), 0, i32(grid.dims.x) - 1);
-    (*starts_of)[0] = grid_index(grid, vec3<i32>(x0, y, z));
-    (*starts_of)[1] = grid_index(grid, vec3<i32>(x1, y, z)) + 1u;
+    let first = grid_index(grid, vec3<i32>(max(c.x - REACH, 0), y, z));
+    let last = grid_index(grid, vec3<i32>(min(c.x + REACH, i32(grid.dims.x) - 1), y, z));
+    (*starts_of)[0] = first;
+    (*starts_of)[1] = last + 1u;
 }

@@ -80,12 +80,13 @@ fn compute_density(@builtin(global_invocation_id) global: vec3<u32>, @builtin(nu
         return;
     }
     let h2 = params.kernel.w;
+    let home = grid_coords(grid, me.xyz);
     let walls = walls_near(me.xyz);
     var sum = 0.0;
     var cells: array<u32, 2>;
     for (var dz = -REACH; dz <= REACH; dz++) {
         for (var dy = -REACH; dy <= REACH; dy++) {
-            row_range(grid, &cells, me.xyz, params.h, dy, dz);
+            row_range(grid, &cells, home, dy, dz);
             for (var j = grid_starts[cells[0]]; j < grid_starts[cells[1]]; j++) {
                 let other = position_b[j];
                 if other.w == 0.0 {
@@ -146,6 +147,7 @@ fn compute_force(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_
     }
     let v = velocity_b[s].xyz;
     let own = density[s];
+    let home = grid_coords(grid, me.xyz);
     let spiky = params.kernel.y;
     let laplacian = params.kernel.z;
     let h2 = params.kernel.w;
@@ -155,7 +157,7 @@ fn compute_force(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_
     var cells: array<u32, 2>;
     for (var dz = -REACH; dz <= REACH; dz++) {
         for (var dy = -REACH; dy <= REACH; dy++) {
-            row_range(grid, &cells, me.xyz, params.h, dy, dz);
+            row_range(grid, &cells, home, dy, dz);
             for (var j = grid_starts[cells[0]]; j < grid_starts[cells[1]]; j++) {
                 let other = position_b[j];
                 let d = other.xyz - me.xyz;
