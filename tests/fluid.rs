@@ -173,3 +173,45 @@ fn the_coarse_dam_break_follows_koshizuka_and_oka() {
         result.curve
     );
 }
+
+#[test]
+fn a_sink_drains_and_an_emitter_pours() {
+    let gpu = support::gpu();
+    let mut scene = block(
+        2,
+        [1.0, 1.0, 0.0],
+        [0.0, 0.0, 0.0],
+        [0.4, 0.4, 0.0],
+        20,
+        3.0,
+        9.81,
+        0.0,
+        3,
+    );
+    let sim = upload(&scene);
+    let alive = |sim: &FluidSim| -> usize {
+        let (positions, _) = sim.read_particles(&gpu).unwrap_or_else(|e| panic!("{e}"));
+        positions.iter().filter(|p| p[3] != 0.0).count()
+    };
+    scene.params.sink = [0.1, 0.1, 0.0, 0.15];
+    sim.set_params(&gpu, &scene.params);
+    run(&sim, 20);
+    let drained = alive(&sim);
+    assert!(
+        drained < scene.positions.len(),
+        "the sink drained: {drained} of {}",
+        scene.positions.len()
+    );
+    scene.params.sink = [0.0; 4];
+    scene.params.emitter = [0.7, 0.7, 0.0, 0.05];
+    scene.params.emitter_velocity = [0.0, -1.0, 0.0, 0.5];
+    for seed in 0..20 {
+        scene.params.seed = seed;
+        sim.set_params(&gpu, &scene.params);
+        run(&sim, 1);
+    }
+    assert!(
+        alive(&sim) > drained,
+        "the emitter poured the drained particles back"
+    );
+}
