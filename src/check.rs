@@ -74,9 +74,17 @@ impl CheckReport {
 }
 
 /// Layer shaders (`shader/*.wgsl`) are checked as the layer composes them;
-/// the prelude is checked through them; every other file on its own.
+/// files without an entry point are includes, checked through the files
+/// that include them; every other file on its own.
 fn check_shader(assets: &Assets, file: &str) -> Result<(), String> {
-    if file.starts_with("shader/prelude/") {
+    let text = assets
+        .read(Folder::Shaders, file)
+        .map_err(|e| e.to_string())?
+        .text;
+    let entry = ["@compute", "@vertex", "@fragment"]
+        .iter()
+        .any(|e| text.contains(e));
+    if file.starts_with("shader/prelude/") || (!entry && !file.starts_with("shader/")) {
         return Ok(());
     }
     let composed = if file.starts_with("shader/") {

@@ -9,8 +9,6 @@ use crate::gpu::grid_sort::{GridBox, GridSort};
 use crate::gpu::{Gpu, GpuProfiler, bindings::uniform_buffer};
 use crate::show::Assets;
 
-const FILE: &str = "fluid/step.wgsl";
-
 /// `struct FluidParams` in `shaders/fluid/fluid.wgsl`.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Pod, Zeroable)]
@@ -173,7 +171,13 @@ impl FluidSim {
         let kernel = |entry: &str,
                       bindings: &[(u32, &wgpu::Buffer)]|
          -> Result<(Kernel, wgpu::BindGroup), String> {
-            let kernel = Kernel::new(gpu, assets, FILE, entry)?;
+            // One WGSL file per stage, each declaring read-only what it only reads.
+            let file = match entry {
+                "compute_density" => "fluid/density.wgsl".to_string(),
+                "compute_force" => "fluid/force.wgsl".to_string(),
+                other => format!("fluid/{other}.wgsl"),
+            };
+            let kernel = Kernel::new(gpu, assets, &file, entry)?;
             let group = kernel.bind(gpu, bindings);
             Ok((kernel, group))
         };

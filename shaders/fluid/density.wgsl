@@ -1,0 +1,56 @@
+// SPH stage 2: density (Poly6, the particle itself and its mirrors
+// included) and Tait pressure.
+
+#include "fluid/substep.wgsl"
+
+@group(0) @binding(0) var<uniform> params: FluidParams;
+@group(0) @binding(1) var<uniform> grid: Grid;
+@group(0) @binding(4) var<storage, read> position_b: array<vec4<f32>>;
+@group(0) @binding(6) var<storage, read_write> density: array<vec2<f32>>;
+@group(0) @binding(8) var<storage, read> grid_starts: array<u32>;
+
+@compute @workgroup_size(256)
+fn compute_density(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let s = particle(global, groups);
+    if s >= params.count {
+        return;
+    }
+    let me = position_b[s];
+    if me.w == 0.0 {
+        density[s] = vec2<f32>(params.rest_density, 0.0);
+        return;
+    }
+    let h2 = params.kernel.w;
+    let home = grid_coords(grid, me.xyz);
+    let walls = walls_near(me.xyz);
+    var sum = 0.0;
+    var cells: array<u32, 2>;
+    for (var dz = -REACH; dz <= REACH; dz++) {
+        for (var dy = -REACH; dy <= REACH; dy++) {
+            row_range(grid, &cells, home, dy, dz);
+            for (var j = grid_starts[cells[0]]; j < grid_starts[cells[1]]; j++) {
+                let other = position_b[j];
+                if other.w == 0.0 {
+                    continue;
+                }
+                let d = other.xyz - me.xyz;
+                let r2 = dot(d, d);
+                if r2 < h2 {
+                    let q = h2 - r2;
+                    sum += q * q * q;
+                }
+                for (var w = 0u; w < walls.count; w++) {
+                    let g = mirrored(other.xyz, walls.axis[w], walls.at[w]) - me.xyz;
+                    let g2 = dot(g, g);
+                    if g2 < h2 {
+                        let q = h2 - g2;
+                        sum += q * q * q;
+                    }
+                }
+            }
+        }
+    }
+    let rho = max(params.mass * params.kernel.x * sum, 1e-6);
+    density[s] = vec2<f32>(rho, tait_pressure(params, rho));
+}
+

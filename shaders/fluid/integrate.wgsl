@@ -1,0 +1,53 @@
+// SPH stage 4: symplectic Euler back into set A, with sinks, emitters,
+// the container and NaN guards: nothing leaves the tank or stays broken.
+
+#include "fluid/substep.wgsl"
+
+@group(0) @binding(0) var<uniform> params: FluidParams;
+@group(0) @binding(2) var<storage, read_write> position_a: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read_write> velocity_a: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read> position_b: array<vec4<f32>>;
+@group(0) @binding(5) var<storage, read> velocity_b: array<vec4<f32>>;
+@group(0) @binding(7) var<storage, read> acceleration: array<vec4<f32>>;
+
+@compute @workgroup_size(256)
+fn integrate(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let s = particle(global, groups);
+    if s >= params.count {
+        return;
+    }
+    var x = position_b[s];
+    var v = velocity_b[s].xyz;
+    if x.w != 0.0 {
+        v += acceleration[s].xyz * params.dt;
+        x = vec4<f32>(x.xyz + v * params.dt, 1.0);
+    }
+    // A sink drains what enters it.
+    if params.sink.w > 0.0 && x.w != 0.0 && distance(x.xyz, params.sink.xyz) < params.sink.w {
+        x.w = 0.0;
+    }
+    // An emitter pours: dead particles come back there, a share per substep.
+    if x.w == 0.0 && params.emitter.w > 0.0 && random01(s, params.seed) < params.emitter_velocity.w {
+        let jitter = vec3<f32>(random01(s, params.seed + 1u), random01(s, params.seed + 2u), random01(s, params.seed + 3u)) - 0.5;
+        x = vec4<f32>(params.emitter.xyz + jitter * params.emitter.w, 1.0);
+        v = params.emitter_velocity.xyz;
+    }
+    // Nothing leaves the container, and nothing stays NaN.
+    let broken = any(x.xyz != x.xyz) || any(v != v) || any(abs(v) > vec3<f32>(1e4));
+    if broken {
+        let r = vec3<f32>(random01(s, params.seed + 7u), random01(s, params.seed + 8u), random01(s, params.seed + 9u));
+        x = vec4<f32>(params.container * (0.25 + 0.5 * r), 1.0);
+        v = vec3<f32>(0.0);
+    }
+    let low = vec3<f32>(0.0);
+    let high = params.container;
+    let inside = clamp(x.xyz, low, high);
+    v = select(v, vec3<f32>(0.0), inside != x.xyz);
+    x = vec4<f32>(inside, x.w);
+    if params.dimensions == 2u {
+        x.z = 0.0;
+        v.z = 0.0;
+    }
+    position_a[s] = x;
+    velocity_a[s] = vec4<f32>(v, 0.0);
+}

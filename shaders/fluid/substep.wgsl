@@ -1,0 +1,71 @@
+// What every SPH stage shares beyond fluid.wgsl: the particle a thread
+// handles, the mirror walls, wall and interaction forces, and a hash for
+// the emitter. Each stage file declares `params` (and the buffers it uses,
+// read-only where it only reads, so the GPU may cache them).
+
+#include "fluid/fluid.wgsl"
+
+fn particle(global: vec3<u32>, groups: vec3<u32>) -> u32 {
+    return global.x + global.y * groups.x * 256u;
+}
+
+// Walls near a particle, as (axis, wall coordinate) pairs: the fluid is
+// mirrored across them, so a particle at a wall has a full neighbourhood
+// (mirror particles). Without this the layer along a wall has too little
+// density, no pressure, and squirts out along the floor.
+struct Walls {
+    count: u32,
+    axis: array<u32, 3>,
+    at: array<f32, 3>,
+}
+
+fn walls_near(x: vec3<f32>) -> Walls {
+    var walls: Walls;
+    let axes = select(3u, 2u, params.dimensions == 2u);
+    for (var k = 0u; k < axes; k++) {
+        if x[k] < params.h {
+            walls.axis[walls.count] = k;
+            walls.at[walls.count] = 0.0;
+            walls.count += 1u;
+        } else if x[k] > params.container[k] - params.h {
+            walls.axis[walls.count] = k;
+            walls.at[walls.count] = params.container[k];
+            walls.count += 1u;
+        }
+    }
+    return walls;
+}
+
+fn mirrored(v: vec3<f32>, axis: u32, at: f32) -> vec3<f32> {
+    var m = v;
+    m[axis] = 2.0 * at - v[axis];
+    return m;
+}
+
+
+// Walls push back in proportion to how far a particle has gone through.
+fn wall_acceleration(x: vec3<f32>) -> vec3<f32> {
+    var a = vec3<f32>(0.0);
+    let axes = select(3, 2, params.dimensions == 2u);
+    for (var k = 0; k < axes; k++) {
+        a[k] += params.wall_stiffness * max(-x[k], 0.0);
+        a[k] -= params.wall_stiffness * max(x[k] - params.container[k], 0.0);
+    }
+    return a;
+}
+
+// An interaction point pushes away within its radius (the seed's mouse).
+fn interaction(x: vec3<f32>, point: vec4<f32>, strength: f32) -> vec3<f32> {
+    let d = x - point.xyz;
+    let distance = length(d);
+    if point.w <= 0.0 || distance >= point.w || distance < 1e-6 {
+        return vec3<f32>(0.0);
+    }
+    return strength * (point.w - distance) * (d / distance);
+}
+
+fn random01(a: u32, b: u32) -> f32 {
+    var v = a * 747796405u + 2891336453u + b * 277803737u;
+    v = ((v >> ((v >> 28u) + 4u)) ^ v) * 277803737u;
+    return f32(((v >> 22u) ^ v) >> 8u) / 16777216.0;
+}
