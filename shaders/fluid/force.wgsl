@@ -45,13 +45,14 @@ fn compute_force(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_
                     continue;
                 }
                 let theirs = density[j];
-                let pairing = spiky * params.mass * (own.y + theirs.y) * 0.5 / theirs.x;
-                let drag = laplacian * params.mass / theirs.x;
+                let inverse_density = 1.0 / theirs.x;
+                let pairing = spiky * params.mass * (own.y + theirs.y) * 0.5 * inverse_density;
+                let drag = laplacian * params.mass * inverse_density;
                 let u = velocity_b[j].xyz;
                 if near {
-                    let r = sqrt(r2);
-                    let w = params.h - r;
-                    pressure += pairing * w * w / r * d;
+                    let inverse_r = inverseSqrt(r2);
+                    let w = params.h - r2 * inverse_r;
+                    pressure += pairing * w * w * inverse_r * d;
                     viscous += drag * w * (u - v);
                 }
                 // Mirror particles across the walls, moving against their
