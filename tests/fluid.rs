@@ -215,3 +215,44 @@ fn a_sink_drains_and_an_emitter_pours() {
         "the emitter poured the drained particles back"
     );
 }
+
+#[test]
+fn both_looks_draw_the_liquid() {
+    use sylva::gpu::{OUTPUT_FORMAT, RenderTarget, read_rgba16f};
+    use sylva::params::{Source, Value};
+    for look in ["surface", "particles"] {
+        let mut renderer = support::renderer(support::fixtures(), "fluid_small", OUTPUT_FORMAT);
+        renderer
+            .registry
+            .set_now("fluid.render", Value::Text(look.into()), Source::Ui)
+            .ok();
+        let output = RenderTarget::new(
+            &renderer.gpu.device,
+            "fluid.output",
+            [96, 64],
+            OUTPUT_FORMAT,
+        );
+        for _ in 0..3 {
+            let encoder = renderer.record(1.0 / 60.0, &output.view, [96, 64]);
+            renderer.submit(encoder);
+        }
+        assert!(
+            renderer.errors.snapshot().is_empty(),
+            "{look}: {:?}",
+            renderer.errors.snapshot()
+        );
+        let texels = renderer
+            .compositor()
+            .layer_target("fluid")
+            .map(|t| read_rgba16f(&renderer.gpu, t));
+        let Some(Ok(texels)) = texels else {
+            panic!("{look}: no layer target");
+        };
+        let covered = texels.iter().filter(|t| t[3] > 0.0).count();
+        assert!(
+            covered > texels.len() / 50 && covered < texels.len(),
+            "{look}: {covered} of {} pixels",
+            texels.len()
+        );
+    }
+}

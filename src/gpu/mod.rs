@@ -9,6 +9,7 @@ mod fullscreen;
 pub mod grid_sort;
 pub mod prefix_sum;
 mod profiler;
+pub mod raster;
 mod readback;
 mod target;
 pub mod wgsl;

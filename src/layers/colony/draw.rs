@@ -6,13 +6,13 @@ use bytemuck::{Pod, Zeroable};
 
 use super::sim::ColonySim;
 use crate::gpu::bindings::uniform_buffer;
+use crate::gpu::raster::{Output, additive, buffers_group, depth_view, instanced_pipeline};
 use crate::gpu::wgsl::Composer;
 use crate::gpu::{Gpu, GpuProfiler, HDR_FORMAT};
 use crate::layers::camera::CameraUniform;
 use crate::show::Assets;
 
 const FILE: &str = "colony/draw.wgsl";
-const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 
 /// `struct DrawParams` in WGSL.
 #[repr(C)]
@@ -86,58 +86,28 @@ impl BranchRenderer {
                 label: Some(FILE),
                 source: wgpu::ShaderSource::Wgsl(composed.text().into()),
             });
-        let additive = wgpu::BlendState {
-            color: wgpu::BlendComponent {
-                src_factor: wgpu::BlendFactor::One,
-                dst_factor: wgpu::BlendFactor::One,
-                operation: wgpu::BlendOperation::Add,
+        let lines = instanced_pipeline(
+            &gpu.device,
+            &module,
+            "colony.lines",
+            ("vs_line", "fs_line"),
+            Output {
+                format: HDR_FORMAT,
+                blend: Some(additive()),
+                depth: false,
             },
-            alpha: wgpu::BlendComponent {
-                src_factor: wgpu::BlendFactor::One,
-                dst_factor: wgpu::BlendFactor::One,
-                operation: wgpu::BlendOperation::Max,
+        );
+        let tubes = instanced_pipeline(
+            &gpu.device,
+            &module,
+            "colony.tubes",
+            ("vs_tube", "fs_tube"),
+            Output {
+                format: HDR_FORMAT,
+                blend: None,
+                depth: true,
             },
-        };
-        let pipeline = |label: &str,
-                        vertex: &str,
-                        fragment: &str,
-                        blend: Option<wgpu::BlendState>,
-                        depth: bool| {
-            gpu.device
-                .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                    label: Some(label),
-                    layout: None,
-                    vertex: wgpu::VertexState {
-                        module: &module,
-                        entry_point: Some(vertex),
-                        compilation_options: Default::default(),
-                        buffers: &[],
-                    },
-                    primitive: wgpu::PrimitiveState::default(),
-                    depth_stencil: depth.then(|| wgpu::DepthStencilState {
-                        format: DEPTH_FORMAT,
-                        depth_write_enabled: Some(true),
-                        depth_compare: Some(wgpu::CompareFunction::Less),
-                        stencil: Default::default(),
-                        bias: Default::default(),
-                    }),
-                    multisample: Default::default(),
-                    fragment: Some(wgpu::FragmentState {
-                        module: &module,
-                        entry_point: Some(fragment),
-                        compilation_options: Default::default(),
-                        targets: &[Some(wgpu::ColorTargetState {
-                            format: HDR_FORMAT,
-                            blend,
-                            write_mask: wgpu::ColorWrites::ALL,
-                        })],
-                    }),
-                    multiview_mask: None,
-                    cache: None,
-                })
-        };
-        let lines = pipeline("colony.lines", "vs_line", "fs_line", Some(additive), false);
-        let tubes = pipeline("colony.tubes", "vs_tube", "fs_tube", None, true);
+        );
         if let Some(error) = pollster::block_on(scope.pop()) {
             return Err(format!("{FILE}: {error}"));
         }
@@ -153,24 +123,14 @@ impl BranchRenderer {
 
     /// Binds a (new) simulation's buffers.
     pub fn attach(&mut self, gpu: &Gpu, sim: &ColonySim) {
-        let group = |pipeline: &wgpu::RenderPipeline| {
-            let entries = [
-                (0, &self.camera),
-                (1, &self.params),
-                (2, &sim.nodes),
-                (3, &sim.info),
-                (4, &sim.state),
-            ]
-            .map(|(binding, buffer)| wgpu::BindGroupEntry {
-                binding,
-                resource: buffer.as_entire_binding(),
-            });
-            gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("colony.draw"),
-                layout: &pipeline.get_bind_group_layout(0),
-                entries: &entries,
-            })
-        };
+        let buffers = [
+            (0, &self.camera),
+            (1, &self.params),
+            (2, &sim.nodes),
+            (3, &sim.info),
+            (4, &sim.state),
+        ];
+        let group = |pipeline| buffers_group(&gpu.device, pipeline, "colony.draw", &buffers);
         self.groups = Some((group(&self.lines), group(&self.tubes)));
     }
 
@@ -193,21 +153,7 @@ impl BranchRenderer {
         gpu.queue
             .write_buffer(&self.params, 0, bytemuck::bytes_of(params));
         if self.depth.as_ref().is_none_or(|(_, s)| *s != size) {
-            let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
-                label: Some("colony.depth"),
-                size: wgpu::Extent3d {
-                    width: size[0].max(1),
-                    height: size[1].max(1),
-                    depth_or_array_layers: 1,
-                },
-                mip_level_count: 1,
-                sample_count: 1,
-                dimension: wgpu::TextureDimension::D2,
-                format: DEPTH_FORMAT,
-                usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
-                view_formats: &[],
-            });
-            self.depth = Some((texture.create_view(&Default::default()), size));
+            self.depth = Some((depth_view(&gpu.device, "colony.depth", size), size));
         }
         let (Some((lines_group, tubes_group)), Some((depth, _))) = (&self.groups, &self.depth)
         else {

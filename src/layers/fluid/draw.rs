@@ -7,12 +7,12 @@ use bytemuck::{Pod, Zeroable};
 
 use super::sim::FluidSim;
 use crate::gpu::bindings::{Slot, bind, layout, uniform_buffer};
+use crate::gpu::raster::{Output, additive, buffers_group, depth_view, instanced_pipeline};
 use crate::gpu::wgsl::Composer;
 use crate::gpu::{FullscreenPipeline, Gpu, GpuProfiler, HDR_FORMAT, RenderTarget};
 use crate::layers::camera::CameraUniform;
 use crate::show::Assets;
 
-const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 const EYE_DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::R32Float;
 /// Eye depth where no liquid is (`EMPTY` in surface.wgsl).
 const EMPTY: f64 = 1e9;
@@ -87,55 +87,28 @@ impl FluidRenderer {
                 label: Some("fluid/particles.wgsl"),
                 source: wgpu::ShaderSource::Wgsl(particles.text().into()),
             });
-        let additive = wgpu::BlendComponent {
-            src_factor: wgpu::BlendFactor::One,
-            dst_factor: wgpu::BlendFactor::One,
-            operation: wgpu::BlendOperation::Add,
-        };
-        let pipeline =
-            |label: &str, fragment: &str, format, blend: Option<wgpu::BlendState>, depth: bool| {
-                gpu.device
-                    .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                        label: Some(label),
-                        layout: None,
-                        vertex: wgpu::VertexState {
-                            module: &module,
-                            entry_point: Some("vs_disc"),
-                            compilation_options: Default::default(),
-                            buffers: &[],
-                        },
-                        primitive: wgpu::PrimitiveState::default(),
-                        depth_stencil: depth.then_some(wgpu::DepthStencilState {
-                            format: DEPTH_FORMAT,
-                            depth_write_enabled: Some(true),
-                            depth_compare: Some(wgpu::CompareFunction::Less),
-                            stencil: Default::default(),
-                            bias: Default::default(),
-                        }),
-                        multisample: Default::default(),
-                        fragment: Some(wgpu::FragmentState {
-                            module: &module,
-                            entry_point: Some(fragment),
-                            compilation_options: Default::default(),
-                            targets: &[Some(wgpu::ColorTargetState {
-                                format,
-                                blend,
-                                write_mask: wgpu::ColorWrites::ALL,
-                            })],
-                        }),
-                        multiview_mask: None,
-                        cache: None,
-                    })
-            };
-        let glow_blend = wgpu::BlendState {
-            color: additive,
-            alpha: wgpu::BlendComponent {
-                operation: wgpu::BlendOperation::Max,
-                ..additive
+        let glow = instanced_pipeline(
+            &gpu.device,
+            &module,
+            "fluid.glow",
+            ("vs_disc", "fs_glow"),
+            Output {
+                format: HDR_FORMAT,
+                blend: Some(additive()),
+                depth: false,
             },
-        };
-        let glow = pipeline("fluid.glow", "fs_glow", HDR_FORMAT, Some(glow_blend), false);
-        let depth = pipeline("fluid.depth", "fs_depth", EYE_DEPTH_FORMAT, None, true);
+        );
+        let depth = instanced_pipeline(
+            &gpu.device,
+            &module,
+            "fluid.depth",
+            ("vs_disc", "fs_depth"),
+            Output {
+                format: EYE_DEPTH_FORMAT,
+                blend: None,
+                depth: true,
+            },
+        );
         if let Some(error) = pollster::block_on(scope.pop()) {
             return Err(format!("fluid/particles.wgsl: {error}"));
         }
@@ -183,24 +156,14 @@ impl FluidRenderer {
 
     /// Binds a (new) simulation's buffers.
     pub fn attach(&mut self, gpu: &Gpu, sim: &FluidSim) {
-        let group = |pipeline: &wgpu::RenderPipeline| {
-            let entries = [
-                (0, &self.camera),
-                (1, &self.look),
-                (2, &sim.positions),
-                (3, &sim.velocities),
-                (4, &sim.densities),
-            ]
-            .map(|(binding, buffer)| wgpu::BindGroupEntry {
-                binding,
-                resource: buffer.as_entire_binding(),
-            });
-            gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("fluid.particles"),
-                layout: &pipeline.get_bind_group_layout(0),
-                entries: &entries,
-            })
-        };
+        let buffers = [
+            (0, &self.camera),
+            (1, &self.look),
+            (2, &sim.positions),
+            (3, &sim.velocities),
+            (4, &sim.densities),
+        ];
+        let group = |pipeline| buffers_group(&gpu.device, pipeline, "fluid.particles", &buffers);
         self.groups = Some((group(&self.glow), group(&self.depth)));
     }
 
@@ -315,20 +278,6 @@ fn camera_tan(camera: &CameraUniform) -> f32 {
 
 impl Targets {
     fn new(gpu: &Gpu, size: [u32; 2]) -> Self {
-        let depth = gpu.device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("fluid.depth_buffer"),
-            size: wgpu::Extent3d {
-                width: size[0].max(1),
-                height: size[1].max(1),
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: DEPTH_FORMAT,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
-            view_formats: &[],
-        });
         Self {
             size,
             eye: [0, 1].map(|i| {
@@ -339,7 +288,7 @@ impl Targets {
                     EYE_DEPTH_FORMAT,
                 )
             }),
-            depth: depth.create_view(&Default::default()),
+            depth: depth_view(&gpu.device, "fluid.depth_buffer", size),
         }
     }
 }

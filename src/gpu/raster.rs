@@ -1,0 +1,115 @@
+//! Helpers for the 3D layers' instanced drawing (colony branches, fluid
+//! particles): pipelines whose vertices come from storage buffers and the
+//! instance index, an additive glow blend, depth buffers, and bind groups
+//! over a pipeline's automatic layout.
+
+/// Depth format of the 3D layers.
+pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
+
+/// Adds colour (glow) and keeps the largest alpha, so coverage stays 0..1.
+pub fn additive() -> wgpu::BlendState {
+    let add = wgpu::BlendComponent {
+        src_factor: wgpu::BlendFactor::One,
+        dst_factor: wgpu::BlendFactor::One,
+        operation: wgpu::BlendOperation::Add,
+    };
+    wgpu::BlendState {
+        color: add,
+        alpha: wgpu::BlendComponent {
+            operation: wgpu::BlendOperation::Max,
+            ..add
+        },
+    }
+}
+
+/// Where a pipeline draws.
+pub struct Output {
+    /// Colour format.
+    pub format: wgpu::TextureFormat,
+    /// Blending, `None` to overwrite.
+    pub blend: Option<wgpu::BlendState>,
+    /// Depth-tested and written (Less) against [`DEPTH_FORMAT`].
+    pub depth: bool,
+}
+
+/// A pipeline with no vertex buffers and an automatic layout.
+pub fn instanced_pipeline(
+    device: &wgpu::Device,
+    module: &wgpu::ShaderModule,
+    label: &str,
+    (vertex, fragment): (&str, &str),
+    output: Output,
+) -> wgpu::RenderPipeline {
+    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some(label),
+        layout: None,
+        vertex: wgpu::VertexState {
+            module,
+            entry_point: Some(vertex),
+            compilation_options: Default::default(),
+            buffers: &[],
+        },
+        primitive: wgpu::PrimitiveState::default(),
+        depth_stencil: output.depth.then_some(wgpu::DepthStencilState {
+            format: DEPTH_FORMAT,
+            depth_write_enabled: Some(true),
+            depth_compare: Some(wgpu::CompareFunction::Less),
+            stencil: Default::default(),
+            bias: Default::default(),
+        }),
+        multisample: Default::default(),
+        fragment: Some(wgpu::FragmentState {
+            module,
+            entry_point: Some(fragment),
+            compilation_options: Default::default(),
+            targets: &[Some(wgpu::ColorTargetState {
+                format: output.format,
+                blend: output.blend,
+                write_mask: wgpu::ColorWrites::ALL,
+            })],
+        }),
+        multiview_mask: None,
+        cache: None,
+    })
+}
+
+/// A depth buffer of `size` pixels.
+pub fn depth_view(device: &wgpu::Device, label: &str, size: [u32; 2]) -> wgpu::TextureView {
+    device
+        .create_texture(&wgpu::TextureDescriptor {
+            label: Some(label),
+            size: wgpu::Extent3d {
+                width: size[0].max(1),
+                height: size[1].max(1),
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: DEPTH_FORMAT,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+            view_formats: &[],
+        })
+        .create_view(&Default::default())
+}
+
+/// A bind group of whole buffers over `pipeline`'s automatic layout 0.
+pub fn buffers_group(
+    device: &wgpu::Device,
+    pipeline: &wgpu::RenderPipeline,
+    label: &str,
+    buffers: &[(u32, &wgpu::Buffer)],
+) -> wgpu::BindGroup {
+    let entries: Vec<wgpu::BindGroupEntry<'_>> = buffers
+        .iter()
+        .map(|(binding, buffer)| wgpu::BindGroupEntry {
+            binding: *binding,
+            resource: buffer.as_entire_binding(),
+        })
+        .collect();
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some(label),
+        layout: &pipeline.get_bind_group_layout(0),
+        entries: &entries,
+    })
+}
