@@ -219,6 +219,9 @@ struct ControlArgs {
     /// Do not listen for OSC or serve OSCQuery.
     #[arg(long)]
     no_osc: bool,
+    /// Advertise OSCQuery (_oscjson._tcp) and OSC (_osc._udp) over zeroconf/mDNS.
+    #[arg(long)]
+    zeroconf: bool,
 }
 
 impl ControlArgs {
@@ -230,6 +233,7 @@ impl ControlArgs {
             osc_port: (!self.no_osc).then_some(self.osc_port),
             osc_out: self.osc_out.clone(),
             oscquery_port: (!self.no_osc).then_some(self.oscquery_port),
+            zeroconf: self.zeroconf,
         }
     }
 }

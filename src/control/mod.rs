@@ -14,6 +14,7 @@ pub mod osc;
 mod osc_apply;
 pub mod oscquery;
 mod tempo;
+mod zeroconf;
 
 use std::net::{SocketAddr, UdpSocket};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -64,6 +65,8 @@ pub struct ControlOptions {
     pub osc_out: Vec<SocketAddr>,
     /// OSCQuery HTTP port; 0 picks a free one, `None` turns it off.
     pub oscquery_port: Option<u16>,
+    /// Advertise OSCQuery and OSC over zeroconf (mDNS).
+    pub zeroconf: bool,
 }
 
 impl Default for ControlOptions {
@@ -75,6 +78,7 @@ impl Default for ControlOptions {
             osc_port: Some(9000),
             osc_out: Vec::new(),
             oscquery_port: Some(9001),
+            zeroconf: false,
         }
     }
 }
@@ -102,6 +106,7 @@ pub struct ControlSurface {
     oscquery_port: Option<u16>,
     latency: Vec<Duration>,
     last_osc_warning: Option<Instant>,
+    _advertisement: Option<zeroconf::Advertisement>,
 }
 
 impl ControlSurface {
@@ -158,6 +163,12 @@ impl ControlSurface {
                 }
             }
         });
+        let advertisement = match (options.zeroconf, oscquery_port, osc_port) {
+            (true, Some(query), Some(osc)) => zeroconf::advertise(query, osc)
+                .inspect_err(|e| renderer.errors.report("zeroconf", e.clone()))
+                .ok(),
+            _ => None,
+        };
         Self {
             events,
             sender,
@@ -177,6 +188,7 @@ impl ControlSurface {
             oscquery_port,
             latency: Vec::new(),
             last_osc_warning: None,
+            _advertisement: advertisement,
         }
     }
 
