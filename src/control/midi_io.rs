@@ -79,6 +79,12 @@ fn scan(
     events: &Sender<ControlEvent>,
     open: &mut HashMap<String, MidiInputConnection<()>>,
 ) -> Result<(), String> {
+    // Without the sequencer device ALSA prints an error on every attempt:
+    // look for it first, so a machine without MIDI logs one warning only.
+    #[cfg(target_os = "linux")]
+    if !std::path::Path::new("/dev/snd/seq").exists() {
+        return Err("no ALSA sequencer (/dev/snd/seq)".to_string());
+    }
     let probe = MidiInput::new("sylva").map_err(|e| e.to_string())?;
     let ports = probe.ports();
     let present: Vec<(String, midir::MidiInputPort)> = ports
