@@ -13,15 +13,12 @@ use crate::clock::Clock;
 use crate::gpu::bindings::{Slot, bind, layout, uniform_buffer};
 use crate::gpu::wgsl::Composer;
 use crate::gpu::{FullscreenPipeline, Gpu, GpuProfiler, HDR_FORMAT, RenderTarget};
+use crate::layers::rebuild::Rebuild;
 use crate::layers::{Layer, LayerEnv, LayerFrame};
 use crate::params::{ParamSpec, Registry};
 
 /// Tonemap curves, in the order of `master.tonemap`.
 pub const TONEMAPS: [&str; 3] = ["aces", "reinhard", "clamp"];
-
-/// Show seconds `master.render_scale` must rest before targets are rebuilt,
-/// so a knob sweep does not reallocate on every tick.
-const RESIZE_REST: f64 = 0.25;
 
 /// The master section's parameters.
 pub fn master_params() -> Vec<ParamSpec> {
@@ -89,7 +86,7 @@ pub struct Compositor {
     composite_current: usize,
     render_size: [u32; 2],
     scale: f32,
-    scale_request: (f32, f64),
+    scale_rest: Rebuild<f32>,
 }
 
 impl Compositor {
@@ -149,7 +146,7 @@ impl Compositor {
             composite_current: 0,
             render_size: [0, 0],
             scale: 1.0,
-            scale_request: (1.0, 0.0),
+            scale_rest: Rebuild::default(),
         })
     }
 
@@ -281,12 +278,8 @@ impl Compositor {
     /// Called before the frame uniforms are written, which carry the size.
     pub fn fit(&mut self, gpu: &Gpu, registry: &Registry, clock: &Clock, output_size: [u32; 2]) {
         let wanted = registry.float("master.render_scale").clamp(0.25, 2.0);
-        if wanted != self.scale_request.0 {
-            self.scale_request = (wanted, clock.time);
-        }
-        let rested = clock.time - self.scale_request.1 >= RESIZE_REST || self.render_size == [0, 0];
-        if rested {
-            self.scale = self.scale_request.0;
+        if self.scale_rest.due(&wanted, clock.time) {
+            self.scale = wanted;
         }
         let max = gpu.device.limits().max_texture_dimension_2d;
         let size = output_size.map(|s| ((s as f32 * self.scale).round() as u32).clamp(1, max));

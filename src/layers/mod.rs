@@ -7,6 +7,7 @@ pub mod camera;
 pub mod colony;
 pub mod fluid;
 pub mod random;
+pub mod rebuild;
 pub mod shader;
 
 use crate::clock::Clock;
@@ -145,6 +146,14 @@ pub fn declared_params(
         }
     }
     Ok(specs)
+}
+
+/// Whether any of `changed` is a shader under one of `folders`
+/// (`"colony/"`, `"common/"`): the layers' cue to rebuild their pipelines.
+pub fn shaders_changed(changed: &[ChangedFile], folders: &[&str]) -> bool {
+    changed.iter().any(|c| {
+        c.folder == crate::show::Folder::Shaders && folders.iter().any(|f| c.name.starts_with(f))
+    })
 }
 
 /// The parameters every layer has: `enabled`, `opacity`, `blend`.

@@ -20,16 +20,14 @@ use draw::{BranchRenderer, DrawParams, Style};
 use sim::{ColonySim, StepParams};
 
 use super::camera::{camera_params, orbit};
-use super::{Layer, LayerEnv, LayerFrame};
+use super::rebuild::Rebuild;
+use super::{Layer, LayerEnv, LayerFrame, shaders_changed};
 use crate::gpu::{Gpu, GpuProfiler};
 use crate::params::{ParamSpec, Registry, Value};
-use crate::show::{Assets, ChangedFile, Folder, inside_show};
+use crate::show::{Assets, ChangedFile, inside_show};
 
 /// Palettes, in the order of `colony.palette`.
 pub const PALETTES: [&str; 4] = ["aurora", "ember", "moss", "ice"];
-
-/// Seconds structural parameters must rest before the colony is rebuilt.
-const REBUILD_REST: f64 = 0.25;
 
 /// The layer's parameters.
 pub fn colony_params(id: &str) -> Vec<ParamSpec> {
@@ -236,7 +234,7 @@ pub struct ColonyLayer {
     grown: Option<Grown>,
     seed: u64,
     reseed_requested: bool,
-    wanted: Option<(Structure, f64)>,
+    rebuild: Rebuild<Structure>,
 }
 
 impl ColonyLayer {
@@ -251,7 +249,7 @@ impl ColonyLayer {
             grown: None,
             seed: 1,
             reseed_requested: true,
-            wanted: None,
+            rebuild: Rebuild::default(),
         }
     }
 
@@ -293,16 +291,8 @@ impl ColonyLayer {
     /// values, or when a regrowing colony has faded out. Returns the fade.
     fn maintain(&mut self, env: &LayerEnv<'_>, registry: &Registry, time: f64) -> f32 {
         let structure = Structure::from(registry, &self.id);
-        let current = self.grown.as_ref().map(|g| g.structure.clone());
-        if current.as_ref() != Some(&structure) {
-            match &self.wanted {
-                Some((wanted, since)) if *wanted == structure => {
-                    if time - since >= REBUILD_REST || current.is_none() {
-                        self.reseed_requested = true;
-                    }
-                }
-                _ => self.wanted = Some((structure, time)),
-            }
+        if self.rebuild.due(&structure, time) {
+            self.reseed_requested = true;
         }
         let fade = match (&self.grown, registry.flag(&format!("{}.regrow", self.id))) {
             (Some(grown), true) => {
@@ -318,7 +308,6 @@ impl ColonyLayer {
         };
         if self.reseed_requested {
             self.reseed_requested = false;
-            self.wanted = None;
             self.build(env, registry, time);
         }
         fade
@@ -430,11 +419,7 @@ impl Layer for ColonyLayer {
     }
 
     fn reload(&mut self, env: &LayerEnv<'_>, changed: &[ChangedFile]) -> bool {
-        let shaders = changed.iter().any(|c| {
-            c.folder == Folder::Shaders
-                && (c.name.starts_with("colony/") || c.name.starts_with("common/"))
-        });
-        if shaders {
+        if shaders_changed(changed, &["colony/", "common/"]) {
             match BranchRenderer::new(env.gpu, env.assets) {
                 Ok(mut renderer) => {
                     if let Some(grown) = &self.grown {

@@ -20,13 +20,11 @@ use scene::Scene;
 use sim::FluidSim;
 
 use super::camera::{camera_params, orbit};
-use super::{Layer, LayerEnv, LayerFrame};
+use super::rebuild::Rebuild;
+use super::{Layer, LayerEnv, LayerFrame, shaders_changed};
 use crate::gpu::{Gpu, GpuProfiler};
 use crate::params::{ParamSpec, Registry, Value};
-use crate::show::{ChangedFile, Folder};
-
-/// Seconds structural parameters must rest before the fluid is rebuilt.
-const REBUILD_REST: f64 = 0.25;
+use crate::show::ChangedFile;
 
 /// The layer's parameters.
 pub fn fluid_params(id: &str) -> Vec<ParamSpec> {
@@ -183,7 +181,7 @@ pub struct FluidLayer {
     seed: u64,
     substep: u32,
     reset_requested: bool,
-    wanted: Option<(Structure, f64)>,
+    rebuild: Rebuild<Structure>,
 }
 
 impl FluidLayer {
@@ -199,7 +197,7 @@ impl FluidLayer {
             seed: 1,
             substep: 0,
             reset_requested: true,
-            wanted: None,
+            rebuild: Rebuild::default(),
         }
     }
 
@@ -231,20 +229,11 @@ impl FluidLayer {
 
     fn maintain(&mut self, env: &LayerEnv<'_>, registry: &Registry, time: f64) {
         let structure = Structure::from(registry, &self.id);
-        let current = self.running.as_ref().map(|r| r.structure.clone());
-        if current.as_ref() != Some(&structure) {
-            match &self.wanted {
-                Some((wanted, since)) if *wanted == structure => {
-                    if time - since >= REBUILD_REST || current.is_none() {
-                        self.reset_requested = true;
-                    }
-                }
-                _ => self.wanted = Some((structure, time)),
-            }
+        if self.rebuild.due(&structure, time) {
+            self.reset_requested = true;
         }
         if self.reset_requested {
             self.reset_requested = false;
-            self.wanted = None;
             self.build(env, registry);
         }
     }
@@ -385,11 +374,7 @@ impl Layer for FluidLayer {
     }
 
     fn reload(&mut self, env: &LayerEnv<'_>, changed: &[ChangedFile]) -> bool {
-        let shaders = changed.iter().any(|c| {
-            c.folder == Folder::Shaders
-                && (c.name.starts_with("fluid/") || c.name.starts_with("common/"))
-        });
-        if shaders {
+        if shaders_changed(changed, &["fluid/", "common/"]) {
             match FluidRenderer::new(env.gpu, env.assets) {
                 Ok(mut renderer) => {
                     if let Some(running) = &self.running {
