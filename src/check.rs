@@ -87,12 +87,10 @@ fn check_shader(assets: &Assets, file: &str) -> Result<(), String> {
     if file.starts_with("shader/prelude/") || (!entry && !file.starts_with("shader/")) {
         return Ok(());
     }
-    let composed = if file.starts_with("shader/") {
-        shader::LayerSource::read(assets, file)?.composed
-    } else {
-        Composer::new(assets).file(file)?.finish()?
-    };
-    composed.validate().map(drop)
+    if file.starts_with("shader/") {
+        return shader::LayerSource::read(assets, file)?.validate().map(drop);
+    }
+    Composer::new(assets).file(file)?.finish()?.validate().map(drop)
 }
 
 fn check_script(assets: &Assets, file: &str) -> Result<(), String> {

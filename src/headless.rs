@@ -84,6 +84,19 @@ pub fn start_on(
     options: &ShowOptions,
     output_format: wgpu::TextureFormat,
 ) -> anyhow::Result<Renderer> {
+    let mut renderer = open_show(gpu, options, output_format)?;
+    renderer
+        .load_preset(&options.preset)
+        .with_context(|| format!("loading preset {}", options.preset))?;
+    Ok(renderer)
+}
+
+/// A renderer for the show with its script and watcher, before any preset.
+fn open_show(
+    gpu: Arc<Gpu>,
+    options: &ShowOptions,
+    output_format: wgpu::TextureFormat,
+) -> anyhow::Result<Renderer> {
     tracing::info!("adapter: {}", gpu.adapter_line());
     let (assets, script) = options.assets();
     let mut renderer = Renderer::new(gpu, assets, output_format, options.seed)?;
@@ -93,9 +106,39 @@ pub fn start_on(
     if options.watch {
         renderer.watch(Box::new(|| {}));
     }
-    renderer
-        .load_preset(&options.preset)
-        .with_context(|| format!("loading preset {}", options.preset))?;
+    Ok(renderer)
+}
+
+/// Opens the device and loads the preset for a show that must go on (the
+/// window and `run --headless`): when the preset fails, the error is shown
+/// and the show starts on the built-in default instead of exiting.
+pub fn start_live(
+    options: &ShowOptions,
+    output_format: wgpu::TextureFormat,
+) -> anyhow::Result<Renderer> {
+    let gpu = Gpu::new(Gpu::instance(), &options.adapter, None, ErrorLog::default())?;
+    start_live_on(Arc::new(gpu), options, output_format)
+}
+
+/// [`start_live`] on an existing device.
+pub fn start_live_on(
+    gpu: Arc<Gpu>,
+    options: &ShowOptions,
+    output_format: wgpu::TextureFormat,
+) -> anyhow::Result<Renderer> {
+    let mut renderer = open_show(gpu, options, output_format)?;
+    if let Err(error) = renderer.load_preset(&options.preset) {
+        let message = format!("{error}; the built-in default show runs instead");
+        renderer.errors.report("preset", message);
+        let fallback = Assets::read_embedded(Folder::Presets, "default.toml")
+            .map_err(|e| anyhow::anyhow!(e.to_string()))
+            .and_then(|asset| {
+                let preset = crate::show::Preset::parse(&asset.display, &asset.text)?;
+                renderer.apply_preset("default", &preset)?;
+                Ok(())
+            });
+        fallback.context("the built-in default show failed too")?;
+    }
     Ok(renderer)
 }
 
@@ -193,7 +236,7 @@ pub struct HeadlessOptions {
 
 /// Runs the show loop without a window until a limit is reached.
 pub fn run(options: &HeadlessOptions) -> anyhow::Result<()> {
-    let mut renderer = start(&options.show, OUTPUT_FORMAT)?;
+    let mut renderer = start_live(&options.show, OUTPUT_FORMAT)?;
     let mut control = options
         .control
         .as_ref()

@@ -24,3 +24,4 @@ pub mod renderer;
 pub mod script;
 pub mod show;
 pub mod status;
+pub mod supervise;

@@ -222,6 +222,9 @@ struct ControlArgs {
     /// Advertise OSCQuery (_oscjson._tcp) and OSC (_osc._udp) over zeroconf/mDNS.
     #[arg(long)]
     zeroconf: bool,
+    /// Accept OSC and OSCQuery only from this network (repeatable), e.g. 192.168.1.0/24 or 10.0.0.7.
+    #[arg(long, value_name = "CIDR")]
+    osc_allow: Vec<sylva::control::allow::Network>,
 }
 
 impl ControlArgs {
@@ -234,6 +237,7 @@ impl ControlArgs {
             osc_out: self.osc_out.clone(),
             oscquery_port: (!self.no_osc).then_some(self.oscquery_port),
             zeroconf: self.zeroconf,
+            allow: sylva::control::allow::AllowList::new(self.osc_allow.clone()),
         }
     }
 }

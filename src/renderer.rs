@@ -4,8 +4,9 @@
 //! them. Presets are loaded here: built and checked aside, then swapped in
 //! whole, so a bad preset never replaces a good one.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use crate::clock::Clock;
 use crate::compositor::{Compositor, CompositorError, master_params};
@@ -15,6 +16,7 @@ use crate::layers::{self, Layer, LayerEnv};
 use crate::params::{Registry, Source};
 use crate::script::{ScriptCommand, ScriptEvent, ScriptHost};
 use crate::show::{Assets, Folder, Preset, PresetError, ShowWatcher};
+use crate::show::save_name::{self, SaveNameError};
 use crate::status::ErrorLog;
 
 /// Why a renderer could not start.
@@ -26,6 +28,48 @@ pub enum RendererError {
     /// The Lua state could not be created.
     #[error("cannot start Lua: {0}")]
     Script(String),
+}
+
+/// Frames the CPU may record and submit ahead of the GPU. Without a bound
+/// an unpaced loop queues work (and the driver's memory for it) faster
+/// than the GPU retires it.
+pub const FRAMES_IN_FLIGHT: usize = 2;
+
+/// Script requests applied after one call at most; a script that asks for
+/// more is cut short with an error.
+pub const MAX_SCRIPT_COMMANDS: usize = 10_000;
+
+/// Least time between two preset saves asked for over the network, MIDI
+/// or a script.
+const SAVE_INTERVAL: Duration = Duration::from_secs(1);
+
+/// Presets in the show folder beyond which saving a new name is refused.
+const MAX_SAVED_PRESETS: usize = 256;
+
+/// A heavy change control or a script asks for. Requests are carried out
+/// at the start of the next frame, at most one of each kind (the last
+/// preset asked for wins, reseeds of one layer merge), so a flood of
+/// requests costs one load, and a script reacting to a preset load never
+/// re-enters it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ShowRequest {
+    /// Load a preset from the show's `presets/`.
+    LoadPreset(String),
+    /// Save the running show as a preset in the show's `presets/`.
+    SavePreset(String),
+    /// Restart one layer's simulation.
+    Reseed(String),
+    /// Restart every layer.
+    ReseedAll,
+}
+
+/// Requests waiting for the next frame.
+#[derive(Debug, Default)]
+struct PendingRequests {
+    load: Option<String>,
+    save: Option<String>,
+    reseed: BTreeSet<String>,
+    reseed_all: bool,
 }
 
 /// Everything one show needs to render frames.
@@ -53,6 +97,10 @@ pub struct Renderer {
     script_override: Option<String>,
     watcher: Option<ShowWatcher>,
     learn_request: Option<String>,
+    pending: PendingRequests,
+    presets_loaded: u64,
+    last_save: Option<Instant>,
+    in_flight: VecDeque<wgpu::SubmissionIndex>,
 }
 
 impl Renderer {
@@ -99,6 +147,10 @@ impl Renderer {
             script_override: None,
             watcher: None,
             learn_request: None,
+            pending: PendingRequests::default(),
+            presets_loaded: 0,
+            last_save: None,
+            in_flight: VecDeque::new(),
         })
     }
 
@@ -111,7 +163,7 @@ impl Renderer {
     /// Watches the show folder and reloads shaders, scripts and the preset
     /// when they are saved. `wake` is called when changes arrive.
     pub fn watch(&mut self, wake: Box<dyn Fn() + Send>) {
-        match ShowWatcher::start(&self.assets, wake) {
+        match ShowWatcher::start(&self.assets, wake, self.errors.clone()) {
             Ok(watcher) => self.watcher = watcher,
             Err(error) => self
                 .errors
@@ -128,6 +180,52 @@ impl Renderer {
     pub fn dispatch(&mut self, event: &ScriptEvent) {
         self.script.dispatch(event, &self.registry, &self.clock);
         self.apply_script_commands();
+    }
+
+    /// Queues a heavy change for the start of the next frame.
+    pub fn request(&mut self, request: ShowRequest) {
+        match request {
+            ShowRequest::LoadPreset(name) => self.pending.load = Some(name),
+            ShowRequest::SavePreset(name) => self.pending.save = Some(name),
+            ShowRequest::Reseed(layer) => {
+                if self.layers.iter().any(|l| l.id() == layer) {
+                    self.pending.reseed.insert(layer);
+                } else {
+                    self.errors
+                        .report("reseed", format!("no layer {layer:?} to reseed"));
+                }
+            }
+            ShowRequest::ReseedAll => self.pending.reseed_all = true,
+        }
+    }
+
+    /// Carries out the queued requests: the save first (it keeps what was
+    /// on stage when it was asked for), then the load, then reseeds.
+    fn carry_out_requests(&mut self) {
+        if let Some(name) = self.pending.save.take() {
+            let too_soon = self.last_save.is_some_and(|t| t.elapsed() < SAVE_INTERVAL);
+            if too_soon {
+                tracing::warn!("preset save {name:?} skipped: one save a second at most");
+            } else {
+                self.last_save = Some(Instant::now());
+                if let Err(error) = self.save_show_preset(&name) {
+                    self.errors.report("preset save", error);
+                }
+            }
+        }
+        if let Some(name) = self.pending.load.take() {
+            if let Err(error) = self.load_show_preset(&name) {
+                self.errors.report("preset", error.to_string());
+            }
+        }
+        if std::mem::take(&mut self.pending.reseed_all) {
+            self.reseed(self.seed);
+        }
+        for layer in std::mem::take(&mut self.pending.reseed) {
+            if self.layers.iter().any(|l| l.id() == layer) {
+                self.reseed_layer(&layer);
+            }
+        }
     }
 
     /// Loads preset `name` (`presets/<name>.toml`) from the show folder or
@@ -154,6 +252,7 @@ impl Renderer {
         self.registry = registry;
         self.layer_params = layer_params;
         self.preset = Some(name.to_string());
+        self.presets_loaded += 1;
         self.preset_mappings = preset.mappings.clone();
         tracing::info!("preset {name} loaded: {} layers", self.layers.len());
         self.start_script(preset.script.as_deref());
@@ -180,7 +279,18 @@ impl Renderer {
     }
 
     fn apply_script_commands(&mut self) {
-        for command in self.script.take_commands() {
+        let mut commands = self.script.take_commands();
+        if commands.len() > MAX_SCRIPT_COMMANDS {
+            self.errors.report(
+                format!("scripts/{}", self.script.file()),
+                format!(
+                    "{} requests in one call; only the first {MAX_SCRIPT_COMMANDS} were applied",
+                    commands.len()
+                ),
+            );
+            commands.truncate(MAX_SCRIPT_COMMANDS);
+        }
+        for command in commands {
             let result = match command {
                 ScriptCommand::Set(name, value) => {
                     self.registry.set(&name, value, Source::Script).map(drop)
@@ -190,13 +300,11 @@ impl Renderer {
                     .ramp(&name, value, seconds, easing, Source::Script)
                     .map(drop),
                 ScriptCommand::Preset(name) => {
-                    if let Err(error) = self.load_show_preset(&name) {
-                        self.errors.report("preset", error.to_string());
-                    }
+                    self.request(ShowRequest::LoadPreset(name));
                     Ok(())
                 }
                 ScriptCommand::Reseed(id) => {
-                    self.reseed_layer(&id);
+                    self.request(ShowRequest::Reseed(id));
                     Ok(())
                 }
                 ScriptCommand::Learn(param) => {
@@ -302,6 +410,11 @@ impl Renderer {
         Ok((layers, registry, layer_params))
     }
 
+    /// How many presets have been loaded since the show started.
+    pub fn presets_loaded(&self) -> u64 {
+        self.presets_loaded
+    }
+
     /// The preset now running.
     pub fn preset(&self) -> Option<&str> {
         self.preset.as_deref()
@@ -317,11 +430,49 @@ impl Renderer {
         &self.preset_mappings
     }
 
+    /// Saves the running show under a name that came from the network, a
+    /// controller or a script: a plain name (no folders, so never a mapping
+    /// file), a bounded number of presets in the folder, and only text
+    /// that loads back into this show (so a save can never leave a preset,
+    /// `default` included, that fails at the next start).
+    fn save_show_preset(&mut self, name: &str) -> Result<(), String> {
+        save_name::check(name).map_err(|e: SaveNameError| e.to_string())?;
+        let exists = self
+            .assets
+            .dir(Folder::Presets)
+            .join(format!("{name}.toml"))
+            .is_file();
+        let saved = self
+            .assets
+            .list(Folder::Presets, "toml")
+            .iter()
+            .filter(|f| !f.contains('/'))
+            .count();
+        if !exists && saved >= MAX_SAVED_PRESETS {
+            return Err(format!(
+                "{name}: the show already has {saved} presets (at most {MAX_SAVED_PRESETS}); overwrite one or remove some"
+            ));
+        }
+        let text = self.preset_text()?;
+        let preset = Preset::parse(&format!("presets/{name}.toml"), &text)
+            .map_err(|e| format!("not saved, it would not load: {e}"))?;
+        self.stage_preset(&preset)
+            .map_err(|e| format!("not saved, it would not load: {e}"))?;
+        self.write_preset(name, &text)
+    }
+
     /// Writes the running layers and every parameter's value (but the
-    /// master section's) as `presets/<name>.toml` in the show folder.
+    /// master section's) as `presets/<name>.toml` in the show folder; the
+    /// name is the performer's own (the HUD, tests), checked to stay inside.
     pub fn save_preset(&mut self, name: &str) -> Result<(), String> {
         let file = format!("{name}.toml");
         crate::show::inside_show(&file).map_err(|e| e.to_string())?;
+        let text = self.preset_text()?;
+        self.write_preset(name, &text)
+    }
+
+    /// The running show as preset text.
+    fn preset_text(&self) -> Result<String, String> {
         let mut table = toml::Table::new();
         let layers = self
             .layers
@@ -346,8 +497,11 @@ impl Renderer {
             }
         }
         table.insert("params".into(), toml::Value::Table(params));
-        let text = toml::to_string_pretty(&table).map_err(|e| e.to_string())?;
-        let path = self.assets.dir(Folder::Presets).join(&file);
+        toml::to_string_pretty(&table).map_err(|e| e.to_string())
+    }
+
+    fn write_preset(&self, name: &str, text: &str) -> Result<(), String> {
+        let path = self.assets.dir(Folder::Presets).join(format!("{name}.toml"));
         path.parent()
             .map_or(Ok(()), std::fs::create_dir_all)
             .and_then(|()| std::fs::write(&path, text))
@@ -398,6 +552,7 @@ impl Renderer {
         output: &wgpu::TextureView,
         output_size: [u32; 2],
     ) -> wgpu::CommandEncoder {
+        self.carry_out_requests();
         self.apply_file_changes();
         self.script.update(dt, &self.registry, &self.clock);
         self.apply_script_commands();
@@ -452,11 +607,24 @@ impl Renderer {
     }
 
     /// Step 7: one submit; timings of finished frames are collected and
-    /// returned, oldest first.
+    /// returned, oldest first. Waits for the frame [`FRAMES_IN_FLIGHT`]
+    /// submissions back, so the CPU never runs further ahead of the GPU.
     pub fn submit(&mut self, encoder: wgpu::CommandEncoder) -> Vec<Vec<crate::gpu::PassTime>> {
-        self.gpu.queue.submit([encoder.finish()]);
+        let index = self.gpu.queue.submit([encoder.finish()]);
         self.profiler.after_submit();
-        let _ = self.gpu.device.poll(wgpu::PollType::Poll);
+        self.in_flight.push_back(index);
+        let poll = if self.in_flight.len() > FRAMES_IN_FLIGHT {
+            wgpu::PollType::Wait {
+                submission_index: self.in_flight.pop_front(),
+                timeout: Some(Duration::from_secs(5)),
+            }
+        } else {
+            wgpu::PollType::Poll
+        };
+        if let Err(error) = self.gpu.device.poll(poll) {
+            self.errors
+                .report("gpu", format!("waiting for an earlier frame: {error}"));
+        }
         self.profiler.collect()
     }
 }

@@ -5,10 +5,25 @@
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// How many errors the panel keeps.
 const KEPT: usize = 16;
+
+/// Characters of an error message kept and logged: enough for a shader
+/// error with its source line and caret, never a planted megabyte.
+pub const MAX_MESSAGE_CHARS: usize = 4_000;
+
+/// Characters of an origin kept.
+const MAX_ORIGIN_CHARS: usize = 200;
+
+/// `text` cut to `limit` characters, with a note of what was cut.
+pub fn truncated(text: String, limit: usize) -> String {
+    match text.char_indices().nth(limit) {
+        Some((cut, _)) => format!("{}… ({} more bytes)", &text[..cut], text.len() - cut),
+        None => text,
+    }
+}
 
 /// One reported problem.
 #[derive(Debug, Clone)]
@@ -44,9 +59,18 @@ impl ErrorLog {
     /// Records an error under `origin`, replacing an earlier one with the
     /// same origin so a shader that fails on every save shows once.
     pub fn report(&self, origin: impl Into<String>, message: impl Into<String>) {
-        let (origin, message) = (origin.into(), message.into());
-        tracing::error!("{origin}: {message}");
+        let origin = truncated(origin.into(), MAX_ORIGIN_CHARS);
+        let message = truncated(message.into(), MAX_MESSAGE_CHARS);
         let mut errors = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
+        // The same error again within a second is not logged again: a
+        // flood of one bad request must not flood the log.
+        let repeat = errors.iter().any(|e| {
+            e.origin == origin && e.message == message && e.at.elapsed() < Duration::from_secs(1)
+        });
+        if repeat {
+            return;
+        }
+        tracing::error!("{origin}: {message}");
         errors.retain(|e| e.origin != origin);
         errors.push_back(ShowError {
             origin,

@@ -37,7 +37,7 @@ fn rig(feedback: Option<SocketAddr>) -> Rig {
             osc_port: Some(0),
             osc_out: feedback.into_iter().collect(),
             oscquery_port: Some(0),
-            zeroconf: false,
+            ..ControlOptions::default()
         },
         &renderer,
     );

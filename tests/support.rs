@@ -66,3 +66,19 @@ pub fn start(options: ShowOptions, format: wgpu::TextureFormat) -> Renderer {
         Err(error) => panic!("starting preset {preset}: {error:#}"),
     }
 }
+
+/// A fresh show folder `tests/out/<name>` holding `files` (path, text).
+pub fn show_folder(name: &str, files: &[(&str, &str)]) -> PathBuf {
+    let root = out_dir().join(name);
+    std::fs::remove_dir_all(&root).ok();
+    for (path, text) in files {
+        let path = root.join(path);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).ok();
+        }
+        if let Err(error) = std::fs::write(&path, text) {
+            panic!("writing {}: {error}", path.display());
+        }
+    }
+    root
+}

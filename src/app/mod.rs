@@ -17,7 +17,7 @@ use winit::window::{Fullscreen, Window, WindowId};
 
 use crate::control::{ControlOptions, ControlSurface};
 use crate::gpu::Gpu;
-use crate::headless::{ShowOptions, start_on};
+use crate::headless::{ShowOptions, start_live_on};
 use crate::renderer::Renderer;
 use crate::status::ErrorLog;
 use hud::Hud;
@@ -163,7 +163,7 @@ impl App {
         )?;
         surface.configure(&gpu.device, &config);
         let hud = Hud::new(&window, &gpu.device, config.format.remove_srgb_suffix());
-        let renderer = start_on(Arc::new(gpu), &self.options.show, config.format)?;
+        let renderer = start_live_on(Arc::new(gpu), &self.options.show, config.format)?;
         let control = ControlSurface::start(&self.options.control, &renderer);
         Ok(Running {
             window,

@@ -9,7 +9,7 @@ use super::mapping::{self, Action, Mappings};
 use super::midi_map::MidiOutcome;
 use super::midi_parse::MidiMessage;
 use crate::params::{Source, Value};
-use crate::renderer::Renderer;
+use crate::renderer::{Renderer, ShowRequest};
 use crate::script::ScriptEvent;
 use crate::show::Folder;
 
@@ -82,7 +82,7 @@ impl ControlSurface {
 
     fn act(&mut self, action: Action, at: Instant, renderer: &mut Renderer) {
         match action {
-            Action::Reseed(layer) => renderer.reseed_layer(&layer),
+            Action::Reseed(layer) => renderer.request(ShowRequest::Reseed(layer)),
             Action::Toggle(layer) => {
                 let name = format!("{layer}.enabled");
                 let on = renderer.registry.flag(&name);
@@ -111,11 +111,7 @@ impl ControlSurface {
             Action::NextPreset | Action::PreviousPreset => {
                 step_preset(renderer, matches!(action, Action::NextPreset))
             }
-            Action::Preset(name) => {
-                if let Err(error) = renderer.load_show_preset(&name) {
-                    renderer.errors.report("preset", error.to_string());
-                }
-            }
+            Action::Preset(name) => renderer.request(ShowRequest::LoadPreset(name)),
         }
     }
 
@@ -184,8 +180,5 @@ fn step_preset(renderer: &mut Renderer, forward: bool) {
     } else {
         (current + names.len() - 1) % names.len()
     };
-    let name = names[next].clone();
-    if let Err(error) = renderer.load_show_preset(&name) {
-        renderer.errors.report("preset", error.to_string());
-    }
+    renderer.request(ShowRequest::LoadPreset(names[next].clone()));
 }

@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::Sender;
+use std::sync::mpsc::SyncSender;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -16,6 +16,7 @@ use midir::{Ignore, MidiInput, MidiInputConnection, MidiOutput, MidiOutputConnec
 
 use super::ControlEvent;
 use super::midi_parse::MidiParser;
+use crate::status::ErrorLog;
 
 /// How often ports are rescanned.
 const RESCAN: Duration = Duration::from_secs(2);
@@ -32,18 +33,17 @@ pub struct MidiStatus {
 /// Shared MIDI status.
 pub type SharedStatus = Arc<Mutex<MidiStatus>>;
 
-/// Starts the input thread.
+/// Starts the input thread (restarted if it panics).
 pub fn spawn_inputs(
     filter: Option<String>,
-    events: Sender<ControlEvent>,
+    events: SyncSender<ControlEvent>,
     status: SharedStatus,
     stop: Arc<AtomicBool>,
+    errors: ErrorLog,
 ) {
-    let spawned = std::thread::Builder::new()
-        .name("sylva-midi".into())
-        .spawn(move || {
+    let mut warned = false;
+    let spawned = crate::supervise::spawn("sylva-midi", errors, move || {
             let mut open: HashMap<String, MidiInputConnection<()>> = HashMap::new();
-            let mut warned = false;
             while !stop.load(Ordering::Relaxed) {
                 match scan(&filter, &events, &mut open) {
                     Ok(()) => {
@@ -67,7 +67,7 @@ pub fn spawn_inputs(
                 }
                 std::thread::sleep(RESCAN);
             }
-        });
+    });
     if let Err(error) = spawned {
         tracing::warn!("cannot start the MIDI thread: {error}");
     }
@@ -76,7 +76,7 @@ pub fn spawn_inputs(
 /// Opens new matching ports and closes vanished ones.
 fn scan(
     filter: &Option<String>,
-    events: &Sender<ControlEvent>,
+    events: &SyncSender<ControlEvent>,
     open: &mut HashMap<String, MidiInputConnection<()>>,
 ) -> Result<(), String> {
     // Without the sequencer device ALSA prints an error on every attempt:
@@ -118,8 +118,10 @@ fn scan(
             "sylva-in",
             move |_, bytes, _| {
                 let at = Instant::now();
+                // A full queue drops the message: the main thread is
+                // behind, and the next knob position follows at once.
                 for message in parser.feed(bytes) {
-                    let _ = sender.send(ControlEvent::Midi {
+                    let _ = sender.try_send(ControlEvent::Midi {
                         port: port_name.clone(),
                         message,
                         at,

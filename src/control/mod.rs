@@ -5,6 +5,7 @@
 //! (OSC to the configured targets, LEDs to MIDI outputs) for the changes of
 //! the frame before, and publishes the OSCQuery snapshot.
 
+pub mod allow;
 pub mod mapping;
 mod midi_apply;
 mod midi_io;
@@ -12,15 +13,20 @@ pub mod midi_map;
 pub mod midi_parse;
 pub mod osc;
 mod osc_apply;
+pub mod osc_wire;
 pub mod oscquery;
 mod tempo;
 mod zeroconf;
 
-use std::net::{SocketAddr, UdpSocket};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, VecDeque};
+use std::net::{IpAddr, SocketAddr, UdpSocket};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::sync::{Arc, PoisonError};
 use std::time::{Duration, Instant};
+
+use allow::AllowList;
 
 use mapping::{Mappings, OscAlias};
 use midi_io::{MidiOutputs, MidiStatus, SharedStatus};
@@ -67,6 +73,8 @@ pub struct ControlOptions {
     pub oscquery_port: Option<u16>,
     /// Advertise OSCQuery and OSC over zeroconf (mDNS).
     pub zeroconf: bool,
+    /// Hosts allowed to send OSC and query OSCQuery (empty: all).
+    pub allow: AllowList,
 }
 
 impl Default for ControlOptions {
@@ -79,17 +87,99 @@ impl Default for ControlOptions {
             osc_out: Vec::new(),
             oscquery_port: Some(9001),
             zeroconf: false,
+            allow: AllowList::default(),
         }
     }
 }
 
-/// Samples kept for the control latency figure.
-const LATENCY_SAMPLES: usize = 100_000;
+/// Samples kept for the control latency figure (the most recent ones).
+const LATENCY_SAMPLES: usize = 8_192;
+
+/// Events the input threads may queue ahead of the main thread; beyond
+/// this they drop and count, so a flood costs bounded memory.
+pub const EVENT_QUEUE: usize = 8_192;
+
+/// Events one frame applies at most; the rest wait in the queue.
+pub const EVENTS_PER_FRAME: usize = 4_096;
+
+/// Time one frame spends applying events at most.
+pub const CONTROL_TIME_PER_FRAME: Duration = Duration::from_millis(4);
+
+/// Messages time-tagged for later that the schedule holds at most.
+pub const MAX_SCHEDULED: usize = 4_096;
+
+/// Bytes of time-tagged messages the schedule holds at most.
+pub const MAX_SCHEDULED_BYTES: usize = 1 << 20;
+
+/// Status replies one host gets per second at most.
+const STATUS_REPLIES_PER_SECOND: u32 = 5;
+
+/// A message waiting for its time tag, ordered by when it is due (then
+/// by arrival).
+struct Scheduled {
+    due: Instant,
+    order: u64,
+    received: OscReceived,
+}
+
+impl PartialEq for Scheduled {
+    fn eq(&self, other: &Self) -> bool {
+        (self.due, self.order) == (other.due, other.order)
+    }
+}
+impl Eq for Scheduled {}
+impl PartialOrd for Scheduled {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Scheduled {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (self.due, self.order).cmp(&(other.due, other.order))
+    }
+}
+
+/// Messages time-tagged for later, earliest first, bounded in count and
+/// bytes.
+#[derive(Default)]
+struct Schedule {
+    heap: BinaryHeap<Reverse<Scheduled>>,
+    bytes: usize,
+    order: u64,
+}
+
+impl Schedule {
+    /// Keeps `received` until `due`; false (and nothing kept) when full.
+    fn push(&mut self, due: Instant, received: OscReceived) -> bool {
+        let size = received.size();
+        if self.heap.len() >= MAX_SCHEDULED || self.bytes + size > MAX_SCHEDULED_BYTES {
+            return false;
+        }
+        self.bytes += size;
+        self.order += 1;
+        self.heap.push(Reverse(Scheduled {
+            due,
+            order: self.order,
+            received,
+        }));
+        true
+    }
+
+    /// The earliest message if it is due by `now`.
+    fn pop_due(&mut self, now: Instant) -> Option<OscReceived> {
+        if self.heap.peek().is_none_or(|Reverse(s)| s.due > now) {
+            return None;
+        }
+        let Reverse(scheduled) = self.heap.pop()?;
+        self.bytes -= scheduled.received.size();
+        Some(scheduled.received)
+    }
+}
 
 /// MIDI and OSC, applied on the main thread.
 pub struct ControlSurface {
     events: Receiver<ControlEvent>,
-    sender: Sender<ControlEvent>,
+    sender: SyncSender<ControlEvent>,
     stop: Arc<AtomicBool>,
     mapper: MidiMapper,
     aliases: Vec<OscAlias>,
@@ -99,13 +189,15 @@ pub struct ControlSurface {
     outputs: MidiOutputs,
     feedback: Feedback,
     namespace: SharedNamespace,
-    scheduled: Vec<OscReceived>,
+    scheduled: Schedule,
     midi_status: SharedStatus,
     osc_stats: Arc<OscStats>,
     osc_port: Option<u16>,
     oscquery_port: Option<u16>,
-    latency: Vec<Duration>,
+    latency: VecDeque<Duration>,
     last_osc_warning: Option<Instant>,
+    status_replies: HashMap<IpAddr, (Instant, u32)>,
+    last_frame_events: usize,
     _advertisement: Option<zeroconf::Advertisement>,
 }
 
@@ -113,7 +205,7 @@ impl ControlSurface {
     /// Opens the MIDI inputs, the OSC socket and the OSCQuery server. A port
     /// that cannot be opened is reported and that part stays off.
     pub fn start(options: &ControlOptions, renderer: &Renderer) -> Self {
-        let (sender, events) = channel();
+        let (sender, events) = sync_channel(EVENT_QUEUE);
         let stop = Arc::new(AtomicBool::new(false));
         let midi_status = SharedStatus::default();
         if options.midi {
@@ -122,13 +214,21 @@ impl ControlSurface {
                 sender.clone(),
                 midi_status.clone(),
                 stop.clone(),
+                renderer.errors.clone(),
             );
         }
         let osc_stats = Arc::new(OscStats::default());
         let osc_port = options.osc_port.and_then(|port| {
             let opened = UdpSocket::bind((options.osc_bind.as_str(), port)).and_then(|socket| {
                 let port = socket.local_addr()?.port();
-                osc::spawn_receiver(socket, sender.clone(), osc_stats.clone(), stop.clone())?;
+                osc::spawn_receiver(
+                    socket,
+                    sender.clone(),
+                    osc_stats.clone(),
+                    options.allow.clone(),
+                    stop.clone(),
+                    renderer.errors.clone(),
+                )?;
                 Ok(port)
             });
             match opened {
@@ -153,6 +253,8 @@ impl ControlSurface {
                 port,
                 osc_port.unwrap_or(0),
                 namespace.clone(),
+                options.allow.clone(),
+                renderer.errors.clone(),
             ) {
                 Ok(port) => Some(port),
                 Err(error) => {
@@ -181,13 +283,15 @@ impl ControlSurface {
             outputs: MidiOutputs::default(),
             feedback: Feedback::new(options.osc_out.clone()),
             namespace,
-            scheduled: Vec::new(),
+            scheduled: Schedule::default(),
             midi_status,
             osc_stats,
             osc_port,
             oscquery_port,
-            latency: Vec::new(),
+            latency: VecDeque::new(),
             last_osc_warning: None,
+            status_replies: HashMap::new(),
+            last_frame_events: 0,
             _advertisement: advertisement,
         }
     }
@@ -203,7 +307,7 @@ impl ControlSurface {
     }
 
     /// A sender for events made in process (tests, the HUD).
-    pub fn sender(&self) -> Sender<ControlEvent> {
+    pub fn sender(&self) -> SyncSender<ControlEvent> {
         self.sender.clone()
     }
 
@@ -235,8 +339,12 @@ impl ControlSurface {
             lines.push(format!("MIDI learn: move a control for {param}"));
         }
         let (datagrams, malformed) = self.osc_counts();
+        let refused = self.osc_stats.refused.load(Ordering::Relaxed);
+        let dropped = self.osc_stats.dropped.load(Ordering::Relaxed);
         lines.push(match self.osc_port {
-            Some(port) => format!("OSC: port {port}, {datagrams} datagrams, {malformed} malformed"),
+            Some(port) => format!(
+                "OSC: port {port}, {datagrams} datagrams, {malformed} malformed, {refused} refused, {dropped} dropped"
+            ),
             None => "OSC: off".to_string(),
         });
         if let Some(port) = self.oscquery_port {
@@ -253,10 +361,25 @@ impl ControlSurface {
         )
     }
 
+    /// Time-tagged messages waiting for their time.
+    pub fn scheduled(&self) -> usize {
+        self.scheduled.heap.len()
+    }
+
+    /// Events the last frame applied.
+    pub fn last_frame_events(&self) -> usize {
+        self.last_frame_events
+    }
+
+    /// Messages dropped because the queue or the schedule was full.
+    pub fn osc_dropped(&self) -> u64 {
+        self.osc_stats.dropped.load(Ordering::Relaxed)
+    }
+
     /// The `q` quantile (0..1) of the delay from receipt to applied, over
-    /// the parameter writes so far.
+    /// the most recent parameter writes.
     pub fn latency(&self, q: f64) -> Option<Duration> {
-        let mut sorted = self.latency.clone();
+        let mut sorted: Vec<Duration> = self.latency.iter().copied().collect();
         sorted.sort();
         let index = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len().max(1)) - 1;
         sorted.get(index).copied()
@@ -268,6 +391,9 @@ impl ControlSurface {
     }
 
     /// Steps 1 and 2 of a frame, plus feedback and the OSCQuery snapshot.
+    /// At most [`EVENTS_PER_FRAME`] events or [`CONTROL_TIME_PER_FRAME`]
+    /// per frame: what does not fit waits in the bounded queue, so a
+    /// flood slows control, never the frames.
     pub fn apply(&mut self, renderer: &mut Renderer) {
         self.reload_mappings(renderer);
         if let Some(param) = renderer.take_learn_request() {
@@ -275,25 +401,41 @@ impl ControlSurface {
             self.mapper.learn(&param);
         }
         self.send_feedback(renderer);
-        let now = Instant::now();
-        let due: Vec<OscReceived>;
-        (due, self.scheduled) = std::mem::take(&mut self.scheduled)
-            .into_iter()
-            .partition(|m| m.due.is_none_or(|d| d <= now));
-        for message in due {
+        let started = Instant::now();
+        let within_budget =
+            |applied: usize| applied < EVENTS_PER_FRAME && started.elapsed() < CONTROL_TIME_PER_FRAME;
+        let mut applied = 0;
+        while within_budget(applied) {
+            let Some(message) = self.scheduled.pop_due(started) else {
+                break;
+            };
             self.handle_osc(message, renderer);
+            applied += 1;
         }
-        while let Ok(event) = self.events.try_recv() {
+        while within_budget(applied) {
+            let Ok(event) = self.events.try_recv() else {
+                break;
+            };
+            applied += 1;
             match event {
                 ControlEvent::Midi { port, message, at } => {
                     self.handle_midi(&port, message, at, renderer)
                 }
-                ControlEvent::Osc(received) if received.due.is_some_and(|d| d > now) => {
-                    self.scheduled.push(received)
-                }
-                ControlEvent::Osc(received) => self.handle_osc(received, renderer),
+                ControlEvent::Osc(received) => match received.due.filter(|d| *d > started) {
+                    Some(due) => {
+                        if !self.scheduled.push(due, received) {
+                            let count = self.osc_stats.dropped.fetch_add(1, Ordering::Relaxed) + 1;
+                            self.warn_osc(&format!(
+                                "the schedule of time-tagged messages is full ({MAX_SCHEDULED} messages, {} KiB); {count} dropped so far",
+                                MAX_SCHEDULED_BYTES >> 10
+                            ));
+                        }
+                    }
+                    None => self.handle_osc(received, renderer),
+                },
             }
         }
+        self.last_frame_events = applied;
         self.namespace.publish(&renderer.registry);
     }
 

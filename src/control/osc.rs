@@ -1,5 +1,6 @@
-//! OSC over UDP: the receiver thread (decode, unpack bundles however deep,
-//! keep time tags, count malformed datagrams), the mapping between
+//! OSC over UDP: the receiver thread (refuse hosts outside the allow-list,
+//! check nesting, decode, unpack bundles, keep time tags, count malformed
+//! and dropped datagrams), the mapping between
 //! addresses and parameter names (`/sylva/shader/aurora/glow` is
 //! `shader.aurora.glow`), the reading of arguments per parameter type, and
 //! the feedback sender. Only the main thread applies anything.
@@ -7,13 +8,16 @@
 use std::net::{SocketAddr, UdpSocket};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::Sender;
+use std::sync::mpsc::{SyncSender, TrySendError};
 use std::time::{Duration, Instant, SystemTime};
 
 use rosc::{OscMessage, OscPacket, OscTime, OscType};
 
 use super::ControlEvent;
+use super::allow::AllowList;
+use super::osc_wire::{self, Due};
 use crate::params::{ParamKind, ParamSpec, Value};
+use crate::status::ErrorLog;
 
 /// Prefix of every sylva address.
 pub const PREFIX: &str = "/sylva/";
@@ -31,69 +35,127 @@ pub struct OscReceived {
     pub received: Instant,
 }
 
+impl OscReceived {
+    /// About how many bytes the message holds, for bounding queues.
+    pub fn size(&self) -> usize {
+        self.message.addr.len()
+            + self
+                .message
+                .args
+                .iter()
+                .map(|a| match a {
+                    OscType::String(s) => s.len() + 4,
+                    OscType::Blob(b) => b.len() + 4,
+                    _ => 8,
+                })
+                .sum::<usize>()
+    }
+}
+
 /// Counters the HUD and `/sylva/status` report.
 #[derive(Debug, Default)]
 pub struct OscStats {
     /// Datagrams received.
     pub datagrams: AtomicU64,
-    /// Datagrams that did not decode.
+    /// Datagrams that did not decode or nest too deep.
     pub malformed: AtomicU64,
+    /// Datagrams from hosts outside `--osc-allow`.
+    pub refused: AtomicU64,
+    /// Messages dropped: the queue was full, or a time tag asked for more
+    /// than the schedule holds.
+    pub dropped: AtomicU64,
 }
 
+/// Furthest ahead a bundle may be scheduled; later ones are dropped.
+pub const MAX_AHEAD: Duration = Duration::from_secs(60);
+
 /// Starts the receiver on `socket`; it stops when `stop` is set or the
-/// channel closes.
+/// channel closes. A panic inside restarts it (see [`crate::supervise`]).
 pub fn spawn_receiver(
     socket: UdpSocket,
-    events: Sender<ControlEvent>,
+    events: SyncSender<ControlEvent>,
     stats: Arc<OscStats>,
+    allow: AllowList,
     stop: Arc<AtomicBool>,
+    errors: ErrorLog,
 ) -> std::io::Result<()> {
     socket.set_read_timeout(Some(Duration::from_millis(200)))?;
-    std::thread::Builder::new()
-        .name("sylva-osc".into())
-        .spawn(move || {
-            let mut buffer = vec![0u8; 65_536];
-            let mut last_warning: Option<Instant> = None;
-            while !stop.load(Ordering::Relaxed) {
-                let Ok((length, from)) = socket.recv_from(&mut buffer) else {
+    let mut buffer = vec![0u8; 65_536];
+    let mut warnings = RateLimitedLog::default();
+    crate::supervise::spawn("sylva-osc", errors, move || {
+        while !stop.load(Ordering::Relaxed) {
+            let Ok((length, from)) = socket.recv_from(&mut buffer) else {
+                continue;
+            };
+            let received = Instant::now();
+            stats.datagrams.fetch_add(1, Ordering::Relaxed);
+            if !allow.allows(from.ip()) {
+                let count = stats.refused.fetch_add(1, Ordering::Relaxed) + 1;
+                warnings.warn(|| format!("OSC: refused {from} (not in --osc-allow); {count} so far"));
+                continue;
+            }
+            let messages = match decode(&buffer[..length], received, SystemTime::now()) {
+                Ok(messages) => messages,
+                Err(error) => {
+                    let count = stats.malformed.fetch_add(1, Ordering::Relaxed) + 1;
+                    warnings.warn(|| format!("OSC: malformed datagram from {from} ({error}); {count} so far"));
                     continue;
-                };
-                let received = Instant::now();
-                stats.datagrams.fetch_add(1, Ordering::Relaxed);
-                let packet = match rosc::decoder::decode_udp(&buffer[..length]) {
-                    Ok((_, packet)) => packet,
-                    Err(error) => {
-                        let count = stats.malformed.fetch_add(1, Ordering::Relaxed) + 1;
-                        // At most one warning a second, whatever a sender floods.
-                        if last_warning.is_none_or(|t| t.elapsed() > Duration::from_secs(1)) {
-                            tracing::warn!(
-                                "OSC: malformed datagram from {from} ({error:?}); {count} so far"
-                            );
-                            last_warning = Some(received);
-                        }
-                        continue;
+                }
+            };
+            for (message, due) in messages {
+                let event = ControlEvent::Osc(OscReceived {
+                    from,
+                    message,
+                    due,
+                    received,
+                });
+                match events.try_send(event) {
+                    Ok(()) => {}
+                    Err(TrySendError::Full(_)) => {
+                        let count = stats.dropped.fetch_add(1, Ordering::Relaxed) + 1;
+                        warnings.warn(|| format!("OSC: the show is behind, messages dropped; {count} so far"));
                     }
-                };
-                let mut messages = Vec::new();
-                unpack(packet, None, &mut messages);
-                for (message, tag) in messages {
-                    let due = tag.and_then(|t| future_instant(t, received));
-                    let event = ControlEvent::Osc(OscReceived {
-                        from,
-                        message,
-                        due,
-                        received,
-                    });
-                    if events.send(event).is_err() {
-                        return;
-                    }
+                    Err(TrySendError::Disconnected(_)) => return,
                 }
             }
-        })?;
+        }
+    })?;
     Ok(())
 }
 
+/// Decodes a datagram into messages with the instant each is due (none
+/// for now). Refuses nesting beyond [`osc_wire`]'s limits and bundles
+/// scheduled more than [`MAX_AHEAD`] ahead.
+pub fn decode(
+    datagram: &[u8],
+    received: Instant,
+    wall: SystemTime,
+) -> Result<Vec<(OscMessage, Option<Instant>)>, String> {
+    osc_wire::check(datagram).map_err(|e| e.to_string())?;
+    let (_, packet) = rosc::decoder::decode_udp(datagram).map_err(|e| format!("{e:?}"))?;
+    let mut messages = Vec::new();
+    unpack(packet, None, &mut messages);
+    messages
+        .into_iter()
+        .map(|(message, tag)| {
+            let due = match tag.map(|t| osc_wire::due(t, wall)) {
+                None | Some(Due::Now) => None,
+                Some(Due::Ahead(ahead)) if ahead <= MAX_AHEAD => Some(received + ahead),
+                Some(Due::Ahead(ahead)) => {
+                    return Err(format!(
+                        "a bundle scheduled {:.0} s ahead (at most {} s)",
+                        ahead.as_secs_f64(),
+                        MAX_AHEAD.as_secs()
+                    ));
+                }
+            };
+            Ok((message, due))
+        })
+        .collect()
+}
+
 /// Flattens bundles (nested or empty) into messages with their time tags.
+/// Depth is bounded by [`osc_wire::check`] before anything is decoded.
 pub fn unpack(
     packet: OscPacket,
     tag: Option<OscTime>,
@@ -111,12 +173,20 @@ pub fn unpack(
     }
 }
 
-/// The instant a time tag names, if it is still ahead.
-fn future_instant(tag: OscTime, now: Instant) -> Option<Instant> {
-    let at = SystemTime::from(tag);
-    let ahead = at.duration_since(SystemTime::now()).ok()?;
-    // Anything more than a minute ahead is a clock mix-up, not a cue.
-    (ahead > Duration::ZERO && ahead < Duration::from_secs(60)).then(|| now + ahead)
+/// A warning at most once a second, whatever a sender floods.
+#[derive(Debug, Default)]
+pub struct RateLimitedLog {
+    last: Option<Instant>,
+}
+
+impl RateLimitedLog {
+    /// Logs the message `text` makes, unless one was logged this second.
+    pub fn warn(&mut self, text: impl FnOnce() -> String) {
+        if self.last.is_none_or(|t| t.elapsed() > Duration::from_secs(1)) {
+            tracing::warn!("{}", text());
+            self.last = Some(Instant::now());
+        }
+    }
 }
 
 /// `shader.aurora.glow` from `/sylva/shader/aurora/glow`.

@@ -11,9 +11,8 @@ use super::ControlSurface;
 use super::mapping::OscAlias;
 use super::osc::{self, OscReceived};
 use crate::params::{ParamKind, ParamSpec, Source, Value};
-use crate::renderer::Renderer;
+use crate::renderer::{Renderer, ShowRequest};
 use crate::script::{OscArg, ScriptEvent};
-use crate::show::inside_show;
 
 impl ControlSurface {
     pub(super) fn handle_osc(&mut self, received: OscReceived, renderer: &mut Renderer) {
@@ -28,27 +27,16 @@ impl ControlSurface {
             Some(OscType::String(s)) => Some(s.clone()),
             _ => None,
         };
+        let reseed = reseed_target(address);
         match address {
             "/sylva/preset" => match first_string() {
-                Some(name) => {
-                    if let Err(error) = renderer.load_show_preset(&name) {
-                        renderer.errors.report("preset", error.to_string());
-                    }
-                }
+                Some(name) => renderer.request(ShowRequest::LoadPreset(name)),
                 None => self.warn_osc(&format!("{address} needs a preset name (s) from {from}")),
             },
-            "/sylva/preset/save" => {
-                match first_string().filter(|n| inside_show(&format!("{n}.toml")).is_ok()) {
-                    Some(name) => {
-                        if let Err(error) = renderer.save_preset(&name) {
-                            renderer.errors.report("preset", error);
-                        }
-                    }
-                    None => self.warn_osc(&format!(
-                        "{address} needs a preset name inside the show (s) from {from}"
-                    )),
-                }
-            }
+            "/sylva/preset/save" => match first_string() {
+                Some(name) => renderer.request(ShowRequest::SavePreset(name)),
+                None => self.warn_osc(&format!("{address} needs a preset name (s) from {from}")),
+            },
             "/sylva/learn" => match first_string().filter(|p| renderer.registry.contains(p)) {
                 Some(param) => {
                     tracing::info!("MIDI learn armed for {param}: move a control");
@@ -57,13 +45,12 @@ impl ControlSurface {
                 None => self.warn_osc(&format!("{address} needs a parameter name (s) from {from}")),
             },
             "/sylva/status" => self.reply_status(from, renderer),
+            "/sylva/reseed" => renderer.request(ShowRequest::ReseedAll),
             _ if address.starts_with("/sylva/playlist/") => {
                 self.warn_osc(&format!("{address}: no playlist is running"));
             }
-            _ if address.starts_with(osc::PREFIX) && address.ends_with("/reseed") => {
-                let layer =
-                    address[osc::PREFIX.len()..address.len() - "/reseed".len()].replace('/', ".");
-                renderer.reseed_layer(&layer);
+            _ if reseed.is_some() => {
+                renderer.request(ShowRequest::Reseed(reseed.unwrap_or_default()));
             }
             _ => {
                 if !self.set_from_osc(from, &message, at, renderer) {
@@ -131,23 +118,40 @@ impl ControlSurface {
 
     fn record_latency(&mut self, delay: Duration) {
         if self.latency.len() == super::LATENCY_SAMPLES {
-            self.latency.remove(0);
+            self.latency.pop_front();
         }
-        self.latency.push(delay);
+        self.latency.push_back(delay);
     }
 
-    fn reply_status(&self, to: SocketAddr, renderer: &Renderer) {
+    /// Answers `/sylva/status` with one short datagram, at most
+    /// [`super::STATUS_REPLIES_PER_SECOND`] times a second per host: the
+    /// sender's address can be forged, so a reply must never be worth
+    /// more to an attacker than the request.
+    fn reply_status(&mut self, to: SocketAddr, renderer: &Renderer) {
+        let now = Instant::now();
+        if self.status_replies.len() > 1024 {
+            self.status_replies
+                .retain(|_, (since, _)| now.duration_since(*since) < Duration::from_secs(1));
+        }
+        let (since, count) = self.status_replies.entry(to.ip()).or_insert((now, 0));
+        if now.duration_since(*since) >= Duration::from_secs(1) {
+            (*since, *count) = (now, 0);
+        }
+        *count += 1;
+        if *count > super::STATUS_REPLIES_PER_SECOND {
+            return;
+        }
         let errors = renderer.errors.snapshot();
         let (datagrams, malformed) = self.osc_counts();
-        let last = errors
-            .last()
-            .map_or(String::new(), |e| format!("{}: {}", e.origin, e.message));
+        let last = errors.last().map_or(String::new(), |e| {
+            status_line(&format!("{}: {}", e.origin, e.message))
+        });
         self.feedback.reply(
             to,
             OscMessage {
                 addr: "/sylva/status".into(),
                 args: vec![
-                    OscType::String(renderer.preset().unwrap_or("").to_string()),
+                    OscType::String(status_line(renderer.preset().unwrap_or(""))),
                     OscType::Int(errors.len() as i32),
                     OscType::String(last),
                     OscType::Long(datagrams as i64),
@@ -158,7 +162,7 @@ impl ControlSurface {
     }
 
     /// Logs a refused OSC message, at most once a second.
-    fn warn_osc(&mut self, message: &str) {
+    pub(super) fn warn_osc(&mut self, message: &str) {
         if self
             .last_osc_warning
             .is_none_or(|t| t.elapsed() > Duration::from_secs(1))
@@ -167,6 +171,24 @@ impl ControlSurface {
             self.last_osc_warning = Some(Instant::now());
         }
     }
+}
+
+/// Characters of the error line a status reply carries.
+const STATUS_LINE_CHARS: usize = 200;
+
+/// The first line of `text`, cut to [`STATUS_LINE_CHARS`] characters.
+fn status_line(text: &str) -> String {
+    let line = text.lines().next().unwrap_or("");
+    match line.char_indices().nth(STATUS_LINE_CHARS) {
+        Some((cut, _)) => format!("{}…", &line[..cut]),
+        None => line.to_string(),
+    }
+}
+
+/// The layer `/sylva/<layer>/reseed` names (`shader/sky` is `shader.sky`).
+fn reseed_target(address: &str) -> Option<String> {
+    let layer = address.strip_prefix(osc::PREFIX)?.strip_suffix("/reseed")?;
+    (!layer.is_empty()).then(|| layer.replace('/', "."))
 }
 
 /// The spec an alias's incoming number is read with: any finite float.
@@ -204,5 +226,29 @@ fn script_arg(arg: &OscType) -> Option<OscArg> {
         OscType::Bool(v) => Some(OscArg::Bool(*v)),
         OscType::String(s) => Some(OscArg::Text(s.clone())),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reseed_addresses_name_a_layer_or_none() {
+        assert_eq!(reseed_target("/sylva/reseed"), None);
+        assert_eq!(reseed_target("/sylva//reseed"), None);
+        assert_eq!(reseed_target("/sylva/colony/reseed").as_deref(), Some("colony"));
+        assert_eq!(
+            reseed_target("/sylva/shader/sky/reseed").as_deref(),
+            Some("shader.sky")
+        );
+    }
+
+    #[test]
+    fn status_lines_are_one_short_line() {
+        let long = format!("{}\nsecond line", "é".repeat(60_000));
+        let line = status_line(&long);
+        assert_eq!(line.chars().count(), STATUS_LINE_CHARS + 1);
+        assert!(!line.contains('\n'));
     }
 }

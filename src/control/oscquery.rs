@@ -5,17 +5,22 @@
 //! and stream the changes it hands them; they never touch the registry.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, ErrorKind, Write};
+use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::sync::mpsc::{Sender, channel};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{SyncSender, TryRecvError, sync_channel};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::Duration;
 
 use tungstenite::Message;
+use tungstenite::protocol::WebSocketConfig;
 
 use serde_json::{Value as Json, json};
 
-use super::osc::{address_of, args_of};
+use super::allow::AllowList;
+use super::osc::{RateLimitedLog, address_of, args_of};
+use crate::status::ErrorLog;
 use crate::params::{ParamKind, ParamSpec, Registry, Value};
 
 /// What the server shows: the specs (replaced when parameters come or go)
@@ -28,7 +33,26 @@ pub struct Namespace {
 }
 
 /// A WebSocket client's queue of (address, OSC bytes) changes.
-type Listener = Sender<(String, Vec<u8>)>;
+type Listener = SyncSender<(String, Vec<u8>)>;
+
+/// Connections served at once; more are closed at once.
+pub const MAX_CONNECTIONS: usize = 32;
+
+/// Bytes of one request line or header line.
+const MAX_LINE: u64 = 8 * 1024;
+
+/// Header lines of one request.
+const MAX_HEADERS: usize = 64;
+
+/// Changes queued for one WebSocket client; a client that falls this far
+/// behind is disconnected instead of growing the queue.
+const LISTENER_QUEUE: usize = 1_024;
+
+/// Paths one WebSocket client may listen to.
+const MAX_LISTENED: usize = 4_096;
+
+/// Longest a client may take to send a request or read a reply.
+const CLIENT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The snapshot shared with the server threads, and the WebSocket
 /// listeners that changes are streamed to.
@@ -40,7 +64,8 @@ pub struct SharedNamespace {
 
 impl SharedNamespace {
     /// Streams a parameter change (its address and OSC bytes) to the
-    /// WebSocket clients; those that left are dropped.
+    /// WebSocket clients; those that left or fell too far behind are
+    /// dropped (which closes their connection).
     pub fn notify(&self, spec: &ParamSpec, value: &Value) {
         let mut listeners = self
             .listeners
@@ -57,7 +82,7 @@ impl SharedNamespace {
         let Ok(bytes) = rosc::encoder::encode(&packet) else {
             return;
         };
-        listeners.retain(|l| l.send((address.clone(), bytes.clone())).is_ok());
+        listeners.retain(|l| l.try_send((address.clone(), bytes.clone())).is_ok());
     }
 
     /// Publishes the registry's state (step 7 of the frame).
@@ -96,43 +121,109 @@ impl SharedNamespace {
     }
 }
 
+/// Counts a connection while it is served.
+struct ConnectionSlot(Arc<AtomicUsize>);
+
+impl ConnectionSlot {
+    fn take(active: &Arc<AtomicUsize>) -> Option<Self> {
+        let taken = active
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < MAX_CONNECTIONS).then_some(n + 1)
+            })
+            .is_ok();
+        taken.then(|| Self(active.clone()))
+    }
+}
+
+impl Drop for ConnectionSlot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
 /// Starts the server on `port` (0 picks one) and returns the port;
 /// `osc_port` is announced in HOST_INFO. Plain GETs are answered with JSON;
-/// a WebSocket upgrade on the same port gets LISTEN streaming.
+/// a WebSocket upgrade on the same port gets LISTEN streaming. Hosts
+/// outside `allow` are closed at once; at most [`MAX_CONNECTIONS`] are
+/// served together; accept errors (no file descriptors left) back off.
 pub fn serve(
     bind: &str,
     port: u16,
     osc_port: u16,
     namespace: SharedNamespace,
+    allow: AllowList,
+    errors: ErrorLog,
 ) -> Result<u16, String> {
     let listener = TcpListener::bind((bind, port)).map_err(|e| e.to_string())?;
     let port = listener.local_addr().map_err(|e| e.to_string())?.port();
-    std::thread::Builder::new()
-        .name("sylva-oscquery".into())
-        .spawn(move || {
-            for stream in listener.incoming().flatten() {
-                let namespace = namespace.clone();
-                let spawned = std::thread::Builder::new()
-                    .name("sylva-oscquery-client".into())
-                    .spawn(move || {
-                        if let Err(error) = client(stream, &namespace, osc_port) {
-                            tracing::debug!("OSCQuery client: {error}");
-                        }
-                    });
-                if let Err(error) = spawned {
-                    tracing::warn!("OSCQuery: cannot serve a client: {error}");
+    let active = Arc::new(AtomicUsize::new(0));
+    let mut warnings = RateLimitedLog::default();
+    crate::supervise::spawn("sylva-oscquery", errors, move || {
+        let mut backoff = Duration::from_millis(10);
+        loop {
+            let (stream, peer) = match listener.accept() {
+                Ok(accepted) => {
+                    backoff = Duration::from_millis(10);
+                    accepted
                 }
+                Err(error) => {
+                    warnings.warn(|| format!("OSCQuery: cannot accept ({error}); backing off"));
+                    std::thread::sleep(backoff);
+                    backoff = (backoff * 2).min(Duration::from_secs(1));
+                    continue;
+                }
+            };
+            if !allow.allows(peer.ip()) {
+                continue;
             }
-        })
-        .map_err(|e| e.to_string())?;
+            let Some(slot) = ConnectionSlot::take(&active) else {
+                warnings.warn(|| {
+                    format!("OSCQuery: {MAX_CONNECTIONS} connections open; closing {peer}")
+                });
+                continue;
+            };
+            let namespace = namespace.clone();
+            let spawned = std::thread::Builder::new()
+                .name("sylva-oscquery-client".into())
+                .spawn(move || {
+                    let _slot = slot;
+                    let served = catch_unwind(AssertUnwindSafe(|| {
+                        client(stream, &namespace, osc_port)
+                    }));
+                    match served {
+                        Ok(Ok(())) => {}
+                        Ok(Err(error)) => tracing::debug!("OSCQuery client {peer}: {error}"),
+                        Err(_) => tracing::warn!("OSCQuery client {peer}: handler panicked"),
+                    }
+                });
+            if let Err(error) = spawned {
+                warnings.warn(|| format!("OSCQuery: cannot serve a client: {error}"));
+            }
+        }
+    })
+    .map_err(|e| e.to_string())?;
     tracing::info!("OSCQuery on http://{bind}:{port}/ (WebSocket LISTEN on the same port)");
     Ok(port)
 }
 
+/// Reads one line of at most [`MAX_LINE`] bytes; an error if longer.
+fn read_line(reader: &mut impl BufRead) -> std::io::Result<String> {
+    let mut line = String::new();
+    reader.by_ref().take(MAX_LINE).read_line(&mut line)?;
+    if line.len() as u64 >= MAX_LINE && !line.ends_with('\n') {
+        return Err(std::io::Error::new(
+            ErrorKind::InvalidData,
+            format!("a request line longer than {MAX_LINE} bytes"),
+        ));
+    }
+    Ok(line)
+}
+
 /// One connection: a WebSocket if it asks to upgrade, else HTTP requests
-/// until it closes.
+/// until it closes, idles past [`CLIENT_TIMEOUT`] or sends an oversized head.
 fn client(stream: TcpStream, namespace: &SharedNamespace, osc_port: u16) -> std::io::Result<()> {
-    stream.set_read_timeout(Some(Duration::from_secs(10)))?;
+    stream.set_read_timeout(Some(CLIENT_TIMEOUT))?;
+    stream.set_write_timeout(Some(CLIENT_TIMEOUT))?;
     let mut head = [0u8; 2048];
     let seen = stream.peek(&mut head)?;
     let text = String::from_utf8_lossy(&head[..seen]).to_lowercase();
@@ -142,15 +233,23 @@ fn client(stream: TcpStream, namespace: &SharedNamespace, osc_port: u16) -> std:
     let mut reader = BufReader::new(stream.try_clone()?);
     let mut writer = stream;
     loop {
-        let mut request_line = String::new();
-        if reader.read_line(&mut request_line)? == 0 {
+        let request_line = read_line(&mut reader)?;
+        if request_line.is_empty() {
             return Ok(());
         }
         let mut close = false;
+        let mut headers = 0;
         loop {
-            let mut header = String::new();
-            if reader.read_line(&mut header)? == 0 || header.trim().is_empty() {
+            let header = read_line(&mut reader)?;
+            if header.trim().is_empty() {
                 break;
+            }
+            headers += 1;
+            if headers > MAX_HEADERS {
+                return Err(std::io::Error::new(
+                    ErrorKind::InvalidData,
+                    format!("more than {MAX_HEADERS} header lines"),
+                ));
             }
             close |= header.to_lowercase().starts_with("connection: close");
         }
@@ -182,11 +281,17 @@ fn client(stream: TcpStream, namespace: &SharedNamespace, osc_port: u16) -> std:
 /// LISTEN streaming: the client names paths with
 /// `{"COMMAND":"LISTEN","DATA":"/sylva/master/brightness"}` (IGNORE stops);
 /// every change of a listened parameter arrives as a binary OSC frame.
+/// Messages are bounded in size, the queue in length, and a client that
+/// stops reading is disconnected once its writes time out.
 fn websocket(stream: TcpStream, namespace: &SharedNamespace) -> std::io::Result<()> {
     stream.set_read_timeout(Some(Duration::from_millis(20)))?;
-    let mut socket =
-        tungstenite::accept(stream).map_err(|e| std::io::Error::other(e.to_string()))?;
-    let (sender, changes) = channel::<(String, Vec<u8>)>();
+    let config = WebSocketConfig::default()
+        .max_message_size(Some(64 << 10))
+        .max_frame_size(Some(64 << 10))
+        .max_write_buffer_size(1 << 20);
+    let mut socket = tungstenite::accept_with_config(stream, Some(config))
+        .map_err(|e| std::io::Error::other(e.to_string()))?;
+    let (sender, changes) = sync_channel::<(String, Vec<u8>)>(LISTENER_QUEUE);
     namespace
         .listeners
         .lock()
@@ -199,7 +304,11 @@ fn websocket(stream: TcpStream, namespace: &SharedNamespace) -> std::io::Result<
                 let command: Json = serde_json::from_str(text.as_str()).unwrap_or_default();
                 let path = command["DATA"].as_str().unwrap_or_default().to_string();
                 match command["COMMAND"].as_str() {
-                    Some("LISTEN") if !listening.contains(&path) => listening.push(path),
+                    Some("LISTEN")
+                        if !listening.contains(&path) && listening.len() < MAX_LISTENED =>
+                    {
+                        listening.push(path)
+                    }
                     Some("IGNORE") => listening.retain(|p| *p != path),
                     _ => {}
                 }
@@ -210,11 +319,19 @@ fn websocket(stream: TcpStream, namespace: &SharedNamespace) -> std::io::Result<
                 if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {}
             Err(error) => return Err(std::io::Error::other(error.to_string())),
         }
-        while let Ok((address, bytes)) = changes.try_recv() {
-            if listening.contains(&address) {
-                socket
-                    .send(Message::Binary(bytes.into()))
-                    .map_err(|e| std::io::Error::other(e.to_string()))?;
+        loop {
+            match changes.try_recv() {
+                Ok((address, bytes)) => {
+                    if listening.contains(&address) {
+                        socket
+                            .send(Message::Binary(bytes.into()))
+                            .map_err(|e| std::io::Error::other(e.to_string()))?;
+                    }
+                }
+                Err(TryRecvError::Empty) => break,
+                Err(TryRecvError::Disconnected) => {
+                    return Err(std::io::Error::other("fell too far behind; disconnected"));
+                }
             }
         }
     }

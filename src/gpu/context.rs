@@ -127,6 +127,40 @@ impl Gpu {
         describe(&self.info)
     }
 
+    /// Checks that one storage buffer of `bytes` fits this device's
+    /// binding and buffer limits, before anything is allocated; `what`
+    /// names it in the error (`"fluid.count 16000000: particles"`).
+    pub fn check_storage(&self, what: &str, bytes: u64) -> Result<(), String> {
+        let limits = self.device.limits();
+        let most = limits
+            .max_storage_buffer_binding_size
+            .min(limits.max_buffer_size);
+        if bytes > most {
+            return Err(format!(
+                "{what} need {} MiB in one buffer; this device allows {} MiB. The running simulation stays.",
+                bytes >> 20,
+                most >> 20
+            ));
+        }
+        Ok(())
+    }
+
+    /// Runs `build` inside validation and out-of-memory error scopes, so a
+    /// GPU object that cannot be made is an error here, returned with the
+    /// rest of `build`'s, never an uncaptured error on every later frame.
+    pub fn scoped<T>(&self, build: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
+        let memory = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let built = build();
+        let invalid = pollster::block_on(validation.pop());
+        let exhausted = pollster::block_on(memory.pop());
+        match (built, invalid.or(exhausted)) {
+            (Ok(value), None) => Ok(value),
+            (Err(error), _) => Err(error),
+            (Ok(_), Some(error)) => Err(error.to_string()),
+        }
+    }
+
     /// Blocks until the GPU has finished all submitted work.
     pub fn wait_idle(&self) {
         if let Err(error) = self.device.poll(wgpu::PollType::wait_indefinitely()) {

@@ -144,6 +144,9 @@ impl Composed {
             }
             self.describe(e.location(&self.text), &e.as_inner().to_string(), &causes)
         })?;
+        check_memory(&module).map_err(|(span, message)| {
+            self.describe(span.location(&self.text).into(), &message, &[])
+        })?;
         Ok(module)
     }
 
@@ -200,6 +203,65 @@ pub fn validate(source: &str, file: &str) -> Result<naga::Module, String> {
         }],
     };
     composed.validate()
+}
+
+/// Bytes one private or function variable may take: drivers back such
+/// arrays with per-invocation scratch memory, so a typo'd array length can
+/// ask for gigabytes that validation alone would let through.
+pub const MAX_PRIVATE_BYTES: u32 = 64 << 10;
+
+/// Bytes of workgroup memory one shader may declare, far above what any
+/// device offers (wgpu then checks the device's own limit).
+pub const MAX_WORKGROUP_BYTES: u32 = 64 << 10;
+
+/// Refuses absurd private, function and workgroup memory, with the span
+/// of the variable that asks for it.
+fn check_memory(module: &naga::Module) -> Result<(), (naga::Span, String)> {
+    let mut layouter = naga::proc::Layouter::default();
+    layouter
+        .update(module.to_ctx())
+        .map_err(|e| (naga::Span::default(), format!("type layout: {e}")))?;
+    let mut workgroup = 0u64;
+    for (handle, variable) in module.global_variables.iter() {
+        let size = layouter[variable.ty].size;
+        let span = module.global_variables.get_span(handle);
+        let name = variable.name.as_deref().unwrap_or("?");
+        match variable.space {
+            naga::AddressSpace::Private if size > MAX_PRIVATE_BYTES => {
+                return Err((span, too_big("var<private>", name, size, MAX_PRIVATE_BYTES)));
+            }
+            naga::AddressSpace::WorkGroup => workgroup += u64::from(size),
+            _ => {}
+        }
+        if workgroup > u64::from(MAX_WORKGROUP_BYTES) {
+            return Err((
+                span,
+                too_big("var<workgroup>", name, workgroup as u32, MAX_WORKGROUP_BYTES),
+            ));
+        }
+    }
+    let functions = module
+        .functions
+        .iter()
+        .map(|(_, f)| f)
+        .chain(module.entry_points.iter().map(|e| &e.function));
+    for function in functions {
+        for (handle, local) in function.local_variables.iter() {
+            let size = layouter[local.ty].size;
+            if size > MAX_PRIVATE_BYTES {
+                let name = local.name.as_deref().unwrap_or("?");
+                let span = function.local_variables.get_span(handle);
+                return Err((span, too_big("var", name, size, MAX_PRIVATE_BYTES)));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn too_big(kind: &str, name: &str, size: u32, limit: u32) -> String {
+    format!(
+        "{kind} {name} takes {size} bytes per invocation; at most {limit} (a smaller array, or a storage buffer)"
+    )
 }
 
 /// The size in bytes naga computes for struct `name` in `module`, for tests

@@ -65,7 +65,7 @@ struct Entry {
 }
 
 /// All parameters of the show, by full name.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Registry {
     entries: BTreeMap<String, Entry>,
     /// The latest change of each parameter since the last drain: bounded by

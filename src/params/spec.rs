@@ -207,6 +207,38 @@ impl ParamSpec {
         spec
     }
 
+    /// Checks a spec built from a file (a shader header): finite ranges
+    /// with min below max, a finite default and smoothing. Specs from code
+    /// are right by construction; one from a file must pass before use.
+    pub fn validate(&self) -> Result<(), String> {
+        let range = |min: f64, max: f64| {
+            if !min.is_finite() || !max.is_finite() {
+                Err(format!("min {min} and max {max} must be finite numbers"))
+            } else if min >= max {
+                Err(format!("min {min} must be below max {max}"))
+            } else {
+                Ok(())
+            }
+        };
+        match &self.kind {
+            ParamKind::Float { min, max } | ParamKind::Vec3 { min, max } => {
+                range(f64::from(*min), f64::from(*max))?
+            }
+            ParamKind::Int { min, max } => range(f64::from(*min), f64::from(*max))?,
+            _ => {}
+        }
+        if !self.default.components().iter().all(|c| c.is_finite()) {
+            return Err(format!("the default {} is not finite", self.default));
+        }
+        if !(self.smoothing.is_finite() && self.smoothing >= 0.0) {
+            return Err(format!(
+                "smooth={} must be a number of seconds, 0 or more",
+                self.smoothing
+            ));
+        }
+        Ok(())
+    }
+
     /// Sets the description.
     pub fn with_description(mut self, description: impl Into<String>) -> Self {
         self.description = description.into();
@@ -233,12 +265,12 @@ impl ParamSpec {
         let finite = |v: f32| v.is_finite().then_some(v);
         match (&self.kind, value) {
             (ParamKind::Float { min, max }, v) => {
-                Some(Value::Float(finite(v.as_f32()?)?.clamp(*min, *max)))
+                Some(Value::Float(finite(v.as_f32()?)?.max(*min).min(*max)))
             }
-            (ParamKind::Int { min, max }, Value::Int(v)) => Some(Value::Int(v.clamp(*min, *max))),
+            (ParamKind::Int { min, max }, Value::Int(v)) => Some(Value::Int(v.max(*min).min(*max))),
             (ParamKind::Int { min, max }, v) => {
                 let v = finite(v.as_f32()?)?.round();
-                Some(Value::Int((v as i32).clamp(*min, *max)))
+                Some(Value::Int((v as i32).max(*min).min(*max)))
             }
             (ParamKind::Bool, v) => Some(Value::Bool(v.as_f32()? != 0.0)),
             (ParamKind::Enum { options }, Value::Text(name)) => {
@@ -250,7 +282,7 @@ impl ParamSpec {
                     .then_some(Value::Enum(index as usize))
             }
             (ParamKind::Vec3 { min, max }, Value::Vec3(v)) => {
-                let c = |x: f32| finite(x).map(|x| x.clamp(*min, *max));
+                let c = |x: f32| finite(x).map(|x| x.max(*min).min(*max));
                 Some(Value::Vec3([c(v[0])?, c(v[1])?, c(v[2])?]))
             }
             (ParamKind::Colour, Value::Colour(v)) => {

@@ -8,10 +8,15 @@ use std::rc::Rc;
 use mlua::{Lua, Table, Value as LuaValue};
 
 use super::bridge::{Bridge, ScriptCommand};
+use super::log::LogLimiter;
 use crate::params::{Easing, ParamKind, ParamSpec, Value};
 
 /// Builds the `sylva` table around `bridge`.
-pub fn create(lua: &Lua, bridge: &Rc<RefCell<Bridge>>) -> mlua::Result<Table> {
+pub fn create(
+    lua: &Lua,
+    bridge: &Rc<RefCell<Bridge>>,
+    log: &Rc<RefCell<LogLimiter>>,
+) -> mlua::Result<Table> {
     let api = lua.create_table()?;
     let b = bridge.clone();
     api.set(
@@ -74,11 +79,12 @@ pub fn create(lua: &Lua, bridge: &Rc<RefCell<Bridge>>) -> mlua::Result<Table> {
             Ok(())
         })?,
     )?;
+    let limiter = log.clone();
     api.set(
         "log",
-        lua.create_function(|_, parts: mlua::Variadic<LuaValue>| {
+        lua.create_function(move |_, parts: mlua::Variadic<LuaValue>| {
             let text: Vec<String> = parts.iter().map(describe).collect();
-            tracing::info!(target: "lua", "{}", text.join(" "));
+            limiter.borrow_mut().line(text.join(" "));
             Ok(())
         })?,
     )?;

@@ -6,11 +6,15 @@
 //! `setup()`; only if both succeed does it replace the running generation,
 //! otherwise the old one keeps running and the error (file:line and
 //! traceback) shows. A runtime error in a callback disables that callback
-//! until the next load. The `persist` table is shared by all generations,
-//! so state survives reloads.
+//! until the next load. Every load gets a fresh Lua state (fresh library
+//! tables and string metatable, so nothing one script breaks reaches the
+//! next); the `persist` table's plain data (numbers, strings, booleans and
+//! tables of them) is copied into it, so state survives reloads.
 
 mod api;
 mod bridge;
+mod log;
+mod persist;
 mod sandbox;
 
 use std::cell::RefCell;
@@ -20,13 +24,14 @@ use std::rc::Rc;
 use mlua::{Function, IntoLuaMulti, Lua, Table};
 
 pub use bridge::ScriptCommand;
-pub use sandbox::{INSTRUCTION_BUDGET, MEMORY_LIMIT};
+pub use sandbox::{INSTRUCTION_BUDGET, MEMORY_LIMIT, TIME_BUDGET, pattern_cost};
 
 use crate::clock::Clock;
 use crate::params::Registry;
 use crate::show::{Assets, ChangedFile, Folder, inside_show};
 use crate::status::ErrorLog;
 use bridge::Bridge;
+use log::LogLimiter;
 use sandbox::Budget;
 
 /// An event passed to a script callback.
@@ -70,21 +75,54 @@ struct Loading {
     modules: Vec<String>,
 }
 
+/// One Lua state with its budget and `sylva` table.
+struct State {
+    lua: Lua,
+    budget: Budget,
+    api: Table,
+    guards: Table,
+}
+
+impl State {
+    /// A fresh sandboxed state around `bridge`, its `math.random` seeded.
+    fn new(bridge: &Rc<RefCell<Bridge>>, log: &Rc<RefCell<LogLimiter>>, seed: u64) -> mlua::Result<Self> {
+        let (lua, budget, guards) = sandbox::new_state()?;
+        let api = api::create(&lua, bridge, log)?;
+        let prelude_env = lua.create_table()?;
+        prelude_env.set("sylva", &api)?;
+        prelude_env.set(
+            "setmetatable",
+            lua.globals().get::<Function>("setmetatable")?,
+        )?;
+        lua.load(include_str!("prelude.lua"))
+            .set_name("@sylva/prelude.lua")
+            .set_environment(prelude_env)
+            .exec()?;
+        let math: Table = lua.globals().get("math")?;
+        math.get::<Function>("randomseed")?
+            .call::<()>(seed as i64)?;
+        Ok(Self {
+            lua,
+            budget,
+            api,
+            guards,
+        })
+    }
+}
+
 /// The running script generation.
 struct Generation {
+    state: State,
     env: Table,
+    persist: Table,
     disabled: HashSet<&'static str>,
     modules: Vec<String>,
 }
 
 /// The Lua state and the running script.
 pub struct ScriptHost {
-    lua: Lua,
-    budget: Budget,
     bridge: Rc<RefCell<Bridge>>,
-    api: Table,
-    persist: Table,
-    loading: Rc<RefCell<Option<Loading>>>,
+    log: Rc<RefCell<LogLimiter>>,
     current: Option<Generation>,
     file: String,
     assets: Assets,
@@ -96,27 +134,9 @@ impl ScriptHost {
     /// A host with no script loaded yet; `math.random` is seeded with `seed`
     /// at every load so renders stay deterministic.
     pub fn new(assets: Assets, errors: ErrorLog, seed: u64) -> mlua::Result<Self> {
-        let (lua, budget) = sandbox::new_state()?;
-        let bridge = Rc::new(RefCell::new(Bridge::default()));
-        let api = api::create(&lua, &bridge)?;
-        let prelude_env = lua.create_table()?;
-        prelude_env.set("sylva", &api)?;
-        prelude_env.set(
-            "setmetatable",
-            lua.globals().get::<Function>("setmetatable")?,
-        )?;
-        lua.load(include_str!("prelude.lua"))
-            .set_name("@sylva/prelude.lua")
-            .set_environment(prelude_env)
-            .exec()?;
-        let persist = lua.create_table()?;
         Ok(Self {
-            lua,
-            budget,
-            bridge,
-            api,
-            persist,
-            loading: Rc::new(RefCell::new(None)),
+            bridge: Rc::new(RefCell::new(Bridge::default())),
+            log: Rc::new(RefCell::new(LogLimiter::default())),
             current: None,
             file: String::new(),
             assets,
@@ -142,8 +162,7 @@ impl ScriptHost {
         let file = file.strip_prefix("scripts/").unwrap_or(file).to_string();
         self.file = file.clone();
         self.bridge.borrow_mut().refresh(registry);
-        self.set_fields(clock);
-        let result = self.evaluate(&file);
+        let result = self.evaluate(&file, clock);
         match result {
             Ok(generation) => {
                 self.errors.clear(&self.origin());
@@ -186,6 +205,9 @@ impl ScriptHost {
 
     /// Runs `update(dt)`.
     pub fn update(&mut self, dt: f32, registry: &Registry, clock: &Clock) {
+        if self.current.is_none() {
+            return;
+        }
         self.bridge.borrow_mut().refresh(registry);
         self.set_fields(clock);
         self.call("update", dt);
@@ -193,6 +215,9 @@ impl ScriptHost {
 
     /// Runs the callback for `event`.
     pub fn dispatch(&mut self, event: &ScriptEvent, registry: &Registry, clock: &Clock) {
+        let Some(lua) = self.current.as_ref().map(|g| g.state.lua.clone()) else {
+            return;
+        };
         self.bridge.borrow_mut().refresh(registry);
         self.set_fields(clock);
         match event {
@@ -204,7 +229,7 @@ impl ScriptHost {
                 number,
                 value,
             } => {
-                let message = self.lua.create_table().and_then(|t| {
+                let message = lua.create_table().and_then(|t| {
                     t.set("type", kind.as_str())?;
                     t.set("channel", *channel)?;
                     t.set("number", *number)?;
@@ -216,12 +241,11 @@ impl ScriptHost {
                 }
             }
             ScriptEvent::Osc(address, args) => {
-                let values = self.lua.create_sequence_from(args.iter().map(|a| {
+                let values = lua.create_sequence_from(args.iter().map(|a| {
                     match a {
                         OscArg::Number(n) => mlua::Value::Number(*n),
                         OscArg::Bool(b) => mlua::Value::Boolean(*b),
-                        OscArg::Text(s) => self
-                            .lua
+                        OscArg::Text(s) => lua
                             .create_string(s)
                             .map_or(mlua::Value::Nil, mlua::Value::String),
                     }
@@ -240,8 +264,11 @@ impl ScriptHost {
 
     /// The `persist` table's value at `key`, for tests.
     pub fn persisted(&self, key: &str) -> Option<String> {
-        let value: mlua::Value = self.persist.get(key).ok()?;
-        self.lua
+        let generation = self.current.as_ref()?;
+        let value: mlua::Value = generation.persist.get(key).ok()?;
+        generation
+            .state
+            .lua
             .coerce_string(value)
             .ok()
             .flatten()
@@ -253,37 +280,36 @@ impl ScriptHost {
     }
 
     fn set_fields(&self, clock: &Clock) {
-        let fields = [
-            ("time", clock.time),
-            ("beat", clock.beats),
-            ("beat_phase", f64::from(clock.beat_phase())),
-            ("bpm", f64::from(clock.bpm)),
-        ];
-        for (name, value) in fields {
-            let _ = self.api.set(name, value);
+        if let Some(generation) = &self.current {
+            set_fields(&generation.state.api, clock);
         }
-        let _ = self.api.set("frame", clock.frame);
     }
 
-    /// Evaluates the file into a new environment and runs `setup()`.
-    fn evaluate(&mut self, file: &str) -> Result<Generation, String> {
+    /// Evaluates the file into a fresh state and environment and runs
+    /// `setup()`.
+    fn evaluate(&mut self, file: &str, clock: &Clock) -> Result<Generation, String> {
         let asset = self
             .assets
             .read(Folder::Scripts, file)
             .map_err(|e| e.to_string())?;
-        let require = self.require_function().map_err(|e| e.to_string())?;
-        let math: Table = self.lua.globals().get("math").map_err(|e| e.to_string())?;
-        math.get::<Function>("randomseed")
-            .and_then(|f| f.call::<()>(self.seed as i64))
+        let state = State::new(&self.bridge, &self.log, self.seed).map_err(|e| e.to_string())?;
+        set_fields(&state.api, clock);
+        let loading = Rc::new(RefCell::new(None));
+        let require = require_function(&state.lua, &loading, &self.assets)
             .map_err(|e| e.to_string())?;
-        let env = sandbox::environment(&self.lua, &self.api, &self.persist, require)
+        let persist = match &self.current {
+            Some(old) => persist::copy(&old.persist, &state.lua),
+            None => state.lua.create_table(),
+        }
+        .map_err(|e| e.to_string())?;
+        let env = sandbox::environment(&state.lua, &state.guards, &state.api, &persist, require)
             .map_err(|e| e.to_string())?;
-        *self.loading.borrow_mut() = Some(Loading {
+        *loading.borrow_mut() = Some(Loading {
             env: env.clone(),
             modules: vec![file.to_string()],
         });
-        self.budget.reset();
-        let loaded = self
+        state.budget.reset();
+        let loaded = state
             .lua
             .load(&asset.text)
             .set_name(format!("@{}", asset.display))
@@ -291,31 +317,75 @@ impl ScriptHost {
             .exec()
             .and_then(|()| match env.get::<Option<Function>>("setup")? {
                 Some(setup) => {
-                    self.budget.reset();
+                    state.budget.reset();
                     setup.call::<()>(())
                 }
                 None => Ok(()),
             });
-        let modules = self
-            .loading
+        let modules = loading
             .borrow_mut()
             .take()
-            .map(|l| l.modules)
+            .map(|l: Loading| l.modules)
             .unwrap_or_default();
         loaded.map_err(|e| e.to_string())?;
         Ok(Generation {
+            state,
             env,
+            persist,
             disabled: HashSet::new(),
             modules,
         })
     }
 
-    /// `require(name)`: loads `scripts/<name with dots as slashes>.lua` into
-    /// the environment of the generation being loaded, once.
-    fn require_function(&self) -> mlua::Result<Function> {
-        let loading = self.loading.clone();
-        let assets = self.assets.clone();
-        self.lua.create_function(move |lua, name: String| {
+    /// Calls a callback under the budget; an error disables it until the
+    /// next load.
+    fn call(&mut self, name: &'static str, args: impl IntoLuaMulti) {
+        let Some(generation) = self.current.as_mut() else {
+            return;
+        };
+        if generation.disabled.contains(name) {
+            return;
+        }
+        let Ok(Some(function)) = generation.env.get::<Option<Function>>(name) else {
+            return;
+        };
+        generation.state.budget.reset();
+        if let Err(error) = function.call::<()>(args) {
+            generation.disabled.insert(name);
+            self.errors.report(
+                format!("scripts/{}", self.file),
+                format!("{error}\n{name}() is disabled until the script is saved again"),
+            );
+        }
+        self.log.borrow_mut().flush();
+    }
+}
+
+/// Refreshes the fields scripts read: time, beat, phase, bpm and frame.
+fn set_fields(api: &Table, clock: &Clock) {
+    let fields = [
+        ("time", clock.time),
+        ("beat", clock.beats),
+        ("beat_phase", f64::from(clock.beat_phase())),
+        ("bpm", f64::from(clock.bpm)),
+    ];
+    for (name, value) in fields {
+        let _ = api.set(name, value);
+    }
+    let _ = api.set("frame", clock.frame);
+}
+
+/// `require(name)`: loads `scripts/<name with dots as slashes>.lua` into
+/// the environment of the generation being loaded, once.
+fn require_function(
+    lua: &Lua,
+    loading: &Rc<RefCell<Option<Loading>>>,
+    assets: &Assets,
+) -> mlua::Result<Function> {
+    let loading = loading.clone();
+    let assets = assets.clone();
+    {
+        lua.create_function(move |lua, name: String| {
             let file = format!("{}.lua", name.replace('.', "/"));
             inside_show(&file).map_err(mlua::Error::external)?;
             let (env, cache) = {
@@ -357,27 +427,5 @@ impl ScriptHost {
             }
             Ok(value)
         })
-    }
-
-    /// Calls a callback under the budget; an error disables it until the
-    /// next load.
-    fn call(&mut self, name: &'static str, args: impl IntoLuaMulti) {
-        let Some(generation) = self.current.as_mut() else {
-            return;
-        };
-        if generation.disabled.contains(name) {
-            return;
-        }
-        let Ok(Some(function)) = generation.env.get::<Option<Function>>(name) else {
-            return;
-        };
-        self.budget.reset();
-        if let Err(error) = function.call::<()>(args) {
-            generation.disabled.insert(name);
-            self.errors.report(
-                format!("scripts/{}", self.file),
-                format!("{error}\n{name}() is disabled until the script is saved again"),
-            );
-        }
     }
 }

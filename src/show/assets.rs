@@ -59,6 +59,14 @@ pub enum AssetError {
         /// File name asked for.
         name: String,
     },
+    /// The file is larger than any show file should be.
+    #[error("{path} is {bytes} bytes; show files may be at most {MAX_FILE_BYTES}")]
+    TooLarge {
+        /// Path on disk.
+        path: String,
+        /// Its size.
+        bytes: u64,
+    },
     /// The file exists but could not be read.
     #[error("reading {path}: {source}")]
     Io {
@@ -68,6 +76,10 @@ pub enum AssetError {
         source: std::io::Error,
     },
 }
+
+/// The largest shader, script, preset or mapping file read: far above any
+/// hand-written file, far below what would stall a frame or fill memory.
+pub const MAX_FILE_BYTES: u64 = 4 << 20;
 
 /// A file's text and where it came from.
 #[derive(Debug, Clone)]
@@ -123,16 +135,32 @@ impl Assets {
         let display = format!("{}/{}", folder.name(), name);
         let on_disk = self.dir(folder).join(relative);
         if on_disk.is_file() {
-            let text = std::fs::read_to_string(&on_disk).map_err(|source| AssetError::Io {
+            let io = |source| AssetError::Io {
                 path: on_disk.display().to_string(),
                 source,
-            })?;
+            };
+            let bytes = std::fs::metadata(&on_disk).map_err(io)?.len();
+            if bytes > MAX_FILE_BYTES {
+                return Err(AssetError::TooLarge {
+                    path: on_disk.display().to_string(),
+                    bytes,
+                });
+            }
+            let text = std::fs::read_to_string(&on_disk).map_err(io)?;
             return Ok(Asset {
                 text,
                 path: Some(on_disk),
                 display,
             });
         }
+        Self::read_embedded(folder, name)
+    }
+
+    /// Reads `name` from the copies built into the binary only, whatever
+    /// the show folder holds (the fallback when a show's own file fails).
+    pub fn read_embedded(folder: Folder, name: &str) -> Result<Asset, AssetError> {
+        let relative = inside_show(name)?;
+        let display = format!("{}/{}", folder.name(), name);
         let embedded = folder
             .embedded()
             .get_file(relative)

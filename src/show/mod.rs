@@ -4,8 +4,9 @@
 
 mod assets;
 mod preset;
+pub mod save_name;
 mod watch;
 
-pub use assets::{Asset, AssetError, Assets, Folder, inside_show};
-pub use preset::{Preset, PresetError, PresetParam, toml_of, toml_value};
+pub use assets::{Asset, AssetError, Assets, Folder, MAX_FILE_BYTES, inside_show};
+pub use preset::{MAX_LAYERS, MAX_PARAMS, Preset, PresetError, PresetParam, toml_of, toml_value};
 pub use watch::{ChangedFile, ShowWatcher};

@@ -36,6 +36,13 @@ struct PresetFile {
     params: BTreeMap<Spanned<String>, Spanned<toml::Value>>,
 }
 
+/// Layers one preset may stack: more than any stage needs, few enough that
+/// building them never freezes the frames for long.
+pub const MAX_LAYERS: usize = 32;
+
+/// `[params]` entries one preset may hold.
+pub const MAX_PARAMS: usize = 4_096;
+
 /// One `[params]` entry with the line it was written on.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PresetParam {
@@ -77,6 +84,24 @@ impl Preset {
             let line = e.span().map_or(1, |s| at(s.start));
             error(line, e.message().to_string())
         })?;
+        if raw.layers.len() > MAX_LAYERS {
+            return Err(error(
+                raw.layers.get(MAX_LAYERS).map_or(1, |l| at(l.span().start)),
+                format!(
+                    "{} layers; a preset may have at most {MAX_LAYERS}",
+                    raw.layers.len()
+                ),
+            ));
+        }
+        if raw.params.len() > MAX_PARAMS {
+            return Err(error(
+                1,
+                format!(
+                    "{} parameters; a preset may set at most {MAX_PARAMS}",
+                    raw.params.len()
+                ),
+            ));
+        }
         let mut layers = Vec::new();
         for layer in &raw.layers {
             let line = at(layer.span().start);

@@ -12,6 +12,7 @@ use std::time::Duration;
 use notify::{EventKind, RecursiveMode, Watcher};
 
 use super::{Assets, Folder};
+use crate::status::ErrorLog;
 
 /// Quiet time after the last event before a batch is sent.
 const DEBOUNCE: Duration = Duration::from_millis(120);
@@ -35,7 +36,11 @@ impl ShowWatcher {
     /// Starts watching; `wake` is called after each batch is sent (the
     /// window uses it to wake its event loop). `None` when no folder exists
     /// on disk (the show runs on embedded files only).
-    pub fn start(assets: &Assets, wake: Box<dyn Fn() + Send>) -> notify::Result<Option<Self>> {
+    pub fn start(
+        assets: &Assets,
+        wake: Box<dyn Fn() + Send>,
+        errors: ErrorLog,
+    ) -> notify::Result<Option<Self>> {
         let dirs: Vec<(Folder, PathBuf)> = Folder::ALL
             .iter()
             .filter_map(|f| std::fs::canonicalize(assets.dir(*f)).ok().map(|d| (*f, d)))
@@ -50,10 +55,10 @@ impl ShowWatcher {
             watcher.watch(dir, RecursiveMode::Recursive)?;
         }
         let (sender, batches) = channel();
-        std::thread::Builder::new()
-            .name("sylva-watch".into())
-            .spawn(move || debounce(&raw, &sender, &dirs, wake.as_ref()))
-            .map_err(|e| notify::Error::generic(&e.to_string()))?;
+        crate::supervise::spawn("sylva-watch", errors, move || {
+            debounce(&raw, &sender, &dirs, wake.as_ref())
+        })
+        .map_err(|e| notify::Error::generic(&e.to_string()))?;
         tracing::info!("watching the show folder for changes");
         Ok(Some(Self {
             _watcher: watcher,

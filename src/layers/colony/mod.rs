@@ -256,7 +256,14 @@ impl ColonyLayer {
     /// Builds (or rebuilds) the simulation; on failure the old one stays.
     fn build(&mut self, env: &LayerEnv<'_>, registry: &Registry, time: f64) {
         let structure = Structure::from(registry, &self.id);
-        let built = structure.points(env.assets, self.seed).and_then(|points| {
+        let fits = |what: &str, count: u32| {
+            let what = format!("{}.{what} {count}", self.id);
+            env.gpu.check_storage(&what, u64::from(count) * 16)
+        };
+        let built = fits("node_capacity", structure.capacity)
+            .and_then(|()| fits("attraction_count", structure.attraction_count))
+            .and_then(|()| structure.points(env.assets, self.seed))
+            .and_then(|points| {
             let params = step_params(
                 registry,
                 &self.id,
@@ -265,7 +272,9 @@ impl ColonyLayer {
                 points.len() as u32,
                 structure.capacity,
             );
-            let sim = ColonySim::new(env.gpu, env.assets, &points, structure.seed_count, &params)?;
+            let sim = env.gpu.scoped(|| {
+                ColonySim::new(env.gpu, env.assets, &points, structure.seed_count, &params)
+            })?;
             let (min, max) = sim::bounds(&points);
             let centre = (glam::Vec3::from(min) + glam::Vec3::from(max)) * 0.5;
             Ok((sim, centre))

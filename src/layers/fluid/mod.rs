@@ -203,15 +203,26 @@ impl FluidLayer {
 
     fn build(&mut self, env: &LayerEnv<'_>, registry: &Registry) {
         let structure = Structure::from(registry, &self.id);
-        let scene = structure.scene(self.seed);
-        match FluidSim::new(
-            env.gpu,
-            env.assets,
-            &scene.positions,
-            &scene.velocities,
-            &scene.params,
-        ) {
-            Ok(sim) => {
+        let what = format!("{}.count {}: particles", self.id, structure.count);
+        let built = env
+            .gpu
+            .check_storage(&what, u64::from(structure.count) * 16)
+            .and_then(|()| {
+                let scene = structure.scene(self.seed);
+                env.gpu
+                    .scoped(|| {
+                        FluidSim::new(
+                            env.gpu,
+                            env.assets,
+                            &scene.positions,
+                            &scene.velocities,
+                            &scene.params,
+                        )
+                    })
+                    .map(|sim| (sim, scene))
+            });
+        match built {
+            Ok((sim, scene)) => {
                 if let Some(renderer) = self.renderer.as_mut() {
                     renderer.attach(env.gpu, &sim);
                 }

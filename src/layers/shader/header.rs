@@ -13,7 +13,7 @@
 //! Each becomes `<layer id>.<name>` in the registry and a field of the
 //! shader's `params` uniform block.
 
-use crate::params::{ParamKind, ParamSpec};
+use crate::params::ParamSpec;
 
 /// One declared parameter.
 #[derive(Debug, Clone, PartialEq)]
@@ -110,8 +110,12 @@ fn parse_line(rest: &str) -> Result<HeaderParam, String> {
             let default: i32 = default
                 .parse()
                 .map_err(|_| format!("{default:?} is not an int"))?;
-            let min = number("min", 0.0)? as i32;
-            let max = number("max", 100.0)? as i32;
+            let whole = |key: &str, fallback: i32| -> Result<i32, String> {
+                option(key).map_or(Ok(fallback), |v| {
+                    v.parse().map_err(|_| format!("{key}={v} is not a whole number"))
+                })
+            };
+            let (min, max) = (whole("min", 0)?, whole("max", 100)?);
             ParamSpec::int(name, default, min, max)
         }
         "bool" => match default {
@@ -150,15 +154,11 @@ fn parse_line(rest: &str) -> Result<HeaderParam, String> {
             ));
         }
     };
-    if let ParamKind::Float { min, max } = &spec.kind
-        && min >= max
-    {
-        return Err(format!("min {min} must be below max {max}"));
-    }
     let spec = spec
         .with_smoothing(number("smooth", 0.0)?)
         .with_unit(option("unit").unwrap_or(""))
         .with_description(description);
+    spec.validate()?;
     Ok(HeaderParam {
         name: name.to_string(),
         spec,
@@ -209,6 +209,13 @@ mod tests {
             ("// @param 1x float 0\n", 1),
             ("// @param x float 0 colour=red\n", 1),
             ("// @param x matrix 0\n", 1),
+            ("\n// @param x float 0.5 min=2 max=1\n", 2),
+            ("// @param x int 5 min=10 max=1\n", 1),
+            ("// @param x int 5 min=1.5 max=9\n", 1),
+            ("// @param x float 0.5 min=nan\n", 1),
+            ("// @param x float 0.5 max=inf\n", 1),
+            ("// @param x float nan\n", 1),
+            ("\n\n// @param v vec3 0,0,0 min=3 max=-3\n", 3),
         ] {
             let result = parse(source);
             assert!(

@@ -55,6 +55,23 @@ impl LayerSource {
         })
     }
 
+    /// Validates the composed WGSL and checks that it has the fragment
+    /// entry point `fs_main` the layer draws with.
+    pub fn validate(&self) -> Result<naga::Module, String> {
+        let module = self.composed.validate()?;
+        let has_entry = module
+            .entry_points
+            .iter()
+            .any(|e| e.name == "fs_main" && e.stage == naga::ShaderStage::Fragment);
+        if !has_entry {
+            let file = self.composed.files().next().unwrap_or("shader");
+            return Err(format!(
+                "shaders/{file}: no `@fragment fn fs_main` (a shader layer draws with it)"
+            ));
+        }
+        Ok(module)
+    }
+
     /// The registry specs of the parameters for layer `id`.
     pub fn specs(&self, id: &str) -> Vec<ParamSpec> {
         Self::specs_of(&self.params, id)
@@ -154,7 +171,7 @@ impl ShaderLayer {
     fn compile(&mut self, env: &LayerEnv<'_>, file: &str) -> Result<Compiled, String> {
         let source = LayerSource::read(env.assets, file)?;
         self.watched = source.composed.files().map(str::to_string).collect();
-        source.composed.validate()?;
+        source.validate()?;
         let LayerSource {
             params,
             block,

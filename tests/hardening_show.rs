@@ -1,0 +1,210 @@
+//! A careless performer's scripts, shaders and presets, each case exactly
+//! as issue 9 found it: Lua that outlived its budget, callbacks that
+//! re-entered the show, scripts that broke later reloads, shader headers
+//! and presets that crashed or froze the show, and a startup preset that
+//! made the show exit.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use sylva::gpu::{OUTPUT_FORMAT, RenderTarget};
+use sylva::headless::{ShowOptions, start_live_on};
+use sylva::renderer::Renderer;
+use sylva::script::ScriptEvent;
+use sylva::show::{MAX_LAYERS, Preset};
+
+use crate::support;
+
+fn script_show(name: &str, script: &str) -> PathBuf {
+    support::show_folder(
+        &format!("hardening_{name}"),
+        &[
+            (
+                "presets/live.toml",
+                "layers = [\"shader.echo\"]\nscript = \"scripts/live.lua\"\n",
+            ),
+            ("scripts/live.lua", script),
+        ],
+    )
+}
+
+fn start(root: PathBuf) -> (Renderer, RenderTarget) {
+    let renderer = support::start(ShowOptions::new(root, "live"), OUTPUT_FORMAT);
+    let output = RenderTarget::new(&renderer.gpu.device, "hardening.output", [8, 8], OUTPUT_FORMAT);
+    (renderer, output)
+}
+
+fn frame(renderer: &mut Renderer, output: &RenderTarget) {
+    let encoder = renderer.record(1.0 / 60.0, &output.view, [8, 8]);
+    renderer.submit(encoder);
+}
+
+fn errors(renderer: &Renderer) -> String {
+    renderer
+        .errors
+        .snapshot()
+        .iter()
+        .map(|e| format!("{}: {}\n", e.origin, e.message))
+        .collect()
+}
+
+/// Runs `frames` frames; each must end within a few budgets.
+fn frames_go_on(renderer: &mut Renderer, output: &RenderTarget, frames: usize) {
+    for index in 0..frames {
+        let started = Instant::now();
+        frame(renderer, output);
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "frame {index} hung for {:?}: {}",
+            started.elapsed(),
+            errors(renderer)
+        );
+    }
+}
+
+#[test]
+fn pcall_cannot_swallow_the_budget() {
+    let script = "function update(dt)\n  while true do pcall(function() while true do end end) end\nend\n\
+                  function on_beat(n)\n  while true do xpcall(function() while true do end end, function() while true do end end) end\nend\n";
+    let (mut renderer, output) = start(script_show("pcall", script));
+    frames_go_on(&mut renderer, &output, 3);
+    renderer.dispatch(&ScriptEvent::Beat(1));
+    let shown = errors(&renderer);
+    assert!(shown.contains("instruction budget"), "{shown}");
+    assert!(shown.contains("on_beat() is disabled"), "{shown}");
+}
+
+#[test]
+fn patterns_that_would_run_for_ages_in_c_are_refused() {
+    let script = "function setup()\n  persist.small = tostring(('key=value'):match('^(%w+)=(%w+)$'))\nend\n\
+                  function update(dt)\n  persist.a = tostring(pcall(string.find, ('a'):rep(40), ('a*'):rep(40) .. 'b'))\n\
+                  persist.b = tostring(pcall(function() return ('a'):rep(300000):find('.-b') end))\n\
+                  persist.plain = ('a'):rep(300000):find('.-b', 1, true)\nend\n";
+    let (mut renderer, output) = start(script_show("patterns", script));
+    frames_go_on(&mut renderer, &output, 2);
+    let host = renderer.script();
+    assert_eq!(host.persisted("small").as_deref(), Some("key"));
+    assert_eq!(host.persisted("a").as_deref(), Some("false"), "{}", errors(&renderer));
+    assert_eq!(renderer.script().persisted("b").as_deref(), Some("false"));
+    assert_eq!(renderer.script().persisted("plain"), None, "a plain find has no cost");
+}
+
+#[test]
+fn finalizers_are_refused() {
+    let script = "function setup()\n  setmetatable({}, { __gc = function() while true do pcall(function() while true do end end) end end })\nend\n";
+    let (mut renderer, output) = start(script_show("gc", script));
+    frames_go_on(&mut renderer, &output, 2);
+    let shown = errors(&renderer);
+    assert!(shown.contains("__gc metamethods are not allowed"), "{shown}");
+}
+
+#[test]
+fn a_preset_callback_loading_a_preset_loads_once_a_frame() {
+    let script = "function on_preset(name)\n  sylva.preset('live')\nend\n";
+    let (mut renderer, output) = start(script_show("recursion", script));
+    let before = renderer.presets_loaded();
+    frames_go_on(&mut renderer, &output, 10);
+    let loaded = renderer.presets_loaded() - before;
+    assert!(loaded <= 10, "{loaded} loads in 10 frames");
+}
+
+#[test]
+fn a_script_cannot_break_the_next_load() {
+    let script = "function setup()\n  persist.loads = (persist.loads or 0) + 1\n  persist.random = tostring(math.random(1, 6))\n\
+                  math.randomseed = nil\n  string.rep = nil\n  getmetatable('').__index = {}\n\
+                  persist.locked = tostring(pcall(function() sylva.set = nil end))\nend\n";
+    let root = script_show("fresh", script);
+    let (mut renderer, output) = start(root);
+    frame(&mut renderer, &output);
+    assert_eq!(renderer.script().persisted("locked").as_deref(), Some("false"));
+    let registry = renderer.registry.clone();
+    let clock = renderer.clock;
+    let reloaded = renderer.script().load("live.lua", &registry, &clock);
+    assert!(reloaded.is_ok(), "{reloaded:?}");
+    let host = renderer.script();
+    assert_eq!(host.persisted("loads").as_deref(), Some("2"), "persist survives");
+    assert!(host.persisted("random").is_some(), "math.random works again");
+}
+
+#[test]
+fn shader_headers_with_impossible_ranges_are_file_line_errors() {
+    for (header, line) in [
+        ("// @param x float 0.5 min=2 max=1\n", 1),
+        ("\n// @param x int 5 min=10 max=1\n", 2),
+        ("// @param x float 0.5 min=nan\n", 1),
+        ("\n\n// @param v vec3 0,0,0 min=3 max=-3\n", 3),
+    ] {
+        let shader = format!(
+            "{header}@fragment\nfn fs_main(in: FullscreenVertex) -> @location(0) vec4<f32> {{\n    return vec4<f32>(1.0);\n}}\n"
+        );
+        let root = support::show_folder(
+            "hardening_header",
+            &[
+                ("shaders/shader/bad.wgsl", &shader),
+                ("presets/live.toml", "layers = [\"shader.bad\"]\n"),
+            ],
+        );
+        let started = start_live_on(support::gpu(), &ShowOptions::new(root, "live"), OUTPUT_FORMAT);
+        let renderer = started.unwrap_or_else(|e| panic!("the show must start: {e:#}"));
+        let shown = errors(&renderer);
+        assert!(
+            shown.contains(&format!("shaders/shader/bad.wgsl:{line}")),
+            "{header:?}: {shown}"
+        );
+    }
+}
+
+#[test]
+fn a_failing_startup_preset_starts_the_built_in_default() {
+    let root = support::show_folder(
+        "hardening_startup",
+        &[("presets/default.toml", "layers = [\"shader.aurora\"]\n[params]\n\"nope.x\" = 1\n")],
+    );
+    let started = start_live_on(support::gpu(), &ShowOptions::new(root, "default"), OUTPUT_FORMAT);
+    let mut renderer = started.unwrap_or_else(|e| panic!("the show must start: {e:#}"));
+    assert_eq!(renderer.preset(), Some("default"));
+    assert!(!renderer.layers().is_empty(), "the built-in default runs");
+    assert!(errors(&renderer).contains("built-in default"), "{}", errors(&renderer));
+    let output = RenderTarget::new(&renderer.gpu.device, "startup.output", [8, 8], OUTPUT_FORMAT);
+    frames_go_on(&mut renderer, &output, 2);
+}
+
+#[test]
+fn presets_with_too_many_layers_are_refused_quickly() {
+    for count in [MAX_LAYERS + 1, 100_000] {
+        let layers: Vec<String> = (0..count).map(|i| format!("\"shader.l{i}\"")).collect();
+        let text = format!("layers = [{}]\n", layers.join(", "));
+        let started = Instant::now();
+        let parsed = Preset::parse("presets/many.toml", &text);
+        let message = parsed.err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(message.contains(&format!("at most {MAX_LAYERS}")), "{message}");
+        eprintln!("{count} layers refused in {:?}", started.elapsed());
+    }
+}
+
+#[test]
+fn absurd_private_arrays_are_refused() {
+    let shader = "var<private> big: array<vec4<f32>, 16777216>;\n\
+                  @fragment\nfn fs_main(in: FullscreenVertex) -> @location(0) vec4<f32> {\n    big[0] = vec4<f32>(1.0);\n    return big[0];\n}\n";
+    let root = support::show_folder(
+        "hardening_private",
+        &[
+            ("shaders/shader/big.wgsl", shader),
+            ("presets/live.toml", "layers = [\"shader.big\"]\n"),
+        ],
+    );
+    let started = start_live_on(support::gpu(), &ShowOptions::new(root, "live"), OUTPUT_FORMAT);
+    let renderer = started.unwrap_or_else(|e| panic!("the show must start: {e:#}"));
+    let shown = errors(&renderer);
+    assert!(shown.contains("shaders/shader/big.wgsl:1"), "{shown}");
+    assert!(shown.contains("var<private> big"), "{shown}");
+}
+
+#[test]
+fn structural_values_beyond_the_device_are_refused_before_allocating() {
+    let gpu = support::gpu();
+    let refused = gpu.check_storage("fluid.count 16000000000: particles", 16_000_000_000 * 16);
+    let message = refused.err().unwrap_or_default();
+    assert!(message.contains("running simulation stays"), "{message}");
+    assert!(gpu.check_storage("small", 1 << 20).is_ok());
+}

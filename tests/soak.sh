@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Soak: runs each layer preset headless for FRAMES frames at a small size,
+# paced or unpaced, and samples the process's resident memory. Fails if
+# memory after the warm-up grows by more than 5% by the end.
+#
+#   tests/soak.sh [FRAMES] [paced|unpaced] [PRESET ...]
+#   SYLVA=target/release/sylva SIZE=64x36 tests/soak.sh 100000 unpaced
+#
+# Prints one line per preset: frames, seconds, RSS after warm-up and at the
+# end (MiB), growth. BENCHMARKS.md's Reliability section quotes them.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+frames=${1:-100000}
+pace=${2:-unpaced}
+shift $(( $# > 2 ? 2 : $# ))
+presets=("$@")
+[ ${#presets[@]} -gt 0 ] || presets=(default colony fluid)
+sylva=${SYLVA:-target/release/sylva}
+size=${SIZE:-64x36}
+warmup=${WARMUP:-10}
+
+[ -x "$sylva" ] || { echo "soak: build first (cargo build --release), or set SYLVA" >&2; exit 2; }
+
+rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0; }
+
+failed=0
+for preset in "${presets[@]}"; do
+    flags=(run --headless --no-midi --no-osc --preset "$preset" --size "$size" --frames "$frames")
+    [ "$pace" = unpaced ] && flags+=(--unpaced)
+    started=$(date +%s.%N)
+    "$sylva" "${flags[@]}" >/tmp/sylva-soak-"$preset".log 2>&1 &
+    pid=$!
+    sleep "$warmup"
+    first=$(rss_kib "$pid")
+    last=$first
+    peak=$first
+    while kill -0 "$pid" 2>/dev/null; do
+        now=$(rss_kib "$pid")
+        [ "${now:-0}" -gt 0 ] && last=$now
+        [ "${now:-0}" -gt "$peak" ] && peak=$now
+        sleep 1
+    done
+    status=0
+    wait "$pid" || status=$?
+    ended=$(date +%s.%N)
+    line=$(awk -v p="$preset" -v pace="$pace" -v f="$frames" -v s="$started" -v e="$ended" \
+        -v a="$first" -v b="$last" -v m="$peak" -v st="$status" 'BEGIN {
+            g = a > 0 ? (b - a) * 100 / a : 0
+            printf "%-8s %-8s %8d frames %7.1f s  RSS %6.1f -> %6.1f MiB (peak %6.1f)  growth %5.2f%%  exit %s\n",
+                p, pace, f, e - s, a / 1024, b / 1024, m / 1024, g, st
+            exit (st != 0 || g > 5) }') || failed=1
+    echo "$line"
+    [ "$failed" = 0 ] || tail -5 /tmp/sylva-soak-"$preset".log >&2
+done
+exit $failed
