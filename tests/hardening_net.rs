@@ -241,6 +241,10 @@ fn a_flood_is_applied_within_the_frame_budget_and_schedules_are_bounded() {
         most = most.max(rig.control.last_frame_events());
     }
     assert!(most <= EVENTS_PER_FRAME, "{most} events in one frame");
+    assert!(
+        rig.control.latency_samples() <= 8_192,
+        "the latency history is a bounded ring, not a growing list"
+    );
     rig.still_listening(0.34);
 }
 

@@ -4,7 +4,7 @@
 # memory after the warm-up grows by more than 5% by the end.
 #
 #   tests/soak.sh [FRAMES] [paced|unpaced] [PRESET ...]
-#   SYLVA=target/release/sylva SIZE=64x36 tests/soak.sh 100000 unpaced
+#   SYLVA=target/release/sylva SIZE=64x36 PROJECT=show/ tests/soak.sh 100000 unpaced
 #
 # Prints one line per preset: frames, seconds, RSS after warm-up and at the
 # end (MiB), growth. BENCHMARKS.md's Reliability section quotes them.
@@ -28,6 +28,7 @@ failed=0
 for preset in "${presets[@]}"; do
     flags=(run --headless --no-midi --no-osc --preset "$preset" --size "$size" --frames "$frames")
     [ "$pace" = unpaced ] && flags+=(--unpaced)
+    [ -n "${PROJECT:-}" ] && flags+=(--project "$PROJECT")
     started=$(date +%s.%N)
     "$sylva" "${flags[@]}" >/tmp/sylva-soak-"$preset".log 2>&1 &
     pid=$!
