@@ -88,9 +88,15 @@ fn check_shader(assets: &Assets, file: &str) -> Result<(), String> {
         return Ok(());
     }
     if file.starts_with("shader/") {
-        return shader::LayerSource::read(assets, file)?.validate().map(drop);
+        return shader::LayerSource::read(assets, file)?
+            .validate()
+            .map(drop);
     }
-    Composer::new(assets).file(file)?.finish()?.validate().map(drop)
+    Composer::new(assets)
+        .file(file)?
+        .finish()?
+        .validate()
+        .map(drop)
 }
 
 fn check_script(assets: &Assets, file: &str) -> Result<(), String> {

@@ -69,13 +69,18 @@ impl ShowOptions {
     }
 }
 
+/// Opens the device the options name.
+fn open_device(options: &ShowOptions) -> anyhow::Result<Arc<Gpu>> {
+    let gpu = Gpu::new(Gpu::instance(), &options.adapter, None, ErrorLog::default())?;
+    Ok(Arc::new(gpu))
+}
+
 /// Opens the device (printing the adapter line) and loads the preset.
 pub fn start(
     options: &ShowOptions,
     output_format: wgpu::TextureFormat,
 ) -> anyhow::Result<Renderer> {
-    let gpu = Gpu::new(Gpu::instance(), &options.adapter, None, ErrorLog::default())?;
-    start_on(Arc::new(gpu), options, output_format)
+    start_on(open_device(options)?, options, output_format)
 }
 
 /// Loads the preset on an existing device.
@@ -109,18 +114,9 @@ fn open_show(
     Ok(renderer)
 }
 
-/// Opens the device and loads the preset for a show that must go on (the
-/// window and `run --headless`): when the preset fails, the error is shown
-/// and the show starts on the built-in default instead of exiting.
-pub fn start_live(
-    options: &ShowOptions,
-    output_format: wgpu::TextureFormat,
-) -> anyhow::Result<Renderer> {
-    let gpu = Gpu::new(Gpu::instance(), &options.adapter, None, ErrorLog::default())?;
-    start_live_on(Arc::new(gpu), options, output_format)
-}
-
-/// [`start_live`] on an existing device.
+/// Loads the preset for a show that must go on (the window and `run
+/// --headless`): when the preset fails, the error is shown and the show
+/// starts on the built-in default instead of exiting.
 pub fn start_live_on(
     gpu: Arc<Gpu>,
     options: &ShowOptions,
@@ -236,7 +232,7 @@ pub struct HeadlessOptions {
 
 /// Runs the show loop without a window until a limit is reached.
 pub fn run(options: &HeadlessOptions) -> anyhow::Result<()> {
-    let mut renderer = start_live(&options.show, OUTPUT_FORMAT)?;
+    let mut renderer = start_live_on(open_device(&options.show)?, &options.show, OUTPUT_FORMAT)?;
     let mut control = options
         .control
         .as_ref()

@@ -15,8 +15,8 @@ use crate::gpu::{Gpu, GpuProfiler, bindings::uniform_buffer};
 use crate::layers::{self, Layer, LayerEnv};
 use crate::params::{Registry, Source};
 use crate::script::{ScriptCommand, ScriptEvent, ScriptHost};
-use crate::show::{Assets, Folder, Preset, PresetError, ShowWatcher};
 use crate::show::save_name::{self, SaveNameError};
+use crate::show::{Assets, Folder, Preset, PresetError, ShowWatcher};
 use crate::status::ErrorLog;
 
 /// Why a renderer could not start.
@@ -213,10 +213,10 @@ impl Renderer {
                 }
             }
         }
-        if let Some(name) = self.pending.load.take() {
-            if let Err(error) = self.load_show_preset(&name) {
-                self.errors.report("preset", error.to_string());
-            }
+        if let Some(name) = self.pending.load.take()
+            && let Err(error) = self.load_show_preset(&name)
+        {
+            self.errors.report("preset", error.to_string());
         }
         if std::mem::take(&mut self.pending.reseed_all) {
             self.reseed(self.seed);
@@ -501,7 +501,10 @@ impl Renderer {
     }
 
     fn write_preset(&self, name: &str, text: &str) -> Result<(), String> {
-        let path = self.assets.dir(Folder::Presets).join(format!("{name}.toml"));
+        let path = self
+            .assets
+            .dir(Folder::Presets)
+            .join(format!("{name}.toml"));
         path.parent()
             .map_or(Ok(()), std::fs::create_dir_all)
             .and_then(|()| std::fs::write(&path, text))

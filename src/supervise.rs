@@ -20,25 +20,27 @@ pub fn spawn(
     mut body: impl FnMut() + Send + 'static,
 ) -> std::io::Result<std::thread::JoinHandle<()>> {
     let origin = name.to_string();
-    std::thread::Builder::new().name(name.into()).spawn(move || {
-        let mut backoff = Duration::from_millis(50);
-        let mut restarts = 0u64;
-        loop {
-            match catch_unwind(AssertUnwindSafe(&mut body)) {
-                Ok(()) => return,
-                Err(panic) => {
-                    restarts += 1;
-                    let what = panic_message(panic.as_ref());
-                    errors.report(
-                        origin.clone(),
-                        format!("thread panicked ({what}); restarted ({restarts} so far)"),
-                    );
-                    std::thread::sleep(backoff);
-                    backoff = (backoff * 2).min(MAX_BACKOFF);
+    std::thread::Builder::new()
+        .name(name.into())
+        .spawn(move || {
+            let mut backoff = Duration::from_millis(50);
+            let mut restarts = 0u64;
+            loop {
+                match catch_unwind(AssertUnwindSafe(&mut body)) {
+                    Ok(()) => return,
+                    Err(panic) => {
+                        restarts += 1;
+                        let what = panic_message(panic.as_ref());
+                        errors.report(
+                            origin.clone(),
+                            format!("thread panicked ({what}); restarted ({restarts} so far)"),
+                        );
+                        std::thread::sleep(backoff);
+                        backoff = (backoff * 2).min(MAX_BACKOFF);
+                    }
                 }
             }
-        }
-    })
+        })
 }
 
 /// The text a panic carried, if it was a string.
@@ -71,7 +73,15 @@ mod tests {
         assert_eq!(runs.load(Ordering::SeqCst), 3);
         let shown = errors.snapshot();
         assert_eq!(shown.len(), 1);
-        assert!(shown[0].message.contains("bad input"), "{}", shown[0].message);
-        assert!(shown[0].message.contains("2 so far"), "{}", shown[0].message);
+        assert!(
+            shown[0].message.contains("bad input"),
+            "{}",
+            shown[0].message
+        );
+        assert!(
+            shown[0].message.contains("2 so far"),
+            "{}",
+            shown[0].message
+        );
     }
 }

@@ -212,6 +212,29 @@ fn check_fails_on_a_corrupted_copy_of_each_kind_of_file() {
 }
 
 #[test]
+fn check_refuses_impossible_headers_missing_entry_points_and_huge_arrays() {
+    let body = "@fragment\nfn fs_main(in: FullscreenVertex) -> @location(0) vec4<f32> {\n    return vec4<f32>(1.0);\n}\n";
+    let cases = [
+        (format!("// @param x float 0.5 min=2 max=1\n{body}"), "bad.wgsl:1"),
+        (format!("\n// @param x int 5 min=10 max=1\n{body}"), "bad.wgsl:2"),
+        (format!("// @param x float 0.5 min=nan\n{body}"), "bad.wgsl:1"),
+        (format!("// @param v vec3 0,0,0 min=3 max=-3\n{body}"), "bad.wgsl:1"),
+        (body.replace("fs_main", "main"), "no `@fragment fn fs_main`"),
+        (
+            format!("var<private> big: array<vec4<f32>, 16777216>;\n{body}"),
+            "var<private> big",
+        ),
+    ];
+    for (shader, expected) in cases {
+        let project = support::show_folder("check_hostile", &[("shaders/shader/bad.wgsl", &shader)]);
+        let project_arg = project.to_string_lossy().into_owned();
+        let output = sylva(&["check", "--project", &project_arg]);
+        assert_eq!(output.status.code(), Some(1), "{shader}: {}", stderr(&output));
+        assert!(stderr(&output).contains(expected), "{shader}: {}", stderr(&output));
+    }
+}
+
+#[test]
 fn export_colony_writes_obj_vertices_and_lines() {
     let out = support::out_dir().join("tree.obj");
     std::fs::remove_file(&out).ok();

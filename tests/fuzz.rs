@@ -73,7 +73,17 @@ impl Random {
                 }
                 _ => {
                     let token = self
-                        .pick(&[&b"["[..], b"]", b"\"", b"=", b"\n", b"{", b",", b"0", b"-1e39"])
+                        .pick(&[
+                            &b"["[..],
+                            b"]",
+                            b"\"",
+                            b"=",
+                            b"\n",
+                            b"{",
+                            b",",
+                            b"0",
+                            b"-1e39",
+                        ])
                         .to_vec();
                     out.splice(at..at, token);
                 }
@@ -103,12 +113,16 @@ fn random_arg(random: &mut Random, depth: usize) -> OscType {
         0 => OscType::Float(f32::from_bits(random.next() as u32)),
         1 => OscType::Int(random.next() as i32),
         2 => OscType::Double(f64::from_bits(random.next())),
-        3 => OscType::Bool(random.next() % 2 == 0),
+        3 => OscType::Bool(random.next().is_multiple_of(2)),
         4 => {
             let length = random.below(12);
             OscType::String(String::from_utf8_lossy(&random.bytes(length)).into())
         }
-        5 => OscType::String(random.pick(&["default", "n1", "../x", "mappings/m", ""]).to_string()),
+        5 => OscType::String(
+            random
+                .pick(&["default", "n1", "../x", "mappings/m", ""])
+                .to_string(),
+        ),
         6 => OscType::Long(random.next() as i64),
         7 => OscType::Nil,
         _ => OscType::Array(rosc::OscArray {
@@ -122,7 +136,9 @@ fn random_arg(random: &mut Random, depth: usize) -> OscType {
 fn random_message(random: &mut Random) -> OscMessage {
     OscMessage {
         addr: random.pick(&ADDRESSES).to_string(),
-        args: (0..random.below(5)).map(|_| random_arg(random, 0)).collect(),
+        args: (0..random.below(5))
+            .map(|_| random_arg(random, 0))
+            .collect(),
     }
 }
 
@@ -143,11 +159,13 @@ fn random_packet(random: &mut Random, depth: usize) -> OscPacket {
             seconds: 0,
             fractional: 0,
         },
-        _ => OscTime::try_from(SystemTime::now() + Duration::from_millis(random.below(2_000) as u64))
-            .unwrap_or(OscTime {
-                seconds: 0,
-                fractional: 1,
-            }),
+        _ => {
+            OscTime::try_from(SystemTime::now() + Duration::from_millis(random.below(2_000) as u64))
+                .unwrap_or(OscTime {
+                    seconds: 0,
+                    fractional: 1,
+                })
+        }
     };
     OscPacket::Bundle(OscBundle {
         timetag,
@@ -180,12 +198,18 @@ fn osc_datagrams_never_panic() {
         }
     }
     eprintln!("{OSC_DECODES} datagrams: {decoded} messages decoded, {refused} refused");
-    assert!(decoded > 0 && refused > 0, "the fuzzer reaches both outcomes");
+    assert!(
+        decoded > 0 && refused > 0,
+        "the fuzzer reaches both outcomes"
+    );
 }
 
 #[test]
 fn osc_messages_never_stop_the_show() {
-    let root = support::show_folder("fuzz_show", &[("presets/n1.toml", "layers = [\"shader.echo\"]\n")]);
+    let root = support::show_folder(
+        "fuzz_show",
+        &[("presets/n1.toml", "layers = [\"shader.echo\"]\n")],
+    );
     let renderer = support::renderer(root.clone(), "default", OUTPUT_FORMAT);
     let mut renderer = renderer;
     let mut control = ControlSurface::start(
@@ -226,9 +250,11 @@ fn osc_messages_never_stop_the_show() {
         let encoder = renderer.record(1.0 / 60.0, &output.view, [8, 8]);
         renderer.submit(encoder);
     }
-    let set = renderer
-        .registry
-        .set("master.brightness", Value::Float(0.5), sylva::params::Source::Show);
+    let set = renderer.registry.set(
+        "master.brightness",
+        Value::Float(0.5),
+        sylva::params::Source::Show,
+    );
     assert!(set.is_ok(), "the show still takes values");
     std::fs::remove_dir_all(root).ok();
 }
@@ -252,9 +278,11 @@ fn presets_mappings_and_headers_never_panic() {
     for _ in 0..TEXTS {
         let preset = *random.pick(&presets);
         let text = random.mutate(preset.as_bytes());
-        presets_ok += usize::from(Preset::parse("fuzz.toml", &String::from_utf8_lossy(&text)).is_ok());
+        presets_ok +=
+            usize::from(Preset::parse("fuzz.toml", &String::from_utf8_lossy(&text)).is_ok());
         let text = random.mutate(mapping.as_bytes());
-        mappings_ok += usize::from(Mappings::parse("fuzz.toml", &String::from_utf8_lossy(&text)).is_ok());
+        mappings_ok +=
+            usize::from(Mappings::parse("fuzz.toml", &String::from_utf8_lossy(&text)).is_ok());
         let shader = *random.pick(&headers);
         let text = random.mutate(shader.as_bytes());
         if let Ok(params) = header::parse(&String::from_utf8_lossy(&text)) {

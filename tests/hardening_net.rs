@@ -48,7 +48,12 @@ fn rig_in(renderer: Renderer, allow: AllowList) -> Rig {
     let (Some(osc), Some(query)) = (control.osc_port(), control.oscquery_port()) else {
         panic!("OSC did not open: {:?}", renderer.errors.snapshot());
     };
-    let output = RenderTarget::new(&renderer.gpu.device, "hardening.output", [8, 8], OUTPUT_FORMAT);
+    let output = RenderTarget::new(
+        &renderer.gpu.device,
+        "hardening.output",
+        [8, 8],
+        OUTPUT_FORMAT,
+    );
     let sender = UdpSocket::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("sender socket: {e}"));
     Rig {
         renderer,
@@ -80,7 +85,7 @@ fn encode(packet: &OscPacket) -> Vec<u8> {
 fn osc_string(text: &[u8]) -> Vec<u8> {
     let mut bytes = text.to_vec();
     bytes.push(0);
-    while bytes.len() % 4 != 0 {
+    while !bytes.len().is_multiple_of(4) {
         bytes.push(0);
     }
     bytes
@@ -116,7 +121,10 @@ impl Rig {
     fn until(&mut self, what: &str, done: impl Fn(&Rig) -> bool) {
         let started = Instant::now();
         while !done(self) {
-            assert!(started.elapsed() < CEILING, "{what}: not within {CEILING:?}");
+            assert!(
+                started.elapsed() < CEILING,
+                "{what}: not within {CEILING:?}"
+            );
             self.frame();
             std::thread::sleep(Duration::from_millis(2));
         }
@@ -131,8 +139,13 @@ impl Rig {
 
     /// OSC still works: a fresh brightness arrives.
     fn still_listening(&mut self, level: f32) {
-        self.send(&message("/sylva/master/brightness", vec![OscType::Float(level)]));
-        self.until("OSC still sets parameters", |r| r.brightness() == Some(level));
+        self.send(&message(
+            "/sylva/master/brightness",
+            vec![OscType::Float(level)],
+        ));
+        self.until("OSC still sets parameters", |r| {
+            r.brightness() == Some(level)
+        });
     }
 
     fn malformed(&self) -> u64 {
@@ -155,14 +168,21 @@ fn deeply_nested_arrays_and_bundles_are_refused_not_overflowed() {
     let tags = format!(",{}{}", "[".repeat(16_000), "]".repeat(16_000));
     arrays.extend(osc_string(tags.as_bytes()));
     rig.send_raw(&arrays);
-    let mut bundles = encode(&message("/sylva/master/brightness", vec![OscType::Float(0.9)]));
+    let mut bundles = encode(&message(
+        "/sylva/master/brightness",
+        vec![OscType::Float(0.9)],
+    ));
     for _ in 0..2_200 {
         bundles = raw_bundle((0, 1), &bundles);
     }
     assert!(bundles.len() < 65_000, "{} bytes", bundles.len());
     rig.send_raw(&bundles);
     rig.until("both counted malformed", |r| r.malformed() >= 2);
-    assert_ne!(rig.brightness(), Some(0.9), "the nested message is refused whole");
+    assert_ne!(
+        rig.brightness(),
+        Some(0.9),
+        "the nested message is refused whole"
+    );
     rig.still_listening(0.32);
 }
 
@@ -170,9 +190,14 @@ fn deeply_nested_arrays_and_bundles_are_refused_not_overflowed() {
 fn time_tags_before_1970_mean_now() {
     let mut rig = rig();
     for (tag, level) in [((0, 0), 0.41), ((1000, 0), 0.42), ((0, 1), 0.43)] {
-        let inner = encode(&message("/sylva/master/brightness", vec![OscType::Float(level)]));
+        let inner = encode(&message(
+            "/sylva/master/brightness",
+            vec![OscType::Float(level)],
+        ));
         rig.send_raw(&raw_bundle(tag, &inner));
-        rig.until("an old time tag applies at once", |r| r.brightness() == Some(level));
+        rig.until("an old time tag applies at once", |r| {
+            r.brightness() == Some(level)
+        });
     }
     assert!(
         !rig.renderer.errors.has("sylva-osc"),
@@ -193,15 +218,24 @@ fn a_bundle_of_preset_loads_loads_once() {
         content: loads,
     });
     let bytes = encode(&packet);
-    assert!(bytes.len() > 60_000 && bytes.len() < 65_507, "{} bytes", bytes.len());
+    assert!(
+        bytes.len() > 60_000 && bytes.len() < 65_507,
+        "{} bytes",
+        bytes.len()
+    );
     let before = rig.renderer.presets_loaded();
     rig.send_raw(&bytes);
-    rig.until("the bundle is applied", |r| r.control.last_frame_events() > 0);
+    rig.until("the bundle is applied", |r| {
+        r.control.last_frame_events() > 0
+    });
     for _ in 0..3 {
         rig.frame();
     }
     let loaded = rig.renderer.presets_loaded() - before;
-    assert_eq!(loaded, 1, "2,030 requests in one bundle load the preset once");
+    assert_eq!(
+        loaded, 1,
+        "2,030 requests in one bundle load the preset once"
+    );
     rig.still_listening(0.33);
 }
 
@@ -225,7 +259,9 @@ fn a_flood_is_applied_within_the_frame_budget_and_schedules_are_bounded() {
         rig.frame();
     }
     let mut most = 0;
-    rig.until("the schedule fills and drops", |r| r.control.osc_dropped() > 0);
+    rig.until("the schedule fills and drops", |r| {
+        r.control.osc_dropped() > 0
+    });
     for _ in 0..20 {
         rig.frame();
         most = most.max(rig.control.last_frame_events());
@@ -280,7 +316,11 @@ fn status_replies_are_short_and_rate_limited() {
         }
     }
     assert!(!replies.is_empty(), "status still answers");
-    assert!(replies.len() <= 5, "{} replies to 100 requests", replies.len());
+    assert!(
+        replies.len() <= 5,
+        "{} replies to 100 requests",
+        replies.len()
+    );
     let total: usize = replies.iter().sum();
     assert!(
         replies.iter().all(|l| *l < 512),
@@ -294,15 +334,24 @@ fn network_saves_stay_plain_loadable_and_few() {
     let root = support::show_folder(
         "hardening_save",
         &[
-            ("presets/mappings/mine.toml", "[[osc]]\naddress = \"/x\"\nparam = \"master.brightness\"\n"),
+            (
+                "presets/mappings/mine.toml",
+                "[[osc]]\naddress = \"/x\"\nparam = \"master.brightness\"\n",
+            ),
             ("presets/show.toml", "layers = [\"shader.echo\"]\n"),
         ],
     );
     let renderer = support::renderer(root.clone(), "show", OUTPUT_FORMAT);
     let mut rig = rig_in(renderer, AllowList::default());
     let mapping = std::fs::read_to_string(root.join("presets/mappings/mine.toml")).ok();
-    rig.send(&message("/sylva/preset/save", vec![OscType::String("mappings/mine".into())]));
-    rig.send(&message("/sylva/preset/save", vec![OscType::String("../escape".into())]));
+    rig.send(&message(
+        "/sylva/preset/save",
+        vec![OscType::String("mappings/mine".into())],
+    ));
+    rig.send(&message(
+        "/sylva/preset/save",
+        vec![OscType::String("../escape".into())],
+    ));
     for _ in 0..3 {
         rig.frame();
     }
@@ -312,12 +361,18 @@ fn network_saves_stay_plain_loadable_and_few() {
         "a mapping file is never overwritten"
     );
     assert!(!root.join("escape.toml").exists());
-    rig.send(&message("/sylva/shader/echo/file", vec![OscType::String("nope".into())]));
+    rig.send(&message(
+        "/sylva/shader/echo/file",
+        vec![OscType::String("nope".into())],
+    ));
     for _ in 0..3 {
         rig.frame();
     }
     std::thread::sleep(Duration::from_millis(1_100));
-    rig.send(&message("/sylva/preset/save", vec![OscType::String("default".into())]));
+    rig.send(&message(
+        "/sylva/preset/save",
+        vec![OscType::String("default".into())],
+    ));
     for _ in 0..3 {
         rig.frame();
     }
@@ -334,7 +389,9 @@ fn network_saves_stay_plain_loadable_and_few() {
         timetag: NOW,
         content: names,
     }));
-    rig.until("the bundle is applied", |r| r.control.last_frame_events() > 0);
+    rig.until("the bundle is applied", |r| {
+        r.control.last_frame_events() > 0
+    });
     for _ in 0..3 {
         rig.frame();
     }
@@ -351,7 +408,10 @@ fn hosts_outside_the_allow_list_are_refused() {
     let allow = AllowList::new(vec!["10.0.0.0/8".parse().unwrap_or_else(|e| panic!("{e}"))]);
     let mut rig = rig_in(renderer, allow);
     let before = rig.brightness();
-    rig.send(&message("/sylva/master/brightness", vec![OscType::Float(0.77)]));
+    rig.send(&message(
+        "/sylva/master/brightness",
+        vec![OscType::Float(0.77)],
+    ));
     rig.until("the datagram is seen", |r| r.control.osc_counts().0 > 0);
     for _ in 0..3 {
         rig.frame();
@@ -404,20 +464,28 @@ fn oscquery_bounds_request_heads_and_connections() {
             std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
         ),
     };
-    assert!(closed, "a header without a newline closes the connection ({sent} bytes sent)");
+    assert!(
+        closed,
+        "a header without a newline closes the connection ({sent} bytes sent)"
+    );
     let idle: Vec<TcpStream> = (0..40)
         .filter_map(|_| TcpStream::connect(rig.query).ok())
         .collect();
     std::thread::sleep(Duration::from_millis(300));
     let mut closed_at_once = 0;
     for mut stream in idle.iter() {
-        stream.set_read_timeout(Some(Duration::from_millis(200))).ok();
+        stream
+            .set_read_timeout(Some(Duration::from_millis(200)))
+            .ok();
         let mut byte = [0u8; 1];
         if matches!(stream.read(&mut byte), Ok(0)) {
             closed_at_once += 1;
         }
     }
-    assert!(closed_at_once >= 8, "{closed_at_once} of 40 idle connections refused");
+    assert!(
+        closed_at_once >= 8,
+        "{closed_at_once} of 40 idle connections refused"
+    );
     drop(idle);
     let started = Instant::now();
     loop {
@@ -425,7 +493,10 @@ fn oscquery_bounds_request_heads_and_connections() {
         if reply.contains("200 OK") {
             break;
         }
-        assert!(started.elapsed() < CEILING, "OSCQuery never answered again: {reply}");
+        assert!(
+            started.elapsed() < CEILING,
+            "OSCQuery never answered again: {reply}"
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
 }

@@ -30,7 +30,12 @@ fn script_show(name: &str, script: &str) -> PathBuf {
 
 fn start(root: PathBuf) -> (Renderer, RenderTarget) {
     let renderer = support::start(ShowOptions::new(root, "live"), OUTPUT_FORMAT);
-    let output = RenderTarget::new(&renderer.gpu.device, "hardening.output", [8, 8], OUTPUT_FORMAT);
+    let output = RenderTarget::new(
+        &renderer.gpu.device,
+        "hardening.output",
+        [8, 8],
+        OUTPUT_FORMAT,
+    );
     (renderer, output)
 }
 
@@ -84,9 +89,18 @@ fn patterns_that_would_run_for_ages_in_c_are_refused() {
     frames_go_on(&mut renderer, &output, 2);
     let host = renderer.script();
     assert_eq!(host.persisted("small").as_deref(), Some("key"));
-    assert_eq!(host.persisted("a").as_deref(), Some("false"), "{}", errors(&renderer));
+    assert_eq!(
+        host.persisted("a").as_deref(),
+        Some("false"),
+        "{}",
+        errors(&renderer)
+    );
     assert_eq!(renderer.script().persisted("b").as_deref(), Some("false"));
-    assert_eq!(renderer.script().persisted("plain"), None, "a plain find has no cost");
+    assert_eq!(
+        renderer.script().persisted("plain"),
+        None,
+        "a plain find has no cost"
+    );
 }
 
 #[test]
@@ -95,7 +109,10 @@ fn finalizers_are_refused() {
     let (mut renderer, output) = start(script_show("gc", script));
     frames_go_on(&mut renderer, &output, 2);
     let shown = errors(&renderer);
-    assert!(shown.contains("__gc metamethods are not allowed"), "{shown}");
+    assert!(
+        shown.contains("__gc metamethods are not allowed"),
+        "{shown}"
+    );
 }
 
 #[test]
@@ -116,14 +133,24 @@ fn a_script_cannot_break_the_next_load() {
     let root = script_show("fresh", script);
     let (mut renderer, output) = start(root);
     frame(&mut renderer, &output);
-    assert_eq!(renderer.script().persisted("locked").as_deref(), Some("false"));
+    assert_eq!(
+        renderer.script().persisted("locked").as_deref(),
+        Some("false")
+    );
     let registry = renderer.registry.clone();
     let clock = renderer.clock;
     let reloaded = renderer.script().load("live.lua", &registry, &clock);
     assert!(reloaded.is_ok(), "{reloaded:?}");
     let host = renderer.script();
-    assert_eq!(host.persisted("loads").as_deref(), Some("2"), "persist survives");
-    assert!(host.persisted("random").is_some(), "math.random works again");
+    assert_eq!(
+        host.persisted("loads").as_deref(),
+        Some("2"),
+        "persist survives"
+    );
+    assert!(
+        host.persisted("random").is_some(),
+        "math.random works again"
+    );
 }
 
 #[test]
@@ -144,7 +171,11 @@ fn shader_headers_with_impossible_ranges_are_file_line_errors() {
                 ("presets/live.toml", "layers = [\"shader.bad\"]\n"),
             ],
         );
-        let started = start_live_on(support::gpu(), &ShowOptions::new(root, "live"), OUTPUT_FORMAT);
+        let started = start_live_on(
+            support::gpu(),
+            &ShowOptions::new(root, "live"),
+            OUTPUT_FORMAT,
+        );
         let renderer = started.unwrap_or_else(|e| panic!("the show must start: {e:#}"));
         let shown = errors(&renderer);
         assert!(
@@ -158,14 +189,30 @@ fn shader_headers_with_impossible_ranges_are_file_line_errors() {
 fn a_failing_startup_preset_starts_the_built_in_default() {
     let root = support::show_folder(
         "hardening_startup",
-        &[("presets/default.toml", "layers = [\"shader.aurora\"]\n[params]\n\"nope.x\" = 1\n")],
+        &[(
+            "presets/default.toml",
+            "layers = [\"shader.aurora\"]\n[params]\n\"nope.x\" = 1\n",
+        )],
     );
-    let started = start_live_on(support::gpu(), &ShowOptions::new(root, "default"), OUTPUT_FORMAT);
+    let started = start_live_on(
+        support::gpu(),
+        &ShowOptions::new(root, "default"),
+        OUTPUT_FORMAT,
+    );
     let mut renderer = started.unwrap_or_else(|e| panic!("the show must start: {e:#}"));
     assert_eq!(renderer.preset(), Some("default"));
     assert!(!renderer.layers().is_empty(), "the built-in default runs");
-    assert!(errors(&renderer).contains("built-in default"), "{}", errors(&renderer));
-    let output = RenderTarget::new(&renderer.gpu.device, "startup.output", [8, 8], OUTPUT_FORMAT);
+    assert!(
+        errors(&renderer).contains("built-in default"),
+        "{}",
+        errors(&renderer)
+    );
+    let output = RenderTarget::new(
+        &renderer.gpu.device,
+        "startup.output",
+        [8, 8],
+        OUTPUT_FORMAT,
+    );
     frames_go_on(&mut renderer, &output, 2);
 }
 
@@ -177,7 +224,10 @@ fn presets_with_too_many_layers_are_refused_quickly() {
         let started = Instant::now();
         let parsed = Preset::parse("presets/many.toml", &text);
         let message = parsed.err().map(|e| e.to_string()).unwrap_or_default();
-        assert!(message.contains(&format!("at most {MAX_LAYERS}")), "{message}");
+        assert!(
+            message.contains(&format!("at most {MAX_LAYERS}")),
+            "{message}"
+        );
         eprintln!("{count} layers refused in {:?}", started.elapsed());
     }
 }
@@ -193,7 +243,11 @@ fn absurd_private_arrays_are_refused() {
             ("presets/live.toml", "layers = [\"shader.big\"]\n"),
         ],
     );
-    let started = start_live_on(support::gpu(), &ShowOptions::new(root, "live"), OUTPUT_FORMAT);
+    let started = start_live_on(
+        support::gpu(),
+        &ShowOptions::new(root, "live"),
+        OUTPUT_FORMAT,
+    );
     let renderer = started.unwrap_or_else(|e| panic!("the show must start: {e:#}"));
     let shown = errors(&renderer);
     assert!(shown.contains("shaders/shader/big.wgsl:1"), "{shown}");

@@ -44,9 +44,12 @@ impl Network {
             v4 => v4,
         };
         match (self.address, ip) {
-            (IpAddr::V4(net), IpAddr::V4(ip)) => {
-                prefix_equal(u128::from(u32::from(net)), u128::from(u32::from(ip)), 32, self.prefix)
-            }
+            (IpAddr::V4(net), IpAddr::V4(ip)) => prefix_equal(
+                u128::from(u32::from(net)),
+                u128::from(u32::from(ip)),
+                32,
+                self.prefix,
+            ),
             (IpAddr::V6(net), IpAddr::V6(ip)) => {
                 prefix_equal(u128::from(net), u128::from(ip), 128, self.prefix)
             }

@@ -43,30 +43,28 @@ pub fn spawn_inputs(
 ) {
     let mut warned = false;
     let spawned = crate::supervise::spawn("sylva-midi", errors, move || {
-            let mut open: HashMap<String, MidiInputConnection<()>> = HashMap::new();
-            while !stop.load(Ordering::Relaxed) {
-                match scan(&filter, &events, &mut open) {
-                    Ok(()) => {
-                        let mut s = status.lock().unwrap_or_else(PoisonError::into_inner);
-                        s.inputs = open.keys().cloned().collect();
-                        s.inputs.sort();
-                        s.problem = None;
-                    }
-                    Err(problem) => {
-                        if !warned {
-                            tracing::warn!(
-                                "MIDI unavailable ({problem}); the show goes on without it"
-                            );
-                            warned = true;
-                        }
-                        status
-                            .lock()
-                            .unwrap_or_else(PoisonError::into_inner)
-                            .problem = Some(problem);
-                    }
+        let mut open: HashMap<String, MidiInputConnection<()>> = HashMap::new();
+        while !stop.load(Ordering::Relaxed) {
+            match scan(&filter, &events, &mut open) {
+                Ok(()) => {
+                    let mut s = status.lock().unwrap_or_else(PoisonError::into_inner);
+                    s.inputs = open.keys().cloned().collect();
+                    s.inputs.sort();
+                    s.problem = None;
                 }
-                std::thread::sleep(RESCAN);
+                Err(problem) => {
+                    if !warned {
+                        tracing::warn!("MIDI unavailable ({problem}); the show goes on without it");
+                        warned = true;
+                    }
+                    status
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .problem = Some(problem);
+                }
             }
+            std::thread::sleep(RESCAN);
+        }
     });
     if let Err(error) = spawned {
         tracing::warn!("cannot start the MIDI thread: {error}");

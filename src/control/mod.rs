@@ -402,8 +402,9 @@ impl ControlSurface {
         }
         self.send_feedback(renderer);
         let started = Instant::now();
-        let within_budget =
-            |applied: usize| applied < EVENTS_PER_FRAME && started.elapsed() < CONTROL_TIME_PER_FRAME;
+        let within_budget = |applied: usize| {
+            applied < EVENTS_PER_FRAME && started.elapsed() < CONTROL_TIME_PER_FRAME
+        };
         let mut applied = 0;
         while within_budget(applied) {
             let Some(message) = self.scheduled.pop_due(started) else {

@@ -91,14 +91,17 @@ pub fn spawn_receiver(
             stats.datagrams.fetch_add(1, Ordering::Relaxed);
             if !allow.allows(from.ip()) {
                 let count = stats.refused.fetch_add(1, Ordering::Relaxed) + 1;
-                warnings.warn(|| format!("OSC: refused {from} (not in --osc-allow); {count} so far"));
+                warnings
+                    .warn(|| format!("OSC: refused {from} (not in --osc-allow); {count} so far"));
                 continue;
             }
             let messages = match decode(&buffer[..length], received, SystemTime::now()) {
                 Ok(messages) => messages,
                 Err(error) => {
                     let count = stats.malformed.fetch_add(1, Ordering::Relaxed) + 1;
-                    warnings.warn(|| format!("OSC: malformed datagram from {from} ({error}); {count} so far"));
+                    warnings.warn(|| {
+                        format!("OSC: malformed datagram from {from} ({error}); {count} so far")
+                    });
                     continue;
                 }
             };
@@ -113,7 +116,9 @@ pub fn spawn_receiver(
                     Ok(()) => {}
                     Err(TrySendError::Full(_)) => {
                         let count = stats.dropped.fetch_add(1, Ordering::Relaxed) + 1;
-                        warnings.warn(|| format!("OSC: the show is behind, messages dropped; {count} so far"));
+                        warnings.warn(|| {
+                            format!("OSC: the show is behind, messages dropped; {count} so far")
+                        });
                     }
                     Err(TrySendError::Disconnected(_)) => return,
                 }
@@ -182,7 +187,10 @@ pub struct RateLimitedLog {
 impl RateLimitedLog {
     /// Logs the message `text` makes, unless one was logged this second.
     pub fn warn(&mut self, text: impl FnOnce() -> String) {
-        if self.last.is_none_or(|t| t.elapsed() > Duration::from_secs(1)) {
+        if self
+            .last
+            .is_none_or(|t| t.elapsed() > Duration::from_secs(1))
+        {
             tracing::warn!("{}", text());
             self.last = Some(Instant::now());
         }

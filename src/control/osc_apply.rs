@@ -237,7 +237,10 @@ mod tests {
     fn reseed_addresses_name_a_layer_or_none() {
         assert_eq!(reseed_target("/sylva/reseed"), None);
         assert_eq!(reseed_target("/sylva//reseed"), None);
-        assert_eq!(reseed_target("/sylva/colony/reseed").as_deref(), Some("colony"));
+        assert_eq!(
+            reseed_target("/sylva/colony/reseed").as_deref(),
+            Some("colony")
+        );
         assert_eq!(
             reseed_target("/sylva/shader/sky/reseed").as_deref(),
             Some("shader.sky")

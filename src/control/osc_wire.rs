@@ -137,7 +137,7 @@ mod tests {
     fn padded(text: &[u8]) -> Vec<u8> {
         let mut bytes = text.to_vec();
         bytes.push(0);
-        while bytes.len() % 4 != 0 {
+        while !bytes.len().is_multiple_of(4) {
             bytes.push(0);
         }
         bytes

@@ -20,8 +20,8 @@ use serde_json::{Value as Json, json};
 
 use super::allow::AllowList;
 use super::osc::{RateLimitedLog, address_of, args_of};
-use crate::status::ErrorLog;
 use crate::params::{ParamKind, ParamSpec, Registry, Value};
+use crate::status::ErrorLog;
 
 /// What the server shows: the specs (replaced when parameters come or go)
 /// and the current target values.
@@ -187,9 +187,8 @@ pub fn serve(
                 .name("sylva-oscquery-client".into())
                 .spawn(move || {
                     let _slot = slot;
-                    let served = catch_unwind(AssertUnwindSafe(|| {
-                        client(stream, &namespace, osc_port)
-                    }));
+                    let served =
+                        catch_unwind(AssertUnwindSafe(|| client(stream, &namespace, osc_port)));
                     match served {
                         Ok(Ok(())) => {}
                         Ok(Err(error)) => tracing::debug!("OSCQuery client {peer}: {error}"),

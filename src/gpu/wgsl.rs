@@ -236,7 +236,12 @@ fn check_memory(module: &naga::Module) -> Result<(), (naga::Span, String)> {
         if workgroup > u64::from(MAX_WORKGROUP_BYTES) {
             return Err((
                 span,
-                too_big("var<workgroup>", name, workgroup as u32, MAX_WORKGROUP_BYTES),
+                too_big(
+                    "var<workgroup>",
+                    name,
+                    workgroup as u32,
+                    MAX_WORKGROUP_BYTES,
+                ),
             ));
         }
     }

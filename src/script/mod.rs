@@ -85,7 +85,11 @@ struct State {
 
 impl State {
     /// A fresh sandboxed state around `bridge`, its `math.random` seeded.
-    fn new(bridge: &Rc<RefCell<Bridge>>, log: &Rc<RefCell<LogLimiter>>, seed: u64) -> mlua::Result<Self> {
+    fn new(
+        bridge: &Rc<RefCell<Bridge>>,
+        log: &Rc<RefCell<LogLimiter>>,
+        seed: u64,
+    ) -> mlua::Result<Self> {
         let (lua, budget, guards) = sandbox::new_state()?;
         let api = api::create(&lua, bridge, log)?;
         let prelude_env = lua.create_table()?;
@@ -295,8 +299,8 @@ impl ScriptHost {
         let state = State::new(&self.bridge, &self.log, self.seed).map_err(|e| e.to_string())?;
         set_fields(&state.api, clock);
         let loading = Rc::new(RefCell::new(None));
-        let require = require_function(&state.lua, &loading, &self.assets)
-            .map_err(|e| e.to_string())?;
+        let require =
+            require_function(&state.lua, &loading, &self.assets).map_err(|e| e.to_string())?;
         let persist = match &self.current {
             Some(old) => persist::copy(&old.persist, &state.lua),
             None => state.lua.create_table(),

@@ -36,7 +36,12 @@ fn copy_table(from: &Table, lua: &Lua, depth: usize, budget: &mut usize) -> mlua
     Ok(to)
 }
 
-fn plain(value: &Value, lua: &Lua, depth: usize, budget: &mut usize) -> mlua::Result<Option<Value>> {
+fn plain(
+    value: &Value,
+    lua: &Lua,
+    depth: usize,
+    budget: &mut usize,
+) -> mlua::Result<Option<Value>> {
     Ok(match value {
         Value::Boolean(_) | Value::Integer(_) | Value::Number(_) => Some(value.clone()),
         Value::String(s) => Some(Value::String(lua.create_string(s.as_bytes())?)),

@@ -264,21 +264,21 @@ impl ColonyLayer {
             .and_then(|()| fits("attraction_count", structure.attraction_count))
             .and_then(|()| structure.points(env.assets, self.seed))
             .and_then(|points| {
-            let params = step_params(
-                registry,
-                &self.id,
-                0.0,
-                self.seed,
-                points.len() as u32,
-                structure.capacity,
-            );
-            let sim = env.gpu.scoped(|| {
-                ColonySim::new(env.gpu, env.assets, &points, structure.seed_count, &params)
-            })?;
-            let (min, max) = sim::bounds(&points);
-            let centre = (glam::Vec3::from(min) + glam::Vec3::from(max)) * 0.5;
-            Ok((sim, centre))
-        });
+                let params = step_params(
+                    registry,
+                    &self.id,
+                    0.0,
+                    self.seed,
+                    points.len() as u32,
+                    structure.capacity,
+                );
+                let sim = env.gpu.scoped(|| {
+                    ColonySim::new(env.gpu, env.assets, &points, structure.seed_count, &params)
+                })?;
+                let (min, max) = sim::bounds(&points);
+                let centre = (glam::Vec3::from(min) + glam::Vec3::from(max)) * 0.5;
+                Ok((sim, centre))
+            });
         match built {
             Ok((sim, centre)) => {
                 if let Some(renderer) = self.renderer.as_mut() {

@@ -112,7 +112,8 @@ fn parse_line(rest: &str) -> Result<HeaderParam, String> {
                 .map_err(|_| format!("{default:?} is not an int"))?;
             let whole = |key: &str, fallback: i32| -> Result<i32, String> {
                 option(key).map_or(Ok(fallback), |v| {
-                    v.parse().map_err(|_| format!("{key}={v} is not a whole number"))
+                    v.parse()
+                        .map_err(|_| format!("{key}={v} is not a whole number"))
                 })
             };
             let (min, max) = (whole("min", 0)?, whole("max", 100)?);
