@@ -215,10 +215,22 @@ fn check_fails_on_a_corrupted_copy_of_each_kind_of_file() {
 fn check_refuses_impossible_headers_missing_entry_points_and_huge_arrays() {
     let body = "@fragment\nfn fs_main(in: FullscreenVertex) -> @location(0) vec4<f32> {\n    return vec4<f32>(1.0);\n}\n";
     let cases = [
-        (format!("// @param x float 0.5 min=2 max=1\n{body}"), "bad.wgsl:1"),
-        (format!("\n// @param x int 5 min=10 max=1\n{body}"), "bad.wgsl:2"),
-        (format!("// @param x float 0.5 min=nan\n{body}"), "bad.wgsl:1"),
-        (format!("// @param v vec3 0,0,0 min=3 max=-3\n{body}"), "bad.wgsl:1"),
+        (
+            format!("// @param x float 0.5 min=2 max=1\n{body}"),
+            "bad.wgsl:1",
+        ),
+        (
+            format!("\n// @param x int 5 min=10 max=1\n{body}"),
+            "bad.wgsl:2",
+        ),
+        (
+            format!("// @param x float 0.5 min=nan\n{body}"),
+            "bad.wgsl:1",
+        ),
+        (
+            format!("// @param v vec3 0,0,0 min=3 max=-3\n{body}"),
+            "bad.wgsl:1",
+        ),
         (body.replace("fs_main", "main"), "no `@fragment fn fs_main`"),
         (
             format!("var<private> big: array<vec4<f32>, 16777216>;\n{body}"),
@@ -226,11 +238,21 @@ fn check_refuses_impossible_headers_missing_entry_points_and_huge_arrays() {
         ),
     ];
     for (shader, expected) in cases {
-        let project = support::show_folder("check_hostile", &[("shaders/shader/bad.wgsl", &shader)]);
+        let project =
+            support::show_folder("check_hostile", &[("shaders/shader/bad.wgsl", &shader)]);
         let project_arg = project.to_string_lossy().into_owned();
         let output = sylva(&["check", "--project", &project_arg]);
-        assert_eq!(output.status.code(), Some(1), "{shader}: {}", stderr(&output));
-        assert!(stderr(&output).contains(expected), "{shader}: {}", stderr(&output));
+        assert_eq!(
+            output.status.code(),
+            Some(1),
+            "{shader}: {}",
+            stderr(&output)
+        );
+        assert!(
+            stderr(&output).contains(expected),
+            "{shader}: {}",
+            stderr(&output)
+        );
     }
 }
 

@@ -5,7 +5,7 @@ use sylva::gpu::GpuProfiler;
 use sylva::layers::fluid::reference::densities_and_accelerations;
 use sylva::layers::fluid::scene::{Scene, block};
 use sylva::layers::fluid::sim::FluidSim;
-use sylva::show::Assets;
+use sylva::show::{Assets, ChangedFile, Folder};
 
 use crate::support;
 
@@ -255,4 +255,84 @@ fn both_looks_draw_the_liquid() {
             texels.len()
         );
     }
+}
+
+/// Mean vertical velocity of the particles.
+fn mean_vy(sim: &FluidSim) -> f32 {
+    let (_, velocities) = sim
+        .read_particles(&support::gpu())
+        .unwrap_or_else(|e| panic!("{e}"));
+    velocities.iter().map(|v| v[1]).sum::<f32>() / velocities.len().max(1) as f32
+}
+
+#[test]
+fn a_saved_kernel_changes_the_running_fluid_and_a_broken_one_keeps_it() {
+    let original = include_str!("../shaders/fluid/force.wgsl");
+    let gravity = "+ params.gravity +";
+    assert!(
+        original.contains(gravity),
+        "force.wgsl no longer adds gravity"
+    );
+    let root = support::show_folder("live_kernel", &[("shaders/fluid/force.wgsl", original)]);
+    let assets = Assets::new(&root);
+    let gpu = support::gpu();
+    let scene = block(
+        3,
+        [1.0, 1.0, 1.0],
+        [0.3, 0.5, 0.3],
+        [0.2, 0.2, 0.2],
+        8,
+        0.0,
+        9.81,
+        0.1,
+        3,
+    );
+    let mut sim = FluidSim::new(
+        &gpu,
+        &assets,
+        &scene.positions,
+        &scene.velocities,
+        &scene.params,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    run(&sim, 40);
+    let falling = mean_vy(&sim);
+    assert!(falling < -0.05, "the block falls first: {falling}");
+
+    let flipped = original.replace(gravity, "- params.gravity +");
+    let path = root.join("shaders/fluid/force.wgsl");
+    std::fs::write(&path, flipped).unwrap_or_else(|e| panic!("{e}"));
+    let changed = [ChangedFile {
+        folder: Folder::Shaders,
+        name: "fluid/force.wgsl".into(),
+    }];
+    let (before, _) = sim.read_particles(&gpu).unwrap_or_else(|e| panic!("{e}"));
+    let report = sim.reload(&gpu, &assets, &changed);
+    assert_eq!(
+        (report.rebuilt, report.errors.len()),
+        (1, 0),
+        "{:?}",
+        report.errors
+    );
+    let (after, _) = sim.read_particles(&gpu).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(before, after, "the particles stay as they were");
+    run(&sim, 40);
+    let rising = mean_vy(&sim);
+    assert!(
+        rising > falling + 0.1,
+        "gravity reversed: {falling} -> {rising}"
+    );
+
+    std::fs::write(&path, "fn broken( {").unwrap_or_else(|e| panic!("{e}"));
+    let report = sim.reload(&gpu, &assets, &changed);
+    assert_eq!(report.rebuilt, 0);
+    let error = report.errors.join("\n");
+    assert!(error.contains("shaders/fluid/force.wgsl:1:"), "{error}");
+    run(&sim, 40);
+    let still_rising = mean_vy(&sim);
+    assert!(
+        still_rising > 0.05,
+        "the last good (reversed) kernel runs on: {rising} -> {still_rising}"
+    );
+    std::fs::remove_dir_all(root).ok();
 }

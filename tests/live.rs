@@ -407,3 +407,41 @@ fn saving_the_running_preset_reloads_it_and_a_broken_one_is_refused() {
     );
     std::fs::remove_dir_all(root).ok();
 }
+
+#[test]
+fn a_saved_simulation_kernel_reloads_in_the_running_show() {
+    let original = include_str!("../shaders/fluid/force.wgsl");
+    let root = support::show_folder(
+        "live_fluid_kernel",
+        &[
+            (
+                "presets/live.toml",
+                include_str!("fixtures/presets/fluid_small.toml"),
+            ),
+            ("shaders/fluid/force.wgsl", original),
+        ],
+    );
+    let (mut renderer, output) = start(root.clone(), true);
+    frame(&mut renderer, &output);
+    let file = root.join("shaders/fluid/force.wgsl");
+    save_atomically(
+        &file,
+        &original.replace("fn compute_force(", "fn compute_force( {"),
+    );
+    frames_until(
+        &mut renderer,
+        &output,
+        "the broken kernel is reported",
+        |r| {
+            r.errors.snapshot().iter().any(|e| {
+                e.origin == "fluid kernels" && e.message.contains("shaders/fluid/force.wgsl:")
+            })
+        },
+    );
+    frame(&mut renderer, &output);
+    save_atomically(&file, original);
+    frames_until(&mut renderer, &output, "the fixed kernel goes live", |r| {
+        !r.errors.has("fluid kernels")
+    });
+    std::fs::remove_dir_all(root).ok();
+}

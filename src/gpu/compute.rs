@@ -1,21 +1,33 @@
 //! Compute-pipeline helpers shared by the simulation layers: building a
-//! pipeline from a composed WGSL file inside a validation error scope, bind
-//! groups over plain buffers, and dispatch sizes for any element count
+//! pipeline from a composed WGSL file inside a validation error scope,
+//! rebuilding it live when one of its files is saved (the buffers, and so
+//! the running simulation, stay), bind groups over plain buffers, and dispatch sizes for any element count
 //! (past 65,535 workgroups the grid wraps into a second dimension, which the
 //! kernels undo with `workgroup_id.x + workgroup_id.y * num_workgroups.x`).
 
 use super::Gpu;
 use super::wgsl::Composer;
-use crate::show::Assets;
+use crate::show::{Assets, ChangedFile, Folder};
 
 /// The largest workgroup count in one dimension WebGPU guarantees.
 const MAX_GROUPS: u32 = 65_535;
 
-/// A compute pipeline with its bind group layout 0.
+/// A compute pipeline with its bind group layout 0, and what it was built
+/// from, so a save of any of its WGSL files can rebuild it live.
 pub struct Kernel {
     pipeline: wgpu::ComputePipeline,
     layout: wgpu::BindGroupLayout,
     label: String,
+    file: String,
+    entry: String,
+    files: Vec<String>,
+}
+
+/// A bind group and the buffers it binds, so it can be made again for a
+/// rebuilt kernel (automatic layouts belong to one pipeline).
+pub struct Binding {
+    group: wgpu::BindGroup,
+    buffers: Vec<(u32, wgpu::Buffer)>,
 }
 
 impl Kernel {
@@ -49,6 +61,9 @@ impl Kernel {
                 pipeline,
                 layout,
                 label,
+                file: file.to_string(),
+                entry: entry.to_string(),
+                files: composed.files().map(str::to_string).collect(),
             }),
         }
     }
@@ -56,7 +71,18 @@ impl Kernel {
     /// A bind group of whole buffers at their bindings. An entry point's
     /// automatic layout holds only the bindings it uses, so each kernel
     /// names just those.
-    pub fn bind(&self, gpu: &Gpu, buffers: &[(u32, &wgpu::Buffer)]) -> wgpu::BindGroup {
+    pub fn bind(&self, gpu: &Gpu, buffers: &[(u32, &wgpu::Buffer)]) -> Binding {
+        let buffers: Vec<(u32, wgpu::Buffer)> = buffers
+            .iter()
+            .map(|(b, buffer)| (*b, (*buffer).clone()))
+            .collect();
+        Binding {
+            group: self.group(gpu, &buffers),
+            buffers,
+        }
+    }
+
+    fn group(&self, gpu: &Gpu, buffers: &[(u32, wgpu::Buffer)]) -> wgpu::BindGroup {
         let entries: Vec<wgpu::BindGroupEntry<'_>> = buffers
             .iter()
             .map(|(binding, buffer)| wgpu::BindGroupEntry {
@@ -71,17 +97,49 @@ impl Kernel {
         })
     }
 
+    /// Whether a saved file is one this kernel was built from (its own
+    /// file or one it includes).
+    pub fn touched_by(&self, changed: &[ChangedFile]) -> bool {
+        changed
+            .iter()
+            .any(|c| c.folder == Folder::Shaders && self.files.contains(&c.name))
+    }
+
+    /// Rebuilds the kernel from its files as saved now and remakes
+    /// `bindings` for it, keeping the buffers (and so the running state).
+    /// On any error, a WGSL one (`file:line:column`) or bindings that no
+    /// longer fit, nothing changes and the old kernel keeps running.
+    pub fn reload(
+        &mut self,
+        gpu: &Gpu,
+        assets: &Assets,
+        bindings: &mut [&mut Binding],
+    ) -> Result<(), String> {
+        let kernel = Kernel::new(gpu, assets, &self.file, &self.entry)?;
+        let groups: Vec<wgpu::BindGroup> = gpu.scoped(|| {
+            Ok(bindings
+                .iter()
+                .map(|b| kernel.group(gpu, &b.buffers))
+                .collect())
+        })?;
+        for (binding, group) in bindings.iter_mut().zip(groups) {
+            binding.group = group;
+        }
+        *self = kernel;
+        Ok(())
+    }
+
     /// Records a dispatch of enough workgroups of `size` for `count` items.
     pub fn dispatch(
         &self,
         pass: &mut wgpu::ComputePass<'_>,
-        bind_group: &wgpu::BindGroup,
+        binding: &Binding,
         count: u32,
         size: u32,
     ) {
         let (x, y) = groups(count, size);
         pass.set_pipeline(&self.pipeline);
-        pass.set_bind_group(0, bind_group, &[]);
+        pass.set_bind_group(0, &binding.group, &[]);
         pass.dispatch_workgroups(x, y, 1);
     }
 
@@ -89,13 +147,42 @@ impl Kernel {
     pub fn dispatch_indirect(
         &self,
         pass: &mut wgpu::ComputePass<'_>,
-        bind_group: &wgpu::BindGroup,
+        binding: &Binding,
         args: &wgpu::Buffer,
         offset: u64,
     ) {
         pass.set_pipeline(&self.pipeline);
-        pass.set_bind_group(0, bind_group, &[]);
+        pass.set_bind_group(0, &binding.group, &[]);
         pass.dispatch_workgroups_indirect(args, offset);
+    }
+}
+
+/// What a live reload of simulation kernels did: how many were rebuilt,
+/// and the errors of those that kept their old version.
+#[derive(Debug, Default)]
+pub struct KernelReload {
+    /// Kernels rebuilt.
+    pub rebuilt: usize,
+    /// Errors, one per kernel that failed.
+    pub errors: Vec<String>,
+}
+
+impl KernelReload {
+    /// Reloads `kernel` and its `bindings` if `changed` touches its files.
+    pub fn kernel(
+        &mut self,
+        (gpu, assets, changed): (&Gpu, &Assets, &[ChangedFile]),
+        kernel: &mut Kernel,
+        bindings: &mut [&mut Binding],
+    ) {
+        if !kernel.touched_by(changed) {
+            return;
+        }
+        match kernel.reload(gpu, assets, bindings) {
+            Ok(()) => self.rebuilt += 1,
+            Err(error) if !self.errors.contains(&error) => self.errors.push(error),
+            Err(_) => {}
+        }
     }
 }
 

@@ -8,10 +8,10 @@ use bytemuck::{Pod, Zeroable};
 
 use super::Gpu;
 use super::bindings::uniform_buffer;
-use super::compute::{Kernel, storage_buffer};
+use super::compute::{Binding, Kernel, KernelReload, storage_buffer};
 use super::prefix_sum::PrefixSum;
 use super::profiler::GpuProfiler;
-use crate::show::Assets;
+use crate::show::{Assets, ChangedFile};
 
 const FILE: &str = "common/grid_sort.wgsl";
 
@@ -63,9 +63,9 @@ pub struct GridUniform {
 
 /// Buffers and kernels of one grid sort.
 pub struct GridSort {
-    clear: (Kernel, wgpu::BindGroup),
-    count: (Kernel, wgpu::BindGroup),
-    scatter: (Kernel, wgpu::BindGroup),
+    clear: (Kernel, Binding),
+    count: (Kernel, Binding),
+    scatter: (Kernel, Binding),
     scan: PrefixSum,
     /// The grid uniform (binding 0 of the searches).
     pub grid: wgpu::Buffer,
@@ -132,13 +132,12 @@ impl GridSort {
             u64::from(capacity) * 4,
             none,
         );
-        let kernel = |entry: &str,
-                      buffers: &[(u32, &wgpu::Buffer)]|
-         -> Result<(Kernel, wgpu::BindGroup), String> {
-            let kernel = Kernel::new(gpu, assets, FILE, entry)?;
-            let bind_group = kernel.bind(gpu, buffers);
-            Ok((kernel, bind_group))
-        };
+        let kernel =
+            |entry: &str, buffers: &[(u32, &wgpu::Buffer)]| -> Result<(Kernel, Binding), String> {
+                let kernel = Kernel::new(gpu, assets, FILE, entry)?;
+                let bind_group = kernel.bind(gpu, buffers);
+                Ok((kernel, bind_group))
+            };
         Ok(Self {
             clear: kernel("grid_clear", &[(0, &uniform), (4, &starts)])?,
             count: kernel(
@@ -175,8 +174,7 @@ impl GridSort {
         indirect: Option<(&wgpu::Buffer, u64)>,
         profiler: &mut GpuProfiler,
     ) {
-        let points = |pass: &mut wgpu::ComputePass<'_>,
-                      (kernel, group): &(Kernel, wgpu::BindGroup)| {
+        let points = |pass: &mut wgpu::ComputePass<'_>, (kernel, group): &(Kernel, Binding)| {
             match indirect {
                 Some((args, offset)) => kernel.dispatch_indirect(pass, group, args, offset),
                 None => kernel.dispatch(pass, group, self.capacity, 256),
@@ -207,6 +205,15 @@ impl GridSort {
             timestamp_writes: profiler.compute_pass(&label),
         });
         points(&mut pass, &self.scatter);
+    }
+
+    /// Rebuilds the kernels a saved file touches (the sort's and the
+    /// prefix sum's); the buffers stay.
+    pub fn reload(&mut self, context: (&Gpu, &Assets, &[ChangedFile]), report: &mut KernelReload) {
+        for (kernel, binding) in [&mut self.clear, &mut self.count, &mut self.scatter] {
+            report.kernel(context, kernel, &mut [binding]);
+        }
+        self.scan.reload(context, report);
     }
 
     /// Number of cells.

@@ -5,8 +5,8 @@
 
 use super::Gpu;
 use super::bindings::uniform_buffer;
-use super::compute::{Kernel, storage_buffer};
-use crate::show::Assets;
+use super::compute::{Binding, Kernel, KernelReload, storage_buffer};
+use crate::show::{Assets, ChangedFile};
 
 /// Elements per workgroup (`SCAN_BLOCK` in prefix_sum.wgsl).
 const BLOCK: u32 = 1024;
@@ -15,8 +15,8 @@ const FILE: &str = "common/prefix_sum.wgsl";
 /// One level: scans `count` elements into block totals.
 struct Level {
     count: u32,
-    scan: wgpu::BindGroup,
-    add: wgpu::BindGroup,
+    scan: Binding,
+    add: Binding,
 }
 
 /// A prefix sum over the first `count` elements of one buffer.
@@ -74,6 +74,18 @@ impl PrefixSum {
             levels,
             _buffers: buffers,
         })
+    }
+
+    /// Rebuilds the scan kernels if a saved file touches them.
+    pub fn reload(&mut self, context: (&Gpu, &Assets, &[ChangedFile]), report: &mut KernelReload) {
+        let mut scans: Vec<&mut Binding> = Vec::new();
+        let mut adds: Vec<&mut Binding> = Vec::new();
+        for level in self.levels.iter_mut() {
+            scans.push(&mut level.scan);
+            adds.push(&mut level.add);
+        }
+        report.kernel(context, &mut self.scan, &mut scans);
+        report.kernel(context, &mut self.add, &mut adds);
     }
 
     /// Records the scan.

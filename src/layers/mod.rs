@@ -11,6 +11,7 @@ pub mod rebuild;
 pub mod shader;
 
 use crate::clock::Clock;
+use crate::gpu::compute::KernelReload;
 use crate::gpu::{Gpu, GpuProfiler};
 use crate::params::{ParamSpec, Registry};
 use crate::show::{Assets, ChangedFile, Preset};
@@ -146,6 +147,19 @@ pub fn declared_params(
         }
     }
     Ok(specs)
+}
+
+/// Shows what a live reload of a layer's simulation kernels did: errors
+/// under `<id> kernels` (the old kernels keep running), cleared once a
+/// reload succeeds.
+pub fn report_kernel_reload(env: &LayerEnv<'_>, id: &str, report: &KernelReload) {
+    let origin = format!("{id} kernels");
+    if !report.errors.is_empty() {
+        env.errors.report(origin, report.errors.join("\n"));
+    } else if report.rebuilt > 0 {
+        env.errors.clear(&origin);
+        tracing::info!("{id}: {} simulation kernels rebuilt live", report.rebuilt);
+    }
 }
 
 /// Whether any of `changed` is a shader under one of `folders`

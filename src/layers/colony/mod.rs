@@ -440,6 +440,10 @@ impl Layer for ColonyLayer {
                 Err(error) => env.errors.report(&self.id, error),
             }
         }
+        if let Some(grown) = self.grown.as_mut() {
+            let report = grown.sim.reload(env.gpu, env.assets, changed);
+            super::report_kernel_reload(env, &self.id, &report);
+        }
         false
     }
 }

@@ -6,12 +6,12 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use crate::gpu::compute::{Kernel, read_buffer, storage_buffer};
+use crate::gpu::compute::{Binding, Kernel, KernelReload, read_buffer, storage_buffer};
 use crate::gpu::grid_sort::{GridBox, GridSort};
 use crate::gpu::prefix_sum::PrefixSum;
 use crate::gpu::{Gpu, GpuProfiler, bindings::uniform_buffer};
 use crate::layers::random::Rng;
-use crate::show::Assets;
+use crate::show::{Assets, ChangedFile};
 
 const FILE: &str = "colony/step.wgsl";
 
@@ -141,11 +141,11 @@ pub type Graph = (Vec<[f32; 4]>, Vec<NodeInfo>, Vec<[u32; 2]>);
 
 /// Kernels with their bind groups.
 struct Kernels {
-    search: (Kernel, wgpu::BindGroup),
-    attract: (Kernel, wgpu::BindGroup),
-    connect: (Kernel, wgpu::BindGroup),
-    finalize: (Kernel, wgpu::BindGroup),
-    grow: (Kernel, wgpu::BindGroup),
+    search: (Kernel, Binding),
+    attract: (Kernel, Binding),
+    connect: (Kernel, Binding),
+    finalize: (Kernel, Binding),
+    grow: (Kernel, Binding),
 }
 
 /// The GPU buffers and passes of one colony.
@@ -172,6 +172,27 @@ pub struct ColonySim {
 }
 
 impl ColonySim {
+    /// Rebuilds the kernels a saved WGSL file touches (`colony/step.wgsl`,
+    /// what it includes, the grid sort and the prefix sum); the grown nodes
+    /// stay.
+    pub fn reload(&mut self, gpu: &Gpu, assets: &Assets, changed: &[ChangedFile]) -> KernelReload {
+        let mut report = KernelReload::default();
+        let context = (gpu, assets, changed);
+        self.grid.reload(context, &mut report);
+        self.scan.reload(context, &mut report);
+        let k = &mut self.kernels;
+        for (kernel, binding) in [
+            &mut k.search,
+            &mut k.attract,
+            &mut k.connect,
+            &mut k.finalize,
+            &mut k.grow,
+        ] {
+            report.kernel(context, kernel, &mut [binding]);
+        }
+        report
+    }
+
     /// Uploads `attractors` and the seed nodes.
     pub fn new(
         gpu: &Gpu,
@@ -239,13 +260,12 @@ impl ColonySim {
         );
         let grid = GridSort::new(gpu, assets, "colony", grid_box, &nodes, &state, capacity)?;
         let scan = PrefixSum::new(gpu, assets, &grow_scan, capacity)?;
-        let kernel = |entry: &str,
-                      bindings: &[(u32, &wgpu::Buffer)]|
-         -> Result<(Kernel, wgpu::BindGroup), String> {
-            let kernel = Kernel::new(gpu, assets, FILE, entry)?;
-            let group = kernel.bind(gpu, bindings);
-            Ok((kernel, group))
-        };
+        let kernel =
+            |entry: &str, bindings: &[(u32, &wgpu::Buffer)]| -> Result<(Kernel, Binding), String> {
+                let kernel = Kernel::new(gpu, assets, FILE, entry)?;
+                let group = kernel.bind(gpu, bindings);
+                Ok((kernel, group))
+            };
         let kernels = Kernels {
             search: kernel(
                 "search",
@@ -336,8 +356,7 @@ impl ColonySim {
             label: Some("colony.connect"),
             timestamp_writes: profiler.compute_pass("colony.connect"),
         });
-        let nodes = |pass: &mut wgpu::ComputePass<'_>,
-                     (kernel, group): &(Kernel, wgpu::BindGroup)| {
+        let nodes = |pass: &mut wgpu::ComputePass<'_>, (kernel, group): &(Kernel, Binding)| {
             kernel.dispatch_indirect(pass, group, &self.args, 0);
         };
         nodes(&mut pass, &self.kernels.attract);

@@ -397,6 +397,10 @@ impl Layer for FluidLayer {
                 Err(error) => env.errors.report(&self.id, error),
             }
         }
+        if let Some(running) = self.running.as_mut() {
+            let report = running.sim.reload(env.gpu, env.assets, changed);
+            super::report_kernel_reload(env, &self.id, &report);
+        }
         false
     }
 }

@@ -4,10 +4,10 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use crate::gpu::compute::{Kernel, read_buffer, storage_buffer};
+use crate::gpu::compute::{Binding, Kernel, KernelReload, read_buffer, storage_buffer};
 use crate::gpu::grid_sort::{GridBox, GridSort};
 use crate::gpu::{Gpu, GpuProfiler, bindings::uniform_buffer};
-use crate::show::Assets;
+use crate::show::{Assets, ChangedFile};
 
 /// `struct FluidParams` in `shaders/fluid/fluid.wgsl`.
 #[repr(C)]
@@ -113,10 +113,10 @@ pub fn calibrated_mass(dimensions: u32, dx: f64, h: f64, rest_density: f64) -> f
 /// The GPU state of one fluid.
 pub struct FluidSim {
     grid: GridSort,
-    reorder: (Kernel, wgpu::BindGroup),
-    density: (Kernel, wgpu::BindGroup),
-    force: (Kernel, wgpu::BindGroup),
-    integrate: (Kernel, wgpu::BindGroup),
+    reorder: (Kernel, Binding),
+    density: (Kernel, Binding),
+    force: (Kernel, Binding),
+    integrate: (Kernel, Binding),
     params: wgpu::Buffer,
     /// Positions in grid order between substeps: xyz, w = 1 alive, 0 drained.
     pub positions: wgpu::Buffer,
@@ -168,19 +168,18 @@ impl FluidSim {
             &count_buffer,
             count,
         )?;
-        let kernel = |entry: &str,
-                      bindings: &[(u32, &wgpu::Buffer)]|
-         -> Result<(Kernel, wgpu::BindGroup), String> {
-            // One WGSL file per stage, each declaring read-only what it only reads.
-            let file = match entry {
-                "compute_density" => "fluid/density.wgsl".to_string(),
-                "compute_force" => "fluid/force.wgsl".to_string(),
-                other => format!("fluid/{other}.wgsl"),
+        let kernel =
+            |entry: &str, bindings: &[(u32, &wgpu::Buffer)]| -> Result<(Kernel, Binding), String> {
+                // One WGSL file per stage, each declaring read-only what it only reads.
+                let file = match entry {
+                    "compute_density" => "fluid/density.wgsl".to_string(),
+                    "compute_force" => "fluid/force.wgsl".to_string(),
+                    other => format!("fluid/{other}.wgsl"),
+                };
+                let kernel = Kernel::new(gpu, assets, &file, entry)?;
+                let group = kernel.bind(gpu, bindings);
+                Ok((kernel, group))
             };
-            let kernel = Kernel::new(gpu, assets, &file, entry)?;
-            let group = kernel.bind(gpu, bindings);
-            Ok((kernel, group))
-        };
         Ok(Self {
             reorder: kernel(
                 "reorder",
@@ -234,6 +233,23 @@ impl FluidSim {
             accelerations,
             count,
         })
+    }
+
+    /// Rebuilds the kernels a saved WGSL file touches (a stage's own file,
+    /// `fluid/fluid.wgsl`, or a `common/` file); the particles stay.
+    pub fn reload(&mut self, gpu: &Gpu, assets: &Assets, changed: &[ChangedFile]) -> KernelReload {
+        let mut report = KernelReload::default();
+        let context = (gpu, assets, changed);
+        self.grid.reload(context, &mut report);
+        for (kernel, binding) in [
+            &mut self.reorder,
+            &mut self.density,
+            &mut self.force,
+            &mut self.integrate,
+        ] {
+            report.kernel(context, kernel, &mut [binding]);
+        }
+        report
     }
 
     /// Writes the parameters for the next substeps.
