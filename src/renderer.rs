@@ -117,6 +117,7 @@ impl Renderer {
                 gpu: &gpu,
                 assets: &assets,
                 errors: &errors,
+                seed,
             };
             Compositor::new(&env, output_format)?
         };
@@ -332,6 +333,7 @@ impl Renderer {
             gpu: &self.gpu,
             assets: &self.assets,
             errors: &self.errors,
+            seed: self.seed,
         };
         for layer in self.layers.iter_mut() {
             if layer.reload(&env, &changed) {
@@ -372,6 +374,7 @@ impl Renderer {
             gpu: &self.gpu,
             assets: &self.assets,
             errors: &self.errors,
+            seed: self.seed,
         };
         // The master section belongs to the performer, not the preset: it
         // keeps its values unless the preset sets them.
@@ -568,6 +571,7 @@ impl Renderer {
             gpu: &self.gpu,
             assets: &self.assets,
             errors: &self.errors,
+            seed: self.seed,
         };
         self.compositor
             .fit(&self.gpu, &self.registry, &self.clock, output_size);
@@ -601,6 +605,7 @@ impl Renderer {
             gpu: &self.gpu,
             assets: &self.assets,
             errors: &self.errors,
+            seed: self.seed,
         };
         for layer in self.layers.iter_mut() {
             if layer.update(&env, &self.registry) {

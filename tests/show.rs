@@ -151,3 +151,34 @@ fn bench_reports_every_pass_of_a_layer() {
             .all(|p| p.median_ms > 0.0 && p.p95_ms >= p.median_ms)
     );
 }
+
+/// The simulation layer `layer` of `preset` after a few frames at `seed`.
+fn simulated(preset: &str, layer: &str, seed: u64) -> Vec<[f32; 4]> {
+    let mut renderer = support::start(
+        ShowOptions {
+            seed,
+            ..ShowOptions::new(support::fixtures(), preset)
+        },
+        OUTPUT_FORMAT,
+    );
+    let output = RenderTarget::new(&renderer.gpu.device, "seed.output", [48, 32], OUTPUT_FORMAT);
+    for _ in 0..6 {
+        let encoder = renderer.record(1.0 / 60.0, &output.view, [48, 32]);
+        renderer.submit(encoder);
+    }
+    let texture = renderer
+        .compositor()
+        .layer_target(layer)
+        .unwrap_or_else(|| panic!("{preset} has no {layer} target"));
+    sylva::gpu::read_rgba16f(&renderer.gpu, texture).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn the_seed_reaches_every_simulation() {
+    for (preset, layer) in [("colony_small", "colony"), ("fluid_small", "fluid")] {
+        let first = simulated(preset, layer, 7);
+        assert!(first.iter().any(|p| p[3] > 0.0), "{preset} draws something");
+        assert_eq!(first, simulated(preset, layer, 7), "{preset}: one seed, one picture");
+        assert_ne!(first, simulated(preset, layer, 8), "{preset}: another seed, another picture");
+    }
+}

@@ -32,6 +32,9 @@ pub struct LayerEnv<'a> {
     pub assets: &'a Assets,
     /// Where to report problems the performer should see.
     pub errors: &'a ErrorLog,
+    /// The show's seed (`--seed`): a new layer's random choices start from
+    /// it, so one seed gives identical frames and another a different show.
+    pub seed: u64,
 }
 
 /// The per-frame inputs of a layer's draw.

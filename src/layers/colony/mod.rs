@@ -247,7 +247,7 @@ impl ColonyLayer {
             id: id.to_string(),
             renderer,
             grown: None,
-            seed: 1,
+            seed: env.seed,
             reseed_requested: true,
             rebuild: Rebuild::default(),
         }

@@ -194,7 +194,7 @@ impl FluidLayer {
             id: id.to_string(),
             renderer,
             running: None,
-            seed: 1,
+            seed: env.seed,
             substep: 0,
             reset_requested: true,
             rebuild: Rebuild::default(),
