@@ -336,3 +336,15 @@ fn a_saved_kernel_changes_the_running_fluid_and_a_broken_one_keeps_it() {
     );
     std::fs::remove_dir_all(root).ok();
 }
+
+#[test]
+fn the_random_stream_moves_on_every_substep() {
+    let sim = upload(&stirred());
+    // Ten substeps recorded in one frame share the frame's parameters; the
+    // GPU's own substep count is what moves the emitter's random stream.
+    run(&sim, 10);
+    let counted = sim
+        .substeps_run(&support::gpu())
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(counted, 10);
+}

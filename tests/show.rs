@@ -178,7 +178,15 @@ fn the_seed_reaches_every_simulation() {
     for (preset, layer) in [("colony_small", "colony"), ("fluid_small", "fluid")] {
         let first = simulated(preset, layer, 7);
         assert!(first.iter().any(|p| p[3] > 0.0), "{preset} draws something");
-        assert_eq!(first, simulated(preset, layer, 7), "{preset}: one seed, one picture");
-        assert_ne!(first, simulated(preset, layer, 8), "{preset}: another seed, another picture");
+        assert_eq!(
+            first,
+            simulated(preset, layer, 7),
+            "{preset}: one seed, one picture"
+        );
+        assert_ne!(
+            first,
+            simulated(preset, layer, 8),
+            "{preset}: another seed, another picture"
+        );
     }
 }

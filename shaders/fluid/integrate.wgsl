@@ -9,6 +9,7 @@
 @group(0) @binding(4) var<storage, read> position_b: array<vec4<f32>>;
 @group(0) @binding(5) var<storage, read> velocity_b: array<vec4<f32>>;
 @group(0) @binding(7) var<storage, read> acceleration: array<vec4<f32>>;
+@group(0) @binding(10) var<storage, read> substeps: array<u32>;
 
 @compute @workgroup_size(256)
 fn integrate(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
@@ -16,6 +17,9 @@ fn integrate(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_work
     if s >= params.count {
         return;
     }
+    // A fresh random stream every substep (the frame's seed alone would
+    // make each substep of a frame pick the same particles).
+    let stream = params.seed ^ (substeps[0] * 2654435761u);
     var x = position_b[s];
     var v = velocity_b[s].xyz;
     if x.w != 0.0 {
@@ -27,15 +31,15 @@ fn integrate(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_work
         x.w = 0.0;
     }
     // An emitter pours: dead particles come back there, a share per substep.
-    if x.w == 0.0 && params.emitter.w > 0.0 && random01(s, params.seed) < params.emitter_velocity.w {
-        let jitter = vec3<f32>(random01(s, params.seed + 1u), random01(s, params.seed + 2u), random01(s, params.seed + 3u)) - 0.5;
+    if x.w == 0.0 && params.emitter.w > 0.0 && random01(s, stream) < params.emitter_velocity.w {
+        let jitter = vec3<f32>(random01(s, stream + 1u), random01(s, stream + 2u), random01(s, stream + 3u)) - 0.5;
         x = vec4<f32>(params.emitter.xyz + jitter * params.emitter.w, 1.0);
         v = params.emitter_velocity.xyz;
     }
     // Nothing leaves the container, and nothing stays NaN.
     let broken = any(x.xyz != x.xyz) || any(v != v) || any(abs(v) > vec3<f32>(1e4));
     if broken {
-        let r = vec3<f32>(random01(s, params.seed + 7u), random01(s, params.seed + 8u), random01(s, params.seed + 9u));
+        let r = vec3<f32>(random01(s, stream + 7u), random01(s, stream + 8u), random01(s, stream + 9u));
         x = vec4<f32>(params.container * (0.25 + 0.5 * r), 1.0);
         v = vec3<f32>(0.0);
     }

@@ -126,6 +126,7 @@ pub struct FluidSim {
     pub densities: wgpu::Buffer,
     /// Accelerations, B order.
     pub accelerations: wgpu::Buffer,
+    substeps: wgpu::Buffer,
     count: u32,
 }
 
@@ -150,6 +151,9 @@ impl FluidSim {
             .write_buffer(&position_a, 0, bytemuck::cast_slice(positions));
         gpu.queue
             .write_buffer(&velocity_a, 0, bytemuck::cast_slice(velocities));
+        // Counts substeps on the GPU, so the emitter's random stream moves
+        // on every substep although the parameters are written once a frame.
+        let substeps = storage_buffer(gpu, "fluid.substeps", 4, none);
         let count_buffer = storage_buffer(gpu, "fluid.count", 4, none);
         gpu.queue
             .write_buffer(&count_buffer, 0, bytemuck::bytes_of(&count));
@@ -190,6 +194,7 @@ impl FluidSim {
                     (4, &position_b),
                     (5, &velocity_b),
                     (9, &grid.sorted),
+                    (10, &substeps),
                 ],
             )?,
             density: kernel(
@@ -223,6 +228,7 @@ impl FluidSim {
                     (4, &position_b),
                     (5, &velocity_b),
                     (7, &accelerations),
+                    (10, &substeps),
                 ],
             )?,
             grid,
@@ -231,6 +237,7 @@ impl FluidSim {
             velocities: velocity_a,
             densities,
             accelerations,
+            substeps,
             count,
         })
     }
@@ -250,6 +257,15 @@ impl FluidSim {
             report.kernel(context, kernel, &mut [binding]);
         }
         report
+    }
+
+    /// Substeps run so far, as the GPU counted them (the integrate stage
+    /// mixes this count into its random draws). Waits for the GPU.
+    pub fn substeps_run(&self, gpu: &Gpu) -> Result<u32, String> {
+        Ok(read_buffer::<u32>(gpu, &self.substeps, 1)?
+            .first()
+            .copied()
+            .unwrap_or(0))
     }
 
     /// Writes the parameters for the next substeps.
