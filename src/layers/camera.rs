@@ -1,5 +1,5 @@
-//! The orbit camera the 3D layers share: distance, yaw, pitch and a slow
-//! auto-rotation, as parameters `<layer>.camera_*`, turned into the
+//! The orbit camera the 3D layers share: distance, yaw, pitch, field of
+//! view and a slow auto-rotation, as parameters `<layer>.camera_*`, turned into the
 //! `Camera` block of `shaders/common/camera.wgsl`.
 
 use bytemuck::{Pod, Zeroable};
@@ -7,9 +7,6 @@ use glam::Vec3;
 use glam::camera::rh::proj;
 
 use crate::params::{ParamSpec, Registry};
-
-/// Vertical field of view.
-const FOV_DEGREES: f32 = 45.0;
 
 /// `struct Camera` in WGSL.
 #[repr(C)]
@@ -41,6 +38,10 @@ pub fn camera_params(id: &str, distance: f32, auto_rotate: f32) -> Vec<ParamSpec
             .with_smoothing(0.3)
             .with_unit("deg")
             .with_description("Height angle of the camera"),
+        ParamSpec::float(format!("{id}.camera_fov"), 45.0, 10.0, 120.0)
+            .with_smoothing(0.3)
+            .with_unit("deg")
+            .with_description("Vertical field of view: low zooms in, high goes wide"),
         ParamSpec::float(format!("{id}.auto_rotate"), auto_rotate, -180.0, 180.0)
             .with_smoothing(0.5)
             .with_unit("deg/s")
@@ -69,9 +70,9 @@ pub fn orbit(
                 pitch.cos() * yaw.cos(),
             );
     let aspect = size[0] as f32 / size[1].max(1) as f32;
+    let fov = p("camera_fov").clamp(1.0, 179.0).to_radians();
     // wgpu's clip space is DirectX's: depth 0..1, y up.
-    let projection =
-        proj::directx::perspective(45f32.to_radians(), aspect, distance * 0.01, distance * 10.0);
+    let projection = proj::directx::perspective(fov, aspect, distance * 0.01, distance * 10.0);
     let view = glam::camera::rh::view::look_at_mat4(eye, target, Vec3::Y);
     CameraUniform {
         view_proj: (projection * view).to_cols_array_2d(),
@@ -79,8 +80,38 @@ pub fn orbit(
         viewport: [
             size[0] as f32,
             size[1] as f32,
-            (FOV_DEGREES.to_radians() * 0.5).tan(),
+            (fov * 0.5).tan(),
             0.0,
         ],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::params::{Source, Value};
+
+    #[test]
+    fn the_field_of_view_shapes_the_projection_and_the_shaders_see_it() {
+        let mut registry = Registry::new();
+        for spec in camera_params("c", 2.0, 0.0) {
+            registry.register(spec);
+        }
+        for fov in [30.0f32, 45.0, 90.0] {
+            registry
+                .set_now("c.camera_fov", Value::Float(fov), Source::Show)
+                .ok();
+            registry
+                .set_now("c.camera_pitch", Value::Float(0.0), Source::Show)
+                .ok();
+            let camera = orbit(&registry, "c", 0.0, Vec3::ZERO, [100, 100]);
+            let half = (fov.to_radians() * 0.5).tan();
+            assert!((camera.tan_half_fov() - half).abs() < 1e-6);
+            // A point at the target's depth on the frustum's top edge lands
+            // on the top of the picture.
+            let edge = glam::Vec4::new(0.0, half * 2.0, 0.0, 1.0);
+            let clip = glam::Mat4::from_cols_array_2d(&camera.view_proj) * edge;
+            assert!((clip.y / clip.w - 1.0).abs() < 1e-4, "fov {fov}: {}", clip.y / clip.w);
+        }
     }
 }
