@@ -77,12 +77,7 @@ pub fn orbit(
     CameraUniform {
         view_proj: (projection * view).to_cols_array_2d(),
         eye: [eye.x, eye.y, eye.z, 1.0],
-        viewport: [
-            size[0] as f32,
-            size[1] as f32,
-            (fov * 0.5).tan(),
-            0.0,
-        ],
+        viewport: [size[0] as f32, size[1] as f32, (fov * 0.5).tan(), 0.0],
     }
 }
 
@@ -111,7 +106,11 @@ mod tests {
             // on the top of the picture.
             let edge = glam::Vec4::new(0.0, half * 2.0, 0.0, 1.0);
             let clip = glam::Mat4::from_cols_array_2d(&camera.view_proj) * edge;
-            assert!((clip.y / clip.w - 1.0).abs() < 1e-4, "fov {fov}: {}", clip.y / clip.w);
+            assert!(
+                (clip.y / clip.w - 1.0).abs() < 1e-4,
+                "fov {fov}: {}",
+                clip.y / clip.w
+            );
         }
     }
 }

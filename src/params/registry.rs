@@ -2,7 +2,7 @@
 //! was last asked for) and a current value (what layers render with, which
 //! follows the target through smoothing or a ramp).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::{Easing, ParamSpec, Ramp, Value};
 
@@ -62,6 +62,21 @@ struct Entry {
     target: Value,
     current: Value,
     ramp: Option<Ramp>,
+}
+
+/// Reports a parameter name the code reads but nothing declares.
+fn undeclared(name: &str) {
+    debug_assert!(
+        false,
+        "the code reads parameter {name:?}, which nothing declares"
+    );
+    static WARNED: std::sync::Mutex<BTreeSet<String>> = std::sync::Mutex::new(BTreeSet::new());
+    let mut warned = WARNED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if warned.len() < 1_000 && warned.insert(name.to_string()) {
+        tracing::error!("the code reads parameter {name:?}, which nothing declares; it reads as 0");
+    }
 }
 
 /// All parameters of the show, by full name.
@@ -134,17 +149,17 @@ impl Registry {
 
     /// The current value as a float; 0 for unknown or non-scalar parameters.
     pub fn float(&self, name: &str) -> f32 {
-        self.get(name).and_then(Value::as_f32).unwrap_or(0.0)
+        self.declared(name).and_then(Value::as_f32).unwrap_or(0.0)
     }
 
     /// The current value of a bool parameter; false when unknown.
     pub fn flag(&self, name: &str) -> bool {
-        matches!(self.get(name), Some(Value::Bool(true)))
+        matches!(self.declared(name), Some(Value::Bool(true)))
     }
 
     /// The current index of an enum parameter; 0 when unknown.
     pub fn index(&self, name: &str) -> usize {
-        match self.get(name) {
+        match self.declared(name) {
             Some(Value::Enum(i)) => *i,
             _ => 0,
         }
@@ -152,10 +167,21 @@ impl Registry {
 
     /// The current text of a string or path parameter.
     pub fn text(&self, name: &str) -> Option<&str> {
-        match self.get(name) {
+        match self.declared(name) {
             Some(Value::Text(s)) => Some(s),
             _ => None,
         }
+    }
+
+    /// The value of a parameter the code itself names. A name no layer
+    /// declares is a bug (a misspelling reads as 0 forever): tests fail on
+    /// it, and a release build logs it once.
+    fn declared(&self, name: &str) -> Option<&Value> {
+        let value = self.get(name);
+        if value.is_none() {
+            undeclared(name);
+        }
+        value
     }
 
     /// Sets a parameter's target, clamped to its range, and returns the value
@@ -419,5 +445,14 @@ mod tests {
         assert_eq!(changes.len(), 1);
         assert_eq!(changes[0].source, Source::Midi);
         assert!(r.drain_changes().is_empty());
+    }
+
+    #[test]
+    #[should_panic(expected = "which nothing declares")]
+    fn reading_a_misspelt_name_fails_in_tests() {
+        let mut r = Registry::new();
+        r.register(ParamSpec::float("a.speed", 1.0, 0.0, 2.0));
+        assert_eq!(r.float("a.speed"), 1.0);
+        r.float("a.sped");
     }
 }
