@@ -122,3 +122,32 @@ fn grid_sort_is_a_permutation_with_each_cell_contiguous() {
         }
     }
 }
+
+#[test]
+fn the_profiler_times_every_pass_however_many() {
+    let gpu = support::gpu();
+    assert!(gpu.timestamps, "the test adapter offers timestamp queries");
+    let mut profiler = sylva::gpu::GpuProfiler::new(&gpu.device, &gpu.queue, true);
+    let mut longest = 0;
+    let mut last_seen = false;
+    for _ in 0..6 {
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        for index in 0..150 {
+            let label = if index == 149 { "last" } else { "many" };
+            let _pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some(label),
+                timestamp_writes: profiler.compute_pass(label),
+            });
+        }
+        profiler.resolve(&mut encoder);
+        gpu.queue.submit([encoder.finish()]);
+        profiler.after_submit();
+        gpu.wait_idle();
+        for frame in profiler.collect() {
+            longest = longest.max(frame.len());
+            last_seen |= frame.iter().any(|p| p.label == "last");
+        }
+    }
+    assert_eq!(longest, 150, "every pass of a frame is timed");
+    assert!(last_seen, "the frame's last pass is not dropped");
+}

@@ -201,8 +201,24 @@ fn main_panel(
                 if !show.profiler.enabled() {
                     ui.label("this adapter has no timestamp queries");
                 }
+                // Passes run many times a frame (substeps) show once, summed.
+                let mut totals: Vec<(&str, f64, usize)> = Vec::new();
                 for pass in show.profiler.latest() {
-                    ui.monospace(format!("{:<32} {:>7.3}", pass.label, pass.ms));
+                    match totals.iter_mut().find(|(label, _, _)| *label == pass.label) {
+                        Some((_, ms, count)) => {
+                            *ms += pass.ms;
+                            *count += 1;
+                        }
+                        None => totals.push((&pass.label, pass.ms, 1)),
+                    }
+                }
+                for (label, ms, count) in totals {
+                    let times = if count > 1 {
+                        format!(" x{count}")
+                    } else {
+                        String::new()
+                    };
+                    ui.monospace(format!("{:<32} {ms:>7.3}{times}", label));
                 }
             });
             let layers: Vec<String> = show

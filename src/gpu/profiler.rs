@@ -1,14 +1,19 @@
 //! GPU timing of every pass from timestamp queries. Each pass asks for a
 //! slot (two queries: begin and end); at the end of the frame the queries
 //! are resolved into a staging buffer from a small ring, mapped without
-//! waiting, and read a frame or two later. The HUD shows the latest
-//! numbers; the bench waits for each frame and keeps them all.
+//! waiting, and read a frame or two later. When a frame asks for more slots
+//! than there are (a fluid running many substeps), the query set grows for
+//! the next frame, so no layer's timings fall off the end. The HUD shows
+//! the latest numbers; the bench waits for each frame and keeps them all.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// Passes a frame may time.
-const MAX_PASSES: u32 = 64;
+/// Passes a frame may time at first.
+const FIRST_CAPACITY: u32 = 64;
+
+/// Passes a frame may time at most: WebGPU's 4,096 queries per set.
+const MAX_PASSES: u32 = 2_048;
 /// Staging buffers in flight.
 const RING: usize = 3;
 
@@ -41,6 +46,9 @@ struct Staging {
 
 /// Timestamp queries for the passes of one frame at a time.
 pub struct GpuProfiler {
+    device: wgpu::Device,
+    capacity: u32,
+    asked: u32,
     queries: Option<wgpu::QuerySet>,
     resolve: wgpu::Buffer,
     ring: Vec<Staging>,
@@ -52,21 +60,46 @@ pub struct GpuProfiler {
 impl GpuProfiler {
     /// A profiler; it records nothing when the device has no timestamps.
     pub fn new(device: &wgpu::Device, queue: &wgpu::Queue, timestamps: bool) -> Self {
-        let queries = timestamps.then(|| {
-            device.create_query_set(&wgpu::QuerySetDescriptor {
-                label: Some("profiler.queries"),
-                ty: wgpu::QueryType::Timestamp,
-                count: MAX_PASSES * 2,
-            })
-        });
-        let bytes = u64::from(MAX_PASSES * 2) * 8;
-        let resolve = device.create_buffer(&wgpu::BufferDescriptor {
+        let mut profiler = Self {
+            device: device.clone(),
+            capacity: 0,
+            asked: 0,
+            queries: None,
+            resolve: device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("profiler.resolve"),
+                size: 16,
+                usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            }),
+            ring: Vec::new(),
+            frame_labels: Vec::new(),
+            ns_per_tick: f64::from(queue.get_timestamp_period()),
+            latest: Vec::new(),
+        };
+        if timestamps {
+            profiler.allocate(FIRST_CAPACITY);
+        }
+        profiler
+    }
+
+    /// (Re)creates the query set and buffers for `capacity` passes; frames
+    /// still being read back are dropped.
+    fn allocate(&mut self, capacity: u32) {
+        let device = &self.device;
+        self.capacity = capacity;
+        self.queries = Some(device.create_query_set(&wgpu::QuerySetDescriptor {
+            label: Some("profiler.queries"),
+            ty: wgpu::QueryType::Timestamp,
+            count: capacity * 2,
+        }));
+        let bytes = u64::from(capacity * 2) * 8;
+        self.resolve = device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("profiler.resolve"),
             size: bytes,
             usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
             mapped_at_creation: false,
         });
-        let ring = (0..RING)
+        self.ring = (0..RING)
             .map(|i| Staging {
                 buffer: device.create_buffer(&wgpu::BufferDescriptor {
                     label: Some(&format!("profiler.staging{i}")),
@@ -79,14 +112,6 @@ impl GpuProfiler {
                 ready: Arc::new(AtomicBool::new(false)),
             })
             .collect();
-        Self {
-            queries,
-            resolve,
-            ring,
-            frame_labels: Vec::new(),
-            ns_per_tick: f64::from(queue.get_timestamp_period()),
-            latest: Vec::new(),
-        }
     }
 
     /// Timestamp writes for a render pass labelled `label`, or `None` when
@@ -112,9 +137,10 @@ impl GpuProfiler {
 
     fn slot(&mut self, label: &str) -> Option<u32> {
         self.queries.as_ref()?;
+        self.asked += 1;
         let free_staging = self.ring.iter().any(|s| s.state == StagingState::Free);
         let count = self.frame_labels.len() as u32;
-        if !free_staging || count >= MAX_PASSES {
+        if !free_staging || count >= self.capacity {
             return None;
         }
         self.frame_labels.push(label.to_string());
@@ -124,6 +150,14 @@ impl GpuProfiler {
     /// Resolves this frame's queries into a free staging buffer. Call after
     /// the frame's last pass, before finishing the encoder.
     pub fn resolve(&mut self, encoder: &mut wgpu::CommandEncoder) {
+        self.record_resolve(encoder);
+        let asked = std::mem::take(&mut self.asked);
+        if asked > self.capacity && self.capacity < MAX_PASSES {
+            self.allocate(asked.next_power_of_two().min(MAX_PASSES));
+        }
+    }
+
+    fn record_resolve(&mut self, encoder: &mut wgpu::CommandEncoder) {
         let (Some(queries), false) = (self.queries.as_ref(), self.frame_labels.is_empty()) else {
             return;
         };
