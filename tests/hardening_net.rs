@@ -500,3 +500,27 @@ fn oscquery_bounds_request_heads_and_connections() {
         std::thread::sleep(Duration::from_millis(100));
     }
 }
+
+#[test]
+fn oscquery_skips_request_bodies() {
+    let rig = rig();
+    let mut stream = TcpStream::connect(rig.query).unwrap_or_else(|e| panic!("connect: {e}"));
+    stream.set_read_timeout(Some(Duration::from_secs(10))).ok();
+    let body = "GET /?HOST_INFO HTTP/1.1\r\n\r\n";
+    let requests = format!(
+        "POST / HTTP/1.1\r\nContent-Length: {}\r\n\r\n{body}GET /sylva/master/brightness?TYPE HTTP/1.1\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    if let Err(error) = stream.write_all(requests.as_bytes()) {
+        panic!("writing: {error}");
+    }
+    let mut replies = String::new();
+    stream.read_to_string(&mut replies).ok();
+    assert_eq!(replies.matches("HTTP/1.1 ").count(), 2, "{replies}");
+    assert!(replies.starts_with("HTTP/1.1 405"), "{replies}");
+    assert!(replies.contains("\"TYPE\""), "{replies}");
+    assert!(
+        !replies.contains("OSC_PORT"),
+        "a body was answered as a request: {replies}"
+    );
+}

@@ -44,6 +44,9 @@ const MAX_LINE: u64 = 8 * 1024;
 /// Header lines of one request.
 const MAX_HEADERS: usize = 64;
 
+/// Bytes of a request body skipped; a longer one closes the connection.
+const MAX_BODY: u64 = 64 * 1024;
+
 /// Changes queued for one WebSocket client; a client that falls this far
 /// behind is disconnected instead of growing the queue.
 const LISTENER_QUEUE: usize = 1_024;
@@ -238,6 +241,7 @@ fn client(stream: TcpStream, namespace: &SharedNamespace, osc_port: u16) -> std:
         }
         let mut close = false;
         let mut headers = 0;
+        let mut body = 0u64;
         loop {
             let header = read_line(&mut reader)?;
             if header.trim().is_empty() {
@@ -250,7 +254,19 @@ fn client(stream: TcpStream, namespace: &SharedNamespace, osc_port: u16) -> std:
                     format!("more than {MAX_HEADERS} header lines"),
                 ));
             }
-            close |= header.to_lowercase().starts_with("connection: close");
+            let header = header.to_lowercase();
+            close |= header.starts_with("connection: close");
+            // A body is skipped, never read as the next request; one whose
+            // length cannot be known ends the connection after the reply.
+            if let Some(length) = header.strip_prefix("content-length:") {
+                body = length.trim().parse().unwrap_or(u64::MAX);
+            }
+            close |= header.starts_with("transfer-encoding:");
+        }
+        if body > MAX_BODY {
+            close = true;
+        } else {
+            std::io::copy(&mut reader.by_ref().take(body), &mut std::io::sink())?;
         }
         let mut parts = request_line.split_whitespace();
         let (method, url) = (parts.next().unwrap_or(""), parts.next().unwrap_or("/"));
