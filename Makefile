@@ -1,6 +1,7 @@
 # The two commands a newcomer needs on a fresh Debian or Ubuntu machine:
 #   make run    builds sylva and opens the default show
-#   make test   runs every test (GPU tests on Mesa's software Vulkan adapter)
+#   make test   checks formatting and lints (warnings are errors), then runs
+#               every test (GPU tests on Mesa's software Vulkan adapter)
 # Both first install the system packages that are missing (as root, or
 # through sudo), saying what they install.
 
@@ -24,6 +25,8 @@ run: deps rust
 	cargo run --release --locked
 
 test: deps rust
+	cargo fmt --check
+	cargo clippy --locked --all-targets -- -D warnings
 	SYLVA_ADAPTER=$(TEST_ADAPTER) cargo test --locked
 
 deps:
@@ -47,4 +50,8 @@ rust:
 		echo "cargo not found. Install Rust with rustup:"; \
 		echo "  curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh"; \
 		echo "then open a new shell (or: source \$$HOME/.cargo/env) and run make again."; \
+		exit 1; }
+	@cargo fmt --version >/dev/null 2>&1 && cargo clippy --version >/dev/null 2>&1 || { \
+		echo "make test also needs rustfmt and clippy:"; \
+		echo "  rustup component add rustfmt clippy"; \
 		exit 1; }
