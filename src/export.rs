@@ -4,16 +4,18 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 
 use crate::gpu::OUTPUT_FORMAT;
 use crate::headless::{ShowOptions, start};
 use crate::layers::colony;
+use crate::params::Registry;
 
 /// Options of `sylva export colony`.
 #[derive(Debug, Clone)]
 pub struct ExportOptions {
-    /// The show (its preset must have a colony layer).
+    /// The show; without a colony layer in its preset, a colony with
+    /// default parameters grows.
     pub show: ShowOptions,
     /// Growth iterations.
     pub steps: u32,
@@ -26,18 +28,31 @@ pub struct ExportOptions {
 /// Grows and writes the OBJ; returns the node and branch counts.
 pub fn export_colony(options: &ExportOptions) -> anyhow::Result<(usize, usize)> {
     let renderer = start(&options.show, OUTPUT_FORMAT)?;
-    let Some(id) = renderer
+    let found = renderer
         .layers()
         .iter()
         .map(|l| l.id().to_string())
-        .find(|id| id.split('.').next() == Some("colony"))
-    else {
-        bail!("preset {} has no colony layer", options.show.preset);
+        .find(|id| id.split('.').next() == Some("colony"));
+    // A preset without a colony (the default show) grows one with the
+    // colony's default parameters.
+    let (registry, id) = match found {
+        Some(id) => (renderer.registry.clone(), id),
+        None => {
+            tracing::info!(
+                "preset {} has no colony layer: growing one with default parameters",
+                options.show.preset
+            );
+            let mut registry = Registry::new();
+            for spec in colony::colony_params("colony") {
+                registry.register(spec);
+            }
+            (registry, "colony".to_string())
+        }
     };
     let (nodes, _, edges) = colony::grow_for_export(
         &renderer.gpu,
         &renderer.assets,
-        &renderer.registry,
+        &registry,
         &id,
         options.steps,
         options.attractors.as_deref(),

@@ -282,11 +282,62 @@ fn export_colony_writes_obj_vertices_and_lines() {
         vertices > 10 && lines == vertices - 2,
         "{vertices} vertices, {lines} lines (two roots)"
     );
-    let no_colony = sylva(&["export", "colony", "--out", &out_arg]);
-    assert_eq!(no_colony.status.code(), Some(1));
+}
+
+/// The vertices `sylva export colony` writes for a sphere of 3,000 points
+/// scaled by `scale`, grown with default parameters.
+fn grown_from_cloud(scale: f32) -> usize {
+    use sylva::layers::colony::attractors::{AttractionSource, Shape};
+    let points = Shape {
+        kind: 0,
+        radius: 1.0,
+    }
+    .points(3_000, 9);
+    let mut ply = format!(
+        "ply\nformat ascii 1.0\nelement vertex {}\nproperty float x\nproperty float y\nproperty float z\nend_header\n",
+        points.len()
+    );
+    for p in &points {
+        ply.push_str(&format!(
+            "{} {} {}\n",
+            p[0] * scale,
+            p[1] * scale,
+            p[2] * scale
+        ));
+    }
+    let cloud = support::out_dir().join(format!("cloud_{scale}.ply"));
+    std::fs::write(&cloud, ply).unwrap_or_else(|e| panic!("writing the cloud: {e}"));
+    let out = support::out_dir().join(format!("cloud_{scale}.obj"));
+    let (cloud_arg, out_arg) = (
+        cloud.to_string_lossy().into_owned(),
+        out.to_string_lossy().into_owned(),
+    );
+    let output = sylva(&[
+        "export",
+        "colony",
+        "--attractors",
+        &cloud_arg,
+        "--steps",
+        "60",
+        "--out",
+        &out_arg,
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let obj = std::fs::read_to_string(&out).unwrap_or_default();
+    obj.lines().filter(|l| l.starts_with("v ")).count()
+}
+
+#[test]
+fn a_point_cloud_grows_the_same_tree_at_any_scale() {
+    let small = grown_from_cloud(0.01);
+    let large = grown_from_cloud(100.0);
     assert!(
-        stderr(&no_colony).contains("no colony layer"),
-        "{}",
-        stderr(&no_colony)
+        small > 600,
+        "{small} nodes from 3,000 points a few centimetres across"
+    );
+    let ratio = small as f64 / large as f64;
+    assert!(
+        (0.9..1.1).contains(&ratio),
+        "{small} nodes at 1 cm, {large} at 100 m"
     );
 }

@@ -12,6 +12,7 @@ pub mod attractors;
 mod draw;
 pub mod reference;
 pub mod sim;
+pub mod spacing;
 
 use std::path::PathBuf;
 
@@ -33,10 +34,10 @@ pub const PALETTES: [&str; 4] = ["aurora", "ember", "moss", "ice"];
 pub fn colony_params(id: &str) -> Vec<ParamSpec> {
     let p = |name: &str| format!("{id}.{name}");
     let mut specs = vec![
-        ParamSpec::float(p("unit_distance"), 0.35, 0.001, 100.0)
+        ParamSpec::float(p("unit_distance"), 0.0, 0.0, 100.0)
             .with_smoothing(0.2)
             .with_description(
-                "World length of one distance unit; scales influence, growth and kill",
+                "World length of one distance unit (scales influence, growth and kill); 0 follows the attractions' spacing",
             ),
         ParamSpec::float(p("influence_distance"), 3.0, 0.1, 50.0)
             .with_description("How far an attraction reaches for the nearest node, in units"),
@@ -141,17 +142,28 @@ impl Structure {
     }
 }
 
-/// The step parameters of layer `id` now, for `dt` seconds per iteration.
+/// One distance unit for attractions whose mean nearest-neighbour distance
+/// is `spacing`: `colony.unit_distance` when set, else that spacing times
+/// [`spacing::UNIT_PER_SPACING`].
+pub fn unit_distance(registry: &Registry, id: &str, spacing: Option<f32>) -> f32 {
+    let set = registry.float(&format!("{id}.unit_distance"));
+    if set > 0.0 {
+        return set;
+    }
+    spacing.map_or(0.35, |s| s * spacing::UNIT_PER_SPACING)
+}
+
+/// The step parameters of layer `id` now, for `dt` seconds per iteration,
+/// with one distance unit of `unit` world lengths.
 pub fn step_params(
     registry: &Registry,
     id: &str,
     dt: f32,
     seed: u64,
-    attraction_count: u32,
-    capacity: u32,
+    (attraction_count, capacity): (u32, u32),
+    unit: f32,
 ) -> StepParams {
     let p = |name: &str| registry.float(&format!("{id}.{name}"));
-    let unit = p("unit_distance");
     let (mass_min, mass_max) = (p("mass_min"), p("mass_max"));
     let influence = p("influence_distance") * unit;
     StepParams::new(
@@ -185,13 +197,18 @@ pub fn grow_for_export(
         Some(path) => PointCloud::load(path)?.points(structure.attraction_count, seed),
         None => structure.points(assets, seed)?,
     };
+    let unit = unit_distance(registry, id, spacing::mean_nearest(&points));
+    // The time step that brings even the slowest segment to full length in
+    // one iteration.
+    let p = |name: &str| registry.float(&format!("{id}.{name}"));
+    let full_step = 1.0 / (p("growth_speed") * p("mass_min").min(p("mass_max"))).max(1e-3);
     let params = step_params(
         registry,
         id,
-        1.0 / 60.0,
+        full_step,
         seed,
-        points.len() as u32,
-        structure.capacity,
+        (points.len() as u32, structure.capacity),
+        unit,
     );
     let sim = ColonySim::new(gpu, assets, &points, structure.seed_count, &params)?;
     let mut profiler = GpuProfiler::new(&gpu.device, &gpu.queue, false);
@@ -223,6 +240,7 @@ pub fn to_obj(nodes: &[[f32; 4]], edges: &[[u32; 2]]) -> String {
 struct Grown {
     sim: ColonySim,
     structure: Structure,
+    spacing: Option<f32>,
     centre: glam::Vec3,
     born: f64,
 }
@@ -264,23 +282,24 @@ impl ColonyLayer {
             .and_then(|()| fits("attraction_count", structure.attraction_count))
             .and_then(|()| structure.points(env.assets, self.seed))
             .and_then(|points| {
+                let spacing = spacing::mean_nearest(&points);
                 let params = step_params(
                     registry,
                     &self.id,
                     0.0,
                     self.seed,
-                    points.len() as u32,
-                    structure.capacity,
+                    (points.len() as u32, structure.capacity),
+                    unit_distance(registry, &self.id, spacing),
                 );
                 let sim = env.gpu.scoped(|| {
                     ColonySim::new(env.gpu, env.assets, &points, structure.seed_count, &params)
                 })?;
                 let (min, max) = sim::bounds(&points);
                 let centre = (glam::Vec3::from(min) + glam::Vec3::from(max)) * 0.5;
-                Ok((sim, centre))
+                Ok((sim, centre, spacing))
             });
         match built {
-            Ok((sim, centre)) => {
+            Ok((sim, centre, spacing)) => {
                 if let Some(renderer) = self.renderer.as_mut() {
                     renderer.attach(env.gpu, &sim);
                 }
@@ -288,6 +307,7 @@ impl ColonyLayer {
                 self.grown = Some(Grown {
                     sim,
                     structure,
+                    spacing,
                     centre,
                     born: time,
                 });
@@ -355,8 +375,8 @@ impl Layer for ColonyLayer {
             &self.id,
             frame.clock.dt,
             self.seed,
-            structure.attraction_count,
-            structure.capacity,
+            (structure.attraction_count, structure.capacity),
+            unit_distance(registry, &self.id, grown.spacing),
         );
         grown.sim.set_params(env.gpu, &params);
         let steps = registry.float(&format!("{}.steps_per_frame", self.id)) as u32;
