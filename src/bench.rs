@@ -221,9 +221,8 @@ fn measure(
     let output = RenderTarget::new(&renderer.gpu.device, "bench.output", size, OUTPUT_FORMAT);
     let mut frames = Vec::with_capacity(steps);
     for step in 0..WARM_UP + steps {
-        let encoder = renderer.record(1.0 / 60.0, &output.view, size);
-        // Timings may be ready as soon as submit polls, or only after the wait.
-        let mut finished = renderer.submit(encoder);
+        // Timings may be ready as soon as the frame submits, or only after the wait.
+        let mut finished = renderer.frame(1.0 / 60.0, None, (&output.view, size), |_, _| {});
         renderer.gpu.wait_idle();
         finished.extend(renderer.profiler.collect());
         if step >= WARM_UP {

@@ -189,8 +189,7 @@ pub fn render(options: &RenderOptions) -> anyhow::Result<()> {
     );
     let dt = 1.0 / options.fps;
     for index in 0..options.frames {
-        let encoder = renderer.record(dt, &output.view, options.size);
-        renderer.submit(encoder);
+        renderer.frame(dt, None, (&output.view, options.size), |_, _| {});
         let image = read_rgba8(&renderer.gpu, &output.texture)?;
         fail_on_errors(&renderer)?;
         let path = options.out.join(format!("frame_{index:05}.png"));
@@ -263,11 +262,12 @@ pub fn run(options: &HeadlessOptions) -> anyhow::Result<()> {
             now.duration_since(last).as_secs_f32().clamp(0.0, 0.25)
         };
         last = now;
-        if let Some(control) = control.as_mut() {
-            control.apply(&mut renderer);
-        }
-        let encoder = renderer.record(dt, &output.view, options.size);
-        renderer.submit(encoder);
+        renderer.frame(
+            dt,
+            control.as_mut(),
+            (&output.view, options.size),
+            |_, _| {},
+        );
         frames += 1;
         if now.duration_since(report) >= Duration::from_secs(5) {
             let fps = frames as f64 / now.duration_since(started).as_secs_f64();

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use crate::clock::Clock;
 use crate::compositor::{Compositor, CompositorError, master_params};
+use crate::control::ControlSurface;
 use crate::frame::FrameUniforms;
 use crate::gpu::{Gpu, GpuProfiler, bindings::uniform_buffer};
 use crate::layers::{self, Layer, LayerEnv};
@@ -548,11 +549,31 @@ impl Renderer {
         }
     }
 
+    /// One whole frame, the same for the window, `run --headless`,
+    /// `render`, `bench` and the tests: control applied (when the show
+    /// listens), requests, reloads, the script, layers and compositor
+    /// recorded into `output` of `size` pixels, the caller's `overlay`
+    /// passes (the HUD) after them, one submit. Returns the GPU timings of
+    /// frames that finished, oldest first.
+    pub fn frame(
+        &mut self,
+        dt: f32,
+        control: Option<&mut ControlSurface>,
+        (output, size): (&wgpu::TextureView, [u32; 2]),
+        overlay: impl FnOnce(&mut Renderer, &mut wgpu::CommandEncoder),
+    ) -> Vec<Vec<crate::gpu::PassTime>> {
+        if let Some(control) = control {
+            control.apply(self);
+        }
+        let mut encoder = self.record(dt, output, size);
+        overlay(self, &mut encoder);
+        self.submit(encoder)
+    }
+
     /// Steps 4-6 of a frame: layers react to parameters, ramps and smoothing
     /// advance by `dt`, the frame uniforms are written, and every pass is
-    /// recorded into a new encoder ending in `output`. The caller may add
-    /// passes (the HUD) and then calls [`Renderer::submit`].
-    pub fn record(
+    /// recorded into a new encoder ending in `output`.
+    fn record(
         &mut self,
         dt: f32,
         output: &wgpu::TextureView,
@@ -617,7 +638,7 @@ impl Renderer {
     /// Step 7: one submit; timings of finished frames are collected and
     /// returned, oldest first. Waits for the frame [`FRAMES_IN_FLIGHT`]
     /// submissions back, so the CPU never runs further ahead of the GPU.
-    pub fn submit(&mut self, encoder: wgpu::CommandEncoder) -> Vec<Vec<crate::gpu::PassTime>> {
+    fn submit(&mut self, encoder: wgpu::CommandEncoder) -> Vec<Vec<crate::gpu::PassTime>> {
         let index = self.gpu.queue.submit([encoder.finish()]);
         self.profiler.after_submit();
         self.in_flight.push_back(index);

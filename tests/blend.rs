@@ -60,8 +60,7 @@ fn composite(mode: &str) -> (Vec<[f32; 4]>, [f32; 4], [f32; 4]) {
         panic!("{error}");
     }
     let output = RenderTarget::new(&renderer.gpu.device, "blend.output", [8, 8], OUTPUT_FORMAT);
-    let encoder = renderer.record(1.0 / 60.0, &output.view, [8, 8]);
-    renderer.submit(encoder);
+    renderer.frame(1.0 / 60.0, None, (&output.view, [8, 8]), |_, _| {});
     let read =
         |texture: Option<&wgpu::Texture>| match texture.map(|t| read_rgba16f(&renderer.gpu, t)) {
             Some(Ok(texels)) => texels,
@@ -120,8 +119,7 @@ fn a_disabled_or_transparent_layer_leaves_the_composite_alone() {
             .registry
             .set_now("shader.top.opacity", Value::Float(opacity), Source::Ui)
             .ok();
-        let encoder = renderer.record(1.0 / 60.0, &output.view, [4, 4]);
-        renderer.submit(encoder);
+        renderer.frame(1.0 / 60.0, None, (&output.view, [4, 4]), |_, _| {});
         let texels = read_rgba16f(&renderer.gpu, renderer.compositor().composite());
         let Ok(texels) = texels else {
             panic!("readback");

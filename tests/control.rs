@@ -73,9 +73,12 @@ impl Rig {
     }
 
     fn frame(&mut self) {
-        self.control.apply(&mut self.renderer);
-        let encoder = self.renderer.record(1.0 / 60.0, &self.output.view, [8, 8]);
-        self.renderer.submit(encoder);
+        self.renderer.frame(
+            1.0 / 60.0,
+            Some(&mut self.control),
+            (&self.output.view, [8, 8]),
+            |_, _| {},
+        );
     }
 
     /// Runs frames until `done`; fails after the ceiling.

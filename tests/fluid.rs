@@ -233,8 +233,7 @@ fn both_looks_draw_the_liquid() {
             OUTPUT_FORMAT,
         );
         for _ in 0..3 {
-            let encoder = renderer.record(1.0 / 60.0, &output.view, [96, 64]);
-            renderer.submit(encoder);
+            renderer.frame(1.0 / 60.0, None, (&output.view, [96, 64]), |_, _| {});
         }
         assert!(
             renderer.errors.snapshot().is_empty(),

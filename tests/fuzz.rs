@@ -240,15 +240,21 @@ fn osc_messages_never_stop_the_show() {
             }
         }
         if sent % 500 == 0 {
-            control.apply(&mut renderer);
-            let encoder = renderer.record(1.0 / 60.0, &output.view, [8, 8]);
-            renderer.submit(encoder);
+            renderer.frame(
+                1.0 / 60.0,
+                Some(&mut control),
+                (&output.view, [8, 8]),
+                |_, _| {},
+            );
         }
     }
     for _ in 0..5 {
-        control.apply(&mut renderer);
-        let encoder = renderer.record(1.0 / 60.0, &output.view, [8, 8]);
-        renderer.submit(encoder);
+        renderer.frame(
+            1.0 / 60.0,
+            Some(&mut control),
+            (&output.view, [8, 8]),
+            |_, _| {},
+        );
     }
     let set = renderer.registry.set(
         "master.brightness",

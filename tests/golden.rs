@@ -36,8 +36,7 @@ pub fn render_project(project: PathBuf, preset: &str, size: [u32; 2], frames: u3
     let mut renderer = support::renderer(project, preset, OUTPUT_FORMAT);
     let output = RenderTarget::new(&renderer.gpu.device, "test.output", size, OUTPUT_FORMAT);
     for _ in 0..frames {
-        let encoder = renderer.record(1.0 / 60.0, &output.view, size);
-        renderer.submit(encoder);
+        renderer.frame(1.0 / 60.0, None, (&output.view, size), |_, _| {});
     }
     assert!(
         renderer.errors.snapshot().is_empty(),

@@ -113,9 +113,12 @@ impl Rig {
     }
 
     fn frame(&mut self) {
-        self.control.apply(&mut self.renderer);
-        let encoder = self.renderer.record(1.0 / 60.0, &self.output.view, [8, 8]);
-        self.renderer.submit(encoder);
+        self.renderer.frame(
+            1.0 / 60.0,
+            Some(&mut self.control),
+            (&self.output.view, [8, 8]),
+            |_, _| {},
+        );
     }
 
     fn until(&mut self, what: &str, done: impl Fn(&Rig) -> bool) {

@@ -40,8 +40,7 @@ fn start(root: PathBuf) -> (Renderer, RenderTarget) {
 }
 
 fn frame(renderer: &mut Renderer, output: &RenderTarget) {
-    let encoder = renderer.record(1.0 / 60.0, &output.view, [8, 8]);
-    renderer.submit(encoder);
+    renderer.frame(1.0 / 60.0, None, (&output.view, [8, 8]), |_, _| {});
 }
 
 fn errors(renderer: &Renderer) -> String {

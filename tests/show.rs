@@ -76,8 +76,7 @@ fn render_scale_applies_once_the_knob_rests() {
         OUTPUT_FORMAT,
     );
     let frame = |renderer: &mut sylva::renderer::Renderer| {
-        let encoder = renderer.record(0.1, &output.view, [64, 32]);
-        renderer.submit(encoder);
+        renderer.frame(0.1, None, (&output.view, [64, 32]), |_, _| {});
         renderer.compositor().render_size()
     };
     assert_eq!(frame(&mut renderer), [64, 32]);
@@ -163,8 +162,7 @@ fn simulated(preset: &str, layer: &str, seed: u64) -> Vec<[f32; 4]> {
     );
     let output = RenderTarget::new(&renderer.gpu.device, "seed.output", [48, 32], OUTPUT_FORMAT);
     for _ in 0..6 {
-        let encoder = renderer.record(1.0 / 60.0, &output.view, [48, 32]);
-        renderer.submit(encoder);
+        renderer.frame(1.0 / 60.0, None, (&output.view, [48, 32]), |_, _| {});
     }
     let texture = renderer
         .compositor()

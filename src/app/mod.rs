@@ -236,18 +236,14 @@ impl Running {
             ..Default::default()
         });
         let size = [self.config.width, self.config.height];
-        self.control.apply(&mut self.renderer);
-        let mut encoder = self.renderer.record(dt, &view, size);
         let status = self.control.status_lines();
-        self.hud.draw(
-            &self.window,
-            &mut self.renderer,
-            &status,
-            &mut encoder,
-            &hud_view,
-            size,
+        let (hud, window) = (&mut self.hud, &self.window);
+        self.renderer.frame(
+            dt,
+            Some(&mut self.control),
+            (&view, size),
+            |show, encoder| hud.draw(window, show, &status, encoder, &hud_view, size),
         );
-        self.renderer.submit(encoder);
         self.window.pre_present_notify();
         self.renderer.gpu.queue.present(texture);
     }
