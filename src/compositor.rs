@@ -42,7 +42,7 @@ pub fn master_params() -> Vec<ParamSpec> {
 
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
-struct BlendUniforms {
+pub(crate) struct BlendUniforms {
     mode: u32,
     opacity: f32,
     _pad: [f32; 2],
@@ -50,7 +50,7 @@ struct BlendUniforms {
 
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
-struct MasterUniforms {
+pub(crate) struct MasterUniforms {
     brightness: f32,
     blackout: f32,
     tonemap: u32,

@@ -1,11 +1,10 @@
 //! The renderer as a show: presets that fail leave the running one alone,
 //! unknown parameters are reported at file:line, shader parameters reach
-//! the registry, the render scale waits for its knob to rest, the frame
-//! block matches its WGSL, and the bench measures passes.
+//! the registry, the render scale waits for its knob to rest, the seed
+//! reaches every simulation, and the bench measures passes.
 
 use sylva::bench::{self, BenchOptions};
-use sylva::frame::FrameUniforms;
-use sylva::gpu::{AdapterChoice, OUTPUT_FORMAT, RenderTarget, wgsl};
+use sylva::gpu::{AdapterChoice, OUTPUT_FORMAT, RenderTarget};
 use sylva::headless::ShowOptions;
 use sylva::params::{Source, Value};
 
@@ -96,17 +95,6 @@ fn render_scale_applies_once_the_knob_rests() {
         [32, 16],
         "rebuilt after 0.25 s at rest"
     );
-}
-
-#[test]
-fn frame_uniforms_match_their_wgsl_struct() {
-    let source = include_str!("../shaders/common/frame.wgsl");
-    let module = wgsl::validate(source, "frame.wgsl");
-    let Ok(module) = module else {
-        panic!("{module:?}");
-    };
-    let size = wgsl::struct_size(&module, "Frame");
-    assert_eq!(size, Some(size_of::<FrameUniforms>() as u32));
 }
 
 #[test]

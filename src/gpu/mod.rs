@@ -7,6 +7,8 @@ pub mod compute;
 mod context;
 mod fullscreen;
 pub mod grid_sort;
+#[cfg(test)]
+mod layouts;
 pub mod prefix_sum;
 mod profiler;
 pub mod raster;

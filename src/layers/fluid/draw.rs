@@ -36,7 +36,7 @@ pub struct ParticleDraw {
 /// `struct Surface` in surface.wgsl.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default, Pod, Zeroable)]
-struct SurfaceUniform {
+pub(crate) struct SurfaceUniform {
     colour: [f32; 4],
     radius_px: f32,
     depth_falloff: f32,

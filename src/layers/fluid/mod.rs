@@ -9,7 +9,7 @@
 //! ten times the fastest flow, a CFL-limited step); the knobs scale them,
 //! so any setting in range still forms a liquid.
 
-mod draw;
+pub(crate) mod draw;
 pub mod reference;
 pub mod scene;
 pub mod sim;
