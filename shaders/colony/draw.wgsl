@@ -5,6 +5,7 @@
 // (WGSL has no geometry shaders), lit and depth-tested.
 
 #include "common/camera.wgsl"
+#include "common/lighting.wgsl"
 #include "colony/colony.wgsl"
 #include "colony/transform.wgsl"
 
@@ -160,10 +161,7 @@ fn vs_tube(@builtin(vertex_index) vertex: u32, @builtin(instance_index) i: u32) 
 @fragment
 fn fs_tube(in: Branch) -> @location(0) vec4<f32> {
     let n = normalize(in.normal);
-    let light = normalize(vec3<f32>(0.4, 0.9, 0.3));
     let view = normalize(camera.eye.xyz - in.world);
-    let diffuse = max(dot(n, light), 0.0);
-    let rim = pow(1.0 - max(dot(n, view), 0.0), 3.0);
-    let lit = in.colour * (0.18 + 0.82 * diffuse) + in.colour * rim * 0.8;
+    let lit = lambert(in.colour, n) + in.colour * rim(n, view, 3.0) * 0.8;
     return vec4<f32>(lit, 1.0);
 }

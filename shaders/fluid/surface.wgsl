@@ -5,6 +5,7 @@
 
 #include "common/fullscreen.wgsl"
 #include "common/camera.wgsl"
+#include "common/lighting.wgsl"
 
 struct Surface {
     colour: vec4<f32>,
@@ -77,13 +78,11 @@ fn fs_shade(in: FullscreenVertex) -> @location(0) vec4<f32> {
     let dy = select(du, dd, abs(dd.z) < abs(du.z));
     let n = normalize(cross(dx, dy));
     let view = normalize(-p);
-    let fresnel = 0.02 + 0.98 * pow(1.0 - max(dot(n, view), 0.0), 5.0);
+    let reflected = fresnel(n, view);
     let offset = n.xy * surface.refraction * vec2<f32>(1.0, -1.0);
     let refract_at = clamp(vec2<i32>(in.position.xy + offset * camera.viewport.xy), vec2<i32>(0), size - 1);
     let seen = textureLoad(below, refract_at, 0).rgb * surface.colour.rgb;
-    let sky = mix(vec3<f32>(0.05, 0.08, 0.12), vec3<f32>(0.55, 0.7, 0.9), clamp(n.y * 0.5 + 0.5, 0.0, 1.0));
-    let light = normalize(vec3<f32>(0.3, 0.8, 0.5));
-    let highlight = pow(max(dot(reflect(-light, n), view), 0.0), 60.0) * 0.8;
-    let lit = mix(seen + surface.colour.rgb * 0.08, sky, fresnel) + vec3<f32>(highlight);
+    let shine = highlight(n, view, 60.0) * 0.8;
+    let lit = mix(seen + surface.colour.rgb * 0.08, sky(n), reflected) + vec3<f32>(shine);
     return vec4<f32>(lit * surface.colour.a, surface.colour.a);
 }
