@@ -11,6 +11,7 @@ use serde::Serialize;
 
 use crate::gpu::{Gpu, OUTPUT_FORMAT, PassTime, RenderTarget};
 use crate::headless::ShowOptions;
+use crate::layers;
 use crate::params::Source;
 use crate::renderer::Renderer;
 use crate::show::{Preset, toml_value};
@@ -86,54 +87,13 @@ pub struct BenchReport {
 /// How a layer kind turns a bench size into a resolution, a unit and
 /// settings (`param=value`, before the command line's `--set`).
 fn setup(layer: &str, size: u32) -> anyhow::Result<([u32; 2], &'static str, Vec<String>)> {
-    let kind = layer.split('.').next().unwrap_or_default();
-    match kind {
-        "shader" => Ok((
-            [(size * 16).div_ceil(9), size],
-            "pixels high (16:9)",
-            Vec::new(),
-        )),
-        "colony" => {
-            // The workload: attractions uniform in a sphere of radius
-            // 10, influence 3x their mean spacing, growth and kill 1x; nodes
-            // grow to t = 1 in one iteration so the run is all growth.
-            let spacing = (4.0 / 3.0 * std::f64::consts::PI * 1000.0 / f64::from(size)).cbrt();
-            let settings = [
-                format!("attraction_count={size}"),
-                format!("node_capacity={}", size.saturating_mul(2)),
-                "shape=\"sphere\"".to_string(),
-                "radius=10.0".to_string(),
-                format!("unit_distance={spacing}"),
-                "influence_distance=3.0".to_string(),
-                "growth_distance=1.0".to_string(),
-                "kill_distance=1.0".to_string(),
-                "growth_speed=200.0".to_string(),
-                "seed_count=8".to_string(),
-                "steps_per_frame=1".to_string(),
-                "auto_rotate=0.0".to_string(),
-            ];
-            Ok((
-                [1920, 1080],
-                "attractions",
-                settings.iter().map(|s| format!("{layer}.{s}")).collect(),
-            ))
-        }
-        "fluid" => {
-            // A 3D liquid at rest density, h = 2 dx, one substep per frame.
-            let settings = [
-                format!("count={size}"),
-                "dimensions=\"3d\"".to_string(),
-                "iterations=1".to_string(),
-                "auto_rotate=0.0".to_string(),
-            ];
-            Ok((
-                [1920, 1080],
-                "particles",
-                settings.iter().map(|s| format!("{layer}.{s}")).collect(),
-            ))
-        }
-        other => bail!("no bench setup for layer kind {other:?}"),
-    }
+    let workload = (layers::kind_of(layer)?.bench)(size);
+    let settings = workload
+        .settings
+        .iter()
+        .map(|s| format!("{layer}.{s}"))
+        .collect();
+    Ok((workload.resolution, workload.unit, settings))
 }
 
 /// Runs the bench and returns its report.

@@ -21,7 +21,46 @@ use crate::status::ErrorLog;
 pub const BLEND_MODES: [&str; 4] = ["normal", "add", "screen", "multiply"];
 
 /// The layer kinds this build knows.
-pub const KINDS: [&str; 3] = ["shader", "colony", "fluid"];
+pub const KINDS: [&LayerKind; 3] = [&shader::KIND, &colony::KIND, &fluid::KIND];
+
+/// What a bench size means for a layer kind: the output resolution, the
+/// size's unit, and the settings (`param=value` without the layer id)
+/// that make the workload.
+pub struct BenchWorkload {
+    /// Output resolution.
+    pub resolution: [u32; 2],
+    /// What the size counts (`particles`).
+    pub unit: &'static str,
+    /// `param=value` settings, before the command line's `--set`.
+    pub settings: Vec<String>,
+}
+
+/// Everything the rest of sylva needs to know about a layer kind, exported
+/// by the kind's own folder and listed once in [`KINDS`]: adding a kind is
+/// a folder and a line.
+pub struct LayerKind {
+    /// The kind's name, the part of a preset id before the dot.
+    pub name: &'static str,
+    /// Builds layer `id` on the GPU.
+    pub create: fn(&str, &LayerEnv<'_>) -> Box<dyn Layer>,
+    /// The kind's own parameters for layer `id` of a preset, without a GPU
+    /// (for `sylva check`; the shader kind reads its WGSL header).
+    pub params: fn(&str, &Assets, &Preset) -> Result<Vec<ParamSpec>, String>,
+    /// The bench workload for a size, if the kind has one.
+    pub bench: fn(u32) -> BenchWorkload,
+}
+
+/// The kind of preset id `id` (`fluid.left` is a `fluid`).
+pub fn kind_of(id: &str) -> Result<&'static LayerKind, LayerError> {
+    let name = id.split('.').next().unwrap_or(id);
+    KINDS
+        .iter()
+        .copied()
+        .find(|k| k.name == name)
+        .ok_or_else(|| LayerError::UnknownKind {
+            kind: name.to_string(),
+        })
+}
 
 /// What a layer may use outside itself: the device, the show files and the
 /// error panel.
@@ -99,7 +138,7 @@ pub trait Layer {
 #[derive(Debug, thiserror::Error)]
 pub enum LayerError {
     /// The kind before the dot is not one this build has.
-    #[error("unknown layer kind {kind:?} (known: {})", KINDS.join(", "))]
+    #[error("unknown layer kind {kind:?} (known: {})", KINDS.map(|k| k.name).join(", "))]
     UnknownKind {
         /// The kind asked for.
         kind: String,
@@ -108,15 +147,7 @@ pub enum LayerError {
 
 /// Builds the layer for preset id `id`.
 pub fn create(id: &str, env: &LayerEnv<'_>) -> Result<Box<dyn Layer>, LayerError> {
-    let kind = id.split('.').next().unwrap_or(id);
-    match kind {
-        "shader" => Ok(Box::new(shader::ShaderLayer::new(id, env))),
-        "colony" => Ok(Box::new(colony::ColonyLayer::new(id, env))),
-        "fluid" => Ok(Box::new(fluid::FluidLayer::new(id, env))),
-        _ => Err(LayerError::UnknownKind {
-            kind: kind.to_string(),
-        }),
-    }
+    Ok((kind_of(id)?.create)(id, env))
 }
 
 /// Every parameter layer `id` of `preset` would declare, found without a
@@ -126,29 +157,9 @@ pub fn declared_params(
     assets: &Assets,
     preset: &Preset,
 ) -> Result<Vec<ParamSpec>, String> {
-    let kind = id.split('.').next().unwrap_or(id);
+    let kind = kind_of(id).map_err(|e| e.to_string())?;
     let mut specs = common_params(id);
-    match kind {
-        "shader" => {
-            let file_param = shader::file_param(id);
-            let file = preset
-                .params
-                .iter()
-                .find(|p| p.name == file_param.name)
-                .and_then(|p| p.value.as_str().map(str::to_string))
-                .unwrap_or_else(|| file_param.default.as_text().unwrap_or_default().to_string());
-            specs.push(file_param);
-            specs.extend(shader::LayerSource::read(assets, &file)?.specs(id));
-        }
-        "colony" => specs.extend(colony::colony_params(id)),
-        "fluid" => specs.extend(fluid::fluid_params(id)),
-        _ => {
-            return Err(LayerError::UnknownKind {
-                kind: kind.to_string(),
-            }
-            .to_string());
-        }
-    }
+    specs.extend((kind.params)(id, assets, preset)?);
     Ok(specs)
 }
 

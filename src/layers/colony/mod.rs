@@ -22,7 +22,7 @@ use sim::{ColonySim, StepParams};
 
 use super::camera::{camera_params, orbit};
 use super::rebuild::Rebuild;
-use super::{Layer, LayerEnv, LayerFrame, shaders_changed};
+use super::{BenchWorkload, Layer, LayerEnv, LayerFrame, LayerKind, shaders_changed};
 use crate::gpu::{Gpu, GpuProfiler};
 use crate::params::{ParamSpec, Registry, Value};
 use crate::show::{Assets, ChangedFile, inside_show};
@@ -465,5 +465,38 @@ impl Layer for ColonyLayer {
             super::report_kernel_reload(env, &self.id, &report);
         }
         false
+    }
+}
+
+/// The colony kind: space colonization growth.
+pub const KIND: LayerKind = LayerKind {
+    name: "colony",
+    create: |id, env| Box::new(ColonyLayer::new(id, env)),
+    params: |id, _, _| Ok(colony_params(id)),
+    bench: bench_workload,
+};
+
+/// The bench's workload: attractions uniform in a sphere of radius 10,
+/// influence 3x their mean spacing, growth and kill 1x; nodes grow to t = 1
+/// in one iteration so the run is all growth.
+fn bench_workload(size: u32) -> BenchWorkload {
+    let spacing = (4.0 / 3.0 * std::f64::consts::PI * 1000.0 / f64::from(size)).cbrt();
+    BenchWorkload {
+        resolution: [1920, 1080],
+        unit: "attractions",
+        settings: vec![
+            format!("attraction_count={size}"),
+            format!("node_capacity={}", size.saturating_mul(2)),
+            "shape=\"sphere\"".to_string(),
+            "radius=10.0".to_string(),
+            format!("unit_distance={spacing}"),
+            "influence_distance=3.0".to_string(),
+            "growth_distance=1.0".to_string(),
+            "kill_distance=1.0".to_string(),
+            "growth_speed=200.0".to_string(),
+            "seed_count=8".to_string(),
+            "steps_per_frame=1".to_string(),
+            "auto_rotate=0.0".to_string(),
+        ],
     }
 }

@@ -21,7 +21,7 @@ use sim::FluidSim;
 
 use super::camera::{camera_params, orbit};
 use super::rebuild::Rebuild;
-use super::{Layer, LayerEnv, LayerFrame, shaders_changed};
+use super::{BenchWorkload, Layer, LayerEnv, LayerFrame, LayerKind, shaders_changed};
 use crate::gpu::{Gpu, GpuProfiler};
 use crate::params::{ParamSpec, Registry, Value};
 use crate::show::ChangedFile;
@@ -442,3 +442,21 @@ fn mean_neighbours(gpu: &Gpu, sim: &FluidSim, h: f32) -> Result<f64, String> {
     }
     Ok(total as f64 / sampled.max(1) as f64)
 }
+
+/// The fluid kind: SPH.
+pub const KIND: LayerKind = LayerKind {
+    name: "fluid",
+    create: |id, env| Box::new(FluidLayer::new(id, env)),
+    params: |id, _, _| Ok(fluid_params(id)),
+    // A 3D liquid at rest density, h = 2 dx, one substep per frame.
+    bench: |size| BenchWorkload {
+        resolution: [1920, 1080],
+        unit: "particles",
+        settings: vec![
+            format!("count={size}"),
+            "dimensions=\"3d\"".to_string(),
+            "iterations=1".to_string(),
+            "auto_rotate=0.0".to_string(),
+        ],
+    },
+};

@@ -13,12 +13,12 @@ pub use params_block::ParamsBlock;
 
 pub use header::HeaderParam;
 
-use super::{Layer, LayerEnv, LayerFrame};
+use super::{BenchWorkload, Layer, LayerEnv, LayerFrame, LayerKind};
 use crate::gpu::bindings::{Slot, bind, layout, uniform_buffer};
 use crate::gpu::wgsl::{Composed, Composer};
 use crate::gpu::{FullscreenPipeline, GpuProfiler, HDR_FORMAT, clear_view};
 use crate::params::{ParamSpec, Registry};
-use crate::show::{Assets, ChangedFile, Folder};
+use crate::show::{Assets, ChangedFile, Folder, Preset};
 
 /// What every user shader gets after its own code: bindings, helpers and
 /// the fullscreen vertex stage (which include the rest).
@@ -271,4 +271,31 @@ impl Layer for ShaderLayer {
         // A shader has no state of its own beyond its feedback texture,
         // which the compositor clears; the seed reaches it through `sylva.seed`.
     }
+}
+
+/// The shader kind: a user's WGSL fragment shader, fullscreen.
+pub const KIND: LayerKind = LayerKind {
+    name: "shader",
+    create: |id, env| Box::new(ShaderLayer::new(id, env)),
+    params: declared_params,
+    bench: |size| BenchWorkload {
+        resolution: [(size * 16).div_ceil(9), size],
+        unit: "pixels high (16:9)",
+        settings: Vec::new(),
+    },
+};
+
+/// The parameters layer `id` of `preset` declares: its file and the
+/// parameters that file's header declares.
+fn declared_params(id: &str, assets: &Assets, preset: &Preset) -> Result<Vec<ParamSpec>, String> {
+    let file_param = file_param(id);
+    let file = preset
+        .params
+        .iter()
+        .find(|p| p.name == file_param.name)
+        .and_then(|p| p.value.as_str().map(str::to_string))
+        .unwrap_or_else(|| file_param.default.as_text().unwrap_or_default().to_string());
+    let mut specs = vec![file_param];
+    specs.extend(LayerSource::read(assets, &file)?.specs(id));
+    Ok(specs)
 }
