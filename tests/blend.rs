@@ -7,6 +7,7 @@ use sylva::params::{Source, Value};
 use sylva::show::Preset;
 
 use crate::support;
+use crate::support::Checked;
 
 const BOTTOM: [f32; 4] = [0.3, 0.6, 1.5, 1.0];
 const TOP: [f32; 4] = [0.32, 0.16, 0.64, 0.8];
@@ -114,11 +115,11 @@ fn a_disabled_or_transparent_layer_leaves_the_composite_alone() {
         renderer
             .registry
             .set_now("shader.top.enabled", Value::Bool(enabled), Source::Ui)
-            .ok();
+            .checked("setting a test value");
         renderer
             .registry
             .set_now("shader.top.opacity", Value::Float(opacity), Source::Ui)
-            .ok();
+            .checked("setting a test value");
         renderer.frame(1.0 / 60.0, None, (&output.view, [4, 4]), |_, _| {});
         let texels = read_rgba16f(&renderer.gpu, renderer.compositor().composite());
         let Ok(texels) = texels else {

@@ -5,6 +5,7 @@
 use std::process::{Command, Output};
 
 use crate::support;
+use crate::support::Checked;
 
 fn sylva(args: &[&str]) -> Output {
     let output = Command::new(env!("CARGO_BIN_EXE_sylva"))
@@ -192,14 +193,14 @@ fn check_fails_on_a_corrupted_copy_of_each_kind_of_file() {
         std::fs::remove_dir_all(&project).ok();
         let copy = project.join(file);
         if let Some(parent) = copy.parent() {
-            std::fs::create_dir_all(parent).ok();
+            std::fs::create_dir_all(parent).checked("writing the test show");
         }
         let original = std::fs::read_to_string(repo.join(file)).unwrap_or_default();
         assert!(
             original.contains(good),
             "{file} no longer contains {good:?}"
         );
-        std::fs::write(&copy, original.replace(good, bad)).ok();
+        std::fs::write(&copy, original.replace(good, bad)).checked("writing the test show");
         let project_arg = project.to_string_lossy().into_owned();
         let output = sylva(&["check", "--project", &project_arg]);
         assert_eq!(output.status.code(), Some(1), "{file}: {}", stderr(&output));

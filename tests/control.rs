@@ -14,6 +14,7 @@ use sylva::params::{Source, Value};
 use sylva::renderer::Renderer;
 
 use crate::support;
+use crate::support::Checked;
 
 const CEILING: Duration = Duration::from_secs(10);
 
@@ -206,7 +207,7 @@ fn feedback_reaches_targets_but_never_echoes_the_sender() {
     let listener = UdpSocket::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("listener: {e}"));
     listener
         .set_read_timeout(Some(Duration::from_millis(50)))
-        .ok();
+        .checked("setting a test value");
     let address = listener.local_addr().unwrap_or_else(|e| panic!("{e}"));
     let mut rig = rig(Some(address));
     let received = |listener: &UdpSocket| -> Vec<OscMessage> {
@@ -229,7 +230,7 @@ fn feedback_reaches_targets_but_never_echoes_the_sender() {
         rig.renderer
             .registry
             .set("shader.echo.opacity", Value::Float(value), Source::Ui)
-            .ok();
+            .checked("setting a test value");
     }
     rig.frame();
     rig.frame();
@@ -268,7 +269,7 @@ fn feedback_reaches_targets_but_never_echoes_the_sender() {
     rig.send(&message("/sylva/status", vec![]));
     rig.sender
         .set_read_timeout(Some(Duration::from_millis(20)))
-        .ok();
+        .checked("setting a test value");
     let mut buffer = [0u8; 4096];
     let started = Instant::now();
     let status = loop {
@@ -293,7 +294,7 @@ fn oscquery_serves_the_namespace_with_current_values() {
     rig.renderer
         .registry
         .set("master.brightness", Value::Float(1.5), Source::Ui)
-        .ok();
+        .checked("setting a test value");
     rig.frame();
     let port = rig
         .control
@@ -305,7 +306,7 @@ fn oscquery_serves_the_namespace_with_current_values() {
         stream.set_read_timeout(Some(CEILING)).ok();
         let request =
             format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
-        stream.write_all(request.as_bytes()).ok();
+        stream.write_all(request.as_bytes()).checked("sending");
         let mut response = String::new();
         stream.read_to_string(&mut response).ok();
         let status = response
@@ -362,11 +363,13 @@ fn oscquery_listen_streams_changes_over_a_websocket() {
     let stream = TcpStream::connect(("127.0.0.1", port)).unwrap_or_else(|e| panic!("connect: {e}"));
     stream
         .set_read_timeout(Some(Duration::from_millis(50)))
-        .ok();
+        .checked("setting a test value");
     let (mut socket, _) = tungstenite::client(format!("ws://127.0.0.1:{port}/"), stream)
         .unwrap_or_else(|e| panic!("websocket handshake: {e}"));
     let listen = r#"{"COMMAND":"LISTEN","DATA":"/sylva/master/brightness"}"#;
-    socket.send(tungstenite::Message::Text(listen.into())).ok();
+    socket
+        .send(tungstenite::Message::Text(listen.into()))
+        .checked("sending");
     // Give the server a moment to register the listener and read the command.
     let started = Instant::now();
     let mut heard = None;
@@ -379,11 +382,11 @@ fn oscquery_listen_streams_changes_over_a_websocket() {
         rig.renderer
             .registry
             .set("master.brightness", Value::Float(value), Source::Ui)
-            .ok();
+            .checked("setting a test value");
         rig.renderer
             .registry
             .set("master.bpm", Value::Float(100.0 + value), Source::Ui)
-            .ok();
+            .checked("setting a test value");
         rig.frame();
         if let Ok(tungstenite::Message::Binary(bytes)) = socket.read() {
             heard = rosc::decoder::decode_udp(&bytes).ok().map(|(_, p)| p);
@@ -408,7 +411,7 @@ fn oscquery_listen_streams_changes_over_a_websocket() {
 fn midi_learn_binds_a_control_and_saves_the_mapping_in_the_show() {
     let project = support::out_dir().join("control_learn");
     std::fs::remove_dir_all(&project).ok();
-    std::fs::create_dir_all(project.join("presets")).ok();
+    std::fs::create_dir_all(project.join("presets")).checked("writing the test show");
     let renderer = support::renderer(project.clone(), "default", OUTPUT_FORMAT);
     let control = ControlSurface::start(
         &ControlOptions {
@@ -441,7 +444,7 @@ fn midi_learn_binds_a_control_and_saves_the_mapping_in_the_show() {
             controller: 77,
             value: 3,
         }))
-        .ok();
+        .checked("setting a test value");
     rig.frame();
     let saved =
         std::fs::read_to_string(project.join("presets/mappings/learned.toml")).unwrap_or_default();
@@ -460,7 +463,7 @@ fn midi_learn_binds_a_control_and_saves_the_mapping_in_the_show() {
                 controller: 77,
                 value,
             }))
-            .ok();
+            .checked("setting a test value");
     }
     rig.frame();
     assert_eq!(rig.target("shader.echo.decay"), Some(Value::Float(0.999)));

@@ -8,6 +8,7 @@ use sylva::layers::fluid::sim::FluidSim;
 use sylva::show::{Assets, ChangedFile, Folder};
 
 use crate::support;
+use crate::support::Checked;
 
 fn upload(scene: &Scene) -> FluidSim {
     let gpu = support::gpu();
@@ -225,7 +226,7 @@ fn both_looks_draw_the_liquid() {
         renderer
             .registry
             .set_now("fluid.render", Value::Text(look.into()), Source::Ui)
-            .ok();
+            .checked("setting a test value");
         let output = RenderTarget::new(
             &renderer.gpu.device,
             "fluid.output",

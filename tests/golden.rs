@@ -9,6 +9,7 @@ use image::{Rgba, RgbaImage};
 use sylva::gpu::{OUTPUT_FORMAT, RenderTarget, read_rgba8};
 
 use crate::support;
+use crate::support::Checked;
 
 /// Mean absolute error per channel allowed, in 8-bit steps.
 const MEAN_TOLERANCE: f64 = 1.0;
@@ -98,8 +99,12 @@ pub fn check_golden(name: &str, actual: &RgbaImage) {
     let (mean, outliers, difference) = compare(actual, &expected);
     if mean > MEAN_TOLERANCE || outliers > OUTLIER_SHARE {
         let out = support::out_dir();
-        actual.save(out.join(format!("actual_{name}"))).ok();
-        difference.save(out.join(format!("difference_{name}"))).ok();
+        actual
+            .save(out.join(format!("actual_{name}")))
+            .checked("writing the failure images");
+        difference
+            .save(out.join(format!("difference_{name}")))
+            .checked("writing the failure images");
         panic!(
             "{name}: mean error {mean:.3} (limit {MEAN_TOLERANCE}), outliers {:.3}% (limit {:.3}%); \
              actual and difference written to {}",

@@ -16,6 +16,7 @@ use sylva::params::Value;
 use sylva::renderer::Renderer;
 
 use crate::support;
+use crate::support::Checked;
 
 const CEILING: Duration = Duration::from_secs(20);
 
@@ -301,7 +302,7 @@ fn status_replies_are_short_and_rate_limited() {
     let listener = UdpSocket::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("listener: {e}"));
     listener
         .set_read_timeout(Some(Duration::from_millis(300)))
-        .ok();
+        .checked("setting a test value");
     let requests = OscPacket::Bundle(OscBundle {
         timetag: NOW,
         content: (0..100).map(|_| message("/sylva/status", vec![])).collect(),
@@ -479,7 +480,7 @@ fn oscquery_bounds_request_heads_and_connections() {
     for mut stream in idle.iter() {
         stream
             .set_read_timeout(Some(Duration::from_millis(200)))
-            .ok();
+            .checked("setting a test value");
         let mut byte = [0u8; 1];
         if matches!(stream.read(&mut byte), Ok(0)) {
             closed_at_once += 1;

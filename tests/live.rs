@@ -13,6 +13,7 @@ use sylva::renderer::Renderer;
 use sylva::script::{OscArg, ScriptEvent};
 
 use crate::support;
+use crate::support::Checked;
 
 /// How long a test waits for the watcher before failing.
 const CEILING: Duration = Duration::from_secs(10);
@@ -30,7 +31,7 @@ fn show_folder(name: &str, script: Option<&str>) -> PathBuf {
     let root = support::out_dir().join(format!("live_{name}"));
     std::fs::remove_dir_all(&root).ok();
     for dir in ["shaders/shader", "presets", "scripts"] {
-        std::fs::create_dir_all(root.join(dir)).ok();
+        std::fs::create_dir_all(root.join(dir)).checked("writing the test show");
     }
     write(&root.join("shaders/shader/live.wgsl"), LIVE_SHADER);
     let script_line = script.map_or(String::new(), |_| {
@@ -119,7 +120,7 @@ fn shader_edits_go_live_and_broken_saves_keep_the_last_good_version() {
     renderer
         .registry
         .set_now("shader.live.level", Value::Float(0.75), Source::Ui)
-        .ok();
+        .checked("setting a test value");
     frame(&mut renderer, &output);
 
     let file = root.join("shaders/shader/live.wgsl");
@@ -235,7 +236,7 @@ fn a_script_that_fails_to_load_keeps_the_old_one_and_persist_survives() {
     renderer
         .registry
         .set_now("shader.live.level", Value::Float(0.6), Source::Ui)
-        .ok();
+        .checked("setting a test value");
     frame(&mut renderer, &output);
     assert_eq!(
         renderer.registry.float("shader.live.level"),
@@ -318,7 +319,7 @@ fn the_sandbox_has_no_io_and_require_stays_in_scripts() {
           persist.escape = tostring(pcall(require, '..secret'))\n\
         end\n";
     let root = show_folder("sandbox", Some(script));
-    std::fs::create_dir_all(root.join("scripts/lib")).ok();
+    std::fs::create_dir_all(root.join("scripts/lib")).checked("writing the test show");
     write(
         &root.join("scripts/lib/helper.lua"),
         "return { answer = 42 }\n",

@@ -9,6 +9,7 @@ use sylva::headless::ShowOptions;
 use sylva::params::{Source, Value};
 
 use crate::support;
+use crate::support::Checked;
 
 #[test]
 fn a_bad_preset_is_reported_at_its_line_and_keeps_the_show() {
@@ -82,7 +83,7 @@ fn render_scale_applies_once_the_knob_rests() {
     renderer
         .registry
         .set("master.render_scale", Value::Float(0.5), Source::Midi)
-        .ok();
+        .checked("setting a test value");
     assert_eq!(
         frame(&mut renderer),
         [64, 32],

@@ -49,7 +49,7 @@ pub fn fixtures() -> PathBuf {
 /// Where failing tests write their actual and difference images.
 pub fn out_dir() -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/out");
-    std::fs::create_dir_all(&dir).ok();
+    std::fs::create_dir_all(&dir).checked("writing the test show");
     dir
 }
 
@@ -74,11 +74,28 @@ pub fn show_folder(name: &str, files: &[(&str, &str)]) -> PathBuf {
     for (path, text) in files {
         let path = root.join(path);
         if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).ok();
+            std::fs::create_dir_all(parent).checked("writing the test show");
         }
         if let Err(error) = std::fs::write(&path, text) {
             panic!("writing {}: {error}", path.display());
         }
     }
     root
+}
+
+/// Set-up steps that must not fail silently: a failed write or value
+/// panics at the caller's line with the error.
+pub trait Checked<T> {
+    /// The value, or a panic naming `what` and the error.
+    fn checked(self, what: &str) -> T;
+}
+
+impl<T, E: std::fmt::Debug> Checked<T> for Result<T, E> {
+    #[track_caller]
+    fn checked(self, what: &str) -> T {
+        match self {
+            Ok(value) => value,
+            Err(error) => panic!("{what}: {error:?}"),
+        }
+    }
 }
