@@ -12,6 +12,7 @@ pub mod app;
 pub mod bench;
 pub mod check;
 pub mod clock;
+pub mod command;
 pub mod compositor;
 pub mod control;
 pub mod export;

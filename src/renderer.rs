@@ -9,13 +9,14 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::clock::Clock;
+use crate::command::Command;
 use crate::compositor::{Compositor, CompositorError, master_params};
 use crate::control::ControlSurface;
 use crate::frame::FrameUniforms;
 use crate::gpu::{Gpu, GpuProfiler, bindings::uniform_buffer};
 use crate::layers::{self, Layer, LayerEnv};
 use crate::params::{Registry, Source};
-use crate::script::{ScriptCommand, ScriptEvent, ScriptHost};
+use crate::script::{ScriptEvent, ScriptHost};
 use crate::show::save_name::{self, SaveNameError};
 use crate::show::{Assets, Folder, Preset, PresetError, ShowWatcher};
 use crate::status::ErrorLog;
@@ -46,23 +47,6 @@ const SAVE_INTERVAL: Duration = Duration::from_secs(1);
 
 /// Presets in the show folder beyond which saving a new name is refused.
 const MAX_SAVED_PRESETS: usize = 256;
-
-/// A heavy change control or a script asks for. Requests are carried out
-/// at the start of the next frame, at most one of each kind (the last
-/// preset asked for wins, reseeds of one layer merge), so a flood of
-/// requests costs one load, and a script reacting to a preset load never
-/// re-enters it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ShowRequest {
-    /// Load a preset from the show's `presets/`.
-    LoadPreset(String),
-    /// Save the running show as a preset in the show's `presets/`.
-    SavePreset(String),
-    /// Restart one layer's simulation.
-    Reseed(String),
-    /// Restart every layer.
-    ReseedAll,
-}
 
 /// Requests waiting for the next frame.
 #[derive(Debug, Default)]
@@ -184,20 +168,48 @@ impl Renderer {
         self.apply_script_commands();
     }
 
-    /// Queues a heavy change for the start of the next frame.
-    pub fn request(&mut self, request: ShowRequest) {
-        match request {
-            ShowRequest::LoadPreset(name) => self.pending.load = Some(name),
-            ShowRequest::SavePreset(name) => self.pending.save = Some(name),
-            ShowRequest::Reseed(layer) => {
+    /// Carries out `command`, the one way Lua, MIDI, OSC, keys and the HUD
+    /// change the show. Parameter writes apply now; presets, saves and
+    /// reseeds are queued for the start of the next frame.
+    pub fn apply(&mut self, command: Command) -> Result<(), String> {
+        match command {
+            Command::Set(name, value, source) => self
+                .registry
+                .set(&name, value, source)
+                .map(drop)
+                .map_err(|e| e.to_string()),
+            Command::Ramp(name, value, seconds, easing, source) => self
+                .registry
+                .ramp(&name, value, seconds, easing, source)
+                .map(drop)
+                .map_err(|e| e.to_string()),
+            Command::LoadPreset(name) => {
+                self.pending.load = Some(name);
+                Ok(())
+            }
+            Command::SavePreset(name) => {
+                self.pending.save = Some(name);
+                Ok(())
+            }
+            Command::Reseed(layer) => {
                 if self.layers.iter().any(|l| l.id() == layer) {
                     self.pending.reseed.insert(layer);
+                    Ok(())
                 } else {
-                    self.errors
-                        .report("reseed", format!("no layer {layer:?} to reseed"));
+                    Err(format!("no layer {layer:?} to reseed"))
                 }
             }
-            ShowRequest::ReseedAll => self.pending.reseed_all = true,
+            Command::ReseedAll => {
+                self.pending.reseed_all = true;
+                Ok(())
+            }
+            Command::Learn(param) => {
+                if !self.registry.contains(&param) {
+                    return Err(format!("no parameter {param:?} to learn"));
+                }
+                self.learn_request = Some(param);
+                Ok(())
+            }
         }
     }
 
@@ -293,30 +305,9 @@ impl Renderer {
             commands.truncate(MAX_SCRIPT_COMMANDS);
         }
         for command in commands {
-            let result = match command {
-                ScriptCommand::Set(name, value) => {
-                    self.registry.set(&name, value, Source::Script).map(drop)
-                }
-                ScriptCommand::Ramp(name, value, seconds, easing) => self
-                    .registry
-                    .ramp(&name, value, seconds, easing, Source::Script)
-                    .map(drop),
-                ScriptCommand::Preset(name) => {
-                    self.request(ShowRequest::LoadPreset(name));
-                    Ok(())
-                }
-                ScriptCommand::Reseed(id) => {
-                    self.request(ShowRequest::Reseed(id));
-                    Ok(())
-                }
-                ScriptCommand::Learn(param) => {
-                    self.learn_request = Some(param);
-                    Ok(())
-                }
-            };
-            if let Err(error) = result {
+            if let Err(error) = self.apply(command) {
                 self.errors
-                    .report(format!("scripts/{}", self.script.file()), error.to_string());
+                    .report(format!("scripts/{}", self.script.file()), error);
             }
         }
     }

@@ -5,6 +5,7 @@
 
 use std::time::Instant;
 
+use crate::command::Command;
 use crate::params::{ParamKind, Source, Value};
 use crate::renderer::Renderer;
 
@@ -265,7 +266,9 @@ fn parameter_editors(ui: &mut egui::Ui, show: &mut Renderer, selected: &mut Opti
                 edit_value(ui, &spec.kind, value)
             })
             .inner;
-        if let Some(Err(error)) = edited.map(|v| show.registry.set(&spec.name, v, Source::Ui)) {
+        if let Some(Err(error)) =
+            edited.map(|v| show.apply(Command::Set(spec.name.clone(), v, Source::Ui)))
+        {
             show.errors.report("hud", error.to_string());
         }
     }

@@ -8,8 +8,9 @@ use super::ControlSurface;
 use super::mapping::{self, Action, Mappings};
 use super::midi_map::MidiOutcome;
 use super::midi_parse::MidiMessage;
+use crate::command::Command;
 use crate::params::{Source, Value};
-use crate::renderer::{Renderer, ShowRequest};
+use crate::renderer::Renderer;
 use crate::script::ScriptEvent;
 use crate::show::Folder;
 
@@ -72,7 +73,7 @@ impl ControlSurface {
         for outcome in self.mapper.handle(port, &message, &renderer.registry) {
             match outcome {
                 MidiOutcome::Set(name, value) => {
-                    let _ = renderer.registry.set(&name, value, Source::Midi);
+                    self.command(renderer, Command::Set(name, value, Source::Midi))
                 }
                 MidiOutcome::Action(action) => self.act(action, at, renderer),
                 MidiOutcome::Learned(mapping) => self.save_learned(mapping, renderer),
@@ -82,17 +83,17 @@ impl ControlSurface {
 
     fn act(&mut self, action: Action, at: Instant, renderer: &mut Renderer) {
         match action {
-            Action::Reseed(layer) => renderer.request(ShowRequest::Reseed(layer)),
+            Action::Reseed(layer) => self.command(renderer, Command::Reseed(layer)),
             Action::Toggle(layer) => {
+                // The mapping may name a layer this preset lacks: read, never assume.
                 let name = format!("{layer}.enabled");
-                let on = renderer.registry.flag(&name);
-                let _ = renderer.registry.set(&name, Value::Bool(!on), Source::Midi);
+                let on = matches!(renderer.registry.get(&name), Some(Value::Bool(true)));
+                self.command(renderer, Command::Set(name, Value::Bool(!on), Source::Midi));
             }
             Action::Tap => {
                 if let Some(bpm) = self.tap.tap(at) {
-                    let _ = renderer
-                        .registry
-                        .set("master.bpm", Value::Float(bpm), Source::Midi);
+                    let bpm = Command::Set("master.bpm".into(), Value::Float(bpm), Source::Midi);
+                    self.command(renderer, bpm);
                 }
             }
             Action::Blackout => {
@@ -102,16 +103,14 @@ impl ControlSurface {
                     .and_then(Value::as_f32)
                     .unwrap_or(0.0)
                     >= 0.5;
-                let _ = renderer.registry.set(
-                    "master.blackout",
-                    Value::Float(if dark { 0.0 } else { 1.0 }),
-                    Source::Midi,
-                );
+                let level = Value::Float(if dark { 0.0 } else { 1.0 });
+                let blackout = Command::Set("master.blackout".into(), level, Source::Midi);
+                self.command(renderer, blackout);
             }
             Action::NextPreset | Action::PreviousPreset => {
                 step_preset(renderer, matches!(action, Action::NextPreset))
             }
-            Action::Preset(name) => renderer.request(ShowRequest::LoadPreset(name)),
+            Action::Preset(name) => self.command(renderer, Command::LoadPreset(name)),
         }
     }
 
@@ -180,5 +179,5 @@ fn step_preset(renderer: &mut Renderer, forward: bool) {
     } else {
         (current + names.len() - 1) % names.len()
     };
-    renderer.request(ShowRequest::LoadPreset(names[next].clone()));
+    let _ = renderer.apply(Command::LoadPreset(names[next].clone()));
 }

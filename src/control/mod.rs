@@ -36,6 +36,7 @@ use osc::{Feedback, OscReceived, OscStats};
 use oscquery::SharedNamespace;
 use tempo::{MidiClock, TapTempo};
 
+use crate::command::Command;
 use crate::params::Source;
 use crate::renderer::Renderer;
 use crate::show::Folder;
@@ -501,6 +502,28 @@ impl ControlSurface {
             };
             self.feedback.send(spec, &change.value, origin.as_ref());
             self.namespace.notify(spec, &change.value);
+        }
+    }
+}
+
+impl ControlSurface {
+    /// Hands `command` to the show; a refusal is logged at most once a
+    /// second.
+    fn command(&mut self, renderer: &mut Renderer, command: Command) {
+        if let Err(error) = renderer.apply(command) {
+            self.warn_control(&error);
+        }
+    }
+
+    /// Logs a control problem, at most once a second whatever a sender or
+    /// a controller floods.
+    fn warn_control(&mut self, message: &str) {
+        if self
+            .last_osc_warning
+            .is_none_or(|t| t.elapsed() > Duration::from_secs(1))
+        {
+            tracing::warn!("{message}");
+            self.last_osc_warning = Some(Instant::now());
         }
     }
 }

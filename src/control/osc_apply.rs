@@ -10,8 +10,9 @@ use rosc::{OscMessage, OscType};
 use super::ControlSurface;
 use super::mapping::OscAlias;
 use super::osc::{self, OscReceived};
+use crate::command::Command;
 use crate::params::{ParamKind, ParamSpec, Source, Value};
-use crate::renderer::{Renderer, ShowRequest};
+use crate::renderer::Renderer;
 use crate::script::{OscArg, ScriptEvent};
 
 impl ControlSurface {
@@ -30,27 +31,24 @@ impl ControlSurface {
         let reseed = reseed_target(address);
         match address {
             "/sylva/preset" => match first_string() {
-                Some(name) => renderer.request(ShowRequest::LoadPreset(name)),
+                Some(name) => self.command(renderer, Command::LoadPreset(name)),
                 None => self.warn_osc(&format!("{address} needs a preset name (s) from {from}")),
             },
             "/sylva/preset/save" => match first_string() {
-                Some(name) => renderer.request(ShowRequest::SavePreset(name)),
+                Some(name) => self.command(renderer, Command::SavePreset(name)),
                 None => self.warn_osc(&format!("{address} needs a preset name (s) from {from}")),
             },
-            "/sylva/learn" => match first_string().filter(|p| renderer.registry.contains(p)) {
-                Some(param) => {
-                    tracing::info!("MIDI learn armed for {param}: move a control");
-                    self.mapper.learn(&param);
-                }
+            "/sylva/learn" => match first_string() {
+                Some(param) => self.command(renderer, Command::Learn(param)),
                 None => self.warn_osc(&format!("{address} needs a parameter name (s) from {from}")),
             },
             "/sylva/status" => self.reply_status(from, renderer),
-            "/sylva/reseed" => renderer.request(ShowRequest::ReseedAll),
+            "/sylva/reseed" => self.command(renderer, Command::ReseedAll),
             _ if address.starts_with("/sylva/playlist/") => {
                 self.warn_osc(&format!("{address}: no playlist is running"));
             }
             _ if reseed.is_some() => {
-                renderer.request(ShowRequest::Reseed(reseed.unwrap_or_default()));
+                self.command(renderer, Command::Reseed(reseed.unwrap_or_default()));
             }
             _ => {
                 if !self.set_from_osc(from, &message, at, renderer) {
@@ -100,11 +98,8 @@ impl ControlSurface {
         };
         match value {
             Some(value) => {
-                if renderer
-                    .registry
-                    .set(&name, value, Source::Osc(from.to_string()))
-                    .is_ok()
-                {
+                let source = Source::Osc(from.to_string());
+                if renderer.apply(Command::Set(name, value, source)).is_ok() {
                     self.record_latency(at.elapsed());
                 }
             }
@@ -163,13 +158,7 @@ impl ControlSurface {
 
     /// Logs a refused OSC message, at most once a second.
     pub(super) fn warn_osc(&mut self, message: &str) {
-        if self
-            .last_osc_warning
-            .is_none_or(|t| t.elapsed() > Duration::from_secs(1))
-        {
-            tracing::warn!("OSC: {message}");
-            self.last_osc_warning = Some(Instant::now());
-        }
+        self.warn_control(&format!("OSC: {message}"));
     }
 }
 

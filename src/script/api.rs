@@ -7,8 +7,9 @@ use std::rc::Rc;
 
 use mlua::{Lua, Table, Value as LuaValue};
 
-use super::bridge::{Bridge, ScriptCommand};
+use super::bridge::Bridge;
 use super::log::LogLimiter;
+use crate::command::Command;
 use crate::params::{Easing, ParamKind, ParamSpec, Value};
 
 /// Builds the `sylva` table around `bridge`.
@@ -58,7 +59,7 @@ pub fn create(
     api.set(
         "preset",
         lua.create_function(move |_, name: String| {
-            b.borrow_mut().push(ScriptCommand::Preset(name));
+            b.borrow_mut().push(Command::LoadPreset(name));
             Ok(())
         })?,
     )?;
@@ -66,7 +67,7 @@ pub fn create(
     api.set(
         "reseed",
         lua.create_function(move |_, layer: String| {
-            b.borrow_mut().push(ScriptCommand::Reseed(layer));
+            b.borrow_mut().push(Command::Reseed(layer));
             Ok(())
         })?,
     )?;
@@ -75,7 +76,7 @@ pub fn create(
         "learn",
         lua.create_function(move |_, param: String| {
             b.borrow().get(&param).map_err(mlua::Error::external)?;
-            b.borrow_mut().push(ScriptCommand::Learn(param));
+            b.borrow_mut().push(Command::Learn(param));
             Ok(())
         })?,
     )?;

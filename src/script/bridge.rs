@@ -7,22 +7,8 @@
 
 use std::collections::HashMap;
 
-use crate::params::{Easing, ParamError, ParamSpec, Registry, Value};
-
-/// A request a script made, applied after the call returns.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ScriptCommand {
-    /// Set a parameter's target.
-    Set(String, Value),
-    /// Ramp a parameter to a value over seconds.
-    Ramp(String, Value, f32, Easing),
-    /// Load a preset by name.
-    Preset(String),
-    /// Restart a layer's simulation.
-    Reseed(String),
-    /// Arm MIDI learn for a parameter.
-    Learn(String),
-}
+use crate::command::Command;
+use crate::params::{Easing, ParamError, ParamSpec, Registry, Source, Value};
 
 /// The copy of the registry a script reads, and its queued requests.
 #[derive(Debug, Default)]
@@ -30,7 +16,7 @@ pub struct Bridge {
     specs: HashMap<String, ParamSpec>,
     values: HashMap<String, Value>,
     revision: u64,
-    commands: Vec<ScriptCommand>,
+    commands: Vec<Command>,
 }
 
 impl Bridge {
@@ -66,7 +52,7 @@ impl Bridge {
         let value = self.checked(name, value)?;
         self.values.insert(name.to_string(), value.clone());
         self.commands
-            .push(ScriptCommand::Set(name.to_string(), value));
+            .push(Command::Set(name.to_string(), value, Source::Script));
         Ok(())
     }
 
@@ -82,22 +68,23 @@ impl Bridge {
         if !self.spec(name)?.kind.is_continuous() {
             return Err(ParamError::NotRampable(name.to_string()));
         }
-        self.commands.push(ScriptCommand::Ramp(
+        self.commands.push(Command::Ramp(
             name.to_string(),
             value,
             seconds,
             easing,
+            Source::Script,
         ));
         Ok(())
     }
 
     /// Queues any other request.
-    pub fn push(&mut self, command: ScriptCommand) {
+    pub fn push(&mut self, command: Command) {
         self.commands.push(command);
     }
 
     /// Takes the queued requests.
-    pub fn take_commands(&mut self) -> Vec<ScriptCommand> {
+    pub fn take_commands(&mut self) -> Vec<Command> {
         std::mem::take(&mut self.commands)
     }
 

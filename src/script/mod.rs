@@ -23,7 +23,6 @@ use std::rc::Rc;
 
 use mlua::{Function, IntoLuaMulti, Lua, Table};
 
-pub use bridge::ScriptCommand;
 pub use sandbox::{INSTRUCTION_BUDGET, MEMORY_LIMIT, TIME_BUDGET, pattern_cost};
 
 use crate::clock::Clock;
@@ -262,7 +261,7 @@ impl ScriptHost {
     }
 
     /// The requests scripts made since the last call.
-    pub fn take_commands(&mut self) -> Vec<ScriptCommand> {
+    pub fn take_commands(&mut self) -> Vec<crate::command::Command> {
         self.bridge.borrow_mut().take_commands()
     }
 

@@ -1,0 +1,28 @@
+//! The one way into the show: every change Lua, MIDI, OSC, keys and the
+//! HUD make is a [`Command`] that the show carries out
+//! (`Renderer::apply`). Parameter writes apply at once through the
+//! registry (checked, clamped, smoothed); heavy changes (presets, saves,
+//! reseeds) wait for the start of the next frame, at most one of each.
+
+use crate::params::{Easing, Source, Value};
+
+/// A change to the show.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Command {
+    /// Set a parameter's target, checked and clamped against its spec.
+    Set(String, Value, Source),
+    /// Glide a continuous parameter to a value over seconds.
+    Ramp(String, Value, f32, Easing, Source),
+    /// Load a preset from the show's `presets/` (next frame; the last
+    /// asked for wins).
+    LoadPreset(String),
+    /// Save the running show as a preset in the show's `presets/` (next
+    /// frame, one a second, plain names, only what loads back).
+    SavePreset(String),
+    /// Restart one layer's simulation (next frame).
+    Reseed(String),
+    /// Restart every layer (next frame).
+    ReseedAll,
+    /// Arm MIDI learn for a parameter.
+    Learn(String),
+}
