@@ -1,10 +1,13 @@
 //! The colony layer against its CPU reference, its invariants after whole
 //! runs, and its picture.
 
-use sylva::gpu::GpuProfiler;
+use sylva::gpu::{GpuProfiler, HDR_FORMAT, RenderTarget, read_rgba16f};
+use sylva::layers::camera::{camera_params, orbit};
 use sylva::layers::colony::attractors::{AttractionSource, Shape};
+use sylva::layers::colony::draw::{BranchRenderer, DrawParams, NodeTransform, Style};
 use sylva::layers::colony::reference::{ColonyCpu, branch_length};
 use sylva::layers::colony::sim::{ColonySim, StepParams};
+use sylva::params::Registry;
 use sylva::show::Assets;
 
 use crate::support;
@@ -160,4 +163,59 @@ fn the_node_pool_is_never_exceeded() {
 fn a_small_grown_tree_matches_its_golden_image() {
     let image = crate::golden::render_project(support::fixtures(), "colony_small", [192, 108], 40);
     crate::golden::check_golden("colony_small_192x108.png", &image);
+}
+
+/// The light the lines of `sim` put into a 64x64 target, drawn with
+/// `transform` placing the nodes.
+fn drawn_light(sim: &ColonySim, assets: &Assets, transform: &NodeTransform) -> f32 {
+    let gpu = support::gpu();
+    let mut renderer =
+        BranchRenderer::with_transform(&gpu, assets, transform).unwrap_or_else(|e| panic!("{e}"));
+    renderer.attach(&gpu, sim);
+    let mut registry = Registry::new();
+    for spec in camera_params("c", 16.0, 0.0) {
+        registry.register(spec);
+    }
+    let camera = orbit(&registry, "c", 0.0, glam::Vec3::ZERO, [64, 64]);
+    let target = RenderTarget::new(&gpu.device, "hook.target", [64, 64], HDR_FORMAT);
+    let mut profiler = GpuProfiler::new(&gpu.device, &gpu.queue, false);
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    renderer.draw(
+        &gpu,
+        &mut encoder,
+        &mut profiler,
+        sim,
+        &target.view,
+        [64, 64],
+        &camera,
+        &DrawParams::new(2.0, 0.1, 1.0, 1.0, 0, 0),
+        Style::Lines,
+    );
+    gpu.queue.submit([encoder.finish()]);
+    let pixels = read_rgba16f(&gpu, &target.texture).unwrap_or_else(|e| panic!("{e}"));
+    pixels.iter().map(|p| p[0] + p[1] + p[2]).sum()
+}
+
+#[test]
+fn another_layer_can_replace_where_nodes_are_drawn() {
+    let (points, params) = setup(2000, 4096);
+    let sim = gpu_run(&points, 3, &params, 20);
+    let far = "// Moves every node out of sight.\n\
+               fn node_position(node: u32, grown: vec3<f32>) -> vec3<f32> {\n\
+                   return grown + vec3<f32>(1000.0, 0.0, 0.0);\n\
+               }\n";
+    let root = support::show_folder("node_hook", &[("shaders/test/far.wgsl", far)]);
+    let assets = Assets::new(&root);
+    let grown = drawn_light(&sim, &assets, &NodeTransform::default());
+    let moved = NodeTransform {
+        file: "test/far.wgsl".into(),
+        buffers: Vec::new(),
+    };
+    let away = drawn_light(&sim, &assets, &moved);
+    assert!(grown > 1.0, "the grown branches are drawn: {grown}");
+    assert!(
+        away < grown * 0.01,
+        "the hook moved them away: {away} of {grown}"
+    );
+    std::fs::remove_dir_all(root).ok();
 }

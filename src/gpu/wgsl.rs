@@ -35,6 +35,7 @@ pub struct Composer<'a> {
     assets: &'a Assets,
     composed: Composed,
     pending: Vec<String>,
+    substitutes: Vec<(String, String)>,
 }
 
 impl<'a> Composer<'a> {
@@ -44,7 +45,17 @@ impl<'a> Composer<'a> {
             assets,
             composed: Composed::default(),
             pending: Vec::new(),
+            substitutes: Vec::new(),
         }
+    }
+
+    /// Includes file `with` wherever a file includes `include`: how a layer
+    /// replaces a hook another layer's shader provides (the skinned layer's
+    /// node positions in the colony's drawing).
+    pub fn substitute(mut self, include: &str, with: &str) -> Self {
+        self.substitutes
+            .push((include.to_string(), with.to_string()));
+        self
     }
 
     /// Adds the file `name` (relative to `shaders/`) and queues its includes.
@@ -82,6 +93,11 @@ impl<'a> Composer<'a> {
             lines += 1;
             match include_target(line) {
                 Some(Ok(target)) => {
+                    let target = self
+                        .substitutes
+                        .iter()
+                        .find(|(include, _)| include == target)
+                        .map_or(target, |(_, with)| with.as_str());
                     crate::show::inside_show(target)
                         .map_err(|e| format!("{display}:{}: {e}", index + 1))?;
                     self.pending.push(target.to_string());

@@ -14,6 +14,21 @@ use crate::show::Assets;
 
 const FILE: &str = "colony/draw.wgsl";
 
+/// The hook that places each node for drawing; another layer replaces it.
+pub const TRANSFORM: &str = "colony/transform.wgsl";
+
+/// A replacement for [`TRANSFORM`]: a WGSL file defining
+/// `fn node_position(node: u32, grown: vec3<f32>) -> vec3<f32>`, and the
+/// buffers it reads at their bindings of group 0 (5 and up; 0-4 are the
+/// colony's).
+#[derive(Clone, Default)]
+pub struct NodeTransform {
+    /// The file, relative to `shaders/`.
+    pub file: String,
+    /// Its buffers at their bindings.
+    pub buffers: Vec<(u32, wgpu::Buffer)>,
+}
+
 /// `struct DrawParams` in WGSL.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default, Pod, Zeroable)]
@@ -72,12 +87,27 @@ pub struct BranchRenderer {
     params: wgpu::Buffer,
     groups: Option<(wgpu::BindGroup, wgpu::BindGroup)>,
     depth: Option<(wgpu::TextureView, [u32; 2])>,
+    transform_buffers: Vec<(u32, wgpu::Buffer)>,
 }
 
 impl BranchRenderer {
-    /// Compiles both pipelines.
+    /// Compiles both pipelines, drawing nodes where they grew.
     pub fn new(gpu: &Gpu, assets: &Assets) -> Result<Self, String> {
-        let composed = Composer::new(assets).file(FILE)?.finish()?;
+        Self::with_transform(gpu, assets, &NodeTransform::default())
+    }
+
+    /// Compiles both pipelines with `transform` placing the nodes (its
+    /// default, an empty file name, draws them where they grew).
+    pub fn with_transform(
+        gpu: &Gpu,
+        assets: &Assets,
+        transform: &NodeTransform,
+    ) -> Result<Self, String> {
+        let mut composer = Composer::new(assets);
+        if !transform.file.is_empty() {
+            composer = composer.substitute(TRANSFORM, &transform.file);
+        }
+        let composed = composer.file(FILE)?.finish()?;
         composed.validate()?;
         let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let module = gpu
@@ -118,18 +148,24 @@ impl BranchRenderer {
             params: uniform_buffer(&gpu.device, "colony.draw", size_of::<DrawParams>()),
             groups: None,
             depth: None,
+            transform_buffers: transform.buffers.clone(),
         })
     }
 
     /// Binds a (new) simulation's buffers.
     pub fn attach(&mut self, gpu: &Gpu, sim: &ColonySim) {
-        let buffers = [
+        let mut buffers = vec![
             (0, &self.camera),
             (1, &self.params),
             (2, &sim.nodes),
             (3, &sim.info),
             (4, &sim.state),
         ];
+        buffers.extend(
+            self.transform_buffers
+                .iter()
+                .map(|(b, buffer)| (*b, buffer)),
+        );
         let group = |pipeline| buffers_group(&gpu.device, pipeline, "colony.draw", &buffers);
         self.groups = Some((group(&self.lines), group(&self.tubes)));
     }

@@ -9,7 +9,7 @@
 //! layer replaces to draw nodes at transformed positions.
 
 pub mod attractors;
-pub(crate) mod draw;
+pub mod draw;
 pub mod reference;
 pub mod sim;
 pub mod spacing;
