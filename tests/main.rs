@@ -12,5 +12,6 @@ mod hardening_net;
 mod hardening_show;
 mod kernels;
 mod live;
+mod raster;
 mod show;
 mod support;

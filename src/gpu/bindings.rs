@@ -1,6 +1,8 @@
-//! Small helpers for the bind groups of fullscreen passes: layouts and
-//! groups numbered by position, and uniform buffers. The compositor and the
-//! `shader` layer use them so neither spells out wgpu's descriptors.
+//! Small helpers for bind groups: layouts and groups numbered by position
+//! (uniforms, sampled and storage textures, samplers), and uniform buffers.
+//! The compositor, the `shader` layer and the simulations that paint into
+//! maps (the forest's density) use them so none spells out wgpu's
+//! descriptors.
 
 use super::Gpu;
 
@@ -22,16 +24,28 @@ pub enum Slot {
     Texture(bool),
     /// A filtering sampler.
     Sampler,
+    /// A 2D storage texture of this format, read, written or both.
+    StorageTexture(wgpu::TextureFormat, wgpu::StorageTextureAccess),
 }
 
 /// A bind group layout whose binding `i` is `slots[i]`, fragment stage.
 pub fn layout(device: &wgpu::Device, label: &str, slots: &[Slot]) -> wgpu::BindGroupLayout {
+    layout_for(device, label, wgpu::ShaderStages::FRAGMENT, slots)
+}
+
+/// A bind group layout whose binding `i` is `slots[i]`, seen by `stages`.
+pub fn layout_for(
+    device: &wgpu::Device,
+    label: &str,
+    stages: wgpu::ShaderStages,
+    slots: &[Slot],
+) -> wgpu::BindGroupLayout {
     let entries: Vec<wgpu::BindGroupLayoutEntry> = slots
         .iter()
         .enumerate()
         .map(|(binding, slot)| wgpu::BindGroupLayoutEntry {
             binding: binding as u32,
-            visibility: wgpu::ShaderStages::FRAGMENT,
+            visibility: stages,
             ty: match slot {
                 Slot::Uniform => wgpu::BindingType::Buffer {
                     ty: wgpu::BufferBindingType::Uniform,
@@ -46,6 +60,11 @@ pub fn layout(device: &wgpu::Device, label: &str, slots: &[Slot]) -> wgpu::BindG
                     multisampled: false,
                 },
                 Slot::Sampler => wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+                Slot::StorageTexture(format, access) => wgpu::BindingType::StorageTexture {
+                    access: *access,
+                    format: *format,
+                    view_dimension: wgpu::TextureViewDimension::D2,
+                },
             },
             count: None,
         })

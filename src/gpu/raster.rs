@@ -1,6 +1,7 @@
-//! Helpers for the 3D layers' instanced drawing (colony branches, fluid
-//! particles): pipelines whose vertices come from storage buffers and the
-//! instance index, an additive glow blend, depth buffers, and bind groups
+//! Helpers for the 3D layers' drawing: pipelines whose vertices come from
+//! storage buffers and the instance index (colony branches, fluid
+//! particles), pipelines over vertex and index buffers (meshes such as a
+//! glTF character), an additive glow blend, depth buffers, and bind groups
 //! over a pipeline's automatic layout.
 
 /// Depth format of the 3D layers.
@@ -37,7 +38,20 @@ pub fn instanced_pipeline(
     device: &wgpu::Device,
     module: &wgpu::ShaderModule,
     label: &str,
+    entries: (&str, &str),
+    output: Output,
+) -> wgpu::RenderPipeline {
+    mesh_pipeline(device, module, label, entries, &[], output)
+}
+
+/// A pipeline reading `buffers` (vertex attributes, by slot) and an
+/// automatic layout: meshes drawn with `draw_indexed`.
+pub fn mesh_pipeline(
+    device: &wgpu::Device,
+    module: &wgpu::ShaderModule,
+    label: &str,
     (vertex, fragment): (&str, &str),
+    buffers: &[Option<wgpu::VertexBufferLayout<'_>>],
     output: Output,
 ) -> wgpu::RenderPipeline {
     device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
@@ -47,7 +61,7 @@ pub fn instanced_pipeline(
             module,
             entry_point: Some(vertex),
             compilation_options: Default::default(),
-            buffers: &[],
+            buffers,
         },
         primitive: wgpu::PrimitiveState::default(),
         depth_stencil: output.depth.then_some(wgpu::DepthStencilState {
