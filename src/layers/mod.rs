@@ -9,6 +9,7 @@ pub mod fluid;
 pub mod random;
 pub mod rebuild;
 pub mod shader;
+pub mod simulation;
 
 use crate::clock::Clock;
 use crate::gpu::compute::KernelReload;

@@ -21,8 +21,9 @@ use draw::{BranchRenderer, DrawParams, Style};
 use sim::{ColonySim, StepParams};
 
 use super::camera::{camera_params, orbit};
-use super::rebuild::Rebuild;
-use super::{BenchWorkload, Layer, LayerEnv, LayerFrame, LayerKind, shaders_changed};
+use super::simulation::{Drawer, Running, Simulation, SimulationCore};
+use super::{BenchWorkload, Layer, LayerEnv, LayerFrame, LayerKind};
+use crate::gpu::compute::KernelReload;
 use crate::gpu::{Gpu, GpuProfiler};
 use crate::params::{ParamSpec, Registry, Value};
 use crate::show::{Assets, ChangedFile, inside_show};
@@ -245,99 +246,96 @@ struct Grown {
     born: f64,
 }
 
+impl Running for Grown {
+    type Sim = ColonySim;
+    fn sim(&self) -> &ColonySim {
+        &self.sim
+    }
+    fn sim_mut(&mut self) -> &mut ColonySim {
+        &mut self.sim
+    }
+}
+
+impl Simulation for ColonySim {
+    fn reload(&mut self, gpu: &Gpu, assets: &Assets, changed: &[ChangedFile]) -> KernelReload {
+        ColonySim::reload(self, gpu, assets, changed)
+    }
+}
+
+impl Drawer<ColonySim> for BranchRenderer {
+    fn build(gpu: &Gpu, assets: &Assets) -> Result<Self, String> {
+        BranchRenderer::new(gpu, assets)
+    }
+    fn attach(&mut self, gpu: &Gpu, sim: &ColonySim) {
+        BranchRenderer::attach(self, gpu, sim);
+    }
+}
+
 /// The colony layer.
 pub struct ColonyLayer {
-    id: String,
-    renderer: Option<BranchRenderer>,
-    grown: Option<Grown>,
-    seed: u64,
-    reseed_requested: bool,
-    rebuild: Rebuild<Structure>,
+    core: SimulationCore<Grown, BranchRenderer, Structure>,
 }
 
 impl ColonyLayer {
     /// A colony for id `colony` or `colony.<name>`; it grows on the first frame.
     pub fn new(id: &str, env: &LayerEnv<'_>) -> Self {
-        let renderer = BranchRenderer::new(env.gpu, env.assets)
-            .inspect_err(|e| env.errors.report(id, e.clone()))
-            .ok();
         Self {
-            id: id.to_string(),
-            renderer,
-            grown: None,
-            seed: env.seed,
-            reseed_requested: true,
-            rebuild: Rebuild::default(),
+            core: SimulationCore::new(id, "colony/", env),
         }
     }
 
-    /// Builds (or rebuilds) the simulation; on failure the old one stays.
-    fn build(&mut self, env: &LayerEnv<'_>, registry: &Registry, time: f64) {
-        let structure = Structure::from(registry, &self.id);
+    /// Builds a colony from the registry's structure at `time`.
+    fn build(&self, env: &LayerEnv<'_>, registry: &Registry, time: f64) -> Result<Grown, String> {
+        let id = self.core.id.as_str();
+        let seed = self.core.seed;
+        let structure = Structure::from(registry, id);
         let fits = |what: &str, count: u32| {
-            let what = format!("{}.{what} {count}", self.id);
+            let what = format!("{id}.{what} {count}");
             env.gpu.check_storage(&what, u64::from(count) * 16)
         };
-        let built = fits("node_capacity", structure.capacity)
-            .and_then(|()| fits("attraction_count", structure.attraction_count))
-            .and_then(|()| structure.points(env.assets, self.seed))
-            .and_then(|points| {
-                let spacing = spacing::mean_nearest(&points);
-                let params = step_params(
-                    registry,
-                    &self.id,
-                    0.0,
-                    self.seed,
-                    (points.len() as u32, structure.capacity),
-                    unit_distance(registry, &self.id, spacing),
-                );
-                let sim = env.gpu.scoped(|| {
-                    ColonySim::new(env.gpu, env.assets, &points, structure.seed_count, &params)
-                })?;
-                let (min, max) = sim::bounds(&points);
-                let centre = (glam::Vec3::from(min) + glam::Vec3::from(max)) * 0.5;
-                Ok((sim, centre, spacing))
-            });
-        match built {
-            Ok((sim, centre, spacing)) => {
-                if let Some(renderer) = self.renderer.as_mut() {
-                    renderer.attach(env.gpu, &sim);
-                }
-                env.errors.clear(&self.id);
-                self.grown = Some(Grown {
-                    sim,
-                    structure,
-                    spacing,
-                    centre,
-                    born: time,
-                });
-            }
-            Err(error) => env.errors.report(&self.id, error),
-        }
+        fits("node_capacity", structure.capacity)?;
+        fits("attraction_count", structure.attraction_count)?;
+        let points = structure.points(env.assets, seed)?;
+        let spacing = spacing::mean_nearest(&points);
+        let params = step_params(
+            registry,
+            id,
+            0.0,
+            seed,
+            (points.len() as u32, structure.capacity),
+            unit_distance(registry, id, spacing),
+        );
+        let sim = env.gpu.scoped(|| {
+            ColonySim::new(env.gpu, env.assets, &points, structure.seed_count, &params)
+        })?;
+        let (min, max) = sim::bounds(&points);
+        Ok(Grown {
+            sim,
+            structure,
+            spacing,
+            centre: (glam::Vec3::from(min) + glam::Vec3::from(max)) * 0.5,
+            born: time,
+        })
     }
 
     /// Rebuild when asked, when structural parameters have rested at new
     /// values, or when a regrowing colony has faded out. Returns the fade.
     fn maintain(&mut self, env: &LayerEnv<'_>, registry: &Registry, time: f64) -> f32 {
-        let structure = Structure::from(registry, &self.id);
-        if self.rebuild.due(&structure, time) {
-            self.reseed_requested = true;
-        }
-        let fade = match (&self.grown, registry.flag(&format!("{}.regrow", self.id))) {
+        let id = self.core.id.as_str().to_string();
+        let fade = match (&self.core.running, registry.flag(&format!("{id}.regrow"))) {
             (Some(grown), true) => {
-                let life = f64::from(registry.float(&format!("{}.regrow_seconds", self.id)));
+                let life = f64::from(registry.float(&format!("{id}.regrow_seconds")));
                 let fading = ((time - grown.born - life) / 3.0).clamp(0.0, 1.0);
                 if fading >= 1.0 {
-                    self.seed += 1;
-                    self.reseed_requested = true;
+                    self.core.reseed(0);
                 }
                 1.0 - fading as f32
             }
             _ => 1.0,
         };
-        if self.reseed_requested {
-            self.reseed_requested = false;
-            self.build(env, registry, time);
+        if self.core.due(&Structure::from(registry, &id), time) {
+            let built = self.build(env, registry, time);
+            self.core.start(env, built);
         }
         fade
     }
@@ -345,11 +343,11 @@ impl ColonyLayer {
 
 impl Layer for ColonyLayer {
     fn id(&self) -> &str {
-        &self.id
+        self.core.id.as_str()
     }
 
     fn params(&self) -> Vec<ParamSpec> {
-        colony_params(&self.id)
+        colony_params(self.core.id.as_str())
     }
 
     fn update(&mut self, _env: &LayerEnv<'_>, _registry: &Registry) -> bool {
@@ -365,32 +363,32 @@ impl Layer for ColonyLayer {
     ) {
         let registry = frame.registry;
         let fade = self.maintain(env, registry, frame.clock.time);
-        let Some(grown) = &self.grown else {
+        let Some(grown) = &self.core.running else {
             crate::gpu::clear_view(encoder, frame.target);
             return;
         };
         let structure = &grown.structure;
         let params = step_params(
             registry,
-            &self.id,
+            self.core.id.as_str(),
             frame.clock.dt,
-            self.seed,
+            self.core.seed,
             (structure.attraction_count, structure.capacity),
-            unit_distance(registry, &self.id, grown.spacing),
+            unit_distance(registry, self.core.id.as_str(), grown.spacing),
         );
         grown.sim.set_params(env.gpu, &params);
-        let steps = registry.float(&format!("{}.steps_per_frame", self.id)) as u32;
+        let steps = registry.float(&format!("{}.steps_per_frame", self.core.id.as_str())) as u32;
         for _ in 0..steps {
             grown.sim.step(encoder, profiler);
         }
-        let Some(renderer) = self.renderer.as_mut() else {
+        let Some(renderer) = self.core.drawer.as_mut() else {
             crate::gpu::clear_view(encoder, frame.target);
             return;
         };
-        let p = |name: &str| format!("{}.{name}", self.id);
+        let p = |name: &str| format!("{}.{name}", self.core.id.as_str());
         let camera = orbit(
             registry,
-            &self.id,
+            self.core.id.as_str(),
             frame.clock.time,
             grown.centre,
             frame.size,
@@ -422,7 +420,7 @@ impl Layer for ColonyLayer {
     }
 
     fn report(&self, gpu: &Gpu) -> Vec<(String, f64)> {
-        let Some(grown) = &self.grown else {
+        let Some(grown) = &self.core.running else {
             return Vec::new();
         };
         let Ok([nodes, edges, seeds, depth]) = grown.sim.read_state(gpu) else {
@@ -443,27 +441,11 @@ impl Layer for ColonyLayer {
     }
 
     fn reseed(&mut self, seed: u64) {
-        self.seed = self.seed.wrapping_add(seed).wrapping_add(1);
-        self.reseed_requested = true;
+        self.core.reseed(seed);
     }
 
     fn reload(&mut self, env: &LayerEnv<'_>, changed: &[ChangedFile]) -> bool {
-        if shaders_changed(changed, &["colony/", "common/"]) {
-            match BranchRenderer::new(env.gpu, env.assets) {
-                Ok(mut renderer) => {
-                    if let Some(grown) = &self.grown {
-                        renderer.attach(env.gpu, &grown.sim);
-                    }
-                    self.renderer = Some(renderer);
-                    env.errors.clear(&self.id);
-                }
-                Err(error) => env.errors.report(&self.id, error),
-            }
-        }
-        if let Some(grown) = self.grown.as_mut() {
-            let report = grown.sim.reload(env.gpu, env.assets, changed);
-            super::report_kernel_reload(env, &self.id, &report);
-        }
+        self.core.reload(env, changed);
         false
     }
 }

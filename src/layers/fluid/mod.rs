@@ -20,11 +20,12 @@ use scene::Scene;
 use sim::FluidSim;
 
 use super::camera::{camera_params, orbit};
-use super::rebuild::Rebuild;
-use super::{BenchWorkload, Layer, LayerEnv, LayerFrame, LayerKind, shaders_changed};
+use super::simulation::{self as sim_core, Drawer, Simulation, SimulationCore};
+use super::{BenchWorkload, Layer, LayerEnv, LayerFrame, LayerKind};
+use crate::gpu::compute::KernelReload;
 use crate::gpu::{Gpu, GpuProfiler};
 use crate::params::{ParamSpec, Registry, Value};
-use crate::show::ChangedFile;
+use crate::show::{Assets, ChangedFile};
 
 /// The layer's parameters.
 pub fn fluid_params(id: &str) -> Vec<ParamSpec> {
@@ -173,87 +174,86 @@ struct Running {
     dx: f32,
 }
 
+impl sim_core::Running for Running {
+    type Sim = FluidSim;
+    fn sim(&self) -> &FluidSim {
+        &self.sim
+    }
+    fn sim_mut(&mut self) -> &mut FluidSim {
+        &mut self.sim
+    }
+}
+
+impl Simulation for FluidSim {
+    fn reload(&mut self, gpu: &Gpu, assets: &Assets, changed: &[ChangedFile]) -> KernelReload {
+        FluidSim::reload(self, gpu, assets, changed)
+    }
+}
+
+impl Drawer<FluidSim> for FluidRenderer {
+    fn build(gpu: &Gpu, assets: &Assets) -> Result<Self, String> {
+        FluidRenderer::new(gpu, assets)
+    }
+    fn attach(&mut self, gpu: &Gpu, sim: &FluidSim) {
+        FluidRenderer::attach(self, gpu, sim);
+    }
+}
+
 /// The fluid layer.
 pub struct FluidLayer {
-    id: String,
-    renderer: Option<FluidRenderer>,
-    running: Option<Running>,
-    seed: u64,
+    core: SimulationCore<Running, FluidRenderer, Structure>,
     substep: u32,
-    reset_requested: bool,
-    rebuild: Rebuild<Structure>,
 }
 
 impl FluidLayer {
     /// A fluid for id `fluid` or `fluid.<name>`; it fills on the first frame.
     pub fn new(id: &str, env: &LayerEnv<'_>) -> Self {
-        let renderer = FluidRenderer::new(env.gpu, env.assets)
-            .inspect_err(|e| env.errors.report(id, e.clone()))
-            .ok();
         Self {
-            id: id.to_string(),
-            renderer,
-            running: None,
-            seed: env.seed,
+            core: SimulationCore::new(id, "fluid/", env),
             substep: 0,
-            reset_requested: true,
-            rebuild: Rebuild::default(),
         }
     }
 
-    fn build(&mut self, env: &LayerEnv<'_>, registry: &Registry) {
-        let structure = Structure::from(registry, &self.id);
-        let what = format!("{}.count {}: particles", self.id, structure.count);
-        let built = env
-            .gpu
-            .check_storage(&what, u64::from(structure.count) * 16)
-            .and_then(|()| {
-                let scene = structure.scene(self.seed);
-                env.gpu
-                    .scoped(|| {
-                        FluidSim::new(
-                            env.gpu,
-                            env.assets,
-                            &scene.positions,
-                            &scene.velocities,
-                            &scene.params,
-                        )
-                    })
-                    .map(|sim| (sim, scene))
-            });
-        match built {
-            Ok((sim, scene)) => {
-                if let Some(renderer) = self.renderer.as_mut() {
-                    renderer.attach(env.gpu, &sim);
-                }
-                env.errors.clear(&self.id);
-                self.running = Some(Running {
-                    sim,
-                    structure,
-                    base: scene.params,
-                    dx: scene.dx,
-                });
-            }
-            Err(error) => env.errors.report(&self.id, error),
-        }
+    /// Fills a tank from the registry's structure.
+    fn build(&self, env: &LayerEnv<'_>, registry: &Registry) -> Result<Running, String> {
+        let id = self.core.id.as_str();
+        let structure = Structure::from(registry, id);
+        let what = format!("{id}.count {}: particles", structure.count);
+        env.gpu
+            .check_storage(&what, u64::from(structure.count) * 16)?;
+        let scene = structure.scene(self.core.seed);
+        let sim = env.gpu.scoped(|| {
+            FluidSim::new(
+                env.gpu,
+                env.assets,
+                &scene.positions,
+                &scene.velocities,
+                &scene.params,
+            )
+        })?;
+        Ok(Running {
+            sim,
+            structure,
+            base: scene.params,
+            dx: scene.dx,
+        })
     }
 
     fn maintain(&mut self, env: &LayerEnv<'_>, registry: &Registry, time: f64) {
-        let structure = Structure::from(registry, &self.id);
-        if self.rebuild.due(&structure, time) {
-            self.reset_requested = true;
-        }
-        if self.reset_requested {
-            self.reset_requested = false;
-            self.build(env, registry);
+        if self
+            .core
+            .due(&Structure::from(registry, &self.core.id), time)
+        {
+            let built = self.build(env, registry);
+            self.core.start(env, built);
         }
     }
 
     /// The substep parameters from the knobs and the derived base.
     fn params(&mut self, registry: &Registry) -> Option<sim::FluidParams> {
-        let running = self.running.as_ref()?;
-        let p = |name: &str| registry.float(&format!("{}.{name}", self.id));
-        let vec = |name: &str| match registry.get(&format!("{}.{name}", self.id)) {
+        let running = self.core.running.as_ref()?;
+        let p = |name: &str| registry.float(&format!("{}.{name}", self.core.id));
+        let vec = |name: &str| match registry.get(&format!("{}.{name}", self.core.id)) {
             Some(Value::Vec3(v)) => *v,
             _ => [0.0; 3],
         };
@@ -271,7 +271,7 @@ impl FluidLayer {
             .sqrt()
             .max(1e-3);
         params.dt = base.dt * p("time_step");
-        if registry.flag(&format!("{}.cfl", self.id)) {
+        if registry.flag(&format!("{}.cfl", self.core.id)) {
             params.dt = params.dt.min(0.25 * params.h / sound);
         }
         let point = |k: u32| {
@@ -286,18 +286,18 @@ impl FluidLayer {
         params.emitter_velocity = [ev[0], ev[1], ev[2], p("emitter_rate")];
         params.sink = [s[0], s[1], s[2], p("sink_radius")];
         self.substep = self.substep.wrapping_add(1);
-        params.seed = self.substep.wrapping_mul(7919) ^ self.seed as u32;
+        params.seed = self.substep.wrapping_mul(7919) ^ self.core.seed as u32;
         Some(params)
     }
 }
 
 impl Layer for FluidLayer {
     fn id(&self) -> &str {
-        &self.id
+        self.core.id.as_str()
     }
 
     fn params(&self) -> Vec<ParamSpec> {
-        fluid_params(&self.id)
+        fluid_params(self.core.id.as_str())
     }
 
     fn update(&mut self, _env: &LayerEnv<'_>, _registry: &Registry) -> bool {
@@ -317,24 +317,33 @@ impl Layer for FluidLayer {
             crate::gpu::clear_view(encoder, frame.target);
             return;
         };
-        let (Some(running), Some(renderer)) = (&self.running, self.renderer.as_mut()) else {
+        let (Some(running), Some(renderer)) = (&self.core.running, self.core.drawer.as_mut())
+        else {
             crate::gpu::clear_view(encoder, frame.target);
             return;
         };
         running.sim.set_params(env.gpu, &params);
         // As many substeps as keep the liquid in real time (the seed's
         // "neither explodes nor runs in slow motion"), at most `iterations`.
-        let wanted =
-            f64::from(frame.clock.dt) * f64::from(registry.float(&format!("{}.speed", self.id)));
-        let most = registry.float(&format!("{}.iterations", self.id)).max(1.0) as u32;
+        let wanted = f64::from(frame.clock.dt)
+            * f64::from(registry.float(&format!("{}.speed", self.core.id)));
+        let most = registry
+            .float(&format!("{}.iterations", self.core.id))
+            .max(1.0) as u32;
         let substeps = ((wanted / f64::from(params.dt)).round() as u32).min(most);
         for _ in 0..substeps {
             running.sim.step(encoder, profiler);
         }
-        let p = |name: &str| format!("{}.{name}", self.id);
+        let p = |name: &str| format!("{}.{name}", self.core.id);
         let c = running.structure.container;
         let centre = glam::Vec3::new(c[0] * 0.5, c[1] * 0.4, c[2] * 0.5);
-        let camera = orbit(registry, &self.id, frame.clock.time, centre, frame.size);
+        let camera = orbit(
+            registry,
+            self.core.id.as_str(),
+            frame.clock.time,
+            centre,
+            frame.size,
+        );
         let colour = match registry.get(&p("colour")) {
             Some(Value::Colour(c)) => *c,
             _ => [0.3, 0.6, 0.9, 1.0],
@@ -365,7 +374,7 @@ impl Layer for FluidLayer {
     }
 
     fn report(&self, gpu: &Gpu) -> Vec<(String, f64)> {
-        let Some(running) = &self.running else {
+        let Some(running) = &self.core.running else {
             return Vec::new();
         };
         let neighbours = mean_neighbours(gpu, &running.sim, running.base.h).unwrap_or(0.0);
@@ -380,27 +389,11 @@ impl Layer for FluidLayer {
     }
 
     fn reseed(&mut self, seed: u64) {
-        self.seed = self.seed.wrapping_add(seed).wrapping_add(1);
-        self.reset_requested = true;
+        self.core.reseed(seed);
     }
 
     fn reload(&mut self, env: &LayerEnv<'_>, changed: &[ChangedFile]) -> bool {
-        if shaders_changed(changed, &["fluid/", "common/"]) {
-            match FluidRenderer::new(env.gpu, env.assets) {
-                Ok(mut renderer) => {
-                    if let Some(running) = &self.running {
-                        renderer.attach(env.gpu, &running.sim);
-                    }
-                    self.renderer = Some(renderer);
-                    env.errors.clear(&self.id);
-                }
-                Err(error) => env.errors.report(&self.id, error),
-            }
-        }
-        if let Some(running) = self.running.as_mut() {
-            let report = running.sim.reload(env.gpu, env.assets, changed);
-            super::report_kernel_reload(env, &self.id, &report);
-        }
+        self.core.reload(env, changed);
         false
     }
 }
