@@ -398,7 +398,7 @@ impl Renderer {
         }
         apply_known(preset, &mut registry)?;
         for layer in layers.iter_mut() {
-            layer.update(&env, &registry);
+            layer.prepare(&env, &registry, &self.clock);
             sync_params(layer.as_ref(), &mut registry, &mut layer_params);
         }
         preset.apply(&mut registry)?;
@@ -561,9 +561,10 @@ impl Renderer {
         self.submit(encoder)
     }
 
-    /// Steps 4-6 of a frame: layers react to parameters, ramps and smoothing
-    /// advance by `dt`, the frame uniforms are written, and every pass is
-    /// recorded into a new encoder ending in `output`.
+    /// Steps 4-6 of a frame: ramps and smoothing advance by `dt`, the clock
+    /// ticks, layers prepare (rebuilds, loads, uploads), the frame uniforms
+    /// are written, and every pass is recorded into a new encoder ending in
+    /// `output`.
     fn record(
         &mut self,
         dt: f32,
@@ -574,11 +575,11 @@ impl Renderer {
         self.apply_file_changes();
         self.script.update(dt, &self.registry, &self.clock);
         self.apply_script_commands();
-        self.update_layers();
         self.registry.advance(dt);
         if let Some(beat) = self.clock.tick(dt, self.registry.float("master.bpm")) {
             self.dispatch(&ScriptEvent::Beat(beat));
         }
+        self.prepare_layers();
         let env = LayerEnv {
             gpu: &self.gpu,
             assets: &self.assets,
@@ -612,7 +613,8 @@ impl Renderer {
         encoder
     }
 
-    fn update_layers(&mut self) {
+    /// Every layer's CPU work for this frame, with the frame's clock.
+    fn prepare_layers(&mut self) {
         let env = LayerEnv {
             gpu: &self.gpu,
             assets: &self.assets,
@@ -620,7 +622,7 @@ impl Renderer {
             seed: self.seed,
         };
         for layer in self.layers.iter_mut() {
-            if layer.update(&env, &self.registry) {
+            if layer.prepare(&env, &self.registry, &self.clock) {
                 sync_params(layer.as_ref(), &mut self.registry, &mut self.layer_params);
             }
         }

@@ -105,13 +105,16 @@ pub trait Layer {
     /// the show). Called after every `update`, so a layer may change them.
     fn params(&self) -> Vec<ParamSpec>;
 
-    /// CPU-side work before drawing: react to parameter changes, rebuild
-    /// pipelines or buffers. Problems go to `env.errors`; the layer keeps
-    /// its last good state. Returns true when [`Layer::params`] changed.
-    fn update(&mut self, env: &LayerEnv<'_>, registry: &Registry) -> bool;
+    /// The CPU work of a frame, before anything is recorded: react to
+    /// parameter changes, rebuild pipelines or buffers, load files, upload,
+    /// with the frame's `clock` (time and dt). Problems go to `env.errors`;
+    /// the layer keeps its last good state. Returns true when
+    /// [`Layer::params`] changed.
+    fn prepare(&mut self, env: &LayerEnv<'_>, registry: &Registry, clock: &Clock) -> bool;
 
-    /// Records this frame's passes. Every pass is labelled with the layer id
-    /// and timed through `profiler`.
+    /// Records this frame's passes, and only that (the CPU work happened in
+    /// [`Layer::prepare`]). Every pass is labelled with the layer id and
+    /// timed through `profiler`.
     fn encode(
         &mut self,
         env: &LayerEnv<'_>,

@@ -23,6 +23,7 @@ use sim::{ColonySim, StepParams};
 use super::camera::{camera_params, orbit};
 use super::simulation::{Drawer, Running, Simulation, SimulationCore};
 use super::{BenchWorkload, Layer, LayerEnv, LayerFrame, LayerKind};
+use crate::clock::Clock;
 use crate::gpu::compute::KernelReload;
 use crate::gpu::{Gpu, GpuProfiler};
 use crate::params::{ParamSpec, Registry, Value};
@@ -274,6 +275,8 @@ impl Drawer<ColonySim> for BranchRenderer {
 /// The colony layer.
 pub struct ColonyLayer {
     core: SimulationCore<Grown, BranchRenderer, Structure>,
+    /// How far a regrowing colony has faded (1 = not at all).
+    fade: f32,
 }
 
 impl ColonyLayer {
@@ -281,6 +284,7 @@ impl ColonyLayer {
     pub fn new(id: &str, env: &LayerEnv<'_>) -> Self {
         Self {
             core: SimulationCore::new(id, "colony/", env),
+            fade: 1.0,
         }
     }
 
@@ -350,7 +354,8 @@ impl Layer for ColonyLayer {
         colony_params(self.core.id.as_str())
     }
 
-    fn update(&mut self, _env: &LayerEnv<'_>, _registry: &Registry) -> bool {
+    fn prepare(&mut self, env: &LayerEnv<'_>, registry: &Registry, clock: &Clock) -> bool {
+        self.fade = self.maintain(env, registry, clock.time);
         false
     }
 
@@ -362,7 +367,7 @@ impl Layer for ColonyLayer {
         profiler: &mut GpuProfiler,
     ) {
         let registry = frame.registry;
-        let fade = self.maintain(env, registry, frame.clock.time);
+        let fade = self.fade;
         let Some(grown) = &self.core.running else {
             crate::gpu::clear_view(encoder, frame.target);
             return;

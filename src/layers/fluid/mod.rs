@@ -22,6 +22,7 @@ use sim::FluidSim;
 use super::camera::{camera_params, orbit};
 use super::simulation::{self as sim_core, Drawer, Simulation, SimulationCore};
 use super::{BenchWorkload, Layer, LayerEnv, LayerFrame, LayerKind};
+use crate::clock::Clock;
 use crate::gpu::compute::KernelReload;
 use crate::gpu::{Gpu, GpuProfiler};
 use crate::params::{ParamSpec, Registry, Value};
@@ -300,7 +301,8 @@ impl Layer for FluidLayer {
         fluid_params(self.core.id.as_str())
     }
 
-    fn update(&mut self, _env: &LayerEnv<'_>, _registry: &Registry) -> bool {
+    fn prepare(&mut self, env: &LayerEnv<'_>, registry: &Registry, clock: &Clock) -> bool {
+        self.maintain(env, registry, clock.time);
         false
     }
 
@@ -312,7 +314,6 @@ impl Layer for FluidLayer {
         profiler: &mut GpuProfiler,
     ) {
         let registry = frame.registry;
-        self.maintain(env, registry, frame.clock.time);
         let Some(params) = self.params(registry) else {
             crate::gpu::clear_view(encoder, frame.target);
             return;

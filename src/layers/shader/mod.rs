@@ -14,6 +14,7 @@ pub use params_block::ParamsBlock;
 pub use header::HeaderParam;
 
 use super::{BenchWorkload, Layer, LayerEnv, LayerFrame, LayerKind};
+use crate::clock::Clock;
 use crate::gpu::bindings::{Slot, bind, layout, uniform_buffer};
 use crate::gpu::wgsl::{Composed, Composer};
 use crate::gpu::{FullscreenPipeline, GpuProfiler, HDR_FORMAT, clear_view};
@@ -208,7 +209,7 @@ impl Layer for ShaderLayer {
             .collect()
     }
 
-    fn update(&mut self, env: &LayerEnv<'_>, registry: &Registry) -> bool {
+    fn prepare(&mut self, env: &LayerEnv<'_>, registry: &Registry, _clock: &Clock) -> bool {
         let spec = file_param(&self.id);
         let file = registry
             .text(&spec.name)
