@@ -1,9 +1,11 @@
-//! The compositor: step 6 of the frame. Each enabled layer draws into its
-//! own HDR target (two per layer, swapped each frame, so a layer can read
-//! its previous frame); each target is blended over the composite of the
-//! layers below with the layer's opacity and blend mode; the master pass
-//! applies brightness and blackout, tonemaps and writes the output (the
-//! window's surface or a texture for readback).
+//! The compositor: step 6 of the frame. It owns the targets, not the
+//! layers: each enabled layer draws into its own HDR target (two per layer,
+//! swapped each frame, so a layer can read its previous frame) that
+//! [`Compositor::layer_targets`] hands out; [`Compositor::blend`] lays each
+//! target over the composite of the layers below with the layer's opacity
+//! and blend mode; [`Compositor::finish`] applies brightness and blackout,
+//! tonemaps and writes the output (the window's surface or a texture for
+//! readback). The show walks its layers between these calls.
 
 use std::collections::HashMap;
 
@@ -13,8 +15,8 @@ use crate::clock::Clock;
 use crate::gpu::bindings::{Slot, bind, layout, uniform_buffer};
 use crate::gpu::wgsl::Composer;
 use crate::gpu::{FullscreenPipeline, Gpu, GpuProfiler, HDR_FORMAT, RenderTarget};
+use crate::layers::LayerEnv;
 use crate::layers::rebuild::Rebuild;
-use crate::layers::{Layer, LayerEnv, LayerFrame};
 use crate::params::{ParamSpec, Registry};
 
 /// Tonemap curves, in the order of `master.tonemap`.
@@ -63,6 +65,18 @@ pub(crate) struct MasterUniforms {
 pub struct CompositorError {
     file: &'static str,
     message: String,
+}
+
+/// Where a layer draws this frame.
+pub struct LayerTargets<'a> {
+    /// Its HDR target.
+    pub target: &'a wgpu::TextureView,
+    /// What it drew last frame.
+    pub previous: &'a wgpu::TextureView,
+    /// The composite of the layers below it.
+    pub below: &'a wgpu::TextureView,
+    /// Their size in pixels.
+    pub size: [u32; 2],
 }
 
 /// A layer's two HDR targets and its blend uniforms.
@@ -170,70 +184,82 @@ impl Compositor {
         self.slots.remove(id);
     }
 
-    /// Records every layer's passes, the blends and the master pass into
-    /// `encoder`, ending in `output`.
-    #[allow(
-        clippy::too_many_arguments,
-        reason = "one frame's inputs, all used once"
-    )]
-    pub fn encode(
+    /// Starts a frame's composite: the targets of layers no longer in
+    /// `ids` are dropped and the composite is cleared.
+    pub fn begin<'a>(
+        &mut self,
+        ids: impl Iterator<Item = &'a str>,
+        encoder: &mut wgpu::CommandEncoder,
+    ) {
+        let ids: Vec<&str> = ids.collect();
+        self.slots.retain(|id, _| ids.contains(&id.as_str()));
+        self.composite[self.composite_current].clear(encoder);
+    }
+
+    /// The targets layer `id` draws into this frame, flipped from last
+    /// frame's: its target, its previous frame (feedback) and the
+    /// composite of the layers below.
+    pub fn layer_targets(&mut self, gpu: &Gpu, id: &str) -> LayerTargets<'_> {
+        let slot = slot(&mut self.slots, gpu, id, self.render_size);
+        slot.current = 1 - slot.current;
+        LayerTargets {
+            target: &slot.targets[slot.current].view,
+            previous: &slot.targets[1 - slot.current].view,
+            below: &self.composite[self.composite_current].view,
+            size: self.render_size,
+        }
+    }
+
+    /// Blends layer `id`'s target over the composite with its opacity and
+    /// blend mode.
+    pub fn blend(
         &mut self,
         env: &LayerEnv<'_>,
-        layers: &mut [Box<dyn Layer>],
         registry: &Registry,
-        clock: &Clock,
-        frame_uniforms: &wgpu::Buffer,
+        id: &str,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &mut GpuProfiler,
+    ) {
+        let Some(slot) = self.slots.get(id) else {
+            return;
+        };
+        let blend = BlendUniforms {
+            mode: registry.index(&format!("{id}.blend")) as u32,
+            opacity: registry.float(&format!("{id}.opacity")),
+            _pad: [0.0; 2],
+        };
+        env.gpu
+            .queue
+            .write_buffer(&slot.blend, 0, bytemuck::bytes_of(&blend));
+        let below = &self.composite[self.composite_current];
+        let out = &self.composite[1 - self.composite_current];
+        let bind_group = bind(
+            env.gpu,
+            &self.blend_layout,
+            "compositor.blend",
+            &[
+                slot.blend.as_entire_binding(),
+                wgpu::BindingResource::TextureView(&below.view),
+                wgpu::BindingResource::TextureView(&slot.targets[slot.current].view),
+            ],
+        );
+        let label = format!("compositor.blend.{id}");
+        let timestamps = profiler.render_pass(&label);
+        self.blend_pipeline
+            .draw(encoder, &label, &out.view, &bind_group, timestamps);
+        self.composite_current = 1 - self.composite_current;
+    }
+
+    /// The master section (brightness, blackout, tonemap) from the
+    /// composite into `output`.
+    pub fn finish(
+        &self,
+        env: &LayerEnv<'_>,
+        registry: &Registry,
         encoder: &mut wgpu::CommandEncoder,
         profiler: &mut GpuProfiler,
         output: &wgpu::TextureView,
     ) {
-        self.slots
-            .retain(|id, _| layers.iter().any(|l| l.id() == id));
-        self.composite[self.composite_current].clear(encoder);
-        for layer in layers.iter_mut() {
-            let id = layer.id().to_string();
-            if !registry.flag(&format!("{id}.enabled")) {
-                continue;
-            }
-            let slot = slot(&mut self.slots, env.gpu, &id, self.render_size);
-            slot.current = 1 - slot.current;
-            let (target, previous) = (&slot.targets[slot.current], &slot.targets[1 - slot.current]);
-            let below = &self.composite[self.composite_current];
-            let frame = LayerFrame {
-                registry,
-                clock,
-                frame_uniforms,
-                target: &target.view,
-                previous: &previous.view,
-                below: &below.view,
-                size: self.render_size,
-            };
-            layer.encode(env, &frame, encoder, profiler);
-            let blend = BlendUniforms {
-                mode: registry.index(&format!("{id}.blend")) as u32,
-                opacity: registry.float(&format!("{id}.opacity")),
-                _pad: [0.0; 2],
-            };
-            env.gpu
-                .queue
-                .write_buffer(&slot.blend, 0, bytemuck::bytes_of(&blend));
-            let out = &self.composite[1 - self.composite_current];
-            let bind_group = bind(
-                env.gpu,
-                &self.blend_layout,
-                "compositor.blend",
-                &[
-                    slot.blend.as_entire_binding(),
-                    wgpu::BindingResource::TextureView(&below.view),
-                    wgpu::BindingResource::TextureView(&target.view),
-                ],
-            );
-            let label = format!("compositor.blend.{id}");
-            let timestamps = profiler.render_pass(&label);
-            self.blend_pipeline
-                .draw(encoder, &label, &out.view, &bind_group, timestamps);
-            self.composite_current = 1 - self.composite_current;
-        }
         self.encode_master(env, registry, encoder, profiler, output);
     }
 

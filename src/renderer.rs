@@ -14,7 +14,7 @@ use crate::compositor::{Compositor, CompositorError, master_params};
 use crate::control::ControlSurface;
 use crate::frame::FrameUniforms;
 use crate::gpu::{Gpu, GpuProfiler, bindings::uniform_buffer};
-use crate::layers::{self, Layer, LayerEnv};
+use crate::layers::{self, Layer, LayerEnv, LayerFrame};
 use crate::params::{Registry, Source};
 use crate::script::{ScriptEvent, ScriptHost};
 use crate::show::save_name::{self, SaveNameError};
@@ -599,12 +599,30 @@ impl Renderer {
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("frame"),
             });
-        self.compositor.encode(
+        self.compositor
+            .begin(self.layers.iter().map(|l| l.id()), &mut encoder);
+        for layer in self.layers.iter_mut() {
+            let id = layer.id().to_string();
+            if !self.registry.flag(&format!("{id}.enabled")) {
+                continue;
+            }
+            let targets = self.compositor.layer_targets(&self.gpu, &id);
+            let frame = LayerFrame {
+                registry: &self.registry,
+                clock: &self.clock,
+                frame_uniforms: &self.frame_uniforms,
+                target: targets.target,
+                previous: targets.previous,
+                below: targets.below,
+                size: targets.size,
+            };
+            layer.encode(&env, &frame, &mut encoder, &mut self.profiler);
+            self.compositor
+                .blend(&env, &self.registry, &id, &mut encoder, &mut self.profiler);
+        }
+        self.compositor.finish(
             &env,
-            &mut self.layers,
             &self.registry,
-            &self.clock,
-            &self.frame_uniforms,
             &mut encoder,
             &mut self.profiler,
             output,
