@@ -17,6 +17,32 @@ pub const MAX_MESSAGE_CHARS: usize = 4_000;
 /// Characters of an origin kept.
 const MAX_ORIGIN_CHARS: usize = 200;
 
+/// Error lines written to the log per second at most, across every show
+/// and thread; the panel still shows each newest error.
+const LOG_LINES_PER_SECOND: u32 = 20;
+
+/// Whether another error line fits this second's budget; when a second
+/// that dropped lines ends, one line says how many.
+fn log_budget() -> bool {
+    static WINDOW: Mutex<(Option<Instant>, u32, u64)> = Mutex::new((None, 0, 0));
+    let mut window = WINDOW.lock().unwrap_or_else(PoisonError::into_inner);
+    let (start, written, dropped) = &mut *window;
+    if start.is_none_or(|t| t.elapsed() >= Duration::from_secs(1)) {
+        if *dropped > 0 {
+            tracing::warn!(
+                "{dropped} error lines left out of the log (at most {LOG_LINES_PER_SECOND} a second)"
+            );
+        }
+        (*start, *written, *dropped) = (Some(Instant::now()), 0, 0);
+    }
+    if *written >= LOG_LINES_PER_SECOND {
+        *dropped += 1;
+        return false;
+    }
+    *written += 1;
+    true
+}
+
 /// `text` cut to `limit` characters, with a note of what was cut.
 pub fn truncated(text: String, limit: usize) -> String {
     match text.char_indices().nth(limit) {
@@ -70,7 +96,9 @@ impl ErrorLog {
         if repeat {
             return;
         }
-        tracing::error!("{origin}: {message}");
+        if log_budget() {
+            tracing::error!("{origin}: {message}");
+        }
         errors.retain(|e| e.origin != origin);
         errors.push_back(ShowError {
             origin,
@@ -105,5 +133,30 @@ impl ErrorLog {
     /// Whether an error is shown for `origin`.
     pub fn has(&self, origin: &str) -> bool {
         self.snapshot().iter().any(|e| e.origin == origin)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_flood_of_errors_is_bounded_on_screen_and_in_the_log() {
+        let errors = ErrorLog::default();
+        for i in 0..1_000 {
+            errors.report(format!("origin {i}"), "x".repeat(10_000));
+        }
+        let shown = errors.snapshot();
+        assert_eq!(shown.len(), KEPT);
+        assert!(
+            shown
+                .iter()
+                .all(|e| e.message.chars().count() < MAX_MESSAGE_CHARS + 40)
+        );
+        let logged = (0..100).filter(|_| log_budget()).count();
+        assert!(
+            logged <= LOG_LINES_PER_SECOND as usize,
+            "{logged} lines in a second"
+        );
     }
 }
