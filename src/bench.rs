@@ -13,7 +13,7 @@ use crate::gpu::{Gpu, OUTPUT_FORMAT, PassTime, RenderTarget};
 use crate::headless::ShowOptions;
 use crate::layers;
 use crate::params::Source;
-use crate::renderer::Renderer;
+use crate::show::Show;
 use crate::show::{Preset, toml_value};
 use crate::status::ErrorLog;
 
@@ -116,7 +116,7 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<BenchReport> {
         let (default_resolution, unit, settings) = setup(&options.layer, size)?;
         let resolution = options.resolution.unwrap_or(default_resolution);
         let (assets, _) = options.show.assets();
-        let mut renderer = Renderer::new(gpu.clone(), assets, OUTPUT_FORMAT, options.show.seed)?;
+        let mut show = Show::new(gpu.clone(), assets, OUTPUT_FORMAT, options.show.seed)?;
         let preset = Preset {
             file: "bench".into(),
             description: String::new(),
@@ -125,11 +125,11 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<BenchReport> {
             mappings: Vec::new(),
             params: Vec::new(),
         };
-        renderer.apply_preset("bench", &preset)?;
-        apply_settings(&mut renderer, &settings)?;
-        apply_settings(&mut renderer, &options.set)?;
-        let frames = measure(&mut renderer, resolution, options.steps)?;
-        let layer_report = renderer
+        show.apply_preset("bench", &preset)?;
+        apply_settings(&mut show, &settings)?;
+        apply_settings(&mut show, &options.set)?;
+        let frames = measure(&mut show, resolution, options.steps)?;
+        let layer_report = show
             .layers()
             .first()
             .map(|l| l.report(&gpu))
@@ -158,7 +158,7 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<BenchReport> {
     })
 }
 
-fn apply_settings(renderer: &mut Renderer, settings: &[String]) -> anyhow::Result<()> {
+fn apply_settings(show: &mut Show, settings: &[String]) -> anyhow::Result<()> {
     for setting in settings {
         let (name, text) = setting
             .split_once('=')
@@ -168,28 +168,24 @@ fn apply_settings(renderer: &mut Renderer, settings: &[String]) -> anyhow::Resul
             .and_then(|mut t| t.remove("v"))
             .unwrap_or_else(|| toml::Value::String(text.to_string()));
         let value = toml_value(&parsed).with_context(|| format!("cannot read {text:?}"))?;
-        renderer.registry.set_now(name, value, Source::Ui)?;
+        show.registry.set_now(name, value, Source::Ui)?;
     }
     Ok(())
 }
 
-fn measure(
-    renderer: &mut Renderer,
-    size: [u32; 2],
-    steps: usize,
-) -> anyhow::Result<Vec<Vec<PassTime>>> {
-    let output = RenderTarget::new(&renderer.gpu.device, "bench.output", size, OUTPUT_FORMAT);
+fn measure(show: &mut Show, size: [u32; 2], steps: usize) -> anyhow::Result<Vec<Vec<PassTime>>> {
+    let output = RenderTarget::new(&show.gpu.device, "bench.output", size, OUTPUT_FORMAT);
     let mut frames = Vec::with_capacity(steps);
     for step in 0..WARM_UP + steps {
         // Timings may be ready as soon as the frame submits, or only after the wait.
-        let mut finished = renderer.frame(1.0 / 60.0, None, (&output.view, size), |_, _| {});
-        renderer.gpu.wait_idle();
-        finished.extend(renderer.profiler.collect());
+        let mut finished = show.frame(1.0 / 60.0, None, (&output.view, size), |_, _| {});
+        show.gpu.wait_idle();
+        finished.extend(show.profiler.collect());
         if step >= WARM_UP {
             frames.extend(finished);
         }
     }
-    if let Some(error) = renderer.errors.snapshot().first() {
+    if let Some(error) = show.errors.snapshot().first() {
         bail!("{}: {}", error.origin, error.message);
     }
     Ok(frames)

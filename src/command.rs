@@ -1,6 +1,6 @@
 //! The one way into the show: every change Lua, MIDI, OSC, keys and the
 //! HUD make is a [`Command`] that the show carries out
-//! (`Renderer::apply`). Parameter writes apply at once through the
+//! (`Show::apply`). Parameter writes apply at once through the
 //! registry (checked, clamped, smoothed); heavy changes (presets, saves,
 //! reseeds) wait for the start of the next frame, at most one of each.
 

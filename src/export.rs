@@ -27,8 +27,8 @@ pub struct ExportOptions {
 
 /// Grows and writes the OBJ; returns the node and branch counts.
 pub fn export_colony(options: &ExportOptions) -> anyhow::Result<(usize, usize)> {
-    let renderer = start(&options.show, OUTPUT_FORMAT)?;
-    let found = renderer
+    let show = start(&options.show, OUTPUT_FORMAT)?;
+    let found = show
         .layers()
         .iter()
         .map(|l| l.id().to_string())
@@ -36,7 +36,7 @@ pub fn export_colony(options: &ExportOptions) -> anyhow::Result<(usize, usize)> 
     // A preset without a colony (the default show) grows one with the
     // colony's default parameters.
     let (registry, id) = match found {
-        Some(id) => (renderer.registry.clone(), id),
+        Some(id) => (show.registry.clone(), id),
         None => {
             tracing::info!(
                 "preset {} has no colony layer: growing one with default parameters",
@@ -50,8 +50,8 @@ pub fn export_colony(options: &ExportOptions) -> anyhow::Result<(usize, usize)> 
         }
     };
     let (nodes, _, edges) = colony::grow_for_export(
-        &renderer.gpu,
-        &renderer.assets,
+        &show.gpu,
+        &show.assets,
         &registry,
         &id,
         options.steps,

@@ -1,7 +1,7 @@
 //! Shows without a window: `sylva render` writes deterministic PNG frames
 //! (fixed dt, fixed seed), and `sylva run --headless` runs the show loop
 //! into an offscreen target for machines without a screen and for tests of
-//! control, reload and soak. Both drive the same [`Renderer`] as the window.
+//! control, reload and soak. Both drive the same [`Show`] as the window.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -11,7 +11,7 @@ use anyhow::{Context, bail};
 
 use crate::control::{ControlOptions, ControlSurface};
 use crate::gpu::{AdapterChoice, Gpu, OUTPUT_FORMAT, RenderTarget, read_rgba8};
-use crate::renderer::Renderer;
+use crate::show::Show;
 use crate::show::{Assets, Folder};
 use crate::status::ErrorLog;
 
@@ -76,10 +76,7 @@ fn open_device(options: &ShowOptions) -> anyhow::Result<Arc<Gpu>> {
 }
 
 /// Opens the device (printing the adapter line) and loads the preset.
-pub fn start(
-    options: &ShowOptions,
-    output_format: wgpu::TextureFormat,
-) -> anyhow::Result<Renderer> {
+pub fn start(options: &ShowOptions, output_format: wgpu::TextureFormat) -> anyhow::Result<Show> {
     start_on(open_device(options)?, options, output_format)
 }
 
@@ -88,30 +85,29 @@ pub fn start_on(
     gpu: Arc<Gpu>,
     options: &ShowOptions,
     output_format: wgpu::TextureFormat,
-) -> anyhow::Result<Renderer> {
-    let mut renderer = open_show(gpu, options, output_format)?;
-    renderer
-        .load_preset(&options.preset)
+) -> anyhow::Result<Show> {
+    let mut show = open_show(gpu, options, output_format)?;
+    show.load_preset(&options.preset)
         .with_context(|| format!("loading preset {}", options.preset))?;
-    Ok(renderer)
+    Ok(show)
 }
 
-/// A renderer for the show with its script and watcher, before any preset.
+/// A show for the show with its script and watcher, before any preset.
 fn open_show(
     gpu: Arc<Gpu>,
     options: &ShowOptions,
     output_format: wgpu::TextureFormat,
-) -> anyhow::Result<Renderer> {
+) -> anyhow::Result<Show> {
     tracing::info!("adapter: {}", gpu.adapter_line());
     let (assets, script) = options.assets();
-    let mut renderer = Renderer::new(gpu, assets, output_format, options.seed)?;
+    let mut show = Show::new(gpu, assets, output_format, options.seed)?;
     if let Some(script) = script {
-        renderer.override_script(&script);
+        show.override_script(&script);
     }
     if options.watch {
-        renderer.watch(Box::new(|| {}));
+        show.watch(Box::new(|| {}));
     }
-    Ok(renderer)
+    Ok(show)
 }
 
 /// Loads the preset for a show that must go on (the window and `run
@@ -121,21 +117,21 @@ pub fn start_live_on(
     gpu: Arc<Gpu>,
     options: &ShowOptions,
     output_format: wgpu::TextureFormat,
-) -> anyhow::Result<Renderer> {
-    let mut renderer = open_show(gpu, options, output_format)?;
-    if let Err(error) = renderer.load_preset(&options.preset) {
+) -> anyhow::Result<Show> {
+    let mut show = open_show(gpu, options, output_format)?;
+    if let Err(error) = show.load_preset(&options.preset) {
         let message = format!("{error}; the built-in default show runs instead");
-        renderer.errors.report("preset", message);
+        show.errors.report("preset", message);
         let fallback = Assets::read_embedded(Folder::Presets, "default.toml")
             .map_err(|e| anyhow::anyhow!(e.to_string()))
             .and_then(|asset| {
                 let preset = crate::show::Preset::parse(&asset.display, &asset.text)?;
-                renderer.apply_preset("default", &preset)?;
+                show.apply_preset("default", &preset)?;
                 Ok(())
             });
         fallback.context("the built-in default show failed too")?;
     }
-    Ok(renderer)
+    Ok(show)
 }
 
 /// Parses `WIDTHxHEIGHT`.
@@ -173,10 +169,10 @@ pub struct RenderOptions {
 pub fn render(options: &RenderOptions) -> anyhow::Result<()> {
     std::fs::create_dir_all(&options.out)
         .with_context(|| format!("creating {}", options.out.display()))?;
-    let mut renderer = start(&options.show, OUTPUT_FORMAT)?;
-    fail_on_errors(&renderer)?;
+    let mut show = start(&options.show, OUTPUT_FORMAT)?;
+    fail_on_errors(&show)?;
     let output = RenderTarget::new(
-        &renderer.gpu.device,
+        &show.gpu.device,
         "render.output",
         options.size,
         OUTPUT_FORMAT,
@@ -189,9 +185,9 @@ pub fn render(options: &RenderOptions) -> anyhow::Result<()> {
     );
     let dt = 1.0 / options.fps;
     for index in 0..options.frames {
-        renderer.frame(dt, None, (&output.view, options.size), |_, _| {});
-        let image = read_rgba8(&renderer.gpu, &output.texture)?;
-        fail_on_errors(&renderer)?;
+        show.frame(dt, None, (&output.view, options.size), |_, _| {});
+        let image = read_rgba8(&show.gpu, &output.texture)?;
+        fail_on_errors(&show)?;
         let path = options.out.join(format!("frame_{index:05}.png"));
         image
             .save(&path)
@@ -202,8 +198,8 @@ pub fn render(options: &RenderOptions) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn fail_on_errors(renderer: &Renderer) -> anyhow::Result<()> {
-    let errors = renderer.errors.snapshot();
+fn fail_on_errors(show: &Show) -> anyhow::Result<()> {
+    let errors = show.errors.snapshot();
     if let Some(first) = errors.first() {
         bail!("{}: {}", first.origin, first.message);
     }
@@ -231,13 +227,13 @@ pub struct HeadlessOptions {
 
 /// Runs the show loop without a window until a limit is reached.
 pub fn run(options: &HeadlessOptions) -> anyhow::Result<()> {
-    let mut renderer = start_live_on(open_device(&options.show)?, &options.show, OUTPUT_FORMAT)?;
+    let mut show = start_live_on(open_device(&options.show)?, &options.show, OUTPUT_FORMAT)?;
     let mut control = options
         .control
         .as_ref()
-        .map(|c| ControlSurface::start(c, &renderer));
+        .map(|c| ControlSurface::start(c, &show));
     let output = RenderTarget::new(
-        &renderer.gpu.device,
+        &show.gpu.device,
         "headless.output",
         options.size,
         OUTPUT_FORMAT,
@@ -262,7 +258,7 @@ pub fn run(options: &HeadlessOptions) -> anyhow::Result<()> {
             now.duration_since(last).as_secs_f32().clamp(0.0, 0.25)
         };
         last = now;
-        renderer.frame(
+        show.frame(
             dt,
             control.as_mut(),
             (&output.view, options.size),
@@ -278,7 +274,7 @@ pub fn run(options: &HeadlessOptions) -> anyhow::Result<()> {
             std::thread::sleep(period.saturating_sub(now.elapsed()));
         }
     }
-    renderer.gpu.wait_idle();
+    show.gpu.wait_idle();
     let seconds = started.elapsed().as_secs_f64();
     tracing::info!(
         "headless: stopped after {frames} frames in {seconds:.2} s ({:.1} fps)",

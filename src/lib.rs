@@ -21,7 +21,6 @@ pub mod gpu;
 pub mod headless;
 pub mod layers;
 pub mod params;
-pub mod renderer;
 pub mod script;
 pub mod show;
 pub mod status;

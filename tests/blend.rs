@@ -38,7 +38,7 @@ fn expected(mode: &str, b: [f32; 4], l: [f32; 4]) -> [f32; 3] {
 
 /// The composite and the two layer targets' first texels after one frame.
 fn composite(mode: &str) -> (Vec<[f32; 4]>, [f32; 4], [f32; 4]) {
-    let mut renderer = support::renderer(support::fixtures(), "empty", OUTPUT_FORMAT);
+    let mut show = support::show(support::fixtures(), "empty", OUTPUT_FORMAT);
     let preset = Preset::parse(
         "blend.toml",
         &format!(
@@ -57,17 +57,16 @@ fn composite(mode: &str) -> (Vec<[f32; 4]>, [f32; 4], [f32; 4]) {
         Ok(p) => p,
         Err(e) => panic!("{e}"),
     };
-    if let Err(error) = renderer.apply_preset("blend", &preset) {
+    if let Err(error) = show.apply_preset("blend", &preset) {
         panic!("{error}");
     }
-    let output = RenderTarget::new(&renderer.gpu.device, "blend.output", [8, 8], OUTPUT_FORMAT);
-    renderer.frame(1.0 / 60.0, None, (&output.view, [8, 8]), |_, _| {});
-    let read =
-        |texture: Option<&wgpu::Texture>| match texture.map(|t| read_rgba16f(&renderer.gpu, t)) {
-            Some(Ok(texels)) => texels,
-            other => panic!("readback: {other:?}"),
-        };
-    let compositor = renderer.compositor();
+    let output = RenderTarget::new(&show.gpu.device, "blend.output", [8, 8], OUTPUT_FORMAT);
+    show.frame(1.0 / 60.0, None, (&output.view, [8, 8]), |_, _| {});
+    let read = |texture: Option<&wgpu::Texture>| match texture.map(|t| read_rgba16f(&show.gpu, t)) {
+        Some(Ok(texels)) => texels,
+        other => panic!("readback: {other:?}"),
+    };
+    let compositor = show.compositor();
     let bottom = read(compositor.layer_target("shader.bottom"))[0];
     let top = read(compositor.layer_target("shader.top"))[0];
     (read(Some(compositor.composite())), bottom, top)
@@ -99,7 +98,7 @@ fn every_blend_mode_gives_its_formula_within_a_half_float_step() {
 
 #[test]
 fn a_disabled_or_transparent_layer_leaves_the_composite_alone() {
-    let mut renderer = support::renderer(support::fixtures(), "empty", OUTPUT_FORMAT);
+    let mut show = support::show(support::fixtures(), "empty", OUTPUT_FORMAT);
     let text = r#"layers = ["shader.bottom", "shader.top"]
 [params]
 "shader.bottom.file" = "shader/solid.wgsl"
@@ -108,20 +107,18 @@ fn a_disabled_or_transparent_layer_leaves_the_composite_alone() {
 "shader.top.colour" = [1.0, 1.0, 1.0, 1.0]
 "shader.top.enabled" = false
 "#;
-    let applied = Preset::parse("t.toml", text).map(|p| renderer.apply_preset("t", &p));
+    let applied = Preset::parse("t.toml", text).map(|p| show.apply_preset("t", &p));
     assert!(matches!(applied, Ok(Ok(()))), "{applied:?}");
-    let output = RenderTarget::new(&renderer.gpu.device, "blend.output", [4, 4], OUTPUT_FORMAT);
+    let output = RenderTarget::new(&show.gpu.device, "blend.output", [4, 4], OUTPUT_FORMAT);
     for (enabled, opacity) in [(false, 1.0), (true, 0.0)] {
-        renderer
-            .registry
+        show.registry
             .set_now("shader.top.enabled", Value::Bool(enabled), Source::Ui)
             .checked("setting a test value");
-        renderer
-            .registry
+        show.registry
             .set_now("shader.top.opacity", Value::Float(opacity), Source::Ui)
             .checked("setting a test value");
-        renderer.frame(1.0 / 60.0, None, (&output.view, [4, 4]), |_, _| {});
-        let texels = read_rgba16f(&renderer.gpu, renderer.compositor().composite());
+        show.frame(1.0 / 60.0, None, (&output.view, [4, 4]), |_, _| {});
+        let texels = read_rgba16f(&show.gpu, show.compositor().composite());
         let Ok(texels) = texels else {
             panic!("readback");
         };

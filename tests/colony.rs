@@ -169,9 +169,9 @@ fn a_small_grown_tree_matches_its_golden_image() {
 /// `transform` placing the nodes.
 fn drawn_light(sim: &ColonySim, assets: &Assets, transform: &NodeTransform) -> f32 {
     let gpu = support::gpu();
-    let mut renderer =
+    let mut show =
         BranchRenderer::with_transform(&gpu, assets, transform).unwrap_or_else(|e| panic!("{e}"));
-    renderer.attach(&gpu, sim);
+    show.attach(&gpu, sim);
     let mut registry = Registry::new();
     for spec in camera_params("c", 16.0, 0.0) {
         registry.register(spec);
@@ -180,7 +180,7 @@ fn drawn_light(sim: &ColonySim, assets: &Assets, transform: &NodeTransform) -> f
     let target = RenderTarget::new(&gpu.device, "hook.target", [64, 64], HDR_FORMAT);
     let mut profiler = GpuProfiler::new(&gpu.device, &gpu.queue, false);
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
-    renderer.draw(
+    show.draw(
         &gpu,
         &mut encoder,
         &mut profiler,

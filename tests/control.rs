@@ -11,7 +11,7 @@ use rosc::{OscBundle, OscMessage, OscPacket, OscTime, OscType};
 use sylva::control::{ControlOptions, ControlSurface};
 use sylva::gpu::{OUTPUT_FORMAT, RenderTarget};
 use sylva::params::{Source, Value};
-use sylva::renderer::Renderer;
+use sylva::show::Show;
 
 use crate::support;
 use crate::support::Checked;
@@ -19,7 +19,7 @@ use crate::support::Checked;
 const CEILING: Duration = Duration::from_secs(10);
 
 struct Rig {
-    renderer: Renderer,
+    show: Show,
     control: ControlSurface,
     output: RenderTarget,
     osc: SocketAddr,
@@ -29,7 +29,7 @@ struct Rig {
 /// The default show with OSC and OSCQuery on free loopback ports and
 /// feedback to `feedback` if given.
 fn rig(feedback: Option<SocketAddr>) -> Rig {
-    let renderer = support::renderer(support::fixtures(), "default", OUTPUT_FORMAT);
+    let show = support::show(support::fixtures(), "default", OUTPUT_FORMAT);
     let control = ControlSurface::start(
         &ControlOptions {
             midi: false,
@@ -40,20 +40,15 @@ fn rig(feedback: Option<SocketAddr>) -> Rig {
             oscquery_port: Some(0),
             ..ControlOptions::default()
         },
-        &renderer,
+        &show,
     );
     let port = control
         .osc_port()
-        .unwrap_or_else(|| panic!("OSC did not open: {:?}", renderer.errors.snapshot()));
-    let output = RenderTarget::new(
-        &renderer.gpu.device,
-        "control.output",
-        [8, 8],
-        OUTPUT_FORMAT,
-    );
+        .unwrap_or_else(|| panic!("OSC did not open: {:?}", show.errors.snapshot()));
+    let output = RenderTarget::new(&show.gpu.device, "control.output", [8, 8], OUTPUT_FORMAT);
     let sender = UdpSocket::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("sender socket: {e}"));
     Rig {
-        renderer,
+        show,
         control,
         output,
         osc: SocketAddr::from(([127, 0, 0, 1], port)),
@@ -74,7 +69,7 @@ impl Rig {
     }
 
     fn frame(&mut self) {
-        self.renderer.frame(
+        self.show.frame(
             1.0 / 60.0,
             Some(&mut self.control),
             (&self.output.view, [8, 8]),
@@ -98,7 +93,7 @@ impl Rig {
     }
 
     fn target(&self, name: &str) -> Option<Value> {
-        self.renderer.registry.target(name).cloned()
+        self.show.registry.target(name).cloned()
     }
 }
 
@@ -173,9 +168,9 @@ fn messages_and_bundles_set_parameters_and_garbage_is_survived() {
         "garbage counted: {datagrams} datagrams, {malformed} malformed"
     );
     assert!(
-        rig.renderer.errors.snapshot().is_empty(),
+        rig.show.errors.snapshot().is_empty(),
         "{:?}",
-        rig.renderer.errors.snapshot()
+        rig.show.errors.snapshot()
     );
 }
 
@@ -227,7 +222,7 @@ fn feedback_reaches_targets_but_never_echoes_the_sender() {
     rig.frame();
     received(&listener);
     for value in [0.5, 0.75] {
-        rig.renderer
+        rig.show
             .registry
             .set("shader.echo.opacity", Value::Float(value), Source::Ui)
             .checked("setting a test value");
@@ -291,7 +286,7 @@ fn feedback_reaches_targets_but_never_echoes_the_sender() {
 #[test]
 fn oscquery_serves_the_namespace_with_current_values() {
     let mut rig = rig(None);
-    rig.renderer
+    rig.show
         .registry
         .set("master.brightness", Value::Float(1.5), Source::Ui)
         .checked("setting a test value");
@@ -379,11 +374,11 @@ fn oscquery_listen_streams_changes_over_a_websocket() {
             "no LISTEN update within {CEILING:?}"
         );
         let value = 1.0 + (started.elapsed().as_millis() % 100) as f32 / 100.0;
-        rig.renderer
+        rig.show
             .registry
             .set("master.brightness", Value::Float(value), Source::Ui)
             .checked("setting a test value");
-        rig.renderer
+        rig.show
             .registry
             .set("master.bpm", Value::Float(100.0 + value), Source::Ui)
             .checked("setting a test value");
@@ -412,7 +407,7 @@ fn midi_learn_binds_a_control_and_saves_the_mapping_in_the_show() {
     let project = support::out_dir().join("control_learn");
     std::fs::remove_dir_all(&project).ok();
     std::fs::create_dir_all(project.join("presets")).checked("writing the test show");
-    let renderer = support::renderer(project.clone(), "default", OUTPUT_FORMAT);
+    let show = support::show(project.clone(), "default", OUTPUT_FORMAT);
     let control = ControlSurface::start(
         &ControlOptions {
             midi: false,
@@ -420,11 +415,11 @@ fn midi_learn_binds_a_control_and_saves_the_mapping_in_the_show() {
             oscquery_port: None,
             ..ControlOptions::default()
         },
-        &renderer,
+        &show,
     );
-    let output = RenderTarget::new(&renderer.gpu.device, "learn.output", [8, 8], OUTPUT_FORMAT);
+    let output = RenderTarget::new(&show.gpu.device, "learn.output", [8, 8], OUTPUT_FORMAT);
     let mut rig = Rig {
-        renderer,
+        show,
         control,
         output,
         osc: SocketAddr::from(([127, 0, 0, 1], 9)),
@@ -485,9 +480,9 @@ fn names_from_the_network_stay_inside_the_show() {
     rig.until("later message", |r| {
         r.target("master.bpm") == Some(Value::Float(99.0))
     });
-    assert_eq!(rig.renderer.preset(), Some("default"));
+    assert_eq!(rig.show.preset(), Some("default"));
     assert!(!std::path::Path::new("/tmp/evil.toml").exists());
-    let errors = rig.renderer.errors.snapshot();
+    let errors = rig.show.errors.snapshot();
     assert!(
         errors
             .iter()

@@ -222,29 +222,23 @@ fn both_looks_draw_the_liquid() {
     use sylva::gpu::{OUTPUT_FORMAT, RenderTarget, read_rgba16f};
     use sylva::params::{Source, Value};
     for look in ["surface", "particles"] {
-        let mut renderer = support::renderer(support::fixtures(), "fluid_small", OUTPUT_FORMAT);
-        renderer
-            .registry
+        let mut show = support::show(support::fixtures(), "fluid_small", OUTPUT_FORMAT);
+        show.registry
             .set_now("fluid.render", Value::Text(look.into()), Source::Ui)
             .checked("setting a test value");
-        let output = RenderTarget::new(
-            &renderer.gpu.device,
-            "fluid.output",
-            [96, 64],
-            OUTPUT_FORMAT,
-        );
+        let output = RenderTarget::new(&show.gpu.device, "fluid.output", [96, 64], OUTPUT_FORMAT);
         for _ in 0..3 {
-            renderer.frame(1.0 / 60.0, None, (&output.view, [96, 64]), |_, _| {});
+            show.frame(1.0 / 60.0, None, (&output.view, [96, 64]), |_, _| {});
         }
         assert!(
-            renderer.errors.snapshot().is_empty(),
+            show.errors.snapshot().is_empty(),
             "{look}: {:?}",
-            renderer.errors.snapshot()
+            show.errors.snapshot()
         );
-        let texels = renderer
+        let texels = show
             .compositor()
             .layer_target("fluid")
-            .map(|t| read_rgba16f(&renderer.gpu, t));
+            .map(|t| read_rgba16f(&show.gpu, t));
         let Some(Ok(texels)) = texels else {
             panic!("{look}: no layer target");
         };

@@ -210,8 +210,8 @@ fn osc_messages_never_stop_the_show() {
         "fuzz_show",
         &[("presets/n1.toml", "layers = [\"shader.echo\"]\n")],
     );
-    let renderer = support::renderer(root.clone(), "default", OUTPUT_FORMAT);
-    let mut renderer = renderer;
+    let show = support::show(root.clone(), "default", OUTPUT_FORMAT);
+    let mut show = show;
     let mut control = ControlSurface::start(
         &ControlOptions {
             midi: false,
@@ -219,9 +219,9 @@ fn osc_messages_never_stop_the_show() {
             oscquery_port: None,
             ..ControlOptions::default()
         },
-        &renderer,
+        &show,
     );
-    let output = RenderTarget::new(&renderer.gpu.device, "fuzz.output", [8, 8], OUTPUT_FORMAT);
+    let output = RenderTarget::new(&show.gpu.device, "fuzz.output", [8, 8], OUTPUT_FORMAT);
     let sender = control.sender();
     let mut random = Random(0x5eed_0002);
     let from = "127.0.0.1:9".parse().unwrap_or_else(|e| panic!("{e}"));
@@ -240,7 +240,7 @@ fn osc_messages_never_stop_the_show() {
             }
         }
         if sent % 500 == 0 {
-            renderer.frame(
+            show.frame(
                 1.0 / 60.0,
                 Some(&mut control),
                 (&output.view, [8, 8]),
@@ -249,14 +249,14 @@ fn osc_messages_never_stop_the_show() {
         }
     }
     for _ in 0..5 {
-        renderer.frame(
+        show.frame(
             1.0 / 60.0,
             Some(&mut control),
             (&output.view, [8, 8]),
             |_, _| {},
         );
     }
-    let set = renderer.registry.set(
+    let set = show.registry.set(
         "master.brightness",
         Value::Float(0.5),
         sylva::params::Source::Show,

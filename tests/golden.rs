@@ -34,17 +34,17 @@ fn render_last_frame(preset: &str, size: [u32; 2], frames: u32) -> RgbaImage {
 
 /// The same from another show folder.
 pub fn render_project(project: PathBuf, preset: &str, size: [u32; 2], frames: u32) -> RgbaImage {
-    let mut renderer = support::renderer(project, preset, OUTPUT_FORMAT);
-    let output = RenderTarget::new(&renderer.gpu.device, "test.output", size, OUTPUT_FORMAT);
+    let mut show = support::show(project, preset, OUTPUT_FORMAT);
+    let output = RenderTarget::new(&show.gpu.device, "test.output", size, OUTPUT_FORMAT);
     for _ in 0..frames {
-        renderer.frame(1.0 / 60.0, None, (&output.view, size), |_, _| {});
+        show.frame(1.0 / 60.0, None, (&output.view, size), |_, _| {});
     }
     assert!(
-        renderer.errors.snapshot().is_empty(),
+        show.errors.snapshot().is_empty(),
         "{:?}",
-        renderer.errors.snapshot()
+        show.errors.snapshot()
     );
-    match read_rgba8(&renderer.gpu, &output.texture) {
+    match read_rgba8(&show.gpu, &output.texture) {
         Ok(image) => image,
         Err(error) => panic!("readback: {error}"),
     }

@@ -13,7 +13,7 @@ use sylva::control::allow::AllowList;
 use sylva::control::{ControlOptions, ControlSurface, EVENTS_PER_FRAME, MAX_SCHEDULED};
 use sylva::gpu::{OUTPUT_FORMAT, RenderTarget};
 use sylva::params::Value;
-use sylva::renderer::Renderer;
+use sylva::show::Show;
 
 use crate::support;
 use crate::support::Checked;
@@ -26,7 +26,7 @@ const NOW: OscTime = OscTime {
 };
 
 struct Rig {
-    renderer: Renderer,
+    show: Show,
     control: ControlSurface,
     output: RenderTarget,
     osc: SocketAddr,
@@ -34,7 +34,7 @@ struct Rig {
     sender: UdpSocket,
 }
 
-fn rig_in(renderer: Renderer, allow: AllowList) -> Rig {
+fn rig_in(show: Show, allow: AllowList) -> Rig {
     let control = ControlSurface::start(
         &ControlOptions {
             midi: false,
@@ -44,20 +44,15 @@ fn rig_in(renderer: Renderer, allow: AllowList) -> Rig {
             allow,
             ..ControlOptions::default()
         },
-        &renderer,
+        &show,
     );
     let (Some(osc), Some(query)) = (control.osc_port(), control.oscquery_port()) else {
-        panic!("OSC did not open: {:?}", renderer.errors.snapshot());
+        panic!("OSC did not open: {:?}", show.errors.snapshot());
     };
-    let output = RenderTarget::new(
-        &renderer.gpu.device,
-        "hardening.output",
-        [8, 8],
-        OUTPUT_FORMAT,
-    );
+    let output = RenderTarget::new(&show.gpu.device, "hardening.output", [8, 8], OUTPUT_FORMAT);
     let sender = UdpSocket::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("sender socket: {e}"));
     Rig {
-        renderer,
+        show,
         control,
         output,
         osc: SocketAddr::from(([127, 0, 0, 1], osc)),
@@ -67,8 +62,8 @@ fn rig_in(renderer: Renderer, allow: AllowList) -> Rig {
 }
 
 fn rig() -> Rig {
-    let renderer = support::renderer(support::fixtures(), "default", OUTPUT_FORMAT);
-    rig_in(renderer, AllowList::default())
+    let show = support::show(support::fixtures(), "default", OUTPUT_FORMAT);
+    rig_in(show, AllowList::default())
 }
 
 fn message(addr: &str, args: Vec<OscType>) -> OscPacket {
@@ -114,7 +109,7 @@ impl Rig {
     }
 
     fn frame(&mut self) {
-        self.renderer.frame(
+        self.show.frame(
             1.0 / 60.0,
             Some(&mut self.control),
             (&self.output.view, [8, 8]),
@@ -135,7 +130,7 @@ impl Rig {
     }
 
     fn brightness(&self) -> Option<f32> {
-        self.renderer
+        self.show
             .registry
             .target("master.brightness")
             .and_then(Value::as_f32)
@@ -204,9 +199,9 @@ fn time_tags_before_1970_mean_now() {
         });
     }
     assert!(
-        !rig.renderer.errors.has("sylva-osc"),
+        !rig.show.errors.has("sylva-osc"),
         "the receiver never panicked: {:?}",
-        rig.renderer.errors.snapshot()
+        rig.show.errors.snapshot()
     );
     rig.still_listening(0.44);
 }
@@ -227,7 +222,7 @@ fn a_bundle_of_preset_loads_loads_once() {
         "{} bytes",
         bytes.len()
     );
-    let before = rig.renderer.presets_loaded();
+    let before = rig.show.presets_loaded();
     rig.send_raw(&bytes);
     rig.until("the bundle is applied", |r| {
         r.control.last_frame_events() > 0
@@ -235,7 +230,7 @@ fn a_bundle_of_preset_loads_loads_once() {
     for _ in 0..3 {
         rig.frame();
     }
-    let loaded = rig.renderer.presets_loaded() - before;
+    let loaded = rig.show.presets_loaded() - before;
     assert_eq!(
         loaded, 1,
         "2,030 requests in one bundle load the preset once"
@@ -345,8 +340,8 @@ fn network_saves_stay_plain_loadable_and_few() {
             ("presets/show.toml", "layers = [\"shader.echo\"]\n"),
         ],
     );
-    let renderer = support::renderer(root.clone(), "show", OUTPUT_FORMAT);
-    let mut rig = rig_in(renderer, AllowList::default());
+    let show = support::show(root.clone(), "show", OUTPUT_FORMAT);
+    let mut rig = rig_in(show, AllowList::default());
     let mapping = std::fs::read_to_string(root.join("presets/mappings/mine.toml")).ok();
     rig.send(&message(
         "/sylva/preset/save",
@@ -383,7 +378,7 @@ fn network_saves_stay_plain_loadable_and_few() {
     assert!(
         !root.join("presets/default.toml").exists(),
         "a show that would not load is not saved over default: {:?}",
-        rig.renderer.errors.snapshot()
+        rig.show.errors.snapshot()
     );
     std::thread::sleep(Duration::from_millis(1_100));
     let names = (0..500)
@@ -408,9 +403,9 @@ fn network_saves_stay_plain_loadable_and_few() {
 
 #[test]
 fn hosts_outside_the_allow_list_are_refused() {
-    let renderer = support::renderer(support::fixtures(), "default", OUTPUT_FORMAT);
+    let show = support::show(support::fixtures(), "default", OUTPUT_FORMAT);
     let allow = AllowList::new(vec!["10.0.0.0/8".parse().unwrap_or_else(|e| panic!("{e}"))]);
-    let mut rig = rig_in(renderer, allow);
+    let mut rig = rig_in(show, allow);
     let before = rig.brightness();
     rig.send(&message(
         "/sylva/master/brightness",

@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 use sylva::gpu::{OUTPUT_FORMAT, RenderTarget};
 use sylva::headless::{ShowOptions, start_live_on};
-use sylva::renderer::Renderer;
 use sylva::script::ScriptEvent;
+use sylva::show::Show;
 use sylva::show::{MAX_LAYERS, Preset};
 
 use crate::support;
@@ -28,24 +28,18 @@ fn script_show(name: &str, script: &str) -> PathBuf {
     )
 }
 
-fn start(root: PathBuf) -> (Renderer, RenderTarget) {
-    let renderer = support::start(ShowOptions::new(root, "live"), OUTPUT_FORMAT);
-    let output = RenderTarget::new(
-        &renderer.gpu.device,
-        "hardening.output",
-        [8, 8],
-        OUTPUT_FORMAT,
-    );
-    (renderer, output)
+fn start(root: PathBuf) -> (Show, RenderTarget) {
+    let show = support::start(ShowOptions::new(root, "live"), OUTPUT_FORMAT);
+    let output = RenderTarget::new(&show.gpu.device, "hardening.output", [8, 8], OUTPUT_FORMAT);
+    (show, output)
 }
 
-fn frame(renderer: &mut Renderer, output: &RenderTarget) {
-    renderer.frame(1.0 / 60.0, None, (&output.view, [8, 8]), |_, _| {});
+fn frame(show: &mut Show, output: &RenderTarget) {
+    show.frame(1.0 / 60.0, None, (&output.view, [8, 8]), |_, _| {});
 }
 
-fn errors(renderer: &Renderer) -> String {
-    renderer
-        .errors
+fn errors(show: &Show) -> String {
+    show.errors
         .snapshot()
         .iter()
         .map(|e| format!("{}: {}\n", e.origin, e.message))
@@ -53,15 +47,15 @@ fn errors(renderer: &Renderer) -> String {
 }
 
 /// Runs `frames` frames; each must end within a few budgets.
-fn frames_go_on(renderer: &mut Renderer, output: &RenderTarget, frames: usize) {
+fn frames_go_on(show: &mut Show, output: &RenderTarget, frames: usize) {
     for index in 0..frames {
         let started = Instant::now();
-        frame(renderer, output);
+        frame(show, output);
         assert!(
             started.elapsed() < Duration::from_secs(5),
             "frame {index} hung for {:?}: {}",
             started.elapsed(),
-            errors(renderer)
+            errors(show)
         );
     }
 }
@@ -70,10 +64,10 @@ fn frames_go_on(renderer: &mut Renderer, output: &RenderTarget, frames: usize) {
 fn pcall_cannot_swallow_the_budget() {
     let script = "function update(dt)\n  while true do pcall(function() while true do end end) end\nend\n\
                   function on_beat(n)\n  while true do xpcall(function() while true do end end, function() while true do end end) end\nend\n";
-    let (mut renderer, output) = start(script_show("pcall", script));
-    frames_go_on(&mut renderer, &output, 3);
-    renderer.dispatch(&ScriptEvent::Beat(1));
-    let shown = errors(&renderer);
+    let (mut show, output) = start(script_show("pcall", script));
+    frames_go_on(&mut show, &output, 3);
+    show.dispatch(&ScriptEvent::Beat(1));
+    let shown = errors(&show);
     assert!(shown.contains("instruction budget"), "{shown}");
     assert!(shown.contains("on_beat() is disabled"), "{shown}");
 }
@@ -84,19 +78,19 @@ fn patterns_that_would_run_for_ages_in_c_are_refused() {
                   function update(dt)\n  persist.a = tostring(pcall(string.find, ('a'):rep(40), ('a*'):rep(40) .. 'b'))\n\
                   persist.b = tostring(pcall(function() return ('a'):rep(300000):find('.-b') end))\n\
                   persist.plain = ('a'):rep(300000):find('.-b', 1, true)\nend\n";
-    let (mut renderer, output) = start(script_show("patterns", script));
-    frames_go_on(&mut renderer, &output, 2);
-    let host = renderer.script();
+    let (mut show, output) = start(script_show("patterns", script));
+    frames_go_on(&mut show, &output, 2);
+    let host = show.script();
     assert_eq!(host.persisted("small").as_deref(), Some("key"));
     assert_eq!(
         host.persisted("a").as_deref(),
         Some("false"),
         "{}",
-        errors(&renderer)
+        errors(&show)
     );
-    assert_eq!(renderer.script().persisted("b").as_deref(), Some("false"));
+    assert_eq!(show.script().persisted("b").as_deref(), Some("false"));
     assert_eq!(
-        renderer.script().persisted("plain"),
+        show.script().persisted("plain"),
         None,
         "a plain find has no cost"
     );
@@ -105,9 +99,9 @@ fn patterns_that_would_run_for_ages_in_c_are_refused() {
 #[test]
 fn finalizers_are_refused() {
     let script = "function setup()\n  setmetatable({}, { __gc = function() while true do pcall(function() while true do end end) end end })\nend\n";
-    let (mut renderer, output) = start(script_show("gc", script));
-    frames_go_on(&mut renderer, &output, 2);
-    let shown = errors(&renderer);
+    let (mut show, output) = start(script_show("gc", script));
+    frames_go_on(&mut show, &output, 2);
+    let shown = errors(&show);
     assert!(
         shown.contains("__gc metamethods are not allowed"),
         "{shown}"
@@ -117,10 +111,10 @@ fn finalizers_are_refused() {
 #[test]
 fn a_preset_callback_loading_a_preset_loads_once_a_frame() {
     let script = "function on_preset(name)\n  sylva.preset('live')\nend\n";
-    let (mut renderer, output) = start(script_show("recursion", script));
-    let before = renderer.presets_loaded();
-    frames_go_on(&mut renderer, &output, 10);
-    let loaded = renderer.presets_loaded() - before;
+    let (mut show, output) = start(script_show("recursion", script));
+    let before = show.presets_loaded();
+    frames_go_on(&mut show, &output, 10);
+    let loaded = show.presets_loaded() - before;
     assert!(loaded <= 10, "{loaded} loads in 10 frames");
 }
 
@@ -130,17 +124,14 @@ fn a_script_cannot_break_the_next_load() {
                   math.randomseed = nil\n  string.rep = nil\n  getmetatable('').__index = {}\n\
                   persist.locked = tostring(pcall(function() sylva.set = nil end))\nend\n";
     let root = script_show("fresh", script);
-    let (mut renderer, output) = start(root);
-    frame(&mut renderer, &output);
-    assert_eq!(
-        renderer.script().persisted("locked").as_deref(),
-        Some("false")
-    );
-    let registry = renderer.registry.clone();
-    let clock = renderer.clock;
-    let reloaded = renderer.script().load("live.lua", &registry, &clock);
+    let (mut show, output) = start(root);
+    frame(&mut show, &output);
+    assert_eq!(show.script().persisted("locked").as_deref(), Some("false"));
+    let registry = show.registry.clone();
+    let clock = show.clock;
+    let reloaded = show.script().load("live.lua", &registry, &clock);
     assert!(reloaded.is_ok(), "{reloaded:?}");
-    let host = renderer.script();
+    let host = show.script();
     assert_eq!(
         host.persisted("loads").as_deref(),
         Some("2"),
@@ -175,8 +166,8 @@ fn shader_headers_with_impossible_ranges_are_file_line_errors() {
             &ShowOptions::new(root, "live"),
             OUTPUT_FORMAT,
         );
-        let renderer = started.unwrap_or_else(|e| panic!("the show must start: {e:#}"));
-        let shown = errors(&renderer);
+        let show = started.unwrap_or_else(|e| panic!("the show must start: {e:#}"));
+        let shown = errors(&show);
         assert!(
             shown.contains(&format!("shaders/shader/bad.wgsl:{line}")),
             "{header:?}: {shown}"
@@ -198,21 +189,16 @@ fn a_failing_startup_preset_starts_the_built_in_default() {
         &ShowOptions::new(root, "default"),
         OUTPUT_FORMAT,
     );
-    let mut renderer = started.unwrap_or_else(|e| panic!("the show must start: {e:#}"));
-    assert_eq!(renderer.preset(), Some("default"));
-    assert!(!renderer.layers().is_empty(), "the built-in default runs");
+    let mut show = started.unwrap_or_else(|e| panic!("the show must start: {e:#}"));
+    assert_eq!(show.preset(), Some("default"));
+    assert!(!show.layers().is_empty(), "the built-in default runs");
     assert!(
-        errors(&renderer).contains("built-in default"),
+        errors(&show).contains("built-in default"),
         "{}",
-        errors(&renderer)
+        errors(&show)
     );
-    let output = RenderTarget::new(
-        &renderer.gpu.device,
-        "startup.output",
-        [8, 8],
-        OUTPUT_FORMAT,
-    );
-    frames_go_on(&mut renderer, &output, 2);
+    let output = RenderTarget::new(&show.gpu.device, "startup.output", [8, 8], OUTPUT_FORMAT);
+    frames_go_on(&mut show, &output, 2);
 }
 
 #[test]
@@ -247,8 +233,8 @@ fn absurd_private_arrays_are_refused() {
         &ShowOptions::new(root, "live"),
         OUTPUT_FORMAT,
     );
-    let renderer = started.unwrap_or_else(|e| panic!("the show must start: {e:#}"));
-    let shown = errors(&renderer);
+    let show = started.unwrap_or_else(|e| panic!("the show must start: {e:#}"));
+    let shown = errors(&show);
     assert!(shown.contains("shaders/shader/big.wgsl:1"), "{shown}");
     assert!(shown.contains("var<private> big"), "{shown}");
 }

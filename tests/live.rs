@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 use sylva::gpu::{OUTPUT_FORMAT, RenderTarget, read_rgba16f};
 use sylva::headless::ShowOptions;
 use sylva::params::{Source, Value};
-use sylva::renderer::Renderer;
 use sylva::script::{OscArg, ScriptEvent};
+use sylva::show::Show;
 
 use crate::support;
 use crate::support::Checked;
@@ -62,26 +62,26 @@ fn save_atomically(path: &Path, text: &str) {
     }
 }
 
-fn start(root: PathBuf, watch: bool) -> (Renderer, RenderTarget) {
-    let renderer = support::start(
+fn start(root: PathBuf, watch: bool) -> (Show, RenderTarget) {
+    let show = support::start(
         ShowOptions {
             watch,
             ..ShowOptions::new(root, "live")
         },
         OUTPUT_FORMAT,
     );
-    let output = RenderTarget::new(&renderer.gpu.device, "live.output", [8, 8], OUTPUT_FORMAT);
-    (renderer, output)
+    let output = RenderTarget::new(&show.gpu.device, "live.output", [8, 8], OUTPUT_FORMAT);
+    (show, output)
 }
 
-fn frame(renderer: &mut Renderer, output: &RenderTarget) {
-    renderer.frame(1.0 / 60.0, None, (&output.view, [8, 8]), |_, _| {});
+fn frame(show: &mut Show, output: &RenderTarget) {
+    show.frame(1.0 / 60.0, None, (&output.view, [8, 8]), |_, _| {});
 }
 
 /// The red channel the live layer drew last frame.
-fn red(renderer: &Renderer) -> f32 {
-    let texture = renderer.compositor().layer_target("shader.live");
-    match texture.map(|t| read_rgba16f(&renderer.gpu, t)) {
+fn red(show: &Show) -> f32 {
+    let texture = show.compositor().layer_target("shader.live");
+    match texture.map(|t| read_rgba16f(&show.gpu, t)) {
         Some(Ok(texels)) => texels[0][0],
         other => panic!("reading the live layer: {other:?}"),
     }
@@ -89,15 +89,15 @@ fn red(renderer: &Renderer) -> f32 {
 
 /// Runs frames until `done` holds; returns how long it took.
 fn frames_until(
-    renderer: &mut Renderer,
+    show: &mut Show,
     output: &RenderTarget,
     what: &str,
-    done: impl Fn(&Renderer) -> bool,
+    done: impl Fn(&Show) -> bool,
 ) -> Duration {
     let started = Instant::now();
     loop {
-        frame(renderer, output);
-        if done(renderer) {
+        frame(show, output);
+        if done(show) {
             let delay = started.elapsed();
             eprintln!("{what}: after {delay:?}");
             return delay;
@@ -105,7 +105,7 @@ fn frames_until(
         assert!(
             started.elapsed() < CEILING,
             "{what}: not within {CEILING:?}; errors: {:?}",
-            renderer.errors.snapshot()
+            show.errors.snapshot()
         );
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -114,14 +114,13 @@ fn frames_until(
 #[test]
 fn shader_edits_go_live_and_broken_saves_keep_the_last_good_version() {
     let root = show_folder("shader", None);
-    let (mut renderer, output) = start(root.clone(), true);
-    frame(&mut renderer, &output);
-    assert!((red(&renderer) - 0.5).abs() < 1e-3, "starts at level 0.5");
-    renderer
-        .registry
+    let (mut show, output) = start(root.clone(), true);
+    frame(&mut show, &output);
+    assert!((red(&show) - 0.5).abs() < 1e-3, "starts at level 0.5");
+    show.registry
         .set_now("shader.live.level", Value::Float(0.75), Source::Ui)
         .checked("setting a test value");
-    frame(&mut renderer, &output);
+    frame(&mut show, &output);
 
     let file = root.join("shaders/shader/live.wgsl");
     save_atomically(
@@ -131,11 +130,11 @@ fn shader_edits_go_live_and_broken_saves_keep_the_last_good_version() {
             "params.tint.rgb * params.level * 0.5",
         ),
     );
-    frames_until(&mut renderer, &output, "valid edit live", |r| {
+    frames_until(&mut show, &output, "valid edit live", |r| {
         (red(r) - 0.375).abs() < 1e-3
     });
     assert_eq!(
-        renderer.registry.float("shader.live.level"),
+        show.registry.float("shader.live.level"),
         0.75,
         "the performer's value survives the reload"
     );
@@ -147,10 +146,10 @@ fn shader_edits_go_live_and_broken_saves_keep_the_last_good_version() {
             "vec4<f32>(params.tint.rgb, oops)",
         ),
     );
-    frames_until(&mut renderer, &output, "broken save reported", |r| {
+    frames_until(&mut show, &output, "broken save reported", |r| {
         r.errors.has("shader.live")
     });
-    let errors = renderer.errors.snapshot();
+    let errors = show.errors.snapshot();
     let message = &errors
         .iter()
         .find(|e| e.origin == "shader.live")
@@ -160,32 +159,32 @@ fn shader_edits_go_live_and_broken_saves_keep_the_last_good_version() {
         message.starts_with("shaders/shader/live.wgsl:6:"),
         "{message}"
     );
-    frame(&mut renderer, &output);
+    frame(&mut show, &output);
     assert!(
-        (red(&renderer) - 0.375).abs() < 1e-3,
+        (red(&show) - 0.375).abs() < 1e-3,
         "the last good version keeps drawing"
     );
 
     write(&file, LIVE_SHADER);
-    frames_until(&mut renderer, &output, "fix recovers", |r| {
+    frames_until(&mut show, &output, "fix recovers", |r| {
         !r.errors.has("shader.live") && (red(r) - 0.75).abs() < 1e-3
     });
 
     // Deleted (the layer keeps drawing and says so), then recreated.
     std::fs::remove_file(&file).ok();
-    frames_until(&mut renderer, &output, "deletion reported", |r| {
+    frames_until(&mut show, &output, "deletion reported", |r| {
         r.errors.has("shader.live")
     });
-    frame(&mut renderer, &output);
+    frame(&mut show, &output);
     assert!(
-        (red(&renderer) - 0.75).abs() < 1e-3,
+        (red(&show) - 0.75).abs() < 1e-3,
         "still drawing after the file vanished"
     );
     write(
         &file,
         &LIVE_SHADER.replace("params.tint.rgb * params.level", "params.tint.rgb * 0.25"),
     );
-    frames_until(&mut renderer, &output, "recreated file live", |r| {
+    frames_until(&mut show, &output, "recreated file live", |r| {
         !r.errors.has("shader.live") && (red(r) - 0.25).abs() < 1e-3
     });
     std::fs::remove_dir_all(root).ok();
@@ -194,18 +193,18 @@ fn shader_edits_go_live_and_broken_saves_keep_the_last_good_version() {
 #[test]
 fn scripts_set_and_ramp_parameters() {
     let script = "function setup()\n  sylva.set('shader.live.level', 0.25)\n  sylva.ramp('shader.live.tint', {0, 1, 0, 1}, 0.5, 'linear')\n  sylva.layer('shader.live').opacity = 0.5\nend\n";
-    let (mut renderer, output) = start(show_folder("ramp", Some(script)), false);
-    assert_eq!(renderer.registry.float("shader.live.level"), 0.25);
+    let (mut show, output) = start(show_folder("ramp", Some(script)), false);
+    assert_eq!(show.registry.float("shader.live.level"), 0.25);
     assert_eq!(
-        renderer.registry.target("shader.live.opacity"),
+        show.registry.target("shader.live.opacity"),
         Some(&Value::Float(0.5)),
         "opacity glides to 0.5"
     );
     for _ in 0..40 {
-        frame(&mut renderer, &output);
+        frame(&mut show, &output);
     }
     assert_eq!(
-        renderer.registry.get("shader.live.tint"),
+        show.registry.get("shader.live.tint"),
         Some(&Value::Colour([0.0, 1.0, 0.0, 1.0]))
     );
 }
@@ -214,46 +213,45 @@ fn scripts_set_and_ramp_parameters() {
 fn a_script_that_fails_to_load_keeps_the_old_one_and_persist_survives() {
     let first = "function setup() persist.loads = (persist.loads or 0) + 1 end\nfunction update(dt) sylva.set('shader.live.level', 0.25) end\n";
     let root = show_folder("reload", Some(first));
-    let (mut renderer, output) = start(root.clone(), true);
-    frame(&mut renderer, &output);
-    assert_eq!(renderer.script().persisted("loads").as_deref(), Some("1"));
+    let (mut show, output) = start(root.clone(), true);
+    frame(&mut show, &output);
+    assert_eq!(show.script().persisted("loads").as_deref(), Some("1"));
 
     let file = root.join("scripts/live.lua");
     save_atomically(
         &file,
         "function update(dt)\n  sylva.set('shader.live.level', 0.9\nend\n",
     );
-    frames_until(&mut renderer, &output, "syntax error reported", |r| {
+    frames_until(&mut show, &output, "syntax error reported", |r| {
         r.errors.has("scripts/live.lua")
     });
-    let message = renderer
+    let message = show
         .errors
         .snapshot()
         .iter()
         .map(|e| e.message.clone())
         .collect::<String>();
     assert!(message.contains("scripts/live.lua:3:"), "{message}");
-    renderer
-        .registry
+    show.registry
         .set_now("shader.live.level", Value::Float(0.6), Source::Ui)
         .checked("setting a test value");
-    frame(&mut renderer, &output);
+    frame(&mut show, &output);
     assert_eq!(
-        renderer.registry.float("shader.live.level"),
+        show.registry.float("shader.live.level"),
         0.25,
         "the old update() still runs"
     );
 
     save_atomically(&file, &first.replace("0.25", "0.5"));
-    frames_until(&mut renderer, &output, "fixed script live", |r| {
+    frames_until(&mut show, &output, "fixed script live", |r| {
         r.registry.float("shader.live.level") == 0.5
     });
     assert_eq!(
-        renderer.script().persisted("loads").as_deref(),
+        show.script().persisted("loads").as_deref(),
         Some("2"),
         "persist kept its count"
     );
-    assert!(!renderer.errors.has("scripts/live.lua"));
+    assert!(!show.errors.has("scripts/live.lua"));
     std::fs::remove_dir_all(root).ok();
 }
 
@@ -261,16 +259,16 @@ fn a_script_that_fails_to_load_keeps_the_old_one_and_persist_survives() {
 fn an_endless_loop_is_interrupted_and_the_frames_go_on() {
     let script =
         "function update(dt)\n  while true do end\nend\nfunction on_beat(n) persist.beat = n end\n";
-    let (mut renderer, output) = start(show_folder("loop", Some(script)), false);
+    let (mut show, output) = start(show_folder("loop", Some(script)), false);
     let started = Instant::now();
     for _ in 0..3 {
-        frame(&mut renderer, &output);
+        frame(&mut show, &output);
     }
     eprintln!(
         "three frames with an endless update(): {:?}",
         started.elapsed()
     );
-    let message = renderer
+    let message = show
         .errors
         .snapshot()
         .iter()
@@ -281,9 +279,9 @@ fn an_endless_loop_is_interrupted_and_the_frames_go_on() {
         "{message}"
     );
     assert!(message.contains("update() is disabled"), "{message}");
-    renderer.dispatch(&ScriptEvent::Beat(7));
+    show.dispatch(&ScriptEvent::Beat(7));
     assert_eq!(
-        renderer.script().persisted("beat").as_deref(),
+        show.script().persisted("beat").as_deref(),
         Some("7"),
         "other callbacks still run"
     );
@@ -292,10 +290,10 @@ fn an_endless_loop_is_interrupted_and_the_frames_go_on() {
 #[test]
 fn a_memory_bomb_is_stopped() {
     let script = "function update(dt)\n  local t = {}\n  while true do t[#t + 1] = string.rep('x', 1000000) .. #t end\nend\n";
-    let (mut renderer, output) = start(show_folder("memory", Some(script)), false);
-    frame(&mut renderer, &output);
-    frame(&mut renderer, &output);
-    let message = renderer
+    let (mut show, output) = start(show_folder("memory", Some(script)), false);
+    frame(&mut show, &output);
+    frame(&mut show, &output);
+    let message = show
         .errors
         .snapshot()
         .iter()
@@ -324,8 +322,8 @@ fn the_sandbox_has_no_io_and_require_stays_in_scripts() {
         &root.join("scripts/lib/helper.lua"),
         "return { answer = 42 }\n",
     );
-    let (mut renderer, _output) = start(root.clone(), false);
-    let host = renderer.script();
+    let (mut show, _output) = start(root.clone(), false);
+    let host = show.script();
     assert_eq!(host.persisted("io").as_deref(), Some("nil"));
     assert_eq!(host.persisted("execute").as_deref(), Some("nil"));
     assert_eq!(host.persisted("clock").as_deref(), Some("function"));
@@ -341,35 +339,32 @@ fn events_reach_their_callbacks() {
         function on_midi(m) persist.midi = m.type .. ':' .. m.channel .. ':' .. m.number .. ':' .. m.value end\n\
         function on_osc(address, args) persist.osc = address .. ':' .. args[1] .. ':' .. args[2] end\n\
         function on_preset(name) persist.preset = name end\n";
-    let (mut renderer, output) = start(show_folder("events", Some(script)), false);
-    assert_eq!(
-        renderer.script().persisted("preset").as_deref(),
-        Some("live")
-    );
+    let (mut show, output) = start(show_folder("events", Some(script)), false);
+    assert_eq!(show.script().persisted("preset").as_deref(), Some("live"));
     for _ in 0..40 {
-        frame(&mut renderer, &output);
+        frame(&mut show, &output);
     }
     assert_eq!(
-        renderer.script().persisted("beat").as_deref(),
+        show.script().persisted("beat").as_deref(),
         Some("1"),
         "120 bpm: beat 1 starts at 0.5 s"
     );
-    renderer.dispatch(&ScriptEvent::Midi {
+    show.dispatch(&ScriptEvent::Midi {
         kind: "cc".into(),
         channel: 1,
         number: 16,
         value: 127,
     });
     assert_eq!(
-        renderer.script().persisted("midi").as_deref(),
+        show.script().persisted("midi").as_deref(),
         Some("cc:1:16:127")
     );
-    renderer.dispatch(&ScriptEvent::Osc(
+    show.dispatch(&ScriptEvent::Osc(
         "/fader".into(),
         vec![OscArg::Number(0.5), OscArg::Text("x".into())],
     ));
     assert_eq!(
-        renderer.script().persisted("osc").as_deref(),
+        show.script().persisted("osc").as_deref(),
         Some("/fader:0.5:x")
     );
 }
@@ -377,23 +372,23 @@ fn events_reach_their_callbacks() {
 #[test]
 fn saving_the_running_preset_reloads_it_and_a_broken_one_is_refused() {
     let root = show_folder("preset", None);
-    let (mut renderer, output) = start(root.clone(), true);
+    let (mut show, output) = start(root.clone(), true);
     let file = root.join("presets/live.toml");
     save_atomically(
         &file,
         "layers = [\"shader.live\"]\n\n[params]\n\"shader.live.level\" = 0.3\n",
     );
-    frames_until(&mut renderer, &output, "preset saved", |r| {
+    frames_until(&mut show, &output, "preset saved", |r| {
         r.registry.float("shader.live.level") == 0.3
     });
     write(
         &file,
         "layers = [\"shader.live\"]\n\n[params]\n\"shader.live.levle\" = 0.9\n",
     );
-    frames_until(&mut renderer, &output, "broken preset reported", |r| {
+    frames_until(&mut show, &output, "broken preset reported", |r| {
         r.errors.has("preset")
     });
-    let message = renderer
+    let message = show
         .errors
         .snapshot()
         .iter()
@@ -401,7 +396,7 @@ fn saving_the_running_preset_reloads_it_and_a_broken_one_is_refused() {
         .collect::<String>();
     assert!(message.contains("presets/live.toml:4"), "{message}");
     assert_eq!(
-        renderer.registry.float("shader.live.level"),
+        show.registry.float("shader.live.level"),
         0.3,
         "the running preset stays"
     );
@@ -421,26 +416,22 @@ fn a_saved_simulation_kernel_reloads_in_the_running_show() {
             ("shaders/fluid/force.wgsl", original),
         ],
     );
-    let (mut renderer, output) = start(root.clone(), true);
-    frame(&mut renderer, &output);
+    let (mut show, output) = start(root.clone(), true);
+    frame(&mut show, &output);
     let file = root.join("shaders/fluid/force.wgsl");
     save_atomically(
         &file,
         &original.replace("fn compute_force(", "fn compute_force( {"),
     );
-    frames_until(
-        &mut renderer,
-        &output,
-        "the broken kernel is reported",
-        |r| {
-            r.errors.snapshot().iter().any(|e| {
-                e.origin == "fluid kernels" && e.message.contains("shaders/fluid/force.wgsl:")
-            })
-        },
-    );
-    frame(&mut renderer, &output);
+    frames_until(&mut show, &output, "the broken kernel is reported", |r| {
+        r.errors
+            .snapshot()
+            .iter()
+            .any(|e| e.origin == "fluid kernels" && e.message.contains("shaders/fluid/force.wgsl:"))
+    });
+    frame(&mut show, &output);
     save_atomically(&file, original);
-    frames_until(&mut renderer, &output, "the fixed kernel goes live", |r| {
+    frames_until(&mut show, &output, "the fixed kernel goes live", |r| {
         !r.errors.has("fluid kernels")
     });
     std::fs::remove_dir_all(root).ok();

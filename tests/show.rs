@@ -1,4 +1,4 @@
-//! The renderer as a show: presets that fail leave the running one alone,
+//! The show as a show: presets that fail leave the running one alone,
 //! unknown parameters are reported at file:line, shader parameters reach
 //! the registry, the render scale waits for its knob to rest, the seed
 //! reaches every simulation, and the bench measures passes.
@@ -13,13 +13,9 @@ use crate::support::Checked;
 
 #[test]
 fn a_bad_preset_is_reported_at_its_line_and_keeps_the_show() {
-    let mut renderer = support::renderer(support::fixtures(), "default", OUTPUT_FORMAT);
-    let before: Vec<String> = renderer
-        .layers()
-        .iter()
-        .map(|l| l.id().to_string())
-        .collect();
-    let error = renderer.load_preset("header_typo");
+    let mut show = support::show(support::fixtures(), "default", OUTPUT_FORMAT);
+    let before: Vec<String> = show.layers().iter().map(|l| l.id().to_string()).collect();
+    let error = show.load_preset("header_typo");
     let Err(error) = error else {
         panic!("a preset naming an undeclared parameter must fail");
     };
@@ -29,14 +25,10 @@ fn a_bad_preset_is_reported_at_its_line_and_keeps_the_show() {
         "{error}"
     );
     assert!(error.to_string().contains("shader.bottom.color"), "{error}");
-    let after: Vec<String> = renderer
-        .layers()
-        .iter()
-        .map(|l| l.id().to_string())
-        .collect();
+    let after: Vec<String> = show.layers().iter().map(|l| l.id().to_string()).collect();
     assert_eq!(before, after);
-    assert_eq!(renderer.preset(), Some("default"));
-    let unknown_kind = renderer.load_preset("unknown_kind");
+    assert_eq!(show.preset(), Some("default"));
+    let unknown_kind = show.load_preset("unknown_kind");
     assert!(
         matches!(&unknown_kind, Err(e) if e.line == 2),
         "{unknown_kind:?}"
@@ -45,7 +37,7 @@ fn a_bad_preset_is_reported_at_its_line_and_keeps_the_show() {
 
 #[test]
 fn shader_header_parameters_and_layer_parameters_are_registered() {
-    let renderer = support::renderer(support::fixtures(), "default", OUTPUT_FORMAT);
+    let show = support::show(support::fixtures(), "default", OUTPUT_FORMAT);
     for name in [
         "shader.aurora.speed",
         "shader.aurora.base",
@@ -57,10 +49,10 @@ fn shader_header_parameters_and_layer_parameters_are_registered() {
         "master.blackout",
         "master.render_scale",
     ] {
-        assert!(renderer.registry.contains(name), "{name} is missing");
+        assert!(show.registry.contains(name), "{name} is missing");
     }
     assert_eq!(
-        renderer.registry.get("shader.echo.blend"),
+        show.registry.get("shader.echo.blend"),
         Some(&Value::Enum(1)),
         "the preset set add"
     );
@@ -68,34 +60,24 @@ fn shader_header_parameters_and_layer_parameters_are_registered() {
 
 #[test]
 fn render_scale_applies_once_the_knob_rests() {
-    let mut renderer = support::renderer(support::fixtures(), "default", OUTPUT_FORMAT);
-    let output = RenderTarget::new(
-        &renderer.gpu.device,
-        "scale.output",
-        [64, 32],
-        OUTPUT_FORMAT,
-    );
-    let frame = |renderer: &mut sylva::renderer::Renderer| {
-        renderer.frame(0.1, None, (&output.view, [64, 32]), |_, _| {});
-        renderer.compositor().render_size()
+    let mut show = support::show(support::fixtures(), "default", OUTPUT_FORMAT);
+    let output = RenderTarget::new(&show.gpu.device, "scale.output", [64, 32], OUTPUT_FORMAT);
+    let frame = |show: &mut sylva::show::Show| {
+        show.frame(0.1, None, (&output.view, [64, 32]), |_, _| {});
+        show.compositor().render_size()
     };
-    assert_eq!(frame(&mut renderer), [64, 32]);
-    renderer
-        .registry
+    assert_eq!(frame(&mut show), [64, 32]);
+    show.registry
         .set("master.render_scale", Value::Float(0.5), Source::Midi)
         .checked("setting a test value");
     assert_eq!(
-        frame(&mut renderer),
+        frame(&mut show),
         [64, 32],
         "not rebuilt while the knob moves"
     );
-    frame(&mut renderer);
-    frame(&mut renderer);
-    assert_eq!(
-        frame(&mut renderer),
-        [32, 16],
-        "rebuilt after 0.25 s at rest"
-    );
+    frame(&mut show);
+    frame(&mut show);
+    assert_eq!(frame(&mut show), [32, 16], "rebuilt after 0.25 s at rest");
 }
 
 #[test]
@@ -142,22 +124,22 @@ fn bench_reports_every_pass_of_a_layer() {
 
 /// The simulation layer `layer` of `preset` after a few frames at `seed`.
 fn simulated(preset: &str, layer: &str, seed: u64) -> Vec<[f32; 4]> {
-    let mut renderer = support::start(
+    let mut show = support::start(
         ShowOptions {
             seed,
             ..ShowOptions::new(support::fixtures(), preset)
         },
         OUTPUT_FORMAT,
     );
-    let output = RenderTarget::new(&renderer.gpu.device, "seed.output", [48, 32], OUTPUT_FORMAT);
+    let output = RenderTarget::new(&show.gpu.device, "seed.output", [48, 32], OUTPUT_FORMAT);
     for _ in 0..6 {
-        renderer.frame(1.0 / 60.0, None, (&output.view, [48, 32]), |_, _| {});
+        show.frame(1.0 / 60.0, None, (&output.view, [48, 32]), |_, _| {});
     }
-    let texture = renderer
+    let texture = show
         .compositor()
         .layer_target(layer)
         .unwrap_or_else(|| panic!("{preset} has no {layer} target"));
-    sylva::gpu::read_rgba16f(&renderer.gpu, texture).unwrap_or_else(|e| panic!("{e}"))
+    sylva::gpu::read_rgba16f(&show.gpu, texture).unwrap_or_else(|e| panic!("{e}"))
 }
 
 #[test]

@@ -1,14 +1,14 @@
 //! What the integration tests share: one GPU device for the whole test
 //! binary (on the adapter named by `SYLVA_ADAPTER`, the software one by
 //! default, so golden images do not depend on the machine's GPU) and a
-//! helper to build a renderer on it.
+//! helper to build a show on it.
 
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 use sylva::gpu::{ADAPTER_ENV, AdapterChoice, Gpu};
 use sylva::headless::{ShowOptions, start_on};
-use sylva::renderer::Renderer;
+use sylva::show::Show;
 use sylva::status::ErrorLog;
 
 /// The software Vulkan adapter that CI installs (Mesa's lavapipe).
@@ -53,16 +53,16 @@ pub fn out_dir() -> PathBuf {
     dir
 }
 
-/// A renderer on the shared device with `preset` loaded from `project`.
-pub fn renderer(project: PathBuf, preset: &str, format: wgpu::TextureFormat) -> Renderer {
+/// A show on the shared device with `preset` loaded from `project`.
+pub fn show(project: PathBuf, preset: &str, format: wgpu::TextureFormat) -> Show {
     start(ShowOptions::new(project, preset), format)
 }
 
-/// A renderer on the shared device for `options`.
-pub fn start(options: ShowOptions, format: wgpu::TextureFormat) -> Renderer {
+/// A show on the shared device for `options`.
+pub fn start(options: ShowOptions, format: wgpu::TextureFormat) -> Show {
     let preset = options.preset.clone();
     match start_on(gpu(), &options, format) {
-        Ok(renderer) => renderer,
+        Ok(show) => show,
         Err(error) => panic!("starting preset {preset}: {error:#}"),
     }
 }

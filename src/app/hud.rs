@@ -7,12 +7,12 @@ use std::time::Instant;
 
 use crate::command::Command;
 use crate::params::{ParamKind, Source, Value};
-use crate::renderer::Renderer;
+use crate::show::Show;
 
 /// Frame-time average over this many frames.
 const FPS_WINDOW: usize = 60;
 
-/// HUD state and its egui renderer.
+/// HUD state and its egui show.
 pub struct Hud {
     context: egui::Context,
     input: egui_winit::State,
@@ -79,7 +79,7 @@ impl Hud {
     pub fn draw(
         &mut self,
         window: &winit::window::Window,
-        show: &mut Renderer,
+        show: &mut Show,
         status: &[String],
         encoder: &mut wgpu::CommandEncoder,
         view: &wgpu::TextureView,
@@ -159,7 +159,7 @@ impl Hud {
     }
 }
 
-fn error_panel(ui: &mut egui::Ui, show: &Renderer) {
+fn error_panel(ui: &mut egui::Ui, show: &Show) {
     let errors = show.errors.snapshot();
     if errors.is_empty() {
         return;
@@ -183,7 +183,7 @@ fn error_panel(ui: &mut egui::Ui, show: &Renderer) {
 
 fn main_panel(
     context: &egui::Context,
-    show: &mut Renderer,
+    show: &mut Show,
     status: &[String],
     selected: &mut Option<String>,
     fps: f32,
@@ -249,7 +249,7 @@ fn main_panel(
 
 /// One editor per parameter; edits go through the registry like any other
 /// control source.
-fn parameter_editors(ui: &mut egui::Ui, show: &mut Renderer, selected: &mut Option<String>) {
+fn parameter_editors(ui: &mut egui::Ui, show: &mut Show, selected: &mut Option<String>) {
     let params: Vec<_> = show
         .registry
         .iter()

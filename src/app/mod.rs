@@ -1,6 +1,6 @@
 //! The window: winit's event loop, the surface, fullscreen and monitor
 //! choice, keys and the HUD. Each redraw runs one frame of the shared
-//! [`Renderer`] into the surface, then the HUD on top, then presents.
+//! [`Show`] into the surface, then the HUD on top, then presents.
 
 mod hud;
 pub mod keys;
@@ -18,7 +18,7 @@ use winit::window::{Fullscreen, Window, WindowId};
 use crate::control::{ControlOptions, ControlSurface};
 use crate::gpu::Gpu;
 use crate::headless::{ShowOptions, start_live_on};
-use crate::renderer::Renderer;
+use crate::show::Show;
 use crate::status::ErrorLog;
 use hud::Hud;
 use keys::Action;
@@ -76,7 +76,7 @@ struct Running {
     window: Arc<Window>,
     surface: wgpu::Surface<'static>,
     config: wgpu::SurfaceConfiguration,
-    renderer: Renderer,
+    show: Show,
     control: ControlSurface,
     hud: Hud,
 }
@@ -163,13 +163,13 @@ impl App {
         )?;
         surface.configure(&gpu.device, &config);
         let hud = Hud::new(&window, &gpu.device, config.format.remove_srgb_suffix());
-        let renderer = start_live_on(Arc::new(gpu), &self.options.show, config.format)?;
-        let control = ControlSurface::start(&self.options.control, &renderer);
+        let show = start_live_on(Arc::new(gpu), &self.options.show, config.format)?;
+        let control = ControlSurface::start(&self.options.control, &show);
         Ok(Running {
             window,
             surface,
             config,
-            renderer,
+            show,
             control,
             hud,
         })
@@ -183,8 +183,7 @@ impl Running {
         }
         self.config.width = size[0];
         self.config.height = size[1];
-        self.surface
-            .configure(&self.renderer.gpu.device, &self.config);
+        self.surface.configure(&self.show.gpu.device, &self.config);
     }
 
     fn act(&mut self, action: Action, event_loop: &ActiveEventLoop, monitor: Option<usize>) {
@@ -200,7 +199,7 @@ impl Running {
             Action::ToggleHud => self.hud.visible = !self.hud.visible,
             Action::Learn => match self.hud.selected() {
                 Some(param) => self.control.mapper().learn(&param),
-                None => self.renderer.errors.report(
+                None => self.show.errors.report(
                     "midi learn",
                     "click a parameter name in the HUD, then press l",
                 ),
@@ -214,13 +213,11 @@ impl Running {
             wgpu::CurrentSurfaceTexture::Success(t) => t,
             wgpu::CurrentSurfaceTexture::Suboptimal(t) => {
                 // Draw this one; reconfigure before the next.
-                self.surface
-                    .configure(&self.renderer.gpu.device, &self.config);
+                self.surface.configure(&self.show.gpu.device, &self.config);
                 t
             }
             wgpu::CurrentSurfaceTexture::Outdated | wgpu::CurrentSurfaceTexture::Lost => {
-                self.surface
-                    .configure(&self.renderer.gpu.device, &self.config);
+                self.surface.configure(&self.show.gpu.device, &self.config);
                 return;
             }
             other => {
@@ -238,14 +235,14 @@ impl Running {
         let size = [self.config.width, self.config.height];
         let status = self.control.status_lines();
         let (hud, window) = (&mut self.hud, &self.window);
-        self.renderer.frame(
+        self.show.frame(
             dt,
             Some(&mut self.control),
             (&view, size),
             |show, encoder| hud.draw(window, show, &status, encoder, &hud_view, size),
         );
         self.window.pre_present_notify();
-        self.renderer.gpu.queue.present(texture);
+        self.show.gpu.queue.present(texture);
     }
 }
 

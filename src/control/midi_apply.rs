@@ -10,9 +10,9 @@ use super::midi_map::MidiOutcome;
 use super::midi_parse::MidiMessage;
 use crate::command::Command;
 use crate::params::{Source, Value};
-use crate::renderer::Renderer;
 use crate::script::ScriptEvent;
 use crate::show::Folder;
+use crate::show::Show;
 
 impl ControlSurface {
     pub(super) fn handle_midi(
@@ -20,12 +20,12 @@ impl ControlSurface {
         port: &str,
         message: MidiMessage,
         at: Instant,
-        renderer: &mut Renderer,
+        show: &mut Show,
     ) {
         match message {
             MidiMessage::Clock => {
                 if let Some(bpm) = self.midi_clock.pulse(at) {
-                    let _ = renderer
+                    let _ = show
                         .registry
                         .set("master.bpm", Value::Float(bpm), Source::Midi);
                 }
@@ -33,7 +33,7 @@ impl ControlSurface {
             }
             MidiMessage::Start => {
                 self.midi_clock.start();
-                renderer.clock.beats = 0.0;
+                show.clock.beats = 0.0;
                 return;
             }
             MidiMessage::Continue => {
@@ -64,40 +64,40 @@ impl ControlSurface {
             | MidiMessage::PitchBend { channel, .. } => channel,
             _ => 0,
         };
-        renderer.dispatch(&ScriptEvent::Midi {
+        show.dispatch(&ScriptEvent::Midi {
             kind: message.kind().to_string(),
             channel,
             number,
             value,
         });
-        for outcome in self.mapper.handle(port, &message, &renderer.registry) {
+        for outcome in self.mapper.handle(port, &message, &show.registry) {
             match outcome {
                 MidiOutcome::Set(name, value) => {
-                    self.command(renderer, Command::Set(name, value, Source::Midi))
+                    self.command(show, Command::Set(name, value, Source::Midi))
                 }
-                MidiOutcome::Action(action) => self.act(action, at, renderer),
-                MidiOutcome::Learned(mapping) => self.save_learned(mapping, renderer),
+                MidiOutcome::Action(action) => self.act(action, at, show),
+                MidiOutcome::Learned(mapping) => self.save_learned(mapping, show),
             }
         }
     }
 
-    fn act(&mut self, action: Action, at: Instant, renderer: &mut Renderer) {
+    fn act(&mut self, action: Action, at: Instant, show: &mut Show) {
         match action {
-            Action::Reseed(layer) => self.command(renderer, Command::Reseed(layer)),
+            Action::Reseed(layer) => self.command(show, Command::Reseed(layer)),
             Action::Toggle(layer) => {
                 // The mapping may name a layer this preset lacks: read, never assume.
                 let name = format!("{layer}.enabled");
-                let on = matches!(renderer.registry.get(&name), Some(Value::Bool(true)));
-                self.command(renderer, Command::Set(name, Value::Bool(!on), Source::Midi));
+                let on = matches!(show.registry.get(&name), Some(Value::Bool(true)));
+                self.command(show, Command::Set(name, Value::Bool(!on), Source::Midi));
             }
             Action::Tap => {
                 if let Some(bpm) = self.tap.tap(at) {
                     let bpm = Command::Set("master.bpm".into(), Value::Float(bpm), Source::Midi);
-                    self.command(renderer, bpm);
+                    self.command(show, bpm);
                 }
             }
             Action::Blackout => {
-                let dark = renderer
+                let dark = show
                     .registry
                     .target("master.blackout")
                     .and_then(Value::as_f32)
@@ -105,18 +105,18 @@ impl ControlSurface {
                     >= 0.5;
                 let level = Value::Float(if dark { 0.0 } else { 1.0 });
                 let blackout = Command::Set("master.blackout".into(), level, Source::Midi);
-                self.command(renderer, blackout);
+                self.command(show, blackout);
             }
             Action::NextPreset | Action::PreviousPreset => {
-                step_preset(renderer, matches!(action, Action::NextPreset))
+                step_preset(show, matches!(action, Action::NextPreset))
             }
-            Action::Preset(name) => self.command(renderer, Command::LoadPreset(name)),
+            Action::Preset(name) => self.command(show, Command::LoadPreset(name)),
         }
     }
 
     /// Adds a learned mapping to `presets/mappings/learned.toml` in the show folder.
-    fn save_learned(&mut self, mapping: mapping::MidiMapping, renderer: &mut Renderer) {
-        let path: PathBuf = renderer
+    fn save_learned(&mut self, mapping: mapping::MidiMapping, show: &mut Show) {
+        let path: PathBuf = show
             .assets
             .dir(Folder::Presets)
             .join("mappings/learned.toml");
@@ -139,7 +139,7 @@ impl ControlSurface {
                 control_name(&mapping),
                 path.display()
             ),
-            Err(error) => renderer.errors.report(
+            Err(error) => show.errors.report(
                 "midi learn",
                 format!("cannot save {}: {error}", path.display()),
             ),
@@ -159,8 +159,8 @@ fn control_name(mapping: &mapping::MidiMapping) -> String {
 }
 
 /// Loads the preset after (or before) the running one, in name order.
-fn step_preset(renderer: &mut Renderer, forward: bool) {
-    let names: Vec<String> = renderer
+fn step_preset(show: &mut Show, forward: bool) {
+    let names: Vec<String> = show
         .assets
         .list(Folder::Presets, "toml")
         .into_iter()
@@ -170,7 +170,7 @@ fn step_preset(renderer: &mut Renderer, forward: bool) {
     if names.is_empty() {
         return;
     }
-    let current = renderer
+    let current = show
         .preset()
         .and_then(|p| names.iter().position(|n| n == p))
         .unwrap_or(0);
@@ -179,5 +179,5 @@ fn step_preset(renderer: &mut Renderer, forward: bool) {
     } else {
         (current + names.len() - 1) % names.len()
     };
-    let _ = renderer.apply(Command::LoadPreset(names[next].clone()));
+    let _ = show.apply(Command::LoadPreset(names[next].clone()));
 }

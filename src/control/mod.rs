@@ -38,8 +38,8 @@ use tempo::{MidiClock, TapTempo};
 
 use crate::command::Command;
 use crate::params::Source;
-use crate::renderer::Renderer;
 use crate::show::Folder;
+use crate::show::Show;
 
 /// Something a control thread received.
 #[derive(Debug, Clone)]
@@ -205,7 +205,7 @@ pub struct ControlSurface {
 impl ControlSurface {
     /// Opens the MIDI inputs, the OSC socket and the OSCQuery server. A port
     /// that cannot be opened is reported and that part stays off.
-    pub fn start(options: &ControlOptions, renderer: &Renderer) -> Self {
+    pub fn start(options: &ControlOptions, show: &Show) -> Self {
         let (sender, events) = sync_channel(EVENT_QUEUE);
         let stop = Arc::new(AtomicBool::new(false));
         let midi_status = SharedStatus::default();
@@ -215,7 +215,7 @@ impl ControlSurface {
                 sender.clone(),
                 midi_status.clone(),
                 stop.clone(),
-                renderer.errors.clone(),
+                show.errors.clone(),
             );
         }
         let osc_stats = Arc::new(OscStats::default());
@@ -228,7 +228,7 @@ impl ControlSurface {
                     osc_stats.clone(),
                     options.allow.clone(),
                     stop.clone(),
-                    renderer.errors.clone(),
+                    show.errors.clone(),
                 )?;
                 Ok(port)
             });
@@ -238,7 +238,7 @@ impl ControlSurface {
                     Some(port)
                 }
                 Err(error) => {
-                    renderer.errors.report(
+                    show.errors.report(
                         "osc",
                         format!("cannot listen on {}:{port}: {error}", options.osc_bind),
                     );
@@ -247,7 +247,7 @@ impl ControlSurface {
             }
         });
         let namespace = SharedNamespace::default();
-        namespace.publish(&renderer.registry);
+        namespace.publish(&show.registry);
         let oscquery_port = options.oscquery_port.and_then(|port| {
             match oscquery::serve(
                 &options.osc_bind,
@@ -255,12 +255,11 @@ impl ControlSurface {
                 osc_port.unwrap_or(0),
                 namespace.clone(),
                 options.allow.clone(),
-                renderer.errors.clone(),
+                show.errors.clone(),
             ) {
                 Ok(port) => Some(port),
                 Err(error) => {
-                    renderer
-                        .errors
+                    show.errors
                         .report("oscquery", format!("cannot serve on port {port}: {error}"));
                     None
                 }
@@ -268,7 +267,7 @@ impl ControlSurface {
         });
         let advertisement = match (options.zeroconf, oscquery_port, osc_port) {
             (true, Some(query), Some(osc)) => zeroconf::advertise(query, osc)
-                .inspect_err(|e| renderer.errors.report("zeroconf", e.clone()))
+                .inspect_err(|e| show.errors.report("zeroconf", e.clone()))
                 .ok(),
             _ => None,
         };
@@ -395,13 +394,13 @@ impl ControlSurface {
     /// At most [`EVENTS_PER_FRAME`] events or [`CONTROL_TIME_PER_FRAME`]
     /// per frame: what does not fit waits in the bounded queue, so a
     /// flood slows control, never the frames.
-    pub fn apply(&mut self, renderer: &mut Renderer) {
-        self.reload_mappings(renderer);
-        if let Some(param) = renderer.take_learn_request() {
+    pub fn apply(&mut self, show: &mut Show) {
+        self.reload_mappings(show);
+        if let Some(param) = show.take_learn_request() {
             tracing::info!("MIDI learn armed for {param}: move a control");
             self.mapper.learn(&param);
         }
-        self.send_feedback(renderer);
+        self.send_feedback(show);
         let started = Instant::now();
         let within_budget = |applied: usize| {
             applied < EVENTS_PER_FRAME && started.elapsed() < CONTROL_TIME_PER_FRAME
@@ -411,7 +410,7 @@ impl ControlSurface {
             let Some(message) = self.scheduled.pop_due(started) else {
                 break;
             };
-            self.handle_osc(message, renderer);
+            self.handle_osc(message, show);
             applied += 1;
         }
         while within_budget(applied) {
@@ -421,7 +420,7 @@ impl ControlSurface {
             applied += 1;
             match event {
                 ControlEvent::Midi { port, message, at } => {
-                    self.handle_midi(&port, message, at, renderer)
+                    self.handle_midi(&port, message, at, show)
                 }
                 ControlEvent::Osc(received) => match received.due.filter(|d| *d > started) {
                     Some(due) => {
@@ -433,31 +432,30 @@ impl ControlSurface {
                             ));
                         }
                     }
-                    None => self.handle_osc(received, renderer),
+                    None => self.handle_osc(received, show),
                 },
             }
         }
         self.last_frame_events = applied;
-        self.namespace.publish(&renderer.registry);
+        self.namespace.publish(&show.registry);
     }
 
     /// Mapping files: every `mappings/*.toml` of the show, the preset's own,
     /// and learned ones; read again when the preset changes.
-    fn reload_mappings(&mut self, renderer: &Renderer) {
-        let preset = renderer.preset().map(str::to_string);
+    fn reload_mappings(&mut self, show: &Show) {
+        let preset = show.preset().map(str::to_string);
         if preset == self.mapping_preset && self.mapping_preset.is_some() {
             return;
         }
         self.mapping_preset = preset;
-        let mut files: Vec<String> = renderer
+        let mut files: Vec<String> = show
             .assets
             .list(Folder::Presets, "toml")
             .into_iter()
             .filter(|f| f.starts_with("mappings/"))
             .collect();
         files.extend(
-            renderer
-                .preset_mappings()
+            show.preset_mappings()
                 .iter()
                 .filter(|f| !files.contains(f))
                 .cloned()
@@ -466,7 +464,7 @@ impl ControlSurface {
         let mut midi = Vec::new();
         self.aliases.clear();
         for file in files {
-            let parsed = renderer
+            let parsed = show
                 .assets
                 .read(Folder::Presets, &file)
                 .map_err(|e| e.to_string())
@@ -478,7 +476,7 @@ impl ControlSurface {
                     midi.extend(mappings.midi);
                     self.aliases.extend(mappings.osc);
                 }
-                Err(error) => renderer.errors.report(format!("presets/{file}"), error),
+                Err(error) => show.errors.report(format!("presets/{file}"), error),
             }
         }
         let learning = self.mapper.learning().map(str::to_string);
@@ -488,12 +486,12 @@ impl ControlSurface {
         }
     }
 
-    fn send_feedback(&mut self, renderer: &mut Renderer) {
-        for change in renderer.registry.drain_changes() {
-            for (port, bytes) in self.mapper.feedback(&change.name, &renderer.registry) {
+    fn send_feedback(&mut self, show: &mut Show) {
+        for change in show.registry.drain_changes() {
+            for (port, bytes) in self.mapper.feedback(&change.name, &show.registry) {
                 self.outputs.send(&port, &bytes);
             }
-            let Some(spec) = renderer.registry.spec(&change.name) else {
+            let Some(spec) = show.registry.spec(&change.name) else {
                 continue;
             };
             let origin = match &change.source {
@@ -509,8 +507,8 @@ impl ControlSurface {
 impl ControlSurface {
     /// Hands `command` to the show; a refusal is logged at most once a
     /// second.
-    fn command(&mut self, renderer: &mut Renderer, command: Command) {
-        if let Err(error) = renderer.apply(command) {
+    fn command(&mut self, show: &mut Show, command: Command) {
+        if let Err(error) = show.apply(command) {
             self.warn_control(&error);
         }
     }

@@ -12,11 +12,11 @@ use super::mapping::OscAlias;
 use super::osc::{self, OscReceived};
 use crate::command::Command;
 use crate::params::{ParamKind, ParamSpec, Source, Value};
-use crate::renderer::Renderer;
 use crate::script::{OscArg, ScriptEvent};
+use crate::show::Show;
 
 impl ControlSurface {
-    pub(super) fn handle_osc(&mut self, received: OscReceived, renderer: &mut Renderer) {
+    pub(super) fn handle_osc(&mut self, received: OscReceived, show: &mut Show) {
         let OscReceived {
             from,
             message,
@@ -31,29 +31,29 @@ impl ControlSurface {
         let reseed = reseed_target(address);
         match address {
             "/sylva/preset" => match first_string() {
-                Some(name) => self.command(renderer, Command::LoadPreset(name)),
+                Some(name) => self.command(show, Command::LoadPreset(name)),
                 None => self.warn_osc(&format!("{address} needs a preset name (s) from {from}")),
             },
             "/sylva/preset/save" => match first_string() {
-                Some(name) => self.command(renderer, Command::SavePreset(name)),
+                Some(name) => self.command(show, Command::SavePreset(name)),
                 None => self.warn_osc(&format!("{address} needs a preset name (s) from {from}")),
             },
             "/sylva/learn" => match first_string() {
-                Some(param) => self.command(renderer, Command::Learn(param)),
+                Some(param) => self.command(show, Command::Learn(param)),
                 None => self.warn_osc(&format!("{address} needs a parameter name (s) from {from}")),
             },
-            "/sylva/status" => self.reply_status(from, renderer),
-            "/sylva/reseed" => self.command(renderer, Command::ReseedAll),
+            "/sylva/status" => self.reply_status(from, show),
+            "/sylva/reseed" => self.command(show, Command::ReseedAll),
             _ if address.starts_with("/sylva/playlist/") => {
                 self.warn_osc(&format!("{address}: no playlist is running"));
             }
             _ if reseed.is_some() => {
-                self.command(renderer, Command::Reseed(reseed.unwrap_or_default()));
+                self.command(show, Command::Reseed(reseed.unwrap_or_default()));
             }
             _ => {
-                if !self.set_from_osc(from, &message, at, renderer) {
+                if !self.set_from_osc(from, &message, at, show) {
                     let args = message.args.iter().filter_map(script_arg).collect();
-                    renderer.dispatch(&ScriptEvent::Osc(message.addr.clone(), args));
+                    show.dispatch(&ScriptEvent::Osc(message.addr.clone(), args));
                 }
             }
         }
@@ -66,7 +66,7 @@ impl ControlSurface {
         from: SocketAddr,
         message: &OscMessage,
         at: Instant,
-        renderer: &mut Renderer,
+        show: &mut Show,
     ) -> bool {
         let alias = self
             .aliases
@@ -75,7 +75,7 @@ impl ControlSurface {
             .cloned();
         let (name, value) = match alias {
             Some(alias) => {
-                let value = renderer.registry.spec(&alias.param).and_then(|spec| {
+                let value = show.registry.spec(&alias.param).and_then(|spec| {
                     let x = message.args.first().and_then(|a| {
                         osc::value_from_args(&mapping_input(), std::slice::from_ref(a))
                     })?;
@@ -84,12 +84,11 @@ impl ControlSurface {
                 (alias.param, value)
             }
             None => {
-                let Some(name) =
-                    osc::param_of(&message.addr).filter(|n| renderer.registry.contains(n))
+                let Some(name) = osc::param_of(&message.addr).filter(|n| show.registry.contains(n))
                 else {
                     return false;
                 };
-                let value = renderer
+                let value = show
                     .registry
                     .spec(&name)
                     .and_then(|spec| osc::value_from_args(spec, &message.args));
@@ -99,7 +98,7 @@ impl ControlSurface {
         match value {
             Some(value) => {
                 let source = Source::Osc(from.to_string());
-                if renderer.apply(Command::Set(name, value, source)).is_ok() {
+                if show.apply(Command::Set(name, value, source)).is_ok() {
                     self.record_latency(at.elapsed());
                 }
             }
@@ -122,7 +121,7 @@ impl ControlSurface {
     /// [`super::STATUS_REPLIES_PER_SECOND`] times a second per host: the
     /// sender's address can be forged, so a reply must never be worth
     /// more to an attacker than the request.
-    fn reply_status(&mut self, to: SocketAddr, renderer: &Renderer) {
+    fn reply_status(&mut self, to: SocketAddr, show: &Show) {
         let now = Instant::now();
         if self.status_replies.len() > 1024 {
             self.status_replies
@@ -136,7 +135,7 @@ impl ControlSurface {
         if *count > super::STATUS_REPLIES_PER_SECOND {
             return;
         }
-        let errors = renderer.errors.snapshot();
+        let errors = show.errors.snapshot();
         let (datagrams, malformed) = self.osc_counts();
         let last = errors.last().map_or(String::new(), |e| {
             status_line(&format!("{}: {}", e.origin, e.message))
@@ -146,7 +145,7 @@ impl ControlSurface {
             OscMessage {
                 addr: "/sylva/status".into(),
                 args: vec![
-                    OscType::String(status_line(renderer.preset().unwrap_or(""))),
+                    OscType::String(status_line(show.preset().unwrap_or(""))),
                     OscType::Int(errors.len() as i32),
                     OscType::String(last),
                     OscType::Long(datagrams as i64),

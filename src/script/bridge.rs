@@ -1,6 +1,6 @@
 //! What the Lua API sees of the show, and what it asks of it. Scripts run
 //! on the main thread inside the frame, but the registry belongs to the
-//! renderer; so before each call the host copies the parameter values into
+//! show; so before each call the host copies the parameter values into
 //! the bridge, the API functions read and write that copy (checking types
 //! and ranges against the specs, so errors surface in the script at once),
 //! and after the call the host applies the queued commands to the registry.

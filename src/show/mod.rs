@@ -1,12 +1,16 @@
-//! Show files: the show folder with its embedded fallbacks, presets, and
-//! the watcher that reports edits to them.
+//! The show: [`Show`], the running show (its registry, clock, layers,
+//! compositor and script, one frame at a time), and its files: the show
+//! folder with its embedded fallbacks, presets, and the watcher that
+//! reports edits to them.
 //! Playlists, crossfades and installation mode join here.
 
 mod assets;
 mod preset;
 pub mod save_name;
+mod stage;
 mod watch;
 
 pub use assets::{Asset, AssetError, Assets, Folder, MAX_FILE_BYTES, inside_show};
 pub use preset::{MAX_LAYERS, MAX_PARAMS, Preset, PresetError, PresetParam, toml_of, toml_value};
+pub use stage::{FRAMES_IN_FLIGHT, MAX_SCRIPT_COMMANDS, Show, ShowError};
 pub use watch::{ChangedFile, ShowWatcher};

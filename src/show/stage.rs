@@ -1,6 +1,7 @@
-//! The renderer: the show's state (registry, clock, layers) and one frame
-//! of the frame flow, shared by the window, `sylva render`, `sylva run
-//! --headless` and `sylva bench`. Only the output target differs between
+//! The running show: its state (registry, clock, layers, compositor,
+//! script) and one frame of the frame flow, `Show::frame`, shared by the
+//! window, `sylva render`, `sylva run --headless`, `sylva bench` and the
+//! tests. Only the output target differs between
 //! them. Presets are loaded here: built and checked aside, then swapped in
 //! whole, so a bad preset never replaces a good one.
 
@@ -21,9 +22,9 @@ use crate::show::save_name::{self, SaveNameError};
 use crate::show::{Assets, Folder, Preset, PresetError, ShowWatcher};
 use crate::status::ErrorLog;
 
-/// Why a renderer could not start.
+/// Why a show could not start.
 #[derive(Debug, thiserror::Error)]
-pub enum RendererError {
+pub enum ShowError {
     /// A built-in compositor shader failed.
     #[error(transparent)]
     Compositor(#[from] CompositorError),
@@ -58,7 +59,7 @@ struct PendingRequests {
 }
 
 /// Everything one show needs to render frames.
-pub struct Renderer {
+pub struct Show {
     /// The device.
     pub gpu: Arc<Gpu>,
     /// Every parameter.
@@ -88,14 +89,14 @@ pub struct Renderer {
     in_flight: VecDeque<wgpu::SubmissionIndex>,
 }
 
-impl Renderer {
-    /// A renderer with no layers, writing `output_format`.
+impl Show {
+    /// A show with no layers, writing `output_format`.
     pub fn new(
         gpu: Arc<Gpu>,
         assets: Assets,
         output_format: wgpu::TextureFormat,
         seed: u64,
-    ) -> Result<Self, RendererError> {
+    ) -> Result<Self, ShowError> {
         let errors = ErrorLog::child_of(&gpu.errors);
         let compositor = {
             let env = LayerEnv {
@@ -114,7 +115,7 @@ impl Renderer {
             uniform_buffer(&gpu.device, "frame.uniforms", size_of::<FrameUniforms>());
         let profiler = GpuProfiler::new(&gpu.device, &gpu.queue, gpu.timestamps);
         let script = ScriptHost::new(assets.clone(), errors.clone(), seed)
-            .map_err(|e| RendererError::Script(e.to_string()))?;
+            .map_err(|e| ShowError::Script(e.to_string()))?;
         Ok(Self {
             gpu,
             registry,
@@ -551,7 +552,7 @@ impl Renderer {
         dt: f32,
         control: Option<&mut ControlSurface>,
         (output, size): (&wgpu::TextureView, [u32; 2]),
-        overlay: impl FnOnce(&mut Renderer, &mut wgpu::CommandEncoder),
+        overlay: impl FnOnce(&mut Show, &mut wgpu::CommandEncoder),
     ) -> Vec<Vec<crate::gpu::PassTime>> {
         if let Some(control) = control {
             control.apply(self);
