@@ -93,6 +93,7 @@ pub struct Compositor {
     master_pipeline: FullscreenPipeline,
     master_layout: wgpu::BindGroupLayout,
     master_uniforms: wgpu::Buffer,
+    crossfade_uniforms: wgpu::Buffer,
     sampler: wgpu::Sampler,
     output_format: wgpu::TextureFormat,
     slots: HashMap<String, LayerSlot>,
@@ -140,6 +141,11 @@ impl Compositor {
                 device,
                 "compositor.master",
                 size_of::<MasterUniforms>(),
+            ),
+            crossfade_uniforms: uniform_buffer(
+                device,
+                "compositor.crossfade",
+                size_of::<BlendUniforms>(),
             ),
             sampler: device.create_sampler(&wgpu::SamplerDescriptor {
                 label: Some("compositor.sampler"),
@@ -247,6 +253,48 @@ impl Compositor {
         let timestamps = profiler.render_pass(&label);
         self.blend_pipeline
             .draw(encoder, &label, &out.view, &bind_group, timestamps);
+        self.composite_current = 1 - self.composite_current;
+    }
+
+    /// Lays `other` (another stack's composite, at the same size) over this
+    /// composite at `amount` (0 keeps this one, 1 shows the other): two
+    /// layer stacks blended, as a crossfade between presets needs.
+    pub fn crossfade(
+        &mut self,
+        env: &LayerEnv<'_>,
+        other: &wgpu::TextureView,
+        amount: f32,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &mut GpuProfiler,
+    ) {
+        let uniforms = BlendUniforms {
+            mode: 0,
+            opacity: amount.clamp(0.0, 1.0),
+            _pad: [0.0; 2],
+        };
+        env.gpu
+            .queue
+            .write_buffer(&self.crossfade_uniforms, 0, bytemuck::bytes_of(&uniforms));
+        let below = &self.composite[self.composite_current];
+        let out = &self.composite[1 - self.composite_current];
+        let bind_group = bind(
+            env.gpu,
+            &self.blend_layout,
+            "compositor.crossfade",
+            &[
+                self.crossfade_uniforms.as_entire_binding(),
+                wgpu::BindingResource::TextureView(&below.view),
+                wgpu::BindingResource::TextureView(other),
+            ],
+        );
+        let timestamps = profiler.render_pass("compositor.crossfade");
+        self.blend_pipeline.draw(
+            encoder,
+            "compositor.crossfade",
+            &out.view,
+            &bind_group,
+            timestamps,
+        );
         self.composite_current = 1 - self.composite_current;
     }
 

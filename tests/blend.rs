@@ -129,3 +129,47 @@ fn a_disabled_or_transparent_layer_leaves_the_composite_alone() {
         );
     }
 }
+
+/// A show of one solid layer of `colour`, one frame drawn.
+fn solid_stack(colour: [f32; 4]) -> sylva::show::Show {
+    let mut show = support::show(support::fixtures(), "empty", OUTPUT_FORMAT);
+    let text = format!(
+        "layers = [\"shader.solid\"]\n[params]\n\"shader.solid.file\" = \"shader/solid.wgsl\"\n\"shader.solid.colour\" = {colour:?}\n"
+    );
+    let preset = Preset::parse("solid.toml", &text).checked("parsing the stack's preset");
+    show.apply_preset("solid", &preset)
+        .checked("loading the stack's preset");
+    let output = RenderTarget::new(&show.gpu.device, "stack.output", [8, 8], OUTPUT_FORMAT);
+    show.frame(1.0 / 60.0, None, (&output.view, [8, 8]), |_, _| {});
+    show
+}
+
+#[test]
+fn two_layer_stacks_render_and_crossfade() {
+    let (a, b) = ([1.0, 0.0, 0.0, 1.0], [0.0, 0.0, 1.0, 1.0]);
+    let mut outgoing = solid_stack(a);
+    let incoming = solid_stack(b);
+    let other = incoming
+        .compositor()
+        .composite()
+        .create_view(&wgpu::TextureViewDescriptor::default());
+    let gpu = outgoing.gpu.clone();
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    {
+        let (compositor, env, profiler) = outgoing.compositor_mut();
+        compositor.crossfade(&env, &other, 0.25, &mut encoder, profiler);
+    }
+    gpu.queue.submit([encoder.finish()]);
+    let texels = read_rgba16f(&gpu, outgoing.compositor().composite()).checked("reading back");
+    for texel in texels {
+        let want = [0.75, 0.0, 0.25];
+        for c in 0..3 {
+            assert!(
+                (texel[c] - want[c]).abs() <= half_step(want[c]).max(1e-3),
+                "channel {c}: {} for {}",
+                texel[c],
+                want[c]
+            );
+        }
+    }
+}

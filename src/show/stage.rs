@@ -519,6 +519,18 @@ impl Show {
         &self.compositor
     }
 
+    /// The compositor and what a pass outside the frame needs to record
+    /// into it (a crossfade with another stack).
+    pub fn compositor_mut(&mut self) -> (&mut Compositor, LayerEnv<'_>, &mut GpuProfiler) {
+        let env = LayerEnv {
+            gpu: &self.gpu,
+            assets: &self.assets,
+            errors: &self.errors,
+            seed: self.seed,
+        };
+        (&mut self.compositor, env, &mut self.profiler)
+    }
+
     /// Restarts every layer from `seed` and clears feedback.
     pub fn reseed(&mut self, seed: u64) {
         self.seed = seed;
