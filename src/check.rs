@@ -92,11 +92,8 @@ fn check_shader(assets: &Assets, file: &str) -> Result<(), String> {
             .validate()
             .map(drop);
     }
-    Composer::new(assets)
-        .file(file)?
-        .finish()?
-        .validate()
-        .map(drop)
+    Composer::new(assets).file(file)?.finish()?.validate()?;
+    Ok(())
 }
 
 fn check_script(assets: &Assets, file: &str) -> Result<(), String> {

@@ -13,7 +13,7 @@ use bytemuck::{Pod, Zeroable};
 
 use crate::clock::Clock;
 use crate::gpu::bindings::{Slot, bind, layout, uniform_buffer};
-use crate::gpu::wgsl::Composer;
+use crate::gpu::wgsl::{Composer, ShaderError};
 use crate::gpu::{FullscreenPipeline, Gpu, GpuProfiler, HDR_FORMAT, RenderTarget};
 use crate::layers::LayerEnv;
 use crate::layers::rebuild::Rebuild;
@@ -123,11 +123,12 @@ impl Compositor {
         );
         let compile = |file: &'static str, layout: &wgpu::BindGroupLayout, format| {
             let fail = |message: String| CompositorError { file, message };
+            let shader = |error: ShaderError| fail(error.to_string());
             let composed = Composer::new(env.assets)
                 .file(file)
                 .and_then(Composer::finish)
-                .map_err(fail)?;
-            composed.validate().map_err(fail)?;
+                .map_err(shader)?;
+            composed.validate().map_err(shader)?;
             FullscreenPipeline::new(device, file, composed.text(), layout, format).map_err(fail)
         };
         let blend_pipeline = compile("compositor/blend.wgsl", &blend_layout, HDR_FORMAT)?;

@@ -10,6 +10,37 @@ use naga::SourceLocation;
 
 use crate::show::{Assets, Folder};
 
+/// Why a shader could not be composed or validated. Each message names the
+/// file and line a person should open.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ShaderError {
+    /// A file, or a file it includes, could not be read.
+    #[error("{0}")]
+    Read(String),
+    /// An `#include` line is malformed or reaches outside the show folder.
+    #[error("{file}:{line}: {message}")]
+    Include {
+        /// The file holding the line.
+        file: String,
+        /// Its line number.
+        line: usize,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// naga refused the composed WGSL: `file:line:column`, the source line
+    /// with a caret, and the causes.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// Layers report errors as text on screen; a shader error becomes its
+/// message.
+impl From<ShaderError> for String {
+    fn from(error: ShaderError) -> String {
+        error.to_string()
+    }
+}
+
 /// One file (or generated text) inside a composed shader.
 #[derive(Debug, Clone)]
 struct Piece {
@@ -59,26 +90,26 @@ impl<'a> Composer<'a> {
     }
 
     /// Adds the file `name` (relative to `shaders/`) and queues its includes.
-    pub fn file(mut self, name: &str) -> Result<Self, String> {
+    pub fn file(mut self, name: &str) -> Result<Self, ShaderError> {
         if self.composed.files().any(|f| f == name) {
             return Ok(self);
         }
         let asset = self
             .assets
             .read(Folder::Shaders, name)
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| ShaderError::Read(e.to_string()))?;
         self.push(&asset.display, Some(name), &asset.text)?;
         Ok(self)
     }
 
     /// Adds text that no file holds (a generated struct), under `label`.
-    pub fn generated(mut self, label: &str, text: &str) -> Result<Self, String> {
+    pub fn generated(mut self, label: &str, text: &str) -> Result<Self, ShaderError> {
         self.push(label, None, text)?;
         Ok(self)
     }
 
     /// Appends every queued include and returns the composition.
-    pub fn finish(mut self) -> Result<Composed, String> {
+    pub fn finish(mut self) -> Result<Composed, ShaderError> {
         while !self.pending.is_empty() {
             let name = self.pending.remove(0);
             self = self.file(&name)?;
@@ -86,7 +117,12 @@ impl<'a> Composer<'a> {
         Ok(self.composed)
     }
 
-    fn push(&mut self, display: &str, file: Option<&str>, text: &str) -> Result<(), String> {
+    fn push(&mut self, display: &str, file: Option<&str>, text: &str) -> Result<(), ShaderError> {
+        let include_error = |index: usize, message: String| ShaderError::Include {
+            file: display.to_string(),
+            line: index + 1,
+            message,
+        };
         let first_line = self.composed.text.lines().count() + 1;
         let mut lines = 0;
         for (index, line) in text.lines().enumerate() {
@@ -99,11 +135,11 @@ impl<'a> Composer<'a> {
                         .find(|(include, _)| include == target)
                         .map_or(target, |(_, with)| with.as_str());
                     crate::show::inside_show(target)
-                        .map_err(|e| format!("{display}:{}: {e}", index + 1))?;
+                        .map_err(|e| include_error(index, e.to_string()))?;
                     self.pending.push(target.to_string());
                     self.composed.text.push('\n');
                 }
-                Some(Err(message)) => return Err(format!("{display}:{}: {message}", index + 1)),
+                Some(Err(message)) => return Err(include_error(index, message)),
                 None => {
                     self.composed.text.push_str(line);
                     self.composed.text.push('\n');
@@ -144,9 +180,10 @@ impl Composed {
     }
 
     /// Parses and validates with naga; errors name the file and line.
-    pub fn validate(&self) -> Result<naga::Module, String> {
-        let module = naga::front::wgsl::parse_str(&self.text)
-            .map_err(|e| self.describe(e.location(&self.text), e.message(), &[]))?;
+    pub fn validate(&self) -> Result<naga::Module, ShaderError> {
+        let module = naga::front::wgsl::parse_str(&self.text).map_err(|e| {
+            ShaderError::Invalid(self.describe(e.location(&self.text), e.message(), &[]))
+        })?;
         let mut validator = naga::valid::Validator::new(
             naga::valid::ValidationFlags::all(),
             naga::valid::Capabilities::default(),
@@ -158,10 +195,14 @@ impl Composed {
                 causes.push(inner.to_string());
                 cause = inner.source();
             }
-            self.describe(e.location(&self.text), &e.as_inner().to_string(), &causes)
+            ShaderError::Invalid(self.describe(
+                e.location(&self.text),
+                &e.as_inner().to_string(),
+                &causes,
+            ))
         })?;
         check_memory(&module).map_err(|(span, message)| {
-            self.describe(span.location(&self.text).into(), &message, &[])
+            ShaderError::Invalid(self.describe(span.location(&self.text).into(), &message, &[]))
         })?;
         Ok(module)
     }
@@ -208,7 +249,7 @@ impl Composed {
 
 /// Parses and validates a self-contained WGSL text, for tests and the
 /// uniform layout checks.
-pub fn validate(source: &str, file: &str) -> Result<naga::Module, String> {
+pub fn validate(source: &str, file: &str) -> Result<naga::Module, ShaderError> {
     let composed = Composed {
         text: source.to_string(),
         pieces: vec![Piece {
@@ -337,7 +378,11 @@ mod tests {
             composed.files().collect::<Vec<_>>(),
             ["shader/main.wgsl", "common/helper.wgsl"]
         );
-        let error = composed.validate().err().unwrap_or_default();
+        let error = composed
+            .validate()
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
         assert!(
             error.starts_with("shaders/common/helper.wgsl:3:"),
             "{error}"
@@ -358,6 +403,7 @@ mod tests {
         let error = composed
             .and_then(|c| c.validate().map(|_| ()))
             .err()
+            .map(|e| e.to_string())
             .unwrap_or_default();
         assert!(
             error.starts_with("shaders/shader/bad.wgsl:4:12:"),
@@ -374,7 +420,8 @@ mod tests {
         assert!(
             composed
                 .err()
-                .is_some_and(|e| e.contains("shaders/shader/x.wgsl:1"))
+                .is_some_and(|e| matches!(e, ShaderError::Include { line: 1, .. })
+                    && e.to_string().contains("shaders/shader/x.wgsl:1"))
         );
         std::fs::remove_dir_all(root).ok();
     }
