@@ -235,26 +235,9 @@ impl Compositor {
             opacity: registry.float(&format!("{id}.opacity")),
             _pad: [0.0; 2],
         };
-        env.gpu
-            .queue
-            .write_buffer(&slot.blend, 0, bytemuck::bytes_of(&blend));
-        let below = &self.composite[self.composite_current];
-        let out = &self.composite[1 - self.composite_current];
-        let bind_group = bind(
-            env.gpu,
-            &self.blend_layout,
-            "compositor.blend",
-            &[
-                slot.blend.as_entire_binding(),
-                wgpu::BindingResource::TextureView(&below.view),
-                wgpu::BindingResource::TextureView(&slot.targets[slot.current].view),
-            ],
-        );
+        let (uniforms, layer) = (slot.blend.clone(), slot.targets[slot.current].view.clone());
         let label = format!("compositor.blend.{id}");
-        let timestamps = profiler.render_pass(&label);
-        self.blend_pipeline
-            .draw(encoder, &label, &out.view, &bind_group, timestamps);
-        self.composite_current = 1 - self.composite_current;
+        self.lay_over(env, (&uniforms, &blend), &layer, &label, encoder, profiler);
     }
 
     /// Lays `other` (another stack's composite, at the same size) over this
@@ -268,34 +251,45 @@ impl Compositor {
         encoder: &mut wgpu::CommandEncoder,
         profiler: &mut GpuProfiler,
     ) {
-        let uniforms = BlendUniforms {
+        let blend = BlendUniforms {
             mode: 0,
             opacity: amount.clamp(0.0, 1.0),
             _pad: [0.0; 2],
         };
+        let uniforms = self.crossfade_uniforms.clone();
+        let label = "compositor.crossfade";
+        self.lay_over(env, (&uniforms, &blend), other, label, encoder, profiler);
+    }
+
+    /// One blend pass: `layer` over the composite with `blend` (written
+    /// into `uniforms`), into the other composite, which becomes current.
+    fn lay_over(
+        &mut self,
+        env: &LayerEnv<'_>,
+        (uniforms, blend): (&wgpu::Buffer, &BlendUniforms),
+        layer: &wgpu::TextureView,
+        label: &str,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &mut GpuProfiler,
+    ) {
         env.gpu
             .queue
-            .write_buffer(&self.crossfade_uniforms, 0, bytemuck::bytes_of(&uniforms));
+            .write_buffer(uniforms, 0, bytemuck::bytes_of(blend));
         let below = &self.composite[self.composite_current];
         let out = &self.composite[1 - self.composite_current];
         let bind_group = bind(
             env.gpu,
             &self.blend_layout,
-            "compositor.crossfade",
+            label,
             &[
-                self.crossfade_uniforms.as_entire_binding(),
+                uniforms.as_entire_binding(),
                 wgpu::BindingResource::TextureView(&below.view),
-                wgpu::BindingResource::TextureView(other),
+                wgpu::BindingResource::TextureView(layer),
             ],
         );
-        let timestamps = profiler.render_pass("compositor.crossfade");
-        self.blend_pipeline.draw(
-            encoder,
-            "compositor.crossfade",
-            &out.view,
-            &bind_group,
-            timestamps,
-        );
+        let timestamps = profiler.render_pass(label);
+        self.blend_pipeline
+            .draw(encoder, label, &out.view, &bind_group, timestamps);
         self.composite_current = 1 - self.composite_current;
     }
 
