@@ -118,21 +118,26 @@ fn check_mappings(assets: &Assets, file: &str) -> Result<(), String> {
         .map_err(|e| e.to_string())
 }
 
-/// A preset holds if its layers exist, its script compiles, and every
-/// parameter it sets exists with a fitting value, as the layers would
-/// declare them.
 fn check_preset(assets: &Assets, file: &str) -> Result<(), String> {
     let asset = assets
         .read(Folder::Presets, file)
         .map_err(|e| e.to_string())?;
     let preset = Preset::parse(&asset.display, &asset.text).map_err(|e| e.to_string())?;
+    preset_holds(assets, &preset)
+}
+
+/// Whether `preset` would load, found without a GPU: its layers exist, its
+/// script compiles, and every parameter it sets exists with a fitting
+/// value, as the layers would declare them. `sylva check` and preset saves
+/// that came from the network use it.
+pub fn preset_holds(assets: &Assets, preset: &Preset) -> Result<(), String> {
     let mut registry = Registry::new();
     for spec in master_params() {
         registry.register(spec);
     }
     for (id, line) in &preset.layers {
-        let specs = layers::declared_params(id, assets, &preset)
-            .map_err(|e| format!("{}:{line}: {e}", asset.display))?;
+        let specs = layers::declared_params(id, assets, preset)
+            .map_err(|e| format!("{}:{line}: {e}", preset.file))?;
         for spec in specs {
             registry.register(spec);
         }

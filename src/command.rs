@@ -25,4 +25,6 @@ pub enum Command {
     ReseedAll,
     /// Arm MIDI learn for a parameter.
     Learn(String),
+    /// Start the beat count again from 0 (a MIDI Start message).
+    RestartBeat,
 }

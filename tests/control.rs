@@ -7,111 +7,28 @@ use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream, UdpSocket};
 use std::time::{Duration, Instant, SystemTime};
 
-use rosc::{OscBundle, OscMessage, OscPacket, OscTime, OscType};
-use sylva::control::{ControlOptions, ControlSurface};
-use sylva::gpu::{OUTPUT_FORMAT, RenderTarget};
+use rosc::{OscMessage, OscPacket, OscTime, OscType};
+use sylva::control::ControlOptions;
+use sylva::gpu::OUTPUT_FORMAT;
 use sylva::params::{Source, Value};
-use sylva::show::Show;
+
+use crate::osc_rig::{NOW, Rig, bundle, message, rig_with};
 
 use crate::support;
 use crate::support::Checked;
 
 const CEILING: Duration = Duration::from_secs(10);
 
-struct Rig {
-    show: Show,
-    control: ControlSurface,
-    output: RenderTarget,
-    osc: SocketAddr,
-    sender: UdpSocket,
-}
-
 /// The default show with OSC and OSCQuery on free loopback ports and
 /// feedback to `feedback` if given.
 fn rig(feedback: Option<SocketAddr>) -> Rig {
     let show = support::show(support::fixtures(), "default", OUTPUT_FORMAT);
-    let control = ControlSurface::start(
-        &ControlOptions {
-            midi: false,
-            midi_filter: None,
-            osc_bind: "127.0.0.1".into(),
-            osc_port: Some(0),
-            osc_out: feedback.into_iter().collect(),
-            oscquery_port: Some(0),
-            ..ControlOptions::default()
-        },
-        &show,
-    );
-    let port = control
-        .osc_port()
-        .unwrap_or_else(|| panic!("OSC did not open: {:?}", show.errors.snapshot()));
-    let output = RenderTarget::new(&show.gpu.device, "control.output", [8, 8], OUTPUT_FORMAT);
-    let sender = UdpSocket::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("sender socket: {e}"));
-    Rig {
-        show,
-        control,
-        output,
-        osc: SocketAddr::from(([127, 0, 0, 1], port)),
-        sender,
-    }
+    let options = ControlOptions {
+        osc_out: feedback.into_iter().collect(),
+        ..ControlOptions::default()
+    };
+    rig_with(show, options, CEILING)
 }
-
-impl Rig {
-    fn send(&self, packet: &OscPacket) {
-        let bytes = rosc::encoder::encode(packet).unwrap_or_else(|e| panic!("encoding: {e:?}"));
-        self.send_raw(&bytes);
-    }
-
-    fn send_raw(&self, bytes: &[u8]) {
-        if let Err(error) = self.sender.send_to(bytes, self.osc) {
-            panic!("sending: {error}");
-        }
-    }
-
-    fn frame(&mut self) {
-        self.show.frame(
-            1.0 / 60.0,
-            Some(&mut self.control),
-            (&self.output.view, [8, 8]),
-            |_, _| {},
-        );
-    }
-
-    /// Runs frames until `done`; fails after the ceiling.
-    fn until(&mut self, what: &str, done: impl Fn(&Rig) -> bool) -> Duration {
-        let started = Instant::now();
-        while !done(self) {
-            assert!(
-                started.elapsed() < CEILING,
-                "{what}: not within {CEILING:?}"
-            );
-            self.frame();
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        eprintln!("{what}: after {:?}", started.elapsed());
-        started.elapsed()
-    }
-
-    fn target(&self, name: &str) -> Option<Value> {
-        self.show.registry.target(name).cloned()
-    }
-}
-
-fn message(addr: &str, args: Vec<OscType>) -> OscPacket {
-    OscPacket::Message(OscMessage {
-        addr: addr.into(),
-        args,
-    })
-}
-
-fn bundle(timetag: OscTime, content: Vec<OscPacket>) -> OscPacket {
-    OscPacket::Bundle(OscBundle { timetag, content })
-}
-
-const NOW: OscTime = OscTime {
-    seconds: 0,
-    fractional: 1,
-};
 
 #[test]
 fn messages_and_bundles_set_parameters_and_garbage_is_survived() {
@@ -408,23 +325,7 @@ fn midi_learn_binds_a_control_and_saves_the_mapping_in_the_show() {
     std::fs::remove_dir_all(&project).ok();
     std::fs::create_dir_all(project.join("presets")).checked("writing the test show");
     let show = support::show(project.clone(), "default", OUTPUT_FORMAT);
-    let control = ControlSurface::start(
-        &ControlOptions {
-            midi: false,
-            osc_port: None,
-            oscquery_port: None,
-            ..ControlOptions::default()
-        },
-        &show,
-    );
-    let output = RenderTarget::new(&show.gpu.device, "learn.output", [8, 8], OUTPUT_FORMAT);
-    let mut rig = Rig {
-        show,
-        control,
-        output,
-        osc: SocketAddr::from(([127, 0, 0, 1], 9)),
-        sender: UdpSocket::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("{e}")),
-    };
+    let mut rig = rig_with(show, ControlOptions::default(), CEILING);
     let midi = |message| sylva::control::ControlEvent::Midi {
         port: "Launch Control XL".into(),
         message,

@@ -8,73 +8,31 @@ use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream, UdpSocket};
 use std::time::{Duration, Instant};
 
-use rosc::{OscBundle, OscMessage, OscPacket, OscTime, OscType};
+use rosc::{OscBundle, OscPacket, OscTime, OscType};
 use sylva::control::allow::AllowList;
-use sylva::control::{ControlOptions, ControlSurface, EVENTS_PER_FRAME, MAX_SCHEDULED};
-use sylva::gpu::{OUTPUT_FORMAT, RenderTarget};
+use sylva::control::{ControlOptions, EVENTS_PER_FRAME, MAX_SCHEDULED};
+use sylva::gpu::OUTPUT_FORMAT;
 use sylva::params::Value;
 use sylva::show::Show;
+
+use crate::osc_rig::{NOW, Rig, encode, message, rig_with};
 
 use crate::support;
 use crate::support::Checked;
 
 const CEILING: Duration = Duration::from_secs(20);
 
-const NOW: OscTime = OscTime {
-    seconds: 0,
-    fractional: 1,
-};
-
-struct Rig {
-    show: Show,
-    control: ControlSurface,
-    output: RenderTarget,
-    osc: SocketAddr,
-    query: SocketAddr,
-    sender: UdpSocket,
-}
-
 fn rig_in(show: Show, allow: AllowList) -> Rig {
-    let control = ControlSurface::start(
-        &ControlOptions {
-            midi: false,
-            osc_bind: "127.0.0.1".into(),
-            osc_port: Some(0),
-            oscquery_port: Some(0),
-            allow,
-            ..ControlOptions::default()
-        },
-        &show,
-    );
-    let (Some(osc), Some(query)) = (control.osc_port(), control.oscquery_port()) else {
-        panic!("OSC did not open: {:?}", show.errors.snapshot());
+    let options = ControlOptions {
+        allow,
+        ..ControlOptions::default()
     };
-    let output = RenderTarget::new(&show.gpu.device, "hardening.output", [8, 8], OUTPUT_FORMAT);
-    let sender = UdpSocket::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("sender socket: {e}"));
-    Rig {
-        show,
-        control,
-        output,
-        osc: SocketAddr::from(([127, 0, 0, 1], osc)),
-        query: SocketAddr::from(([127, 0, 0, 1], query)),
-        sender,
-    }
+    rig_with(show, options, CEILING)
 }
 
 fn rig() -> Rig {
     let show = support::show(support::fixtures(), "default", OUTPUT_FORMAT);
     rig_in(show, AllowList::default())
-}
-
-fn message(addr: &str, args: Vec<OscType>) -> OscPacket {
-    OscPacket::Message(OscMessage {
-        addr: addr.into(),
-        args,
-    })
-}
-
-fn encode(packet: &OscPacket) -> Vec<u8> {
-    rosc::encoder::encode(packet).unwrap_or_else(|e| panic!("encoding: {e:?}"))
 }
 
 /// An OSC string: the bytes, a NUL, padding to four.
@@ -98,37 +56,6 @@ fn raw_bundle(tag: (u32, u32), inner: &[u8]) -> Vec<u8> {
 }
 
 impl Rig {
-    fn send_raw(&self, bytes: &[u8]) {
-        if let Err(error) = self.sender.send_to(bytes, self.osc) {
-            panic!("sending {} bytes: {error}", bytes.len());
-        }
-    }
-
-    fn send(&self, packet: &OscPacket) {
-        self.send_raw(&encode(packet));
-    }
-
-    fn frame(&mut self) {
-        self.show.frame(
-            1.0 / 60.0,
-            Some(&mut self.control),
-            (&self.output.view, [8, 8]),
-            |_, _| {},
-        );
-    }
-
-    fn until(&mut self, what: &str, done: impl Fn(&Rig) -> bool) {
-        let started = Instant::now();
-        while !done(self) {
-            assert!(
-                started.elapsed() < CEILING,
-                "{what}: not within {CEILING:?}"
-            );
-            self.frame();
-            std::thread::sleep(Duration::from_millis(2));
-        }
-    }
-
     fn brightness(&self) -> Option<f32> {
         self.show
             .registry

@@ -34,6 +34,17 @@ fn start(root: PathBuf) -> (Show, RenderTarget) {
     (show, output)
 }
 
+/// A show that must go on (`start_live_on`), from a folder of `files`.
+fn live_show(name: &str, files: &[(&str, &str)], preset: &str) -> Show {
+    let root = support::show_folder(name, files);
+    start_live_on(
+        support::gpu(),
+        &ShowOptions::new(root, preset),
+        OUTPUT_FORMAT,
+    )
+    .unwrap_or_else(|e| panic!("the show must start: {e:#}"))
+}
+
 fn frame(show: &mut Show, output: &RenderTarget) {
     show.frame(1.0 / 60.0, None, (&output.view, [8, 8]), |_, _| {});
 }
@@ -154,19 +165,14 @@ fn shader_headers_with_impossible_ranges_are_file_line_errors() {
         let shader = format!(
             "{header}@fragment\nfn fs_main(in: FullscreenVertex) -> @location(0) vec4<f32> {{\n    return vec4<f32>(1.0);\n}}\n"
         );
-        let root = support::show_folder(
+        let show = live_show(
             "hardening_header",
             &[
                 ("shaders/shader/bad.wgsl", &shader),
                 ("presets/live.toml", "layers = [\"shader.bad\"]\n"),
             ],
+            "live",
         );
-        let started = start_live_on(
-            support::gpu(),
-            &ShowOptions::new(root, "live"),
-            OUTPUT_FORMAT,
-        );
-        let show = started.unwrap_or_else(|e| panic!("the show must start: {e:#}"));
         let shown = errors(&show);
         assert!(
             shown.contains(&format!("shaders/shader/bad.wgsl:{line}")),
@@ -177,19 +183,14 @@ fn shader_headers_with_impossible_ranges_are_file_line_errors() {
 
 #[test]
 fn a_failing_startup_preset_starts_the_built_in_default() {
-    let root = support::show_folder(
+    let mut show = live_show(
         "hardening_startup",
         &[(
             "presets/default.toml",
             "layers = [\"shader.aurora\"]\n[params]\n\"nope.x\" = 1\n",
         )],
+        "default",
     );
-    let started = start_live_on(
-        support::gpu(),
-        &ShowOptions::new(root, "default"),
-        OUTPUT_FORMAT,
-    );
-    let mut show = started.unwrap_or_else(|e| panic!("the show must start: {e:#}"));
     assert_eq!(show.preset(), Some("default"));
     assert!(!show.layers().is_empty(), "the built-in default runs");
     assert!(
@@ -221,19 +222,14 @@ fn presets_with_too_many_layers_are_refused_quickly() {
 fn absurd_private_arrays_are_refused() {
     let shader = "var<private> big: array<vec4<f32>, 16777216>;\n\
                   @fragment\nfn fs_main(in: FullscreenVertex) -> @location(0) vec4<f32> {\n    big[0] = vec4<f32>(1.0);\n    return big[0];\n}\n";
-    let root = support::show_folder(
+    let show = live_show(
         "hardening_private",
         &[
             ("shaders/shader/big.wgsl", shader),
             ("presets/live.toml", "layers = [\"shader.big\"]\n"),
         ],
+        "live",
     );
-    let started = start_live_on(
-        support::gpu(),
-        &ShowOptions::new(root, "live"),
-        OUTPUT_FORMAT,
-    );
-    let show = started.unwrap_or_else(|e| panic!("the show must start: {e:#}"));
     let shown = errors(&show);
     assert!(shown.contains("shaders/shader/big.wgsl:1"), "{shown}");
     assert!(shown.contains("var<private> big"), "{shown}");

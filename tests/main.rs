@@ -12,6 +12,7 @@ mod hardening_net;
 mod hardening_show;
 mod kernels;
 mod live;
+mod osc_rig;
 mod raster;
 mod show;
 mod support;

@@ -25,15 +25,14 @@ impl ControlSurface {
         match message {
             MidiMessage::Clock => {
                 if let Some(bpm) = self.midi_clock.pulse(at) {
-                    let _ = show
-                        .registry
-                        .set("master.bpm", Value::Float(bpm), Source::Midi);
+                    let bpm = Command::Set("master.bpm".into(), Value::Float(bpm), Source::Midi);
+                    self.command(show, bpm);
                 }
                 return;
             }
             MidiMessage::Start => {
                 self.midi_clock.start();
-                show.clock.beats = 0.0;
+                self.command(show, Command::RestartBeat);
                 return;
             }
             MidiMessage::Continue => {
@@ -108,7 +107,9 @@ impl ControlSurface {
                 self.command(show, blackout);
             }
             Action::NextPreset | Action::PreviousPreset => {
-                step_preset(show, matches!(action, Action::NextPreset))
+                if let Some(name) = next_preset(show, matches!(action, Action::NextPreset)) {
+                    self.command(show, Command::LoadPreset(name));
+                }
             }
             Action::Preset(name) => self.command(show, Command::LoadPreset(name)),
         }
@@ -158,8 +159,8 @@ fn control_name(mapping: &mapping::MidiMapping) -> String {
     }
 }
 
-/// Loads the preset after (or before) the running one, in name order.
-fn step_preset(show: &mut Show, forward: bool) {
+/// The preset after (or before) the running one, in name order.
+fn next_preset(show: &Show, forward: bool) -> Option<String> {
     let names: Vec<String> = show
         .assets
         .list(Folder::Presets, "toml")
@@ -168,7 +169,7 @@ fn step_preset(show: &mut Show, forward: bool) {
         .map(|f| f.trim_end_matches(".toml").to_string())
         .collect();
     if names.is_empty() {
-        return;
+        return None;
     }
     let current = show
         .preset()
@@ -179,5 +180,5 @@ fn step_preset(show: &mut Show, forward: bool) {
     } else {
         (current + names.len() - 1) % names.len()
     };
-    let _ = show.apply(Command::LoadPreset(names[next].clone()));
+    names.get(next).cloned()
 }

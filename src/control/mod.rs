@@ -32,7 +32,7 @@ use mapping::{Mappings, OscAlias};
 use midi_io::{MidiOutputs, MidiStatus, SharedStatus};
 use midi_map::MidiMapper;
 use midi_parse::MidiMessage;
-use osc::{Feedback, OscReceived, OscStats};
+use osc::{Feedback, OscReceived, OscStats, RateLimitedLog};
 use oscquery::SharedNamespace;
 use tempo::{MidiClock, TapTempo};
 
@@ -196,7 +196,7 @@ pub struct ControlSurface {
     osc_port: Option<u16>,
     oscquery_port: Option<u16>,
     latency: VecDeque<Duration>,
-    last_osc_warning: Option<Instant>,
+    warnings: RateLimitedLog,
     status_replies: HashMap<IpAddr, (Instant, u32)>,
     last_frame_events: usize,
     _advertisement: Option<zeroconf::Advertisement>,
@@ -289,7 +289,7 @@ impl ControlSurface {
             osc_port,
             oscquery_port,
             latency: VecDeque::new(),
-            last_osc_warning: None,
+            warnings: RateLimitedLog::default(),
             status_replies: HashMap::new(),
             last_frame_events: 0,
             _advertisement: advertisement,
@@ -516,13 +516,7 @@ impl ControlSurface {
     /// Logs a control problem, at most once a second whatever a sender or
     /// a controller floods.
     fn warn_control(&mut self, message: &str) {
-        if self
-            .last_osc_warning
-            .is_none_or(|t| t.elapsed() > Duration::from_secs(1))
-        {
-            tracing::warn!("{message}");
-            self.last_osc_warning = Some(Instant::now());
-        }
+        self.warnings.warn(|| message.to_string());
     }
 }
 

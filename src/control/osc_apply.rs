@@ -28,7 +28,9 @@ impl ControlSurface {
             Some(OscType::String(s)) => Some(s.clone()),
             _ => None,
         };
-        let reseed = reseed_target(address);
+        if let Some(layer) = reseed_target(address) {
+            return self.command(show, Command::Reseed(layer));
+        }
         match address {
             "/sylva/preset" => match first_string() {
                 Some(name) => self.command(show, Command::LoadPreset(name)),
@@ -46,9 +48,6 @@ impl ControlSurface {
             "/sylva/reseed" => self.command(show, Command::ReseedAll),
             _ if address.starts_with("/sylva/playlist/") => {
                 self.warn_osc(&format!("{address}: no playlist is running"));
-            }
-            _ if reseed.is_some() => {
-                self.command(show, Command::Reseed(reseed.unwrap_or_default()));
             }
             _ => {
                 if !self.set_from_osc(from, &message, at, show) {

@@ -37,35 +37,34 @@ impl Kernel {
         let composed = Composer::new(assets).file(file)?.finish()?;
         composed.validate()?;
         let label = format!("{file}:{entry}");
-        let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let module = gpu
-            .device
-            .create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some(&label),
-                source: wgpu::ShaderSource::Wgsl(composed.text().into()),
-            });
         let pipeline = gpu
-            .device
-            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(&label),
-                layout: None,
-                module: &module,
-                entry_point: Some(entry),
-                compilation_options: Default::default(),
-                cache: None,
-            });
-        let layout = pipeline.get_bind_group_layout(0);
-        match pollster::block_on(scope.pop()) {
-            Some(error) => Err(format!("{label}: {error}")),
-            None => Ok(Self {
-                pipeline,
-                layout,
-                label,
-                file: file.to_string(),
-                entry: entry.to_string(),
-                files: composed.files().map(str::to_string).collect(),
-            }),
-        }
+            .scoped(|| {
+                let module = gpu
+                    .device
+                    .create_shader_module(wgpu::ShaderModuleDescriptor {
+                        label: Some(&label),
+                        source: wgpu::ShaderSource::Wgsl(composed.text().into()),
+                    });
+                Ok(gpu
+                    .device
+                    .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                        label: Some(&label),
+                        layout: None,
+                        module: &module,
+                        entry_point: Some(entry),
+                        compilation_options: Default::default(),
+                        cache: None,
+                    }))
+            })
+            .map_err(|error| format!("{label}: {error}"))?;
+        Ok(Self {
+            layout: pipeline.get_bind_group_layout(0),
+            pipeline,
+            label,
+            file: file.to_string(),
+            entry: entry.to_string(),
+            files: composed.files().map(str::to_string).collect(),
+        })
     }
 
     /// A bind group of whole buffers at their bindings. An entry point's

@@ -9,6 +9,7 @@ use super::rebuild::Rebuild;
 use super::{LayerEnv, report_kernel_reload, shaders_changed};
 use crate::gpu::Gpu;
 use crate::gpu::compute::KernelReload;
+use crate::params::Registry;
 use crate::show::{Assets, ChangedFile};
 
 /// A simulation's GPU state, whose kernels saved WGSL files can rebuild.
@@ -72,6 +73,13 @@ where
             restart: true,
             rebuild: Rebuild::default(),
         }
+    }
+
+    /// Whether the layer is switched on: a switched-off simulation neither
+    /// builds nor runs (so a preset's disabled layer costs nothing until
+    /// it is switched on).
+    pub fn enabled(&self, registry: &Registry) -> bool {
+        registry.flag(&format!("{}.enabled", self.id))
     }
 
     /// Whether to build now: asked for, the first frame, or `structure`

@@ -211,6 +211,10 @@ impl Show {
                 self.learn_request = Some(param);
                 Ok(())
             }
+            Command::RestartBeat => {
+                self.clock.beats = 0.0;
+                Ok(())
+            }
         }
     }
 
@@ -450,9 +454,9 @@ impl Show {
             ));
         }
         let text = self.preset_text()?;
-        let preset = Preset::parse(&format!("presets/{name}.toml"), &text)
-            .map_err(|e| format!("not saved, it would not load: {e}"))?;
-        self.stage_preset(&preset)
+        Preset::parse(&format!("presets/{name}.toml"), &text)
+            .map_err(|e| e.to_string())
+            .and_then(|preset| crate::check::preset_holds(&self.assets, &preset))
             .map_err(|e| format!("not saved, it would not load: {e}"))?;
         self.write_preset(name, &text)
     }

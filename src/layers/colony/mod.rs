@@ -290,7 +290,7 @@ impl ColonyLayer {
 
     /// Builds a colony from the registry's structure at `time`.
     fn build(&self, env: &LayerEnv<'_>, registry: &Registry, time: f64) -> Result<Grown, String> {
-        let id = self.core.id.as_str();
+        let id = &self.core.id;
         let seed = self.core.seed;
         let structure = Structure::from(registry, id);
         let fits = |what: &str, count: u32| {
@@ -325,7 +325,7 @@ impl ColonyLayer {
     /// Rebuild when asked, when structural parameters have rested at new
     /// values, or when a regrowing colony has faded out. Returns the fade.
     fn maintain(&mut self, env: &LayerEnv<'_>, registry: &Registry, time: f64) -> f32 {
-        let id = self.core.id.as_str().to_string();
+        let id = self.core.id.clone();
         let fade = match (&self.core.running, registry.flag(&format!("{id}.regrow"))) {
             (Some(grown), true) => {
                 let life = f64::from(registry.float(&format!("{id}.regrow_seconds")));
@@ -347,15 +347,17 @@ impl ColonyLayer {
 
 impl Layer for ColonyLayer {
     fn id(&self) -> &str {
-        self.core.id.as_str()
+        &self.core.id
     }
 
     fn params(&self) -> Vec<ParamSpec> {
-        colony_params(self.core.id.as_str())
+        colony_params(&self.core.id)
     }
 
     fn prepare(&mut self, env: &LayerEnv<'_>, registry: &Registry, clock: &Clock) -> bool {
-        self.fade = self.maintain(env, registry, clock.time);
+        if self.core.enabled(registry) {
+            self.fade = self.maintain(env, registry, clock.time);
+        }
         false
     }
 
@@ -375,14 +377,14 @@ impl Layer for ColonyLayer {
         let structure = &grown.structure;
         let params = step_params(
             registry,
-            self.core.id.as_str(),
+            &self.core.id,
             frame.clock.dt,
             self.core.seed,
             (structure.attraction_count, structure.capacity),
-            unit_distance(registry, self.core.id.as_str(), grown.spacing),
+            unit_distance(registry, &self.core.id, grown.spacing),
         );
         grown.sim.set_params(env.gpu, &params);
-        let steps = registry.float(&format!("{}.steps_per_frame", self.core.id.as_str())) as u32;
+        let steps = registry.float(&format!("{}.steps_per_frame", self.core.id)) as u32;
         for _ in 0..steps {
             grown.sim.step(encoder, profiler);
         }
@@ -390,10 +392,10 @@ impl Layer for ColonyLayer {
             crate::gpu::clear_view(encoder, frame.target);
             return;
         };
-        let p = |name: &str| format!("{}.{name}", self.core.id.as_str());
+        let p = |name: &str| format!("{}.{name}", self.core.id);
         let camera = orbit(
             registry,
-            self.core.id.as_str(),
+            &self.core.id,
             frame.clock.time,
             grown.centre,
             frame.size,

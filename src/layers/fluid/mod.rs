@@ -203,7 +203,6 @@ impl Drawer<FluidSim> for FluidRenderer {
 /// The fluid layer.
 pub struct FluidLayer {
     core: SimulationCore<Running, FluidRenderer, Structure>,
-    substep: u32,
 }
 
 impl FluidLayer {
@@ -211,13 +210,12 @@ impl FluidLayer {
     pub fn new(id: &str, env: &LayerEnv<'_>) -> Self {
         Self {
             core: SimulationCore::new(id, "fluid/", env),
-            substep: 0,
         }
     }
 
     /// Fills a tank from the registry's structure.
     fn build(&self, env: &LayerEnv<'_>, registry: &Registry) -> Result<Running, String> {
-        let id = self.core.id.as_str();
+        let id = &self.core.id;
         let structure = Structure::from(registry, id);
         let what = format!("{id}.count {}: particles", structure.count);
         env.gpu
@@ -251,7 +249,7 @@ impl FluidLayer {
     }
 
     /// The substep parameters from the knobs and the derived base.
-    fn params(&mut self, registry: &Registry) -> Option<sim::FluidParams> {
+    fn params(&self, registry: &Registry) -> Option<sim::FluidParams> {
         let running = self.core.running.as_ref()?;
         let p = |name: &str| registry.float(&format!("{}.{name}", self.core.id));
         let vec = |name: &str| match registry.get(&format!("{}.{name}", self.core.id)) {
@@ -286,23 +284,25 @@ impl FluidLayer {
         params.emitter = [e[0], e[1], e[2], p("emitter_radius")];
         params.emitter_velocity = [ev[0], ev[1], ev[2], p("emitter_rate")];
         params.sink = [s[0], s[1], s[2], p("sink_radius")];
-        self.substep = self.substep.wrapping_add(1);
-        params.seed = self.substep.wrapping_mul(7919) ^ self.core.seed as u32;
+        // The integrate stage mixes in the GPU's own substep count.
+        params.seed = self.core.seed as u32;
         Some(params)
     }
 }
 
 impl Layer for FluidLayer {
     fn id(&self) -> &str {
-        self.core.id.as_str()
+        &self.core.id
     }
 
     fn params(&self) -> Vec<ParamSpec> {
-        fluid_params(self.core.id.as_str())
+        fluid_params(&self.core.id)
     }
 
     fn prepare(&mut self, env: &LayerEnv<'_>, registry: &Registry, clock: &Clock) -> bool {
-        self.maintain(env, registry, clock.time);
+        if self.core.enabled(registry) {
+            self.maintain(env, registry, clock.time);
+        }
         false
     }
 
@@ -340,7 +340,7 @@ impl Layer for FluidLayer {
         let centre = glam::Vec3::new(c[0] * 0.5, c[1] * 0.4, c[2] * 0.5);
         let camera = orbit(
             registry,
-            self.core.id.as_str(),
+            &self.core.id,
             frame.clock.time,
             centre,
             frame.size,
