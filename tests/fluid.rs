@@ -11,10 +11,14 @@ use crate::support;
 use crate::support::Checked;
 
 fn upload(scene: &Scene) -> FluidSim {
-    let gpu = support::gpu();
+    upload_from(scene, &Assets::new(env!("CARGO_MANIFEST_DIR")))
+}
+
+/// The fluid of `scene` with its kernels read from `assets`.
+fn upload_from(scene: &Scene, assets: &Assets) -> FluidSim {
     FluidSim::new(
-        &gpu,
-        &Assets::new(env!("CARGO_MANIFEST_DIR")),
+        &support::gpu(),
+        assets,
         &scene.positions,
         &scene.velocities,
         &scene.params,
@@ -281,14 +285,7 @@ fn a_saved_kernel_changes_the_running_fluid_and_a_broken_one_keeps_it() {
         0.1,
         3,
     );
-    let mut sim = FluidSim::new(
-        &gpu,
-        &assets,
-        &scene.positions,
-        &scene.velocities,
-        &scene.params,
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    let mut sim = upload_from(&scene, &assets);
     run(&sim, 40);
     let falling = mean_vy(&sim);
     assert!(falling < -0.05, "the block falls first: {falling}");
