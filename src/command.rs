@@ -4,7 +4,9 @@
 //! registry (checked, clamped, smoothed); heavy changes (presets, saves,
 //! reseeds) wait for the start of the next frame, at most one of each.
 
+use crate::control::mapping::MidiMapping;
 use crate::params::{Easing, Source, Value};
+use crate::script::ScriptEvent;
 
 /// A change to the show.
 #[derive(Debug, Clone, PartialEq)]
@@ -27,4 +29,12 @@ pub enum Command {
     Learn(String),
     /// Start the beat count again from 0 (a MIDI Start message).
     RestartBeat,
+    /// Load the next (true) or previous (false) of the show's presets in
+    /// name order (next frame).
+    StepPreset(bool),
+    /// Keep a mapping MIDI learn made in the show's
+    /// `presets/mappings/learned.toml`.
+    KeepLearned(MidiMapping),
+    /// Hand an event to the script's handlers (`on_osc`, `on_midi`).
+    Script(ScriptEvent),
 }

@@ -231,7 +231,7 @@ pub fn run(options: &HeadlessOptions) -> anyhow::Result<()> {
     let mut control = options
         .control
         .as_ref()
-        .map(|c| ControlSurface::start(c, &show));
+        .map(|c| ControlSurface::start(c, &show.registry, &show.errors));
     let output = RenderTarget::new(
         &show.gpu.device,
         "headless.output",

@@ -8,6 +8,7 @@ use std::net::{SocketAddr, TcpStream, UdpSocket};
 use std::time::{Duration, Instant, SystemTime};
 
 use rosc::{OscMessage, OscPacket, OscTime, OscType};
+use sylva::command::Command;
 use sylva::control::ControlOptions;
 use sylva::gpu::OUTPUT_FORMAT;
 use sylva::params::{Source, Value};
@@ -332,7 +333,9 @@ fn midi_learn_binds_a_control_and_saves_the_mapping_in_the_show() {
         at: Instant::now(),
     };
     use sylva::control::midi_parse::MidiMessage::ControlChange;
-    rig.control.mapper().learn("shader.echo.decay");
+    rig.show
+        .apply(Command::Learn("shader.echo.decay".into()))
+        .checked("arming MIDI learn");
     rig.control
         .sender()
         .send(midi(ControlChange {
@@ -390,4 +393,60 @@ fn names_from_the_network_stay_inside_the_show() {
             .any(|e| e.message.contains("not a name inside the show folder")),
         "{errors:?}"
     );
+}
+
+#[test]
+fn buttons_step_through_presets_and_saved_mappings_take_effect() {
+    let root = support::show_folder(
+        "control_step",
+        &[
+            ("presets/a.toml", "layers = [\"shader.echo\"]\n"),
+            ("presets/b.toml", "layers = [\"shader.echo\"]\n"),
+            (
+                "presets/mappings/pads.toml",
+                "[[midi]]\nnote = 36\naction = \"preset:next\"\n\n[[midi]]\nnote = 37\naction = \"preset:prev\"\n",
+            ),
+        ],
+    );
+    let mut show = support::show(root.clone(), "a", OUTPUT_FORMAT);
+    show.watch(Box::new(|| {}));
+    let mut rig = rig_with(show, ControlOptions::default(), CEILING);
+    let pad = |note| sylva::control::ControlEvent::Midi {
+        port: "pads".into(),
+        message: sylva::control::midi_parse::MidiMessage::NoteOn {
+            channel: 1,
+            note,
+            velocity: 100,
+        },
+        at: Instant::now(),
+    };
+    let press = |rig: &mut Rig, note| {
+        rig.control
+            .sender()
+            .send(pad(note))
+            .checked("pressing a pad");
+        rig.frame();
+        rig.frame();
+    };
+    press(&mut rig, 36);
+    assert_eq!(rig.show.preset(), Some("b"));
+    press(&mut rig, 37);
+    assert_eq!(rig.show.preset(), Some("a"));
+    press(&mut rig, 36);
+    assert_eq!(rig.show.preset(), Some("b"));
+    // Saving the mapping file rebinds the pads while the show runs.
+    let revision = rig.show.mappings().revision;
+    std::fs::write(
+        root.join("presets/mappings/pads.toml"),
+        "[[midi]]\nnote = 38\naction = \"preset:a\"\n",
+    )
+    .checked("saving the mapping file");
+    rig.until("the saved mapping file is read again", |rig| {
+        rig.show.mappings().revision > revision
+    });
+    press(&mut rig, 36);
+    assert_eq!(rig.show.preset(), Some("b"), "the old binding is gone");
+    press(&mut rig, 38);
+    assert_eq!(rig.show.preset(), Some("a"));
+    std::fs::remove_dir_all(root).ok();
 }

@@ -219,7 +219,8 @@ fn osc_messages_never_stop_the_show() {
             oscquery_port: None,
             ..ControlOptions::default()
         },
-        &show,
+        &show.registry,
+        &show.errors,
     );
     let output = RenderTarget::new(&show.gpu.device, "fuzz.output", [8, 8], OUTPUT_FORMAT);
     let sender = control.sender();

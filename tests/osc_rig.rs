@@ -34,7 +34,8 @@ pub fn rig_with(show: Show, options: ControlOptions, ceiling: Duration) -> Rig {
             oscquery_port: Some(0),
             ..options
         },
-        &show,
+        &show.registry,
+        &show.errors,
     );
     let (Some(osc), Some(query)) = (control.osc_port(), control.oscquery_port()) else {
         panic!("OSC did not open: {:?}", show.errors.snapshot());

@@ -15,6 +15,7 @@ use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::keyboard::ModifiersState;
 use winit::window::{Fullscreen, Window, WindowId};
 
+use crate::command::Command;
 use crate::control::{ControlOptions, ControlSurface};
 use crate::gpu::Gpu;
 use crate::headless::{ShowOptions, start_live_on};
@@ -164,7 +165,7 @@ impl App {
         surface.configure(&gpu.device, &config);
         let hud = Hud::new(&window, &gpu.device, config.format.remove_srgb_suffix());
         let show = start_live_on(Arc::new(gpu), &self.options.show, config.format)?;
-        let control = ControlSurface::start(&self.options.control, &show);
+        let control = ControlSurface::start(&self.options.control, &show.registry, &show.errors);
         Ok(Running {
             window,
             surface,
@@ -198,7 +199,11 @@ impl Running {
             Action::LeaveFullscreen => self.window.set_fullscreen(None),
             Action::ToggleHud => self.hud.visible = !self.hud.visible,
             Action::Learn => match self.hud.selected() {
-                Some(param) => self.control.mapper().learn(&param),
+                Some(param) => {
+                    if let Err(error) = self.show.apply(Command::Learn(param)) {
+                        self.show.errors.report("midi learn", error);
+                    }
+                }
                 None => self.show.errors.report(
                     "midi learn",
                     "click a parameter name in the HUD, then press l",

@@ -1,9 +1,12 @@
 //! The control surface: MIDI controllers and OSC peers playing the show
 //! (steps 1 and 2 of the frame). Input threads only send [`ControlEvent`]s;
-//! at the start of each frame the main thread drains them and writes the
-//! registry through mappings, aliases and soft takeover, sends feedback
-//! (OSC to the configured targets, LEDs to MIDI outputs) for the changes of
-//! the frame before, and publishes the OSCQuery snapshot.
+//! at the start of each frame the show hands the surface a [`ShowView`]
+//! (the registry to read, the changes of the frame before, the mappings
+//! the show loaded) and the surface answers with [`Command`]s for the show
+//! to carry out, through mappings, aliases and soft takeover. It sends
+//! feedback (OSC to the configured targets, LEDs to MIDI outputs) and
+//! publishes the OSCQuery snapshot; it never touches the show's clock,
+//! files or presets.
 
 pub mod allow;
 pub mod mapping;
@@ -28,7 +31,7 @@ use std::time::{Duration, Instant};
 
 use allow::AllowList;
 
-use mapping::{Mappings, OscAlias};
+use mapping::OscAlias;
 use midi_io::{MidiOutputs, MidiStatus, SharedStatus};
 use midi_map::MidiMapper;
 use midi_parse::MidiMessage;
@@ -37,9 +40,23 @@ use oscquery::SharedNamespace;
 use tempo::{MidiClock, TapTempo};
 
 use crate::command::Command;
-use crate::params::Source;
-use crate::show::Folder;
-use crate::show::Show;
+use crate::params::{Change, Registry, Source};
+use crate::show::LoadedMappings;
+use crate::status::ErrorLog;
+
+/// What the control surface reads of the show at the start of a frame.
+pub struct ShowView<'a> {
+    /// Every parameter, read-only.
+    pub registry: &'a Registry,
+    /// The preset on stage, for status replies.
+    pub preset: Option<&'a str>,
+    /// The mapping files the show read.
+    pub mappings: &'a LoadedMappings,
+    /// Parameter changes since the last frame, for feedback.
+    pub changes: Vec<Change>,
+    /// A parameter to arm MIDI learn for (asked through a command).
+    pub learn: Option<String>,
+}
 
 /// Something a control thread received.
 #[derive(Debug, Clone)]
@@ -100,7 +117,8 @@ const LATENCY_SAMPLES: usize = 8_192;
 /// this they drop and count, so a flood costs bounded memory.
 pub const EVENT_QUEUE: usize = 8_192;
 
-/// Events one frame applies at most; the rest wait in the queue.
+/// Events one frame starts at most (a datagram started is finished); the
+/// rest wait in the queue.
 pub const EVENTS_PER_FRAME: usize = 4_096;
 
 /// Time one frame spends applying events at most.
@@ -184,7 +202,10 @@ pub struct ControlSurface {
     stop: Arc<AtomicBool>,
     mapper: MidiMapper,
     aliases: Vec<OscAlias>,
-    mapping_preset: Option<String>,
+    mapping_revision: u64,
+    commands: Vec<Command>,
+    deferred: Option<ControlEvent>,
+    errors: ErrorLog,
     midi_clock: MidiClock,
     tap: TapTempo,
     outputs: MidiOutputs,
@@ -205,7 +226,7 @@ pub struct ControlSurface {
 impl ControlSurface {
     /// Opens the MIDI inputs, the OSC socket and the OSCQuery server. A port
     /// that cannot be opened is reported and that part stays off.
-    pub fn start(options: &ControlOptions, show: &Show) -> Self {
+    pub fn start(options: &ControlOptions, registry: &Registry, errors: &ErrorLog) -> Self {
         let (sender, events) = sync_channel(EVENT_QUEUE);
         let stop = Arc::new(AtomicBool::new(false));
         let midi_status = SharedStatus::default();
@@ -215,7 +236,7 @@ impl ControlSurface {
                 sender.clone(),
                 midi_status.clone(),
                 stop.clone(),
-                show.errors.clone(),
+                errors.clone(),
             );
         }
         let osc_stats = Arc::new(OscStats::default());
@@ -228,7 +249,7 @@ impl ControlSurface {
                     osc_stats.clone(),
                     options.allow.clone(),
                     stop.clone(),
-                    show.errors.clone(),
+                    errors.clone(),
                 )?;
                 Ok(port)
             });
@@ -238,7 +259,7 @@ impl ControlSurface {
                     Some(port)
                 }
                 Err(error) => {
-                    show.errors.report(
+                    errors.report(
                         "osc",
                         format!("cannot listen on {}:{port}: {error}", options.osc_bind),
                     );
@@ -247,7 +268,7 @@ impl ControlSurface {
             }
         });
         let namespace = SharedNamespace::default();
-        namespace.publish(&show.registry);
+        namespace.publish(registry);
         let oscquery_port = options.oscquery_port.and_then(|port| {
             match oscquery::serve(
                 &options.osc_bind,
@@ -255,19 +276,18 @@ impl ControlSurface {
                 osc_port.unwrap_or(0),
                 namespace.clone(),
                 options.allow.clone(),
-                show.errors.clone(),
+                errors.clone(),
             ) {
                 Ok(port) => Some(port),
                 Err(error) => {
-                    show.errors
-                        .report("oscquery", format!("cannot serve on port {port}: {error}"));
+                    errors.report("oscquery", format!("cannot serve on port {port}: {error}"));
                     None
                 }
             }
         });
         let advertisement = match (options.zeroconf, oscquery_port, osc_port) {
             (true, Some(query), Some(osc)) => zeroconf::advertise(query, osc)
-                .inspect_err(|e| show.errors.report("zeroconf", e.clone()))
+                .inspect_err(|e| errors.report("zeroconf", e.clone()))
                 .ok(),
             _ => None,
         };
@@ -277,7 +297,10 @@ impl ControlSurface {
             stop,
             mapper: MidiMapper::default(),
             aliases: Vec::new(),
-            mapping_preset: None,
+            mapping_revision: 0,
+            commands: Vec::new(),
+            deferred: None,
+            errors: errors.clone(),
             midi_clock: MidiClock::default(),
             tap: TapTempo::default(),
             outputs: MidiOutputs::default(),
@@ -309,11 +332,6 @@ impl ControlSurface {
     /// A sender for events made in process (tests, the HUD).
     pub fn sender(&self) -> SyncSender<ControlEvent> {
         self.sender.clone()
-    }
-
-    /// The MIDI mapper (for the HUD and tests).
-    pub fn mapper(&mut self) -> &mut MidiMapper {
-        &mut self.mapper
     }
 
     /// MIDI ports and problems.
@@ -390,17 +408,18 @@ impl ControlSurface {
         self.latency.len()
     }
 
-    /// Steps 1 and 2 of a frame, plus feedback and the OSCQuery snapshot.
-    /// At most [`EVENTS_PER_FRAME`] events or [`CONTROL_TIME_PER_FRAME`]
-    /// per frame: what does not fit waits in the bounded queue, so a
-    /// flood slows control, never the frames.
-    pub fn apply(&mut self, show: &mut Show) {
-        self.reload_mappings(show);
-        if let Some(param) = show.take_learn_request() {
+    /// Steps 1 and 2 of a frame, plus feedback and the OSCQuery snapshot:
+    /// the commands the frame's MIDI and OSC ask of the show, in arrival
+    /// order. At most [`EVENTS_PER_FRAME`] events or
+    /// [`CONTROL_TIME_PER_FRAME`] per frame: what does not fit waits in the
+    /// bounded queue, so a flood slows control, never the frames.
+    pub fn poll(&mut self, view: ShowView<'_>) -> Vec<Command> {
+        self.take_mappings(view.mappings);
+        if let Some(param) = &view.learn {
             tracing::info!("MIDI learn armed for {param}: move a control");
-            self.mapper.learn(&param);
+            self.mapper.learn(param);
         }
-        self.send_feedback(show);
+        self.send_feedback(&view);
         let started = Instant::now();
         let within_budget = |applied: usize| {
             applied < EVENTS_PER_FRAME && started.elapsed() < CONTROL_TIME_PER_FRAME
@@ -410,17 +429,27 @@ impl ControlSurface {
             let Some(message) = self.scheduled.pop_due(started) else {
                 break;
             };
-            self.handle_osc(message, show);
+            self.handle_osc(message, &view);
             applied += 1;
         }
-        while within_budget(applied) {
-            let Ok(event) = self.events.try_recv() else {
-                break;
+        // A bundle is applied whole (OSC's atomicity): the budget is only
+        // checked between datagrams, so a frame does at most the budget
+        // plus the rest of one datagram (65,507 bytes).
+        let mut datagram: Option<Instant> = None;
+        while let Some(event) = self.deferred.take().or_else(|| self.events.try_recv().ok()) {
+            let received = match &event {
+                ControlEvent::Osc(received) => Some(received.received),
+                ControlEvent::Midi { .. } => None,
             };
+            if !within_budget(applied) && (received.is_none() || received != datagram) {
+                self.deferred = Some(event);
+                break;
+            }
+            datagram = received;
             applied += 1;
             match event {
                 ControlEvent::Midi { port, message, at } => {
-                    self.handle_midi(&port, message, at, show)
+                    self.handle_midi(&port, message, at, view.registry)
                 }
                 ControlEvent::Osc(received) => match received.due.filter(|d| *d > started) {
                     Some(due) => {
@@ -432,66 +461,42 @@ impl ControlSurface {
                             ));
                         }
                     }
-                    None => self.handle_osc(received, show),
+                    None => self.handle_osc(received, &view),
                 },
             }
         }
         self.last_frame_events = applied;
-        self.namespace.publish(&show.registry);
+        self.namespace.publish(view.registry);
+        std::mem::take(&mut self.commands)
     }
 
-    /// Mapping files: every `mappings/*.toml` of the show, the preset's own,
-    /// and learned ones; read again when the preset changes.
-    fn reload_mappings(&mut self, show: &Show) {
-        let preset = show.preset().map(str::to_string);
-        if preset == self.mapping_preset && self.mapping_preset.is_some() {
+    /// Logs a command the show refused, at most once a second whatever a
+    /// sender or a controller floods.
+    pub fn refused(&mut self, error: &str) {
+        self.warn_control(error);
+    }
+
+    /// Rebuilds the mapper and the aliases when the show has read its
+    /// mapping files again; a MIDI learn in progress stays armed.
+    fn take_mappings(&mut self, loaded: &LoadedMappings) {
+        if loaded.revision == self.mapping_revision {
             return;
         }
-        self.mapping_preset = preset;
-        let mut files: Vec<String> = show
-            .assets
-            .list(Folder::Presets, "toml")
-            .into_iter()
-            .filter(|f| f.starts_with("mappings/"))
-            .collect();
-        files.extend(
-            show.preset_mappings()
-                .iter()
-                .filter(|f| !files.contains(f))
-                .cloned()
-                .collect::<Vec<_>>(),
-        );
-        let mut midi = Vec::new();
-        self.aliases.clear();
-        for file in files {
-            let parsed = show
-                .assets
-                .read(Folder::Presets, &file)
-                .map_err(|e| e.to_string())
-                .and_then(|asset| {
-                    Mappings::parse(&asset.display, &asset.text).map_err(|e| e.to_string())
-                });
-            match parsed {
-                Ok(mappings) => {
-                    midi.extend(mappings.midi);
-                    self.aliases.extend(mappings.osc);
-                }
-                Err(error) => show.errors.report(format!("presets/{file}"), error),
-            }
-        }
+        self.mapping_revision = loaded.revision;
+        self.aliases = loaded.mappings.osc.clone();
         let learning = self.mapper.learning().map(str::to_string);
-        self.mapper = MidiMapper::new(midi);
+        self.mapper = MidiMapper::new(loaded.mappings.midi.clone());
         if let Some(param) = learning {
             self.mapper.learn(&param);
         }
     }
 
-    fn send_feedback(&mut self, show: &mut Show) {
-        for change in show.registry.drain_changes() {
-            for (port, bytes) in self.mapper.feedback(&change.name, &show.registry) {
+    fn send_feedback(&mut self, view: &ShowView<'_>) {
+        for change in &view.changes {
+            for (port, bytes) in self.mapper.feedback(&change.name, view.registry) {
                 self.outputs.send(&port, &bytes);
             }
-            let Some(spec) = show.registry.spec(&change.name) else {
+            let Some(spec) = view.registry.spec(&change.name) else {
                 continue;
             };
             let origin = match &change.source {
@@ -502,15 +507,10 @@ impl ControlSurface {
             self.namespace.notify(spec, &change.value);
         }
     }
-}
 
-impl ControlSurface {
-    /// Hands `command` to the show; a refusal is logged at most once a
-    /// second.
-    fn command(&mut self, show: &mut Show, command: Command) {
-        if let Err(error) = show.apply(command) {
-            self.warn_control(&error);
-        }
+    /// Queues `command` for the show.
+    fn command(&mut self, command: Command) {
+        self.commands.push(command);
     }
 
     /// Logs a control problem, at most once a second whatever a sender or

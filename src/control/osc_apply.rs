@@ -7,16 +7,15 @@ use std::time::{Duration, Instant};
 
 use rosc::{OscMessage, OscType};
 
-use super::ControlSurface;
 use super::mapping::OscAlias;
 use super::osc::{self, OscReceived};
+use super::{ControlSurface, ShowView};
 use crate::command::Command;
-use crate::params::{ParamKind, ParamSpec, Source, Value};
+use crate::params::{ParamKind, ParamSpec, Registry, Source, Value};
 use crate::script::{OscArg, ScriptEvent};
-use crate::show::Show;
 
 impl ControlSurface {
-    pub(super) fn handle_osc(&mut self, received: OscReceived, show: &mut Show) {
+    pub(super) fn handle_osc(&mut self, received: OscReceived, view: &ShowView<'_>) {
         let OscReceived {
             from,
             message,
@@ -29,30 +28,33 @@ impl ControlSurface {
             _ => None,
         };
         if let Some(layer) = reseed_target(address) {
-            return self.command(show, Command::Reseed(layer));
+            return self.command(Command::Reseed(layer));
         }
         match address {
             "/sylva/preset" => match first_string() {
-                Some(name) => self.command(show, Command::LoadPreset(name)),
+                Some(name) => self.command(Command::LoadPreset(name)),
                 None => self.warn_osc(&format!("{address} needs a preset name (s) from {from}")),
             },
             "/sylva/preset/save" => match first_string() {
-                Some(name) => self.command(show, Command::SavePreset(name)),
+                Some(name) => self.command(Command::SavePreset(name)),
                 None => self.warn_osc(&format!("{address} needs a preset name (s) from {from}")),
             },
             "/sylva/learn" => match first_string() {
-                Some(param) => self.command(show, Command::Learn(param)),
+                Some(param) => self.command(Command::Learn(param)),
                 None => self.warn_osc(&format!("{address} needs a parameter name (s) from {from}")),
             },
-            "/sylva/status" => self.reply_status(from, show),
-            "/sylva/reseed" => self.command(show, Command::ReseedAll),
+            "/sylva/status" => self.reply_status(from, view.preset),
+            "/sylva/reseed" => self.command(Command::ReseedAll),
             _ if address.starts_with("/sylva/playlist/") => {
                 self.warn_osc(&format!("{address}: no playlist is running"));
             }
             _ => {
-                if !self.set_from_osc(from, &message, at, show) {
+                if !self.set_from_osc(from, &message, at, view.registry) {
                     let args = message.args.iter().filter_map(script_arg).collect();
-                    show.dispatch(&ScriptEvent::Osc(message.addr.clone(), args));
+                    self.command(Command::Script(ScriptEvent::Osc(
+                        message.addr.clone(),
+                        args,
+                    )));
                 }
             }
         }
@@ -65,7 +67,7 @@ impl ControlSurface {
         from: SocketAddr,
         message: &OscMessage,
         at: Instant,
-        show: &mut Show,
+        registry: &Registry,
     ) -> bool {
         let alias = self
             .aliases
@@ -74,7 +76,7 @@ impl ControlSurface {
             .cloned();
         let (name, value) = match alias {
             Some(alias) => {
-                let value = show.registry.spec(&alias.param).and_then(|spec| {
+                let value = registry.spec(&alias.param).and_then(|spec| {
                     let x = message.args.first().and_then(|a| {
                         osc::value_from_args(&mapping_input(), std::slice::from_ref(a))
                     })?;
@@ -83,12 +85,11 @@ impl ControlSurface {
                 (alias.param, value)
             }
             None => {
-                let Some(name) = osc::param_of(&message.addr).filter(|n| show.registry.contains(n))
+                let Some(name) = osc::param_of(&message.addr).filter(|n| registry.contains(n))
                 else {
                     return false;
                 };
-                let value = show
-                    .registry
+                let value = registry
                     .spec(&name)
                     .and_then(|spec| osc::value_from_args(spec, &message.args));
                 (name, value)
@@ -97,9 +98,8 @@ impl ControlSurface {
         match value {
             Some(value) => {
                 let source = Source::Osc(from.to_string());
-                if show.apply(Command::Set(name, value, source)).is_ok() {
-                    self.record_latency(at.elapsed());
-                }
+                self.command(Command::Set(name, value, source));
+                self.record_latency(at.elapsed());
             }
             None => self.warn_osc(&format!(
                 "{}: arguments {:?} from {from} do not fit {name}",
@@ -120,7 +120,7 @@ impl ControlSurface {
     /// [`super::STATUS_REPLIES_PER_SECOND`] times a second per host: the
     /// sender's address can be forged, so a reply must never be worth
     /// more to an attacker than the request.
-    fn reply_status(&mut self, to: SocketAddr, show: &Show) {
+    fn reply_status(&mut self, to: SocketAddr, preset: Option<&str>) {
         let now = Instant::now();
         if self.status_replies.len() > 1024 {
             self.status_replies
@@ -134,7 +134,7 @@ impl ControlSurface {
         if *count > super::STATUS_REPLIES_PER_SECOND {
             return;
         }
-        let errors = show.errors.snapshot();
+        let errors = self.errors.snapshot();
         let (datagrams, malformed) = self.osc_counts();
         let last = errors.last().map_or(String::new(), |e| {
             status_line(&format!("{}: {}", e.origin, e.message))
@@ -144,7 +144,7 @@ impl ControlSurface {
             OscMessage {
                 addr: "/sylva/status".into(),
                 args: vec![
-                    OscType::String(status_line(show.preset().unwrap_or(""))),
+                    OscType::String(status_line(preset.unwrap_or(""))),
                     OscType::Int(errors.len() as i32),
                     OscType::String(last),
                     OscType::Long(datagrams as i64),

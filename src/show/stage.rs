@@ -12,12 +12,13 @@ use std::time::{Duration, Instant};
 use crate::clock::Clock;
 use crate::command::Command;
 use crate::compositor::{Compositor, CompositorError, master_params};
-use crate::control::ControlSurface;
+use crate::control::{ControlSurface, ShowView};
 use crate::frame::FrameUniforms;
 use crate::gpu::{Gpu, GpuProfiler, bindings::uniform_buffer};
 use crate::layers::{self, Layer, LayerEnv, LayerFrame};
 use crate::params::{Registry, Source};
 use crate::script::{ScriptEvent, ScriptHost};
+use crate::show::mapping_files::{self, LoadedMappings};
 use crate::show::save_name::{self, SaveNameError};
 use crate::show::{Assets, Folder, Preset, PresetError, ShowWatcher};
 use crate::status::ErrorLog;
@@ -78,6 +79,7 @@ pub struct Show {
     frame_uniforms: wgpu::Buffer,
     preset: Option<String>,
     preset_mappings: Vec<String>,
+    mappings: LoadedMappings,
     seed: u64,
     script: ScriptHost,
     script_override: Option<String>,
@@ -129,6 +131,7 @@ impl Show {
             frame_uniforms,
             preset: None,
             preset_mappings: Vec::new(),
+            mappings: LoadedMappings::default(),
             seed,
             script,
             script_override: None,
@@ -215,6 +218,26 @@ impl Show {
                 self.clock.beats = 0.0;
                 Ok(())
             }
+            Command::StepPreset(forward) => {
+                let next = mapping_files::step_preset(&self.assets, self.preset(), forward)
+                    .ok_or("the show folder has no presets to step through")?;
+                self.pending.load = Some(next);
+                Ok(())
+            }
+            Command::KeepLearned(mapping) => {
+                let file = mapping_files::save_learned(&self.assets, &mapping)
+                    .map_err(|e| format!("cannot keep the learned mapping: {e}"))?;
+                tracing::info!(
+                    "MIDI learn: {} bound to {} (kept in {file})",
+                    mapping.param.as_deref().unwrap_or("?"),
+                    mapping_files::control_name(&mapping),
+                );
+                Ok(())
+            }
+            Command::Script(event) => {
+                self.dispatch(&event);
+                Ok(())
+            }
         }
     }
 
@@ -273,6 +296,8 @@ impl Show {
         self.preset = Some(name.to_string());
         self.presets_loaded += 1;
         self.preset_mappings = preset.mappings.clone();
+        self.mappings
+            .load(&self.assets, &self.preset_mappings, &self.errors);
         tracing::info!("preset {name} loaded: {} layers", self.layers.len());
         self.start_script(preset.script.as_deref());
         self.dispatch(&ScriptEvent::Preset(name.to_string()));
@@ -340,6 +365,13 @@ impl Show {
         self.script
             .reload_if_changed(&changed, &self.registry, &self.clock);
         self.apply_script_commands();
+        let mappings_saved = changed
+            .iter()
+            .any(|c| c.folder == Folder::Presets && c.name.starts_with("mappings/"));
+        if mappings_saved {
+            self.mappings
+                .load(&self.assets, &self.preset_mappings, &self.errors);
+        }
         let preset_file = self
             .preset
             .as_ref()
@@ -420,14 +452,10 @@ impl Show {
         self.preset.as_deref()
     }
 
-    /// A MIDI learn a script asked for, for the control surface.
-    pub fn take_learn_request(&mut self) -> Option<String> {
-        self.learn_request.take()
-    }
-
-    /// Mapping files the running preset names.
-    pub fn preset_mappings(&self) -> &[String] {
-        &self.preset_mappings
+    /// The mappings in force: every `presets/mappings/*.toml` of the show
+    /// and the running preset's own.
+    pub fn mappings(&self) -> &LoadedMappings {
+        &self.mappings
     }
 
     /// Saves the running show under a name that came from the network, a
@@ -571,11 +599,32 @@ impl Show {
         overlay: impl FnOnce(&mut Show, &mut wgpu::CommandEncoder),
     ) -> Vec<Vec<crate::gpu::PassTime>> {
         if let Some(control) = control {
-            control.apply(self);
+            self.take_control(control);
         }
         let mut encoder = self.record(dt, output, size);
         overlay(self, &mut encoder);
         self.submit(encoder)
+    }
+
+    /// Steps 1 and 2: the control surface reads the show and answers with
+    /// commands, carried out in order; refusals are logged, rate-limited.
+    fn take_control(&mut self, control: &mut ControlSurface) {
+        if self.mappings.revision == 0 {
+            self.mappings
+                .load(&self.assets, &self.preset_mappings, &self.errors);
+        }
+        let view = ShowView {
+            changes: self.registry.drain_changes(),
+            registry: &self.registry,
+            preset: self.preset.as_deref(),
+            mappings: &self.mappings,
+            learn: self.learn_request.take(),
+        };
+        for command in control.poll(view) {
+            if let Err(error) = self.apply(command) {
+                control.refused(&error);
+            }
+        }
     }
 
     /// Steps 4-6 of a frame: ramps and smoothing advance by `dt`, the clock
