@@ -11,11 +11,11 @@
 pub mod app;
 pub mod bench;
 pub mod check;
+pub mod cli;
 pub mod clock;
 pub mod command;
 pub mod compositor;
 pub mod control;
-pub mod export;
 pub mod frame;
 pub mod gpu;
 pub mod headless;

@@ -4,13 +4,13 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use sylva::app::{self, NoDisplay, WindowOptions};
 use sylva::bench::{self, BenchOptions};
+use sylva::cli::{FolderArgs, ShowArgs, ToolVerb, run_tool, tools_command};
 use sylva::control::ControlOptions;
-use sylva::gpu::AdapterChoice;
-use sylva::headless::{self, HeadlessOptions, RenderOptions, ShowOptions, parse_size};
-use sylva::show::{Assets, Folder};
+use sylva::headless::{self, HeadlessOptions, RenderOptions, parse_size};
+use sylva::show::Assets;
 
 /// A live-coding and VJ runtime: GPU simulation layers choreographed by Lua
 /// and WGSL, played from MIDI and OSC.
@@ -34,58 +34,6 @@ enum Command {
     Bench(BenchArgs),
     /// Validate every shader, script and preset without a window; exit 1 on any problem.
     Check(CheckArgs),
-    /// Write what a simulation grew to a file (`sylva export colony ...`).
-    #[command(subcommand)]
-    Export(ExportCommand),
-    /// Check a simulation against published data (`sylva validate fluid dam-break`).
-    #[command(subcommand)]
-    Validate(ValidateCommand),
-}
-
-#[derive(Subcommand)]
-enum ValidateCommand {
-    /// The SPH fluid.
-    Fluid(ValidateFluidArgs),
-}
-
-#[derive(Args)]
-struct ValidateFluidArgs {
-    /// dam-break (against Koshizuka and Oka 1996) or hydrostatic (pressure against depth).
-    #[arg(value_parser = ["dam-break", "hydrostatic"])]
-    case: String,
-    /// Particles across the water column's width (at least 40 for the published comparison).
-    #[arg(long, default_value_t = 40)]
-    across: u32,
-    /// Hydrostatic: seconds to settle before measuring.
-    #[arg(long, default_value_t = 3.0)]
-    seconds: f64,
-    /// Pick the GPU adapter whose name contains this text.
-    #[arg(long, value_name = "NAME")]
-    adapter: Option<String>,
-    /// Print JSON.
-    #[arg(long)]
-    json: bool,
-}
-
-#[derive(Subcommand)]
-enum ExportCommand {
-    /// Grow a preset's colony and write its branches as OBJ (nodes as vertices, edges as lines).
-    Colony(ExportColonyArgs),
-}
-
-#[derive(Args)]
-struct ExportColonyArgs {
-    #[command(flatten)]
-    show: ShowArgs,
-    /// Growth iterations.
-    #[arg(long, default_value_t = 400)]
-    steps: u32,
-    /// OBJ file to write.
-    #[arg(long, value_name = "FILE.obj")]
-    out: PathBuf,
-    /// Grow into this point cloud (.ply ASCII or .obj vertices) instead of the preset's shape.
-    #[arg(long, value_name = "FILE")]
-    attractors: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -95,69 +43,6 @@ struct CheckArgs {
     project: PathBuf,
     #[command(flatten)]
     folders: FolderArgs,
-}
-
-/// What every show needs.
-#[derive(Args, Clone)]
-struct ShowArgs {
-    /// Preset name in presets/ (or a path to a .toml file).
-    #[arg(long, default_value = "default")]
-    preset: String,
-    /// Pick the GPU adapter whose name contains this text (else $SYLVA_ADAPTER, else the best GPU).
-    #[arg(long, value_name = "NAME")]
-    adapter: Option<String>,
-    /// Show folder whose shaders/, scripts/ and presets/ override the built-in ones.
-    #[arg(long, value_name = "DIR", default_value = ".")]
-    project: PathBuf,
-    /// Seed for every random choice.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    /// Lua script to run instead of the preset's (a name in scripts/ or a path).
-    #[arg(long, value_name = "FILE")]
-    script: Option<String>,
-    #[command(flatten)]
-    folders: FolderArgs,
-}
-
-/// Folders that replace the show folder's own.
-#[derive(Args, Clone)]
-struct FolderArgs {
-    /// Read (and watch) shaders from DIR instead of <project>/shaders.
-    #[arg(long, value_name = "DIR")]
-    shaders: Option<PathBuf>,
-    /// Read (and watch) scripts from DIR instead of <project>/scripts.
-    #[arg(long, value_name = "DIR")]
-    scripts: Option<PathBuf>,
-    /// Read (and watch) presets from DIR instead of <project>/presets.
-    #[arg(long, value_name = "DIR")]
-    presets: Option<PathBuf>,
-}
-
-impl FolderArgs {
-    fn list(&self) -> Vec<(Folder, PathBuf)> {
-        [
-            (Folder::Shaders, &self.shaders),
-            (Folder::Scripts, &self.scripts),
-            (Folder::Presets, &self.presets),
-        ]
-        .into_iter()
-        .filter_map(|(folder, dir)| dir.clone().map(|d| (folder, d)))
-        .collect()
-    }
-}
-
-impl ShowArgs {
-    fn options(&self, watch: bool) -> ShowOptions {
-        ShowOptions {
-            adapter: AdapterChoice::from_cli(self.adapter.clone()),
-            project: self.project.clone(),
-            preset: self.preset.clone(),
-            seed: self.seed,
-            script: self.script.clone(),
-            folders: self.folders.list(),
-            watch,
-        }
-    }
 }
 
 #[derive(Args, Clone)]
@@ -292,34 +177,22 @@ fn main() -> ExitCode {
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .init();
-    let cli = Cli::parse();
-    let result = match cli.command {
-        None => run(cli.run),
-        Some(Command::Run(args)) => run(args),
-        Some(Command::Render(args)) => headless::render(&RenderOptions {
-            show: args.show.options(false),
-            frames: args.frames,
-            size: args.size,
-            out: args.out,
-            fps: args.fps,
-        }),
-        Some(Command::Bench(args)) => bench_command(args),
-        Some(Command::Check(args)) => check_command(&args),
-        Some(Command::Validate(ValidateCommand::Fluid(args))) => validate_fluid(&args),
-        Some(Command::Export(ExportCommand::Colony(args))) => {
-            sylva::export::export_colony(&sylva::export::ExportOptions {
-                show: args.show.options(false),
-                steps: args.steps,
-                out: args.out.clone(),
-                attractors: args.attractors,
-            })
-            .map(|(nodes, branches)| {
-                println!(
-                    "wrote {}: {nodes} nodes, {branches} branches",
-                    args.out.display()
-                )
-            })
-        }
+    // The layer kinds add their own tools under `export` and `validate`.
+    let matches = ToolVerb::ALL
+        .into_iter()
+        .fold(Cli::command(), |cli, verb| {
+            cli.subcommand(tools_command(verb))
+        })
+        .get_matches();
+    let tool = ToolVerb::ALL
+        .into_iter()
+        .find_map(|verb| Some((verb, matches.subcommand_matches(verb.name())?)));
+    let result = match tool {
+        Some((verb, matches)) => run_tool(verb, matches),
+        None => match Cli::from_arg_matches(&matches) {
+            Ok(cli) => run_cli(cli),
+            Err(error) => error.exit(),
+        },
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -331,6 +204,22 @@ fn main() -> ExitCode {
             eprintln!("sylva: {error:#}");
             ExitCode::FAILURE
         }
+    }
+}
+
+fn run_cli(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        None => run(cli.run),
+        Some(Command::Run(args)) => run(args),
+        Some(Command::Render(args)) => headless::render(&RenderOptions {
+            show: args.show.options(false),
+            frames: args.frames,
+            size: args.size,
+            out: args.out,
+            fps: args.fps,
+        }),
+        Some(Command::Bench(args)) => bench_command(args),
+        Some(Command::Check(args)) => check_command(&args),
     }
 }
 
@@ -353,53 +242,6 @@ fn run(args: RunArgs) -> anyhow::Result<()> {
         vsync: !args.no_vsync,
         control: args.control.options(),
     })
-}
-
-fn validate_fluid(args: &ValidateFluidArgs) -> anyhow::Result<()> {
-    use sylva::layers::fluid::validate;
-    let gpu = sylva::gpu::Gpu::new(
-        sylva::gpu::Gpu::instance(),
-        &AdapterChoice::from_cli(args.adapter.clone()),
-        None,
-        sylva::status::ErrorLog::default(),
-    )?;
-    eprintln!("adapter: {}", gpu.adapter_line());
-    let assets = Assets::new(".");
-    if args.case == "hydrostatic" {
-        let result = validate::hydrostatic(&gpu, &assets, args.across, args.seconds)
-            .map_err(anyhow::Error::msg)?;
-        if args.json {
-            println!("{}", serde_json::to_string_pretty(&result)?);
-        } else {
-            println!(
-                "hydrostatic tank, {} particles after {} s: pressure error {:.2}% of rho0 g H; density error mean {:.3}%, max {:.3}%",
-                result.particles,
-                result.settled_seconds,
-                result.pressure_error * 100.0,
-                result.density_error_mean * 100.0,
-                result.density_error_max * 100.0
-            );
-        }
-        return Ok(());
-    }
-    let result = validate::dam_break(&gpu, &assets, args.across).map_err(anyhow::Error::msg)?;
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&result)?);
-    } else {
-        println!(
-            "dam break, {} particles ({} across L)\n     T   Z sim   Z Koshizuka-Oka",
-            result.particles, result.across
-        );
-        for (t, z, reference) in &result.curve {
-            let reference = reference.map_or(String::new(), |r| format!("{r:.3}"));
-            println!("{t:6.3} {z:7.3}   {reference}");
-        }
-        println!(
-            "mean deviation over T 0.5..3: {:.1}%",
-            result.mean_deviation * 100.0
-        );
-    }
-    Ok(())
 }
 
 fn check_command(args: &CheckArgs) -> anyhow::Result<()> {

@@ -11,6 +11,7 @@ pub mod rebuild;
 pub mod shader;
 pub mod simulation;
 
+use crate::cli::KindTool;
 use crate::clock::Clock;
 use crate::gpu::compute::KernelReload;
 use crate::gpu::{Gpu, GpuProfiler};
@@ -49,6 +50,9 @@ pub struct LayerKind {
     pub params: fn(&str, &Assets, &Preset) -> Result<Vec<ParamSpec>, String>,
     /// The bench workload for a size, if the kind has one.
     pub bench: fn(u32) -> BenchWorkload,
+    /// Its command-line tools (`sylva export <kind>`, `sylva validate
+    /// <kind>`).
+    pub tools: &'static [KindTool],
 }
 
 /// The kind of preset id `id` (`fluid.left` is a `fluid`).

@@ -10,6 +10,7 @@
 
 pub mod attractors;
 pub mod draw;
+pub mod export;
 pub mod reference;
 pub mod sim;
 pub mod spacing;
@@ -463,6 +464,7 @@ pub const KIND: LayerKind = LayerKind {
     create: |id, env| Box::new(ColonyLayer::new(id, env)),
     params: |id, _, _| Ok(colony_params(id)),
     bench: bench_workload,
+    tools: &[export::EXPORT],
 };
 
 /// The bench's workload: attractions uniform in a sphere of radius 10,

@@ -14,6 +14,7 @@ pub mod reference;
 pub mod scene;
 pub mod sim;
 pub mod validate;
+pub mod validate_tool;
 
 use draw::{FluidRenderer, Look, ParticleDraw};
 use scene::Scene;
@@ -453,4 +454,5 @@ pub const KIND: LayerKind = LayerKind {
             "auto_rotate=0.0".to_string(),
         ],
     },
+    tools: &[validate_tool::VALIDATE],
 };

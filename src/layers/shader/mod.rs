@@ -284,6 +284,7 @@ pub const KIND: LayerKind = LayerKind {
         unit: "pixels high (16:9)",
         settings: Vec::new(),
     },
+    tools: &[],
 };
 
 /// The parameters layer `id` of `preset` declares: its file and the

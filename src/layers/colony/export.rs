@@ -1,33 +1,56 @@
 //! `sylva export colony`: grows a preset's colony headless and writes the
 //! branches as OBJ (nodes as vertices, edges as `l` lines) for Blender or
-//! Houdini, optionally grown into the artist's own point cloud.
+//! Houdini, optionally grown into the artist's own point cloud. The colony
+//! kind lists it among its tools ([`super::KIND`]).
 
 use std::path::PathBuf;
 
 use anyhow::Context;
+use clap::{Args, FromArgMatches};
 
+use super::{colony_params, grow_for_export, to_obj};
+use crate::cli::{KindTool, ShowArgs, ToolVerb};
 use crate::gpu::OUTPUT_FORMAT;
-use crate::headless::{ShowOptions, start};
-use crate::layers::colony;
+use crate::headless::start;
 use crate::params::Registry;
 
+/// The colony's `sylva export colony`.
+pub const EXPORT: KindTool = KindTool {
+    verb: ToolVerb::Export,
+    about: "Grow a preset's colony and write its branches as OBJ (nodes as vertices, edges as lines)",
+    args: ExportArgs::augment_args,
+    run: |matches| {
+        let args = ExportArgs::from_arg_matches(matches)?;
+        let (nodes, branches) = export_colony(&args)?;
+        println!(
+            "wrote {}: {nodes} nodes, {branches} branches",
+            args.out.display()
+        );
+        Ok(())
+    },
+};
+
 /// Options of `sylva export colony`.
-#[derive(Debug, Clone)]
-pub struct ExportOptions {
+#[derive(Args, Debug, Clone)]
+pub struct ExportArgs {
     /// The show; without a colony layer in its preset, a colony with
     /// default parameters grows.
-    pub show: ShowOptions,
+    #[command(flatten)]
+    pub show: ShowArgs,
     /// Growth iterations.
+    #[arg(long, default_value_t = 400)]
     pub steps: u32,
-    /// The OBJ file to write.
+    /// OBJ file to write.
+    #[arg(long, value_name = "FILE.obj")]
     pub out: PathBuf,
-    /// A PLY or OBJ point cloud to grow into instead of the preset's shape.
+    /// Grow into this point cloud (.ply ASCII or .obj vertices) instead of the preset's shape.
+    #[arg(long, value_name = "FILE")]
     pub attractors: Option<PathBuf>,
 }
 
 /// Grows and writes the OBJ; returns the node and branch counts.
-pub fn export_colony(options: &ExportOptions) -> anyhow::Result<(usize, usize)> {
-    let show = start(&options.show, OUTPUT_FORMAT)?;
+pub fn export_colony(options: &ExportArgs) -> anyhow::Result<(usize, usize)> {
+    let show = start(&options.show.options(false), OUTPUT_FORMAT)?;
     let found = show
         .layers()
         .iter()
@@ -43,13 +66,13 @@ pub fn export_colony(options: &ExportOptions) -> anyhow::Result<(usize, usize)> 
                 options.show.preset
             );
             let mut registry = Registry::new();
-            for spec in colony::colony_params("colony") {
+            for spec in colony_params("colony") {
                 registry.register(spec);
             }
             (registry, "colony".to_string())
         }
     };
-    let (nodes, _, edges) = colony::grow_for_export(
+    let (nodes, _, edges) = grow_for_export(
         &show.gpu,
         &show.assets,
         &registry,
@@ -58,7 +81,7 @@ pub fn export_colony(options: &ExportOptions) -> anyhow::Result<(usize, usize)> 
         options.attractors.as_deref(),
     )
     .map_err(anyhow::Error::msg)?;
-    std::fs::write(&options.out, colony::to_obj(&nodes, &edges))
+    std::fs::write(&options.out, to_obj(&nodes, &edges))
         .with_context(|| format!("writing {}", options.out.display()))?;
     Ok((nodes.len(), edges.len()))
 }

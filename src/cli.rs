@@ -1,0 +1,178 @@
+//! Command-line pieces the library owns: the arguments every show takes
+//! (shared by `sylva run`, `render`, `bench` and the layer kinds' tools),
+//! and the tools a layer kind adds under `sylva export` and `sylva
+//! validate` through its [`crate::layers::LayerKind`] description.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use crate::gpu::AdapterChoice;
+use crate::headless::ShowOptions;
+use crate::show::Folder;
+
+/// What every show needs.
+#[derive(Args, Clone, Debug)]
+pub struct ShowArgs {
+    /// Preset name in presets/ (or a path to a .toml file).
+    #[arg(long, default_value = "default")]
+    pub preset: String,
+    /// Pick the GPU adapter whose name contains this text (else $SYLVA_ADAPTER, else the best GPU).
+    #[arg(long, value_name = "NAME")]
+    pub adapter: Option<String>,
+    /// Show folder whose shaders/, scripts/ and presets/ override the built-in ones.
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub project: PathBuf,
+    /// Seed for every random choice.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Lua script to run instead of the preset's (a name in scripts/ or a path).
+    #[arg(long, value_name = "FILE")]
+    pub script: Option<String>,
+    #[command(flatten)]
+    #[allow(missing_docs, reason = "clap documents the flattened arguments")]
+    pub folders: FolderArgs,
+}
+
+/// Folders that replace the show folder's own.
+#[derive(Args, Clone, Debug)]
+pub struct FolderArgs {
+    /// Read (and watch) shaders from DIR instead of <project>/shaders.
+    #[arg(long, value_name = "DIR")]
+    pub shaders: Option<PathBuf>,
+    /// Read (and watch) scripts from DIR instead of <project>/scripts.
+    #[arg(long, value_name = "DIR")]
+    pub scripts: Option<PathBuf>,
+    /// Read (and watch) presets from DIR instead of <project>/presets.
+    #[arg(long, value_name = "DIR")]
+    pub presets: Option<PathBuf>,
+}
+
+impl FolderArgs {
+    /// The folders given, each with the show folder it replaces.
+    pub fn list(&self) -> Vec<(Folder, PathBuf)> {
+        [
+            (Folder::Shaders, &self.shaders),
+            (Folder::Scripts, &self.scripts),
+            (Folder::Presets, &self.presets),
+        ]
+        .into_iter()
+        .filter_map(|(folder, dir)| dir.clone().map(|d| (folder, d)))
+        .collect()
+    }
+}
+
+impl ShowArgs {
+    /// The show these arguments describe; `watch` reloads saved files.
+    pub fn options(&self, watch: bool) -> ShowOptions {
+        ShowOptions {
+            adapter: AdapterChoice::from_cli(self.adapter.clone()),
+            project: self.project.clone(),
+            preset: self.preset.clone(),
+            seed: self.seed,
+            script: self.script.clone(),
+            folders: self.folders.list(),
+            watch,
+        }
+    }
+}
+
+/// The commands under which layer kinds add tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolVerb {
+    /// `sylva export <kind>`: write what a simulation made to a file.
+    Export,
+    /// `sylva validate <kind>`: check a simulation against published data.
+    Validate,
+}
+
+impl ToolVerb {
+    /// Both verbs, in help order.
+    pub const ALL: [ToolVerb; 2] = [ToolVerb::Export, ToolVerb::Validate];
+
+    /// The subcommand's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            ToolVerb::Export => "export",
+            ToolVerb::Validate => "validate",
+        }
+    }
+
+    /// The subcommand's help line.
+    pub fn about(self) -> &'static str {
+        match self {
+            ToolVerb::Export => {
+                "Write what a simulation made to a file (`sylva export colony ...`)"
+            }
+            ToolVerb::Validate => {
+                "Check a simulation against published data (`sylva validate fluid dam-break`)"
+            }
+        }
+    }
+}
+
+/// A command-line tool a layer kind brings: `sylva <verb> <kind> ARGS`.
+pub struct KindTool {
+    /// Which command it sits under.
+    pub verb: ToolVerb,
+    /// Its help line.
+    pub about: &'static str,
+    /// Adds its arguments (a clap `Args` type's `augment_args`).
+    pub args: fn(clap::Command) -> clap::Command,
+    /// Runs it with the arguments parsed.
+    pub run: fn(&clap::ArgMatches) -> anyhow::Result<()>,
+}
+
+/// `sylva <verb>`, with a subcommand for every kind that has a tool there.
+pub fn tools_command(verb: ToolVerb) -> clap::Command {
+    let kinds = crate::layers::KINDS.iter().flat_map(|kind| {
+        kind.tools
+            .iter()
+            .filter(move |tool| tool.verb == verb)
+            .map(|tool| (tool.args)(clap::Command::new(kind.name)).about(tool.about))
+    });
+    clap::Command::new(verb.name())
+        .about(verb.about())
+        .subcommand_required(true)
+        .subcommands(kinds)
+}
+
+/// Runs the tool `matches` names under `verb`, if it is one.
+pub fn run_tool(verb: ToolVerb, matches: &clap::ArgMatches) -> anyhow::Result<()> {
+    let Some((kind, args)) = matches.subcommand() else {
+        anyhow::bail!("sylva {} needs a layer kind", verb.name());
+    };
+    let tool = crate::layers::KINDS
+        .iter()
+        .filter(|k| k.name == kind)
+        .flat_map(|k| k.tools.iter())
+        .find(|tool| tool.verb == verb);
+    match tool {
+        Some(tool) => (tool.run)(args),
+        None => anyhow::bail!("no layer kind {kind:?} has a `{}` tool", verb.name()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_tool_is_a_valid_subcommand_and_reachable() {
+        for verb in ToolVerb::ALL {
+            let command = tools_command(verb);
+            command.clone().debug_assert();
+            let kinds: Vec<&str> = command.get_subcommands().map(|c| c.get_name()).collect();
+            assert!(!kinds.is_empty(), "no kind brings a `{}` tool", verb.name());
+        }
+        let parsed = tools_command(ToolVerb::Export)
+            .try_get_matches_from(["export", "colony", "--out", "x.obj", "--steps", "3"]);
+        let parsed = parsed.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(parsed.subcommand_name(), Some("colony"));
+        let refused = tools_command(ToolVerb::Validate).try_get_matches_from(["validate", "sky"]);
+        assert!(
+            refused.is_err(),
+            "a kind without a validate tool is refused"
+        );
+    }
+}
