@@ -450,3 +450,47 @@ fn oscquery_skips_request_bodies() {
         "a body was answered as a request: {replies}"
     );
 }
+
+/// Everything the server sends back for `requests` written at once.
+fn http_exchange(query: SocketAddr, requests: &[u8]) -> String {
+    let mut stream = TcpStream::connect(query).unwrap_or_else(|e| panic!("connect: {e}"));
+    stream.set_read_timeout(Some(Duration::from_secs(10))).ok();
+    if let Err(error) = stream.write_all(requests) {
+        panic!("writing: {error}");
+    }
+    let mut replies = Vec::new();
+    stream.read_to_end(&mut replies).ok();
+    String::from_utf8_lossy(&replies).into_owned()
+}
+
+#[test]
+fn oscquery_answers_pipelined_requests_and_closes_on_unknown_bodies_or_garbage() {
+    let rig = rig();
+    let pipelined = http_exchange(
+        rig.query,
+        b"GET /?HOST_INFO HTTP/1.1\r\n\r\nGET /sylva/master/brightness?TYPE HTTP/1.1\r\nConnection: close\r\n\r\n",
+    );
+    assert_eq!(
+        pipelined.matches("HTTP/1.1 200 OK").count(),
+        2,
+        "{pipelined}"
+    );
+    // A chunked body's length is unknown: answered, then closed, and the
+    // chunk is never read as a request.
+    let chunked = http_exchange(
+        rig.query,
+        b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n1b\r\nGET /?HOST_INFO HTTP/1.1\r\n\r\n\r\n0\r\n\r\n",
+    );
+    assert_eq!(chunked.matches("HTTP/1.1 ").count(), 1, "{chunked}");
+    assert!(chunked.starts_with("HTTP/1.1 405"), "{chunked}");
+    let garbage = http_exchange(
+        rig.query,
+        b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03 TLS hello\r\n\r\n",
+    );
+    assert!(
+        garbage.is_empty(),
+        "not HTTP: closed without a reply, got {garbage}"
+    );
+    let reply = http_get(rig.query, "/sylva/master/brightness?TYPE");
+    assert!(reply.contains("200 OK"), "{reply}");
+}

@@ -1,11 +1,14 @@
 //! OSCQuery (the Vidvox proposal) over HTTP: the namespace of every
 //! parameter as JSON, one attribute with `?VALUE` and friends, `?HOST_INFO`,
-//! and LISTEN streaming over a WebSocket on the same port. The server
+//! and LISTEN streaming over a WebSocket on the same port. Requests are
+//! parsed by httparse (hyper's HTTP/1 parser) and status lines come from
+//! the `http` crate's codes; connections stay this module's own so every
+//! bound (hosts, connections, head size, timeouts) holds. The server
 //! threads answer from a snapshot the main thread publishes once per frame
 //! and stream the changes it hands them; they never touch the registry.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
+use std::io::{ErrorKind, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -38,8 +41,8 @@ type Listener = SyncSender<(String, Vec<u8>)>;
 /// Connections served at once; more are closed at once.
 pub const MAX_CONNECTIONS: usize = 32;
 
-/// Bytes of one request line or header line.
-const MAX_LINE: u64 = 8 * 1024;
+/// Bytes of one request head (request line and headers).
+const MAX_HEAD: usize = 16 * 1024;
 
 /// Header lines of one request.
 const MAX_HEADERS: usize = 64;
@@ -208,88 +211,165 @@ pub fn serve(
     Ok(port)
 }
 
-/// Reads one line of at most [`MAX_LINE`] bytes; an error if longer.
-fn read_line(reader: &mut impl BufRead) -> std::io::Result<String> {
-    let mut line = String::new();
-    reader.by_ref().take(MAX_LINE).read_line(&mut line)?;
-    if line.len() as u64 >= MAX_LINE && !line.ends_with('\n') {
-        return Err(std::io::Error::new(
-            ErrorKind::InvalidData,
-            format!("a request line longer than {MAX_LINE} bytes"),
-        ));
-    }
-    Ok(line)
+/// What the server needs of a request head.
+struct Head {
+    method: String,
+    url: String,
+    /// Bytes of body that follow (`Content-Length`).
+    body: u64,
+    /// The body's length cannot be known (`Transfer-Encoding`): the
+    /// connection closes after the reply.
+    unknown_body: bool,
+    close: bool,
+    websocket: bool,
 }
 
-/// One connection: a WebSocket if it asks to upgrade, else HTTP requests
-/// until it closes, idles past [`CLIENT_TIMEOUT`] or sends an oversized head.
-fn client(stream: TcpStream, namespace: &SharedNamespace, osc_port: u16) -> std::io::Result<()> {
-    stream.set_read_timeout(Some(CLIENT_TIMEOUT))?;
-    stream.set_write_timeout(Some(CLIENT_TIMEOUT))?;
-    let mut head = [0u8; 2048];
-    let seen = stream.peek(&mut head)?;
-    let text = String::from_utf8_lossy(&head[..seen]).to_lowercase();
-    if text.contains("upgrade: websocket") {
-        return websocket(stream, namespace);
-    }
-    let mut reader = BufReader::new(stream.try_clone()?);
-    let mut writer = stream;
-    loop {
-        let request_line = read_line(&mut reader)?;
-        if request_line.is_empty() {
-            return Ok(());
+impl Head {
+    fn of(request: &httparse::Request<'_, '_>) -> Self {
+        let header = |name: &'static str| {
+            request
+                .headers
+                .iter()
+                .filter(move |h| h.name.eq_ignore_ascii_case(name))
+                .map(|h| String::from_utf8_lossy(h.value).to_ascii_lowercase())
+        };
+        let body = header("content-length")
+            .next()
+            .map_or(0, |v| v.trim().parse().unwrap_or(u64::MAX));
+        Self {
+            method: request.method.unwrap_or_default().to_string(),
+            url: request.path.unwrap_or("/").to_string(),
+            body,
+            unknown_body: header("transfer-encoding").next().is_some(),
+            close: header("connection").any(|v| v.contains("close")),
+            websocket: header("upgrade").any(|v| v.contains("websocket")),
         }
-        let mut close = false;
-        let mut headers = 0;
-        let mut body = 0u64;
-        loop {
-            let header = read_line(&mut reader)?;
-            if header.trim().is_empty() {
-                break;
+    }
+}
+
+/// The next request head from `stream`, parsed by httparse, and its
+/// length at the start of `buffer` (which may hold bytes past it). `None`
+/// when the client closed between requests.
+fn read_head(
+    stream: &mut TcpStream,
+    buffer: &mut Vec<u8>,
+) -> std::io::Result<Option<(Head, usize)>> {
+    loop {
+        let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
+        let mut request = httparse::Request::new(&mut headers);
+        match request.parse(buffer) {
+            Ok(httparse::Status::Complete(length)) => {
+                return Ok(Some((Head::of(&request), length)));
             }
-            headers += 1;
-            if headers > MAX_HEADERS {
+            Ok(httparse::Status::Partial) if buffer.len() >= MAX_HEAD => {
                 return Err(std::io::Error::new(
                     ErrorKind::InvalidData,
-                    format!("more than {MAX_HEADERS} header lines"),
+                    format!("a request head longer than {MAX_HEAD} bytes"),
                 ));
             }
-            let header = header.to_lowercase();
-            close |= header.starts_with("connection: close");
-            // A body is skipped, never read as the next request; one whose
-            // length cannot be known ends the connection after the reply.
-            if let Some(length) = header.strip_prefix("content-length:") {
-                body = length.trim().parse().unwrap_or(u64::MAX);
+            Ok(httparse::Status::Partial) => {}
+            Err(error) => {
+                return Err(std::io::Error::new(
+                    ErrorKind::InvalidData,
+                    format!("not an HTTP request ({error})"),
+                ));
             }
-            close |= header.starts_with("transfer-encoding:");
         }
-        if body > MAX_BODY {
-            close = true;
-        } else {
-            std::io::copy(&mut reader.by_ref().take(body), &mut std::io::sink())?;
+        let mut chunk = [0u8; 2048];
+        let room = (MAX_HEAD - buffer.len()).min(chunk.len());
+        let read = stream.read(&mut chunk[..room])?;
+        if read == 0 {
+            return if buffer.is_empty() {
+                Ok(None)
+            } else {
+                Err(ErrorKind::UnexpectedEof.into())
+            };
         }
-        let mut parts = request_line.split_whitespace();
-        let (method, url) = (parts.next().unwrap_or(""), parts.next().unwrap_or("/"));
-        let (status, body) = if method == "GET" {
-            answer(url, &namespace.get(), osc_port)
+        buffer.extend_from_slice(&chunk[..read]);
+    }
+}
+
+/// Skips `length` body bytes, those already buffered first.
+fn skip_body(stream: &mut TcpStream, buffer: &mut Vec<u8>, length: u64) -> std::io::Result<()> {
+    let buffered = buffer
+        .len()
+        .min(usize::try_from(length).unwrap_or(usize::MAX));
+    buffer.drain(..buffered);
+    let rest = length - buffered as u64;
+    let skipped = std::io::copy(&mut Read::by_ref(stream).take(rest), &mut std::io::sink())?;
+    if skipped < rest {
+        return Err(ErrorKind::UnexpectedEof.into());
+    }
+    Ok(())
+}
+
+/// One connection: HTTP requests until it closes, idles past
+/// [`CLIENT_TIMEOUT`], sends a head that is too long or not HTTP, or asks
+/// to upgrade to a WebSocket (then LISTEN streaming).
+fn client(
+    mut stream: TcpStream,
+    namespace: &SharedNamespace,
+    osc_port: u16,
+) -> std::io::Result<()> {
+    stream.set_read_timeout(Some(CLIENT_TIMEOUT))?;
+    stream.set_write_timeout(Some(CLIENT_TIMEOUT))?;
+    let mut buffer = Vec::new();
+    while let Some((head, length)) = read_head(&mut stream, &mut buffer)? {
+        if head.websocket && head.method == "GET" {
+            return websocket(stream, namespace, buffer);
+        }
+        buffer.drain(..length);
+        // A body is skipped, never read as the next request; one whose
+        // length cannot be known or that is too long ends the connection
+        // after the reply.
+        let close = head.close || head.unknown_body || head.body > MAX_BODY;
+        if !close {
+            skip_body(&mut stream, &mut buffer, head.body)?;
+        }
+        let (status, body) = if head.method == "GET" {
+            answer(&head.url, &namespace.get(), osc_port)
         } else {
             (405, json!({ "error": "only GET" }).to_string())
         };
-        let reason = match status {
-            200 => "OK",
-            204 => "No Content",
-            400 => "Bad Request",
-            404 => "Not Found",
-            _ => "Method Not Allowed",
-        };
+        let status = http::StatusCode::from_u16(status).unwrap_or(http::StatusCode::BAD_REQUEST);
         let response = format!(
-            "HTTP/1.1 {status} {reason}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nAccess-Control-Allow-Origin: *\r\n\r\n{body}",
-            body.len()
+            "HTTP/1.1 {} {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nAccess-Control-Allow-Origin: *\r\n{}\r\n{body}",
+            status.as_u16(),
+            status.canonical_reason().unwrap_or(""),
+            body.len(),
+            if close { "Connection: close\r\n" } else { "" },
         );
-        writer.write_all(response.as_bytes())?;
+        stream.write_all(response.as_bytes())?;
         if close {
             return Ok(());
         }
+    }
+    Ok(())
+}
+
+/// The request bytes read before the upgrade, then the socket: what the
+/// WebSocket handshake reads.
+struct Replayed {
+    read_first: std::io::Cursor<Vec<u8>>,
+    stream: TcpStream,
+}
+
+impl Read for Replayed {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        match self.read_first.read(out)? {
+            0 => self.stream.read(out),
+            n => Ok(n),
+        }
+    }
+}
+
+impl Write for Replayed {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.stream.write(bytes)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.stream.flush()
     }
 }
 
@@ -298,14 +378,22 @@ fn client(stream: TcpStream, namespace: &SharedNamespace, osc_port: u16) -> std:
 /// every change of a listened parameter arrives as a binary OSC frame.
 /// Messages are bounded in size, the queue in length, and a client that
 /// stops reading is disconnected once its writes time out.
-fn websocket(stream: TcpStream, namespace: &SharedNamespace) -> std::io::Result<()> {
-    stream.set_read_timeout(Some(Duration::from_millis(20)))?;
+fn websocket(
+    stream: TcpStream,
+    namespace: &SharedNamespace,
+    handshake: Vec<u8>,
+) -> std::io::Result<()> {
     let config = WebSocketConfig::default()
         .max_message_size(Some(64 << 10))
         .max_frame_size(Some(64 << 10))
         .max_write_buffer_size(1 << 20);
-    let mut socket = tungstenite::accept_with_config(stream, Some(config))
+    let replayed = Replayed {
+        read_first: std::io::Cursor::new(handshake),
+        stream: stream.try_clone()?,
+    };
+    let mut socket = tungstenite::accept_with_config(replayed, Some(config))
         .map_err(|e| std::io::Error::other(e.to_string()))?;
+    stream.set_read_timeout(Some(Duration::from_millis(20)))?;
     let (sender, changes) = sync_channel::<(String, Vec<u8>)>(LISTENER_QUEUE);
     namespace
         .listeners
