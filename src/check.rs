@@ -5,19 +5,19 @@
 use std::collections::HashMap;
 
 use crate::compositor::master_params;
-use crate::control::mapping::Mappings;
-use crate::gpu::wgsl::Composer;
+use crate::control::mapping::{MappingError, Mappings};
+use crate::gpu::wgsl::{Composer, ShaderError};
 use crate::layers::{self, shader};
 use crate::params::Registry;
-use crate::show::{Assets, Folder, Preset, PresetError};
+use crate::show::{AssetError, Assets, Folder, Preset, PresetError};
 
 /// What was checked and what is wrong.
 #[derive(Debug, Default)]
 pub struct CheckReport {
     /// Files checked, per folder.
     pub checked: HashMap<&'static str, usize>,
-    /// One message per problem, starting with `file:line`.
-    pub problems: Vec<String>,
+    /// One per problem; each message starts with `file:line`.
+    pub problems: Vec<CheckError>,
 }
 
 /// Checks everything in `assets`.
@@ -76,11 +76,8 @@ impl CheckReport {
 /// Layer shaders (`shader/*.wgsl`) are checked as the layer composes them;
 /// files without an entry point are includes, checked through the files
 /// that include them; every other file on its own.
-fn check_shader(assets: &Assets, file: &str) -> Result<(), String> {
-    let text = assets
-        .read(Folder::Shaders, file)
-        .map_err(|e| e.to_string())?
-        .text;
+fn check_shader(assets: &Assets, file: &str) -> Result<(), CheckError> {
+    let text = assets.read(Folder::Shaders, file)?.text;
     let entry = ["@compute", "@vertex", "@fragment"]
         .iter()
         .any(|e| text.contains(e));
@@ -88,41 +85,31 @@ fn check_shader(assets: &Assets, file: &str) -> Result<(), String> {
         return Ok(());
     }
     if file.starts_with("shader/") {
-        return shader::LayerSource::read(assets, file)?
-            .validate()
-            .map(drop);
+        shader::LayerSource::read(assets, file)?.validate()?;
+        return Ok(());
     }
     Composer::new(assets).file(file)?.finish()?.validate()?;
     Ok(())
 }
 
-fn check_script(assets: &Assets, file: &str) -> Result<(), String> {
-    let asset = assets
-        .read(Folder::Scripts, file)
-        .map_err(|e| e.to_string())?;
-    let lua = mlua::Lua::new_with(mlua::StdLib::NONE, mlua::LuaOptions::default())
-        .map_err(|e| e.to_string())?;
+fn check_script(assets: &Assets, file: &str) -> Result<(), CheckError> {
+    let asset = assets.read(Folder::Scripts, file)?;
+    let lua = mlua::Lua::new_with(mlua::StdLib::NONE, mlua::LuaOptions::default())?;
     lua.load(&asset.text)
         .set_name(format!("@{}", asset.display))
-        .into_function()
-        .map(drop)
-        .map_err(|e| e.to_string())
+        .into_function()?;
+    Ok(())
 }
 
-fn check_mappings(assets: &Assets, file: &str) -> Result<(), String> {
-    let asset = assets
-        .read(Folder::Presets, file)
-        .map_err(|e| e.to_string())?;
-    Mappings::parse(&asset.display, &asset.text)
-        .map(drop)
-        .map_err(|e| e.to_string())
+fn check_mappings(assets: &Assets, file: &str) -> Result<(), CheckError> {
+    let asset = assets.read(Folder::Presets, file)?;
+    Mappings::parse(&asset.display, &asset.text)?;
+    Ok(())
 }
 
-fn check_preset(assets: &Assets, file: &str) -> Result<(), String> {
-    let asset = assets
-        .read(Folder::Presets, file)
-        .map_err(|e| e.to_string())?;
-    let preset = Preset::parse(&asset.display, &asset.text).map_err(|e| e.to_string())?;
+fn check_preset(assets: &Assets, file: &str) -> Result<(), CheckError> {
+    let asset = assets.read(Folder::Presets, file)?;
+    let preset = Preset::parse(&asset.display, &asset.text)?;
     preset_holds(assets, &preset)
 }
 
@@ -130,14 +117,18 @@ fn check_preset(assets: &Assets, file: &str) -> Result<(), String> {
 /// script compiles, and every parameter it sets exists with a fitting
 /// value, as the layers would declare them. `sylva check` and preset saves
 /// that came from the network use it.
-pub fn preset_holds(assets: &Assets, preset: &Preset) -> Result<(), String> {
+pub fn preset_holds(assets: &Assets, preset: &Preset) -> Result<(), CheckError> {
     let mut registry = Registry::new();
     for spec in master_params() {
         registry.register(spec);
     }
     for (id, line) in &preset.layers {
-        let specs = layers::declared_params(id, assets, preset)
-            .map_err(|e| format!("{}:{line}: {e}", preset.file))?;
+        let specs =
+            layers::declared_params(id, assets, preset).map_err(|source| CheckError::Layer {
+                file: preset.file.clone(),
+                line: *line,
+                source,
+            })?;
         for spec in specs {
             registry.register(spec);
         }
@@ -146,7 +137,39 @@ pub fn preset_holds(assets: &Assets, preset: &Preset) -> Result<(), String> {
         let script = script.strip_prefix("scripts/").unwrap_or(script);
         check_script(assets, script)?;
     }
-    preset
-        .apply(&mut registry)
-        .map_err(|e: PresetError| e.to_string())
+    preset.apply(&mut registry)?;
+    Ok(())
+}
+
+/// Why a show file does not pass `sylva check`.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckError {
+    /// The file is missing, too large or outside the show.
+    #[error(transparent)]
+    Asset(#[from] AssetError),
+    /// A WGSL file does not compose or validate.
+    #[error(transparent)]
+    Shader(#[from] ShaderError),
+    /// A shader layer's file cannot be used.
+    #[error(transparent)]
+    ShaderLayer(#[from] shader::ShaderLayerError),
+    /// A Lua script does not compile.
+    #[error(transparent)]
+    Lua(#[from] mlua::Error),
+    /// A mapping file is malformed.
+    #[error(transparent)]
+    Mapping(#[from] MappingError),
+    /// A preset is malformed or sets what its layers lack.
+    #[error(transparent)]
+    Preset(#[from] PresetError),
+    /// A preset names a layer that cannot be declared.
+    #[error("{file}:{line}: {source}")]
+    Layer {
+        /// The preset.
+        file: String,
+        /// Its line naming the layer.
+        line: usize,
+        /// Why.
+        source: layers::LayerError,
+    },
 }

@@ -14,7 +14,7 @@ use bytemuck::{Pod, Zeroable};
 use crate::clock::Clock;
 use crate::gpu::bindings::{Slot, bind, layout, uniform_buffer};
 use crate::gpu::wgsl::{Composer, ShaderError};
-use crate::gpu::{FullscreenPipeline, Gpu, GpuProfiler, HDR_FORMAT, RenderTarget};
+use crate::gpu::{BuildError, FullscreenPipeline, Gpu, GpuProfiler, HDR_FORMAT, RenderTarget};
 use crate::layers::LayerEnv;
 use crate::layers::rebuild::Rebuild;
 use crate::params::{ParamSpec, Registry};
@@ -61,10 +61,10 @@ pub(crate) struct MasterUniforms {
 
 /// Why the compositor could not be built.
 #[derive(Debug, thiserror::Error)]
-#[error("compositor shader {file}: {message}")]
+#[error("compositor shader {file}: {source}")]
 pub struct CompositorError {
     file: &'static str,
-    message: String,
+    source: BuildError,
 }
 
 /// Where a layer draws this frame.
@@ -122,8 +122,8 @@ impl Compositor {
             &[Slot::Uniform, Slot::Texture(true), Slot::Sampler],
         );
         let compile = |file: &'static str, layout: &wgpu::BindGroupLayout, format| {
-            let fail = |message: String| CompositorError { file, message };
-            let shader = |error: ShaderError| fail(error.to_string());
+            let fail = |source: BuildError| CompositorError { file, source };
+            let shader = |error: ShaderError| fail(error.into());
             let composed = Composer::new(env.assets)
                 .file(file)
                 .and_then(Composer::finish)

@@ -134,17 +134,28 @@ pub fn start_live_on(
     Ok(show)
 }
 
+/// Why a `WIDTHxHEIGHT` argument was refused.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SizeError {
+    /// No `x` between two numbers.
+    #[error("{0:?} is not WIDTHxHEIGHT, e.g. 1920x1080")]
+    Form(String),
+    /// A side that is not a number in range.
+    #[error("{0:?} is not a size between 1 and 16384")]
+    Side(String),
+}
+
 /// Parses `WIDTHxHEIGHT`.
-pub fn parse_size(text: &str) -> Result<[u32; 2], String> {
+pub fn parse_size(text: &str) -> Result<[u32; 2], SizeError> {
     let (w, h) = text
         .split_once(['x', 'X'])
-        .ok_or_else(|| format!("{text:?} is not WIDTHxHEIGHT, e.g. 1920x1080"))?;
+        .ok_or_else(|| SizeError::Form(text.to_string()))?;
     let parse = |v: &str| {
         v.trim()
             .parse::<u32>()
             .ok()
             .filter(|v| (1..=16384).contains(v))
-            .ok_or_else(|| format!("{v:?} is not a size between 1 and 16384"))
+            .ok_or_else(|| SizeError::Side(v.to_string()))
     };
     Ok([parse(w)?, parse(h)?])
 }

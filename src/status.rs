@@ -84,9 +84,9 @@ impl ErrorLog {
 
     /// Records an error under `origin`, replacing an earlier one with the
     /// same origin so a shader that fails on every save shows once.
-    pub fn report(&self, origin: impl Into<String>, message: impl Into<String>) {
+    pub fn report(&self, origin: impl Into<String>, message: impl ToString) {
         let origin = truncated(origin.into(), MAX_ORIGIN_CHARS);
-        let message = truncated(message.into(), MAX_MESSAGE_CHARS);
+        let message = truncated(message.to_string(), MAX_MESSAGE_CHARS);
         let mut errors = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
         // The same error again within a second is not logged again: a
         // flood of one bad request must not flood the log.

@@ -60,7 +60,7 @@ pub fn spawn_inputs(
                     status
                         .lock()
                         .unwrap_or_else(PoisonError::into_inner)
-                        .problem = Some(problem);
+                        .problem = Some(problem.to_string());
                 }
             }
             std::thread::sleep(RESCAN);
@@ -76,14 +76,14 @@ fn scan(
     filter: &Option<String>,
     events: &SyncSender<ControlEvent>,
     open: &mut HashMap<String, MidiInputConnection<()>>,
-) -> Result<(), String> {
+) -> Result<(), MidiError> {
     // Without the sequencer device ALSA prints an error on every attempt:
     // look for it first, so a machine without MIDI logs one warning only.
     #[cfg(target_os = "linux")]
     if !std::path::Path::new("/dev/snd/seq").exists() {
-        return Err("no ALSA sequencer (/dev/snd/seq)".to_string());
+        return Err(MidiError::NoSequencer);
     }
-    let probe = MidiInput::new("sylva").map_err(|e| e.to_string())?;
+    let probe = MidiInput::new("sylva")?;
     let ports = probe.ports();
     let present: Vec<(String, midir::MidiInputPort)> = ports
         .into_iter()
@@ -106,7 +106,7 @@ fn scan(
         if open.contains_key(&name) {
             continue;
         }
-        let mut input = MidiInput::new("sylva").map_err(|e| e.to_string())?;
+        let mut input = MidiInput::new("sylva")?;
         input.ignore(Ignore::None);
         let sender = events.clone();
         let port_name = name.clone();
@@ -180,8 +180,8 @@ impl MidiOutputs {
     }
 }
 
-fn connect_output(port: &str) -> Result<MidiOutputConnection, String> {
-    let output = MidiOutput::new("sylva").map_err(|e| e.to_string())?;
+fn connect_output(port: &str) -> Result<MidiOutputConnection, MidiError> {
+    let output = MidiOutput::new("sylva")?;
     let wanted = port.to_lowercase();
     let found = output
         .ports()
@@ -191,8 +191,25 @@ fn connect_output(port: &str) -> Result<MidiOutputConnection, String> {
                 .port_name(p)
                 .is_ok_and(|n| n.to_lowercase().contains(&wanted))
         })
-        .ok_or_else(|| format!("no output port matching {port:?}"))?;
+        .ok_or_else(|| MidiError::NoOutput(port.to_string()))?;
     output
         .connect(&found, "sylva-out")
-        .map_err(|e| e.to_string())
+        .map_err(|e| MidiError::Connect(e.to_string()))
+}
+
+/// Why MIDI ports could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum MidiError {
+    /// Linux without `/dev/snd/seq`: ALSA would fail on every attempt.
+    #[error("no ALSA sequencer (/dev/snd/seq)")]
+    NoSequencer,
+    /// The platform's MIDI system refused.
+    #[error(transparent)]
+    Init(#[from] midir::InitError),
+    /// No output port has the name a mapping asks for.
+    #[error("no output port matching {0:?}")]
+    NoOutput(String),
+    /// A port was found but would not open.
+    #[error("cannot open the port: {0}")]
+    Connect(String),
 }

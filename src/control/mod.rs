@@ -287,7 +287,7 @@ impl ControlSurface {
         });
         let advertisement = match (options.zeroconf, oscquery_port, osc_port) {
             (true, Some(query), Some(osc)) => zeroconf::advertise(query, osc)
-                .inspect_err(|e| errors.report("zeroconf", e.clone()))
+                .inspect_err(|e| errors.report("zeroconf", e))
                 .ok(),
             _ => None,
         };

@@ -128,6 +128,20 @@ pub fn spawn_receiver(
     Ok(())
 }
 
+/// Why a datagram was refused.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum DecodeError {
+    /// Its nesting or lengths break the wire limits.
+    #[error(transparent)]
+    Wire(#[from] osc_wire::WireError),
+    /// rosc could not decode it.
+    #[error("{0}")]
+    Malformed(String),
+    /// A bundle is scheduled beyond [`MAX_AHEAD`].
+    #[error("a bundle scheduled {:.0} s ahead (at most {} s)", .0.as_secs_f64(), MAX_AHEAD.as_secs())]
+    TooFarAhead(Duration),
+}
+
 /// Decodes a datagram into messages with the instant each is due (none
 /// for now). Refuses nesting beyond [`osc_wire`]'s limits and bundles
 /// scheduled more than [`MAX_AHEAD`] ahead.
@@ -135,9 +149,10 @@ pub fn decode(
     datagram: &[u8],
     received: Instant,
     wall: SystemTime,
-) -> Result<Vec<(OscMessage, Option<Instant>)>, String> {
-    osc_wire::check(datagram).map_err(|e| e.to_string())?;
-    let (_, packet) = rosc::decoder::decode_udp(datagram).map_err(|e| format!("{e:?}"))?;
+) -> Result<Vec<(OscMessage, Option<Instant>)>, DecodeError> {
+    osc_wire::check(datagram)?;
+    let (_, packet) = rosc::decoder::decode_udp(datagram)
+        .map_err(|e| DecodeError::Malformed(format!("{e:?}")))?;
     let mut messages = Vec::new();
     unpack(packet, None, &mut messages);
     messages
@@ -146,13 +161,7 @@ pub fn decode(
             let due = match tag.map(|t| osc_wire::due(t, wall)) {
                 None | Some(Due::Now) => None,
                 Some(Due::Ahead(ahead)) if ahead <= MAX_AHEAD => Some(received + ahead),
-                Some(Due::Ahead(ahead)) => {
-                    return Err(format!(
-                        "a bundle scheduled {:.0} s ahead (at most {} s)",
-                        ahead.as_secs_f64(),
-                        MAX_AHEAD.as_secs()
-                    ));
-                }
+                Some(Due::Ahead(ahead)) => return Err(DecodeError::TooFarAhead(ahead)),
             };
             Ok((message, due))
         })

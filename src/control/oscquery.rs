@@ -159,9 +159,9 @@ pub fn serve(
     namespace: SharedNamespace,
     allow: AllowList,
     errors: ErrorLog,
-) -> Result<u16, String> {
-    let listener = TcpListener::bind((bind, port)).map_err(|e| e.to_string())?;
-    let port = listener.local_addr().map_err(|e| e.to_string())?.port();
+) -> std::io::Result<u16> {
+    let listener = TcpListener::bind((bind, port))?;
+    let port = listener.local_addr()?.port();
     let active = Arc::new(AtomicUsize::new(0));
     let mut warnings = RateLimitedLog::default();
     crate::supervise::spawn("sylva-oscquery", errors, move || {
@@ -205,8 +205,7 @@ pub fn serve(
                 warnings.warn(|| format!("OSCQuery: cannot serve a client: {error}"));
             }
         }
-    })
-    .map_err(|e| e.to_string())?;
+    })?;
     tracing::info!("OSCQuery on http://{bind}:{port}/ (WebSocket LISTEN on the same port)");
     Ok(port)
 }

@@ -12,12 +12,15 @@ pub struct Advertisement {
 }
 
 /// The two service records for OSCQuery on `oscquery_port` and OSC on `osc_port`.
-pub fn services(host: &str, oscquery_port: u16, osc_port: u16) -> Result<Vec<ServiceInfo>, String> {
+pub fn services(
+    host: &str,
+    oscquery_port: u16,
+    osc_port: u16,
+) -> Result<Vec<ServiceInfo>, mdns_sd::Error> {
     let hostname = format!("{host}.local.");
     let record = |ty: &str, port: u16| {
         ServiceInfo::new(ty, "sylva", &hostname, "", port, &[("txtvers", "1")][..])
             .map(ServiceInfo::enable_addr_auto)
-            .map_err(|e| e.to_string())
     };
     Ok(vec![
         record("_oscjson._tcp.local.", oscquery_port)?,
@@ -26,11 +29,11 @@ pub fn services(host: &str, oscquery_port: u16, osc_port: u16) -> Result<Vec<Ser
 }
 
 /// Starts advertising; the advertisement ends when the result is dropped.
-pub fn advertise(oscquery_port: u16, osc_port: u16) -> Result<Advertisement, String> {
-    let daemon = ServiceDaemon::new().map_err(|e| e.to_string())?;
+pub fn advertise(oscquery_port: u16, osc_port: u16) -> Result<Advertisement, mdns_sd::Error> {
+    let daemon = ServiceDaemon::new()?;
     let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "sylva".into());
     for service in services(&host, oscquery_port, osc_port)? {
-        daemon.register(service).map_err(|e| e.to_string())?;
+        daemon.register(service)?;
     }
     tracing::info!(
         "zeroconf: advertising _oscjson._tcp on {oscquery_port} and _osc._udp on {osc_port}"

@@ -5,8 +5,8 @@
 //! (past 65,535 workgroups the grid wraps into a second dimension, which the
 //! kernels undo with `workgroup_id.x + workgroup_id.y * num_workgroups.x`).
 
-use super::Gpu;
 use super::wgsl::Composer;
+use super::{BuildError, Gpu, ReadbackError};
 use crate::show::{Assets, ChangedFile, Folder};
 
 /// The largest workgroup count in one dimension WebGPU guarantees.
@@ -33,30 +33,28 @@ pub struct Binding {
 impl Kernel {
     /// Compiles entry point `entry` of shader file `file` (relative to
     /// `shaders/`, includes resolved).
-    pub fn new(gpu: &Gpu, assets: &Assets, file: &str, entry: &str) -> Result<Self, String> {
+    pub fn new(gpu: &Gpu, assets: &Assets, file: &str, entry: &str) -> Result<Self, BuildError> {
         let composed = Composer::new(assets).file(file)?.finish()?;
         composed.validate()?;
         let label = format!("{file}:{entry}");
-        let pipeline = gpu
-            .scoped(|| {
-                let module = gpu
-                    .device
-                    .create_shader_module(wgpu::ShaderModuleDescriptor {
-                        label: Some(&label),
-                        source: wgpu::ShaderSource::Wgsl(composed.text().into()),
-                    });
-                Ok(gpu
-                    .device
-                    .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                        label: Some(&label),
-                        layout: None,
-                        module: &module,
-                        entry_point: Some(entry),
-                        compilation_options: Default::default(),
-                        cache: None,
-                    }))
-            })
-            .map_err(|error| format!("{label}: {error}"))?;
+        let pipeline = gpu.scoped(&label, || {
+            let module = gpu
+                .device
+                .create_shader_module(wgpu::ShaderModuleDescriptor {
+                    label: Some(&label),
+                    source: wgpu::ShaderSource::Wgsl(composed.text().into()),
+                });
+            Ok::<_, BuildError>(gpu.device.create_compute_pipeline(
+                &wgpu::ComputePipelineDescriptor {
+                    label: Some(&label),
+                    layout: None,
+                    module: &module,
+                    entry_point: Some(entry),
+                    compilation_options: Default::default(),
+                    cache: None,
+                },
+            ))
+        })?;
         Ok(Self {
             layout: pipeline.get_bind_group_layout(0),
             pipeline,
@@ -113,13 +111,15 @@ impl Kernel {
         gpu: &Gpu,
         assets: &Assets,
         bindings: &mut [&mut Binding],
-    ) -> Result<(), String> {
+    ) -> Result<(), BuildError> {
         let kernel = Kernel::new(gpu, assets, &self.file, &self.entry)?;
-        let groups: Vec<wgpu::BindGroup> = gpu.scoped(|| {
-            Ok(bindings
-                .iter()
-                .map(|b| kernel.group(gpu, &b.buffers))
-                .collect())
+        let groups: Vec<wgpu::BindGroup> = gpu.scoped(&self.label, || {
+            Ok::<_, BuildError>(
+                bindings
+                    .iter()
+                    .map(|b| kernel.group(gpu, &b.buffers))
+                    .collect(),
+            )
         })?;
         for (binding, group) in bindings.iter_mut().zip(groups) {
             binding.group = group;
@@ -179,8 +179,12 @@ impl KernelReload {
         }
         match kernel.reload(gpu, assets, bindings) {
             Ok(()) => self.rebuilt += 1,
-            Err(error) if !self.errors.contains(&error) => self.errors.push(error),
-            Err(_) => {}
+            Err(error) => {
+                let message = error.to_string();
+                if !self.errors.contains(&message) {
+                    self.errors.push(message);
+                }
+            }
         }
     }
 }
@@ -218,7 +222,7 @@ pub fn read_buffer<T: bytemuck::Pod>(
     gpu: &Gpu,
     buffer: &wgpu::Buffer,
     count: usize,
-) -> Result<Vec<T>, String> {
+) -> Result<Vec<T>, ReadbackError> {
     let size = (count * size_of::<T>()) as u64;
     let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("readback.buffer"),
@@ -236,12 +240,12 @@ pub fn read_buffer<T: bytemuck::Pod>(
     gpu.wait_idle();
     receiver
         .recv()
-        .map_err(|e| e.to_string())?
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| ReadbackError::Map(e.to_string()))?
+        .map_err(|e| ReadbackError::Map(e.to_string()))?;
     let mapped = staging
         .slice(..)
         .get_mapped_range()
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| ReadbackError::Map(e.to_string()))?;
     let values = bytemuck::pod_collect_to_vec(&mapped[..count * size_of::<T>()]);
     drop(mapped);
     staging.unmap();

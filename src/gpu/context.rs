@@ -4,6 +4,8 @@
 
 use std::sync::Arc;
 
+use super::BuildError;
+
 use crate::status::ErrorLog;
 
 /// Environment variable that picks an adapter by name substring when
@@ -130,25 +132,30 @@ impl Gpu {
     /// Checks that one storage buffer of `bytes` fits this device's
     /// binding and buffer limits, before anything is allocated; `what`
     /// names it in the error (`"fluid.count 16000000: particles"`).
-    pub fn check_storage(&self, what: &str, bytes: u64) -> Result<(), String> {
+    pub fn check_storage(&self, what: &str, bytes: u64) -> Result<(), BuildError> {
         let limits = self.device.limits();
-        let most = limits
+        let limit = limits
             .max_storage_buffer_binding_size
             .min(limits.max_buffer_size);
-        if bytes > most {
-            return Err(format!(
-                "{what} need {} MiB in one buffer; this device allows {} MiB. The running simulation stays.",
-                bytes >> 20,
-                most >> 20
-            ));
+        if bytes > limit {
+            return Err(BuildError::TooLarge {
+                what: what.to_string(),
+                bytes,
+                limit,
+            });
         }
         Ok(())
     }
 
     /// Runs `build` inside validation and out-of-memory error scopes, so a
-    /// GPU object that cannot be made is an error here, returned with the
-    /// rest of `build`'s, never an uncaptured error on every later frame.
-    pub fn scoped<T>(&self, build: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
+    /// GPU object that cannot be made is an error here (named `label`),
+    /// returned with the rest of `build`'s, never an uncaptured error on
+    /// every later frame.
+    pub fn scoped<T, E: From<BuildError>>(
+        &self,
+        label: &str,
+        build: impl FnOnce() -> Result<T, E>,
+    ) -> Result<T, E> {
         let memory = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let built = build();
@@ -157,7 +164,11 @@ impl Gpu {
         match (built, invalid.or(exhausted)) {
             (Ok(value), None) => Ok(value),
             (Err(error), _) => Err(error),
-            (Ok(_), Some(error)) => Err(error.to_string()),
+            (Ok(_), Some(error)) => Err(BuildError::Device {
+                label: label.to_string(),
+                message: error.to_string(),
+            }
+            .into()),
         }
     }
 

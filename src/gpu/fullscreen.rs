@@ -3,6 +3,7 @@
 //! `shader` layer are built on it. Creation runs inside a validation error
 //! scope so a broken shader yields an error message, never a panic.
 
+use super::BuildError;
 use super::target::begin_cleared_pass;
 
 /// A compiled fullscreen pass: vertex entry `vs_fullscreen`, fragment entry
@@ -20,7 +21,7 @@ impl FullscreenPipeline {
         source: &str,
         layout: &wgpu::BindGroupLayout,
         format: wgpu::TextureFormat,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, BuildError> {
         Self::with_entry(device, label, source, layout, format, "fs_main")
     }
 
@@ -33,7 +34,7 @@ impl FullscreenPipeline {
         layout: &wgpu::BindGroupLayout,
         format: wgpu::TextureFormat,
         fragment: &str,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, BuildError> {
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(label),
@@ -66,7 +67,10 @@ impl FullscreenPipeline {
             cache: None,
         });
         match pollster::block_on(scope.pop()) {
-            Some(error) => Err(error.to_string()),
+            Some(error) => Err(BuildError::Device {
+                label: label.to_string(),
+                message: error.to_string(),
+            }),
             None => Ok(Self { pipeline }),
         }
     }

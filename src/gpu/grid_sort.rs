@@ -6,11 +6,11 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use super::Gpu;
 use super::bindings::uniform_buffer;
 use super::compute::{Binding, Kernel, KernelReload, storage_buffer};
 use super::prefix_sum::PrefixSum;
 use super::profiler::GpuProfiler;
+use super::{BuildError, Gpu};
 use crate::show::{Assets, ChangedFile};
 
 const FILE: &str = "common/grid_sort.wgsl";
@@ -90,7 +90,7 @@ impl GridSort {
         points: &wgpu::Buffer,
         point_count: &wgpu::Buffer,
         capacity: u32,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, BuildError> {
         let cells = grid.cells();
         let uniform = uniform_buffer(
             &gpu.device,
@@ -132,12 +132,13 @@ impl GridSort {
             u64::from(capacity) * 4,
             none,
         );
-        let kernel =
-            |entry: &str, buffers: &[(u32, &wgpu::Buffer)]| -> Result<(Kernel, Binding), String> {
-                let kernel = Kernel::new(gpu, assets, FILE, entry)?;
-                let bind_group = kernel.bind(gpu, buffers);
-                Ok((kernel, bind_group))
-            };
+        let kernel = |entry: &str,
+                      buffers: &[(u32, &wgpu::Buffer)]|
+         -> Result<(Kernel, Binding), BuildError> {
+            let kernel = Kernel::new(gpu, assets, FILE, entry)?;
+            let bind_group = kernel.bind(gpu, buffers);
+            Ok((kernel, bind_group))
+        };
         Ok(Self {
             clear: kernel("grid_clear", &[(0, &uniform), (4, &starts)])?,
             count: kernel(

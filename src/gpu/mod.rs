@@ -3,6 +3,7 @@
 //! and the fullscreen-pass helper the compositor and the shader layer share.
 
 pub mod bindings;
+mod build_error;
 pub mod compute;
 mod context;
 mod fullscreen;
@@ -16,6 +17,7 @@ mod readback;
 mod target;
 pub mod wgsl;
 
+pub use build_error::BuildError;
 pub use context::{ADAPTER_ENV, AdapterChoice, Gpu, GpuError};
 pub use fullscreen::FullscreenPipeline;
 pub use profiler::{GpuProfiler, PassTime};

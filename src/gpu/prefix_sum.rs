@@ -3,9 +3,9 @@
 //! totals the same way, add them back. Used by the grid sort and by the
 //! colony's deterministic node allocation.
 
-use super::Gpu;
 use super::bindings::uniform_buffer;
 use super::compute::{Binding, Kernel, KernelReload, storage_buffer};
+use super::{BuildError, Gpu};
 use crate::show::{Assets, ChangedFile};
 
 /// Elements per workgroup (`SCAN_BLOCK` in prefix_sum.wgsl).
@@ -34,7 +34,7 @@ impl PrefixSum {
         assets: &Assets,
         data: &wgpu::Buffer,
         count: u32,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, BuildError> {
         let scan = Kernel::new(gpu, assets, FILE, "scan_blocks")?;
         let add = Kernel::new(gpu, assets, FILE, "add_totals")?;
         let mut levels = Vec::new();

@@ -139,7 +139,7 @@ impl<'a> Composer<'a> {
                     self.pending.push(target.to_string());
                     self.composed.text.push('\n');
                 }
-                Some(Err(message)) => return Err(include_error(index, message)),
+                Some(Err(message)) => return Err(include_error(index, message.to_string())),
                 None => {
                     self.composed.text.push_str(line);
                     self.composed.text.push('\n');
@@ -158,14 +158,14 @@ impl<'a> Composer<'a> {
 
 /// `Some(Ok(name))` for an `#include "name"` line, `Some(Err)` for a
 /// malformed one, `None` for any other line.
-fn include_target(line: &str) -> Option<Result<&str, String>> {
+fn include_target(line: &str) -> Option<Result<&str, &'static str>> {
     let rest = line.trim().strip_prefix("#include")?;
     let name = rest
         .trim()
         .strip_prefix('"')
         .and_then(|r| r.strip_suffix('"'))
         .filter(|n| !n.is_empty());
-    Some(name.ok_or_else(|| "expected #include \"path/inside/shaders.wgsl\"".to_string()))
+    Some(name.ok_or("expected #include \"path/inside/shaders.wgsl\""))
 }
 
 impl Composed {

@@ -47,7 +47,7 @@ pub struct LayerKind {
     pub create: fn(&str, &LayerEnv<'_>) -> Box<dyn Layer>,
     /// The kind's own parameters for layer `id` of a preset, without a GPU
     /// (for `sylva check`; the shader kind reads its WGSL header).
-    pub params: fn(&str, &Assets, &Preset) -> Result<Vec<ParamSpec>, String>,
+    pub params: fn(&str, &Assets, &Preset) -> Result<Vec<ParamSpec>, LayerError>,
     /// The bench workload for a size, if the kind has one.
     pub bench: fn(u32) -> BenchWorkload,
     /// Its command-line tools (`sylva export <kind>`, `sylva validate
@@ -151,6 +151,9 @@ pub enum LayerError {
         /// The kind asked for.
         kind: String,
     },
+    /// A shader layer's file cannot be used.
+    #[error(transparent)]
+    Shader(#[from] shader::ShaderLayerError),
 }
 
 /// Builds the layer for preset id `id`.
@@ -164,8 +167,8 @@ pub fn declared_params(
     id: &str,
     assets: &Assets,
     preset: &Preset,
-) -> Result<Vec<ParamSpec>, String> {
-    let kind = kind_of(id).map_err(|e| e.to_string())?;
+) -> Result<Vec<ParamSpec>, LayerError> {
+    let kind = kind_of(id)?;
     let mut specs = common_params(id);
     specs.extend((kind.params)(id, assets, preset)?);
     Ok(specs)

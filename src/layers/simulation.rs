@@ -7,8 +7,8 @@
 
 use super::rebuild::Rebuild;
 use super::{LayerEnv, report_kernel_reload, shaders_changed};
-use crate::gpu::Gpu;
 use crate::gpu::compute::KernelReload;
+use crate::gpu::{BuildError, Gpu};
 use crate::params::Registry;
 use crate::show::{Assets, ChangedFile};
 
@@ -21,7 +21,7 @@ pub trait Simulation {
 /// What draws a simulation of type `S`.
 pub trait Drawer<S>: Sized {
     /// Compiles the drawing pipelines.
-    fn build(gpu: &Gpu, assets: &Assets) -> Result<Self, String>;
+    fn build(gpu: &Gpu, assets: &Assets) -> Result<Self, BuildError>;
     /// Binds a (new) simulation's buffers.
     fn attach(&mut self, gpu: &Gpu, sim: &S);
 }
@@ -62,7 +62,7 @@ where
     /// on the first frame.
     pub fn new(id: &str, folder: &'static str, env: &LayerEnv<'_>) -> Self {
         let drawer = D::build(env.gpu, env.assets)
-            .inspect_err(|e| env.errors.report(id, e.clone()))
+            .inspect_err(|e| env.errors.report(id, e))
             .ok();
         Self {
             id: id.to_string(),
@@ -99,7 +99,7 @@ where
 
     /// Puts a build in place: a new simulation replaces the running one and
     /// the drawer binds it; an error is shown and the running one stays.
-    pub fn start(&mut self, env: &LayerEnv<'_>, built: Result<R, String>) {
+    pub fn start<E: std::fmt::Display>(&mut self, env: &LayerEnv<'_>, built: Result<R, E>) {
         match built {
             Ok(running) => {
                 if let Some(drawer) = self.drawer.as_mut() {

@@ -9,4 +9,4 @@ mod spec;
 
 pub use ramp::{Easing, Ramp};
 pub use registry::{Change, ParamError, Registry, Source};
-pub use spec::{ParamKind, ParamSpec, Value};
+pub use spec::{ParamKind, ParamSpec, SpecError, Value};

@@ -210,12 +210,12 @@ impl ParamSpec {
     /// Checks a spec built from a file (a shader header): finite ranges
     /// with min below max, a finite default and smoothing. Specs from code
     /// are right by construction; one from a file must pass before use.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), SpecError> {
         let range = |min: f64, max: f64| {
             if !min.is_finite() || !max.is_finite() {
-                Err(format!("min {min} and max {max} must be finite numbers"))
+                Err(SpecError::NotFinite { min, max })
             } else if min >= max {
-                Err(format!("min {min} must be below max {max}"))
+                Err(SpecError::Inverted { min, max })
             } else {
                 Ok(())
             }
@@ -228,13 +228,10 @@ impl ParamSpec {
             _ => {}
         }
         if !self.default.components().iter().all(|c| c.is_finite()) {
-            return Err(format!("the default {} is not finite", self.default));
+            return Err(SpecError::Default(self.default.to_string()));
         }
         if !(self.smoothing.is_finite() && self.smoothing >= 0.0) {
-            return Err(format!(
-                "smooth={} must be a number of seconds, 0 or more",
-                self.smoothing
-            ));
+            return Err(SpecError::Smoothing(self.smoothing));
         }
         Ok(())
     }
@@ -306,4 +303,30 @@ impl ParamSpec {
             _ => value.to_string(),
         }
     }
+}
+/// Why a spec read from a file cannot be used.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SpecError {
+    /// A range end is not a finite number.
+    #[error("min {min} and max {max} must be finite numbers")]
+    NotFinite {
+        /// Lower end.
+        min: f64,
+        /// Upper end.
+        max: f64,
+    },
+    /// The range is empty or inverted.
+    #[error("min {min} must be below max {max}")]
+    Inverted {
+        /// Lower end.
+        min: f64,
+        /// Upper end.
+        max: f64,
+    },
+    /// The default is not finite.
+    #[error("the default {0} is not finite")]
+    Default(String),
+    /// The smoothing time is negative or not a number.
+    #[error("smooth={0} must be a number of seconds, 0 or more")]
+    Smoothing(f32),
 }

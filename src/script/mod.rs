@@ -27,7 +27,7 @@ pub use sandbox::{INSTRUCTION_BUDGET, MEMORY_LIMIT, TIME_BUDGET, pattern_cost};
 
 use crate::clock::Clock;
 use crate::params::Registry;
-use crate::show::{Assets, ChangedFile, Folder, inside_show};
+use crate::show::{AssetError, Assets, ChangedFile, Folder, inside_show};
 use crate::status::ErrorLog;
 use bridge::Bridge;
 use log::LogLimiter;
@@ -122,6 +122,17 @@ struct Generation {
     modules: Vec<String>,
 }
 
+/// Why a script did not load; the running one stays.
+#[derive(Debug, thiserror::Error)]
+pub enum ScriptError {
+    /// The file is missing, too large or outside the show.
+    #[error(transparent)]
+    Asset(#[from] AssetError),
+    /// Lua refused it: a syntax error, an error or the budget in `setup`.
+    #[error(transparent)]
+    Lua(#[from] mlua::Error),
+}
+
 /// The Lua state and the running script.
 pub struct ScriptHost {
     bridge: Rc<RefCell<Bridge>>,
@@ -160,7 +171,12 @@ impl ScriptHost {
 
     /// Loads `file` (relative to `scripts/`) and runs its `setup()`. On
     /// failure the running generation stays and the error is reported.
-    pub fn load(&mut self, file: &str, registry: &Registry, clock: &Clock) -> Result<(), String> {
+    pub fn load(
+        &mut self,
+        file: &str,
+        registry: &Registry,
+        clock: &Clock,
+    ) -> Result<(), ScriptError> {
         let started = std::time::Instant::now();
         let file = file.strip_prefix("scripts/").unwrap_or(file).to_string();
         self.file = file.clone();
@@ -178,7 +194,7 @@ impl ScriptHost {
             }
             Err(message) => {
                 self.bridge.borrow_mut().take_commands();
-                self.errors.report(self.origin(), message.clone());
+                self.errors.report(self.origin(), &message);
                 Err(message)
             }
         }
@@ -290,23 +306,17 @@ impl ScriptHost {
 
     /// Evaluates the file into a fresh state and environment and runs
     /// `setup()`.
-    fn evaluate(&mut self, file: &str, clock: &Clock) -> Result<Generation, String> {
-        let asset = self
-            .assets
-            .read(Folder::Scripts, file)
-            .map_err(|e| e.to_string())?;
-        let state = State::new(&self.bridge, &self.log, self.seed).map_err(|e| e.to_string())?;
+    fn evaluate(&mut self, file: &str, clock: &Clock) -> Result<Generation, ScriptError> {
+        let asset = self.assets.read(Folder::Scripts, file)?;
+        let state = State::new(&self.bridge, &self.log, self.seed)?;
         set_fields(&state.api, clock);
         let loading = Rc::new(RefCell::new(None));
-        let require =
-            require_function(&state.lua, &loading, &self.assets).map_err(|e| e.to_string())?;
+        let require = require_function(&state.lua, &loading, &self.assets)?;
         let persist = match &self.current {
             Some(old) => persist::copy(&old.persist, &state.lua),
             None => state.lua.create_table(),
-        }
-        .map_err(|e| e.to_string())?;
-        let env = sandbox::environment(&state.lua, &state.guards, &state.api, &persist, require)
-            .map_err(|e| e.to_string())?;
+        }?;
+        let env = sandbox::environment(&state.lua, &state.guards, &state.api, &persist, require)?;
         *loading.borrow_mut() = Some(Loading {
             env: env.clone(),
             modules: vec![file.to_string()],
@@ -330,7 +340,7 @@ impl ScriptHost {
             .take()
             .map(|l: Loading| l.modules)
             .unwrap_or_default();
-        loaded.map_err(|e| e.to_string())?;
+        loaded?;
         Ok(Generation {
             state,
             env,

@@ -105,7 +105,15 @@ impl Preset {
         let mut layers = Vec::new();
         for layer in &raw.layers {
             let line = at(layer.span().start);
-            check_layer_id(layer.get_ref()).map_err(|m| error(line, m))?;
+            if !is_layer_id(layer.get_ref()) {
+                return Err(error(
+                    line,
+                    format!(
+                        "layer {:?} must be `kind` or `kind.name` (lowercase letters, digits, _)",
+                        layer.get_ref()
+                    ),
+                ));
+            }
             if layers.iter().any(|(id, _)| id == layer.get_ref()) {
                 return Err(error(
                     line,
@@ -177,20 +185,14 @@ impl Preset {
 }
 
 /// `kind` or `kind.name`, lowercase letters, digits and `_`.
-fn check_layer_id(id: &str) -> Result<(), String> {
+fn is_layer_id(id: &str) -> bool {
     let parts: Vec<&str> = id.split('.').collect();
     let word = |s: &str| {
         !s.is_empty()
             && s.chars()
                 .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
     };
-    if parts.len() <= 2 && parts.iter().all(|p| word(p)) {
-        Ok(())
-    } else {
-        Err(format!(
-            "layer {id:?} must be `kind` or `kind.name` (lowercase letters, digits, _)"
-        ))
-    }
+    parts.len() <= 2 && parts.iter().all(|p| word(p))
 }
 
 /// Converts a TOML value to a registry value; arrays of 3 or 4 numbers

@@ -9,6 +9,7 @@ use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::check::CheckError;
 use crate::clock::Clock;
 use crate::command::Command;
 use crate::compositor::{Compositor, CompositorError, master_params};
@@ -16,11 +17,11 @@ use crate::control::{ControlSurface, ShowView};
 use crate::frame::FrameUniforms;
 use crate::gpu::{Gpu, GpuProfiler, bindings::uniform_buffer};
 use crate::layers::{self, Layer, LayerEnv, LayerFrame};
-use crate::params::{Registry, Source};
+use crate::params::{ParamError, Registry, Source};
 use crate::script::{ScriptEvent, ScriptHost};
 use crate::show::mapping_files::{self, LoadedMappings};
 use crate::show::save_name::{self, SaveNameError};
-use crate::show::{Assets, Folder, Preset, PresetError, ShowWatcher};
+use crate::show::{AssetError, Assets, Folder, Preset, PresetError, ShowWatcher};
 use crate::status::ErrorLog;
 
 /// Why a show could not start.
@@ -32,6 +33,64 @@ pub enum ShowError {
     /// The Lua state could not be created.
     #[error("cannot start Lua: {0}")]
     Script(String),
+}
+
+/// Why the show refused a command.
+#[derive(Debug, thiserror::Error)]
+pub enum CommandError {
+    /// A parameter write that does not fit (unknown name, wrong type).
+    #[error(transparent)]
+    Param(#[from] ParamError),
+    /// No layer of that id to reseed.
+    #[error("no layer {0:?} to reseed")]
+    NoLayer(String),
+    /// No parameter of that name to learn.
+    #[error("no parameter {0:?} to learn")]
+    NoParam(String),
+    /// Nothing to step through.
+    #[error("the show folder has no presets to step through")]
+    NoPresets,
+    /// The learned mapping could not be written.
+    #[error("cannot keep the learned mapping: {0}")]
+    KeepLearned(std::io::Error),
+}
+
+/// Why a preset was not saved.
+#[derive(Debug, thiserror::Error)]
+pub enum SaveError {
+    /// A name from the network, a controller or a script that is not plain.
+    #[error(transparent)]
+    Name(#[from] SaveNameError),
+    /// A name the performer typed that leaves the show folder.
+    #[error(transparent)]
+    Outside(#[from] AssetError),
+    /// The show folder holds as many presets as it may.
+    #[error(
+        "{name}: the show already has {saved} presets (at most {MAX_SAVED_PRESETS}); overwrite one or remove some"
+    )]
+    Full {
+        /// The name asked for.
+        name: String,
+        /// Presets there now.
+        saved: usize,
+    },
+    /// The text would not load back.
+    #[error("not saved, it would not load: {0}")]
+    WouldNotLoad(#[from] CheckError),
+    /// The text would not parse back.
+    #[error("not saved, it would not load: {0}")]
+    WouldNotParse(#[from] PresetError),
+    /// The running show could not be written as TOML.
+    #[error("cannot write the show as TOML: {0}")]
+    Toml(#[from] toml::ser::Error),
+    /// The file could not be written.
+    #[error("writing {path}: {source}")]
+    Write {
+        /// The file.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
 }
 
 /// Frames the CPU may record and submit ahead of the GPU. Without a bound
@@ -175,18 +234,16 @@ impl Show {
     /// Carries out `command`, the one way Lua, MIDI, OSC, keys and the HUD
     /// change the show. Parameter writes apply now; presets, saves and
     /// reseeds are queued for the start of the next frame.
-    pub fn apply(&mut self, command: Command) -> Result<(), String> {
+    pub fn apply(&mut self, command: Command) -> Result<(), CommandError> {
         match command {
-            Command::Set(name, value, source) => self
-                .registry
-                .set(&name, value, source)
-                .map(drop)
-                .map_err(|e| e.to_string()),
-            Command::Ramp(name, value, seconds, easing, source) => self
-                .registry
-                .ramp(&name, value, seconds, easing, source)
-                .map(drop)
-                .map_err(|e| e.to_string()),
+            Command::Set(name, value, source) => {
+                self.registry.set(&name, value, source)?;
+                Ok(())
+            }
+            Command::Ramp(name, value, seconds, easing, source) => {
+                self.registry.ramp(&name, value, seconds, easing, source)?;
+                Ok(())
+            }
             Command::LoadPreset(name) => {
                 self.pending.load = Some(name);
                 Ok(())
@@ -200,7 +257,7 @@ impl Show {
                     self.pending.reseed.insert(layer);
                     Ok(())
                 } else {
-                    Err(format!("no layer {layer:?} to reseed"))
+                    Err(CommandError::NoLayer(layer))
                 }
             }
             Command::ReseedAll => {
@@ -209,7 +266,7 @@ impl Show {
             }
             Command::Learn(param) => {
                 if !self.registry.contains(&param) {
-                    return Err(format!("no parameter {param:?} to learn"));
+                    return Err(CommandError::NoParam(param));
                 }
                 self.learn_request = Some(param);
                 Ok(())
@@ -220,13 +277,13 @@ impl Show {
             }
             Command::StepPreset(forward) => {
                 let next = mapping_files::step_preset(&self.assets, self.preset(), forward)
-                    .ok_or("the show folder has no presets to step through")?;
+                    .ok_or(CommandError::NoPresets)?;
                 self.pending.load = Some(next);
                 Ok(())
             }
             Command::KeepLearned(mapping) => {
                 let file = mapping_files::save_learned(&self.assets, &mapping)
-                    .map_err(|e| format!("cannot keep the learned mapping: {e}"))?;
+                    .map_err(CommandError::KeepLearned)?;
                 tracing::info!(
                     "MIDI learn: {} bound to {} (kept in {file})",
                     mapping.param.as_deref().unwrap_or("?"),
@@ -463,8 +520,8 @@ impl Show {
     /// file), a bounded number of presets in the folder, and only text
     /// that loads back into this show (so a save can never leave a preset,
     /// `default` included, that fails at the next start).
-    fn save_show_preset(&mut self, name: &str) -> Result<(), String> {
-        save_name::check(name).map_err(|e: SaveNameError| e.to_string())?;
+    fn save_show_preset(&mut self, name: &str) -> Result<(), SaveError> {
+        save_name::check(name)?;
         let exists = self
             .assets
             .dir(Folder::Presets)
@@ -477,30 +534,29 @@ impl Show {
             .filter(|f| !f.contains('/'))
             .count();
         if !exists && saved >= MAX_SAVED_PRESETS {
-            return Err(format!(
-                "{name}: the show already has {saved} presets (at most {MAX_SAVED_PRESETS}); overwrite one or remove some"
-            ));
+            return Err(SaveError::Full {
+                name: name.to_string(),
+                saved,
+            });
         }
         let text = self.preset_text()?;
-        Preset::parse(&format!("presets/{name}.toml"), &text)
-            .map_err(|e| e.to_string())
-            .and_then(|preset| crate::check::preset_holds(&self.assets, &preset))
-            .map_err(|e| format!("not saved, it would not load: {e}"))?;
+        let preset = Preset::parse(&format!("presets/{name}.toml"), &text)?;
+        crate::check::preset_holds(&self.assets, &preset)?;
         self.write_preset(name, &text)
     }
 
     /// Writes the running layers and every parameter's value (but the
     /// master section's) as `presets/<name>.toml` in the show folder; the
     /// name is the performer's own (the HUD, tests), checked to stay inside.
-    pub fn save_preset(&mut self, name: &str) -> Result<(), String> {
+    pub fn save_preset(&mut self, name: &str) -> Result<(), SaveError> {
         let file = format!("{name}.toml");
-        crate::show::inside_show(&file).map_err(|e| e.to_string())?;
+        crate::show::inside_show(&file)?;
         let text = self.preset_text()?;
         self.write_preset(name, &text)
     }
 
     /// The running show as preset text.
-    fn preset_text(&self) -> Result<String, String> {
+    fn preset_text(&self) -> Result<String, SaveError> {
         let mut table = toml::Table::new();
         let layers = self
             .layers
@@ -525,10 +581,10 @@ impl Show {
             }
         }
         table.insert("params".into(), toml::Value::Table(params));
-        toml::to_string_pretty(&table).map_err(|e| e.to_string())
+        Ok(toml::to_string_pretty(&table)?)
     }
 
-    fn write_preset(&self, name: &str, text: &str) -> Result<(), String> {
+    fn write_preset(&self, name: &str, text: &str) -> Result<(), SaveError> {
         let path = self
             .assets
             .dir(Folder::Presets)
@@ -536,7 +592,10 @@ impl Show {
         path.parent()
             .map_or(Ok(()), std::fs::create_dir_all)
             .and_then(|()| std::fs::write(&path, text))
-            .map_err(|e| format!("writing {}: {e}", path.display()))?;
+            .map_err(|source| SaveError::Write {
+                path: path.display().to_string(),
+                source,
+            })?;
         tracing::info!("preset saved to {}", path.display());
         Ok(())
     }
@@ -622,7 +681,7 @@ impl Show {
         };
         for command in control.poll(view) {
             if let Err(error) = self.apply(command) {
-                control.refused(&error);
+                control.refused(&error.to_string());
             }
         }
     }

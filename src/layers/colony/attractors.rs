@@ -56,6 +56,30 @@ impl AttractionSource for Shape {
     }
 }
 
+/// Why a point cloud could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum CloudError {
+    /// The file could not be read.
+    #[error("{path}: {source}")]
+    Read {
+        /// The file.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file is not a point cloud this module reads.
+    #[error("{path}: {problem}")]
+    Format {
+        /// The file.
+        path: String,
+        /// What is wrong with it.
+        problem: &'static str,
+    },
+    /// The name leaves the show's `assets/`.
+    #[error(transparent)]
+    Outside(#[from] crate::show::AssetError),
+}
+
 /// Points read from a file, resampled to the count asked for.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PointCloud {
@@ -64,17 +88,28 @@ pub struct PointCloud {
 
 impl PointCloud {
     /// Reads the vertices of an ASCII PLY or an OBJ file.
-    pub fn load(path: &Path) -> Result<Self, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    pub fn load(path: &Path) -> Result<Self, CloudError> {
+        let name = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| CloudError::Read {
+            path: name.clone(),
+            source,
+        })?;
         let points = match path.extension().and_then(|e| e.to_str()) {
             Some("ply") => parse_ply(&text),
             Some("obj") => Ok(parse_obj(&text)),
-            _ => Err("a point cloud must be .ply (ASCII) or .obj".to_string()),
+            _ => Err("a point cloud must be .ply (ASCII) or .obj"),
         }
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-        if points.is_empty() {
-            return Err(format!("{}: no vertices", path.display()));
-        }
+        .and_then(|points| {
+            if points.is_empty() {
+                Err("no vertices")
+            } else {
+                Ok(points)
+            }
+        })
+        .map_err(|problem| CloudError::Format {
+            path: name,
+            problem,
+        })?;
         Ok(Self { points })
     }
 
@@ -110,10 +145,10 @@ fn parse_obj(text: &str) -> Vec<[f32; 3]> {
         .collect()
 }
 
-fn parse_ply(text: &str) -> Result<Vec<[f32; 3]>, String> {
+fn parse_ply(text: &str) -> Result<Vec<[f32; 3]>, &'static str> {
     let mut lines = text.lines();
     if lines.next().map(str::trim) != Some("ply") {
-        return Err("not a PLY file".into());
+        return Err("not a PLY file");
     }
     let mut vertices = 0usize;
     let mut properties: Vec<String> = Vec::new();
@@ -122,7 +157,7 @@ fn parse_ply(text: &str) -> Result<Vec<[f32; 3]>, String> {
         let words: Vec<&str> = line.split_whitespace().collect();
         match words.as_slice() {
             ["format", format, ..] if *format != "ascii" => {
-                return Err("only ASCII PLY is read".into());
+                return Err("only ASCII PLY is read");
             }
             ["element", "vertex", n] => {
                 vertices = n.parse().map_err(|_| "bad vertex count")?;
@@ -134,13 +169,10 @@ fn parse_ply(text: &str) -> Result<Vec<[f32; 3]>, String> {
             _ => {}
         }
     }
-    let axis = |name: &str| {
-        properties
-            .iter()
-            .position(|p| p == name)
-            .ok_or(format!("no {name} property"))
+    let axis = |name: &str| properties.iter().position(|p| p == name);
+    let (Some(x), Some(y), Some(z)) = (axis("x"), axis("y"), axis("z")) else {
+        return Err("the vertices need x, y and z properties");
     };
-    let (x, y, z) = (axis("x")?, axis("y")?, axis("z")?);
     Ok(lines
         .take(vertices)
         .filter_map(|line| {

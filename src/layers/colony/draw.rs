@@ -8,7 +8,7 @@ use super::sim::ColonySim;
 use crate::gpu::bindings::uniform_buffer;
 use crate::gpu::raster::{Output, additive, buffers_group, depth_view, instanced_pipeline};
 use crate::gpu::wgsl::Composer;
-use crate::gpu::{Gpu, GpuProfiler, HDR_FORMAT};
+use crate::gpu::{BuildError, Gpu, GpuProfiler, HDR_FORMAT};
 use crate::layers::camera::CameraUniform;
 use crate::show::Assets;
 
@@ -92,7 +92,7 @@ pub struct BranchRenderer {
 
 impl BranchRenderer {
     /// Compiles both pipelines, drawing nodes where they grew.
-    pub fn new(gpu: &Gpu, assets: &Assets) -> Result<Self, String> {
+    pub fn new(gpu: &Gpu, assets: &Assets) -> Result<Self, BuildError> {
         Self::with_transform(gpu, assets, &NodeTransform::default())
     }
 
@@ -102,7 +102,7 @@ impl BranchRenderer {
         gpu: &Gpu,
         assets: &Assets,
         transform: &NodeTransform,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, BuildError> {
         let mut composer = Composer::new(assets);
         if !transform.file.is_empty() {
             composer = composer.substitute(TRANSFORM, &transform.file);
@@ -139,7 +139,10 @@ impl BranchRenderer {
             },
         );
         if let Some(error) = pollster::block_on(scope.pop()) {
-            return Err(format!("{FILE}: {error}"));
+            return Err(BuildError::Device {
+                label: FILE.into(),
+                message: error.to_string(),
+            });
         }
         Ok(Self {
             lines,

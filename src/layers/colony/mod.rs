@@ -17,7 +17,7 @@ pub mod spacing;
 
 use std::path::PathBuf;
 
-use attractors::{AttractionSource, PointCloud, SHAPES, Shape};
+use attractors::{AttractionSource, CloudError, PointCloud, SHAPES, Shape};
 use draw::{BranchRenderer, DrawParams, Style};
 use sim::{ColonySim, StepParams};
 
@@ -26,7 +26,7 @@ use super::simulation::{Drawer, Running, Simulation, SimulationCore};
 use super::{BenchWorkload, Layer, LayerEnv, LayerFrame, LayerKind};
 use crate::clock::Clock;
 use crate::gpu::compute::KernelReload;
-use crate::gpu::{Gpu, GpuProfiler};
+use crate::gpu::{BuildError, Gpu, GpuProfiler};
 use crate::params::{ParamSpec, Registry, Value};
 use crate::show::{Assets, ChangedFile, inside_show};
 
@@ -131,7 +131,7 @@ impl Structure {
     }
 
     /// The attraction points: the point cloud if one is named, else the shape.
-    fn points(&self, assets: &Assets, seed: u64) -> Result<Vec<[f32; 3]>, String> {
+    fn points(&self, assets: &Assets, seed: u64) -> Result<Vec<[f32; 3]>, CloudError> {
         if self.attractors.is_empty() {
             let shape = Shape {
                 kind: self.shape,
@@ -139,7 +139,7 @@ impl Structure {
             };
             return Ok(shape.points(self.attraction_count, seed));
         }
-        inside_show(&self.attractors).map_err(|e| e.to_string())?;
+        inside_show(&self.attractors)?;
         let path: PathBuf = assets.root().join("assets").join(&self.attractors);
         Ok(PointCloud::load(&path)?.points(self.attraction_count, seed))
     }
@@ -193,7 +193,7 @@ pub fn grow_for_export(
     id: &str,
     steps: u32,
     attractors: Option<&std::path::Path>,
-) -> Result<sim::Graph, String> {
+) -> Result<sim::Graph, ColonyError> {
     let structure = Structure::from(registry, id);
     let seed = 1;
     let points = match attractors {
@@ -220,7 +220,7 @@ pub fn grow_for_export(
         sim.step(&mut encoder, &mut profiler);
         gpu.queue.submit([encoder.finish()]);
     }
-    sim.read_graph(gpu)
+    Ok(sim.read_graph(gpu)?)
 }
 
 /// The grown branches as Wavefront OBJ: nodes as vertices, edges as lines.
@@ -237,6 +237,20 @@ pub fn to_obj(nodes: &[[f32; 4]], edges: &[[u32; 2]]) -> String {
         text.push_str(&format!("l {} {}\n", a + 1, b + 1));
     }
     text
+}
+
+/// Why a colony could not grow; the running one stays.
+#[derive(Debug, thiserror::Error)]
+pub enum ColonyError {
+    /// Its kernels or buffers could not be made or read.
+    #[error(transparent)]
+    Gpu(#[from] BuildError),
+    /// Reading its results failed.
+    #[error(transparent)]
+    Readback(#[from] crate::gpu::ReadbackError),
+    /// Its point cloud could not be read.
+    #[error(transparent)]
+    Cloud(#[from] CloudError),
 }
 
 /// A running colony.
@@ -265,7 +279,7 @@ impl Simulation for ColonySim {
 }
 
 impl Drawer<ColonySim> for BranchRenderer {
-    fn build(gpu: &Gpu, assets: &Assets) -> Result<Self, String> {
+    fn build(gpu: &Gpu, assets: &Assets) -> Result<Self, BuildError> {
         BranchRenderer::new(gpu, assets)
     }
     fn attach(&mut self, gpu: &Gpu, sim: &ColonySim) {
@@ -290,7 +304,12 @@ impl ColonyLayer {
     }
 
     /// Builds a colony from the registry's structure at `time`.
-    fn build(&self, env: &LayerEnv<'_>, registry: &Registry, time: f64) -> Result<Grown, String> {
+    fn build(
+        &self,
+        env: &LayerEnv<'_>,
+        registry: &Registry,
+        time: f64,
+    ) -> Result<Grown, ColonyError> {
         let id = &self.core.id;
         let seed = self.core.seed;
         let structure = Structure::from(registry, id);
@@ -310,7 +329,7 @@ impl ColonyLayer {
             (points.len() as u32, structure.capacity),
             unit_distance(registry, id, spacing),
         );
-        let sim = env.gpu.scoped(|| {
+        let sim = env.gpu.scoped(id, || {
             ColonySim::new(env.gpu, env.assets, &points, structure.seed_count, &params)
         })?;
         let (min, max) = sim::bounds(&points);

@@ -9,7 +9,7 @@ use bytemuck::{Pod, Zeroable};
 use crate::gpu::compute::{Binding, Kernel, KernelReload, read_buffer, storage_buffer};
 use crate::gpu::grid_sort::{GridBox, GridSort};
 use crate::gpu::prefix_sum::PrefixSum;
-use crate::gpu::{Gpu, GpuProfiler, bindings::uniform_buffer};
+use crate::gpu::{BuildError, Gpu, GpuProfiler, ReadbackError, bindings::uniform_buffer};
 use crate::layers::random::Rng;
 use crate::show::{Assets, ChangedFile};
 
@@ -200,7 +200,7 @@ impl ColonySim {
         attractors: &[[f32; 3]],
         seed_count: u32,
         params: &StepParams,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, BuildError> {
         let capacity = params.capacity.max(1);
         let count = attractors.len() as u32;
         let none = wgpu::BufferUsages::empty();
@@ -260,12 +260,13 @@ impl ColonySim {
         );
         let grid = GridSort::new(gpu, assets, "colony", grid_box, &nodes, &state, capacity)?;
         let scan = PrefixSum::new(gpu, assets, &grow_scan, capacity)?;
-        let kernel =
-            |entry: &str, bindings: &[(u32, &wgpu::Buffer)]| -> Result<(Kernel, Binding), String> {
-                let kernel = Kernel::new(gpu, assets, FILE, entry)?;
-                let group = kernel.bind(gpu, bindings);
-                Ok((kernel, group))
-            };
+        let kernel = |entry: &str,
+                      bindings: &[(u32, &wgpu::Buffer)]|
+         -> Result<(Kernel, Binding), BuildError> {
+            let kernel = Kernel::new(gpu, assets, FILE, entry)?;
+            let group = kernel.bind(gpu, bindings);
+            Ok((kernel, group))
+        };
         let kernels = Kernels {
             search: kernel(
                 "search",
@@ -389,13 +390,13 @@ impl ColonySim {
 
     /// Reads the state (node count, edge count, seeds, deepest offset).
     /// Waits for the GPU: for tests, export and the bench only.
-    pub fn read_state(&self, gpu: &Gpu) -> Result<[u32; 4], String> {
+    pub fn read_state(&self, gpu: &Gpu) -> Result<[u32; 4], ReadbackError> {
         let state: Vec<u32> = read_buffer(gpu, &self.state, 4)?;
         Ok([state[0], state[1], state[2], state[3]])
     }
 
     /// Reads nodes, their attributes and the edges (waits for the GPU).
-    pub fn read_graph(&self, gpu: &Gpu) -> Result<Graph, String> {
+    pub fn read_graph(&self, gpu: &Gpu) -> Result<Graph, ReadbackError> {
         let [nodes, edges, ..] = self.read_state(gpu)?;
         Ok((
             read_buffer(gpu, &self.nodes, nodes as usize)?,
@@ -405,7 +406,7 @@ impl ColonySim {
     }
 
     /// Reads the attraction points (waits for the GPU).
-    pub fn read_attractors(&self, gpu: &Gpu) -> Result<Vec<[f32; 4]>, String> {
+    pub fn read_attractors(&self, gpu: &Gpu) -> Result<Vec<[f32; 4]>, ReadbackError> {
         read_buffer(gpu, &self.attractors, self.attraction_count as usize)
     }
 }

@@ -9,7 +9,7 @@ use super::sim::FluidSim;
 use crate::gpu::bindings::{Slot, bind, layout, uniform_buffer};
 use crate::gpu::raster::{Output, additive, buffers_group, depth_view, instanced_pipeline};
 use crate::gpu::wgsl::Composer;
-use crate::gpu::{FullscreenPipeline, Gpu, GpuProfiler, HDR_FORMAT, RenderTarget};
+use crate::gpu::{BuildError, FullscreenPipeline, Gpu, GpuProfiler, HDR_FORMAT, RenderTarget};
 use crate::layers::camera::CameraUniform;
 use crate::show::Assets;
 
@@ -75,7 +75,7 @@ struct Targets {
 
 impl FluidRenderer {
     /// Compiles the pipelines.
-    pub fn new(gpu: &Gpu, assets: &Assets) -> Result<Self, String> {
+    pub fn new(gpu: &Gpu, assets: &Assets) -> Result<Self, BuildError> {
         let particles = Composer::new(assets)
             .file("fluid/particles.wgsl")?
             .finish()?;
@@ -110,7 +110,10 @@ impl FluidRenderer {
             },
         );
         if let Some(error) = pollster::block_on(scope.pop()) {
-            return Err(format!("fluid/particles.wgsl: {error}"));
+            return Err(BuildError::Device {
+                label: "fluid/particles.wgsl".into(),
+                message: error.to_string(),
+            });
         }
         let surface_layout = layout(
             &gpu.device,

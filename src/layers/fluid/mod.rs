@@ -25,7 +25,7 @@ use super::simulation::{self as sim_core, Drawer, Simulation, SimulationCore};
 use super::{BenchWorkload, Layer, LayerEnv, LayerFrame, LayerKind};
 use crate::clock::Clock;
 use crate::gpu::compute::KernelReload;
-use crate::gpu::{Gpu, GpuProfiler};
+use crate::gpu::{BuildError, Gpu, GpuProfiler};
 use crate::params::{ParamSpec, Registry, Value};
 use crate::show::{Assets, ChangedFile};
 
@@ -193,7 +193,7 @@ impl Simulation for FluidSim {
 }
 
 impl Drawer<FluidSim> for FluidRenderer {
-    fn build(gpu: &Gpu, assets: &Assets) -> Result<Self, String> {
+    fn build(gpu: &Gpu, assets: &Assets) -> Result<Self, BuildError> {
         FluidRenderer::new(gpu, assets)
     }
     fn attach(&mut self, gpu: &Gpu, sim: &FluidSim) {
@@ -215,14 +215,14 @@ impl FluidLayer {
     }
 
     /// Fills a tank from the registry's structure.
-    fn build(&self, env: &LayerEnv<'_>, registry: &Registry) -> Result<Running, String> {
+    fn build(&self, env: &LayerEnv<'_>, registry: &Registry) -> Result<Running, BuildError> {
         let id = &self.core.id;
         let structure = Structure::from(registry, id);
         let what = format!("{id}.count {}: particles", structure.count);
         env.gpu
             .check_storage(&what, u64::from(structure.count) * 16)?;
         let scene = structure.scene(self.core.seed);
-        let sim = env.gpu.scoped(|| {
+        let sim = env.gpu.scoped(id, || {
             FluidSim::new(
                 env.gpu,
                 env.assets,
@@ -402,7 +402,7 @@ impl Layer for FluidLayer {
 
 /// Mean neighbours within h over a sample of particles (bench only: reads
 /// back and sorts on the CPU).
-fn mean_neighbours(gpu: &Gpu, sim: &FluidSim, h: f32) -> Result<f64, String> {
+fn mean_neighbours(gpu: &Gpu, sim: &FluidSim, h: f32) -> Result<f64, BuildError> {
     let (positions, _) = sim.read_particles(gpu)?;
     let cell = |p: &[f32; 4]| [0, 1, 2].map(|a| (p[a] / h).floor() as i32);
     let mut keyed: Vec<([i32; 3], usize)> = positions

@@ -6,7 +6,7 @@ use bytemuck::{Pod, Zeroable};
 
 use crate::gpu::compute::{Binding, Kernel, KernelReload, read_buffer, storage_buffer};
 use crate::gpu::grid_sort::{GridBox, GridSort};
-use crate::gpu::{Gpu, GpuProfiler, bindings::uniform_buffer};
+use crate::gpu::{BuildError, Gpu, GpuProfiler, ReadbackError, bindings::uniform_buffer};
 use crate::show::{Assets, ChangedFile};
 
 /// `struct FluidParams` in `shaders/fluid/fluid.wgsl`.
@@ -139,7 +139,7 @@ impl FluidSim {
         positions: &[[f32; 4]],
         velocities: &[[f32; 4]],
         params: &FluidParams,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, BuildError> {
         let count = positions.len().max(1) as u32;
         let none = wgpu::BufferUsages::empty();
         let vectors = |label: &str| storage_buffer(gpu, label, u64::from(count) * 16, none);
@@ -172,18 +172,19 @@ impl FluidSim {
             &count_buffer,
             count,
         )?;
-        let kernel =
-            |entry: &str, bindings: &[(u32, &wgpu::Buffer)]| -> Result<(Kernel, Binding), String> {
-                // One WGSL file per stage, each declaring read-only what it only reads.
-                let file = match entry {
-                    "compute_density" => "fluid/density.wgsl".to_string(),
-                    "compute_force" => "fluid/force.wgsl".to_string(),
-                    other => format!("fluid/{other}.wgsl"),
-                };
-                let kernel = Kernel::new(gpu, assets, &file, entry)?;
-                let group = kernel.bind(gpu, bindings);
-                Ok((kernel, group))
+        let kernel = |entry: &str,
+                      bindings: &[(u32, &wgpu::Buffer)]|
+         -> Result<(Kernel, Binding), BuildError> {
+            // One WGSL file per stage, each declaring read-only what it only reads.
+            let file = match entry {
+                "compute_density" => "fluid/density.wgsl".to_string(),
+                "compute_force" => "fluid/force.wgsl".to_string(),
+                other => format!("fluid/{other}.wgsl"),
             };
+            let kernel = Kernel::new(gpu, assets, &file, entry)?;
+            let group = kernel.bind(gpu, bindings);
+            Ok((kernel, group))
+        };
         Ok(Self {
             reorder: kernel(
                 "reorder",
@@ -261,7 +262,7 @@ impl FluidSim {
 
     /// Substeps run so far, as the GPU counted them (the integrate stage
     /// mixes this count into its random draws). Waits for the GPU.
-    pub fn substeps_run(&self, gpu: &Gpu) -> Result<u32, String> {
+    pub fn substeps_run(&self, gpu: &Gpu) -> Result<u32, ReadbackError> {
         Ok(read_buffer::<u32>(gpu, &self.substeps, 1)?
             .first()
             .copied()
@@ -301,7 +302,10 @@ impl FluidSim {
         clippy::type_complexity,
         reason = "positions and velocities, read back together"
     )]
-    pub fn read_particles(&self, gpu: &Gpu) -> Result<(Vec<[f32; 4]>, Vec<[f32; 4]>), String> {
+    pub fn read_particles(
+        &self,
+        gpu: &Gpu,
+    ) -> Result<(Vec<[f32; 4]>, Vec<[f32; 4]>), ReadbackError> {
         Ok((
             read_buffer(gpu, &self.positions, self.count as usize)?,
             read_buffer(gpu, &self.velocities, self.count as usize)?,
@@ -318,7 +322,7 @@ impl FluidSim {
     pub fn read_forces(
         &self,
         gpu: &Gpu,
-    ) -> Result<(Vec<[f32; 2]>, Vec<[f32; 4]>, Vec<u32>), String> {
+    ) -> Result<(Vec<[f32; 2]>, Vec<[f32; 4]>, Vec<u32>), ReadbackError> {
         Ok((
             read_buffer(gpu, &self.densities, self.count as usize)?,
             read_buffer(gpu, &self.accelerations, self.count as usize)?,

@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::scene::{Scene, block};
 use super::sim::FluidSim;
-use crate::gpu::{Gpu, GpuProfiler};
+use crate::gpu::{BuildError, Gpu, GpuProfiler};
 use crate::show::Assets;
 
 /// Koshizuka and Oka 1996 (MPS), the digitised curve distributed with the
@@ -41,7 +41,7 @@ pub struct DamBreak {
 
 /// Runs the 2D dam break: a column L wide and 2L high against the left wall
 /// of a tank 4L long, g = 9.81, `across` particles over L, up to T = 3.5.
-pub fn dam_break(gpu: &Gpu, assets: &Assets, across: u32) -> Result<DamBreak, String> {
+pub fn dam_break(gpu: &Gpu, assets: &Assets, across: u32) -> Result<DamBreak, BuildError> {
     let length = 1.0f32;
     let fastest = (2.0 * GRAVITY * 2.0 * f64::from(length)).sqrt() as f32;
     let scene = block(
@@ -115,7 +115,7 @@ pub fn hydrostatic(
     assets: &Assets,
     across: u32,
     seconds: f64,
-) -> Result<Hydrostatic, String> {
+) -> Result<Hydrostatic, BuildError> {
     let depth = 1.0f32;
     let fastest = (2.0 * GRAVITY * f64::from(depth)).sqrt() as f32;
     let scene = block(
@@ -182,7 +182,7 @@ pub fn hydrostatic(
     })
 }
 
-fn upload(gpu: &Gpu, assets: &Assets, scene: &Scene) -> Result<FluidSim, String> {
+fn upload(gpu: &Gpu, assets: &Assets, scene: &Scene) -> Result<FluidSim, BuildError> {
     FluidSim::new(
         gpu,
         assets,

@@ -13,7 +13,7 @@
 //! Each becomes `<layer id>.<name>` in the registry and a field of the
 //! shader's `params` uniform block.
 
-use crate::params::ParamSpec;
+use crate::params::{ParamSpec, SpecError};
 
 /// One declared parameter.
 #[derive(Debug, Clone, PartialEq)]
@@ -26,12 +26,74 @@ pub struct HeaderParam {
 
 /// A malformed `@param` line.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{line}: {message}")]
+#[error("{line}: {problem}")]
 pub struct HeaderError {
     /// 1-based line in the WGSL file.
     pub line: usize,
     /// What is wrong.
-    pub message: String,
+    pub problem: HeaderProblem,
+}
+
+/// What is wrong with a `@param` line.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum HeaderProblem {
+    /// Fewer than three words.
+    #[error("expected `// @param NAME TYPE DEFAULT [key=value ...] [\"description\"]`")]
+    Usage,
+    /// The name is not a WGSL identifier.
+    #[error("{0:?} is not a WGSL identifier")]
+    NotIdentifier(String),
+    /// A word after the default is not `key=value`.
+    #[error("{0:?}: expected `// @param NAME TYPE DEFAULT [key=value ...] [\"description\"]`")]
+    NotKeyValue(String),
+    /// An option this header does not know.
+    #[error("unknown option {0:?} (min, max, smooth, unit, options)")]
+    UnknownOption(String),
+    /// An option that should be a number.
+    #[error("{key}={value} is not a number")]
+    NotNumber {
+        /// The option.
+        key: String,
+        /// Its text.
+        value: String,
+    },
+    /// A default that should be `count` comma-separated numbers.
+    #[error("{text:?} is not {count} comma-separated numbers")]
+    NotNumbers {
+        /// The text.
+        text: String,
+        /// How many were expected.
+        count: usize,
+    },
+    /// An int default that is not a whole number.
+    #[error("{0:?} is not an int")]
+    NotInt(String),
+    /// An int option that is not a whole number.
+    #[error("{key}={value} is not a whole number")]
+    NotWhole {
+        /// The option.
+        key: String,
+        /// Its text.
+        value: String,
+    },
+    /// A bool default that is neither `true` nor `false`.
+    #[error("{0:?} is not true or false")]
+    NotBool(String),
+    /// An enum without `options=`.
+    #[error("an enum needs options=a|b|c")]
+    NoOptions,
+    /// An enum default missing from its options.
+    #[error("default {0:?} is not one of the options")]
+    NotAnOption(String),
+    /// A type this header does not know.
+    #[error("unknown type {0:?} (float, int, bool, enum, vec3, colour)")]
+    UnknownType(String),
+    /// The range, default or smoothing cannot be used.
+    #[error(transparent)]
+    Spec(#[from] SpecError),
+    /// The name is declared on an earlier line.
+    #[error("parameter {0:?} is declared twice")]
+    Twice(String),
 }
 
 /// Reads every `// @param` line of `source`.
@@ -44,62 +106,59 @@ pub fn parse(source: &str) -> Result<Vec<HeaderParam>, HeaderError> {
         let Some(rest) = declaration.strip_prefix("@param") else {
             continue;
         };
-        let error = |message: String| HeaderError {
+        let error = |problem: HeaderProblem| HeaderError {
             line: index + 1,
-            message,
+            problem,
         };
         let param = parse_line(rest).map_err(error)?;
         if params.iter().any(|p| p.name == param.name) {
-            return Err(error(format!(
-                "parameter {:?} is declared twice",
-                param.name
-            )));
+            return Err(error(HeaderProblem::Twice(param.name)));
         }
         params.push(param);
     }
     Ok(params)
 }
 
-fn parse_line(rest: &str) -> Result<HeaderParam, String> {
+fn parse_line(rest: &str) -> Result<HeaderParam, HeaderProblem> {
     let (fields, description) = match rest.split_once('"') {
         Some((fields, quoted)) => (fields, quoted.trim_end().trim_end_matches('"')),
         None => (rest, ""),
     };
     let mut words = fields.split_whitespace();
-    let usage = "expected `// @param NAME TYPE DEFAULT [key=value ...] [\"description\"]`";
     let (Some(name), Some(kind), Some(default)) = (words.next(), words.next(), words.next()) else {
-        return Err(usage.to_string());
+        return Err(HeaderProblem::Usage);
     };
     if !is_identifier(name) {
-        return Err(format!("{name:?} is not a WGSL identifier"));
+        return Err(HeaderProblem::NotIdentifier(name.to_string()));
     }
     let options: Vec<(&str, &str)> = words
-        .map(|w| w.split_once('=').ok_or_else(|| format!("{w:?}: {usage}")))
+        .map(|w| {
+            w.split_once('=')
+                .ok_or_else(|| HeaderProblem::NotKeyValue(w.to_string()))
+        })
         .collect::<Result<_, _>>()?;
     let option = |key: &str| options.iter().find(|(k, _)| *k == key).map(|(_, v)| *v);
     for (key, _) in &options {
         if !["min", "max", "smooth", "unit", "options"].contains(key) {
-            return Err(format!(
-                "unknown option {key:?} (min, max, smooth, unit, options)"
-            ));
+            return Err(HeaderProblem::UnknownOption(key.to_string()));
         }
     }
-    let number = |key: &str, fallback: f32| -> Result<f32, String> {
+    let number = |key: &str, fallback: f32| {
         option(key).map_or(Ok(fallback), |v| {
-            v.parse().map_err(|_| format!("{key}={v} is not a number"))
+            v.parse().map_err(|_| HeaderProblem::NotNumber {
+                key: key.to_string(),
+                value: v.to_string(),
+            })
         })
     };
-    let floats = |text: &str, n: usize| -> Result<Vec<f32>, String> {
-        let values: Vec<f32> = text
-            .split(',')
-            .map(|v| v.trim().parse::<f32>())
-            .collect::<Result<_, _>>()
-            .map_err(|_| format!("{text:?} is not {n} comma-separated numbers"))?;
-        if values.len() == n {
-            Ok(values)
-        } else {
-            Err(format!("{text:?} is not {n} comma-separated numbers"))
-        }
+    let floats = |text: &str, count: usize| {
+        let values: Option<Vec<f32>> = text.split(',').map(|v| v.trim().parse().ok()).collect();
+        values
+            .filter(|v| v.len() == count)
+            .ok_or_else(|| HeaderProblem::NotNumbers {
+                text: text.to_string(),
+                count,
+            })
     };
     let spec = match kind {
         "float" => {
@@ -109,11 +168,13 @@ fn parse_line(rest: &str) -> Result<HeaderParam, String> {
         "int" => {
             let default: i32 = default
                 .parse()
-                .map_err(|_| format!("{default:?} is not an int"))?;
-            let whole = |key: &str, fallback: i32| -> Result<i32, String> {
+                .map_err(|_| HeaderProblem::NotInt(default.to_string()))?;
+            let whole = |key: &str, fallback: i32| {
                 option(key).map_or(Ok(fallback), |v| {
-                    v.parse()
-                        .map_err(|_| format!("{key}={v} is not a whole number"))
+                    v.parse().map_err(|_| HeaderProblem::NotWhole {
+                        key: key.to_string(),
+                        value: v.to_string(),
+                    })
                 })
             };
             let (min, max) = (whole("min", 0)?, whole("max", 100)?);
@@ -122,17 +183,17 @@ fn parse_line(rest: &str) -> Result<HeaderParam, String> {
         "bool" => match default {
             "true" => ParamSpec::bool(name, true),
             "false" => ParamSpec::bool(name, false),
-            _ => return Err(format!("{default:?} is not true or false")),
+            _ => return Err(HeaderProblem::NotBool(default.to_string())),
         },
         "enum" => {
             let names: Vec<&str> = option("options")
-                .ok_or("an enum needs options=a|b|c")?
+                .ok_or(HeaderProblem::NoOptions)?
                 .split('|')
                 .collect();
             let index = names
                 .iter()
                 .position(|o| *o == default)
-                .ok_or_else(|| format!("default {default:?} is not one of the options"))?;
+                .ok_or_else(|| HeaderProblem::NotAnOption(default.to_string()))?;
             ParamSpec::enumeration(name, &names, index)
         }
         "vec3" => {
@@ -149,11 +210,7 @@ fn parse_line(rest: &str) -> Result<HeaderParam, String> {
             })?;
             ParamSpec::colour(name, [v[0], v[1], v[2], v[3]])
         }
-        other => {
-            return Err(format!(
-                "unknown type {other:?} (float, int, bool, enum, vec3, colour)"
-            ));
-        }
+        other => return Err(HeaderProblem::UnknownType(other.to_string())),
     };
     let spec = spec
         .with_smoothing(number("smooth", 0.0)?)

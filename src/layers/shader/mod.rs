@@ -11,19 +11,52 @@ mod params_block;
 
 pub use params_block::ParamsBlock;
 
-pub use header::HeaderParam;
+pub use header::{HeaderError, HeaderParam};
 
-use super::{BenchWorkload, Layer, LayerEnv, LayerFrame, LayerKind};
+use super::{BenchWorkload, Layer, LayerEnv, LayerError, LayerFrame, LayerKind};
 use crate::clock::Clock;
 use crate::gpu::bindings::{Slot, bind, layout, uniform_buffer};
-use crate::gpu::wgsl::{Composed, Composer};
-use crate::gpu::{FullscreenPipeline, GpuProfiler, HDR_FORMAT, clear_view};
+use crate::gpu::wgsl::{Composed, Composer, ShaderError};
+use crate::gpu::{BuildError, FullscreenPipeline, GpuProfiler, HDR_FORMAT, clear_view};
 use crate::params::{ParamSpec, Registry};
-use crate::show::{Assets, ChangedFile, Folder, Preset};
+use crate::show::{AssetError, Assets, ChangedFile, Folder, Preset};
 
 /// What every user shader gets after its own code: bindings, helpers and
 /// the fullscreen vertex stage (which include the rest).
 const PRELUDE: &str = "shader/prelude/inputs.wgsl";
+
+/// Why a shader layer's file could not be used; the running version stays.
+#[derive(Debug, thiserror::Error)]
+pub enum ShaderLayerError {
+    /// The file is missing or not allowed.
+    #[error(transparent)]
+    Asset(#[from] AssetError),
+    /// A `// @param` line is malformed.
+    #[error("{file}:{source}")]
+    Header {
+        /// The file as shown.
+        file: String,
+        /// The line and what is wrong.
+        source: HeaderError,
+    },
+    /// The WGSL does not compose or validate.
+    #[error(transparent)]
+    Shader(#[from] ShaderError),
+    /// The file has no fragment entry point to draw with.
+    #[error("shaders/{file}: no `@fragment fn fs_main` (a shader layer draws with it)")]
+    NoEntry {
+        /// The file.
+        file: String,
+    },
+    /// The device refused the pipeline.
+    #[error("shaders/{file}: {source}")]
+    Pipeline {
+        /// The file.
+        file: String,
+        /// Why.
+        source: BuildError,
+    },
+}
 
 /// A shader layer's file read and composed: its header's parameters, their
 /// uniform block, and the full WGSL. `sylva check` validates the same.
@@ -38,11 +71,12 @@ pub struct LayerSource {
 
 impl LayerSource {
     /// Reads `file` (relative to `shaders/`) and composes it.
-    pub fn read(assets: &Assets, file: &str) -> Result<Self, String> {
-        let asset = assets
-            .read(Folder::Shaders, file)
-            .map_err(|e| e.to_string())?;
-        let params = header::parse(&asset.text).map_err(|e| format!("{}:{e}", asset.display))?;
+    pub fn read(assets: &Assets, file: &str) -> Result<Self, ShaderLayerError> {
+        let asset = assets.read(Folder::Shaders, file)?;
+        let params = header::parse(&asset.text).map_err(|source| ShaderLayerError::Header {
+            file: asset.display.clone(),
+            source,
+        })?;
         let block = ParamsBlock::new(&params);
         let composed = Composer::new(assets)
             .file(file)?
@@ -58,7 +92,7 @@ impl LayerSource {
 
     /// Validates the composed WGSL and checks that it has the fragment
     /// entry point `fs_main` the layer draws with.
-    pub fn validate(&self) -> Result<naga::Module, String> {
+    pub fn validate(&self) -> Result<naga::Module, ShaderLayerError> {
         let module = self.composed.validate()?;
         let has_entry = module
             .entry_points
@@ -66,9 +100,9 @@ impl LayerSource {
             .any(|e| e.name == "fs_main" && e.stage == naga::ShaderStage::Fragment);
         if !has_entry {
             let file = self.composed.files().next().unwrap_or("shader");
-            return Err(format!(
-                "shaders/{file}: no `@fragment fn fs_main` (a shader layer draws with it)"
-            ));
+            return Err(ShaderLayerError::NoEntry {
+                file: file.to_string(),
+            });
         }
         Ok(module)
     }
@@ -169,7 +203,7 @@ impl ShaderLayer {
         self.compiled.as_ref().map(|c| &c.params) != before.as_ref()
     }
 
-    fn compile(&mut self, env: &LayerEnv<'_>, file: &str) -> Result<Compiled, String> {
+    fn compile(&mut self, env: &LayerEnv<'_>, file: &str) -> Result<Compiled, ShaderLayerError> {
         let source = LayerSource::read(env.assets, file)?;
         self.watched = source.composed.files().map(str::to_string).collect();
         source.validate()?;
@@ -181,7 +215,10 @@ impl ShaderLayer {
         let device = &env.gpu.device;
         let pipeline =
             FullscreenPipeline::new(device, &self.id, composed.text(), &self.layout, HDR_FORMAT)
-                .map_err(|e| format!("shaders/{file}: {e}"))?;
+                .map_err(|source| ShaderLayerError::Pipeline {
+                    file: file.to_string(),
+                    source,
+                })?;
         let params_buffer = uniform_buffer(
             device,
             &format!("{}.params", self.id),
@@ -289,7 +326,11 @@ pub const KIND: LayerKind = LayerKind {
 
 /// The parameters layer `id` of `preset` declares: its file and the
 /// parameters that file's header declares.
-fn declared_params(id: &str, assets: &Assets, preset: &Preset) -> Result<Vec<ParamSpec>, String> {
+fn declared_params(
+    id: &str,
+    assets: &Assets,
+    preset: &Preset,
+) -> Result<Vec<ParamSpec>, LayerError> {
     let file_param = file_param(id);
     let file = preset
         .params
