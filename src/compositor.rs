@@ -39,6 +39,11 @@ pub fn master_params() -> Vec<ParamSpec> {
         ParamSpec::float("master.bpm", 120.0, 20.0, 300.0)
             .with_unit("bpm")
             .with_description("Tempo of the beat clock"),
+        ParamSpec::float("master.crossfade", 0.0, 0.0, 60.0)
+            .with_unit("s")
+            .with_description(
+                "Seconds a newly loaded preset takes to fade in over the one it replaces (0: cut)",
+            ),
     ]
 }
 

@@ -130,46 +130,53 @@ fn a_disabled_or_transparent_layer_leaves_the_composite_alone() {
     }
 }
 
-/// A show of one solid layer of `colour`, one frame drawn.
-fn solid_stack(colour: [f32; 4]) -> sylva::show::Show {
-    let mut show = support::show(support::fixtures(), "empty", OUTPUT_FORMAT);
+/// A preset of one solid layer of `colour`.
+fn solid(colour: [f32; 4]) -> Preset {
     let text = format!(
         "layers = [\"shader.solid\"]\n[params]\n\"shader.solid.file\" = \"shader/solid.wgsl\"\n\"shader.solid.colour\" = {colour:?}\n"
     );
-    let preset = Preset::parse("solid.toml", &text).checked("parsing the stack's preset");
-    show.apply_preset("solid", &preset)
-        .checked("loading the stack's preset");
-    let output = RenderTarget::new(&show.gpu.device, "stack.output", [8, 8], OUTPUT_FORMAT);
-    show.frame(1.0 / 60.0, None, (&output.view, [8, 8]), |_, _| {});
-    show
+    Preset::parse("solid.toml", &text).checked("parsing the stack's preset")
+}
+
+/// The composite's first texel after one frame of `dt`.
+fn frame_colour(show: &mut sylva::show::Show, output: &RenderTarget, dt: f32) -> [f32; 3] {
+    show.frame(dt, None, (&output.view, [8, 8]), |_, _| {});
+    let texels = read_rgba16f(&show.gpu, show.compositor().composite()).checked("reading back");
+    [texels[0][0], texels[0][1], texels[0][2]]
 }
 
 #[test]
-fn two_layer_stacks_render_and_crossfade() {
-    let (a, b) = ([1.0, 0.0, 0.0, 1.0], [0.0, 0.0, 1.0, 1.0]);
-    let mut outgoing = solid_stack(a);
-    let incoming = solid_stack(b);
-    let other = incoming
-        .compositor()
-        .composite()
-        .create_view(&wgpu::TextureViewDescriptor::default());
-    let gpu = outgoing.gpu.clone();
-    let mut encoder = gpu.device.create_command_encoder(&Default::default());
-    {
-        let (compositor, env, profiler) = outgoing.compositor_mut();
-        compositor.crossfade(&env, &other, 0.25, &mut encoder, profiler);
-    }
-    gpu.queue.submit([encoder.finish()]);
-    let texels = read_rgba16f(&gpu, outgoing.compositor().composite()).checked("reading back");
-    for texel in texels {
-        let want = [0.75, 0.0, 0.25];
-        for c in 0..3 {
-            assert!(
-                (texel[c] - want[c]).abs() <= half_step(want[c]).max(1e-3),
-                "channel {c}: {} for {}",
-                texel[c],
-                want[c]
-            );
-        }
-    }
+fn a_preset_crossfades_in_over_the_running_one_inside_the_frame() {
+    let (red, blue) = ([1.0, 0.0, 0.0, 1.0], [0.0, 0.0, 1.0, 1.0]);
+    let mut show = support::show(support::fixtures(), "empty", OUTPUT_FORMAT);
+    let output = RenderTarget::new(&show.gpu.device, "stack.output", [8, 8], OUTPUT_FORMAT);
+    show.apply_preset("red", &solid(red))
+        .checked("loading the first stack");
+    assert_eq!(frame_colour(&mut show, &output, 0.0), [1.0, 0.0, 0.0]);
+    show.registry
+        .set_now("master.crossfade", Value::Float(2.0), Source::Ui)
+        .checked("setting the crossfade time");
+    show.apply_preset("blue", &solid(blue))
+        .checked("loading the second stack");
+    assert!(show.outgoing().is_some(), "the red stack stays to fade out");
+    // Halfway (eased: the smoothstep of 0.5 is 0.5) both stacks show equally.
+    let [r, g, b] = frame_colour(&mut show, &output, 1.0);
+    let near = |x: f32, want: f32| (x - want).abs() <= half_step(want).max(1e-3);
+    assert!(near(r, 0.5) && near(g, 0.0) && near(b, 0.5), "{r} {g} {b}");
+    // The stack on stage is the new one: control reaches it.
+    assert!(show.registry.contains("shader.solid.colour"));
+    let [r, _, b] = frame_colour(&mut show, &output, 1.0);
+    assert!(near(r, 0.0) && near(b, 1.0), "{r} {b}");
+    assert!(
+        show.outgoing().is_none(),
+        "the red stack is gone once faded"
+    );
+    // Without a crossfade time a preset cuts in.
+    show.registry
+        .set_now("master.crossfade", Value::Float(0.0), Source::Ui)
+        .checked("setting the crossfade time");
+    show.apply_preset("red", &solid(red))
+        .checked("loading the first stack again");
+    assert!(show.outgoing().is_none());
+    assert_eq!(frame_colour(&mut show, &output, 0.0), [1.0, 0.0, 0.0]);
 }

@@ -7,6 +7,7 @@ use sylva::bench::{self, BenchOptions};
 use sylva::gpu::{AdapterChoice, OUTPUT_FORMAT, RenderTarget};
 use sylva::headless::ShowOptions;
 use sylva::params::{Source, Value};
+use sylva::show::Show;
 
 use crate::support;
 use crate::support::Checked;
@@ -158,4 +159,34 @@ fn the_seed_reaches_every_simulation() {
             "{preset}: another seed, another picture"
         );
     }
+}
+
+#[test]
+fn a_simulation_fading_out_keeps_running_until_it_is_gone() {
+    let mut show = support::show(support::fixtures(), "colony_small", OUTPUT_FORMAT);
+    let output = RenderTarget::new(&show.gpu.device, "fade.output", [48, 32], OUTPUT_FORMAT);
+    let frame = |show: &mut Show| show.frame(0.25, None, (&output.view, [48, 32]), |_, _| {});
+    frame(&mut show);
+    show.registry
+        .set_now("master.crossfade", Value::Float(1.0), Source::Ui)
+        .checked("setting the crossfade time");
+    show.load_preset("fluid_small")
+        .checked("crossfading to the fluid");
+    let nodes = |show: &Show| {
+        let leaving = show.outgoing().map(|o| o.stack.layers[0].report(&show.gpu));
+        let figure = leaving.and_then(|r| r.into_iter().find(|(name, _)| name == "nodes"));
+        figure.map_or(0.0, |(_, n)| n)
+    };
+    frame(&mut show);
+    let early = nodes(&show);
+    frame(&mut show);
+    let later = nodes(&show);
+    assert!(
+        later > early && early > 0.0,
+        "the colony grew from {early} to {later} nodes while fading"
+    );
+    assert_eq!(show.layers()[0].id(), "fluid", "the fluid is on stage");
+    frame(&mut show);
+    frame(&mut show);
+    assert!(show.outgoing().is_none(), "gone after its second");
 }

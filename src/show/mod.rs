@@ -8,11 +8,13 @@ mod assets;
 pub mod mapping_files;
 mod preset;
 pub mod save_name;
+mod stack;
 mod stage;
 mod watch;
 
 pub use assets::{Asset, AssetError, Assets, Folder, MAX_FILE_BYTES, inside_show};
 pub use mapping_files::LoadedMappings;
 pub use preset::{MAX_LAYERS, MAX_PARAMS, Preset, PresetError, PresetParam, toml_of, toml_value};
+pub use stack::{Outgoing, Stack};
 pub use stage::{CommandError, FRAMES_IN_FLIGHT, MAX_SCRIPT_COMMANDS, SaveError, Show, ShowError};
 pub use watch::{ChangedFile, ShowWatcher};

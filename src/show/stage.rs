@@ -16,11 +16,12 @@ use crate::compositor::{Compositor, CompositorError, master_params};
 use crate::control::{ControlSurface, ShowView};
 use crate::frame::FrameUniforms;
 use crate::gpu::{Gpu, GpuProfiler, bindings::uniform_buffer};
-use crate::layers::{self, Layer, LayerEnv, LayerFrame};
+use crate::layers::{self, Layer, LayerEnv};
 use crate::params::{ParamError, Registry, Source};
 use crate::script::{ScriptEvent, ScriptHost};
 use crate::show::mapping_files::{self, LoadedMappings};
 use crate::show::save_name::{self, SaveNameError};
+use crate::show::stack::{Outgoing, Stack, sync_params};
 use crate::show::{AssetError, Assets, Folder, Preset, PresetError, ShowWatcher};
 use crate::status::ErrorLog;
 
@@ -132,9 +133,10 @@ pub struct Show {
     pub clock: Clock,
     /// Per-pass GPU timing.
     pub profiler: GpuProfiler,
-    layers: Vec<Box<dyn Layer>>,
-    layer_params: HashMap<String, Vec<String>>,
-    compositor: Compositor,
+    stack: Stack,
+    outgoing: Option<Outgoing>,
+    spare_compositor: Option<Compositor>,
+    output_format: wgpu::TextureFormat,
     frame_uniforms: wgpu::Buffer,
     preset: Option<String>,
     preset_mappings: Vec<String>,
@@ -184,9 +186,10 @@ impl Show {
             errors,
             clock: Clock::default(),
             profiler,
-            layers: Vec::new(),
-            layer_params: HashMap::new(),
-            compositor,
+            stack: Stack::new(compositor),
+            outgoing: None,
+            spare_compositor: None,
+            output_format,
             frame_uniforms,
             preset: None,
             preset_mappings: Vec::new(),
@@ -253,7 +256,7 @@ impl Show {
                 Ok(())
             }
             Command::Reseed(layer) => {
-                if self.layers.iter().any(|l| l.id() == layer) {
+                if self.stack.layers.iter().any(|l| l.id() == layer) {
                     self.pending.reseed.insert(layer);
                     Ok(())
                 } else {
@@ -321,7 +324,7 @@ impl Show {
             self.reseed(self.seed);
         }
         for layer in std::mem::take(&mut self.pending.reseed) {
-            if self.layers.iter().any(|l| l.id() == layer) {
+            if self.stack.layers.iter().any(|l| l.id() == layer) {
                 self.reseed_layer(&layer);
             }
         }
@@ -344,21 +347,79 @@ impl Show {
     }
 
     /// Builds the preset's layers and parameter values aside and swaps them
-    /// in only if all of it holds; on any error the running show is untouched.
+    /// in only if all of it holds; on any error the running show is
+    /// untouched. With `master.crossfade` above 0 the stack on stage keeps
+    /// running and fades out over that many seconds while the new one
+    /// takes the stage (and every control); else the new one cuts in.
     pub fn apply_preset(&mut self, name: &str, preset: &Preset) -> Result<(), PresetError> {
         let (layers, registry, layer_params) = self.stage_preset(preset)?;
-        self.layers = layers;
-        self.registry = registry;
-        self.layer_params = layer_params;
+        let seconds = self.registry.float("master.crossfade");
+        let fading = seconds > 0.0 && !self.stack.layers.is_empty();
+        let compositor = if fading {
+            self.fresh_compositor()
+        } else {
+            None
+        };
+        if let Some(cut) = self.outgoing.take() {
+            self.spare_compositor = Some(cut.stack.compositor);
+        }
+        let fading = match compositor {
+            Some(compositor) => {
+                let staged = Stack {
+                    layers,
+                    layer_params,
+                    compositor,
+                };
+                self.outgoing = Some(Outgoing {
+                    stack: std::mem::replace(&mut self.stack, staged),
+                    registry: std::mem::replace(&mut self.registry, registry),
+                    seconds,
+                    elapsed: 0.0,
+                });
+                true
+            }
+            None => {
+                self.stack.layers = layers;
+                self.stack.layer_params = layer_params;
+                self.registry = registry;
+                false
+            }
+        };
         self.preset = Some(name.to_string());
         self.presets_loaded += 1;
         self.preset_mappings = preset.mappings.clone();
         self.mappings
             .load(&self.assets, &self.preset_mappings, &self.errors);
-        tracing::info!("preset {name} loaded: {} layers", self.layers.len());
+        tracing::info!(
+            "preset {name} loaded: {} layers{}",
+            self.stack.layers.len(),
+            if fading {
+                format!(", crossfading over {seconds} s")
+            } else {
+                String::new()
+            }
+        );
         self.start_script(preset.script.as_deref());
         self.dispatch(&ScriptEvent::Preset(name.to_string()));
         Ok(())
+    }
+
+    /// A compositor for a stack coming on stage during a crossfade: the one
+    /// the last crossfade left, else a new one (on failure, reported, and
+    /// the preset cuts in).
+    fn fresh_compositor(&mut self) -> Option<Compositor> {
+        if let Some(spare) = self.spare_compositor.take() {
+            return Some(spare);
+        }
+        let env = LayerEnv {
+            gpu: &self.gpu,
+            assets: &self.assets,
+            errors: &self.errors,
+            seed: self.seed,
+        };
+        Compositor::new(&env, self.output_format)
+            .inspect_err(|e| self.errors.report("crossfade", e))
+            .ok()
     }
 
     /// Starts the overriding script, else the preset's, unless it already runs.
@@ -414,9 +475,24 @@ impl Show {
             errors: &self.errors,
             seed: self.seed,
         };
-        for layer in self.layers.iter_mut() {
+        for layer in self.stack.layers.iter_mut() {
             if layer.reload(&env, &changed) {
-                sync_params(layer.as_ref(), &mut self.registry, &mut self.layer_params);
+                sync_params(
+                    layer.as_ref(),
+                    &mut self.registry,
+                    &mut self.stack.layer_params,
+                );
+            }
+        }
+        if let Some(out) = self.outgoing.as_mut() {
+            for layer in out.stack.layers.iter_mut() {
+                if layer.reload(&env, &changed) {
+                    sync_params(
+                        layer.as_ref(),
+                        &mut out.registry,
+                        &mut out.stack.layer_params,
+                    );
+                }
             }
         }
         self.script
@@ -559,6 +635,7 @@ impl Show {
     fn preset_text(&self) -> Result<String, SaveError> {
         let mut table = toml::Table::new();
         let layers = self
+            .stack
             .layers
             .iter()
             .map(|l| toml::Value::String(l.id().to_string()))
@@ -600,32 +677,31 @@ impl Show {
         Ok(())
     }
 
-    /// The layers, in compositing order.
+    /// The layers on stage, in compositing order.
     pub fn layers(&self) -> &[Box<dyn Layer>] {
-        &self.layers
+        &self.stack.layers
     }
 
-    /// The compositor (for tests that read its targets).
+    /// The compositor of the stack on stage (for tests that read its
+    /// targets, and the HUD).
     pub fn compositor(&self) -> &Compositor {
-        &self.compositor
+        &self.stack.compositor
     }
 
-    /// The compositor and what a pass outside the frame needs to record
-    /// into it (a crossfade with another stack).
-    pub fn compositor_mut(&mut self) -> (&mut Compositor, LayerEnv<'_>, &mut GpuProfiler) {
-        let env = LayerEnv {
-            gpu: &self.gpu,
-            assets: &self.assets,
-            errors: &self.errors,
-            seed: self.seed,
-        };
-        (&mut self.compositor, env, &mut self.profiler)
+    /// The stack leaving the stage in a crossfade, if one runs.
+    pub fn outgoing(&self) -> Option<&Outgoing> {
+        self.outgoing.as_ref()
     }
 
     /// Restarts every layer from `seed` and clears feedback.
     pub fn reseed(&mut self, seed: u64) {
         self.seed = seed;
-        let ids: Vec<String> = self.layers.iter().map(|l| l.id().to_string()).collect();
+        let ids: Vec<String> = self
+            .stack
+            .layers
+            .iter()
+            .map(|l| l.id().to_string())
+            .collect();
         for id in ids {
             self.reseed_layer(&id);
         }
@@ -633,10 +709,10 @@ impl Show {
 
     /// Restarts one layer and clears its feedback.
     pub fn reseed_layer(&mut self, id: &str) {
-        match self.layers.iter_mut().find(|l| l.id() == id) {
+        match self.stack.layers.iter_mut().find(|l| l.id() == id) {
             Some(layer) => {
                 layer.reseed(self.seed);
-                self.compositor.forget(id);
+                self.stack.compositor.forget(id);
             }
             None => self
                 .errors
@@ -704,16 +780,17 @@ impl Show {
         if let Some(beat) = self.clock.tick(dt, self.registry.float("master.bpm")) {
             self.dispatch(&ScriptEvent::Beat(beat));
         }
-        self.prepare_layers();
         let env = LayerEnv {
             gpu: &self.gpu,
             assets: &self.assets,
             errors: &self.errors,
             seed: self.seed,
         };
-        self.compositor
+        self.stack.prepare(&env, &mut self.registry, &self.clock);
+        self.stack
+            .compositor
             .fit(&self.gpu, &self.registry, &self.clock, output_size);
-        let size = self.compositor.render_size();
+        let size = self.stack.compositor.render_size();
         let uniforms = FrameUniforms::new(&self.clock, &self.registry, size, self.seed);
         self.gpu
             .queue
@@ -724,28 +801,35 @@ impl Show {
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("frame"),
             });
-        self.compositor
-            .begin(self.layers.iter().map(|l| l.id()), &mut encoder);
-        for layer in self.layers.iter_mut() {
-            let id = layer.id().to_string();
-            if !self.registry.flag(&format!("{id}.enabled")) {
-                continue;
-            }
-            let targets = self.compositor.layer_targets(&self.gpu, &id);
-            let frame = LayerFrame {
-                registry: &self.registry,
-                clock: &self.clock,
-                frame_uniforms: &self.frame_uniforms,
-                target: targets.target,
-                previous: targets.previous,
-                below: targets.below,
-                size: targets.size,
-            };
-            layer.encode(&env, &frame, &mut encoder, &mut self.profiler);
-            self.compositor
-                .blend(&env, &self.registry, &id, &mut encoder, &mut self.profiler);
+        let frame = (&self.registry, &self.clock, &self.frame_uniforms);
+        self.stack
+            .encode(&env, frame, &mut encoder, &mut self.profiler);
+        if let Some(out) = self.outgoing.as_mut() {
+            // The stack leaving runs on, on its own registry, at the same
+            // size, and is laid over the one coming in as it fades.
+            out.elapsed += dt;
+            out.registry.advance(dt);
+            out.stack.prepare(&env, &mut out.registry, &self.clock);
+            out.stack
+                .compositor
+                .fit(&self.gpu, &self.registry, &self.clock, output_size);
+            let frame = (&out.registry, &self.clock, &self.frame_uniforms);
+            out.stack
+                .encode(&env, frame, &mut encoder, &mut self.profiler);
+            let leaving = out
+                .stack
+                .compositor
+                .composite()
+                .create_view(&wgpu::TextureViewDescriptor::default());
+            self.stack.compositor.crossfade(
+                &env,
+                &leaving,
+                out.weight(),
+                &mut encoder,
+                &mut self.profiler,
+            );
         }
-        self.compositor.finish(
+        self.stack.compositor.finish(
             &env,
             &self.registry,
             &mut encoder,
@@ -753,22 +837,13 @@ impl Show {
             output,
         );
         self.profiler.resolve(&mut encoder);
-        encoder
-    }
-
-    /// Every layer's CPU work for this frame, with the frame's clock.
-    fn prepare_layers(&mut self) {
-        let env = LayerEnv {
-            gpu: &self.gpu,
-            assets: &self.assets,
-            errors: &self.errors,
-            seed: self.seed,
-        };
-        for layer in self.layers.iter_mut() {
-            if layer.prepare(&env, &self.registry, &self.clock) {
-                sync_params(layer.as_ref(), &mut self.registry, &mut self.layer_params);
-            }
+        if self.outgoing.as_ref().is_some_and(Outgoing::done)
+            && let Some(done) = self.outgoing.take()
+        {
+            tracing::info!("crossfade done");
+            self.spare_compositor = Some(done.stack.compositor);
         }
+        encoder
     }
 
     /// Step 7: one submit; timings of finished frames are collected and
@@ -792,28 +867,6 @@ impl Show {
         }
         self.profiler.collect()
     }
-}
-
-/// Registers a layer's parameters (its own and the common three) and drops
-/// the ones it no longer declares.
-fn sync_params(
-    layer: &dyn Layer,
-    registry: &mut Registry,
-    layer_params: &mut HashMap<String, Vec<String>>,
-) {
-    let specs: Vec<_> = layers::common_params(layer.id())
-        .into_iter()
-        .chain(layer.params())
-        .collect();
-    let names: Vec<String> = specs.iter().map(|s| s.name.clone()).collect();
-    if let Some(previous) = layer_params.get(layer.id()) {
-        let gone: Vec<&String> = previous.iter().filter(|n| !names.contains(n)).collect();
-        registry.retain(|name| !gone.iter().any(|g| *g == name));
-    }
-    for spec in specs {
-        registry.register(spec);
-    }
-    layer_params.insert(layer.id().to_string(), names);
 }
 
 /// Applies the preset values whose parameters exist already; the others
