@@ -124,10 +124,10 @@ pub fn preset_holds(assets: &Assets, preset: &Preset) -> Result<(), CheckError> 
     }
     for (id, line) in &preset.layers {
         let specs =
-            layers::declared_params(id, assets, preset).map_err(|source| CheckError::Layer {
+            layers::declared_params(id, assets, preset).map_err(|reason| CheckError::Layer {
                 file: preset.file.clone(),
                 line: *line,
-                source,
+                reason,
             })?;
         for spec in specs {
             registry.register(spec);
@@ -163,13 +163,13 @@ pub enum CheckError {
     #[error(transparent)]
     Preset(#[from] PresetError),
     /// A preset names a layer that cannot be declared.
-    #[error("{file}:{line}: {source}")]
+    #[error("{file}:{line}: {reason}")]
     Layer {
         /// The preset.
         file: String,
         /// Its line naming the layer.
         line: usize,
         /// Why.
-        source: layers::LayerError,
+        reason: layers::LayerError,
     },
 }

@@ -66,10 +66,10 @@ pub(crate) struct MasterUniforms {
 
 /// Why the compositor could not be built.
 #[derive(Debug, thiserror::Error)]
-#[error("compositor shader {file}: {source}")]
+#[error("compositor shader {file}: {reason}")]
 pub struct CompositorError {
     file: &'static str,
-    source: BuildError,
+    reason: BuildError,
 }
 
 /// Where a layer draws this frame.
@@ -127,7 +127,7 @@ impl Compositor {
             &[Slot::Uniform, Slot::Texture(true), Slot::Sampler],
         );
         let compile = |file: &'static str, layout: &wgpu::BindGroupLayout, format| {
-            let fail = |source: BuildError| CompositorError { file, source };
+            let fail = |reason: BuildError| CompositorError { file, reason };
             let shader = |error: ShaderError| fail(error.into());
             let composed = Composer::new(env.assets)
                 .file(file)

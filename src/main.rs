@@ -34,6 +34,8 @@ enum Command {
     Bench(BenchArgs),
     /// Validate every shader, script and preset without a window; exit 1 on any problem.
     Check(CheckArgs),
+    /// What a glTF file holds (meshes, joints, clips); with --obj, its mesh skinned at a time.
+    Asset(sylva::layers::skinned::asset::AssetArgs),
 }
 
 #[derive(Args)]
@@ -220,6 +222,7 @@ fn run_cli(cli: Cli) -> anyhow::Result<()> {
         }),
         Some(Command::Bench(args)) => bench_command(args),
         Some(Command::Check(args)) => check_command(&args),
+        Some(Command::Asset(args)) => sylva::layers::skinned::asset::run(&args),
     }
 }
 

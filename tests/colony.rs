@@ -127,6 +127,17 @@ fn a_whole_run_agrees_with_the_reference_and_keeps_its_invariants() {
             "child offset = parent + 1"
         );
     }
+    // Every node's tag is an attraction that pulled its parent (or, for a
+    // root, the one it sits on): within reach of the node.
+    let reach = params.influence + params.growth;
+    for (node, info) in nodes.iter().zip(&info) {
+        let tagged = points[info.tag as usize];
+        let d2: f32 = (0..3).map(|k| (node[k] - tagged[k]).powi(2)).sum();
+        assert!(
+            d2 <= reach * reach,
+            "node at {node:?} tagged with attraction {tagged:?}"
+        );
+    }
     let kill2 = params.kill * params.kill;
     for a in attractors.iter().filter(|a| a[3] != 0.0) {
         let near = nodes

@@ -15,4 +15,5 @@ mod live;
 mod osc_rig;
 mod raster;
 mod show;
+mod skinned;
 mod support;

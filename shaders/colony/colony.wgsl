@@ -23,8 +23,8 @@ struct NodeInfo {
     mass: f32,
     // Parent node, -1 for roots.
     parent: i32,
-    // Carried from parent to child: the root a node grew from (a bone index
-    // in the skinned layer).
+    // The attraction that pulled the node into being (for roots, the one
+    // it was seeded at): the skinned layer reads the node's bones from it.
     tag: u32,
 }
 

@@ -20,6 +20,10 @@
 @group(0) @binding(11) var<storage, read> grid_starts: array<u32>;
 @group(0) @binding(12) var<storage, read> grid_sorted: array<u32>;
 @group(0) @binding(13) var<storage, read_write> last_pull: array<vec4<i32>>;
+// Per node, the lowest index of the attractions pulling it this iteration,
+// stored inverted (~index) so zero means none and atomicMax keeps the
+// lowest whatever the thread order.
+@group(0) @binding(14) var<storage, read_write> pulled_by: array<atomic<u32>>;
 
 fn thread_index(global: vec3<u32>, groups: vec3<u32>) -> u32 {
     return global.x + global.y * groups.x * 256u;
@@ -73,6 +77,7 @@ fn search(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgro
     atomicAdd(&accum[4 * best + 1], fixed.y);
     atomicAdd(&accum[4 * best + 2], fixed.z);
     atomicAdd(&accum[4 * best + 3], 1);
+    atomicMax(&pulled_by[best], ~i);
 }
 
 // For each grown node (t = 1) that attractions chose: a candidate one
@@ -120,7 +125,8 @@ fn connect(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgr
     }
     let t = random01(params.seed, slot);
     nodes[slot] = vec4<f32>(candidates[i].xyz, 0.0);
-    info[slot] = NodeInfo(info[i].offset + 1u, params.mass_min + (params.mass_max - params.mass_min) * t, i32(i), info[i].tag);
+    let tag = ~atomicLoad(&pulled_by[i]);
+    info[slot] = NodeInfo(info[i].offset + 1u, params.mass_min + (params.mass_max - params.mass_min) * t, i32(i), tag);
     edges[edge] = vec2<u32>(i, slot);
     atomicMax(&state[MAX_OFFSET], info[i].offset + 1u);
 }
@@ -144,12 +150,14 @@ fn finalize() {
     args[ARGS_TUBES + 1u] = next;
 }
 
-// Every node grows toward t = 1 at its own mass.
+// Every node grows toward t = 1 at its own mass; who pulled it is
+// forgotten for the next iteration.
 @compute @workgroup_size(256)
 fn grow(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let i = thread_index(global, groups);
     if i >= atomicLoad(&state[NODE_COUNT]) {
         return;
     }
+    atomicStore(&pulled_by[i], 0u);
     nodes[i].w = min(1.0, nodes[i].w + params.grow_step * info[i].mass);
 }

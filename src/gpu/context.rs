@@ -24,12 +24,12 @@ pub enum GpuError {
         found: String,
     },
     /// The adapter refused to create a device.
-    #[error("the adapter {adapter} refused to open a device: {source}")]
+    #[error("the adapter {adapter} refused to open a device: {reason}")]
     Device {
         /// Adapter name.
         adapter: String,
         /// wgpu's reason.
-        source: wgpu::RequestDeviceError,
+        reason: wgpu::RequestDeviceError,
     },
     /// The window's surface could not be created.
     #[error("cannot create a drawing surface for the window: {0}")]
@@ -103,10 +103,10 @@ impl Gpu {
             ..Default::default()
         };
         let (device, queue) =
-            pollster::block_on(adapter.request_device(&descriptor)).map_err(|source| {
+            pollster::block_on(adapter.request_device(&descriptor)).map_err(|reason| {
                 GpuError::Device {
                     adapter: info.name.clone(),
-                    source,
+                    reason,
                 }
             })?;
         let sink = errors.clone();

@@ -10,6 +10,7 @@ pub mod random;
 pub mod rebuild;
 pub mod shader;
 pub mod simulation;
+pub mod skinned;
 
 use crate::cli::KindTool;
 use crate::clock::Clock;
@@ -23,7 +24,7 @@ use crate::status::ErrorLog;
 pub const BLEND_MODES: [&str; 4] = ["normal", "add", "screen", "multiply"];
 
 /// The layer kinds this build knows.
-pub const KINDS: [&LayerKind; 3] = [&shader::KIND, &colony::KIND, &fluid::KIND];
+pub const KINDS: [&LayerKind; 4] = [&shader::KIND, &colony::KIND, &fluid::KIND, &skinned::KIND];
 
 /// What a bench size means for a layer kind: the output resolution, the
 /// size's unit, and the settings (`param=value` without the layer id)
@@ -154,6 +155,9 @@ pub enum LayerError {
     /// A shader layer's file cannot be used.
     #[error(transparent)]
     Shader(#[from] shader::ShaderLayerError),
+    /// A skinned layer's model cannot be used.
+    #[error(transparent)]
+    Skinned(#[from] skinned::SkinnedError),
 }
 
 /// Builds the layer for preset id `id`.

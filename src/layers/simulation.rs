@@ -41,7 +41,7 @@ pub trait Running {
 pub struct SimulationCore<R, D, T> {
     /// The layer's id (`colony`, `fluid.left`).
     pub id: String,
-    folder: &'static str,
+    folders: &'static [&'static str],
     /// The running simulation, if one was built.
     pub running: Option<R>,
     /// Its drawer, if the pipelines compiled.
@@ -58,15 +58,15 @@ where
     D: Drawer<R::Sim>,
     T: PartialEq + Clone,
 {
-    /// The core of layer `id`, its shaders in `shaders/<folder>`; it builds
-    /// on the first frame.
-    pub fn new(id: &str, folder: &'static str, env: &LayerEnv<'_>) -> Self {
+    /// The core of layer `id`, drawn with the shaders in `folders` of
+    /// `shaders/`; it builds on the first frame.
+    pub fn new(id: &str, folders: &'static [&'static str], env: &LayerEnv<'_>) -> Self {
         let drawer = D::build(env.gpu, env.assets)
             .inspect_err(|e| env.errors.report(id, e))
             .ok();
         Self {
             id: id.to_string(),
-            folder,
+            folders,
             running: None,
             drawer,
             seed: env.seed,
@@ -116,7 +116,7 @@ where
     /// `common/` is saved, and the simulation kernels the saved files
     /// touch; the running simulation stays.
     pub fn reload(&mut self, env: &LayerEnv<'_>, changed: &[ChangedFile]) {
-        if shaders_changed(changed, &[self.folder, "common/"]) {
+        if shaders_changed(changed, self.folders) || shaders_changed(changed, &["common/"]) {
             match D::build(env.gpu, env.assets) {
                 Ok(mut drawer) => {
                     if let Some(running) = &self.running {

@@ -68,12 +68,12 @@ pub enum AssetError {
         bytes: u64,
     },
     /// The file exists but could not be read.
-    #[error("reading {path}: {source}")]
+    #[error("reading {path}: {reason}")]
     Io {
         /// Path on disk.
         path: String,
         /// The OS error.
-        source: std::io::Error,
+        reason: std::io::Error,
     },
 }
 
@@ -135,9 +135,9 @@ impl Assets {
         let display = format!("{}/{}", folder.name(), name);
         let on_disk = self.dir(folder).join(relative);
         if on_disk.is_file() {
-            let io = |source| AssetError::Io {
+            let io = |reason| AssetError::Io {
                 path: on_disk.display().to_string(),
-                source,
+                reason,
             };
             let bytes = std::fs::metadata(&on_disk).map_err(io)?.len();
             if bytes > MAX_FILE_BYTES {

@@ -85,12 +85,12 @@ pub enum SaveError {
     #[error("cannot write the show as TOML: {0}")]
     Toml(#[from] toml::ser::Error),
     /// The file could not be written.
-    #[error("writing {path}: {source}")]
+    #[error("writing {path}: {reason}")]
     Write {
         /// The file.
         path: String,
         /// Why.
-        source: std::io::Error,
+        reason: std::io::Error,
     },
 }
 
@@ -669,9 +669,9 @@ impl Show {
         path.parent()
             .map_or(Ok(()), std::fs::create_dir_all)
             .and_then(|()| std::fs::write(&path, text))
-            .map_err(|source| SaveError::Write {
+            .map_err(|reason| SaveError::Write {
                 path: path.display().to_string(),
-                source,
+                reason,
             })?;
         tracing::info!("preset saved to {}", path.display());
         Ok(())

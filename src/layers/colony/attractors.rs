@@ -60,12 +60,12 @@ impl AttractionSource for Shape {
 #[derive(Debug, thiserror::Error)]
 pub enum CloudError {
     /// The file could not be read.
-    #[error("{path}: {source}")]
+    #[error("{path}: {reason}")]
     Read {
         /// The file.
         path: String,
         /// Why.
-        source: std::io::Error,
+        reason: std::io::Error,
     },
     /// The file is not a point cloud this module reads.
     #[error("{path}: {problem}")]
@@ -90,9 +90,9 @@ impl PointCloud {
     /// Reads the vertices of an ASCII PLY or an OBJ file.
     pub fn load(path: &Path) -> Result<Self, CloudError> {
         let name = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| CloudError::Read {
+        let text = std::fs::read_to_string(path).map_err(|reason| CloudError::Read {
             path: name.clone(),
-            source,
+            reason,
         })?;
         let points = match path.extension().and_then(|e| e.to_str()) {
             Some("ply") => parse_ply(&text),

@@ -155,6 +155,12 @@ impl BranchRenderer {
         })
     }
 
+    /// The buffers the node-position hook reads, for the next `attach`
+    /// (a new simulation of the layer that placed the hook).
+    pub fn set_transform_buffers(&mut self, buffers: Vec<(u32, wgpu::Buffer)>) {
+        self.transform_buffers = buffers;
+    }
+
     /// Binds a (new) simulation's buffers.
     pub fn attach(&mut self, gpu: &Gpu, sim: &ColonySim) {
         let mut buffers = vec![

@@ -3,8 +3,9 @@
 //! lines or lit tubes under an orbit camera.
 //!
 //! Built to be reused: where the points come from is an
-//! [`attractors::AttractionSource`], every node carries a `tag` inherited
-//! from its root (a bone index for the skinned layer), and the drawing reads
+//! [`attractors::AttractionSource`], every node carries a `tag`, the
+//! attraction that pulled it into being (where the skinned layer reads its
+//! bones), and the drawing reads
 //! node positions through `shaders/colony/transform.wgsl`, which another
 //! layer replaces to draw nodes at transformed positions.
 
@@ -298,7 +299,7 @@ impl ColonyLayer {
     /// A colony for id `colony` or `colony.<name>`; it grows on the first frame.
     pub fn new(id: &str, env: &LayerEnv<'_>) -> Self {
         Self {
-            core: SimulationCore::new(id, "colony/", env),
+            core: SimulationCore::new(id, &["colony/"], env),
             fade: 1.0,
         }
     }

@@ -38,9 +38,15 @@ impl ColonyCpu {
     pub fn step(&mut self, params: &StepParams) {
         let count = self.nodes.len();
         let mut sums = vec![([0i32; 3], 0u32); count];
+        let mut pulled_by = vec![u32::MAX; count];
         let influence2 = params.influence * params.influence;
         let kill2 = params.kill * params.kill;
-        for attractor in self.attractors.iter_mut().filter(|a| a[3] != 0.0) {
+        for (index, attractor) in self
+            .attractors
+            .iter_mut()
+            .enumerate()
+            .filter(|(_, a)| a[3] != 0.0)
+        {
             let mut best: Option<(usize, f32)> = None;
             for (j, node) in self.nodes.iter().enumerate() {
                 let d = [
@@ -71,6 +77,7 @@ impl ColonyCpu {
                 *sum += (component / length * FIXED).round_ties_even() as i32;
             }
             sums[j].1 += 1;
+            pulled_by[j] = pulled_by[j].min(index as u32);
         }
         let mut slot = count;
         for (i, (sum, hits)) in sums.iter().enumerate() {
@@ -95,7 +102,7 @@ impl ColonyCpu {
                 offset: self.info[i].offset + 1,
                 mass: params.mass_min + (params.mass_max - params.mass_min) * t,
                 parent: i as i32,
-                tag: self.info[i].tag,
+                tag: pulled_by[i],
             });
             self.edges.push([i as u32, slot as u32]);
             self.last_pull.push([0; 4]);

@@ -28,7 +28,8 @@ pub struct NodeInfo {
     pub mass: f32,
     /// Parent node, -1 for roots.
     pub parent: i32,
-    /// The root it grew from (a bone index for the skinned layer).
+    /// The attraction that pulled it into being (for roots, the one it
+    /// was seeded at): where the skinned layer reads its bones.
     pub tag: u32,
 }
 
@@ -113,12 +114,13 @@ pub fn seed_nodes(
         .map(|&i| [attractors[i][0], attractors[i][1], attractors[i][2], 1.0])
         .collect();
     let info = (0..picked.len() as u32)
-        .map(|slot| NodeInfo {
+        .zip(&picked)
+        .map(|(slot, &attraction)| NodeInfo {
             offset: 0,
             mass: params.mass_min
                 + (params.mass_max - params.mass_min) * random01(params.seed, slot),
             parent: -1,
-            tag: slot,
+            tag: attraction as u32,
         })
         .collect();
     (nodes, info)
@@ -220,6 +222,7 @@ impl ColonySim {
         let candidates = buffer("colony.candidates", u64::from(capacity) * 16, none);
         let grow_scan = buffer("colony.grow_scan", u64::from(capacity) * 4, none);
         let last_pull = buffer("colony.last_pull", u64::from(capacity) * 16, none);
+        let pulled_by = buffer("colony.pulled_by", u64::from(capacity) * 4, none);
         let state = buffer("colony.state", 16 * 4, none);
         let args = buffer("colony.args", 12 * 4, wgpu::BufferUsages::INDIRECT);
         let (seed_positions, seed_info) = seed_nodes(attractors, seed_count, params);
@@ -278,6 +281,7 @@ impl ColonySim {
                     (5, &accum),
                     (11, &grid.starts),
                     (12, &grid.sorted),
+                    (14, &pulled_by),
                 ],
             )?,
             attract: kernel(
@@ -302,6 +306,7 @@ impl ColonySim {
                     (7, &grow_scan),
                     (8, &edges),
                     (9, &state),
+                    (14, &pulled_by),
                 ],
             )?,
             finalize: kernel(
@@ -316,7 +321,13 @@ impl ColonySim {
             )?,
             grow: kernel(
                 "grow",
-                &[(0, &uniform), (3, &nodes), (4, &info), (9, &state)],
+                &[
+                    (0, &uniform),
+                    (3, &nodes),
+                    (4, &info),
+                    (9, &state),
+                    (14, &pulled_by),
+                ],
             )?,
         };
         Ok(Self {
@@ -380,11 +391,11 @@ impl ColonySim {
         let (a, n) = (u64::from(self.attraction_count), u64::from(nodes));
         let cells = u64::from(self.grid.cells() + 1);
         let grid = cells * 4 * 5 + n * (16 + 4 + 4 + 4 + 4 + 4);
-        let search = a * (16 + 16 + 27 * 8) + a * 16;
+        let search = a * (16 + 16 + 27 * 8) + a * 20;
         let attract = n * (16 + 16 + 16 + 16 + 4);
         let allocate = u64::from(self.capacity) * 4 * 3;
-        let connect = n * (16 + 4) + n / 4 * (16 + 16 + 8);
-        let grow = n * (16 + 16 + 16);
+        let connect = n * (16 + 4) + n / 4 * (16 + 16 + 8 + 4);
+        let grow = n * (16 + 16 + 16 + 4);
         grid + search + attract + allocate + connect + grow
     }
 

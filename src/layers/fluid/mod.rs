@@ -210,7 +210,7 @@ impl FluidLayer {
     /// A fluid for id `fluid` or `fluid.<name>`; it fills on the first frame.
     pub fn new(id: &str, env: &LayerEnv<'_>) -> Self {
         Self {
-            core: SimulationCore::new(id, "fluid/", env),
+            core: SimulationCore::new(id, &["fluid/"], env),
         }
     }
 

@@ -32,12 +32,12 @@ pub enum ShaderLayerError {
     #[error(transparent)]
     Asset(#[from] AssetError),
     /// A `// @param` line is malformed.
-    #[error("{file}:{source}")]
+    #[error("{file}:{reason}")]
     Header {
         /// The file as shown.
         file: String,
         /// The line and what is wrong.
-        source: HeaderError,
+        reason: HeaderError,
     },
     /// The WGSL does not compose or validate.
     #[error(transparent)]
@@ -49,12 +49,12 @@ pub enum ShaderLayerError {
         file: String,
     },
     /// The device refused the pipeline.
-    #[error("shaders/{file}: {source}")]
+    #[error("shaders/{file}: {reason}")]
     Pipeline {
         /// The file.
         file: String,
         /// Why.
-        source: BuildError,
+        reason: BuildError,
     },
 }
 
@@ -73,9 +73,9 @@ impl LayerSource {
     /// Reads `file` (relative to `shaders/`) and composes it.
     pub fn read(assets: &Assets, file: &str) -> Result<Self, ShaderLayerError> {
         let asset = assets.read(Folder::Shaders, file)?;
-        let params = header::parse(&asset.text).map_err(|source| ShaderLayerError::Header {
+        let params = header::parse(&asset.text).map_err(|reason| ShaderLayerError::Header {
             file: asset.display.clone(),
-            source,
+            reason,
         })?;
         let block = ParamsBlock::new(&params);
         let composed = Composer::new(assets)
@@ -215,9 +215,9 @@ impl ShaderLayer {
         let device = &env.gpu.device;
         let pipeline =
             FullscreenPipeline::new(device, &self.id, composed.text(), &self.layout, HDR_FORMAT)
-                .map_err(|source| ShaderLayerError::Pipeline {
+                .map_err(|reason| ShaderLayerError::Pipeline {
                     file: file.to_string(),
-                    source,
+                    reason,
                 })?;
         let params_buffer = uniform_buffer(
             device,

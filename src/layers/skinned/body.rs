@@ -1,0 +1,198 @@
+//! Drawing the character's skin from the skinned vertices, over the
+//! branches: lit and opaque, or a glass shell of light, brightest where
+//! it turns away from the eye, so the branches inside show through.
+
+use bytemuck::{Pod, Zeroable};
+
+use super::skin_gpu::{SKINNED_VERTEX_BYTES, SkinGpu};
+use crate::gpu::bindings::uniform_buffer;
+use crate::gpu::raster::{DEPTH_FORMAT, additive, buffers_group, depth_view};
+use crate::gpu::wgsl::Composer;
+use crate::gpu::{BuildError, Gpu, GpuProfiler, HDR_FORMAT};
+use crate::layers::camera::CameraUniform;
+use crate::show::Assets;
+
+const FILE: &str = "skinned/body.wgsl";
+
+/// How the skin is drawn, in the order of `<id>.body`.
+pub const BODY_STYLES: [&str; 3] = ["glass", "lit", "hidden"];
+
+/// `struct BodyParams` in WGSL.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Pod, Zeroable)]
+pub struct BodyParams {
+    /// Skin colour (linear).
+    pub colour: [f32; 4],
+    /// 0 lit, 1 glass.
+    pub style: u32,
+    /// Glass opacity.
+    pub opacity: f32,
+    _pad: [u32; 2],
+}
+
+impl BodyParams {
+    /// Parameters for `style` (0 lit, 1 glass).
+    pub fn new(colour: [f32; 4], style: u32, opacity: f32) -> Self {
+        Self {
+            colour,
+            style,
+            opacity,
+            _pad: [0; 2],
+        }
+    }
+}
+
+/// The two skin pipelines and their uniforms.
+pub struct BodyRenderer {
+    lit: wgpu::RenderPipeline,
+    glass: wgpu::RenderPipeline,
+    camera: wgpu::Buffer,
+    params: wgpu::Buffer,
+    groups: Option<(wgpu::BindGroup, wgpu::BindGroup)>,
+    depth: Option<(wgpu::TextureView, [u32; 2])>,
+}
+
+impl BodyRenderer {
+    /// Compiles both pipelines.
+    pub fn new(gpu: &Gpu, assets: &Assets) -> Result<Self, BuildError> {
+        let composed = Composer::new(assets).file(FILE)?.finish()?;
+        composed.validate()?;
+        let layout = wgpu::VertexBufferLayout {
+            array_stride: SKINNED_VERTEX_BYTES,
+            step_mode: wgpu::VertexStepMode::Vertex,
+            attributes: &wgpu::vertex_attr_array![0 => Float32x4, 1 => Float32x4],
+        };
+        gpu.scoped(FILE, || {
+            let module = gpu
+                .device
+                .create_shader_module(wgpu::ShaderModuleDescriptor {
+                    label: Some(FILE),
+                    source: wgpu::ShaderSource::Wgsl(composed.text().into()),
+                });
+            // Lit: opaque and depth-tested. Glass: added light that needs
+            // no sorting, the far side culled so each skin layer glows once.
+            let pipeline = |label, blend, depth_write, compare| {
+                gpu.device
+                    .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                        label: Some(label),
+                        layout: None,
+                        vertex: wgpu::VertexState {
+                            module: &module,
+                            entry_point: Some("vs_body"),
+                            compilation_options: Default::default(),
+                            buffers: &[Some(layout.clone())],
+                        },
+                        primitive: wgpu::PrimitiveState {
+                            cull_mode: Some(wgpu::Face::Back),
+                            ..Default::default()
+                        },
+                        depth_stencil: Some(wgpu::DepthStencilState {
+                            format: DEPTH_FORMAT,
+                            depth_write_enabled: Some(depth_write),
+                            depth_compare: Some(compare),
+                            stencil: Default::default(),
+                            bias: Default::default(),
+                        }),
+                        multisample: Default::default(),
+                        fragment: Some(wgpu::FragmentState {
+                            module: &module,
+                            entry_point: Some("fs_body"),
+                            compilation_options: Default::default(),
+                            targets: &[Some(wgpu::ColorTargetState {
+                                format: HDR_FORMAT,
+                                blend,
+                                write_mask: wgpu::ColorWrites::ALL,
+                            })],
+                        }),
+                        multiview_mask: None,
+                        cache: None,
+                    })
+            };
+            Ok::<_, BuildError>(Self {
+                lit: pipeline("skinned.body.lit", None, true, wgpu::CompareFunction::Less),
+                glass: pipeline(
+                    "skinned.body.glass",
+                    Some(additive()),
+                    false,
+                    wgpu::CompareFunction::Always,
+                ),
+                camera: uniform_buffer(
+                    &gpu.device,
+                    "skinned.body.camera",
+                    size_of::<CameraUniform>(),
+                ),
+                params: uniform_buffer(&gpu.device, "skinned.body.params", size_of::<BodyParams>()),
+                groups: None,
+                depth: None,
+            })
+        })
+    }
+
+    /// Binds the uniforms (the vertices come per draw).
+    pub fn attach(&mut self, gpu: &Gpu) {
+        let buffers = [(0, &self.camera), (1, &self.params)];
+        let group = |pipeline| buffers_group(&gpu.device, pipeline, "skinned.body", &buffers);
+        self.groups = Some((group(&self.lit), group(&self.glass)));
+    }
+
+    /// Draws the skinned mesh over what `target` holds.
+    pub fn draw(
+        &mut self,
+        gpu: &Gpu,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &mut GpuProfiler,
+        skin: &SkinGpu,
+        (target, size): (&wgpu::TextureView, [u32; 2]),
+        (camera, params): (&CameraUniform, &BodyParams),
+    ) {
+        if self.groups.is_none() {
+            self.attach(gpu);
+        }
+        let Some((lit, glass)) = &self.groups else {
+            return;
+        };
+        gpu.queue
+            .write_buffer(&self.camera, 0, bytemuck::bytes_of(camera));
+        gpu.queue
+            .write_buffer(&self.params, 0, bytemuck::bytes_of(params));
+        if self.depth.as_ref().is_none_or(|(_, s)| *s != size) {
+            self.depth = Some((depth_view(&gpu.device, "skinned.body.depth", size), size));
+        }
+        let Some((depth, _)) = &self.depth else {
+            return;
+        };
+        let (pipeline, group) = if params.style == 0 {
+            (&self.lit, lit)
+        } else {
+            (&self.glass, glass)
+        };
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("skinned.body"),
+            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                view: target,
+                depth_slice: None,
+                resolve_target: None,
+                ops: wgpu::Operations {
+                    load: wgpu::LoadOp::Load,
+                    store: wgpu::StoreOp::Store,
+                },
+            })],
+            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                view: depth,
+                depth_ops: Some(wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(1.0),
+                    store: wgpu::StoreOp::Discard,
+                }),
+                stencil_ops: None,
+            }),
+            timestamp_writes: profiler.render_pass("skinned.body"),
+            occlusion_query_set: None,
+            multiview_mask: None,
+        });
+        pass.set_pipeline(pipeline);
+        pass.set_bind_group(0, group, &[]);
+        pass.set_vertex_buffer(0, skin.skinned.slice(..));
+        pass.set_index_buffer(skin.indices.slice(..), wgpu::IndexFormat::Uint32);
+        pass.draw_indexed(0..skin.index_count(), 0, 0..1);
+    }
+}

@@ -1,0 +1,694 @@
+//! The `skinned` layer (SEEDS.md 000's application with 001's skinning):
+//! an animated character whose body fills with glowing branches that move
+//! with it. Attractions fill the bind-pose mesh's volume ([`volume`]), each
+//! bound to the bones of the skin around it; the colony layer's GPU growth
+//! runs on them in bind pose; every node takes its bones from the
+//! attraction that pulled it (the colony's node tag) and is drawn where
+//! they carry it now, through the colony's node-position hook. The
+//! character comes from glTF ([`model`]) or is the built-in figure
+//! ([`creature`]); its clips play, loop and crossfade ([`anim`]).
+
+pub mod anim;
+pub mod asset;
+pub mod body;
+pub mod creature;
+pub mod model;
+pub mod pose;
+pub mod skin_gpu;
+pub mod volume;
+
+use std::path::PathBuf;
+use std::time::SystemTime;
+
+use bytemuck::{Pod, Zeroable};
+use glam::Vec3;
+
+use super::camera::{camera_params, orbit};
+use super::colony::draw::{BranchRenderer, DrawParams, NodeTransform, Style};
+use super::colony::sim::ColonySim;
+use super::colony::{colony_params, spacing, step_params, unit_distance};
+use super::simulation::{Drawer, Running, Simulation, SimulationCore};
+use super::{BenchWorkload, Layer, LayerEnv, LayerError, LayerFrame, LayerKind};
+use crate::clock::Clock;
+use crate::gpu::compute::{KernelReload, storage_buffer};
+use crate::gpu::{BuildError, Gpu, GpuProfiler};
+use crate::params::{ParamSpec, Registry, Value};
+use crate::show::{AssetError, Assets, ChangedFile, Preset, inside_show};
+use anim::Player;
+use body::{BODY_STYLES, BodyParams, BodyRenderer};
+use model::{Model, ModelError};
+use skin_gpu::SkinGpu;
+
+/// The hook that places nodes by their bones.
+const NODE_POSITION: &str = "skinned/node_position.wgsl";
+
+/// Growth parameters the skinned layer does not take from the colony's
+/// (its attractions fill the character, not a shape, and it has its own
+/// camera).
+const NOT_GROWTH: [&str; 8] = [
+    "shape",
+    "radius",
+    "attractors",
+    "camera_distance",
+    "camera_yaw",
+    "camera_pitch",
+    "camera_fov",
+    "auto_rotate",
+];
+
+/// The layer's parameters; `clips` names the model's clips (`None`
+/// before the model is read: `clip` is declared once its names are known,
+/// as a shader layer's parameters are once its file is read).
+pub fn skinned_params(id: &str, clips: Option<&[String]>) -> Vec<ParamSpec> {
+    let p = |name: &str| format!("{id}.{name}");
+    let mut specs: Vec<ParamSpec> = colony_params(id)
+        .into_iter()
+        .filter(|s| !NOT_GROWTH.iter().any(|n| s.name == p(n)))
+        .map(|s| match s.name.strip_prefix(&format!("{id}.")) {
+            Some("attraction_count") => ParamSpec::int(p("attraction_count"), 8_000, 16, 4_000_000)
+                .with_description("Attraction points filling the character (rebuilds)"),
+            Some("node_capacity") => ParamSpec::int(p("node_capacity"), 120_000, 64, 16_000_000)
+                .with_description("Node pool size (rebuilds)"),
+            Some("seed_count") => ParamSpec::int(p("seed_count"), 12, 1, 4096)
+                .with_description("Roots the growth starts from (rebuilds)"),
+            Some("render") => ParamSpec::enumeration(p("render"), &["lines", "tubes"], 0)
+                .with_description("Glowing lines or lit tubes"),
+            Some("thickness") => ParamSpec::float(p("thickness"), 0.006, 0.0001, 10.0)
+                .with_smoothing(0.1)
+                .with_description("Tube radius at the root, in the model's units"),
+            Some("regrow") => ParamSpec::bool(p("regrow"), true)
+                .with_description("Let the growth fade and a new one start, again and again"),
+            Some("steps_per_frame") => ParamSpec::int(p("steps_per_frame"), 2, 0, 64)
+                .with_description("Growth iterations per frame"),
+            Some("growth_speed") => ParamSpec::float(p("growth_speed"), 3.0, 0.0, 50.0)
+                .with_smoothing(0.2)
+                .with_description("How fast new segments extend (t per second at mass 1)"),
+            Some("width") => ParamSpec::float(p("width"), 1.5, 0.25, 32.0)
+                .with_smoothing(0.1)
+                .with_unit("px")
+                .with_description("Line width"),
+            Some("brightness") => ParamSpec::float(p("brightness"), 0.55, 0.0, 50.0)
+                .with_smoothing(0.1)
+                .with_description("HDR brightness of the branches"),
+            Some("regrow_seconds") => ParamSpec::float(p("regrow_seconds"), 30.0, 2.0, 3600.0)
+                .with_unit("s")
+                .with_description("Time a growth lives before it fades"),
+            _ => s,
+        })
+        .collect();
+    specs.extend([
+        ParamSpec::path(p("model"), "").with_description(
+            "A .glb or .gltf in the show's assets/ folder; empty: the built-in figure (reloads when saved)",
+        ),
+        ParamSpec::int(p("detail"), 16, 6, 1024)
+            .with_description("Sides of the built-in figure's capsules (rebuilds)"),
+        ParamSpec::float(p("attraction_spacing"), 0.0, 0.0, 1000.0).with_description(
+            "Least distance between attractions in the model's units; 0 follows the count (rebuilds)",
+        ),
+        ParamSpec::float(p("speed"), 1.0, -4.0, 4.0)
+            .with_smoothing(0.2)
+            .with_description("Playback speed (negative plays backwards)"),
+        ParamSpec::float(p("time"), 0.0, 0.0, 3600.0)
+            .with_unit("s")
+            .with_description("Write to jump to a time in the clip"),
+        ParamSpec::bool(p("loop"), true).with_description("Loop the clip, else hold its end"),
+        ParamSpec::float(p("clip_fade"), 0.6, 0.0, 10.0)
+            .with_unit("s")
+            .with_description("Crossfade time when the clip changes"),
+        ParamSpec::enumeration(p("bones"), &["quaternions", "matrices"], 0)
+            .with_description("Skin with bone quaternions (matrices only where scale is not uniform) or matrices"),
+        ParamSpec::enumeration(p("body"), &BODY_STYLES, 0)
+            .with_description("The character drawn as glass, lit, or hidden"),
+        ParamSpec::colour(p("body_colour"), [0.35, 0.55, 0.9, 1.0])
+            .with_description("Colour of the character's skin"),
+        ParamSpec::float(p("body_opacity"), 0.6, 0.0, 1.0)
+            .with_smoothing(0.1)
+            .with_description("How much of the glass skin shows"),
+    ]);
+    if let Some(clips) = clips {
+        let names: Vec<&str> = if clips.is_empty() {
+            vec!["none"]
+        } else {
+            clips.iter().map(String::as_str).collect()
+        };
+        specs.push(
+            ParamSpec::enumeration(p("clip"), &names, 0).with_description("The clip playing"),
+        );
+    }
+    specs.extend(camera_params(id, 3.3, 8.0));
+    specs
+}
+
+/// What the layer was built from; a change rebuilds it.
+#[derive(Debug, Clone, PartialEq)]
+struct Structure {
+    model: String,
+    detail: u32,
+    attraction_count: u32,
+    spacing: f32,
+    capacity: u32,
+    seed_count: u32,
+    /// The model file's modification time, so saving it reloads.
+    modified: Option<SystemTime>,
+}
+
+impl Structure {
+    fn from(registry: &Registry, id: &str, assets: &Assets) -> Self {
+        let target = |name: &str| registry.target(&format!("{id}.{name}")).cloned();
+        let int = |name: &str| match target(name) {
+            Some(Value::Int(v)) => v.max(1) as u32,
+            _ => 1,
+        };
+        let model = target("model")
+            .and_then(|v| v.as_text().map(str::to_string))
+            .unwrap_or_default();
+        let modified = model_path(assets, &model)
+            .ok()
+            .flatten()
+            .and_then(|p| std::fs::metadata(p).ok())
+            .and_then(|m| m.modified().ok());
+        Self {
+            model,
+            detail: int("detail"),
+            attraction_count: int("attraction_count"),
+            spacing: target("attraction_spacing")
+                .and_then(|v| v.as_f32())
+                .unwrap_or(0.0),
+            capacity: int("node_capacity"),
+            seed_count: int("seed_count"),
+            modified,
+        }
+    }
+}
+
+/// Where model `name` lies in the show's `assets/` (none: the figure).
+fn model_path(assets: &Assets, name: &str) -> Result<Option<PathBuf>, AssetError> {
+    if name.is_empty() {
+        return Ok(None);
+    }
+    let relative = inside_show(name)?;
+    Ok(Some(assets.root().join("assets").join(relative)))
+}
+
+/// `struct AttractionBones` in `shaders/skinned/node_position.wgsl`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Pod, Zeroable)]
+pub struct AttractionBones {
+    /// Joints.
+    pub joints: [u32; 4],
+    /// Their weights.
+    pub weights: [f32; 4],
+}
+
+/// The character's attractions, in bind pose, each with the joints and
+/// weights of the nearest mesh vertex.
+pub fn attractions(
+    model: &Model,
+    count: u32,
+    spacing: f32,
+    seed: u64,
+) -> (Vec<[f32; 3]>, Vec<AttractionBones>) {
+    let positions: Vec<Vec3> = model.vertices.iter().map(|v| v.position).collect();
+    let voxel = if spacing > 0.0 {
+        spacing * 0.5
+    } else {
+        model.size() / 96.0
+    };
+    let solid = volume::voxelize(&positions, &model.indices, voxel);
+    let points = volume::poisson(&solid, count as usize, spacing, seed);
+    let nearest = volume::nearest(&positions, &points);
+    let bones = nearest
+        .iter()
+        .map(|&v| AttractionBones {
+            joints: model.vertices[v].joints,
+            weights: model.vertices[v].weights,
+        })
+        .collect();
+    (points.iter().map(|p| p.to_array()).collect(), bones)
+}
+
+/// Why the layer could not build; the running character stays.
+#[derive(Debug, thiserror::Error)]
+pub enum SkinnedError {
+    /// The model could not be read.
+    #[error(transparent)]
+    Model(#[from] ModelError),
+    /// The model name leaves the show's assets.
+    #[error(transparent)]
+    Asset(#[from] AssetError),
+    /// Its GPU buffers or kernels could not be made.
+    #[error(transparent)]
+    Gpu(#[from] BuildError),
+    /// Its volume holds no attraction.
+    #[error("{0}: no attraction fits inside the mesh (is it closed?)")]
+    Empty(String),
+}
+
+/// The GPU side of a running character: its skin and its growth.
+pub struct SkinnedSim {
+    /// The growth (the colony's).
+    pub colony: ColonySim,
+    /// The skin.
+    pub skin: SkinGpu,
+    /// Per attraction, its joints and weights.
+    pub attraction_bones: wgpu::Buffer,
+}
+
+impl SkinnedSim {
+    /// The buffers the node-position hook reads.
+    fn transform_buffers(&self) -> Vec<(u32, wgpu::Buffer)> {
+        vec![
+            (8, self.skin.params.clone()),
+            (9, self.skin.bones.clone()),
+            (10, self.skin.matrices.clone()),
+            (11, self.attraction_bones.clone()),
+        ]
+    }
+}
+
+impl Simulation for SkinnedSim {
+    fn reload(&mut self, gpu: &Gpu, assets: &Assets, changed: &[ChangedFile]) -> KernelReload {
+        let mut report = self.colony.reload(gpu, assets, changed);
+        let skin = self.skin.reload(gpu, assets, changed);
+        report.rebuilt += skin.rebuilt;
+        report.errors.extend(skin.errors);
+        report
+    }
+}
+
+/// A running character.
+struct Character {
+    sim: SkinnedSim,
+    model: Model,
+    player: Player,
+    structure: Structure,
+    spacing: Option<f32>,
+    centre: Vec3,
+    born: f64,
+    seen_time: f32,
+}
+
+impl Running for Character {
+    type Sim = SkinnedSim;
+    fn sim(&self) -> &SkinnedSim {
+        &self.sim
+    }
+    fn sim_mut(&mut self) -> &mut SkinnedSim {
+        &mut self.sim
+    }
+}
+
+/// Draws the branches at their skinned positions and the skin over them.
+pub struct SkinnedDrawer {
+    branches: BranchRenderer,
+    body: BodyRenderer,
+}
+
+impl Drawer<SkinnedSim> for SkinnedDrawer {
+    fn build(gpu: &Gpu, assets: &Assets) -> Result<Self, BuildError> {
+        let transform = NodeTransform {
+            file: NODE_POSITION.into(),
+            buffers: Vec::new(),
+        };
+        Ok(Self {
+            branches: BranchRenderer::with_transform(gpu, assets, &transform)?,
+            body: BodyRenderer::new(gpu, assets)?,
+        })
+    }
+
+    fn attach(&mut self, gpu: &Gpu, sim: &SkinnedSim) {
+        self.branches.set_transform_buffers(sim.transform_buffers());
+        self.branches.attach(gpu, &sim.colony);
+        self.body.attach(gpu);
+    }
+}
+
+/// The skinned layer.
+pub struct SkinnedLayer {
+    core: SimulationCore<Character, SkinnedDrawer, Structure>,
+    clips: Option<Vec<String>>,
+    fade: f32,
+}
+
+impl SkinnedLayer {
+    /// A character for id `skinned` or `skinned.<name>`; built on the first frame.
+    pub fn new(id: &str, env: &LayerEnv<'_>) -> Self {
+        Self {
+            core: SimulationCore::new(id, &["skinned/", "colony/"], env),
+            clips: None,
+            fade: 1.0,
+        }
+    }
+
+    fn build(
+        &self,
+        env: &LayerEnv<'_>,
+        registry: &Registry,
+        structure: &Structure,
+        time: f64,
+    ) -> Result<Character, SkinnedError> {
+        let id = &self.core.id;
+        let model = match model_path(env.assets, &structure.model)? {
+            Some(path) => Model::load(&path)?.skinned()?,
+            None => creature::figure(structure.detail),
+        };
+        let (points, bones) = attractions(
+            &model,
+            structure.attraction_count,
+            structure.spacing,
+            self.core.seed,
+        );
+        if points.is_empty() {
+            return Err(SkinnedError::Empty(model.source.clone()));
+        }
+        let fits = |what: &str, count: u32| {
+            env.gpu
+                .check_storage(&format!("{id}.{what} {count}"), u64::from(count) * 32)
+        };
+        fits("node_capacity", structure.capacity)?;
+        fits("attraction_count", points.len() as u32)?;
+        let spacing = spacing::mean_nearest(&points);
+        let params = step_params(
+            registry,
+            id,
+            0.0,
+            self.core.seed,
+            (points.len() as u32, structure.capacity),
+            unit_distance(registry, id, spacing),
+        );
+        let sim = env.gpu.scoped(id, || {
+            let colony =
+                ColonySim::new(env.gpu, env.assets, &points, structure.seed_count, &params)?;
+            let skin = SkinGpu::new(env.gpu, env.assets, &model)?;
+            let attraction_bones = storage_buffer(
+                env.gpu,
+                "skinned.attraction_bones",
+                (bones.len() * size_of::<AttractionBones>()) as u64,
+                wgpu::BufferUsages::empty(),
+            );
+            env.gpu
+                .queue
+                .write_buffer(&attraction_bones, 0, bytemuck::cast_slice(&bones));
+            Ok::<_, BuildError>(SkinnedSim {
+                colony,
+                skin,
+                attraction_bones,
+            })
+        })?;
+        let (lo, hi) = model.bounds();
+        tracing::info!(
+            "{id}: {} with {} vertices, {} joints, {} clips; {} attractions",
+            model.source,
+            model.vertices.len(),
+            model.joints.len(),
+            model.clips.len(),
+            points.len()
+        );
+        Ok(Character {
+            sim,
+            player: Player::default(),
+            structure: structure.clone(),
+            spacing,
+            centre: (lo + hi) * 0.5,
+            born: time,
+            seen_time: -1.0,
+            model,
+        })
+    }
+
+    /// Rebuilds when due, fades a regrowing growth. Returns whether the
+    /// clip names (and so the parameters) changed.
+    fn maintain(&mut self, env: &LayerEnv<'_>, registry: &Registry, time: f64) -> bool {
+        let id = self.core.id.clone();
+        self.fade = match (&self.core.running, registry.flag(&format!("{id}.regrow"))) {
+            (Some(character), true) => {
+                let life = f64::from(registry.float(&format!("{id}.regrow_seconds")));
+                let fading = ((time - character.born - life) / 3.0).clamp(0.0, 1.0);
+                if fading >= 1.0 {
+                    self.core.reseed(0);
+                }
+                1.0 - fading as f32
+            }
+            _ => 1.0,
+        };
+        let structure = Structure::from(registry, &id, env.assets);
+        if self.core.due(&structure, time) {
+            let built = self.build(env, registry, &structure, time);
+            // A regrowth keeps the dance where it was.
+            let player = self.core.running.as_ref().map(|c| c.player.clone());
+            self.core.start(
+                env,
+                built.map(|mut c| {
+                    if let Some(player) = player.filter(|_| c.structure.model == structure.model) {
+                        c.player = player;
+                    }
+                    c
+                }),
+            );
+        }
+        let clips: Option<Vec<String>> = self
+            .core
+            .running
+            .as_ref()
+            .map(|c| c.model.clips.iter().map(|c| c.name.clone()).collect());
+        if clips.is_some() && clips != self.clips {
+            self.clips = clips;
+            return true;
+        }
+        false
+    }
+
+    /// Plays the clip, speed and time the registry asks for and writes
+    /// this frame's bones.
+    fn animate(&mut self, env: &LayerEnv<'_>, registry: &Registry, dt: f32) {
+        let id = &self.core.id;
+        let Some(character) = self.core.running.as_mut() else {
+            return;
+        };
+        let p = |name: &str| format!("{id}.{name}");
+        // Declared once the model's clip names are known (next frame).
+        let clip = if registry.contains(&p("clip")) {
+            registry.index(&p("clip"))
+        } else {
+            0
+        };
+        character.player.play(clip, registry.float(&p("clip_fade")));
+        let time = registry
+            .target(&p("time"))
+            .and_then(Value::as_f32)
+            .unwrap_or(0.0);
+        if time != character.seen_time {
+            if character.seen_time >= 0.0 {
+                character.player.seek(time);
+            }
+            character.seen_time = time;
+        }
+        character.player.advance(
+            &character.model,
+            dt,
+            registry.float(&p("speed")),
+            registry.flag(&p("loop")),
+        );
+        let local = character.player.pose(&character.model);
+        let skin = pose::skin_matrices(&character.model, &local);
+        let matrices = registry.index(&p("bones")) == 1;
+        character.sim.skin.write_bones(env.gpu, &skin, matrices);
+    }
+}
+
+impl Layer for SkinnedLayer {
+    fn id(&self) -> &str {
+        &self.core.id
+    }
+
+    fn params(&self) -> Vec<ParamSpec> {
+        skinned_params(&self.core.id, self.clips.as_deref())
+    }
+
+    fn prepare(&mut self, env: &LayerEnv<'_>, registry: &Registry, clock: &Clock) -> bool {
+        if !self.core.enabled(registry) {
+            return false;
+        }
+        let changed = self.maintain(env, registry, clock.time);
+        self.animate(env, registry, clock.dt);
+        changed
+    }
+
+    fn encode(
+        &mut self,
+        env: &LayerEnv<'_>,
+        frame: &LayerFrame<'_>,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &mut GpuProfiler,
+    ) {
+        let registry = frame.registry;
+        let id = self.core.id.clone();
+        let p = |name: &str| format!("{id}.{name}");
+        let (Some(character), Some(drawer)) = (&self.core.running, self.core.drawer.as_mut())
+        else {
+            crate::gpu::clear_view(encoder, frame.target);
+            return;
+        };
+        let structure = &character.structure;
+        let params = step_params(
+            registry,
+            &id,
+            frame.clock.dt,
+            self.core.seed,
+            (structure.attraction_count, structure.capacity),
+            unit_distance(registry, &id, character.spacing),
+        );
+        let sim = &character.sim;
+        sim.colony.set_params(env.gpu, &params);
+        for _ in 0..registry.float(&p("steps_per_frame")) as u32 {
+            sim.colony.step(encoder, profiler);
+        }
+        sim.skin.encode(encoder, profiler);
+        let camera = orbit(
+            registry,
+            &id,
+            frame.clock.time,
+            character.centre,
+            frame.size,
+        );
+        let draw = DrawParams::new(
+            registry.float(&p("width")),
+            registry.float(&p("thickness")),
+            registry.float(&p("brightness")),
+            self.fade,
+            registry.index(&p("palette")) as u32,
+            registry.index(&p("colour_by")) as u32,
+        );
+        let style = if registry.index(&p("render")) == 1 {
+            Style::Tubes
+        } else {
+            Style::Lines
+        };
+        drawer.branches.draw(
+            env.gpu,
+            encoder,
+            profiler,
+            &sim.colony,
+            frame.target,
+            frame.size,
+            &camera,
+            &draw,
+            style,
+        );
+        let body = registry.index(&p("body"));
+        if body < 2 {
+            let colour = match registry.get(&p("body_colour")) {
+                Some(Value::Colour(c)) => *c,
+                _ => [0.35, 0.55, 0.9, 1.0],
+            };
+            let style = u32::from(body == 0);
+            let params = BodyParams::new(colour, style, registry.float(&p("body_opacity")));
+            drawer.body.draw(
+                env.gpu,
+                encoder,
+                profiler,
+                &sim.skin,
+                (frame.target, frame.size),
+                (&camera, &params),
+            );
+        }
+    }
+
+    fn reseed(&mut self, seed: u64) {
+        self.core.reseed(seed);
+    }
+
+    fn report(&self, gpu: &Gpu) -> Vec<(String, f64)> {
+        let Some(character) = &self.core.running else {
+            return Vec::new();
+        };
+        let Ok([nodes, edges, ..]) = character.sim.colony.read_state(gpu) else {
+            return Vec::new();
+        };
+        vec![
+            (
+                "vertices".into(),
+                f64::from(character.sim.skin.vertex_count()),
+            ),
+            ("joints".into(), character.model.joints.len() as f64),
+            ("nodes".into(), f64::from(nodes)),
+            ("edges".into(), f64::from(edges)),
+            (
+                "attractions".into(),
+                f64::from(character.structure.attraction_count),
+            ),
+            (
+                "skin_bytes_per_pass".into(),
+                character.sim.skin.bytes_per_pass() as f64,
+            ),
+            (
+                "growth_bytes_per_step_at_end".into(),
+                character.sim.colony.bytes_per_step(nodes) as f64,
+            ),
+        ]
+    }
+
+    fn reload(&mut self, env: &LayerEnv<'_>, changed: &[ChangedFile]) -> bool {
+        self.core.reload(env, changed);
+        false
+    }
+}
+
+/// The skinned kind.
+pub const KIND: LayerKind = LayerKind {
+    name: "skinned",
+    create: |id, env| Box::new(SkinnedLayer::new(id, env)),
+    params: declared_params,
+    bench: bench_workload,
+    tools: &[],
+};
+
+/// The parameters layer `id` of `preset` declares, found without a GPU:
+/// the clip names come from the model it names (read, not drawn).
+fn declared_params(
+    id: &str,
+    assets: &Assets,
+    preset: &Preset,
+) -> Result<Vec<ParamSpec>, LayerError> {
+    let name = format!("{id}.model");
+    let model = preset
+        .params
+        .iter()
+        .find(|p| p.name == name)
+        .and_then(|p| p.value.as_str().map(str::to_string))
+        .unwrap_or_default();
+    let clips = match model_path(assets, &model).map_err(SkinnedError::from)? {
+        Some(path) => Model::load(&path)
+            .and_then(Model::skinned)
+            .map_err(SkinnedError::from)?
+            .clips
+            .iter()
+            .map(|c| c.name.clone())
+            .collect(),
+        None => creature::clip_names(),
+    };
+    Ok(skinned_params(id, Some(&clips)))
+}
+
+/// The bench's workload: the built-in figure with about `size` vertices
+/// to skin, and a fifth as many attractions to grow into (1M vertices,
+/// 200k attractions), every segment growing in one iteration.
+fn bench_workload(size: u32) -> BenchWorkload {
+    // The figure has about 26 vertices per side squared.
+    let detail = ((f64::from(size) / 26.0).sqrt().round() as u32).clamp(6, 1024);
+    BenchWorkload {
+        resolution: [1920, 1080],
+        unit: "vertices",
+        settings: vec![
+            format!("detail={detail}"),
+            format!("attraction_count={}", size / 5),
+            format!("node_capacity={}", (size / 5).max(64)),
+            "seed_count=64".into(),
+            "steps_per_frame=1".into(),
+            "growth_speed=50".into(),
+            "mass_min=1".into(),
+            "mass_max=1".into(),
+            "regrow=false".into(),
+        ],
+    }
+}

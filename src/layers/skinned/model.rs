@@ -1,0 +1,529 @@
+//! A skinned model on the CPU: its node hierarchy with rest transforms,
+//! its joints (node and inverse bind matrix), one merged triangle mesh
+//! whose vertices name up to four joints with weights, and its animation
+//! clips. Loaded from glTF 2.0 (.glb, or .gltf with external buffers beside
+//! it) or built in code ([`super::creature`]).
+
+use std::path::Path;
+
+use glam::{Mat4, Quat, Vec3};
+
+use super::anim::{Channel, Clip, Interpolation, Property};
+
+/// Most joints a model may have (the bone buffer's size).
+pub const MAX_JOINTS: usize = 1024;
+
+/// Largest model file read.
+const MAX_MODEL_BYTES: u64 = 512 << 20;
+
+/// A translation, rotation and scale.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Trs {
+    /// Translation.
+    pub translation: Vec3,
+    /// Rotation.
+    pub rotation: Quat,
+    /// Scale per axis.
+    pub scale: Vec3,
+}
+
+impl Default for Trs {
+    fn default() -> Self {
+        Self {
+            translation: Vec3::ZERO,
+            rotation: Quat::IDENTITY,
+            scale: Vec3::ONE,
+        }
+    }
+}
+
+impl Trs {
+    /// The matrix `T * R * S`.
+    pub fn matrix(&self) -> Mat4 {
+        Mat4::from_scale_rotation_translation(self.scale, self.rotation, self.translation)
+    }
+
+    /// `self` moved `amount` (0..1) of the way to `other`: lerped
+    /// translation and scale, slerped rotation.
+    pub fn blend(&self, other: &Trs, amount: f32) -> Trs {
+        Trs {
+            translation: self.translation.lerp(other.translation, amount),
+            rotation: self.rotation.slerp(other.rotation, amount),
+            scale: self.scale.lerp(other.scale, amount),
+        }
+    }
+}
+
+/// A node of the hierarchy.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Node {
+    /// Its name, or `node N`.
+    pub name: String,
+    /// Its parent, if any.
+    pub parent: Option<usize>,
+    /// Its local transform when no clip moves it.
+    pub rest: Trs,
+}
+
+/// A joint vertices are bound to: a node and the inverse of its bind pose.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Joint {
+    /// The node that moves it.
+    pub node: usize,
+    /// Model space to the joint's space at bind time.
+    pub inverse_bind: Mat4,
+}
+
+/// One vertex of the merged mesh, in bind pose.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Vertex {
+    /// Position.
+    pub position: Vec3,
+    /// Unit normal.
+    pub normal: Vec3,
+    /// Joints (indices into [`Model::joints`]).
+    pub joints: [u32; 4],
+    /// Their weights, summing to 1.
+    pub weights: [f32; 4],
+}
+
+/// What `sylva asset` prints of a mesh.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MeshSummary {
+    /// Mesh name.
+    pub name: String,
+    /// Vertices it adds.
+    pub vertices: usize,
+    /// Triangles it adds.
+    pub triangles: usize,
+    /// Whether a skin moves it (else its node does).
+    pub skinned: bool,
+}
+
+/// A model ready to animate and skin.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Model {
+    /// The file or generator it came from.
+    pub source: String,
+    /// Every node.
+    pub nodes: Vec<Node>,
+    /// Every joint vertices name.
+    pub joints: Vec<Joint>,
+    /// All triangles of all meshes.
+    pub vertices: Vec<Vertex>,
+    /// Three per triangle.
+    pub indices: Vec<u32>,
+    /// Its animations.
+    pub clips: Vec<Clip>,
+    /// Per mesh, for `sylva asset`.
+    pub meshes: Vec<MeshSummary>,
+}
+
+/// Why a model could not be used; the running one stays.
+#[derive(Debug, thiserror::Error)]
+pub enum ModelError {
+    /// The file could not be read.
+    #[error("{file}: {reason}")]
+    Read {
+        /// The file.
+        file: String,
+        /// Why.
+        reason: std::io::Error,
+    },
+    /// The file is larger than a model may be.
+    #[error("{file}: {bytes} bytes; a model may be at most {MAX_MODEL_BYTES}")]
+    TooLarge {
+        /// The file.
+        file: String,
+        /// Its size.
+        bytes: u64,
+    },
+    /// Not glTF, truncated, or with data the reader cannot take.
+    #[error("{file}: not a readable glTF 2.0 file ({reason})")]
+    Gltf {
+        /// The file.
+        file: String,
+        /// What gltf said.
+        reason: Box<gltf::Error>,
+    },
+    /// A buffer names a file outside the model's folder.
+    #[error("{file}: buffer {uri:?} is not a file beside the model")]
+    OutsideFolder {
+        /// The file.
+        file: String,
+        /// The URI.
+        uri: String,
+    },
+    /// Something the layer needs is missing or malformed.
+    #[error("{file}: {problem}")]
+    Content {
+        /// The file.
+        file: String,
+        /// What is wrong.
+        problem: String,
+    },
+}
+
+impl Model {
+    /// Reads a `.glb` or `.gltf` file. Buffers of a `.gltf` must be data
+    /// URIs or files in the same folder.
+    pub fn load(path: &Path) -> Result<Self, ModelError> {
+        let file = path.display().to_string();
+        let bytes = std::fs::metadata(path)
+            .map_err(|reason| ModelError::Read {
+                file: file.clone(),
+                reason,
+            })?
+            .len();
+        if bytes > MAX_MODEL_BYTES {
+            return Err(ModelError::TooLarge { file, bytes });
+        }
+        let data = std::fs::read(path).map_err(|reason| ModelError::Read {
+            file: file.clone(),
+            reason,
+        })?;
+        let gltf = gltf::Gltf::from_slice(&data).map_err(|reason| ModelError::Gltf {
+            file: file.clone(),
+            reason: Box::new(reason),
+        })?;
+        for buffer in gltf.document.buffers() {
+            if let gltf::buffer::Source::Uri(uri) = buffer.source()
+                && !uri.starts_with("data:")
+                && (crate::show::inside_show(uri).is_err()
+                    || uri.contains('/')
+                    || uri.contains('\\'))
+            {
+                return Err(ModelError::OutsideFolder {
+                    file,
+                    uri: uri.to_string(),
+                });
+            }
+        }
+        let buffers = gltf::import_buffers(&gltf.document, path.parent(), gltf.blob.clone())
+            .map_err(|reason| ModelError::Gltf {
+                file: file.clone(),
+                reason: Box::new(reason),
+            })?;
+        from_document(&file, &gltf.document, &buffers)
+    }
+
+    /// The model itself if a skin moves any of its meshes; the layer grows
+    /// inside skinned characters only.
+    pub fn skinned(self) -> Result<Self, ModelError> {
+        if self.meshes.iter().any(|m| m.skinned) {
+            Ok(self)
+        } else {
+            Err(content(
+                &self.source,
+                "no skinned mesh (no skin with JOINTS_0/WEIGHTS_0): the layer grows inside a skinned character",
+            ))
+        }
+    }
+
+    /// The index of the clip called `name`, or numbered `name`.
+    pub fn clip_index(&self, name: &str) -> Option<usize> {
+        self.clips
+            .iter()
+            .position(|c| c.name == name)
+            .or_else(|| name.parse().ok().filter(|i| *i < self.clips.len()))
+    }
+
+    /// The bind-pose bounding box of the mesh.
+    pub fn bounds(&self) -> (Vec3, Vec3) {
+        self.vertices.iter().fold(
+            (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
+            |(lo, hi), v| (lo.min(v.position), hi.max(v.position)),
+        )
+    }
+
+    /// The bind-pose mesh's largest extent.
+    pub fn size(&self) -> f32 {
+        let (lo, hi) = self.bounds();
+        (hi - lo).max_element().max(1e-6)
+    }
+}
+
+fn content(file: &str, problem: impl Into<String>) -> ModelError {
+    ModelError::Content {
+        file: file.to_string(),
+        problem: problem.into(),
+    }
+}
+
+/// Builds a model from a parsed document and its buffers.
+fn from_document(
+    file: &str,
+    document: &gltf::Document,
+    buffers: &[gltf::buffer::Data],
+) -> Result<Model, ModelError> {
+    let mut nodes: Vec<Node> = document
+        .nodes()
+        .map(|node| {
+            let (t, r, s) = node.transform().decomposed();
+            Node {
+                name: node
+                    .name()
+                    .map_or_else(|| format!("node {}", node.index()), str::to_string),
+                parent: None,
+                rest: Trs {
+                    translation: Vec3::from(t),
+                    rotation: Quat::from_array(r).normalize(),
+                    scale: Vec3::from(s),
+                },
+            }
+        })
+        .collect();
+    for node in document.nodes() {
+        for child in node.children() {
+            nodes[child.index()].parent = Some(node.index());
+        }
+    }
+    let read = |buffer: gltf::Buffer<'_>| buffers.get(buffer.index()).map(|d| &d.0[..]);
+    let mut model = Model {
+        source: file.to_string(),
+        nodes,
+        joints: Vec::new(),
+        vertices: Vec::new(),
+        indices: Vec::new(),
+        clips: Vec::new(),
+        meshes: Vec::new(),
+    };
+    for node in document.nodes() {
+        let Some(mesh) = node.mesh() else {
+            continue;
+        };
+        // A skinned mesh's vertices name the skin's joints; any other mesh
+        // rides its own node, as one joint bound at identity.
+        let first_joint = model.joints.len() as u32;
+        let skinned = match node.skin() {
+            Some(skin) => {
+                let reader = skin.reader(read);
+                let inverse: Vec<Mat4> = match reader.read_inverse_bind_matrices() {
+                    Some(matrices) => matrices.map(|m| Mat4::from_cols_array_2d(&m)).collect(),
+                    None => vec![Mat4::IDENTITY; skin.joints().count()],
+                };
+                for (joint, inverse_bind) in skin.joints().zip(inverse) {
+                    model.joints.push(Joint {
+                        node: joint.index(),
+                        inverse_bind,
+                    });
+                }
+                true
+            }
+            None => {
+                model.joints.push(Joint {
+                    node: node.index(),
+                    inverse_bind: Mat4::IDENTITY,
+                });
+                false
+            }
+        };
+        if model.joints.len() > MAX_JOINTS {
+            return Err(content(
+                file,
+                format!("{} joints; at most {MAX_JOINTS}", model.joints.len()),
+            ));
+        }
+        let joint_count = model.joints.len() as u32 - first_joint;
+        let (before_vertices, before_indices) = (model.vertices.len(), model.indices.len());
+        for primitive in mesh.primitives() {
+            if primitive.mode() != gltf::mesh::Mode::Triangles {
+                continue;
+            }
+            add_primitive(
+                file,
+                &mut model,
+                &primitive,
+                read,
+                skinned,
+                (first_joint, joint_count),
+            )?;
+        }
+        model.meshes.push(MeshSummary {
+            name: mesh
+                .name()
+                .map_or_else(|| format!("mesh {}", mesh.index()), str::to_string),
+            vertices: model.vertices.len() - before_vertices,
+            triangles: (model.indices.len() - before_indices) / 3,
+            skinned,
+        });
+    }
+    if model.vertices.is_empty() {
+        return Err(content(file, "no triangle mesh to draw"));
+    }
+    for animation in document.animations() {
+        model.clips.push(read_clip(file, &animation, read)?);
+    }
+    Ok(model)
+}
+
+/// Appends one triangle primitive's vertices and indices.
+fn add_primitive<'a, 's>(
+    file: &str,
+    model: &mut Model,
+    primitive: &'a gltf::Primitive<'a>,
+    read: impl Clone + Fn(gltf::Buffer<'a>) -> Option<&'s [u8]>,
+    skinned: bool,
+    (first_joint, joint_count): (u32, u32),
+) -> Result<(), ModelError> {
+    let reader = primitive.reader(read);
+    let Some(positions) = reader.read_positions() else {
+        return Err(content(file, "a primitive without POSITION"));
+    };
+    let positions: Vec<Vec3> = positions.map(Vec3::from).collect();
+    let count = positions.len();
+    let joints: Vec<[u16; 4]> = match (skinned, reader.read_joints(0)) {
+        (true, Some(joints)) => joints.into_u16().collect(),
+        (true, None) => {
+            return Err(content(file, "a skinned primitive without JOINTS_0"));
+        }
+        (false, _) => vec![[0; 4]; count],
+    };
+    let weights: Vec<[f32; 4]> = match (skinned, reader.read_weights(0)) {
+        (true, Some(weights)) => weights.into_f32().collect(),
+        (true, None) => {
+            return Err(content(file, "a skinned primitive without WEIGHTS_0"));
+        }
+        (false, _) => vec![[1.0, 0.0, 0.0, 0.0]; count],
+    };
+    if joints.len() != count || weights.len() != count {
+        return Err(content(
+            file,
+            "JOINTS_0 or WEIGHTS_0 has another count than POSITION",
+        ));
+    }
+    let base = model.vertices.len() as u32;
+    let indices: Vec<u32> = match reader.read_indices() {
+        Some(indices) => indices.into_u32().collect(),
+        None => (0..count as u32).collect(),
+    };
+    if let Some(bad) = indices.iter().find(|&&i| i as usize >= count) {
+        return Err(content(file, format!("index {bad} past {count} vertices")));
+    }
+    let normals: Vec<Vec3> = match reader.read_normals() {
+        Some(normals) => normals.map(Vec3::from).collect(),
+        None => face_normals(&positions, &indices),
+    };
+    for i in 0..count {
+        let mut slots = [0u32; 4];
+        let mut w = weights[i];
+        for k in 0..4 {
+            let joint = u32::from(joints[i][k]);
+            if joint >= joint_count {
+                if w[k] > 0.0 {
+                    return Err(content(
+                        file,
+                        format!("vertex {i} names joint {joint} of a skin with {joint_count}"),
+                    ));
+                }
+                w[k] = 0.0;
+            }
+            slots[k] = first_joint + joint.min(joint_count.saturating_sub(1));
+        }
+        let sum: f32 = w.iter().sum();
+        let w = if sum > 0.0 {
+            w.map(|x| x / sum)
+        } else {
+            [1.0, 0.0, 0.0, 0.0]
+        };
+        model.vertices.push(Vertex {
+            position: positions[i],
+            normal: normals
+                .get(i)
+                .copied()
+                .unwrap_or(Vec3::Y)
+                .normalize_or(Vec3::Y),
+            joints: slots,
+            weights: w,
+        });
+    }
+    model.indices.extend(indices.iter().map(|i| base + i));
+    Ok(())
+}
+
+/// Vertex normals as the sum of the faces around each vertex.
+pub fn face_normals(positions: &[Vec3], indices: &[u32]) -> Vec<Vec3> {
+    let mut normals = vec![Vec3::ZERO; positions.len()];
+    for triangle in indices.chunks_exact(3) {
+        let [a, b, c] = [0, 1, 2].map(|k| triangle[k] as usize);
+        let n = (positions[b] - positions[a]).cross(positions[c] - positions[a]);
+        for v in [a, b, c] {
+            normals[v] += n;
+        }
+    }
+    normals
+        .into_iter()
+        .map(|n| n.normalize_or(Vec3::Y))
+        .collect()
+}
+
+/// One animation as a clip of channels.
+fn read_clip<'a, 's>(
+    file: &str,
+    animation: &gltf::Animation<'a>,
+    read: impl Clone + Fn(gltf::Buffer<'a>) -> Option<&'s [u8]>,
+) -> Result<Clip, ModelError> {
+    let mut channels = Vec::new();
+    for channel in animation.channels() {
+        let reader = channel.reader(read.clone());
+        let property = match channel.target().property() {
+            gltf::animation::Property::Translation => Property::Translation,
+            gltf::animation::Property::Rotation => Property::Rotation,
+            gltf::animation::Property::Scale => Property::Scale,
+            gltf::animation::Property::MorphTargetWeights => continue,
+        };
+        let interpolation = match channel.sampler().interpolation() {
+            gltf::animation::Interpolation::Linear => Interpolation::Linear,
+            gltf::animation::Interpolation::Step => Interpolation::Step,
+            gltf::animation::Interpolation::CubicSpline => Interpolation::CubicSpline,
+        };
+        let Some(times) = reader.read_inputs() else {
+            return Err(content(file, "an animation sampler without input times"));
+        };
+        let times: Vec<f32> = times.collect();
+        let values: Vec<[f32; 4]> = match reader.read_outputs() {
+            Some(gltf::animation::util::ReadOutputs::Translations(v)) => {
+                v.map(|[x, y, z]| [x, y, z, 0.0]).collect()
+            }
+            Some(gltf::animation::util::ReadOutputs::Scales(v)) => {
+                v.map(|[x, y, z]| [x, y, z, 0.0]).collect()
+            }
+            Some(gltf::animation::util::ReadOutputs::Rotations(v)) => v.into_f32().collect(),
+            _ => return Err(content(file, "an animation sampler without outputs")),
+        };
+        let per_key = if interpolation == Interpolation::CubicSpline {
+            3
+        } else {
+            1
+        };
+        if times.is_empty() || values.len() != times.len() * per_key {
+            return Err(content(
+                file,
+                format!(
+                    "animation {:?}: {} times for {} values",
+                    animation.name().unwrap_or(""),
+                    times.len(),
+                    values.len()
+                ),
+            ));
+        }
+        channels.push(Channel {
+            node: channel.target().node().index(),
+            property,
+            interpolation,
+            times,
+            values,
+        });
+    }
+    let duration = channels
+        .iter()
+        .filter_map(|c| c.times.last().copied())
+        .fold(0.0f32, f32::max);
+    Ok(Clip {
+        name: animation
+            .name()
+            .map_or_else(|| format!("clip {}", animation.index()), str::to_string),
+        duration,
+        channels,
+    })
+}

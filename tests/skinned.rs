@@ -1,0 +1,389 @@
+//! The skinned layer: glTF characters skinned on the GPU against the
+//! glTF specification's linear blend skinning on the CPU, both bone paths,
+//! the node hierarchy against the gltf crate's own transforms, volume
+//! samples inside the mesh with their spacing, branches that stay with the
+//! moving body, broken models refused, and the default character's
+//! picture.
+
+use std::path::PathBuf;
+
+use glam::{Mat4, Vec3};
+use sylva::gpu::OUTPUT_FORMAT;
+use sylva::layers::skinned::asset::{skin_at, skin_on_gpu};
+use sylva::layers::skinned::model::Model;
+use sylva::layers::skinned::pose::{skin_vertex, world};
+use sylva::layers::skinned::{attractions, creature, volume};
+use sylva::params::{Source, Value};
+
+use crate::support;
+use crate::support::Checked;
+
+/// A test character from `../shared/assets/gltf/`.
+fn character(name: &str) -> Model {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/assets/gltf")
+        .join(name);
+    Model::load(&path).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The largest distance between the GPU's skinned positions and the
+/// reference's, over the model's size; and the same for normals.
+fn gpu_against_reference(
+    model: &Model,
+    clip: Option<usize>,
+    time: f32,
+    matrices: bool,
+) -> (f32, f32) {
+    let gpu = support::gpu();
+    let skinned = skin_on_gpu(&gpu, model, clip, time, matrices).unwrap_or_else(|e| panic!("{e}"));
+    let skin = skin_at(model, clip, time);
+    let mut worst = (0.0f32, 0.0f32);
+    for (vertex, (position, normal)) in model.vertices.iter().zip(&skinned) {
+        let (want, want_normal) = skin_vertex(vertex, &skin);
+        worst.0 = worst.0.max(position.distance(want));
+        worst.1 = worst.1.max(normal.distance(want_normal));
+    }
+    (worst.0 / model.size(), worst.1)
+}
+
+#[test]
+fn gpu_skinning_matches_the_gltf_definition_for_both_characters_and_both_bone_paths() {
+    for (file, clips) in [("CesiumMan.glb", 1), ("Fox.glb", 3)] {
+        let model = character(file);
+        assert_eq!(model.clips.len(), clips, "{file}");
+        for clip in 0..clips {
+            let duration = model.clips[clip].duration;
+            for time in [0.0, 0.37 * duration, 0.81 * duration] {
+                for matrices in [false, true] {
+                    let (position, normal) =
+                        gpu_against_reference(&model, Some(clip), time, matrices);
+                    assert!(
+                        position <= 1e-4 && normal <= 1e-3,
+                        "{file} clip {clip} at {time} s (matrices {matrices}): positions off by {position} of the size, normals by {normal}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn quaternion_and_matrix_bones_skin_alike() {
+    let model = creature::figure(10);
+    let gpu = support::gpu();
+    for time in [0.3, 1.1] {
+        let quaternions = skin_on_gpu(&gpu, &model, Some(0), time, false).checked("skinning");
+        let matrices = skin_on_gpu(&gpu, &model, Some(0), time, true).checked("skinning");
+        let worst = quaternions
+            .iter()
+            .zip(&matrices)
+            .map(|(a, b)| a.0.distance(b.0))
+            .fold(0.0f32, f32::max);
+        assert!(worst <= 1e-4 * model.size(), "paths differ by {worst}");
+        let moved = quaternions
+            .iter()
+            .zip(&model.vertices)
+            .any(|(s, v)| s.0.distance(v.position) > 0.05);
+        assert!(moved, "the dance moves the figure");
+    }
+}
+
+/// World transforms computed straight from the gltf crate's documents.
+fn gltf_world(path: &std::path::Path) -> Vec<Mat4> {
+    let (document, _, _) = gltf::import(path).unwrap_or_else(|e| panic!("{e}"));
+    let mut world = vec![Mat4::IDENTITY; document.nodes().count()];
+    fn walk(node: gltf::Node<'_>, parent: Mat4, world: &mut [Mat4]) {
+        let here = parent * Mat4::from_cols_array_2d(&node.transform().matrix());
+        world[node.index()] = here;
+        for child in node.children() {
+            walk(child, here, world);
+        }
+    }
+    for scene in document.scenes() {
+        for node in scene.nodes() {
+            walk(node, Mat4::IDENTITY, &mut world);
+        }
+    }
+    world
+}
+
+#[test]
+fn the_node_hierarchy_matches_the_gltf_crates() {
+    for file in ["CesiumMan.glb", "Fox.glb"] {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../shared/assets/gltf")
+            .join(file);
+        let model = character(file);
+        let rest: Vec<_> = model.nodes.iter().map(|n| n.rest).collect();
+        for (ours, theirs) in world(&model, &rest).iter().zip(gltf_world(&path)) {
+            assert!(
+                ours.abs_diff_eq(theirs, 1e-4 * model.size().max(1.0)),
+                "{file}"
+            );
+        }
+    }
+}
+
+/// Whether `p` is inside the mesh by the parity of crossings of a ray.
+fn inside_by_parity(model: &Model, p: Vec3, direction: Vec3) -> bool {
+    let mut crossings = 0;
+    for t in model.indices.chunks_exact(3) {
+        let [a, b, c] = [0, 1, 2].map(|k| model.vertices[t[k] as usize].position);
+        // Möller–Trumbore.
+        let (e1, e2) = (b - a, c - a);
+        let h = direction.cross(e2);
+        let det = e1.dot(h);
+        if det.abs() < 1e-12 {
+            continue;
+        }
+        let s = p - a;
+        let u = s.dot(h) / det;
+        let q = s.cross(e1);
+        let v = direction.dot(q) / det;
+        let t = e2.dot(q) / det;
+        if (0.0..=1.0).contains(&u) && v >= 0.0 && u + v <= 1.0 && t > 0.0 {
+            crossings += 1;
+        }
+    }
+    crossings % 2 == 1
+}
+
+#[test]
+fn volume_samples_lie_inside_and_keep_their_spacing() {
+    let model = character("CesiumMan.glb");
+    let (points, bones) = attractions(&model, 1500, 0.0, 7);
+    assert!(points.len() >= 1400, "{} of 1500 samples", points.len());
+    assert_eq!(points.len(), bones.len());
+    let directions = [
+        Vec3::new(0.31, 0.52, 0.79).normalize(),
+        Vec3::new(-0.7, 0.1, 0.2).normalize(),
+        Vec3::new(0.05, -0.9, 0.3).normalize(),
+    ];
+    let inside = points
+        .iter()
+        .filter(|p| {
+            let p = Vec3::from(**p);
+            directions
+                .iter()
+                .filter(|d| inside_by_parity(&model, p, **d))
+                .count()
+                >= 2
+        })
+        .count();
+    assert!(
+        inside as f32 >= 0.98 * points.len() as f32,
+        "{inside} of {} samples inside by ray parity",
+        points.len()
+    );
+    // Poisson: no two closer than the spacing the count asked for.
+    let positions: Vec<Vec3> = model.vertices.iter().map(|v| v.position).collect();
+    let solid = volume::voxelize(&positions, &model.indices, model.size() / 96.0);
+    let spacing = 0.75 * (solid.filled() as f32 * solid.voxel().powi(3) / 1500.0).cbrt();
+    let points: Vec<Vec3> = points.iter().map(|p| Vec3::from(*p)).collect();
+    for (i, a) in points.iter().enumerate() {
+        for b in &points[i + 1..] {
+            assert!(
+                a.distance(*b) >= spacing * 0.999,
+                "two samples {} apart",
+                a.distance(*b)
+            );
+        }
+    }
+    for bone in &bones {
+        let sum: f32 = bone.weights.iter().sum();
+        assert!((sum - 1.0).abs() < 1e-4, "weights sum to {sum}");
+        assert!(
+            bone.joints
+                .iter()
+                .all(|&j| (j as usize) < model.joints.len())
+        );
+    }
+}
+
+/// A show folder with the skinned layer small and fast.
+fn skinned_show(name: &str, extra: &str) -> PathBuf {
+    let preset = format!(
+        "layers = [\"skinned\"]\n[params]\n\"skinned.attraction_count\" = 1500\n\"skinned.node_capacity\" = 6000\n\"skinned.detail\" = 8\n\"skinned.steps_per_frame\" = 4\n\"skinned.growth_speed\" = 30.0\n\"skinned.auto_rotate\" = 0.0\n{extra}"
+    );
+    support::show_folder(name, &[("presets/s.toml", preset.as_str())])
+}
+
+#[test]
+fn grown_branches_stay_with_the_moving_body() {
+    use sylva::gpu::GpuProfiler;
+    use sylva::layers::colony::sim::{ColonySim, StepParams};
+    use sylva::layers::colony::spacing::{UNIT_PER_SPACING, mean_nearest};
+    let gpu = support::gpu();
+    let model = creature::figure(8);
+    let (points, bones) = attractions(&model, 1500, 0.0, 3);
+    let unit = mean_nearest(&points).unwrap_or(0.05) * UNIT_PER_SPACING;
+    let params = StepParams::new(
+        3.0 * unit,
+        unit,
+        0.999 * unit,
+        1.0,
+        (1.0, 1.0),
+        5,
+        points.len() as u32,
+        6000,
+    );
+    let assets = sylva::show::Assets::new(env!("CARGO_MANIFEST_DIR"));
+    let sim = ColonySim::new(&gpu, &assets, &points, 6, &params).checked("building the growth");
+    let mut profiler = GpuProfiler::new(&gpu.device, &gpu.queue, false);
+    for _ in 0..80 {
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        sim.step(&mut encoder, &mut profiler);
+        gpu.queue.submit([encoder.finish()]);
+    }
+    let (nodes, info, _) = sim.read_graph(&gpu).checked("reading the growth");
+    assert!(nodes.len() > 300, "grew {} nodes", nodes.len());
+    // At several moments of every clip, each node carried by its tag's
+    // bones stays within a bone's thickness (and a segment) of the skin
+    // carried by the same pose: the branches ride the body.
+    let bound = 0.16 + unit;
+    for clip in 0..model.clips.len() {
+        for time in [0.2, 0.9, 1.7] {
+            let skin = skin_at(&model, Some(clip), time);
+            let surface: Vec<Vec3> = model
+                .vertices
+                .iter()
+                .map(|v| skin_vertex(v, &skin).0)
+                .collect();
+            let carried: Vec<Vec3> = nodes
+                .iter()
+                .zip(&info)
+                .map(|(node, info)| {
+                    let bound = bones[info.tag as usize];
+                    let vertex = sylva::layers::skinned::model::Vertex {
+                        position: Vec3::new(node[0], node[1], node[2]),
+                        normal: Vec3::Y,
+                        joints: bound.joints,
+                        weights: bound.weights,
+                    };
+                    skin_vertex(&vertex, &skin).0
+                })
+                .collect();
+            let nearest = volume::nearest(&surface, &carried);
+            for (node, skin_vertex) in carried.iter().zip(nearest) {
+                let d = node.distance(surface[skin_vertex]);
+                assert!(
+                    d <= bound,
+                    "clip {clip} at {time} s: a node {d} from the skin"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_broken_model_is_refused_and_the_last_good_one_stays() {
+    let root = skinned_show("skinned_broken", "");
+    std::fs::create_dir_all(root.join("assets")).checked("making assets/");
+    std::fs::write(
+        root.join("assets/broken.glb"),
+        b"glTF\x02\x00\x00\x00 truncated",
+    )
+    .checked("writing a broken model");
+    std::fs::write(root.join("assets/plain.glb"), b"not a model at all")
+        .checked("writing a second one");
+    let mut show = support::show(root.clone(), "s", OUTPUT_FORMAT);
+    let output =
+        sylva::gpu::RenderTarget::new(&show.gpu.device, "broken.output", [32, 32], OUTPUT_FORMAT);
+    let frame =
+        |show: &mut sylva::show::Show| show.frame(0.2, None, (&output.view, [32, 32]), |_, _| {});
+    frame(&mut show);
+    let vertices = |show: &sylva::show::Show| {
+        let report = show.layers()[0].report(&show.gpu);
+        report
+            .iter()
+            .find(|(n, _)| n == "vertices")
+            .map_or(0.0, |(_, v)| *v)
+    };
+    let figure = vertices(&show);
+    assert!(figure > 0.0);
+    for name in ["broken.glb", "plain.glb", "../escape.glb", "missing.glb"] {
+        show.registry
+            .set_now("skinned.model", Value::Text(name.into()), Source::Ui)
+            .checked("naming a model");
+        for _ in 0..3 {
+            frame(&mut show);
+        }
+        let shown: Vec<String> = show
+            .errors
+            .snapshot()
+            .iter()
+            .map(|e| e.message.clone())
+            .collect();
+        assert!(
+            shown
+                .iter()
+                .any(|m| m.contains(name.trim_start_matches("../"))),
+            "{name}: {shown:?}"
+        );
+        assert_eq!(vertices(&show), figure, "{name}: the figure runs on");
+    }
+    std::fs::remove_dir_all(root).ok();
+}
+
+#[test]
+fn a_character_from_the_assets_folder_grows_branches() {
+    let root = skinned_show(
+        "skinned_fox",
+        "\"skinned.model\" = \"Fox.glb\"\n\"skinned.clip\" = \"Run\"\n",
+    );
+    let fox = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/assets/gltf/Fox.glb");
+    std::fs::create_dir_all(root.join("assets")).checked("making assets/");
+    std::fs::copy(&fox, root.join("assets/Fox.glb")).checked("copying the fox into the test show");
+    let mut show = support::show(root.clone(), "s", OUTPUT_FORMAT);
+    assert_eq!(
+        show.registry.get("skinned.clip"),
+        Some(&Value::Enum(2)),
+        "Run is the fox's third clip"
+    );
+    let output =
+        sylva::gpu::RenderTarget::new(&show.gpu.device, "fox.output", [32, 32], OUTPUT_FORMAT);
+    for _ in 0..20 {
+        show.frame(1.0 / 30.0, None, (&output.view, [32, 32]), |_, _| {});
+    }
+    let report = show.layers()[0].report(&show.gpu);
+    let get = |name: &str| {
+        report
+            .iter()
+            .find(|(n, _)| n == name)
+            .map_or(0.0, |(_, v)| *v)
+    };
+    assert_eq!(get("vertices"), 1728.0);
+    assert!(get("nodes") > 50.0, "{report:?}");
+    std::fs::remove_dir_all(root).ok();
+}
+
+#[test]
+fn the_default_character_matches_its_golden_image() {
+    let root = skinned_show("skinned_golden", "\"skinned.regrow\" = false\n");
+    let image = crate::golden::render_project(root.clone(), "s", [192, 108], 45);
+    crate::golden::check_golden("skinned_small_192x108.png", &image);
+    std::fs::remove_dir_all(root).ok();
+}
+
+#[test]
+fn lua_crossfades_to_a_clip_by_name() {
+    let root = skinned_show("skinned_lua", "");
+    let script = "function setup()\n  sylva.layer(\"skinned\"):play(\"Walk\", 0.5)\nend\n";
+    std::fs::create_dir_all(root.join("scripts")).checked("making scripts/");
+    std::fs::write(root.join("scripts/play.lua"), script).checked("writing the script");
+    let preset = std::fs::read_to_string(root.join("presets/s.toml")).checked("reading the preset");
+    std::fs::write(
+        root.join("presets/s.toml"),
+        preset.replacen("[params]", "script = \"scripts/play.lua\"\n[params]", 1),
+    )
+    .checked("naming the script");
+    let show = support::show(root.clone(), "s", OUTPUT_FORMAT);
+    let errors = show.errors.snapshot();
+    assert!(errors.is_empty(), "{errors:?}");
+    assert_eq!(show.registry.target("skinned.clip"), Some(&Value::Enum(1)));
+    assert_eq!(
+        show.registry.target("skinned.clip_fade"),
+        Some(&Value::Float(0.5))
+    );
+    std::fs::remove_dir_all(root).ok();
+}
