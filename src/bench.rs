@@ -69,6 +69,9 @@ pub struct SizeResult {
     /// A simulation step (all the layer's compute passes of a frame):
     /// median and busiest, in ms.
     pub step: Option<[f64; 2]>,
+    /// Further groups of passes the kind times on their own (the skinned
+    /// layer's skinning and growth): name, median and busiest ms.
+    pub groups: Vec<(String, [f64; 2])>,
     /// What the layer reports after the run (node counts, bytes per step).
     pub layer: std::collections::BTreeMap<String, f64>,
 }
@@ -84,16 +87,14 @@ pub struct BenchReport {
     pub results: Vec<SizeResult>,
 }
 
-/// How a layer kind turns a bench size into a resolution, a unit and
-/// settings (`param=value`, before the command line's `--set`).
-fn setup(layer: &str, size: u32) -> anyhow::Result<([u32; 2], &'static str, Vec<String>)> {
-    let workload = (layers::kind_of(layer)?.bench)(size);
-    let settings = workload
-        .settings
-        .iter()
-        .map(|s| format!("{layer}.{s}"))
-        .collect();
-    Ok((workload.resolution, workload.unit, settings))
+/// How a layer kind turns a bench size into a workload; its settings
+/// (`param=value`) are named for `layer`.
+fn setup(layer: &str, size: u32) -> anyhow::Result<layers::BenchWorkload> {
+    let mut workload = (layers::kind_of(layer)?.bench)(size);
+    for setting in &mut workload.settings {
+        *setting = format!("{layer}.{setting}");
+    }
+    Ok(workload)
 }
 
 /// Runs the bench and returns its report.
@@ -113,8 +114,9 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<BenchReport> {
     }
     let mut results = Vec::new();
     for &size in &options.sizes {
-        let (default_resolution, unit, settings) = setup(&options.layer, size)?;
-        let resolution = options.resolution.unwrap_or(default_resolution);
+        let workload = setup(&options.layer, size)?;
+        let (unit, settings) = (workload.unit, &workload.settings);
+        let resolution = options.resolution.unwrap_or(workload.resolution);
         let (assets, _) = options.show.assets();
         let mut show = Show::new(gpu.clone(), assets, OUTPUT_FORMAT, options.show.seed)?;
         let preset = Preset {
@@ -126,7 +128,7 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<BenchReport> {
             params: Vec::new(),
         };
         show.apply_preset("bench", &preset)?;
-        apply_settings(&mut show, &settings)?;
+        apply_settings(&mut show, settings)?;
         apply_settings(&mut show, &options.set)?;
         let frames = measure(&mut show, resolution, options.steps)?;
         let layer_report = show
@@ -134,7 +136,15 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<BenchReport> {
             .first()
             .map(|l| l.report(&gpu))
             .unwrap_or_default();
-        let steps = step_statistics(&frames, &options.layer);
+        let steps = step_statistics(&frames, &[format!("{}.", options.layer)]);
+        let groups = workload
+            .groups
+            .iter()
+            .filter_map(|(name, prefixes)| {
+                let prefixes: Vec<String> = prefixes.iter().map(|p| p.to_string()).collect();
+                Some((name.to_string(), step_statistics(&frames, &prefixes)?))
+            })
+            .collect();
         let mut passes = statistics(&frames);
         let pixels = u64::from(resolution[0]) * u64::from(resolution[1]);
         for pass in &mut passes {
@@ -148,6 +158,7 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<BenchReport> {
             steps: frames.len(),
             passes,
             step: steps,
+            groups,
             layer: layer_report.into_iter().collect(),
         });
     }
@@ -207,15 +218,19 @@ fn pass_bytes(label: &str, layer: &str, pixels: u64) -> u64 {
     }
 }
 
-/// Median and largest per-frame sum of the layer's compute passes (its
-/// labels start with the layer id; drawing passes contain `.draw`).
-fn step_statistics(frames: &[Vec<PassTime>], layer: &str) -> Option<[f64; 2]> {
-    let prefix = format!("{layer}.");
+/// Median and largest per-frame sum of the compute passes whose labels
+/// start with one of `prefixes` (drawing passes contain `.draw`).
+fn step_statistics(frames: &[Vec<PassTime>], prefixes: &[String]) -> Option<[f64; 2]> {
     let mut steps: Vec<f64> = frames
         .iter()
         .map(|f| {
             f.iter()
-                .filter(|p| p.label.starts_with(&prefix) && !p.label.contains(".draw"))
+                .filter(|p| {
+                    prefixes
+                        .iter()
+                        .any(|prefix| p.label.starts_with(prefix.as_str()))
+                        && !p.label.contains(".draw")
+                })
                 .map(|p| p.ms)
                 .sum()
         })
@@ -289,6 +304,11 @@ pub fn table(report: &BenchReport) -> String {
         if let Some([median, busiest]) = result.step {
             text.push_str(&format!(
                 "  step: median {median:.4} ms, busiest {busiest:.4} ms\n"
+            ));
+        }
+        for (name, [median, busiest]) in &result.groups {
+            text.push_str(&format!(
+                "  {name}: median {median:.4} ms, busiest {busiest:.4} ms\n"
             ));
         }
         for (name, value) in &result.layer {

@@ -12,6 +12,12 @@ struct Bone {
     scale: f32,
 }
 
+// The bones an attraction (and every node it pulls) rides.
+struct AttractionBones {
+    joints: vec4<u32>,
+    weights: vec4<f32>,
+}
+
 struct SkinParams {
     joint_offset: u32,
     joint_count: u32,

@@ -4,11 +4,6 @@
 
 #include "skinned/bones.wgsl"
 
-struct AttractionBones {
-    joints: vec4<u32>,
-    weights: vec4<f32>,
-}
-
 @group(0) @binding(11) var<storage, read> attraction_bones: array<AttractionBones>;
 
 fn node_position(node: u32, grown: vec3<f32>) -> vec3<f32> {

@@ -18,6 +18,10 @@ fn table() -> Vec<(&'static str, usize, &'static str, &'static str)> {
     use crate::layers::colony::sim::{NodeInfo, StepParams};
     use crate::layers::fluid::draw::{ParticleDraw, SurfaceUniform};
     use crate::layers::fluid::sim::FluidParams;
+    use crate::layers::skinned::AttractionBones;
+    use crate::layers::skinned::body::BodyParams;
+    use crate::layers::skinned::pose::Bone;
+    use crate::layers::skinned::skin_gpu::{BindVertex, SkinParams};
     vec![
         (
             "FrameUniforms",
@@ -84,6 +88,31 @@ fn table() -> Vec<(&'static str, usize, &'static str, &'static str)> {
             size_of::<SurfaceUniform>(),
             "fluid/surface.wgsl",
             "Surface",
+        ),
+        ("Bone", size_of::<Bone>(), "skinned/skin.wgsl", "Bone"),
+        (
+            "SkinParams",
+            size_of::<SkinParams>(),
+            "skinned/skin.wgsl",
+            "SkinParams",
+        ),
+        (
+            "BindVertex",
+            size_of::<BindVertex>(),
+            "skinned/skin.wgsl",
+            "BindVertex",
+        ),
+        (
+            "AttractionBones",
+            size_of::<AttractionBones>(),
+            "skinned/skin.wgsl",
+            "AttractionBones",
+        ),
+        (
+            "BodyParams",
+            size_of::<BodyParams>(),
+            "skinned/body.wgsl",
+            "BodyParams",
         ),
     ]
 }

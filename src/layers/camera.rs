@@ -58,10 +58,22 @@ pub fn orbit(
     target: Vec3,
     size: [u32; 2],
 ) -> CameraUniform {
+    orbit_scaled(registry, id, time, (target, 1.0), size)
+}
+
+/// The same with `camera_distance` counted in units of `scale` (the
+/// skinned layer's model size, so any character fills the frame alike).
+pub fn orbit_scaled(
+    registry: &Registry,
+    id: &str,
+    time: f64,
+    (target, scale): (Vec3, f32),
+    size: [u32; 2],
+) -> CameraUniform {
     let p = |name: &str| registry.float(&format!("{id}.{name}"));
     let yaw = (p("camera_yaw") as f64 + p("auto_rotate") as f64 * time).rem_euclid(360.0) as f32;
     let (yaw, pitch) = (yaw.to_radians(), p("camera_pitch").to_radians());
-    let distance = p("camera_distance").max(0.1);
+    let distance = (p("camera_distance") * scale).max(1e-3);
     let eye = target
         + distance
             * Vec3::new(

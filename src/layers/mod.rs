@@ -36,6 +36,9 @@ pub struct BenchWorkload {
     pub unit: &'static str,
     /// `param=value` settings, before the command line's `--set`.
     pub settings: Vec<String>,
+    /// Groups of compute passes timed on their own beside the whole step:
+    /// a name and the label prefixes of its passes.
+    pub groups: Vec<(&'static str, &'static [&'static str])>,
 }
 
 /// Everything the rest of sylva needs to know about a layer kind, exported

@@ -495,6 +495,7 @@ fn bench_workload(size: u32) -> BenchWorkload {
     BenchWorkload {
         resolution: [1920, 1080],
         unit: "attractions",
+        groups: Vec::new(),
         settings: vec![
             format!("attraction_count={size}"),
             format!("node_capacity={}", size.saturating_mul(2)),

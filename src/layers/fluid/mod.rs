@@ -447,6 +447,7 @@ pub const KIND: LayerKind = LayerKind {
     bench: |size| BenchWorkload {
         resolution: [1920, 1080],
         unit: "particles",
+        groups: Vec::new(),
         settings: vec![
             format!("count={size}"),
             "dimensions=\"3d\"".to_string(),

@@ -319,6 +319,7 @@ pub const KIND: LayerKind = LayerKind {
     bench: |size| BenchWorkload {
         resolution: [(size * 16).div_ceil(9), size],
         unit: "pixels high (16:9)",
+        groups: Vec::new(),
         settings: Vec::new(),
     },
     tools: &[],

@@ -167,7 +167,7 @@ impl BodyRenderer {
             (&self.glass, glass)
         };
         let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-            label: Some("skinned.body"),
+            label: Some("skinned.draw.body"),
             color_attachments: &[Some(wgpu::RenderPassColorAttachment {
                 view: target,
                 depth_slice: None,
@@ -185,7 +185,7 @@ impl BodyRenderer {
                 }),
                 stencil_ops: None,
             }),
-            timestamp_writes: profiler.render_pass("skinned.body"),
+            timestamp_writes: profiler.render_pass("skinned.draw.body"),
             occlusion_query_set: None,
             multiview_mask: None,
         });

@@ -23,7 +23,7 @@ use std::time::SystemTime;
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
 
-use super::camera::{camera_params, orbit};
+use super::camera::{camera_params, orbit_scaled};
 use super::colony::draw::{BranchRenderer, DrawParams, NodeTransform, Style};
 use super::colony::sim::ColonySim;
 use super::colony::{colony_params, spacing, step_params, unit_distance};
@@ -73,9 +73,9 @@ pub fn skinned_params(id: &str, clips: Option<&[String]>) -> Vec<ParamSpec> {
                 .with_description("Roots the growth starts from (rebuilds)"),
             Some("render") => ParamSpec::enumeration(p("render"), &["lines", "tubes"], 0)
                 .with_description("Glowing lines or lit tubes"),
-            Some("thickness") => ParamSpec::float(p("thickness"), 0.006, 0.0001, 10.0)
+            Some("thickness") => ParamSpec::float(p("thickness"), 0.003, 0.0001, 0.1)
                 .with_smoothing(0.1)
-                .with_description("Tube radius at the root, in the model's units"),
+                .with_description("Tube radius at the root, as a part of the character's size"),
             Some("regrow") => ParamSpec::bool(p("regrow"), true)
                 .with_description("Let the growth fade and a new one start, again and again"),
             Some("steps_per_frame") => ParamSpec::int(p("steps_per_frame"), 2, 0, 64)
@@ -135,7 +135,8 @@ pub fn skinned_params(id: &str, clips: Option<&[String]>) -> Vec<ParamSpec> {
             ParamSpec::enumeration(p("clip"), &names, 0).with_description("The clip playing"),
         );
     }
-    specs.extend(camera_params(id, 3.3, 8.0));
+    // The camera distance counts the character's sizes, whatever its units.
+    specs.extend(camera_params(id, 1.8, 8.0));
     specs
 }
 
@@ -544,16 +545,17 @@ impl Layer for SkinnedLayer {
             sim.colony.step(encoder, profiler);
         }
         sim.skin.encode(encoder, profiler);
-        let camera = orbit(
+        let scale = character.model.size();
+        let camera = orbit_scaled(
             registry,
             &id,
             frame.clock.time,
-            character.centre,
+            (character.centre, scale),
             frame.size,
         );
         let draw = DrawParams::new(
             registry.float(&p("width")),
-            registry.float(&p("thickness")),
+            registry.float(&p("thickness")) * scale,
             registry.float(&p("brightness")),
             self.fade,
             registry.index(&p("palette")) as u32,
@@ -674,11 +676,15 @@ fn declared_params(
 /// to skin, and a fifth as many attractions to grow into (1M vertices,
 /// 200k attractions), every segment growing in one iteration.
 fn bench_workload(size: u32) -> BenchWorkload {
-    // The figure has about 26 vertices per side squared.
-    let detail = ((f64::from(size) / 26.0).sqrt().round() as u32).clamp(6, 1024);
+    // The figure has about 21 vertices per side squared.
+    let detail = ((f64::from(size) / 21.0).sqrt().round() as u32).clamp(6, 1024);
     BenchWorkload {
         resolution: [1920, 1080],
         unit: "vertices",
+        groups: vec![
+            ("skinning", &["skinned.skin"]),
+            ("growth step", &["colony."]),
+        ],
         settings: vec![
             format!("detail={detail}"),
             format!("attraction_count={}", size / 5),
