@@ -354,6 +354,18 @@ fn a_character_from_the_assets_folder_grows_branches() {
     };
     assert_eq!(get("vertices"), 1728.0);
     assert!(get("nodes") > 50.0, "{report:?}");
+    // Saving another model over the file reloads it while the show runs.
+    let man = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/assets/gltf/CesiumMan.glb");
+    std::fs::copy(&man, root.join("assets/Fox.glb")).checked("saving over the model");
+    for _ in 0..20 {
+        show.frame(1.0 / 30.0, None, (&output.view, [32, 32]), |_, _| {});
+    }
+    let report = show.layers()[0].report(&show.gpu);
+    let vertices = report
+        .iter()
+        .find(|(n, _)| n == "vertices")
+        .map_or(0.0, |(_, v)| *v);
+    assert_eq!(vertices, 3273.0, "the saved model replaced the fox");
     std::fs::remove_dir_all(root).ok();
 }
 

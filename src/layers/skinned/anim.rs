@@ -234,4 +234,32 @@ mod tests {
         let want = Quat::from_rotation_y(std::f32::consts::FRAC_PI_4);
         assert!(half.angle_between(want) < 1e-5, "slerped");
     }
+
+    #[test]
+    fn the_player_loops_holds_seeks_and_crossfades() {
+        let model = crate::layers::skinned::creature::figure(6);
+        let dance = model.clips[0].duration;
+        let mut player = Player::default();
+        player.advance(&model, dance + 0.25, 1.0, true);
+        assert!(
+            (player.time - 0.25).abs() < 1e-4,
+            "looped to {}",
+            player.time
+        );
+        player.advance(&model, 2.0 * dance, 1.0, false);
+        assert_eq!(player.time, dance, "held at the end");
+        player.seek(0.5);
+        assert_eq!(player.time, 0.5);
+        // Halfway through a crossfade the pose lies between the two clips'.
+        let before = pose(&model, model.clips.first(), 0.5);
+        player.play(1, 1.0);
+        player.advance(&model, 0.5, 0.0, true);
+        let after = pose(&model, model.clips.get(1), 0.0);
+        let mixed = player.pose(&model);
+        let hips = 1;
+        let want = before[hips].rotation.slerp(after[hips].rotation, 0.5);
+        assert!(mixed[hips].rotation.angle_between(want) < 1e-4);
+        player.advance(&model, 0.6, 0.0, true);
+        assert_eq!(player.pose(&model), after, "the fade is over");
+    }
 }

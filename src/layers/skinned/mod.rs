@@ -676,8 +676,8 @@ fn declared_params(
 /// to skin, and a fifth as many attractions to grow into (1M vertices,
 /// 200k attractions), every segment growing in one iteration.
 fn bench_workload(size: u32) -> BenchWorkload {
-    // The figure has about 21 vertices per side squared.
-    let detail = ((f64::from(size) / 21.0).sqrt().round() as u32).clamp(6, 1024);
+    // The figure has about 20 vertices per side squared.
+    let detail = ((f64::from(size) / 20.0).sqrt().round() as u32).clamp(6, 1024);
     BenchWorkload {
         resolution: [1920, 1080],
         unit: "vertices",
