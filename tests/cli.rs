@@ -30,6 +30,10 @@ fn every_subcommand_has_help() {
         vec!["run", "--help"],
         vec!["render", "--help"],
         vec!["bench", "--help"],
+        vec!["check", "--help"],
+        vec!["asset", "--help"],
+        vec!["export", "colony", "--help"],
+        vec!["validate", "fluid", "--help"],
     ] {
         let output = sylva(&args);
         assert!(output.status.success(), "{args:?}: {}", stderr(&output));

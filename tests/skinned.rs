@@ -263,9 +263,11 @@ fn grown_branches_stay_with_the_moving_body() {
                     skin_vertex(&vertex, &skin).0
                 })
                 .collect();
-            let nearest = volume::nearest(&surface, &carried);
-            for (node, skin_vertex) in carried.iter().zip(nearest) {
-                let d = node.distance(surface[skin_vertex]);
+            let nearest = volume::nearest_surface(&surface, &model.indices, &carried);
+            for (node, (first, w)) in carried.iter().zip(nearest) {
+                let corner = |k: usize| surface[model.indices[first + k] as usize];
+                let on_skin = corner(0) * w[0] + corner(1) * w[1] + corner(2) * w[2];
+                let d = node.distance(on_skin);
                 assert!(
                     d <= bound,
                     "clip {clip} at {time} s: a node {d} from the skin"
@@ -398,4 +400,103 @@ fn lua_crossfades_to_a_clip_by_name() {
         Some(&Value::Float(0.5))
     );
     std::fs::remove_dir_all(root).ok();
+}
+
+/// A .glb as its JSON and its binary chunk.
+fn split_glb(bytes: &[u8]) -> (serde_json::Value, Vec<u8>) {
+    let word = |at: usize| {
+        u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]) as usize
+    };
+    let json_length = word(12);
+    let json: serde_json::Value =
+        serde_json::from_slice(&bytes[20..20 + json_length]).unwrap_or_else(|e| panic!("{e}"));
+    let bin_at = 20 + json_length;
+    let bin = bytes[bin_at + 8..bin_at + 8 + word(bin_at)].to_vec();
+    (json, bin)
+}
+
+#[test]
+fn gltf_files_with_buffers_beside_them_load_and_buffers_elsewhere_are_refused() {
+    let fox = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/assets/gltf/Fox.glb");
+    let (mut json, bin) = split_glb(&std::fs::read(&fox).checked("reading the fox"));
+    let root = support::show_folder("skinned_gltf", &[]);
+    std::fs::create_dir_all(&root).checked("making the folder");
+    std::fs::write(root.join("fox.bin"), &bin).checked("writing the buffer");
+    json["buffers"][0]["uri"] = "fox.bin".into();
+    std::fs::write(root.join("fox.gltf"), json.to_string()).checked("writing the gltf");
+    let split = Model::load(&root.join("fox.gltf")).unwrap_or_else(|e| panic!("{e}"));
+    let whole = character("Fox.glb");
+    assert_eq!(split.vertices, whole.vertices);
+    assert_eq!(split.clips, whole.clips);
+    json["buffers"][0]["uri"] = "../fox.bin".into();
+    std::fs::write(root.join("escape.gltf"), json.to_string()).checked("writing the gltf");
+    let refused = Model::load(&root.join("escape.gltf"))
+        .map(|_| ())
+        .map_err(|e| e.to_string());
+    assert!(
+        refused
+            .as_ref()
+            .is_err_and(|e| e.contains("../fox.bin") && e.contains("escape.gltf")),
+        "{refused:?}"
+    );
+    std::fs::remove_dir_all(root).ok();
+}
+
+#[test]
+fn sylva_asset_writes_the_skinned_mesh_as_obj() {
+    let fox = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/assets/gltf/Fox.glb");
+    let out = support::out_dir().join("fox_run.obj");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_sylva"))
+        .args([
+            "asset",
+            &fox.to_string_lossy(),
+            "--clip",
+            "Run",
+            "--time",
+            "0.4",
+            "--obj",
+        ])
+        .arg(&out)
+        .env(
+            "SYLVA_ADAPTER",
+            std::env::var("SYLVA_ADAPTER").unwrap_or_default(),
+        )
+        .output()
+        .checked("running sylva asset");
+    let printed = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{printed}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        printed.contains("24 joints") && printed.contains("clip 2 \"Run\""),
+        "{printed}"
+    );
+    let text = std::fs::read_to_string(&out).checked("reading the OBJ");
+    let written: Vec<Vec3> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("v "))
+        .map(|l| {
+            let v: Vec<f32> = l
+                .split_whitespace()
+                .filter_map(|x| x.parse().ok())
+                .collect();
+            Vec3::new(v[0], v[1], v[2])
+        })
+        .collect();
+    let model = character("Fox.glb");
+    let skin = skin_at(&model, Some(2), 0.4);
+    assert_eq!(written.len(), model.vertices.len());
+    let worst = model
+        .vertices
+        .iter()
+        .zip(&written)
+        .map(|(v, w)| skin_vertex(v, &skin).0.distance(*w))
+        .fold(0.0f32, f32::max);
+    assert!(worst <= 1e-4 * model.size(), "OBJ off by {worst}");
+    assert_eq!(
+        text.lines().filter(|l| l.starts_with("f ")).count(),
+        model.indices.len() / 3
+    );
 }

@@ -202,7 +202,8 @@ pub struct AttractionBones {
 }
 
 /// The character's attractions, in bind pose, each with the joints and
-/// weights of the nearest mesh vertex.
+/// weights of the nearest point of the skin: its triangle's corners'
+/// bones blended by where on the triangle it lies, the four strongest kept.
 pub fn attractions(
     model: &Model,
     count: u32,
@@ -217,12 +218,29 @@ pub fn attractions(
     };
     let solid = volume::voxelize(&positions, &model.indices, voxel);
     let points = volume::poisson(&solid, count as usize, spacing, seed);
-    let nearest = volume::nearest(&positions, &points);
+    let nearest = volume::nearest_surface(&positions, &model.indices, &points);
     let bones = nearest
         .iter()
-        .map(|&v| AttractionBones {
-            joints: model.vertices[v].joints,
-            weights: model.vertices[v].weights,
+        .map(|&(first, corners)| {
+            let mut blend: Vec<(u32, f32)> = Vec::with_capacity(12);
+            for (k, share) in corners.iter().enumerate() {
+                let vertex = &model.vertices[model.indices[first + k] as usize];
+                for (joint, weight) in vertex.joints.iter().zip(vertex.weights) {
+                    match blend.iter_mut().find(|(j, _)| j == joint) {
+                        Some((_, w)) => *w += share * weight,
+                        None => blend.push((*joint, share * weight)),
+                    }
+                }
+            }
+            blend.sort_by(|a, b| b.1.total_cmp(&a.1));
+            blend.truncate(4);
+            let total: f32 = blend.iter().map(|(_, w)| w).sum::<f32>().max(1e-12);
+            let mut bound = AttractionBones::default();
+            for (slot, (joint, weight)) in blend.into_iter().enumerate() {
+                bound.joints[slot] = joint;
+                bound.weights[slot] = weight / total;
+            }
+            bound
         })
         .collect();
     (points.iter().map(|p| p.to_array()).collect(), bones)

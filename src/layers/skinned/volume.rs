@@ -1,8 +1,7 @@
 //! The attractions of a skinned character (SEEDS.md 000's VolumeSampler):
 //! the bind-pose mesh voxelized with its inside filled, Poisson-disk
-//! samples inside it, and for each sample the joints and weights of the
-//! nearest mesh vertex, so the branches grown there ride the same bones as
-//! the skin around them.
+//! samples inside it, and for each sample the nearest point of the skin,
+//! whose bones it then rides, like the skin around it.
 //!
 //! Inside is decided by the winding number along each axis's column (the
 //! signed count of surfaces crossed), in the majority of the three axes:
@@ -243,25 +242,85 @@ pub fn poisson(volume: &Volume, count: usize, spacing: f32, seed: u64) -> Vec<Ve
     points
 }
 
-/// For each of `points`, the index of the nearest of `positions`.
-pub fn nearest(positions: &[Vec3], points: &[Vec3]) -> Vec<usize> {
+/// The point of triangle `(a, b, c)` nearest `p`, as barycentric weights
+/// of its corners (Ericson, Real-Time Collision Detection 5.1.5).
+pub fn closest_on_triangle(p: Vec3, [a, b, c]: [Vec3; 3]) -> [f32; 3] {
+    let (ab, ac, ap) = (b - a, c - a, p - a);
+    let (d1, d2) = (ab.dot(ap), ac.dot(ap));
+    if d1 <= 0.0 && d2 <= 0.0 {
+        return [1.0, 0.0, 0.0];
+    }
+    let bp = p - b;
+    let (d3, d4) = (ab.dot(bp), ac.dot(bp));
+    if d3 >= 0.0 && d4 <= d3 {
+        return [0.0, 1.0, 0.0];
+    }
+    let vc = d1 * d4 - d3 * d2;
+    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
+        let v = d1 / (d1 - d3);
+        return [1.0 - v, v, 0.0];
+    }
+    let cp = p - c;
+    let (d5, d6) = (ab.dot(cp), ac.dot(cp));
+    if d6 >= 0.0 && d5 <= d6 {
+        return [0.0, 0.0, 1.0];
+    }
+    let vb = d5 * d2 - d1 * d6;
+    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
+        let w = d2 / (d2 - d6);
+        return [1.0 - w, 0.0, w];
+    }
+    let va = d3 * d6 - d5 * d4;
+    if va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0 {
+        let w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
+        return [0.0, 1.0 - w, w];
+    }
+    let denominator = 1.0 / (va + vb + vc);
+    let (v, w) = (vb * denominator, vc * denominator);
+    [1.0 - v - w, v, w]
+}
+
+/// For each of `points`, the nearest point of the mesh's surface: its
+/// triangle (index of its first corner in `indices`) and barycentric
+/// weights.
+pub fn nearest_surface(
+    positions: &[Vec3],
+    indices: &[u32],
+    points: &[Vec3],
+) -> Vec<(usize, [f32; 3])> {
+    let triangles: Vec<[Vec3; 3]> = indices
+        .chunks_exact(3)
+        .map(|t| [0, 1, 2].map(|k| positions[t[k] as usize]))
+        .collect();
+    if triangles.is_empty() {
+        return vec![(0, [1.0, 0.0, 0.0]); points.len()];
+    }
+    let centroid = |t: &[Vec3; 3]| (t[0] + t[1] + t[2]) / 3.0;
+    // How far a triangle's points lie from its centroid, at most: a
+    // search may stop once no unsearched centroid can be that close.
+    let reach = triangles
+        .iter()
+        .map(|t| {
+            t.iter()
+                .map(|v| v.distance(centroid(t)))
+                .fold(0.0, f32::max)
+        })
+        .fold(0.0, f32::max);
     let (lo, hi) = positions.iter().fold(
         (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
         |(lo, hi), p| (lo.min(*p), hi.max(*p)),
     );
-    let cell = ((hi - lo).max_element() / 48.0).max(1e-6);
-    let mut grid: std::collections::HashMap<IVec3, Vec<u32>> = std::collections::HashMap::new();
+    let cell = ((hi - lo).max_element() / 48.0).max(reach).max(1e-6);
     let key = |p: Vec3| ((p - lo) / cell).floor().as_ivec3();
-    for (i, p) in positions.iter().enumerate() {
-        grid.entry(key(*p)).or_default().push(i as u32);
+    let mut grid: std::collections::HashMap<IVec3, Vec<u32>> = std::collections::HashMap::new();
+    for (i, t) in triangles.iter().enumerate() {
+        grid.entry(key(centroid(t))).or_default().push(i as u32);
     }
     points
         .iter()
-        .map(|p| {
-            let k = key(*p);
-            let mut best = (f32::MAX, 0usize);
-            // Widen the search shell by shell until a vertex is found and
-            // no nearer one can lie outside the shells searched.
+        .map(|&p| {
+            let k = key(p);
+            let mut best = (f32::MAX, 0usize, [1.0, 0.0, 0.0]);
             for ring in 0..=64i32 {
                 for dz in -ring..=ring {
                     for dy in -ring..=ring {
@@ -269,25 +328,61 @@ pub fn nearest(positions: &[Vec3], points: &[Vec3]) -> Vec<usize> {
                             if dx.abs().max(dy.abs()).max(dz.abs()) != ring {
                                 continue;
                             }
-                            for &i in grid
+                            for &t in grid
                                 .get(&(k + IVec3::new(dx, dy, dz)))
                                 .into_iter()
                                 .flatten()
                             {
-                                let d = positions[i as usize].distance_squared(*p);
+                                let corners = triangles[t as usize];
+                                let w = closest_on_triangle(p, corners);
+                                let q = corners[0] * w[0] + corners[1] * w[1] + corners[2] * w[2];
+                                let d = q.distance_squared(p);
                                 if d < best.0 {
-                                    best = (d, i as usize);
+                                    best = (d, t as usize, w);
                                 }
                             }
                         }
                     }
                 }
-                let searched = ring as f32 * cell;
-                if best.0 < searched * searched {
+                let searched = ring as f32 * cell - reach;
+                if searched > 0.0 && best.0 < searched * searched {
                     break;
                 }
             }
-            best.1
+            (3 * best.1, best.2)
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_nearest_surface_point_is_found_on_faces_edges_and_corners() {
+        let t = [Vec3::ZERO, Vec3::X, Vec3::Y];
+        let on = |p: Vec3| {
+            let w = closest_on_triangle(p, t);
+            t[0] * w[0] + t[1] * w[1] + t[2] * w[2]
+        };
+        assert!(on(Vec3::new(0.2, 0.3, 5.0)).abs_diff_eq(Vec3::new(0.2, 0.3, 0.0), 1e-6));
+        assert!(on(Vec3::new(-1.0, -1.0, 0.0)).abs_diff_eq(Vec3::ZERO, 1e-6));
+        assert!(on(Vec3::new(1.0, 1.0, 0.0)).abs_diff_eq(Vec3::new(0.5, 0.5, 0.0), 1e-6));
+        assert!(on(Vec3::new(0.5, -2.0, 1.0)).abs_diff_eq(Vec3::new(0.5, 0.0, 0.0), 1e-6));
+        // Among many triangles, the nearest is the one the point hovers over.
+        let positions = vec![
+            Vec3::ZERO,
+            Vec3::X,
+            Vec3::Y,
+            Vec3::new(5.0, 0.0, 0.0),
+            Vec3::new(6.0, 0.0, 0.0),
+            Vec3::new(5.0, 1.0, 0.0),
+        ];
+        let found = nearest_surface(&positions, &[0, 1, 2, 3, 4, 5], &[Vec3::new(5.2, 0.2, 0.3)]);
+        assert_eq!(found[0].0, 3);
+        let w = found[0].1;
+        assert!(
+            (w[0] - 0.6).abs() < 1e-5 && (w[1] - 0.2).abs() < 1e-5 && (w[2] - 0.2).abs() < 1e-5
+        );
+    }
 }
