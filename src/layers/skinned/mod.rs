@@ -261,6 +261,9 @@ pub enum SkinnedError {
     /// Its volume holds no attraction.
     #[error("{0}: no attraction fits inside the mesh (is it closed?)")]
     Empty(String),
+    /// The worker preparing it failed unexpectedly.
+    #[error("preparing the character failed unexpectedly; the running one stays")]
+    Panicked,
 }
 
 /// The GPU side of a running character: its skin and its growth.
@@ -342,11 +345,74 @@ impl Drawer<SkinnedSim> for SkinnedDrawer {
     }
 }
 
+/// The CPU half of a build: the model read or made, and its attractions.
+struct Prepared {
+    model: Model,
+    points: Vec<[f32; 3]>,
+    bones: Vec<AttractionBones>,
+    structure: Structure,
+}
+
+/// Reads or makes the model of `structure` and samples its attractions.
+fn prepare(assets: &Assets, structure: Structure, seed: u64) -> Result<Prepared, SkinnedError> {
+    let model = match model_path(assets, &structure.model)? {
+        Some(path) => Model::load(&path)?.skinned()?,
+        None => creature::figure(structure.detail),
+    };
+    let (points, bones) = attractions(&model, structure.attraction_count, structure.spacing, seed);
+    if points.is_empty() {
+        return Err(SkinnedError::Empty(model.source.clone()));
+    }
+    Ok(Prepared {
+        model,
+        points,
+        bones,
+        structure,
+    })
+}
+
+/// A preparation running on a worker thread (a large model or a million
+/// attractions take seconds; the show must not wait for them).
+struct Preparation {
+    result: std::sync::mpsc::Receiver<Result<Prepared, SkinnedError>>,
+}
+
+impl Preparation {
+    fn spawn(assets: Assets, structure: Structure, seed: u64) -> Self {
+        let (sender, result) = std::sync::mpsc::channel();
+        let work = move || {
+            let prepared = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                prepare(&assets, structure, seed)
+            }))
+            .unwrap_or(Err(SkinnedError::Panicked));
+            // The layer may be gone or have asked again: nobody to tell.
+            let _ = sender.send(prepared);
+        };
+        if let Err(error) = std::thread::Builder::new()
+            .name("sylva-skinned-prepare".into())
+            .spawn(work)
+        {
+            tracing::warn!("cannot start the skinned layer's worker: {error}");
+        }
+        Self { result }
+    }
+
+    /// The result once the worker is done (a worker that died is a failure).
+    fn finished(&self) -> Option<Result<Prepared, SkinnedError>> {
+        match self.result.try_recv() {
+            Ok(result) => Some(result),
+            Err(std::sync::mpsc::TryRecvError::Empty) => None,
+            Err(std::sync::mpsc::TryRecvError::Disconnected) => Some(Err(SkinnedError::Panicked)),
+        }
+    }
+}
+
 /// The skinned layer.
 pub struct SkinnedLayer {
     core: SimulationCore<Character, SkinnedDrawer, Structure>,
     clips: Option<Vec<String>>,
     fade: f32,
+    preparing: Option<Preparation>,
 }
 
 impl SkinnedLayer {
@@ -356,30 +422,25 @@ impl SkinnedLayer {
             core: SimulationCore::new(id, &["skinned/", "colony/"], env),
             clips: None,
             fade: 1.0,
+            preparing: None,
         }
     }
 
+    /// Puts a prepared character on the GPU.
     fn build(
         &self,
         env: &LayerEnv<'_>,
         registry: &Registry,
-        structure: &Structure,
+        prepared: Prepared,
         time: f64,
     ) -> Result<Character, SkinnedError> {
         let id = &self.core.id;
-        let model = match model_path(env.assets, &structure.model)? {
-            Some(path) => Model::load(&path)?.skinned()?,
-            None => creature::figure(structure.detail),
-        };
-        let (points, bones) = attractions(
-            &model,
-            structure.attraction_count,
-            structure.spacing,
-            self.core.seed,
-        );
-        if points.is_empty() {
-            return Err(SkinnedError::Empty(model.source.clone()));
-        }
+        let Prepared {
+            model,
+            points,
+            bones,
+            structure,
+        } = prepared;
         let fits = |what: &str, count: u32| {
             env.gpu
                 .check_storage(&format!("{id}.{what} {count}"), u64::from(count) * 32)
@@ -426,13 +487,39 @@ impl SkinnedLayer {
         Ok(Character {
             sim,
             player: Player::default(),
-            structure: structure.clone(),
+            structure,
             spacing,
             centre: (lo + hi) * 0.5,
             born: time,
             seen_time: -1.0,
             model,
         })
+    }
+
+    /// Builds from a preparation and puts it in place; a regrowth keeps
+    /// the dance where it was.
+    fn start(
+        &mut self,
+        env: &LayerEnv<'_>,
+        registry: &Registry,
+        prepared: Result<Prepared, SkinnedError>,
+        time: f64,
+    ) {
+        let built = prepared.and_then(|p| self.build(env, registry, p, time));
+        let player = self
+            .core
+            .running
+            .as_ref()
+            .map(|c| (c.player.clone(), c.structure.model.clone()));
+        self.core.start(
+            env,
+            built.map(|mut c| {
+                if let Some((player, _)) = player.filter(|(_, model)| *model == c.structure.model) {
+                    c.player = player;
+                }
+                c
+            }),
+        );
     }
 
     /// Rebuilds when due, fades a regrowing growth. Returns whether the
@@ -443,7 +530,9 @@ impl SkinnedLayer {
             (Some(character), true) => {
                 let life = f64::from(registry.float(&format!("{id}.regrow_seconds")));
                 let fading = ((time - character.born - life) / 3.0).clamp(0.0, 1.0);
-                if fading >= 1.0 {
+                // Faded out: a new growth is prepared (once, however long
+                // the worker takes).
+                if fading >= 1.0 && self.preparing.is_none() {
                     self.core.reseed(0);
                 }
                 1.0 - fading as f32
@@ -452,18 +541,21 @@ impl SkinnedLayer {
         };
         let structure = Structure::from(registry, &id, env.assets);
         if self.core.due(&structure, time) {
-            let built = self.build(env, registry, &structure, time);
-            // A regrowth keeps the dance where it was.
-            let player = self.core.running.as_ref().map(|c| c.player.clone());
-            self.core.start(
-                env,
-                built.map(|mut c| {
-                    if let Some(player) = player.filter(|_| c.structure.model == structure.model) {
-                        c.player = player;
-                    }
-                    c
-                }),
-            );
+            let seed = self.core.seed;
+            if self.core.running.is_none() {
+                // The first character is made at once, so the preset that
+                // names its clip finds the clip's parameter.
+                let prepared = prepare(env.assets, structure, seed);
+                self.start(env, registry, prepared, time);
+            } else {
+                // Later ones (a new model, count or regrowth) are prepared
+                // on a worker while the running one plays on.
+                self.preparing = Some(Preparation::spawn(env.assets.clone(), structure, seed));
+            }
+        }
+        if let Some(prepared) = self.preparing.as_ref().and_then(Preparation::finished) {
+            self.preparing = None;
+            self.start(env, registry, prepared, time);
         }
         let clips: Option<Vec<String>> = self
             .core

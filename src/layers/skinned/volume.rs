@@ -202,7 +202,7 @@ pub fn poisson(volume: &Volume, count: usize, spacing: f32, seed: u64) -> Vec<Ve
     let spacing = if spacing > 0.0 {
         spacing
     } else {
-        0.75 * (space / count as f32).cbrt()
+        0.7 * (space / count as f32).cbrt()
     };
     let cell = spacing / 3f32.sqrt();
     let mut grid: std::collections::HashMap<IVec3, u32> = std::collections::HashMap::new();
@@ -280,76 +280,53 @@ pub fn closest_on_triangle(p: Vec3, [a, b, c]: [Vec3; 3]) -> [f32; 3] {
     [1.0 - v - w, v, w]
 }
 
+/// A triangle in the R-tree the nearest-surface search runs on.
+struct Triangle {
+    corners: [Vec3; 3],
+    first: usize,
+}
+
+impl rstar::RTreeObject for Triangle {
+    type Envelope = rstar::AABB<[f32; 3]>;
+
+    fn envelope(&self) -> Self::Envelope {
+        let [a, b, c] = self.corners;
+        rstar::AABB::from_corners(a.min(b).min(c).to_array(), a.max(b).max(c).to_array())
+    }
+}
+
+impl rstar::PointDistance for Triangle {
+    fn distance_2(&self, point: &[f32; 3]) -> f32 {
+        let p = Vec3::from(*point);
+        let w = closest_on_triangle(p, self.corners);
+        let [a, b, c] = self.corners;
+        (a * w[0] + b * w[1] + c * w[2]).distance_squared(p)
+    }
+}
+
 /// For each of `points`, the nearest point of the mesh's surface: its
 /// triangle (index of its first corner in `indices`) and barycentric
-/// weights.
+/// weights. An R-tree over the triangles keeps it fast for meshes of
+/// millions of triangles and points deep inside them.
 pub fn nearest_surface(
     positions: &[Vec3],
     indices: &[u32],
     points: &[Vec3],
 ) -> Vec<(usize, [f32; 3])> {
-    let triangles: Vec<[Vec3; 3]> = indices
+    let triangles: Vec<Triangle> = indices
         .chunks_exact(3)
-        .map(|t| [0, 1, 2].map(|k| positions[t[k] as usize]))
-        .collect();
-    if triangles.is_empty() {
-        return vec![(0, [1.0, 0.0, 0.0]); points.len()];
-    }
-    let centroid = |t: &[Vec3; 3]| (t[0] + t[1] + t[2]) / 3.0;
-    // How far a triangle's points lie from its centroid, at most: a
-    // search may stop once no unsearched centroid can be that close.
-    let reach = triangles
-        .iter()
-        .map(|t| {
-            t.iter()
-                .map(|v| v.distance(centroid(t)))
-                .fold(0.0, f32::max)
+        .enumerate()
+        .map(|(t, corners)| Triangle {
+            corners: [0, 1, 2].map(|k| positions[corners[k] as usize]),
+            first: 3 * t,
         })
-        .fold(0.0, f32::max);
-    let (lo, hi) = positions.iter().fold(
-        (Vec3::splat(f32::MAX), Vec3::splat(f32::MIN)),
-        |(lo, hi), p| (lo.min(*p), hi.max(*p)),
-    );
-    let cell = ((hi - lo).max_element() / 48.0).max(reach).max(1e-6);
-    let key = |p: Vec3| ((p - lo) / cell).floor().as_ivec3();
-    let mut grid: std::collections::HashMap<IVec3, Vec<u32>> = std::collections::HashMap::new();
-    for (i, t) in triangles.iter().enumerate() {
-        grid.entry(key(centroid(t))).or_default().push(i as u32);
-    }
+        .collect();
+    let tree = rstar::RTree::bulk_load(triangles);
     points
         .iter()
-        .map(|&p| {
-            let k = key(p);
-            let mut best = (f32::MAX, 0usize, [1.0, 0.0, 0.0]);
-            for ring in 0..=64i32 {
-                for dz in -ring..=ring {
-                    for dy in -ring..=ring {
-                        for dx in -ring..=ring {
-                            if dx.abs().max(dy.abs()).max(dz.abs()) != ring {
-                                continue;
-                            }
-                            for &t in grid
-                                .get(&(k + IVec3::new(dx, dy, dz)))
-                                .into_iter()
-                                .flatten()
-                            {
-                                let corners = triangles[t as usize];
-                                let w = closest_on_triangle(p, corners);
-                                let q = corners[0] * w[0] + corners[1] * w[1] + corners[2] * w[2];
-                                let d = q.distance_squared(p);
-                                if d < best.0 {
-                                    best = (d, t as usize, w);
-                                }
-                            }
-                        }
-                    }
-                }
-                let searched = ring as f32 * cell - reach;
-                if searched > 0.0 && best.0 < searched * searched {
-                    break;
-                }
-            }
-            (3 * best.1, best.2)
+        .map(|p| match tree.nearest_neighbor(p.to_array()) {
+            Some(t) => (t.first, closest_on_triangle(*p, t.corners)),
+            None => (0, [1.0, 0.0, 0.0]),
         })
         .collect()
 }
