@@ -12,9 +12,8 @@ use serde::Serialize;
 use crate::gpu::{Gpu, OUTPUT_FORMAT, PassTime, RenderTarget};
 use crate::headless::ShowOptions;
 use crate::layers;
-use crate::params::Source;
 use crate::show::Show;
-use crate::show::{Preset, toml_value};
+use crate::show::{Preset, PresetParam, toml_value};
 use crate::status::ErrorLog;
 
 /// Frames rendered before measuring, so pipelines and caches are warm.
@@ -125,11 +124,9 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<BenchReport> {
             layers: vec![(options.layer.clone(), 1)],
             script: None,
             mappings: Vec::new(),
-            params: Vec::new(),
+            params: preset_params(&[settings.as_slice(), &options.set].concat())?,
         };
         show.apply_preset("bench", &preset)?;
-        apply_settings(&mut show, settings)?;
-        apply_settings(&mut show, &options.set)?;
         let frames = measure(&mut show, resolution, options.steps)?;
         let layer_report = show
             .layers()
@@ -169,19 +166,28 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<BenchReport> {
     })
 }
 
-fn apply_settings(show: &mut Show, settings: &[String]) -> anyhow::Result<()> {
-    for setting in settings {
-        let (name, text) = setting
-            .split_once('=')
-            .with_context(|| format!("{setting:?} is not param=value"))?;
-        let parsed: toml::Value = toml::from_str::<toml::Table>(&format!("v = {text}"))
-            .ok()
-            .and_then(|mut t| t.remove("v"))
-            .unwrap_or_else(|| toml::Value::String(text.to_string()));
-        let value = toml_value(&parsed).with_context(|| format!("cannot read {text:?}"))?;
-        show.registry.set_now(name, value, Source::Ui)?;
-    }
-    Ok(())
+/// `param=value` settings as preset parameters, so the layer's first
+/// build already has them (a later change may rebuild on a worker thread,
+/// after measuring has begun).
+fn preset_params(settings: &[String]) -> anyhow::Result<Vec<PresetParam>> {
+    settings
+        .iter()
+        .map(|setting| {
+            let (name, text) = setting
+                .split_once('=')
+                .with_context(|| format!("{setting:?} is not param=value"))?;
+            let value = toml::from_str::<toml::Table>(&format!("v = {text}"))
+                .ok()
+                .and_then(|mut t| t.remove("v"))
+                .unwrap_or_else(|| toml::Value::String(text.to_string()));
+            toml_value(&value).with_context(|| format!("cannot read {text:?}"))?;
+            Ok(PresetParam {
+                name: name.to_string(),
+                value,
+                line: 1,
+            })
+        })
+        .collect()
 }
 
 fn measure(show: &mut Show, size: [u32; 2], steps: usize) -> anyhow::Result<Vec<Vec<PassTime>>> {
