@@ -99,3 +99,25 @@ impl<T, E: std::fmt::Debug> Checked<T> for Result<T, E> {
         }
     }
 }
+
+/// The project's shared folder (test characters, published data): `$SYLVA_SHARED`,
+/// else `../shared` beside the checkout, else `shared/` inside it. Fails,
+/// naming where it looked, when none exists.
+pub fn shared(path: &str) -> PathBuf {
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let candidates: Vec<PathBuf> = std::env::var_os("SYLVA_SHARED")
+        .map(PathBuf::from)
+        .into_iter()
+        .chain([manifest.join("../shared"), manifest.join("shared")])
+        .collect();
+    match candidates
+        .iter()
+        .map(|dir| dir.join(path))
+        .find(|p| p.exists())
+    {
+        Some(found) => found,
+        None => {
+            panic!("{path} is in none of {candidates:?} (set SYLVA_SHARED to the shared folder)")
+        }
+    }
+}
