@@ -6,6 +6,7 @@ mod cli;
 mod colony;
 mod control;
 mod fluid;
+mod forest;
 mod fuzz;
 mod golden;
 mod hardening_net;

@@ -18,6 +18,8 @@ fn table() -> Vec<(&'static str, usize, &'static str, &'static str)> {
     use crate::layers::colony::sim::{NodeInfo, StepParams};
     use crate::layers::fluid::draw::{ParticleDraw, SurfaceUniform};
     use crate::layers::fluid::sim::FluidParams;
+    use crate::layers::forest::sim::{ForestParams, Tree};
+    use crate::layers::forest::species::SpeciesGpu;
     use crate::layers::skinned::AttractionBones;
     use crate::layers::skinned::body::BodyParams;
     use crate::layers::skinned::pose::Bone;
@@ -90,6 +92,19 @@ fn table() -> Vec<(&'static str, usize, &'static str, &'static str)> {
             "Surface",
         ),
         ("Bone", size_of::<Bone>(), "skinned/skin.wgsl", "Bone"),
+        (
+            "ForestParams",
+            size_of::<ForestParams>(),
+            "forest/step.wgsl",
+            "ForestParams",
+        ),
+        (
+            "SpeciesGpu",
+            size_of::<SpeciesGpu>(),
+            "forest/step.wgsl",
+            "Species",
+        ),
+        ("Tree", size_of::<Tree>(), "forest/step.wgsl", "Tree"),
         (
             "SkinParams",
             size_of::<SkinParams>(),

@@ -6,6 +6,7 @@
 pub mod camera;
 pub mod colony;
 pub mod fluid;
+pub mod forest;
 pub mod random;
 pub mod rebuild;
 pub mod shader;

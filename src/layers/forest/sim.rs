@@ -1,0 +1,352 @@
+//! The forest simulation on the GPU (SEEDS.md 003): trees as cones drawn
+//! into horizontal space maps where the tallest owns each pixel, R = V /
+//! Vmax from the density maps, growth, death and seeding, with counts kept
+//! on the GPU (`shaders/forest/step.wgsl`).
+
+use bytemuck::{Pod, Zeroable};
+
+use super::species::{MAX_SPECIES, Species, SpeciesGpu};
+use crate::gpu::bindings::uniform_buffer;
+use crate::gpu::compute::{Binding, Kernel, KernelReload, read_buffer, storage_buffer};
+use crate::gpu::prefix_sum::PrefixSum;
+use crate::gpu::{BuildError, Gpu, GpuProfiler, ReadbackError};
+use crate::show::{Assets, ChangedFile};
+
+const FILE: &str = "forest/step.wgsl";
+
+/// Most trees: ids take 20 bits of a space-map pixel (`MAX_TREES`).
+pub const MAX_TREES: u32 = 0xffffe;
+
+/// `struct ForestParams` in `shaders/forest/forest.wgsl`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Pod, Zeroable)]
+pub struct ForestParams {
+    /// Pixels per side of every map.
+    pub map_size: u32,
+    /// Space-map slices.
+    pub slices: u32,
+    /// Metres between slices (slice k at (k + 1) * spacing).
+    pub slice_spacing: f32,
+    /// Metres a pixel covers.
+    pub metres_per_pixel: f32,
+    /// Tree slots.
+    pub capacity: u32,
+    /// Random seed.
+    pub seed: u32,
+    /// Density maps.
+    pub density_maps: u32,
+    /// Slices each density map weights.
+    pub slices_per_map: u32,
+    /// Death below this R.
+    pub r1: f32,
+    /// No growth below this R.
+    pub r2: f32,
+    /// 4095 over the tallest species' height.
+    pub height_scale: f32,
+    /// Years per step.
+    pub dt: f32,
+    /// Species in use.
+    pub species_count: u32,
+    _pad: [u32; 3],
+}
+
+impl ForestParams {
+    /// Parameters for a forest of `species`.
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "the simulation's settings, named"
+    )]
+    pub fn new(
+        (map_size, metres_per_pixel): (u32, f32),
+        (slices, slice_spacing): (u32, f32),
+        (density_maps, slices_per_map): (u32, u32),
+        capacity: u32,
+        (r1, r2): (f32, f32),
+        dt: f32,
+        seed: u32,
+        species: &[Species],
+    ) -> Self {
+        let tallest = species.iter().map(|s| s.max_height).fold(1e-3, f32::max);
+        Self {
+            map_size,
+            slices,
+            slice_spacing,
+            metres_per_pixel,
+            capacity: capacity.clamp(1, MAX_TREES),
+            seed,
+            density_maps: density_maps.max(1),
+            slices_per_map: slices_per_map.max(1),
+            r1,
+            r2,
+            height_scale: 4095.0 / tallest,
+            dt,
+            species_count: species.len().min(MAX_SPECIES) as u32,
+            _pad: [0; 3],
+        }
+    }
+
+    /// Pixels of one map.
+    pub fn area(&self) -> u64 {
+        u64::from(self.map_size) * u64::from(self.map_size)
+    }
+}
+
+/// `struct Tree` in WGSL.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Pod, Zeroable)]
+pub struct Tree {
+    /// Ground position, metres.
+    pub position: [f32; 2],
+    /// Height, metres.
+    pub height: f32,
+    /// Species index.
+    pub species: u32,
+    /// Years.
+    pub age: f32,
+    /// R of the last step.
+    pub vitality: f32,
+    /// 1 alive, 0 a free slot.
+    pub alive: u32,
+    /// Seeds it scatters this step.
+    pub seeds: u32,
+}
+
+impl Tree {
+    /// A living tree.
+    pub fn new(position: [f32; 2], height: f32, species: u32) -> Self {
+        Self {
+            position,
+            height,
+            species,
+            vitality: 1.0,
+            alive: 1,
+            ..Self::default()
+        }
+    }
+}
+
+/// The kernels of a step, in order.
+struct Kernels {
+    draw: (Kernel, Binding),
+    measure: (Kernel, Binding),
+    update: (Kernel, Binding),
+    tally: (Kernel, Binding),
+    list_dead: (Kernel, Binding),
+    sow: (Kernel, Binding),
+    finish: (Kernel, Binding),
+}
+
+/// The forest's GPU state.
+pub struct ForestSim {
+    kernels: Kernels,
+    seed_scan: PrefixSum,
+    dead_scan: PrefixSum,
+    params: ForestParams,
+    /// Every tree slot.
+    pub trees: wgpu::Buffer,
+    /// The space maps, slice after slice: packed (height, id + 1).
+    pub maps: wgpu::Buffer,
+    /// The density maps, map after map.
+    pub density: wgpu::Buffer,
+    /// Counts (`state[]` in WGSL).
+    pub state: wgpu::Buffer,
+    /// Dispatch sizes for the next step (and the drawing).
+    pub args: wgpu::Buffer,
+}
+
+impl ForestSim {
+    /// Uploads `trees` (at most the capacity), `density` (the maps' values
+    /// 0..1, map after map) and `species`.
+    pub fn new(
+        gpu: &Gpu,
+        assets: &Assets,
+        params: &ForestParams,
+        species: &[Species],
+        trees: &[Tree],
+        density: &[f32],
+    ) -> Result<Self, BuildError> {
+        let capacity = params.capacity;
+        let maps_bytes = params.area() * u64::from(params.slices) * 4;
+        gpu.check_storage(
+            &format!(
+                "forest space maps ({} slices of {} px)",
+                params.slices, params.map_size
+            ),
+            maps_bytes,
+        )?;
+        let none = wgpu::BufferUsages::empty();
+        let buffer = |label: &str, size: u64| storage_buffer(gpu, label, size, none);
+        let tree_buffer = storage_buffer(
+            gpu,
+            "forest.trees",
+            u64::from(capacity) * size_of::<Tree>() as u64,
+            wgpu::BufferUsages::VERTEX,
+        );
+        let count = trees.len().min(capacity as usize);
+        gpu.queue
+            .write_buffer(&tree_buffer, 0, bytemuck::cast_slice(&trees[..count]));
+        let maps = buffer("forest.space_maps", maps_bytes);
+        let density_buffer = buffer("forest.density", (density.len() * 4) as u64);
+        gpu.queue
+            .write_buffer(&density_buffer, 0, bytemuck::cast_slice(density));
+        let owned = buffer("forest.owned", u64::from(capacity) * 4);
+        let covered = buffer("forest.covered", u64::from(capacity) * 4);
+        let seed_scan = buffer("forest.seed_scan", u64::from(capacity) * 4);
+        let dead_scan = buffer("forest.dead_scan", u64::from(capacity) * 4);
+        let dead_list = buffer("forest.dead_list", u64::from(capacity) * 4);
+        let state = buffer("forest.state", 8 * 4);
+        let live = count as u32;
+        gpu.queue.write_buffer(
+            &state,
+            0,
+            bytemuck::cast_slice(&[live, live, 0, 0, live, 0u32, 0, 0]),
+        );
+        let args = storage_buffer(gpu, "forest.args", 8 * 4, wgpu::BufferUsages::INDIRECT);
+        let groups = live.div_ceil(256).max(1);
+        gpu.queue.write_buffer(
+            &args,
+            0,
+            bytemuck::cast_slice(&[groups, 1, params.slices, groups, 1, 1, 0u32, 0]),
+        );
+        let uniform = uniform_buffer(&gpu.device, "forest.params", size_of::<ForestParams>());
+        gpu.queue
+            .write_buffer(&uniform, 0, bytemuck::bytes_of(params));
+        let mut table = [SpeciesGpu::default(); MAX_SPECIES];
+        for (slot, s) in table.iter_mut().zip(species) {
+            *slot = s.gpu();
+        }
+        let species_buffer = uniform_buffer(&gpu.device, "forest.species", size_of_val(&table));
+        gpu.queue
+            .write_buffer(&species_buffer, 0, bytemuck::cast_slice(&table));
+        let all: [(u32, &wgpu::Buffer); 12] = [
+            (0, &uniform),
+            (1, &species_buffer),
+            (2, &tree_buffer),
+            (3, &maps),
+            (4, &density_buffer),
+            (5, &owned),
+            (6, &covered),
+            (7, &seed_scan),
+            (8, &dead_scan),
+            (9, &dead_list),
+            (10, &state),
+            (11, &args),
+        ];
+        let kernel = |entry: &str, used: &[u32]| -> Result<(Kernel, Binding), BuildError> {
+            let kernel = Kernel::new(gpu, assets, FILE, entry)?;
+            let bindings: Vec<(u32, &wgpu::Buffer)> = all
+                .iter()
+                .filter(|(b, _)| used.contains(b))
+                .copied()
+                .collect();
+            let binding = kernel.bind(gpu, &bindings);
+            Ok((kernel, binding))
+        };
+        let kernels = Kernels {
+            draw: kernel("draw", &[0, 1, 2, 3, 6, 10])?,
+            measure: kernel("measure", &[0, 3, 4, 5])?,
+            update: kernel("update", &[0, 1, 2, 3, 4, 5, 6, 7, 8, 10])?,
+            tally: kernel("tally", &[0, 2, 7, 8, 10])?,
+            list_dead: kernel("list_dead", &[2, 8, 9, 10])?,
+            sow: kernel("sow", &[0, 1, 2, 7, 9, 10])?,
+            finish: kernel("finish", &[0, 10, 11])?,
+        };
+        Ok(Self {
+            seed_scan: PrefixSum::new(gpu, assets, &seed_scan, capacity)?,
+            dead_scan: PrefixSum::new(gpu, assets, &dead_scan, capacity)?,
+            kernels,
+            params: *params,
+            trees: tree_buffer,
+            maps,
+            density: density_buffer,
+            state,
+            args,
+        })
+    }
+
+    /// Records one step.
+    pub fn step(&self, encoder: &mut wgpu::CommandEncoder, profiler: &mut GpuProfiler) {
+        encoder.clear_buffer(&self.maps, 0, None);
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("forest.step"),
+            timestamp_writes: profiler.compute_pass("forest.step"),
+        });
+        let k = &self.kernels;
+        let (draw, group) = &k.draw;
+        draw.dispatch_indirect(&mut pass, group, &self.args, 0);
+        let (measure, group) = &k.measure;
+        let pixels = self.params.area() * u64::from(self.params.slices);
+        measure.dispatch(
+            &mut pass,
+            group,
+            pixels.min(u64::from(u32::MAX)) as u32,
+            256,
+        );
+        let per_tree = |pass: &mut wgpu::ComputePass<'_>, (kernel, group): &(Kernel, Binding)| {
+            kernel.dispatch_indirect(pass, group, &self.args, 3 * 4);
+        };
+        per_tree(&mut pass, &k.update);
+        self.seed_scan.encode(&mut pass);
+        self.dead_scan.encode(&mut pass);
+        let (tally, group) = &k.tally;
+        tally.dispatch(&mut pass, group, 1, 1);
+        per_tree(&mut pass, &k.list_dead);
+        per_tree(&mut pass, &k.sow);
+        let (finish, group) = &k.finish;
+        finish.dispatch(&mut pass, group, 1, 1);
+    }
+
+    /// Replaces the density maps (same size).
+    pub fn set_density(&self, gpu: &Gpu, density: &[f32]) {
+        gpu.queue
+            .write_buffer(&self.density, 0, bytemuck::cast_slice(density));
+    }
+
+    /// Rebuilds the kernels saved files touch, keeping the forest.
+    pub fn reload(&mut self, gpu: &Gpu, assets: &Assets, changed: &[ChangedFile]) -> KernelReload {
+        let mut report = KernelReload::default();
+        let context = (gpu, assets, changed);
+        self.seed_scan.reload(context, &mut report);
+        self.dead_scan.reload(context, &mut report);
+        let k = &mut self.kernels;
+        for (kernel, binding) in [
+            &mut k.draw,
+            &mut k.measure,
+            &mut k.update,
+            &mut k.tally,
+            &mut k.list_dead,
+            &mut k.sow,
+            &mut k.finish,
+        ] {
+            report.kernel(context, kernel, &mut [binding]);
+        }
+        report
+    }
+
+    /// Slots in use, live trees, dead slots, seeds of the last step
+    /// (waits for the GPU).
+    pub fn read_state(&self, gpu: &Gpu) -> Result<[u32; 4], ReadbackError> {
+        let state: Vec<u32> = read_buffer(gpu, &self.state, 4)?;
+        Ok([state[0], state[1], state[2], state[3]])
+    }
+
+    /// Every slot in use (waits for the GPU).
+    pub fn read_trees(&self, gpu: &Gpu) -> Result<Vec<Tree>, ReadbackError> {
+        let [count, ..] = self.read_state(gpu)?;
+        read_buffer(gpu, &self.trees, count as usize)
+    }
+
+    /// The space maps as the last step left them (waits for the GPU).
+    pub fn read_maps(&self, gpu: &Gpu) -> Result<Vec<u32>, ReadbackError> {
+        read_buffer(
+            gpu,
+            &self.maps,
+            (self.params.area() * u64::from(self.params.slices)) as usize,
+        )
+    }
+
+    /// The parameters it runs with.
+    pub fn params(&self) -> &ForestParams {
+        &self.params
+    }
+}

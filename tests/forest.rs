@@ -1,0 +1,240 @@
+//! The forest simulation (SEEDS.md 003) on the software adapter at small
+//! sizes: one step's competition against the CPU reference, the tree
+//! count rising then settling, layered heights, a road painted early and
+//! a layer zeroed late.
+
+use sylva::gpu::GpuProfiler;
+use sylva::layers::forest::reference::competition;
+use sylva::layers::forest::sim::{ForestParams, ForestSim, Tree};
+use sylva::layers::forest::species::{Species, defaults};
+use sylva::layers::random::Rng;
+use sylva::show::Assets;
+
+use crate::support;
+use crate::support::Checked;
+
+/// A forest of `size` metres (1 m a pixel), `slices` 1 m apart, each
+/// density map weighting 4 slices.
+fn params(size: u32, slices: u32, capacity: u32, species: &[Species]) -> ForestParams {
+    ForestParams::new(
+        (size, 1.0),
+        (slices, 1.0),
+        (slices.div_ceil(4), 4),
+        capacity,
+        (0.12, 0.3),
+        1.0,
+        7,
+        species,
+    )
+}
+
+/// `count` trees of random species, place and height.
+fn scattered(count: usize, size: f32, species: &[Species], seed: u64) -> Vec<Tree> {
+    let mut rng = Rng::new(seed);
+    (0..count)
+        .map(|_| {
+            let kind = rng.next_u32() % species.len() as u32;
+            let position = [
+                (rng.signed() * 0.5 + 0.5) * size,
+                (rng.signed() * 0.5 + 0.5) * size,
+            ];
+            let height = (rng.signed() * 0.5 + 0.5) * species[kind as usize].max_height;
+            Tree::new(position, height, kind)
+        })
+        .collect()
+}
+
+fn run(sim: &ForestSim, steps: usize) {
+    let gpu = support::gpu();
+    let mut profiler = GpuProfiler::new(&gpu.device, &gpu.queue, false);
+    for _ in 0..steps {
+        let mut encoder = gpu.device.create_command_encoder(&Default::default());
+        sim.step(&mut encoder, &mut profiler);
+        gpu.queue.submit([encoder.finish()]);
+    }
+}
+
+fn forest(
+    params: &ForestParams,
+    species: &[Species],
+    trees: &[Tree],
+    density: &[f32],
+) -> ForestSim {
+    let gpu = support::gpu();
+    let assets = Assets::new(env!("CARGO_MANIFEST_DIR"));
+    ForestSim::new(&gpu, &assets, params, species, trees, density).checked("building the forest")
+}
+
+#[test]
+fn one_step_of_competition_matches_the_cpu_reference() {
+    let species = defaults();
+    let params = params(64, 12, 256, &species);
+    let trees = scattered(200, 64.0, &species, 3);
+    let mut rng = Rng::new(9);
+    let density: Vec<f32> = (0..3 * 64 * 64).map(|_| rng.signed() * 0.5 + 0.5).collect();
+    let sim = forest(&params, &species, &trees, &density);
+    run(&sim, 1);
+    let gpu = support::gpu();
+    let maps = sim.read_maps(&gpu).checked("reading the maps");
+    let after = sim.read_trees(&gpu).checked("reading the trees");
+    let (want, vitality) = competition(&params, &species, &trees, &density);
+    let differ = maps.iter().zip(&want).filter(|(a, b)| a != b).count();
+    assert!(
+        differ * 1000 <= want.len(),
+        "{differ} of {} pixels owned differently",
+        want.len()
+    );
+    let owned = want.iter().filter(|&&p| p != 0).count();
+    assert!(owned > want.len() / 10, "the cones cover the maps: {owned}");
+    let mut compared = 0;
+    for (id, (tree, r)) in after.iter().zip(&vitality).enumerate() {
+        if tree.position != trees[id].position {
+            // It died and a seed took its slot: the reference must agree
+            // it had too little light.
+            assert!(*r < params.r1, "tree {id} died with R {r} on the CPU");
+            continue;
+        }
+        compared += 1;
+        assert!(
+            (tree.vitality - r).abs() <= 0.02,
+            "tree {id}: R {} on the GPU, {r} on the CPU",
+            tree.vitality
+        );
+    }
+    assert!(compared >= 100, "{compared} trees compared");
+}
+
+/// Live trees every `every` steps for `steps` steps.
+fn census(sim: &ForestSim, steps: usize, every: usize) -> Vec<u32> {
+    let gpu = support::gpu();
+    (0..steps / every)
+        .map(|_| {
+            run(sim, every);
+            sim.read_state(&gpu).checked("reading the counts")[1]
+        })
+        .collect()
+}
+
+#[test]
+fn the_tree_count_rises_then_settles_into_layers() {
+    let species = defaults();
+    let params = params(96, 20, 20_000, &species);
+    let mut trees = scattered(60, 96.0, &species, 5);
+    for tree in &mut trees {
+        tree.height = 0.5;
+    }
+    let density = vec![1.0; 5 * 96 * 96];
+    let sim = forest(&params, &species, &trees, &density);
+    let counts = census(&sim, 400, 20);
+    eprintln!("live trees every 20 steps: {counts:?}");
+    let peak = counts.iter().copied().max().unwrap_or(0);
+    assert!(peak > 60 * 4, "the forest spreads: peak {peak}");
+    let tail = &counts[counts.len() - 6..];
+    let mean = tail.iter().map(|&c| f64::from(c)).sum::<f64>() / tail.len() as f64;
+    for &c in tail {
+        assert!(
+            (f64::from(c) - mean).abs() <= 0.2 * mean,
+            "settles: {tail:?}"
+        );
+    }
+    // Each layer's trees crowd near their species' height: the layered
+    // structure.
+    let gpu = support::gpu();
+    let alive: Vec<Tree> = sim
+        .read_trees(&gpu)
+        .checked("reading the trees")
+        .into_iter()
+        .filter(|t| t.alive == 1)
+        .collect();
+    let mut layered = 0;
+    for (index, kind) in species.iter().enumerate() {
+        let own: Vec<&Tree> = alive.iter().filter(|t| t.species == index as u32).collect();
+        let near_top = own
+            .iter()
+            .filter(|t| t.height >= 0.8 * kind.max_height)
+            .count();
+        eprintln!(
+            "{}: {} trees, {near_top} near {} m",
+            kind.name,
+            own.len(),
+            kind.max_height
+        );
+        if own.len() >= 10 && near_top * 3 >= own.len() {
+            layered += 1;
+        }
+    }
+    assert!(layered >= 2, "at least two layers stand at their heights");
+}
+
+#[test]
+fn a_road_painted_early_stays_empty_and_a_layer_zeroed_late_spares_the_tall() {
+    let species = defaults();
+    let size = 64;
+    let params = params(size, 20, 10_000, &species);
+    let mut trees = scattered(300, 64.0, &species, 11);
+    for tree in &mut trees {
+        tree.height = 0.5;
+    }
+    let area = (size * size) as usize;
+    let in_band = |t: &Tree| (28.0..36.0).contains(&t.position[1]);
+    // A band zeroed in the lowest map from the start: a road.
+    let mut density = vec![1.0; 5 * area];
+    for y in 28..36 {
+        for x in 0..size as usize {
+            density[y * size as usize + x] = 0.0;
+        }
+    }
+    let sim = forest(&params, &species, &trees, &density);
+    run(&sim, 120);
+    let gpu = support::gpu();
+    let standing: Vec<Tree> = sim
+        .read_trees(&gpu)
+        .checked("reading the trees")
+        .into_iter()
+        .filter(|t| t.alive == 1 && t.age > 0.0)
+        .collect();
+    let on_road = standing.iter().filter(|t| in_band(t)).count();
+    eprintln!("{} trees standing, {on_road} on the road", standing.len());
+    assert!(
+        standing.len() > 50,
+        "a forest around the road: {}",
+        standing.len()
+    );
+    assert_eq!(on_road, 0, "no tree grows on the road");
+    // The same band zeroed only once trees have grown: those above the
+    // lowest map's 4 m stay, the low ones go.
+    let full = vec![1.0; 5 * area];
+    let late = forest(&params, &species, &trees, &full);
+    run(&late, 120);
+    let before: Vec<Tree> = late.read_trees(&gpu).checked("reading the trees");
+    let tall_before = before
+        .iter()
+        .filter(|t| t.alive == 1 && in_band(t) && t.height > 8.0)
+        .count();
+    late.set_density(&gpu, &density);
+    run(&late, 5);
+    let after: Vec<Tree> = late.read_trees(&gpu).checked("reading the trees");
+    let tall_after = after
+        .iter()
+        .filter(|t| t.alive == 1 && in_band(t) && t.height > 8.0)
+        .count();
+    let low_after = after
+        .iter()
+        .filter(|t| {
+            // Low trees whose cones lie wholly inside the band (margins of
+            // their widest cross-section below 3 m).
+            let inside = (30.5..33.5).contains(&t.position[1]);
+            t.alive == 1 && inside && t.height < 3.0 && t.age > 0.0
+        })
+        .count();
+    eprintln!("tall in the band: {tall_before} -> {tall_after}, low after: {low_after}");
+    assert!(
+        tall_before > 3,
+        "tall trees stood in the band: {tall_before}"
+    );
+    assert!(
+        tall_after * 10 >= tall_before * 8,
+        "the tall are spared: {tall_before} -> {tall_after}"
+    );
+    assert_eq!(low_after, 0, "the low ones are gone");
+}
