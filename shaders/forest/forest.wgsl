@@ -70,6 +70,10 @@ const ID_BITS: u32 = 20u;
 const ID_MASK: u32 = 0xfffffu;
 const MAX_TREES: u32 = 0xffffeu;
 
+// Vertices of a drawn tree: a trunk's side quads, a crown's side
+// triangles and its underside, eight sides each.
+const TREE_VERTICES: u32 = 96u;
+
 // Fixed point of a density value summed into V.
 const DENSITY_ONE: f32 = 255.0;
 

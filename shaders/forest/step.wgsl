@@ -202,11 +202,16 @@ fn finish() {
     let sown = min(state[BIRTHS], count - min(count, state[COUNT_BEFORE]) + state[DEAD]);
     state[ALIVE] = state[COUNT_BEFORE] - state[DEAD] + sown;
     state[STEP] += 1u;
-    // draw: x trees, z slices; per tree: x groups of 256.
+    // The draw pass: x trees, z slices; per tree: x groups of 256.
     args[0] = (count + 255u) / 256u;
     args[1] = 1u;
     args[2] = params.slices;
     args[3] = (count + 255u) / 256u;
     args[4] = 1u;
     args[5] = 1u;
+    // Drawing: a tree's vertices, one instance per slot.
+    args[6] = TREE_VERTICES;
+    args[7] = count;
+    args[8] = 0u;
+    args[9] = 0u;
 }

@@ -25,7 +25,13 @@ use crate::status::ErrorLog;
 pub const BLEND_MODES: [&str; 4] = ["normal", "add", "screen", "multiply"];
 
 /// The layer kinds this build knows.
-pub const KINDS: [&LayerKind; 4] = [&shader::KIND, &colony::KIND, &fluid::KIND, &skinned::KIND];
+pub const KINDS: [&LayerKind; 5] = [
+    &shader::KIND,
+    &colony::KIND,
+    &fluid::KIND,
+    &skinned::KIND,
+    &forest::KIND,
+];
 
 /// What a bench size means for a layer kind: the output resolution, the
 /// size's unit, and the settings (`param=value` without the layer id)

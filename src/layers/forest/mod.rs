@@ -1,8 +1,496 @@
-//! The forest (SEEDS.md 003, Mizoguchi and Miyata's layered extension of
-//! Deussen et al.): trees as cones competing for light in horizontal
-//! slices, guided by painted density maps. The GPU simulation and its CPU
-//! reference are here; the layer that draws it (issue 12) joins them.
+//! The `forest` layer (SEEDS.md 003, Mizoguchi and Miyata's layered
+//! extension of Deussen et al.): trees as cones competing for light in
+//! horizontal slices, guided by painted density maps, drawn as a living
+//! forest or as the space maps seen from above.
 
+pub mod density;
+pub mod draw;
+pub mod export;
 pub mod reference;
 pub mod sim;
 pub mod species;
+
+use glam::Vec3;
+
+use super::camera::{camera_params, orbit_scaled};
+use super::simulation::{Drawer, Running, Simulation, SimulationCore};
+use super::{BenchWorkload, Layer, LayerEnv, LayerFrame, LayerKind};
+use crate::clock::Clock;
+use crate::gpu::compute::KernelReload;
+use crate::gpu::{BuildError, Gpu, GpuProfiler};
+use crate::layers::random::Rng;
+use crate::params::{ParamSpec, Registry, Value};
+use crate::show::{AssetError, Assets, ChangedFile, inside_show};
+use density::DensityMaps;
+use draw::{ForestDraw, ForestRenderer, View};
+use sim::{ForestParams, ForestSim, Tree};
+use species::{MAX_SPECIES, Species};
+
+/// The layer's parameters.
+pub fn forest_params(id: &str) -> Vec<ParamSpec> {
+    let p = |name: &str| format!("{id}.{name}");
+    let mut specs = vec![
+        ParamSpec::int(p("map_size"), 512, 16, 4096)
+            .with_description("Pixels per side of the space and density maps (rebuilds)"),
+        ParamSpec::float(p("metres_per_pixel"), 1.0, 0.05, 100.0)
+            .with_unit("m")
+            .with_description("Ground a map pixel covers (rebuilds)"),
+        ParamSpec::int(p("slices"), 20, 1, 64)
+            .with_description("Horizontal space-map slices (rebuilds)"),
+        ParamSpec::float(p("slice_spacing"), 1.0, 0.05, 100.0)
+            .with_unit("m")
+            .with_description("Height between slices; slice k lies at (k + 1) x spacing (rebuilds)"),
+        ParamSpec::int(p("capacity"), 200_000, 64, sim::MAX_TREES as i32)
+            .with_description("Most trees at once (rebuilds)"),
+        ParamSpec::int(p("initial_trees"), 4_000, 1, sim::MAX_TREES as i32)
+            .with_description("Seedlings sown at the start, species in turn (rebuilds)"),
+        ParamSpec::path(p("species"), "").with_description(
+            "A TOML file of [[species]] in the show's assets/; empty: canopy, sub-canopy, shrub, herb (rebuilds)",
+        ),
+        ParamSpec::text(p("density_maps"), "").with_description(
+            "Grey PNGs in assets/, comma-separated, lowest first (5, each weighting 4 slices); reread when saved",
+        ),
+        ParamSpec::float(p("r1"), 0.12, 0.0, 1.0)
+            .with_description("A tree whose R = V / Vmax falls below this dies"),
+        ParamSpec::float(p("r2"), 0.3, 0.0, 1.0)
+            .with_description("Below this R a tree does not grow"),
+        ParamSpec::float(p("years_per_step"), 0.5, 0.01, 10.0)
+            .with_unit("years")
+            .with_description("Time one step stands for"),
+        ParamSpec::int(p("steps_per_frame"), 1, 0, 64)
+            .with_description("Simulation steps per frame"),
+        ParamSpec::bool(p("brush"), false).with_description("Paint into a density map"),
+        ParamSpec::vec3(p("brush_at"), [0.5, 0.5, 0.0], 0.0, 1.0)
+            .with_smoothing(0.1)
+            .with_description("Brush position on the map (x, y from 0 to 1)"),
+        ParamSpec::float(p("brush_radius"), 12.0, 0.1, 1000.0)
+            .with_unit("m")
+            .with_description("Brush radius"),
+        ParamSpec::float(p("brush_value"), 0.0, 0.0, 1.0)
+            .with_description("Density the brush paints"),
+        ParamSpec::int(p("brush_map"), 0, 0, density::MAPS as i32 - 1)
+            .with_description("Density map the brush paints (0 lowest)"),
+        ParamSpec::enumeration(p("view"), &["forest", "maps"], 0)
+            .with_description("Trees on the ground, or the space maps from above"),
+        ParamSpec::int(p("view_slice"), 64, 0, 64)
+            .with_description("Maps view: the slice shown; past the last: the highest crown"),
+        ParamSpec::colour(p("fog"), [0.025, 0.035, 0.06, 1.0])
+            .with_description("Fog and sky colour"),
+        ParamSpec::float(p("fog_density"), 0.006, 0.0, 1.0)
+            .with_smoothing(0.3)
+            .with_description("Fog per metre"),
+        ParamSpec::float(p("brightness"), 1.0, 0.0, 20.0)
+            .with_smoothing(0.1)
+            .with_description("HDR brightness"),
+    ];
+    // The camera distance counts the map's sides.
+    let mut camera = camera_params(id, 0.6, 3.0);
+    for spec in &mut camera {
+        if spec.name.ends_with(".camera_pitch") {
+            spec.default = Value::Float(24.0);
+        }
+    }
+    specs.extend(camera);
+    specs
+}
+
+/// What the forest was built from; a change rebuilds it.
+#[derive(Debug, Clone, PartialEq)]
+struct Structure {
+    map_size: u32,
+    metres_per_pixel: f32,
+    slices: u32,
+    slice_spacing: f32,
+    capacity: u32,
+    initial_trees: u32,
+    species: String,
+}
+
+impl Structure {
+    fn from(registry: &Registry, id: &str) -> Self {
+        let target = |name: &str| registry.target(&format!("{id}.{name}")).cloned();
+        let int = |name: &str| match target(name) {
+            Some(Value::Int(v)) => v.max(1) as u32,
+            _ => 1,
+        };
+        let float = |name: &str| target(name).and_then(|v| v.as_f32()).unwrap_or(1.0);
+        Self {
+            map_size: int("map_size"),
+            metres_per_pixel: float("metres_per_pixel"),
+            slices: int("slices"),
+            slice_spacing: float("slice_spacing"),
+            capacity: int("capacity"),
+            initial_trees: int("initial_trees"),
+            species: target("species")
+                .and_then(|v| v.as_text().map(str::to_string))
+                .unwrap_or_default(),
+        }
+    }
+
+    /// The map's side in metres.
+    fn extent(&self) -> f32 {
+        self.map_size as f32 * self.metres_per_pixel
+    }
+}
+
+/// Why a forest could not be built; the running one stays.
+#[derive(Debug, thiserror::Error)]
+pub enum ForestError {
+    /// The species file leaves the show's assets.
+    #[error(transparent)]
+    Asset(#[from] AssetError),
+    /// The species file could not be read.
+    #[error("assets/{file}: {reason}")]
+    Read {
+        /// The file.
+        file: String,
+        /// Why.
+        reason: std::io::Error,
+    },
+    /// The species file is not what the forest needs.
+    #[error("assets/{file}: {problem}")]
+    Species {
+        /// The file.
+        file: String,
+        /// What is wrong.
+        problem: String,
+    },
+    /// Its buffers or kernels could not be made.
+    #[error(transparent)]
+    Gpu(#[from] BuildError),
+}
+
+/// The species of `file` in the show's assets, or the defaults.
+pub fn load_species(assets: &Assets, file: &str) -> Result<Vec<Species>, ForestError> {
+    if file.is_empty() {
+        return Ok(species::defaults());
+    }
+    let path = assets.root().join("assets").join(inside_show(file)?);
+    let text = std::fs::read_to_string(&path).map_err(|reason| ForestError::Read {
+        file: file.to_string(),
+        reason,
+    })?;
+    #[derive(serde::Deserialize)]
+    struct File {
+        species: Vec<Species>,
+    }
+    let problem = |problem: String| ForestError::Species {
+        file: file.to_string(),
+        problem,
+    };
+    let parsed: File = toml::from_str(&text).map_err(|e| problem(e.message().to_string()))?;
+    if parsed.species.is_empty() || parsed.species.len() > MAX_SPECIES {
+        return Err(problem(format!("1 to {MAX_SPECIES} [[species]] please")));
+    }
+    Ok(parsed.species)
+}
+
+/// `count` seedlings, species in turn, spread over a square of `extent`
+/// metres from `seed`.
+pub fn seedlings(count: u32, extent: f32, species: usize, seed: u64) -> Vec<Tree> {
+    let mut rng = Rng::new(seed);
+    (0..count)
+        .map(|i| {
+            let position = [
+                (rng.signed() * 0.5 + 0.5) * extent,
+                (rng.signed() * 0.5 + 0.5) * extent,
+            ];
+            Tree::new(
+                position,
+                0.3 + (rng.signed() * 0.5 + 0.5) * 0.5,
+                i % species.max(1) as u32,
+            )
+        })
+        .collect()
+}
+
+/// The simulation's parameters for `structure` and the registry's
+/// dynamics.
+fn sim_params(
+    registry: &Registry,
+    id: &str,
+    structure: &Structure,
+    species: &[Species],
+    seed: u64,
+) -> ForestParams {
+    let p = |name: &str| registry.float(&format!("{id}.{name}"));
+    ForestParams::new(
+        (structure.map_size, structure.metres_per_pixel),
+        (structure.slices, structure.slice_spacing),
+        (density::MAPS as u32, 4),
+        structure.capacity,
+        (p("r1"), p("r2").max(p("r1"))),
+        p("years_per_step"),
+        seed as u32,
+        species,
+    )
+}
+
+/// A running forest.
+struct Grown {
+    sim: ForestSim,
+    structure: Structure,
+    species: Vec<Species>,
+    density: DensityMaps,
+}
+
+impl Running for Grown {
+    type Sim = ForestSim;
+    fn sim(&self) -> &ForestSim {
+        &self.sim
+    }
+    fn sim_mut(&mut self) -> &mut ForestSim {
+        &mut self.sim
+    }
+}
+
+impl Simulation for ForestSim {
+    fn reload(&mut self, gpu: &Gpu, assets: &Assets, changed: &[ChangedFile]) -> KernelReload {
+        ForestSim::reload(self, gpu, assets, changed)
+    }
+}
+
+impl Drawer<ForestSim> for ForestRenderer {
+    fn build(gpu: &Gpu, assets: &Assets) -> Result<Self, BuildError> {
+        ForestRenderer::new(gpu, assets)
+    }
+    fn attach(&mut self, gpu: &Gpu, sim: &ForestSim) {
+        ForestRenderer::attach(self, gpu, sim);
+    }
+}
+
+/// The forest layer.
+pub struct ForestLayer {
+    core: SimulationCore<Grown, ForestRenderer, Structure>,
+}
+
+impl ForestLayer {
+    /// A forest for id `forest` or `forest.<name>`; it is sown on the first frame.
+    pub fn new(id: &str, env: &LayerEnv<'_>) -> Self {
+        Self {
+            core: SimulationCore::new(id, &["forest/"], env),
+        }
+    }
+
+    fn build(
+        &self,
+        env: &LayerEnv<'_>,
+        registry: &Registry,
+        structure: &Structure,
+    ) -> Result<Grown, ForestError> {
+        let id = &self.core.id;
+        let species = load_species(env.assets, &structure.species)?;
+        let params = sim_params(registry, id, structure, &species, self.core.seed);
+        let trees = seedlings(
+            structure.initial_trees.min(params.capacity),
+            structure.extent(),
+            species.len(),
+            self.core.seed,
+        );
+        let density = DensityMaps::uniform(structure.map_size, 1.0);
+        let sim = env.gpu.scoped(id, || {
+            ForestSim::new(
+                env.gpu,
+                env.assets,
+                &params,
+                &species,
+                &trees,
+                density.values(),
+            )
+        })?;
+        Ok(Grown {
+            sim,
+            structure: structure.clone(),
+            species,
+            density,
+        })
+    }
+
+    /// Reads density files when they change and paints with the brush.
+    fn tend(&mut self, env: &LayerEnv<'_>, registry: &Registry) {
+        let id = self.core.id.clone();
+        let Some(grown) = self.core.running.as_mut() else {
+            return;
+        };
+        let p = |name: &str| format!("{id}.{name}");
+        let files = registry
+            .target(&p("density_maps"))
+            .and_then(|v| v.as_text().map(str::to_string))
+            .unwrap_or_default();
+        let (read, problems) = grown.density.refresh(env.assets, &files);
+        let origin = format!("{id} density");
+        for problem in &problems {
+            env.errors.report(&origin, problem);
+        }
+        if read {
+            if problems.is_empty() {
+                env.errors.clear(&origin);
+            }
+            grown.sim.set_density(env.gpu, grown.density.values());
+        }
+        if registry.flag(&p("brush")) {
+            let at = match registry.get(&p("brush_at")) {
+                Some(Value::Vec3(v)) => *v,
+                _ => [0.5, 0.5, 0.0],
+            };
+            let size = grown.structure.map_size as f32;
+            let rows = grown.density.paint(
+                registry.float(&p("brush_map")) as usize,
+                [at[0] * size, at[1] * size],
+                registry.float(&p("brush_radius")) / grown.structure.metres_per_pixel,
+                registry.float(&p("brush_value")),
+            );
+            grown
+                .sim
+                .set_density_rows(env.gpu, grown.density.values(), rows);
+        }
+        let params = sim_params(
+            registry,
+            &id,
+            &grown.structure,
+            &grown.species,
+            self.core.seed,
+        );
+        grown.sim.set_params(env.gpu, &params);
+    }
+}
+
+impl Layer for ForestLayer {
+    fn id(&self) -> &str {
+        &self.core.id
+    }
+
+    fn params(&self) -> Vec<ParamSpec> {
+        forest_params(&self.core.id)
+    }
+
+    fn prepare(&mut self, env: &LayerEnv<'_>, registry: &Registry, clock: &Clock) -> bool {
+        if !self.core.enabled(registry) {
+            return false;
+        }
+        let structure = Structure::from(registry, &self.core.id);
+        if self.core.due(&structure, clock.time) {
+            let built = self.build(env, registry, &structure);
+            self.core.start(env, built);
+        }
+        self.tend(env, registry);
+        false
+    }
+
+    fn encode(
+        &mut self,
+        env: &LayerEnv<'_>,
+        frame: &LayerFrame<'_>,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &mut GpuProfiler,
+    ) {
+        let registry = frame.registry;
+        let id = self.core.id.clone();
+        let p = |name: &str| format!("{id}.{name}");
+        let (Some(grown), Some(renderer)) = (&self.core.running, self.core.drawer.as_mut()) else {
+            crate::gpu::clear_view(encoder, frame.target);
+            return;
+        };
+        for _ in 0..registry.float(&p("steps_per_frame")) as u32 {
+            grown.sim.step(encoder, profiler);
+        }
+        let extent = grown.structure.extent();
+        let tallest = grown
+            .species
+            .iter()
+            .map(|s| s.max_height)
+            .fold(1.0, f32::max);
+        let camera = orbit_scaled(
+            registry,
+            &id,
+            frame.clock.time,
+            (Vec3::new(0.0, tallest * 0.3, 0.0), extent),
+            frame.size,
+        );
+        let mut colours = [[0.0; 4]; MAX_SPECIES];
+        for (slot, s) in colours.iter_mut().zip(&grown.species) {
+            *slot = [s.colour[0], s.colour[1], s.colour[2], 1.0];
+        }
+        let fog = match registry.get(&p("fog")) {
+            Some(Value::Colour(c)) => *c,
+            _ => [0.025, 0.035, 0.06, 1.0],
+        };
+        let draw = ForestDraw {
+            colours,
+            fog_colour: fog,
+            extent,
+            fog_density: registry.float(&p("fog_density")),
+            brightness: registry.float(&p("brightness")),
+            view_slice: registry.float(&p("view_slice")) as u32,
+        };
+        let view = if registry.index(&p("view")) == 1 {
+            View::Maps
+        } else {
+            View::Forest
+        };
+        renderer.draw(
+            env.gpu,
+            encoder,
+            profiler,
+            &grown.sim,
+            (frame.target, frame.size),
+            (&camera, &draw),
+            view,
+        );
+    }
+
+    fn reseed(&mut self, seed: u64) {
+        self.core.reseed(seed);
+    }
+
+    fn report(&self, gpu: &Gpu) -> Vec<(String, f64)> {
+        let Some(grown) = &self.core.running else {
+            return Vec::new();
+        };
+        let Ok([slots, alive, dead, seeds]) = grown.sim.read_state(gpu) else {
+            return Vec::new();
+        };
+        vec![
+            ("trees".into(), f64::from(alive)),
+            ("slots".into(), f64::from(slots)),
+            ("free_slots".into(), f64::from(dead)),
+            ("seeds_last_step".into(), f64::from(seeds)),
+            (
+                "bytes_per_step".into(),
+                grown.sim.bytes_per_step(alive) as f64,
+            ),
+        ]
+    }
+
+    fn reload(&mut self, env: &LayerEnv<'_>, changed: &[ChangedFile]) -> bool {
+        self.core.reload(env, changed);
+        false
+    }
+}
+
+/// The forest kind.
+pub const KIND: LayerKind = LayerKind {
+    name: "forest",
+    create: |id, env| Box::new(ForestLayer::new(id, env)),
+    params: |id, _, _| Ok(forest_params(id)),
+    bench: bench_workload,
+    tools: &[export::EXPORT],
+};
+
+/// The bench's workload: `size` trees already sown over a 1024-pixel map
+/// (a square whose side holds them at about one tree per 10 m2), one step
+/// a frame.
+fn bench_workload(size: u32) -> BenchWorkload {
+    let metres = (f64::from(size) * 10.0).sqrt().max(64.0);
+    BenchWorkload {
+        resolution: [1920, 1080],
+        unit: "trees",
+        groups: Vec::new(),
+        settings: vec![
+            "map_size=1024".into(),
+            format!("metres_per_pixel={}", metres / 1024.0),
+            format!("initial_trees={size}"),
+            format!("capacity={}", (size * 2).min(sim::MAX_TREES)),
+        ],
+    }
+}

@@ -14,6 +14,12 @@ use crate::show::{Assets, ChangedFile};
 
 const FILE: &str = "forest/step.wgsl";
 
+/// Vertices of a drawn tree (`TREE_VERTICES` in WGSL).
+pub const TREE_VERTICES: u32 = 96;
+
+/// Byte offset of the tree drawing's indirect arguments in `args`.
+pub const DRAW_ARGS: u64 = 6 * 4;
+
 /// Most trees: ids take 20 bits of a space-map pixel (`MAX_TREES`).
 pub const MAX_TREES: u32 = 0xffffe;
 
@@ -144,6 +150,10 @@ pub struct ForestSim {
     params: ForestParams,
     /// Every tree slot.
     pub trees: wgpu::Buffer,
+    /// `ForestParams`.
+    pub params_buffer: wgpu::Buffer,
+    /// The species table.
+    pub species: wgpu::Buffer,
     /// The space maps, slice after slice: packed (height, id + 1).
     pub maps: wgpu::Buffer,
     /// The density maps, map after map.
@@ -201,12 +211,25 @@ impl ForestSim {
             0,
             bytemuck::cast_slice(&[live, live, 0, 0, live, 0u32, 0, 0]),
         );
-        let args = storage_buffer(gpu, "forest.args", 8 * 4, wgpu::BufferUsages::INDIRECT);
+        let args = storage_buffer(gpu, "forest.args", 12 * 4, wgpu::BufferUsages::INDIRECT);
         let groups = live.div_ceil(256).max(1);
         gpu.queue.write_buffer(
             &args,
             0,
-            bytemuck::cast_slice(&[groups, 1, params.slices, groups, 1, 1, 0u32, 0]),
+            bytemuck::cast_slice(&[
+                groups,
+                1,
+                params.slices,
+                groups,
+                1,
+                1,
+                TREE_VERTICES,
+                live,
+                0,
+                0,
+                0u32,
+                0,
+            ]),
         );
         let uniform = uniform_buffer(&gpu.device, "forest.params", size_of::<ForestParams>());
         gpu.queue
@@ -257,6 +280,8 @@ impl ForestSim {
             kernels,
             params: *params,
             trees: tree_buffer,
+            params_buffer: uniform,
+            species: species_buffer,
             maps,
             density: density_buffer,
             state,
@@ -300,6 +325,49 @@ impl ForestSim {
     pub fn set_density(&self, gpu: &Gpu, density: &[f32]) {
         gpu.queue
             .write_buffer(&self.density, 0, bytemuck::cast_slice(density));
+    }
+
+    /// Uploads rows `rows` (map rows counted across all maps) of `density`,
+    /// what a brush stroke changed.
+    pub fn set_density_rows(&self, gpu: &Gpu, density: &[f32], rows: std::ops::Range<usize>) {
+        let size = self.params.map_size as usize;
+        let span = rows.start * size..(rows.end * size).min(density.len());
+        if span.is_empty() {
+            return;
+        }
+        gpu.queue.write_buffer(
+            &self.density,
+            (span.start * 4) as u64,
+            bytemuck::cast_slice(&density[span]),
+        );
+    }
+
+    /// Writes the dynamics (thresholds, years per step) for the next steps;
+    /// the structure stays as built.
+    pub fn set_params(&mut self, gpu: &Gpu, params: &ForestParams) {
+        let kept = ForestParams {
+            r1: params.r1,
+            r2: params.r2,
+            dt: params.dt,
+            ..self.params
+        };
+        if kept != self.params {
+            self.params = kept;
+            gpu.queue
+                .write_buffer(&self.params_buffer, 0, bytemuck::bytes_of(&self.params));
+        }
+    }
+
+    /// Memory one step moves with `trees` live trees: the maps cleared,
+    /// written by atomics about once a pixel, read once by the measure; a
+    /// tree read and written by each per-tree pass; the scans over every
+    /// slot.
+    pub fn bytes_per_step(&self, trees: u32) -> u64 {
+        let maps = self.params.area() * u64::from(self.params.slices) * 4;
+        let density = self.params.area() * u64::from(self.params.density_maps) * 4;
+        let per_tree = u64::from(trees) * (32 * 6 + 4 * 8);
+        let scans = u64::from(self.params.capacity) * 4 * 6;
+        maps * 3 + density + per_tree + scans
     }
 
     /// Rebuilds the kernels saved files touch, keeping the forest.

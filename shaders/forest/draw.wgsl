@@ -1,0 +1,167 @@
+// Drawing the forest: every live tree an instance of a trunk and a conical
+// crown sized by its height and species, lit with the shared light, on a
+// ground plane, fading into fog with distance; or, seen from above, the
+// space maps coloured by the species that owns each pixel (the paper's
+// figures), brighter where the owning crown is higher.
+
+#include "common/camera.wgsl"
+#include "common/lighting.wgsl"
+#include "common/fullscreen.wgsl"
+#include "forest/forest.wgsl"
+
+struct DrawParams {
+    // Per species, linear RGB (w unused).
+    colours: array<vec4<f32>, 8>,
+    fog_colour: vec4<f32>,
+    // Metres of the map's side.
+    extent: f32,
+    fog_density: f32,
+    brightness: f32,
+    // The slice the maps view shows; past the last: the highest owner.
+    view_slice: u32,
+}
+
+@group(0) @binding(0) var<uniform> camera: Camera;
+@group(0) @binding(1) var<uniform> draw: DrawParams;
+@group(0) @binding(2) var<uniform> params: ForestParams;
+@group(0) @binding(3) var<uniform> species: array<Species, 8>;
+@group(0) @binding(4) var<storage, read> trees: array<Tree>;
+@group(0) @binding(5) var<storage, read> maps: array<u32>;
+
+struct Surface {
+    @builtin(position) position: vec4<f32>,
+    @location(0) colour: vec3<f32>,
+    @location(1) normal: vec3<f32>,
+    @location(2) world: vec3<f32>,
+}
+
+// Sides of trunks and crowns (TREE_VERTICES counts them).
+const SIDES: u32 = 8u;
+
+fn hidden() -> Surface {
+    return Surface(vec4<f32>(0.0, 0.0, 2.0, 1.0), vec3<f32>(0.0), vec3<f32>(0.0, 1.0, 0.0), vec3<f32>(0.0));
+}
+
+fn lit(world: vec3<f32>, colour: vec3<f32>, normal: vec3<f32>) -> Surface {
+    return Surface(camera.view_proj * vec4<f32>(world, 1.0), colour, normal, world);
+}
+
+// Ground position (x, z) of map position p, with the map centred on 0.
+fn ground(p: vec2<f32>) -> vec3<f32> {
+    return vec3<f32>(p.x - draw.extent * 0.5, 0.0, p.y - draw.extent * 0.5);
+}
+
+@vertex
+fn vs_tree(@builtin(vertex_index) vertex: u32, @builtin(instance_index) i: u32) -> Surface {
+    let tree = trees[i];
+    if tree.alive == 0u || tree.height <= 0.0 {
+        return hidden();
+    }
+    let kind = species[tree.species];
+    let base = ground(tree.position);
+    let h = tree.height;
+    // The cone of the simulation: radius (h - z) tan(spread) at height z;
+    // the crown starts where the trunk ends.
+    let crown_base = h * 0.3;
+    let crown_radius = (h - crown_base) * kind.tan_spread;
+    let trunk_radius = max(0.02 * h, 0.03);
+    let colour = draw.colours[tree.species].rgb;
+    let bark = vec3<f32>(0.09, 0.06, 0.04);
+    let step = 6.2831853 / f32(SIDES);
+    if vertex < SIDES * 6u {
+        let quad = array<vec2<u32>, 6>(
+            vec2<u32>(0u, 0u), vec2<u32>(1u, 0u), vec2<u32>(1u, 1u),
+            vec2<u32>(0u, 0u), vec2<u32>(1u, 1u), vec2<u32>(0u, 1u),
+        );
+        let corner = quad[vertex % 6u];
+        let angle = f32(vertex / 6u + corner.x) * step;
+        let ring = vec3<f32>(cos(angle), 0.0, sin(angle));
+        let y = select(0.0, crown_base + 0.05 * h, corner.y == 1u);
+        return lit(base + ring * trunk_radius + vec3<f32>(0.0, y, 0.0), bark, ring);
+    }
+    let k = vertex - SIDES * 6u;
+    let side = (k / 3u) % SIDES;
+    let corner = k % 3u;
+    let angle = f32(side + select(0u, 1u, corner == 1u)) * step;
+    let ring = vec3<f32>(cos(angle), 0.0, sin(angle));
+    // A slight tint by height, so old and young trees of a species differ.
+    let tint = colour * (0.75 + 0.5 * h / max(kind.max_height, 0.1));
+    if k < SIDES * 3u {
+        // Crown side: ring at its base to the apex.
+        let slope = normalize(ring * (h - crown_base) + vec3<f32>(0.0, crown_radius, 0.0));
+        if corner == 2u {
+            return lit(base + vec3<f32>(0.0, h, 0.0), tint, slope);
+        }
+        return lit(base + ring * crown_radius + vec3<f32>(0.0, crown_base, 0.0), tint, slope);
+    }
+    // Crown underside: a flat disc.
+    if corner == 2u {
+        return lit(base + vec3<f32>(0.0, crown_base, 0.0), tint * 0.5, vec3<f32>(0.0, -1.0, 0.0));
+    }
+    return lit(base + ring * crown_radius + vec3<f32>(0.0, crown_base, 0.0), tint * 0.5, vec3<f32>(0.0, -1.0, 0.0));
+}
+
+fn fogged(surface: Surface, colour: vec3<f32>) -> vec4<f32> {
+    let distance = length(surface.world - camera.eye.xyz);
+    let clear = exp(-draw.fog_density * distance);
+    return vec4<f32>(mix(draw.fog_colour.rgb, colour, clear) * draw.brightness, 1.0);
+}
+
+@fragment
+fn fs_tree(surface: Surface) -> @location(0) vec4<f32> {
+    let n = normalize(surface.normal);
+    let view = normalize(camera.eye.xyz - surface.world);
+    let shade = lambert(surface.colour, n) * 1.2 + surface.colour * rim(n, view, 3.0) * 0.6
+        + vec3<f32>(0.25, 0.3, 0.35) * highlight(n, view, 24.0) * 0.15;
+    return fogged(surface, shade);
+}
+
+// The ground: one quad under the whole map.
+@vertex
+fn vs_ground(@builtin(vertex_index) vertex: u32) -> Surface {
+    let corners = array<vec2<f32>, 6>(
+        vec2<f32>(0.0, 0.0), vec2<f32>(1.0, 0.0), vec2<f32>(1.0, 1.0),
+        vec2<f32>(0.0, 0.0), vec2<f32>(1.0, 1.0), vec2<f32>(0.0, 1.0),
+    );
+    let p = (corners[vertex] * 3.0 - 1.0) * draw.extent;
+    return lit(ground(p), vec3<f32>(0.035, 0.03, 0.022), vec3<f32>(0.0, 1.0, 0.0));
+}
+
+@fragment
+fn fs_ground(surface: Surface) -> @location(0) vec4<f32> {
+    return fogged(surface, lambert(surface.colour, vec3<f32>(0.0, 1.0, 0.0)));
+}
+
+// The maps seen from above, square in the middle of the picture.
+@fragment
+fn fs_maps(@builtin(position) position: vec4<f32>) -> @location(0) vec4<f32> {
+    let side = min(camera.viewport.x, camera.viewport.y);
+    let corner = (camera.viewport.xy - side) * 0.5;
+    let uv = (position.xy - corner) / side;
+    if any(uv < vec2<f32>(0.0)) || any(uv >= vec2<f32>(1.0)) {
+        return vec4<f32>(0.0, 0.0, 0.0, 1.0);
+    }
+    let size = params.map_size;
+    let pixel = min(vec2<u32>(uv * f32(size)), vec2<u32>(size - 1u));
+    let area = size * size;
+    var owner = 0u;
+    var level = 0u;
+    if draw.view_slice < params.slices {
+        owner = maps[draw.view_slice * area + pixel.y * size + pixel.x] & ID_MASK;
+        level = draw.view_slice;
+    } else {
+        for (var k = 0u; k < params.slices; k++) {
+            let here = maps[k * area + pixel.y * size + pixel.x] & ID_MASK;
+            if here != 0u {
+                owner = here;
+                level = k;
+            }
+        }
+    }
+    if owner == 0u {
+        return vec4<f32>(0.02, 0.02, 0.015, 1.0) * draw.brightness;
+    }
+    let tree = trees[owner - 1u];
+    let light = 0.35 + 0.65 * f32(level + 1u) / f32(params.slices);
+    return vec4<f32>(draw.colours[tree.species].rgb * light * 2.0 * draw.brightness, 1.0);
+}

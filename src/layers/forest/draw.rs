@@ -1,0 +1,191 @@
+//! Drawing the forest (`shaders/forest/draw.wgsl`): instanced trees on a
+//! ground plane in fog under the orbit camera, or the space maps from
+//! above coloured by species.
+
+use bytemuck::{Pod, Zeroable};
+
+use super::sim::{DRAW_ARGS, ForestSim};
+use super::species::MAX_SPECIES;
+use crate::gpu::bindings::uniform_buffer;
+use crate::gpu::raster::{Output, buffers_group, depth_view, instanced_pipeline};
+use crate::gpu::wgsl::Composer;
+use crate::gpu::{BuildError, Gpu, GpuProfiler, HDR_FORMAT};
+use crate::layers::camera::CameraUniform;
+use crate::show::Assets;
+
+const FILE: &str = "forest/draw.wgsl";
+
+/// `struct DrawParams` in WGSL.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
+pub struct ForestDraw {
+    /// Per species, linear RGB.
+    pub colours: [[f32; 4]; MAX_SPECIES],
+    /// Fog colour (linear).
+    pub fog_colour: [f32; 4],
+    /// Metres of the map's side.
+    pub extent: f32,
+    /// Fog per metre.
+    pub fog_density: f32,
+    /// HDR brightness.
+    pub brightness: f32,
+    /// Slice the maps view shows (past the last: the highest owner).
+    pub view_slice: u32,
+}
+
+/// What is drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum View {
+    /// Trees on the ground, in 3D.
+    Forest,
+    /// The space maps from above.
+    Maps,
+}
+
+/// The forest's pipelines.
+pub struct ForestRenderer {
+    trees: wgpu::RenderPipeline,
+    ground: wgpu::RenderPipeline,
+    maps: wgpu::RenderPipeline,
+    camera: wgpu::Buffer,
+    params: wgpu::Buffer,
+    groups: Option<[wgpu::BindGroup; 3]>,
+    depth: Option<(wgpu::TextureView, [u32; 2])>,
+}
+
+impl ForestRenderer {
+    /// Compiles the pipelines.
+    pub fn new(gpu: &Gpu, assets: &Assets) -> Result<Self, BuildError> {
+        let composed = Composer::new(assets).file(FILE)?.finish()?;
+        composed.validate()?;
+        gpu.scoped(FILE, || {
+            let module = gpu
+                .device
+                .create_shader_module(wgpu::ShaderModuleDescriptor {
+                    label: Some(FILE),
+                    source: wgpu::ShaderSource::Wgsl(composed.text().into()),
+                });
+            let pipeline = |label, entries, depth| {
+                instanced_pipeline(
+                    &gpu.device,
+                    &module,
+                    label,
+                    entries,
+                    Output {
+                        format: HDR_FORMAT,
+                        blend: None,
+                        depth,
+                    },
+                )
+            };
+            Ok::<_, BuildError>(Self {
+                trees: pipeline("forest.trees", ("vs_tree", "fs_tree"), true),
+                ground: pipeline("forest.ground", ("vs_ground", "fs_ground"), true),
+                maps: pipeline("forest.maps", ("vs_fullscreen", "fs_maps"), false),
+                camera: uniform_buffer(&gpu.device, "forest.camera", size_of::<CameraUniform>()),
+                params: uniform_buffer(&gpu.device, "forest.draw", size_of::<ForestDraw>()),
+                groups: None,
+                depth: None,
+            })
+        })
+    }
+
+    /// Binds a (new) forest's buffers.
+    pub fn attach(&mut self, gpu: &Gpu, sim: &ForestSim) {
+        let buffers = [
+            (0, &self.camera),
+            (1, &self.params),
+            (2, &sim.params_buffer),
+            (3, &sim.species),
+            (4, &sim.trees),
+            (5, &sim.maps),
+        ];
+        let group = |pipeline, used: &[u32]| {
+            let chosen: Vec<(u32, &wgpu::Buffer)> = buffers
+                .iter()
+                .filter(|(b, _)| used.contains(b))
+                .copied()
+                .collect();
+            buffers_group(&gpu.device, pipeline, "forest.draw", &chosen)
+        };
+        self.groups = Some([
+            group(&self.trees, &[0, 1, 3, 4]),
+            group(&self.ground, &[0, 1]),
+            group(&self.maps, &[0, 1, 2, 4, 5]),
+        ]);
+    }
+
+    /// Draws into `target` (cleared first).
+    #[allow(clippy::too_many_arguments, reason = "one draw's inputs")]
+    pub fn draw(
+        &mut self,
+        gpu: &Gpu,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &mut GpuProfiler,
+        sim: &ForestSim,
+        (target, size): (&wgpu::TextureView, [u32; 2]),
+        (camera, params): (&CameraUniform, &ForestDraw),
+        view: View,
+    ) {
+        let Some([trees, ground, maps]) = &self.groups else {
+            return;
+        };
+        gpu.queue
+            .write_buffer(&self.camera, 0, bytemuck::bytes_of(camera));
+        gpu.queue
+            .write_buffer(&self.params, 0, bytemuck::bytes_of(params));
+        if self.depth.as_ref().is_none_or(|(_, s)| *s != size) {
+            self.depth = Some((depth_view(&gpu.device, "forest.depth", size), size));
+        }
+        let Some((depth, _)) = &self.depth else {
+            return;
+        };
+        let forest = view == View::Forest;
+        let fog = params.fog_colour;
+        let label = if forest {
+            "forest.draw.trees"
+        } else {
+            "forest.draw.maps"
+        };
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some(label),
+            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+                view: target,
+                depth_slice: None,
+                resolve_target: None,
+                ops: wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(wgpu::Color {
+                        r: f64::from(fog[0] * params.brightness),
+                        g: f64::from(fog[1] * params.brightness),
+                        b: f64::from(fog[2] * params.brightness),
+                        a: 1.0,
+                    }),
+                    store: wgpu::StoreOp::Store,
+                },
+            })],
+            depth_stencil_attachment: forest.then_some(wgpu::RenderPassDepthStencilAttachment {
+                view: depth,
+                depth_ops: Some(wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(1.0),
+                    store: wgpu::StoreOp::Discard,
+                }),
+                stencil_ops: None,
+            }),
+            timestamp_writes: profiler.render_pass(label),
+            occlusion_query_set: None,
+            multiview_mask: None,
+        });
+        if forest {
+            pass.set_pipeline(&self.ground);
+            pass.set_bind_group(0, ground, &[]);
+            pass.draw(0..6, 0..1);
+            pass.set_pipeline(&self.trees);
+            pass.set_bind_group(0, trees, &[]);
+            pass.draw_indirect(&sim.args, DRAW_ARGS);
+        } else {
+            pass.set_pipeline(&self.maps);
+            pass.set_bind_group(0, maps, &[]);
+            pass.draw(0..3, 0..1);
+        }
+    }
+}
