@@ -238,3 +238,153 @@ fn a_road_painted_early_stays_empty_and_a_layer_zeroed_late_spares_the_tall() {
     );
     assert_eq!(low_after, 0, "the low ones are gone");
 }
+
+/// A small forest show folder with `extra` preset lines and `files`.
+fn forest_show(name: &str, extra: &str, files: &[(&str, &[u8])]) -> std::path::PathBuf {
+    let preset = format!(
+        "layers = [\"forest\"]\n[params]\n\"forest.map_size\" = 64\n\"forest.initial_trees\" = 300\n\"forest.capacity\" = 4000\n\"forest.years_per_step\" = 2.0\n\"forest.auto_rotate\" = 0.0\n{extra}"
+    );
+    let root = support::show_folder(name, &[("presets/f.toml", preset.as_str())]);
+    for (path, bytes) in files {
+        let path = root.join(path);
+        std::fs::create_dir_all(path.parent().unwrap_or(&root)).checked("making a folder");
+        std::fs::write(&path, bytes).checked("writing a test file");
+    }
+    root
+}
+
+/// A grey PNG of `size` pixels, 0 in rows `band`, 255 elsewhere.
+fn road_png(size: u32, band: std::ops::Range<u32>) -> Vec<u8> {
+    let image = image::GrayImage::from_fn(size, size, |_, y| {
+        image::Luma([if band.contains(&y) { 0 } else { 255 }])
+    });
+    let mut bytes = Vec::new();
+    image
+        .write_to(
+            &mut std::io::Cursor::new(&mut bytes),
+            image::ImageFormat::Png,
+        )
+        .checked("encoding a PNG");
+    bytes
+}
+
+fn live_trees(show: &sylva::show::Show) -> f64 {
+    let report = show.layers()[0].report(&show.gpu);
+    report
+        .iter()
+        .find(|(n, _)| n == "trees")
+        .map_or(0.0, |(_, v)| *v)
+}
+
+#[test]
+fn the_default_forest_matches_its_golden_image() {
+    let root = forest_show("forest_golden", "", &[]);
+    let image = crate::golden::render_project(root.clone(), "f", [192, 108], 30);
+    crate::golden::check_golden("forest_small_192x108.png", &image);
+    let maps = forest_show("forest_golden_maps", "\"forest.view\" = \"maps\"\n", &[]);
+    let image = crate::golden::render_project(maps.clone(), "f", [192, 108], 30);
+    crate::golden::check_golden("forest_maps_192x108.png", &image);
+    std::fs::remove_dir_all(root).ok();
+    std::fs::remove_dir_all(maps).ok();
+}
+
+#[test]
+fn a_density_map_saved_while_it_grows_carves_a_road_and_a_bad_one_is_reported() {
+    let root = forest_show(
+        "forest_painted",
+        "\"forest.density_maps\" = \"ground.png\"\n",
+        &[("assets/ground.png", &road_png(64, 0..64))],
+    );
+    let mut show = support::show(root.clone(), "f", sylva::gpu::OUTPUT_FORMAT);
+    let output = sylva::gpu::RenderTarget::new(
+        &show.gpu.device,
+        "forest.output",
+        [32, 32],
+        sylva::gpu::OUTPUT_FORMAT,
+    );
+    let frame = |show: &mut sylva::show::Show| {
+        show.frame(1.0 / 30.0, None, (&output.view, [32, 32]), |_, _| {})
+    };
+    for _ in 0..10 {
+        frame(&mut show);
+    }
+    assert_eq!(
+        live_trees(&show),
+        0.0,
+        "an all-black ground map lets nothing grow"
+    );
+    // Painted over in the paint program: white but for a band, a road.
+    std::fs::write(root.join("assets/ground.png"), road_png(64, 28..36)).checked("saving the map");
+    // Nothing was left to reseed the ground: sow again; the saved map is
+    // read before the next step and the seedlings grow off the road.
+    show.apply(sylva::command::Command::Reseed("forest".into()))
+        .checked("reseeding");
+    for _ in 0..6 {
+        frame(&mut show);
+    }
+    assert!(
+        live_trees(&show) > 50.0,
+        "the saved map was read: {} trees",
+        live_trees(&show)
+    );
+    std::fs::write(root.join("assets/ground.png"), b"not a png").checked("breaking the map");
+    frame(&mut show);
+    let shown: Vec<String> = show
+        .errors
+        .snapshot()
+        .iter()
+        .map(|e| e.message.clone())
+        .collect();
+    assert!(
+        shown.iter().any(|m| m.contains("assets/ground.png")),
+        "{shown:?}"
+    );
+    std::fs::remove_dir_all(root).ok();
+}
+
+#[test]
+fn the_brush_clears_what_it_paints_and_export_writes_csv() {
+    let root = forest_show(
+        "forest_brush",
+        "\"forest.brush\" = true\n\"forest.brush_radius\" = 1000.0\n\"forest.brush_value\" = 0.0\n",
+        &[],
+    );
+    let mut show = support::show(root.clone(), "f", sylva::gpu::OUTPUT_FORMAT);
+    let output = sylva::gpu::RenderTarget::new(
+        &show.gpu.device,
+        "brush.output",
+        [32, 32],
+        sylva::gpu::OUTPUT_FORMAT,
+    );
+    for _ in 0..12 {
+        show.frame(1.0 / 30.0, None, (&output.view, [32, 32]), |_, _| {});
+    }
+    assert_eq!(
+        live_trees(&show),
+        0.0,
+        "a brush over the whole ground clears it"
+    );
+    let out = support::out_dir().join("forest.csv");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_sylva"))
+        .args(["export", "forest", "--steps", "20", "--out"])
+        .arg(&out)
+        .args(["--project"])
+        .arg(&root)
+        .args(["--preset", "f"])
+        .env(sylva::gpu::ADAPTER_ENV, support::adapter_name())
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .output()
+        .checked("running sylva export forest");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let text = std::fs::read_to_string(&out).checked("reading the CSV");
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("x,y,species,height,age"));
+    let rows: Vec<&str> = lines.collect();
+    assert!(rows.len() > 100, "{} trees", rows.len());
+    assert!(rows.iter().all(|r| r.split(',').count() == 5));
+    std::fs::remove_dir_all(root).ok();
+}

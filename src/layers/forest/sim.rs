@@ -148,6 +148,8 @@ pub struct ForestSim {
     seed_scan: PrefixSum,
     dead_scan: PrefixSum,
     params: ForestParams,
+    seed_scan_buffer: wgpu::Buffer,
+    dead_scan_buffer: wgpu::Buffer,
     /// Every tree slot.
     pub trees: wgpu::Buffer,
     /// `ForestParams`.
@@ -279,6 +281,8 @@ impl ForestSim {
             dead_scan: PrefixSum::new(gpu, assets, &dead_scan, capacity)?,
             kernels,
             params: *params,
+            seed_scan_buffer: seed_scan,
+            dead_scan_buffer: dead_scan,
             trees: tree_buffer,
             params_buffer: uniform,
             species: species_buffer,
@@ -291,7 +295,11 @@ impl ForestSim {
 
     /// Records one step.
     pub fn step(&self, encoder: &mut wgpu::CommandEncoder, profiler: &mut GpuProfiler) {
+        // The scans run over every slot: slots past the count must read 0,
+        // not the sums the last step left there.
         encoder.clear_buffer(&self.maps, 0, None);
+        encoder.clear_buffer(&self.seed_scan_buffer, 0, None);
+        encoder.clear_buffer(&self.dead_scan_buffer, 0, None);
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("forest.step"),
             timestamp_writes: profiler.compute_pass("forest.step"),
