@@ -140,12 +140,16 @@ fn the_tree_count_rises_then_settles_into_layers() {
     // Each layer's trees crowd near their species' height: the layered
     // structure.
     let gpu = support::gpu();
-    let alive: Vec<Tree> = sim
-        .read_trees(&gpu)
-        .checked("reading the trees")
-        .into_iter()
-        .filter(|t| t.alive == 1)
+    let slots = sim.read_trees(&gpu).checked("reading the trees");
+    let live_slots: Vec<u32> = (0..slots.len() as u32)
+        .filter(|&i| slots[i as usize].alive == 1)
         .collect();
+    assert_eq!(
+        sim.read_draw_list(&gpu).checked("reading the draw list"),
+        live_slots,
+        "the drawing instances exactly the live trees"
+    );
+    let alive: Vec<Tree> = slots.into_iter().filter(|t| t.alive == 1).collect();
     let mut layered = 0;
     for (index, kind) in species.iter().enumerate() {
         let own: Vec<&Tree> = alive.iter().filter(|t| t.species == index as u32).collect();

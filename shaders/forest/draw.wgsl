@@ -27,6 +27,7 @@ struct DrawParams {
 @group(0) @binding(3) var<uniform> species: array<Species, 8>;
 @group(0) @binding(4) var<storage, read> trees: array<Tree>;
 @group(0) @binding(5) var<storage, read> maps: array<u32>;
+@group(0) @binding(6) var<storage, read> draw_list: array<u32>;
 
 struct Surface {
     @builtin(position) position: vec4<f32>,
@@ -52,8 +53,8 @@ fn ground(p: vec2<f32>) -> vec3<f32> {
 }
 
 @vertex
-fn vs_tree(@builtin(vertex_index) vertex: u32, @builtin(instance_index) i: u32) -> Surface {
-    let tree = trees[i];
+fn vs_tree(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instance: u32) -> Surface {
+    let tree = trees[draw_list[instance]];
     if tree.alive == 0u || tree.height <= 0.0 {
         return hidden();
     }

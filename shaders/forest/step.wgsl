@@ -19,6 +19,8 @@
 @group(0) @binding(9) var<storage, read_write> dead_list: array<u32>;
 @group(0) @binding(10) var<storage, read_write> state: array<u32>;
 @group(0) @binding(11) var<storage, read_write> args: array<u32>;
+@group(0) @binding(12) var<storage, read_write> live_scan: array<u32>;
+@group(0) @binding(13) var<storage, read_write> draw_list: array<u32>;
 
 fn tree_index(global: vec3<u32>, groups: vec3<u32>) -> u32 {
     return global.x + global.y * groups.x * 256u;
@@ -209,9 +211,29 @@ fn finish() {
     args[3] = (count + 255u) / 256u;
     args[4] = 1u;
     args[5] = 1u;
-    // Drawing: a tree's vertices, one instance per slot.
+    // Drawing: a tree's vertices, one instance per live tree.
     args[6] = TREE_VERTICES;
-    args[7] = count;
+    args[7] = state[ALIVE];
     args[8] = 0u;
     args[9] = 0u;
+}
+
+// Live slots flagged for the prefix sum that lists them for drawing.
+@compute @workgroup_size(256)
+fn mark_live(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = tree_index(global, groups);
+    if i >= state[COUNT] {
+        return;
+    }
+    live_scan[i] = trees[i].alive;
+}
+
+// The live trees' slots, in slot order: what the drawing instances.
+@compute @workgroup_size(256)
+fn list_live(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = tree_index(global, groups);
+    if i >= state[COUNT] || trees[i].alive == 0u {
+        return;
+    }
+    draw_list[live_scan[i]] = i;
 }

@@ -99,6 +99,7 @@ impl ForestRenderer {
             (3, &sim.species),
             (4, &sim.trees),
             (5, &sim.maps),
+            (6, &sim.draw_list),
         ];
         let group = |pipeline, used: &[u32]| {
             let chosen: Vec<(u32, &wgpu::Buffer)> = buffers
@@ -109,7 +110,7 @@ impl ForestRenderer {
             buffers_group(&gpu.device, pipeline, "forest.draw", &chosen)
         };
         self.groups = Some([
-            group(&self.trees, &[0, 1, 3, 4]),
+            group(&self.trees, &[0, 1, 3, 4, 6]),
             group(&self.ground, &[0, 1]),
             group(&self.maps, &[0, 1, 2, 4, 5]),
         ]);

@@ -477,11 +477,11 @@ pub const KIND: LayerKind = LayerKind {
     tools: &[export::EXPORT],
 };
 
-/// The bench's workload: `size` trees already sown over a 1024-pixel map
-/// (a square whose side holds them at about one tree per 10 m2), one step
-/// a frame.
+/// The bench's workload: `size` trees sown over a 1024-pixel map, a
+/// square holding one per 50 m² (about the density the default species
+/// settle at, so the live count stays near the size), one step a frame.
 fn bench_workload(size: u32) -> BenchWorkload {
-    let metres = (f64::from(size) * 10.0).sqrt().max(64.0);
+    let metres = (f64::from(size) * 50.0).sqrt().max(64.0);
     BenchWorkload {
         resolution: [1920, 1080],
         unit: "trees",

@@ -140,6 +140,8 @@ struct Kernels {
     list_dead: (Kernel, Binding),
     sow: (Kernel, Binding),
     finish: (Kernel, Binding),
+    mark_live: (Kernel, Binding),
+    list_live: (Kernel, Binding),
 }
 
 /// The forest's GPU state.
@@ -147,9 +149,13 @@ pub struct ForestSim {
     kernels: Kernels,
     seed_scan: PrefixSum,
     dead_scan: PrefixSum,
+    live_scan: PrefixSum,
     params: ForestParams,
     seed_scan_buffer: wgpu::Buffer,
     dead_scan_buffer: wgpu::Buffer,
+    live_scan_buffer: wgpu::Buffer,
+    /// The live trees' slots, what the drawing instances.
+    pub draw_list: wgpu::Buffer,
     /// Every tree slot.
     pub trees: wgpu::Buffer,
     /// `ForestParams`.
@@ -206,6 +212,11 @@ impl ForestSim {
         let seed_scan = buffer("forest.seed_scan", u64::from(capacity) * 4);
         let dead_scan = buffer("forest.dead_scan", u64::from(capacity) * 4);
         let dead_list = buffer("forest.dead_list", u64::from(capacity) * 4);
+        let live_scan = buffer("forest.live_scan", u64::from(capacity) * 4);
+        let draw_list = buffer("forest.draw_list", u64::from(capacity) * 4);
+        let slots: Vec<u32> = (0..count as u32).collect();
+        gpu.queue
+            .write_buffer(&draw_list, 0, bytemuck::cast_slice(&slots));
         let state = buffer("forest.state", 8 * 4);
         let live = count as u32;
         gpu.queue.write_buffer(
@@ -243,7 +254,7 @@ impl ForestSim {
         let species_buffer = uniform_buffer(&gpu.device, "forest.species", size_of_val(&table));
         gpu.queue
             .write_buffer(&species_buffer, 0, bytemuck::cast_slice(&table));
-        let all: [(u32, &wgpu::Buffer); 12] = [
+        let all: [(u32, &wgpu::Buffer); 14] = [
             (0, &uniform),
             (1, &species_buffer),
             (2, &tree_buffer),
@@ -256,6 +267,8 @@ impl ForestSim {
             (9, &dead_list),
             (10, &state),
             (11, &args),
+            (12, &live_scan),
+            (13, &draw_list),
         ];
         let kernel = |entry: &str, used: &[u32]| -> Result<(Kernel, Binding), BuildError> {
             let kernel = Kernel::new(gpu, assets, FILE, entry)?;
@@ -275,14 +288,19 @@ impl ForestSim {
             list_dead: kernel("list_dead", &[2, 8, 9, 10])?,
             sow: kernel("sow", &[0, 1, 2, 7, 9, 10])?,
             finish: kernel("finish", &[0, 10, 11])?,
+            mark_live: kernel("mark_live", &[2, 10, 12])?,
+            list_live: kernel("list_live", &[2, 10, 12, 13])?,
         };
         Ok(Self {
             seed_scan: PrefixSum::new(gpu, assets, &seed_scan, capacity)?,
             dead_scan: PrefixSum::new(gpu, assets, &dead_scan, capacity)?,
+            live_scan: PrefixSum::new(gpu, assets, &live_scan, capacity)?,
             kernels,
             params: *params,
             seed_scan_buffer: seed_scan,
             dead_scan_buffer: dead_scan,
+            live_scan_buffer: live_scan,
+            draw_list,
             trees: tree_buffer,
             params_buffer: uniform,
             species: species_buffer,
@@ -300,6 +318,7 @@ impl ForestSim {
         encoder.clear_buffer(&self.maps, 0, None);
         encoder.clear_buffer(&self.seed_scan_buffer, 0, None);
         encoder.clear_buffer(&self.dead_scan_buffer, 0, None);
+        encoder.clear_buffer(&self.live_scan_buffer, 0, None);
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("forest.step"),
             timestamp_writes: profiler.compute_pass("forest.step"),
@@ -327,6 +346,10 @@ impl ForestSim {
         per_tree(&mut pass, &k.sow);
         let (finish, group) = &k.finish;
         finish.dispatch(&mut pass, group, 1, 1);
+        // The live trees listed for drawing (the dispatch covers the new count).
+        per_tree(&mut pass, &k.mark_live);
+        self.live_scan.encode(&mut pass);
+        per_tree(&mut pass, &k.list_live);
     }
 
     /// Replaces the density maps (same size).
@@ -374,7 +397,7 @@ impl ForestSim {
         let maps = self.params.area() * u64::from(self.params.slices) * 4;
         let density = self.params.area() * u64::from(self.params.density_maps) * 4;
         let per_tree = u64::from(trees) * (32 * 6 + 4 * 8);
-        let scans = u64::from(self.params.capacity) * 4 * 6;
+        let scans = u64::from(self.params.capacity) * 4 * 9;
         maps * 3 + density + per_tree + scans
     }
 
@@ -384,6 +407,7 @@ impl ForestSim {
         let context = (gpu, assets, changed);
         self.seed_scan.reload(context, &mut report);
         self.dead_scan.reload(context, &mut report);
+        self.live_scan.reload(context, &mut report);
         let k = &mut self.kernels;
         for (kernel, binding) in [
             &mut k.draw,
@@ -393,6 +417,8 @@ impl ForestSim {
             &mut k.list_dead,
             &mut k.sow,
             &mut k.finish,
+            &mut k.mark_live,
+            &mut k.list_live,
         ] {
             report.kernel(context, kernel, &mut [binding]);
         }
@@ -410,6 +436,12 @@ impl ForestSim {
     pub fn read_trees(&self, gpu: &Gpu) -> Result<Vec<Tree>, ReadbackError> {
         let [count, ..] = self.read_state(gpu)?;
         read_buffer(gpu, &self.trees, count as usize)
+    }
+
+    /// The slots the drawing instances, one per live tree (waits for the GPU).
+    pub fn read_draw_list(&self, gpu: &Gpu) -> Result<Vec<u32>, ReadbackError> {
+        let [_, alive, ..] = self.read_state(gpu)?;
+        read_buffer(gpu, &self.draw_list, alive as usize)
     }
 
     /// The space maps as the last step left them (waits for the GPU).
