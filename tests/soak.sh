@@ -15,7 +15,7 @@ frames=${1:-100000}
 pace=${2:-unpaced}
 shift $(( $# > 2 ? 2 : $# ))
 presets=("$@")
-[ ${#presets[@]} -gt 0 ] || presets=(default colony fluid skinned)
+[ ${#presets[@]} -gt 0 ] || presets=(default colony fluid skinned forest)
 sylva=${SYLVA:-target/release/sylva}
 size=${SIZE:-64x36}
 warmup=${WARMUP:-10}
