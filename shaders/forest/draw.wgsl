@@ -85,8 +85,11 @@ fn vs_tree(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instance
     let corner = k % 3u;
     let angle = f32(side + select(0u, 1u, corner == 1u)) * step;
     let ring = vec3<f32>(cos(angle), 0.0, sin(angle));
-    // A slight tint by height, so old and young trees of a species differ.
-    let tint = colour * (0.75 + 0.5 * h / max(kind.max_height, 0.1));
+    // A tint by height (old and young trees differ) and a little by the
+    // tree itself (no two neighbours quite alike).
+    let slot = draw_list[instance];
+    let jitter = vec3<f32>(random01(slot, 11u), random01(slot, 12u), random01(slot, 13u)) - 0.5;
+    let tint = colour * (0.75 + 0.5 * h / max(kind.max_height, 0.1)) * (vec3<f32>(1.0) + 0.35 * jitter);
     if k < SIDES * 3u {
         // Crown side: ring at its base to the apex.
         let slope = normalize(ring * (h - crown_base) + vec3<f32>(0.0, crown_radius, 0.0));
