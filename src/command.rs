@@ -16,8 +16,9 @@ pub enum Command {
     /// Glide a continuous parameter to a value over seconds.
     Ramp(String, Value, f32, Easing, Source),
     /// Load a preset from the show's `presets/` (next frame; the last
-    /// asked for wins).
-    LoadPreset(String),
+    /// asked for wins), crossfading over the seconds given, else over
+    /// `master.crossfade`.
+    LoadPreset(String, Option<f32>),
     /// Save the running show as a preset in the show's `presets/` (next
     /// frame, one a second, plain names, only what loads back).
     SavePreset(String),

@@ -159,10 +159,16 @@ fn a_preset_crossfades_in_over_the_running_one_inside_the_frame() {
     show.apply_preset("blue", &solid(blue))
         .checked("loading the second stack");
     assert!(show.outgoing().is_some(), "the red stack stays to fade out");
-    // Halfway (eased: the smoothstep of 0.5 is 0.5) both stacks show equally.
+    // Halfway (eased: the smoothstep of 0.5 is 0.5) both stacks show
+    // equally, and the colour both presets set glides with the picture:
+    // the new stack is half way from red to blue, so the composite is
+    // 0.5 red + 0.5 (0.5 red + 0.5 blue).
     let [r, g, b] = frame_colour(&mut show, &output, 1.0);
     let near = |x: f32, want: f32| (x - want).abs() <= half_step(want).max(1e-3);
-    assert!(near(r, 0.5) && near(g, 0.0) && near(b, 0.5), "{r} {g} {b}");
+    assert!(
+        near(r, 0.75) && near(g, 0.0) && near(b, 0.25),
+        "{r} {g} {b}"
+    );
     // The stack on stage is the new one: control reaches it.
     assert!(show.registry.contains("shader.solid.colour"));
     let [r, _, b] = frame_colour(&mut show, &output, 1.0);

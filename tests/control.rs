@@ -450,3 +450,39 @@ fn buttons_step_through_presets_and_saved_mappings_take_effect() {
     assert_eq!(rig.show.preset(), Some("a"));
     std::fs::remove_dir_all(root).ok();
 }
+
+#[test]
+fn a_preset_asked_for_with_seconds_crossfades_over_them() {
+    let mut rig = rig(None);
+    rig.send(&message(
+        "/sylva/preset",
+        vec![OscType::String("empty".into()), OscType::Float(2.5)],
+    ));
+    rig.until("the preset fades in", |r| r.show.preset() == Some("empty"));
+    let fade = rig.show.outgoing().map(|o| o.seconds);
+    assert_eq!(fade, Some(2.5), "the default show fades out over 2.5 s");
+    // From Lua: `sylva.preset(name, seconds)` goes through the same command.
+    let root = support::show_folder(
+        "control_lua_fade",
+        &[
+            (
+                "presets/a.toml",
+                "layers = [\"shader.echo\"]\nscript = \"scripts/go.lua\"\n",
+            ),
+            ("presets/b.toml", "layers = [\"shader.echo\"]\n"),
+            (
+                "scripts/go.lua",
+                "function on_beat(n) if n == 1 then sylva.preset(\"b\", 4) end end\n",
+            ),
+        ],
+    );
+    let mut show = support::show(root.clone(), "a", OUTPUT_FORMAT);
+    let output =
+        sylva::gpu::RenderTarget::new(&show.gpu.device, "fade.output", [8, 8], OUTPUT_FORMAT);
+    for _ in 0..3 {
+        show.frame(0.5, None, (&output.view, [8, 8]), |_, _| {});
+    }
+    assert_eq!(show.preset(), Some("b"));
+    assert_eq!(show.outgoing().map(|o| o.seconds), Some(4.0));
+    std::fs::remove_dir_all(root).ok();
+}

@@ -104,7 +104,7 @@ impl ControlSurface {
             }
             Action::NextPreset => self.command(Command::StepPreset(true)),
             Action::PreviousPreset => self.command(Command::StepPreset(false)),
-            Action::Preset(name) => self.command(Command::LoadPreset(name)),
+            Action::Preset(name) => self.command(Command::LoadPreset(name, None)),
         }
     }
 }

@@ -32,7 +32,15 @@ impl ControlSurface {
         }
         match address {
             "/sylva/preset" => match first_string() {
-                Some(name) => self.command(Command::LoadPreset(name)),
+                Some(name) => {
+                    let fade = message.args.get(1).and_then(|a| match a {
+                        OscType::Float(s) => Some(*s),
+                        OscType::Double(s) => Some(*s as f32),
+                        OscType::Int(s) => Some(*s as f32),
+                        _ => None,
+                    });
+                    self.command(Command::LoadPreset(name, fade.filter(|s| s.is_finite())))
+                }
                 None => self.warn_osc(&format!("{address} needs a preset name (s) from {from}")),
             },
             "/sylva/preset/save" => match first_string() {

@@ -58,8 +58,8 @@ pub fn create(
     let b = bridge.clone();
     api.set(
         "preset",
-        lua.create_function(move |_, name: String| {
-            b.borrow_mut().push(Command::LoadPreset(name));
+        lua.create_function(move |_, (name, seconds): (String, Option<f32>)| {
+            b.borrow_mut().push(Command::LoadPreset(name, seconds));
             Ok(())
         })?,
     )?;

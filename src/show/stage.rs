@@ -113,7 +113,7 @@ const MAX_SAVED_PRESETS: usize = 256;
 /// Requests waiting for the next frame.
 #[derive(Debug, Default)]
 struct PendingRequests {
-    load: Option<String>,
+    load: Option<(String, Option<f32>)>,
     save: Option<String>,
     reseed: BTreeSet<String>,
     reseed_all: bool,
@@ -247,8 +247,8 @@ impl Show {
                 self.registry.ramp(&name, value, seconds, easing, source)?;
                 Ok(())
             }
-            Command::LoadPreset(name) => {
-                self.pending.load = Some(name);
+            Command::LoadPreset(name, fade) => {
+                self.pending.load = Some((name, fade));
                 Ok(())
             }
             Command::SavePreset(name) => {
@@ -281,7 +281,7 @@ impl Show {
             Command::StepPreset(forward) => {
                 let next = mapping_files::step_preset(&self.assets, self.preset(), forward)
                     .ok_or(CommandError::NoPresets)?;
-                self.pending.load = Some(next);
+                self.pending.load = Some((next, None));
                 Ok(())
             }
             Command::KeepLearned(mapping) => {
@@ -315,8 +315,8 @@ impl Show {
                 }
             }
         }
-        if let Some(name) = self.pending.load.take()
-            && let Err(error) = self.load_show_preset(&name)
+        if let Some((name, fade)) = self.pending.load.take()
+            && let Err(error) = self.load_show_preset_fading(&name, fade)
         {
             self.errors.report("preset", error.to_string());
         }
@@ -341,9 +341,18 @@ impl Show {
     /// Loads a preset named by a script or the network: only names inside
     /// the show folder's presets.
     pub fn load_show_preset(&mut self, name: &str) -> Result<(), PresetError> {
+        self.load_show_preset_fading(name, None)
+    }
+
+    /// The same, crossfading over `fade` seconds (else `master.crossfade`).
+    pub fn load_show_preset_fading(
+        &mut self,
+        name: &str,
+        fade: Option<f32>,
+    ) -> Result<(), PresetError> {
         let (file, text) = read_preset(&self.assets, name, false)?;
         let preset = Preset::parse(&file, &text)?;
-        self.apply_preset(name, &preset)
+        self.apply_preset_fading(name, &preset, fade)
     }
 
     /// Builds the preset's layers and parameter values aside and swaps them
@@ -352,8 +361,23 @@ impl Show {
     /// running and fades out over that many seconds while the new one
     /// takes the stage (and every control); else the new one cuts in.
     pub fn apply_preset(&mut self, name: &str, preset: &Preset) -> Result<(), PresetError> {
-        let (layers, registry, layer_params) = self.stage_preset(preset)?;
-        let seconds = self.registry.float("master.crossfade");
+        self.apply_preset_fading(name, preset, None)
+    }
+
+    /// The same, crossfading over `fade` seconds (else `master.crossfade`).
+    /// During a fade every continuous parameter the two presets share
+    /// glides from its value on stage to the new preset's, in step with
+    /// the pictures.
+    pub fn apply_preset_fading(
+        &mut self,
+        name: &str,
+        preset: &Preset,
+        fade: Option<f32>,
+    ) -> Result<(), PresetError> {
+        let (layers, mut registry, layer_params) = self.stage_preset(preset)?;
+        let seconds = fade
+            .unwrap_or_else(|| self.registry.float("master.crossfade"))
+            .clamp(0.0, 600.0);
         let fading = seconds > 0.0 && !self.stack.layers.is_empty();
         let compositor = if fading {
             self.fresh_compositor()
@@ -365,6 +389,7 @@ impl Show {
         }
         let fading = match compositor {
             Some(compositor) => {
+                glide_shared(&self.registry, &mut registry, seconds);
                 let staged = Stack {
                     layers,
                     layer_params,
@@ -866,6 +891,37 @@ impl Show {
                 .report("gpu", format!("waiting for an earlier frame: {error}"));
         }
         self.profiler.collect()
+    }
+}
+
+/// Starts every continuous parameter `incoming` shares with `outgoing` (but
+/// the master section, which carries over) at the outgoing value and
+/// glides it to its own over `seconds`.
+fn glide_shared(outgoing: &Registry, incoming: &mut Registry, seconds: f32) {
+    let shared: Vec<(String, crate::params::Value, crate::params::Value)> = incoming
+        .iter()
+        .filter(|(spec, _)| spec.kind.is_continuous() && !spec.name.starts_with("master."))
+        .filter_map(|(spec, _)| {
+            let from = outgoing.get(&spec.name)?.clone();
+            let to = incoming.target(&spec.name)?.clone();
+            (from != to).then(|| (spec.name.clone(), from, to))
+        })
+        .collect();
+    for (name, from, to) in shared {
+        // A value the new spec refuses (another range) just cuts.
+        let glides = incoming.set_now(&name, from, Source::Show).is_ok()
+            && incoming
+                .ramp(
+                    &name,
+                    to.clone(),
+                    seconds,
+                    crate::params::Easing::Smooth,
+                    Source::Show,
+                )
+                .is_ok();
+        if !glides {
+            tracing::debug!("{name} cuts to {to} instead of gliding");
+        }
     }
 }
 
