@@ -39,6 +39,8 @@ pub fn run(assets: &Assets) -> CheckReport {
         report.count(Folder::Presets);
         let checked = if file.starts_with("mappings/") {
             check_mappings(assets, &file)
+        } else if file.starts_with("playlists/") {
+            check_playlist(assets, &file)
         } else if file.contains('/') {
             Ok(())
         } else {
@@ -104,6 +106,16 @@ fn check_script(assets: &Assets, file: &str) -> Result<(), CheckError> {
 fn check_mappings(assets: &Assets, file: &str) -> Result<(), CheckError> {
     let asset = assets.read(Folder::Presets, file)?;
     Mappings::parse(&asset.display, &asset.text)?;
+    Ok(())
+}
+
+/// A playlist parses and every preset it names exists.
+fn check_playlist(assets: &Assets, file: &str) -> Result<(), CheckError> {
+    let asset = assets.read(Folder::Presets, file)?;
+    let playlist = crate::show::playlist::Playlist::parse(&asset.display, &asset.text)?;
+    for entry in &playlist.entries {
+        assets.read(Folder::Presets, &format!("{}.toml", entry.preset))?;
+    }
     Ok(())
 }
 

@@ -29,6 +29,9 @@ pub struct ShowArgs {
     /// Lua script to run instead of the preset's (a name in scripts/ or a path).
     #[arg(long, value_name = "FILE")]
     pub script: Option<String>,
+    /// Play presets/playlists/NAME.toml instead of one preset.
+    #[arg(long, value_name = "NAME")]
+    pub playlist: Option<String>,
     #[command(flatten)]
     #[allow(missing_docs, reason = "clap documents the flattened arguments")]
     pub folders: FolderArgs,
@@ -73,6 +76,7 @@ impl ShowArgs {
             script: self.script.clone(),
             folders: self.folders.list(),
             watch,
+            playlist: self.playlist.clone(),
         }
     }
 }

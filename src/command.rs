@@ -38,4 +38,21 @@ pub enum Command {
     KeepLearned(MidiMapping),
     /// Hand an event to the script's handlers (`on_osc`, `on_midi`).
     Script(ScriptEvent),
+    /// Start, step or stop a playlist.
+    Playlist(PlaylistCommand),
+}
+
+/// What a playlist is asked to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PlaylistCommand {
+    /// Play `presets/playlists/<name>.toml` from its first entry.
+    Play(String),
+    /// The next entry now.
+    Next,
+    /// The entry before.
+    Previous,
+    /// Entry number (0-based) of the playlist.
+    Jump(usize),
+    /// Stop: the preset playing stays.
+    Stop,
 }

@@ -33,6 +33,8 @@ pub struct ShowOptions {
     pub folders: Vec<(Folder, PathBuf)>,
     /// Reload shaders, scripts and presets when they are saved.
     pub watch: bool,
+    /// A playlist in `presets/playlists/` to play from the start.
+    pub playlist: Option<String>,
 }
 
 impl ShowOptions {
@@ -46,6 +48,7 @@ impl ShowOptions {
             script: None,
             folders: Vec::new(),
             watch: false,
+            playlist: None,
         }
     }
 
@@ -87,6 +90,13 @@ pub fn start_on(
     output_format: wgpu::TextureFormat,
 ) -> anyhow::Result<Show> {
     let mut show = open_show(gpu, options, output_format)?;
+    if let Some(name) = &options.playlist {
+        show.apply(crate::command::Command::Playlist(
+            crate::command::PlaylistCommand::Play(name.clone()),
+        ))
+        .with_context(|| format!("playing playlist {name}"))?;
+        return Ok(show);
+    }
     show.load_preset(&options.preset)
         .with_context(|| format!("loading preset {}", options.preset))?;
     Ok(show)
@@ -119,6 +129,16 @@ pub fn start_live_on(
     output_format: wgpu::TextureFormat,
 ) -> anyhow::Result<Show> {
     let mut show = open_show(gpu, options, output_format)?;
+    if let Some(name) = &options.playlist {
+        // The playlist's first entry is the preset; a playlist that
+        // cannot start is reported and the preset plays.
+        match show.apply(crate::command::Command::Playlist(
+            crate::command::PlaylistCommand::Play(name.clone()),
+        )) {
+            Ok(()) => return Ok(show),
+            Err(error) => show.errors.report("playlist", error),
+        }
+    }
     if let Err(error) = show.load_preset(&options.preset) {
         let message = format!("{error}; the built-in default show runs instead");
         show.errors.report("preset", message);

@@ -190,3 +190,100 @@ fn a_simulation_fading_out_keeps_running_until_it_is_gone() {
     frame(&mut show);
     assert!(show.outgoing().is_none(), "gone after its second");
 }
+
+#[test]
+fn a_playlist_plays_its_entries_for_their_seconds_and_beats_and_takes_edits_at_the_next() {
+    let playlist = "[[entry]]\npreset = \"a\"\nseconds = 2\n\n[[entry]]\npreset = \"b\"\nbeats = 4\ncrossfade = 0.0\n";
+    let root = support::show_folder(
+        "show_playlist",
+        &[
+            ("presets/a.toml", "layers = [\"shader.echo\"]\n"),
+            ("presets/b.toml", "layers = [\"shader.echo\"]\n"),
+            ("presets/c.toml", "layers = [\"shader.echo\"]\n"),
+            ("presets/playlists/p.toml", playlist),
+        ],
+    );
+    let mut show = support::start(
+        ShowOptions {
+            playlist: Some("p".into()),
+            watch: true,
+            ..ShowOptions::new(root.clone(), "a")
+        },
+        OUTPUT_FORMAT,
+    );
+    let output = RenderTarget::new(&show.gpu.device, "playlist.output", [8, 8], OUTPUT_FORMAT);
+    let run = |show: &mut Show, seconds: f32| {
+        for _ in 0..(seconds / 0.25).round() as usize {
+            show.frame(0.25, None, (&output.view, [8, 8]), |_, _| {});
+        }
+    };
+    assert_eq!(show.preset(), Some("a"));
+    run(&mut show, 1.75);
+    assert_eq!(show.preset(), Some("a"), "2 seconds are not over");
+    run(&mut show, 0.5);
+    assert_eq!(show.preset(), Some("b"));
+    let status = show.playlist_status().unwrap_or_default();
+    assert!(
+        status.contains("2/2 b") && status.contains("beats left"),
+        "{status}"
+    );
+    // Four beats at 120 bpm are two seconds; at 60 bpm, four.
+    show.registry
+        .set_now("master.bpm", Value::Float(60.0), Source::Ui)
+        .checked("slowing the tempo");
+    run(&mut show, 3.0);
+    assert_eq!(show.preset(), Some("b"), "4 beats at 60 bpm last 4 s");
+    run(&mut show, 1.5);
+    assert_eq!(show.preset(), Some("a"), "loops");
+    // Asked to step: the next entry now.
+    show.apply(sylva::command::Command::Playlist(
+        sylva::command::PlaylistCommand::Next,
+    ))
+    .checked("stepping the playlist");
+    assert_eq!(show.preset(), Some("b"));
+    // A malformed save is refused with file:line, the playlist plays on; a
+    // good one takes effect at the next entry. (Frames are paced a little,
+    // as a show's are, so the watcher's thread gets the software GPU's
+    // busy cores now and then.)
+    std::fs::write(
+        root.join("presets/playlists/p.toml"),
+        "[[entry]]\npreset = \"c\"\n",
+    )
+    .checked("saving a broken playlist");
+    let started = std::time::Instant::now();
+    while !show.errors.has("playlist") {
+        assert!(
+            started.elapsed().as_secs() < 20,
+            "the broken save is reported: {:?} {:?}",
+            show.errors.snapshot(),
+            show.playlist_status()
+        );
+        run(&mut show, 0.25);
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let shown: Vec<String> = show
+        .errors
+        .snapshot()
+        .iter()
+        .map(|e| e.message.clone())
+        .collect();
+    assert!(
+        shown.iter().any(|m| m.contains("playlists/p.toml:1")),
+        "{shown:?}"
+    );
+    std::fs::write(
+        root.join("presets/playlists/p.toml"),
+        "[[entry]]\npreset = \"c\"\nseconds = 100\n",
+    )
+    .checked("saving the playlist");
+    let started = std::time::Instant::now();
+    while show.preset() != Some("c") {
+        assert!(
+            started.elapsed().as_secs() < 30,
+            "the saved playlist never took over"
+        );
+        run(&mut show, 0.25);
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::fs::remove_dir_all(root).ok();
+}

@@ -238,7 +238,8 @@ impl Running {
             ..Default::default()
         });
         let size = [self.config.width, self.config.height];
-        let status = self.control.status_lines();
+        let mut status = self.control.status_lines();
+        status.extend(self.show.playlist_status());
         let (hud, window) = (&mut self.hud, &self.window);
         self.show.frame(
             dt,

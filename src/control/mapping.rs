@@ -23,6 +23,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::command::PlaylistCommand;
+
 /// Why a mapping file was refused.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("{file}:{line}: {message}")]
@@ -259,6 +261,8 @@ pub enum Action {
     PreviousPreset,
     /// A preset by name.
     Preset(String),
+    /// Start a playlist by name, or step the one playing.
+    Playlist(crate::command::PlaylistCommand),
     /// Tap tempo.
     Tap,
     /// Blackout on or off.
@@ -273,10 +277,16 @@ pub fn check_action(text: &str) -> Result<Action, &'static str> {
         Some(("preset", "next")) => Ok(Action::NextPreset),
         Some(("preset", "prev")) => Ok(Action::PreviousPreset),
         Some(("preset", name)) if !name.is_empty() => Ok(Action::Preset(name.to_string())),
+        Some(("playlist", "next")) => Ok(Action::Playlist(PlaylistCommand::Next)),
+        Some(("playlist", "prev")) => Ok(Action::Playlist(PlaylistCommand::Previous)),
+        Some(("playlist", "stop")) => Ok(Action::Playlist(PlaylistCommand::Stop)),
+        Some(("playlist", name)) if !name.is_empty() => {
+            Ok(Action::Playlist(PlaylistCommand::Play(name.to_string())))
+        }
         None if text == "tap" => Ok(Action::Tap),
         None if text == "blackout" => Ok(Action::Blackout),
         _ => Err(
-            "unknown action (reseed:LAYER, toggle:LAYER, preset:next, preset:prev, preset:NAME, tap, blackout)",
+            "unknown action (reseed:LAYER, toggle:LAYER, preset:next, preset:prev, preset:NAME, playlist:next, playlist:prev, playlist:stop, playlist:NAME, tap, blackout)",
         ),
     }
 }

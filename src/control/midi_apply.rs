@@ -105,6 +105,7 @@ impl ControlSurface {
             Action::NextPreset => self.command(Command::StepPreset(true)),
             Action::PreviousPreset => self.command(Command::StepPreset(false)),
             Action::Preset(name) => self.command(Command::LoadPreset(name, None)),
+            Action::Playlist(step) => self.command(Command::Playlist(step)),
         }
     }
 }

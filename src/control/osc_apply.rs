@@ -10,7 +10,7 @@ use rosc::{OscMessage, OscType};
 use super::mapping::OscAlias;
 use super::osc::{self, OscReceived};
 use super::{ControlSurface, ShowView};
-use crate::command::Command;
+use crate::command::{Command, PlaylistCommand};
 use crate::params::{ParamKind, ParamSpec, Registry, Source, Value};
 use crate::script::{OscArg, ScriptEvent};
 
@@ -53,9 +53,21 @@ impl ControlSurface {
             },
             "/sylva/status" => self.reply_status(from, view.preset),
             "/sylva/reseed" => self.command(Command::ReseedAll),
-            _ if address.starts_with("/sylva/playlist/") => {
-                self.warn_osc(&format!("{address}: no playlist is running"));
+            "/sylva/playlist/play" => match first_string() {
+                Some(name) => self.command(Command::Playlist(PlaylistCommand::Play(name))),
+                None => self.warn_osc(&format!("{address} needs a playlist name (s) from {from}")),
+            },
+            "/sylva/playlist/next" => self.command(Command::Playlist(PlaylistCommand::Next)),
+            "/sylva/playlist/previous" => {
+                self.command(Command::Playlist(PlaylistCommand::Previous))
             }
+            "/sylva/playlist/stop" => self.command(Command::Playlist(PlaylistCommand::Stop)),
+            "/sylva/playlist/jump" => match message.args.first() {
+                Some(OscType::Int(i)) if *i >= 0 => {
+                    self.command(Command::Playlist(PlaylistCommand::Jump(*i as usize)))
+                }
+                _ => self.warn_osc(&format!("{address} needs an entry number (i) from {from}")),
+            },
             _ => {
                 if !self.set_from_osc(from, &message, at, view.registry) {
                     let args = message.args.iter().filter_map(script_arg).collect();

@@ -9,7 +9,7 @@ use mlua::{Lua, Table, Value as LuaValue};
 
 use super::bridge::Bridge;
 use super::log::LogLimiter;
-use crate::command::Command;
+use crate::command::{Command, PlaylistCommand};
 use crate::params::{Easing, ParamKind, ParamSpec, Value};
 
 /// Builds the `sylva` table around `bridge`.
@@ -60,6 +60,29 @@ pub fn create(
         "preset",
         lua.create_function(move |_, (name, seconds): (String, Option<f32>)| {
             b.borrow_mut().push(Command::LoadPreset(name, seconds));
+            Ok(())
+        })?,
+    )?;
+    for (name, step) in [
+        ("next", PlaylistCommand::Next),
+        ("previous", PlaylistCommand::Previous),
+        ("stop", PlaylistCommand::Stop),
+    ] {
+        let b = bridge.clone();
+        api.set(
+            name,
+            lua.create_function(move |_, ()| {
+                b.borrow_mut().push(Command::Playlist(step.clone()));
+                Ok(())
+            })?,
+        )?;
+    }
+    let b = bridge.clone();
+    api.set(
+        "play",
+        lua.create_function(move |_, name: String| {
+            b.borrow_mut()
+                .push(Command::Playlist(PlaylistCommand::Play(name)));
             Ok(())
         })?,
     )?;

@@ -6,6 +6,8 @@
 
 mod assets;
 pub mod mapping_files;
+mod playing;
+pub mod playlist;
 mod preset;
 pub mod save_name;
 mod stack;

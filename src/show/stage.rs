@@ -20,6 +20,7 @@ use crate::layers::{self, Layer, LayerEnv};
 use crate::params::{ParamError, Registry, Source};
 use crate::script::{ScriptEvent, ScriptHost};
 use crate::show::mapping_files::{self, LoadedMappings};
+use crate::show::playlist::{Playlist, PlaylistRun};
 use crate::show::save_name::{self, SaveNameError};
 use crate::show::stack::{Outgoing, Stack, sync_params};
 use crate::show::{AssetError, Assets, Folder, Preset, PresetError, ShowWatcher};
@@ -45,6 +46,12 @@ pub enum CommandError {
     /// No layer of that id to reseed.
     #[error("no layer {0:?} to reseed")]
     NoLayer(String),
+    /// No playlist of that name, or a malformed one.
+    #[error(transparent)]
+    Playlist(#[from] PresetError),
+    /// A playlist step with none playing, or an entry it lacks.
+    #[error("{0}")]
+    NoPlaylist(String),
     /// No parameter of that name to learn.
     #[error("no parameter {0:?} to learn")]
     NoParam(String),
@@ -141,9 +148,15 @@ pub struct Show {
     preset: Option<String>,
     preset_mappings: Vec<String>,
     mappings: LoadedMappings,
-    seed: u64,
+    pub(super) seed: u64,
     script: ScriptHost,
     script_override: Option<String>,
+    /// The playlist playing, if any.
+    pub(super) playlist: Option<PlaylistRun>,
+    /// A saved version of it, taking effect at the next entry.
+    pub(super) playlist_update: Option<Playlist>,
+    /// The playing entry's own script, over the preset's.
+    pub(super) entry_script: Option<String>,
     watcher: Option<ShowWatcher>,
     learn_request: Option<String>,
     pending: PendingRequests,
@@ -197,6 +210,9 @@ impl Show {
             seed,
             script,
             script_override: None,
+            playlist: None,
+            playlist_update: None,
+            entry_script: None,
             watcher: None,
             learn_request: None,
             pending: PendingRequests::default(),
@@ -298,6 +314,7 @@ impl Show {
                 self.dispatch(&event);
                 Ok(())
             }
+            Command::Playlist(command) => self.playlist_command(command),
         }
     }
 
@@ -450,8 +467,9 @@ impl Show {
     /// Starts the overriding script, else the preset's, unless it already runs.
     fn start_script(&mut self, preset_script: Option<&str>) {
         let Some(file) = self
-            .script_override
+            .entry_script
             .clone()
+            .or(self.script_override.clone())
             .or(preset_script.map(str::to_string))
         else {
             return;
@@ -523,6 +541,7 @@ impl Show {
         self.script
             .reload_if_changed(&changed, &self.registry, &self.clock);
         self.apply_script_commands();
+        self.playlist_saved(&changed);
         let mappings_saved = changed
             .iter()
             .any(|c| c.folder == Folder::Presets && c.name.starts_with("mappings/"));
@@ -799,6 +818,7 @@ impl Show {
     ) -> wgpu::CommandEncoder {
         self.carry_out_requests();
         self.apply_file_changes();
+        self.advance_playlist();
         self.script.update(dt, &self.registry, &self.clock);
         self.apply_script_commands();
         self.registry.advance(dt);

@@ -1,0 +1,137 @@
+//! The show playing a playlist: the entry's time running out (seconds or
+//! beats of the show's clock), the next preset crossfading in with the
+//! entry's script, steps asked for by keys, MIDI, OSC and Lua, and a
+//! playlist saved while it plays taking effect at the next entry (a
+//! malformed one is reported with file:line and the current one plays
+//! on).
+
+use super::playlist::{Entry, Length, Playlist, PlaylistRun};
+use super::stage::CommandError;
+use super::{ChangedFile, Folder, Show};
+use crate::command::PlaylistCommand;
+
+/// Where playlists live inside `presets/`.
+const FOLDER: &str = "playlists/";
+
+impl Show {
+    /// Carries out a playlist command.
+    pub(super) fn playlist_command(
+        &mut self,
+        command: PlaylistCommand,
+    ) -> Result<(), CommandError> {
+        let now = (self.clock.time, self.clock.beats);
+        let entry = match command {
+            PlaylistCommand::Play(name) => {
+                let playlist = self.read_playlist(&name)?;
+                let run = PlaylistRun::start(&name, playlist, now, self.seed);
+                let entry = run.entry().clone();
+                self.playlist = Some(run);
+                self.playlist_update = None;
+                Some(entry)
+            }
+            PlaylistCommand::Stop => {
+                self.playlist = None;
+                self.entry_script = None;
+                None
+            }
+            step => {
+                let update = self.playlist_update.take();
+                let run = self
+                    .playlist
+                    .as_mut()
+                    .ok_or_else(|| CommandError::NoPlaylist("no playlist is playing".into()))?;
+                let entry = match step {
+                    PlaylistCommand::Next => run.step(1, now, update),
+                    PlaylistCommand::Previous => run.step(-1, now, update),
+                    PlaylistCommand::Jump(index) => run.jump(index, now),
+                    PlaylistCommand::Play(_) | PlaylistCommand::Stop => None,
+                };
+                Some(entry.cloned().ok_or_else(|| {
+                    CommandError::NoPlaylist("the playlist has no such entry, or has ended".into())
+                })?)
+            }
+        };
+        if let Some(entry) = entry {
+            self.play_entry(&entry);
+        }
+        Ok(())
+    }
+
+    /// Moves to the next entry once the one playing is over; a playlist
+    /// that does not loop stops after its last.
+    pub(super) fn advance_playlist(&mut self) {
+        let now = (self.clock.time, self.clock.beats);
+        let Some(run) = self.playlist.as_mut() else {
+            return;
+        };
+        if !run.due(now) {
+            return;
+        }
+        let update = self.playlist_update.take();
+        match run.step(1, now, update).cloned() {
+            Some(entry) => self.play_entry(&entry),
+            None => {
+                tracing::info!("playlist {} ended", run.name);
+                self.playlist = None;
+            }
+        }
+    }
+
+    /// Loads an entry's preset, crossfading, with its script.
+    fn play_entry(&mut self, entry: &Entry) {
+        self.entry_script = entry.script.clone();
+        if let Err(error) = self.load_show_preset_fading(&entry.preset, entry.crossfade) {
+            self.errors.report("playlist", error.to_string());
+        }
+    }
+
+    /// Reads `presets/playlists/<name>.toml` from the show folder or the binary.
+    fn read_playlist(&self, name: &str) -> Result<Playlist, CommandError> {
+        let file = format!("{FOLDER}{}.toml", name.trim_end_matches(".toml"));
+        let asset = self
+            .assets
+            .read(Folder::Presets, &file)
+            .map_err(|e| CommandError::NoPlaylist(e.to_string()))?;
+        Ok(Playlist::parse(&asset.display, &asset.text)?)
+    }
+
+    /// A saved playlist file: the one playing takes it at its next entry;
+    /// a malformed one is reported and the playing one goes on.
+    pub(super) fn playlist_saved(&mut self, changed: &[ChangedFile]) {
+        let Some(name) = self.playlist.as_ref().map(|run| run.name.clone()) else {
+            return;
+        };
+        let file = format!("{FOLDER}{name}.toml");
+        if !changed
+            .iter()
+            .any(|c| c.folder == Folder::Presets && c.name == file)
+        {
+            return;
+        }
+        match self.read_playlist(&name) {
+            Ok(playlist) => {
+                self.errors.clear("playlist");
+                tracing::info!("playlist {name} saved: it changes at the next entry");
+                self.playlist_update = Some(playlist);
+            }
+            Err(error) => self.errors.report("playlist", error.to_string()),
+        }
+    }
+
+    /// The playlist's line for the HUD and status: its name, the entry
+    /// and the time left.
+    pub fn playlist_status(&self) -> Option<String> {
+        let run = self.playlist.as_ref()?;
+        let (index, count) = run.index();
+        let left = match run.left((self.clock.time, self.clock.beats)) {
+            Length::Seconds(s) => format!("{s:.0} s"),
+            Length::Beats(b) => format!("{b:.0} beats"),
+        };
+        Some(format!(
+            "playlist {}: {}/{count} {}, {left} left",
+            run.name,
+            index + 1,
+            run.entry().preset
+        ))
+    }
+}
