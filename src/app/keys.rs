@@ -16,6 +16,8 @@ pub enum Action {
     ToggleHud,
     /// `l`: MIDI learn for the parameter selected in the HUD.
     Learn,
+    /// `]` / `[`: the playlist's next / previous entry.
+    Playlist(bool),
 }
 
 /// The action bound to `key` with `modifiers`, if any.
@@ -29,6 +31,8 @@ pub fn action(key: &Key, modifiers: ModifiersState) -> Option<Action> {
             ("f", false) => Some(Action::ToggleFullscreen),
             ("h", false) => Some(Action::ToggleHud),
             ("l", false) => Some(Action::Learn),
+            ("]", false) => Some(Action::Playlist(true)),
+            ("[", false) => Some(Action::Playlist(false)),
             _ => None,
         },
         _ => None,
@@ -62,6 +66,10 @@ mod tests {
         assert_eq!(
             action(&Key::Character("H".into()), none),
             Some(Action::ToggleHud)
+        );
+        assert_eq!(
+            action(&Key::Character("]".into()), none),
+            Some(Action::Playlist(true))
         );
     }
 }

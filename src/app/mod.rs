@@ -209,6 +209,16 @@ impl Running {
                     "click a parameter name in the HUD, then press l",
                 ),
             },
+            Action::Playlist(forward) => {
+                let step = if forward {
+                    crate::command::PlaylistCommand::Next
+                } else {
+                    crate::command::PlaylistCommand::Previous
+                };
+                if let Err(error) = self.show.apply(Command::Playlist(step)) {
+                    self.show.errors.report("playlist", error);
+                }
+            }
             Action::Quit => {}
         }
     }
