@@ -411,6 +411,17 @@ mod tests {
             outcomes,
             vec![MidiOutcome::Action(Action::Toggle("shader.echo".into()))]
         );
+        // The marker arrows step the playlist, play starts the tour.
+        let outcomes = play(&mut mapper, &mut r, &[0xB0, 62, 127, 62, 0, 41, 127, 41, 0]);
+        assert_eq!(
+            outcomes,
+            vec![
+                MidiOutcome::Action(Action::Playlist(crate::command::PlaylistCommand::Next)),
+                MidiOutcome::Action(Action::Playlist(crate::command::PlaylistCommand::Play(
+                    "tour".into()
+                ))),
+            ]
+        );
         // Other controllers are not read by a mapping filtered to the nanoKONTROL2.
         let other = mapper.handle(
             "Launch Control XL",
