@@ -2,6 +2,8 @@
 // (SEEDS.md 000). Nodes are split: positions with growth t for the grid
 // sort and drawing, the rest beside them.
 
+#include "common/random.wgsl"
+
 struct ColonyParams {
     influence: f32,
     growth: f32,
@@ -43,13 +45,3 @@ const ARGS_TUBES: u32 = 7u;
 // Fixed-point scale for summing directions with integer atomics: the sum
 // is the same in any order, so growth is deterministic.
 const FIXED: f32 = 65536.0;
-
-fn pcg(v: u32) -> u32 {
-    let state = v * 747796405u + 2891336453u;
-    let word = ((state >> ((state >> 28u) + 4u)) ^ state) * 277803737u;
-    return (word >> 22u) ^ word;
-}
-
-fn random01(a: u32, b: u32) -> f32 {
-    return f32(pcg(a ^ pcg(b)) >> 8u) / 16777216.0;
-}

@@ -2,6 +2,8 @@
 // shaders. A tree is a cone: apex at its height, its cross-section at a
 // slice's height a circle of radius (height - slice height) * tan(spread).
 
+#include "common/random.wgsl"
+
 struct ForestParams {
     // Pixels per side of every space and density map.
     map_size: u32,
@@ -77,15 +79,6 @@ const TREE_VERTICES: u32 = 96u;
 // Fixed point of a density value summed into V.
 const DENSITY_ONE: f32 = 255.0;
 
-fn pcg(v: u32) -> u32 {
-    let state = v * 747796405u + 2891336453u;
-    let word = ((state >> ((state >> 28u) + 4u)) ^ state) * 277803737u;
-    return (word >> 22u) ^ word;
-}
-
-fn random01(a: u32, b: u32) -> f32 {
-    return f32(pcg(a ^ pcg(b)) >> 8u) / 16777216.0;
-}
 
 // The radius in pixels of `tree`'s cross-section at slice `k` (<= 0: none).
 fn slice_radius(params: ForestParams, tree: Tree, tan_spread: f32, k: u32) -> f32 {

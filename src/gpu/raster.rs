@@ -107,6 +107,60 @@ pub fn depth_view(device: &wgpu::Device, label: &str, size: [u32; 2]) -> wgpu::T
         .create_view(&Default::default())
 }
 
+/// A depth buffer kept at the size of the target drawn into.
+#[derive(Default)]
+pub struct DepthBuffer {
+    view: Option<(wgpu::TextureView, [u32; 2])>,
+}
+
+impl DepthBuffer {
+    /// The depth view for a target of `size` pixels, made again only when
+    /// the size changes.
+    pub fn at(&mut self, device: &wgpu::Device, label: &str, size: [u32; 2]) -> &wgpu::TextureView {
+        if self.view.as_ref().is_some_and(|(_, s)| *s != size) {
+            self.view = None;
+        }
+        &self
+            .view
+            .get_or_insert_with(|| (depth_view(device, label, size), size))
+            .0
+    }
+}
+
+/// Starts a 3D layer's render pass on `target`: its colour loaded as
+/// `load`, and with `depth`, a depth buffer cleared to the far plane.
+pub fn begin_3d_pass<'e>(
+    encoder: &'e mut wgpu::CommandEncoder,
+    label: &str,
+    (target, load): (&wgpu::TextureView, wgpu::LoadOp<wgpu::Color>),
+    depth: Option<&wgpu::TextureView>,
+    timestamp_writes: Option<wgpu::RenderPassTimestampWrites<'_>>,
+) -> wgpu::RenderPass<'e> {
+    encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+        label: Some(label),
+        color_attachments: &[Some(wgpu::RenderPassColorAttachment {
+            view: target,
+            depth_slice: None,
+            resolve_target: None,
+            ops: wgpu::Operations {
+                load,
+                store: wgpu::StoreOp::Store,
+            },
+        })],
+        depth_stencil_attachment: depth.map(|view| wgpu::RenderPassDepthStencilAttachment {
+            view,
+            depth_ops: Some(wgpu::Operations {
+                load: wgpu::LoadOp::Clear(1.0),
+                store: wgpu::StoreOp::Discard,
+            }),
+            stencil_ops: None,
+        }),
+        timestamp_writes,
+        occlusion_query_set: None,
+        multiview_mask: None,
+    })
+}
+
 /// A bind group of whole buffers over `pipeline`'s automatic layout 0.
 pub fn buffers_group(
     device: &wgpu::Device,

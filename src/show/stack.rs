@@ -10,6 +10,7 @@ use crate::compositor::Compositor;
 use crate::gpu::GpuProfiler;
 use crate::layers::{self, Layer, LayerEnv, LayerFrame};
 use crate::params::Registry;
+use crate::show::ChangedFile;
 
 /// Layers, their declared parameter names and their compositor.
 pub struct Stack {
@@ -64,6 +65,16 @@ impl Stack {
     pub fn prepare(&mut self, env: &LayerEnv<'_>, registry: &mut Registry, clock: &Clock) {
         for layer in self.layers.iter_mut() {
             if layer.prepare(env, registry, clock) {
+                sync_params(layer.as_ref(), registry, &mut self.layer_params);
+            }
+        }
+    }
+
+    /// Hands saved files to every layer; a layer whose parameters changed
+    /// has them registered again.
+    pub fn reload(&mut self, env: &LayerEnv<'_>, registry: &mut Registry, changed: &[ChangedFile]) {
+        for layer in self.layers.iter_mut() {
+            if layer.reload(env, changed) {
                 sync_params(layer.as_ref(), registry, &mut self.layer_params);
             }
         }

@@ -518,25 +518,9 @@ impl Show {
             errors: &self.errors,
             seed: self.seed,
         };
-        for layer in self.stack.layers.iter_mut() {
-            if layer.reload(&env, &changed) {
-                sync_params(
-                    layer.as_ref(),
-                    &mut self.registry,
-                    &mut self.stack.layer_params,
-                );
-            }
-        }
+        self.stack.reload(&env, &mut self.registry, &changed);
         if let Some(out) = self.outgoing.as_mut() {
-            for layer in out.stack.layers.iter_mut() {
-                if layer.reload(&env, &changed) {
-                    sync_params(
-                        layer.as_ref(),
-                        &mut out.registry,
-                        &mut out.stack.layer_params,
-                    );
-                }
-            }
+            out.stack.reload(&env, &mut out.registry, &changed);
         }
         self.script
             .reload_if_changed(&changed, &self.registry, &self.clock);

@@ -6,7 +6,9 @@ use bytemuck::{Pod, Zeroable};
 
 use super::sim::ColonySim;
 use crate::gpu::bindings::uniform_buffer;
-use crate::gpu::raster::{Output, additive, buffers_group, depth_view, instanced_pipeline};
+use crate::gpu::raster::{
+    DepthBuffer, Output, additive, begin_3d_pass, buffers_group, instanced_pipeline,
+};
 use crate::gpu::wgsl::Composer;
 use crate::gpu::{BuildError, Gpu, GpuProfiler, HDR_FORMAT};
 use crate::layers::camera::CameraUniform;
@@ -86,7 +88,7 @@ pub struct BranchRenderer {
     camera: wgpu::Buffer,
     params: wgpu::Buffer,
     groups: Option<(wgpu::BindGroup, wgpu::BindGroup)>,
-    depth: Option<(wgpu::TextureView, [u32; 2])>,
+    depth: DepthBuffer,
     transform_buffers: Vec<(u32, wgpu::Buffer)>,
 }
 
@@ -150,7 +152,7 @@ impl BranchRenderer {
             camera: uniform_buffer(&gpu.device, "colony.camera", size_of::<CameraUniform>()),
             params: uniform_buffer(&gpu.device, "colony.draw", size_of::<DrawParams>()),
             groups: None,
-            depth: None,
+            depth: DepthBuffer::default(),
             transform_buffers: transform.buffers.clone(),
         })
     }
@@ -197,42 +199,23 @@ impl BranchRenderer {
             .write_buffer(&self.camera, 0, bytemuck::bytes_of(camera));
         gpu.queue
             .write_buffer(&self.params, 0, bytemuck::bytes_of(params));
-        if self.depth.as_ref().is_none_or(|(_, s)| *s != size) {
-            self.depth = Some((depth_view(&gpu.device, "colony.depth", size), size));
-        }
-        let (Some((lines_group, tubes_group)), Some((depth, _))) = (&self.groups, &self.depth)
-        else {
+        let Some((lines_group, tubes_group)) = &self.groups else {
             return;
         };
+        let depth = self.depth.at(&gpu.device, "colony.depth", size);
         let tubes = style == Style::Tubes;
         let label = if tubes {
             "colony.draw.tubes"
         } else {
             "colony.draw.lines"
         };
-        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-            label: Some(label),
-            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                view: target,
-                depth_slice: None,
-                resolve_target: None,
-                ops: wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT),
-                    store: wgpu::StoreOp::Store,
-                },
-            })],
-            depth_stencil_attachment: tubes.then_some(wgpu::RenderPassDepthStencilAttachment {
-                view: depth,
-                depth_ops: Some(wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(1.0),
-                    store: wgpu::StoreOp::Discard,
-                }),
-                stencil_ops: None,
-            }),
-            timestamp_writes: profiler.render_pass(label),
-            occlusion_query_set: None,
-            multiview_mask: None,
-        });
+        let mut pass = begin_3d_pass(
+            encoder,
+            label,
+            (target, wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT)),
+            tubes.then_some(depth),
+            profiler.render_pass(label),
+        );
         if tubes {
             pass.set_pipeline(&self.tubes);
             pass.set_bind_group(0, tubes_group, &[]);

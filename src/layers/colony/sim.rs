@@ -126,14 +126,14 @@ pub fn seed_nodes(
     (nodes, info)
 }
 
-/// `pcg` of `shaders/colony/colony.wgsl`.
+/// `pcg` of `shaders/common/random.wgsl`.
 pub fn pcg(v: u32) -> u32 {
     let state = v.wrapping_mul(747_796_405).wrapping_add(2_891_336_453);
     let word = ((state >> ((state >> 28) + 4)) ^ state).wrapping_mul(277_803_737);
     (word >> 22) ^ word
 }
 
-/// `random01` of `shaders/colony/colony.wgsl`.
+/// `random01` of `shaders/common/random.wgsl`.
 pub fn random01(a: u32, b: u32) -> f32 {
     (pcg(a ^ pcg(b)) >> 8) as f32 / 16_777_216.0
 }

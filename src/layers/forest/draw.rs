@@ -7,7 +7,7 @@ use bytemuck::{Pod, Zeroable};
 use super::sim::{DRAW_ARGS, ForestSim};
 use super::species::MAX_SPECIES;
 use crate::gpu::bindings::uniform_buffer;
-use crate::gpu::raster::{Output, buffers_group, depth_view, instanced_pipeline};
+use crate::gpu::raster::{DepthBuffer, Output, begin_3d_pass, buffers_group, instanced_pipeline};
 use crate::gpu::wgsl::Composer;
 use crate::gpu::{BuildError, Gpu, GpuProfiler, HDR_FORMAT};
 use crate::layers::camera::CameraUniform;
@@ -50,7 +50,7 @@ pub struct ForestRenderer {
     camera: wgpu::Buffer,
     params: wgpu::Buffer,
     groups: Option<[wgpu::BindGroup; 3]>,
-    depth: Option<(wgpu::TextureView, [u32; 2])>,
+    depth: DepthBuffer,
 }
 
 impl ForestRenderer {
@@ -85,7 +85,7 @@ impl ForestRenderer {
                 camera: uniform_buffer(&gpu.device, "forest.camera", size_of::<CameraUniform>()),
                 params: uniform_buffer(&gpu.device, "forest.draw", size_of::<ForestDraw>()),
                 groups: None,
-                depth: None,
+                depth: DepthBuffer::default(),
             })
         })
     }
@@ -135,12 +135,7 @@ impl ForestRenderer {
             .write_buffer(&self.camera, 0, bytemuck::bytes_of(camera));
         gpu.queue
             .write_buffer(&self.params, 0, bytemuck::bytes_of(params));
-        if self.depth.as_ref().is_none_or(|(_, s)| *s != size) {
-            self.depth = Some((depth_view(&gpu.device, "forest.depth", size), size));
-        }
-        let Some((depth, _)) = &self.depth else {
-            return;
-        };
+        let depth = self.depth.at(&gpu.device, "forest.depth", size);
         let forest = view == View::Forest;
         let fog = params.fog_colour;
         let label = if forest {
@@ -148,34 +143,19 @@ impl ForestRenderer {
         } else {
             "forest.draw.maps"
         };
-        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-            label: Some(label),
-            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                view: target,
-                depth_slice: None,
-                resolve_target: None,
-                ops: wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(wgpu::Color {
-                        r: f64::from(fog[0] * params.brightness),
-                        g: f64::from(fog[1] * params.brightness),
-                        b: f64::from(fog[2] * params.brightness),
-                        a: 1.0,
-                    }),
-                    store: wgpu::StoreOp::Store,
-                },
-            })],
-            depth_stencil_attachment: forest.then_some(wgpu::RenderPassDepthStencilAttachment {
-                view: depth,
-                depth_ops: Some(wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(1.0),
-                    store: wgpu::StoreOp::Discard,
-                }),
-                stencil_ops: None,
-            }),
-            timestamp_writes: profiler.render_pass(label),
-            occlusion_query_set: None,
-            multiview_mask: None,
-        });
+        let sky = wgpu::Color {
+            r: f64::from(fog[0] * params.brightness),
+            g: f64::from(fog[1] * params.brightness),
+            b: f64::from(fog[2] * params.brightness),
+            a: 1.0,
+        };
+        let mut pass = begin_3d_pass(
+            encoder,
+            label,
+            (target, wgpu::LoadOp::Clear(sky)),
+            forest.then_some(depth),
+            profiler.render_pass(label),
+        );
         if forest {
             pass.set_pipeline(&self.ground);
             pass.set_bind_group(0, ground, &[]);

@@ -70,38 +70,22 @@ pub fn export_forest(options: &ExportArgs) -> anyhow::Result<usize> {
         errors: &show.errors,
         seed: options.show.seed,
     };
-    let structure = super::Structure::from(&registry, &id);
-    let species = super::load_species(env.assets, &structure.species)?;
-    let params = super::sim_params(&registry, &id, &structure, &species, options.show.seed);
-    let trees = super::seedlings(
-        structure.initial_trees.min(params.capacity),
-        structure.extent(),
-        species.len(),
-        options.show.seed,
-    );
-    let density = super::density::DensityMaps::uniform(structure.map_size, 1.0);
-    let sim = super::sim::ForestSim::new(
-        env.gpu,
-        env.assets,
-        &params,
-        &species,
-        &trees,
-        density.values(),
-    )?;
+    let grown = super::sow(&env, &registry, &id, options.show.seed)?;
     let mut profiler = crate::gpu::GpuProfiler::new(&show.gpu.device, &show.gpu.queue, false);
     for _ in 0..options.steps {
         let mut encoder = show.gpu.device.create_command_encoder(&Default::default());
-        sim.step(&mut encoder, &mut profiler);
+        grown.sim.step(&mut encoder, &mut profiler);
         show.gpu.queue.submit([encoder.finish()]);
     }
-    let grown: Vec<Tree> = sim
+    let trees: Vec<Tree> = grown
+        .sim
         .read_trees(&show.gpu)?
         .into_iter()
         .filter(|t| t.alive == 1)
         .collect();
-    std::fs::write(&options.out, csv(&grown, &species))
+    std::fs::write(&options.out, csv(&trees, &grown.species))
         .with_context(|| format!("writing {}", options.out.display()))?;
-    Ok(grown.len())
+    Ok(trees.len())
 }
 
 /// Trees as CSV with a header; species by name.

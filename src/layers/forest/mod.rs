@@ -259,6 +259,37 @@ impl Drawer<ForestSim> for ForestRenderer {
     }
 }
 
+/// Sows the forest of layer `id` as the registry describes it, from
+/// `seed`: species, seedlings and full density maps on the GPU.
+fn sow(env: &LayerEnv<'_>, registry: &Registry, id: &str, seed: u64) -> Result<Grown, ForestError> {
+    let structure = Structure::from(registry, id);
+    let species = load_species(env.assets, &structure.species)?;
+    let params = sim_params(registry, id, &structure, &species, seed);
+    let trees = seedlings(
+        structure.initial_trees.min(params.capacity),
+        structure.extent(),
+        species.len(),
+        seed,
+    );
+    let density = DensityMaps::uniform(structure.map_size, 1.0);
+    let sim = env.gpu.scoped(id, || {
+        ForestSim::new(
+            env.gpu,
+            env.assets,
+            &params,
+            &species,
+            &trees,
+            density.values(),
+        )
+    })?;
+    Ok(Grown {
+        sim,
+        structure,
+        species,
+        density,
+    })
+}
+
 /// The forest layer.
 pub struct ForestLayer {
     core: SimulationCore<Grown, ForestRenderer, Structure>,
@@ -270,40 +301,6 @@ impl ForestLayer {
         Self {
             core: SimulationCore::new(id, &["forest/"], env),
         }
-    }
-
-    fn build(
-        &self,
-        env: &LayerEnv<'_>,
-        registry: &Registry,
-        structure: &Structure,
-    ) -> Result<Grown, ForestError> {
-        let id = &self.core.id;
-        let species = load_species(env.assets, &structure.species)?;
-        let params = sim_params(registry, id, structure, &species, self.core.seed);
-        let trees = seedlings(
-            structure.initial_trees.min(params.capacity),
-            structure.extent(),
-            species.len(),
-            self.core.seed,
-        );
-        let density = DensityMaps::uniform(structure.map_size, 1.0);
-        let sim = env.gpu.scoped(id, || {
-            ForestSim::new(
-                env.gpu,
-                env.assets,
-                &params,
-                &species,
-                &trees,
-                density.values(),
-            )
-        })?;
-        Ok(Grown {
-            sim,
-            structure: structure.clone(),
-            species,
-            density,
-        })
     }
 
     /// Reads density files when they change and paints with the brush.
@@ -370,7 +367,7 @@ impl Layer for ForestLayer {
         }
         let structure = Structure::from(registry, &self.core.id);
         if self.core.due(&structure, clock.time) {
-            let built = self.build(env, registry, &structure);
+            let built = sow(env, registry, &self.core.id, self.core.seed);
             self.core.start(env, built);
         }
         self.tend(env, registry);

@@ -6,7 +6,7 @@ use bytemuck::{Pod, Zeroable};
 
 use super::skin_gpu::{SKINNED_VERTEX_BYTES, SkinGpu};
 use crate::gpu::bindings::uniform_buffer;
-use crate::gpu::raster::{DEPTH_FORMAT, additive, buffers_group, depth_view};
+use crate::gpu::raster::{DEPTH_FORMAT, DepthBuffer, additive, begin_3d_pass, buffers_group};
 use crate::gpu::wgsl::Composer;
 use crate::gpu::{BuildError, Gpu, GpuProfiler, HDR_FORMAT};
 use crate::layers::camera::CameraUniform;
@@ -48,8 +48,8 @@ pub struct BodyRenderer {
     glass: wgpu::RenderPipeline,
     camera: wgpu::Buffer,
     params: wgpu::Buffer,
-    groups: Option<(wgpu::BindGroup, wgpu::BindGroup)>,
-    depth: Option<(wgpu::TextureView, [u32; 2])>,
+    groups: (wgpu::BindGroup, wgpu::BindGroup),
+    depth: DepthBuffer,
 }
 
 impl BodyRenderer {
@@ -108,31 +108,32 @@ impl BodyRenderer {
                         cache: None,
                     })
             };
+            let lit = pipeline("skinned.body.lit", None, true, wgpu::CompareFunction::Less);
+            let glass = pipeline(
+                "skinned.body.glass",
+                Some(additive()),
+                false,
+                wgpu::CompareFunction::Always,
+            );
+            let camera = uniform_buffer(
+                &gpu.device,
+                "skinned.body.camera",
+                size_of::<CameraUniform>(),
+            );
+            let params =
+                uniform_buffer(&gpu.device, "skinned.body.params", size_of::<BodyParams>());
+            // Only uniforms are bound: the vertices come with each draw.
+            let buffers = [(0, &camera), (1, &params)];
+            let group = |pipeline| buffers_group(&gpu.device, pipeline, "skinned.body", &buffers);
             Ok::<_, BuildError>(Self {
-                lit: pipeline("skinned.body.lit", None, true, wgpu::CompareFunction::Less),
-                glass: pipeline(
-                    "skinned.body.glass",
-                    Some(additive()),
-                    false,
-                    wgpu::CompareFunction::Always,
-                ),
-                camera: uniform_buffer(
-                    &gpu.device,
-                    "skinned.body.camera",
-                    size_of::<CameraUniform>(),
-                ),
-                params: uniform_buffer(&gpu.device, "skinned.body.params", size_of::<BodyParams>()),
-                groups: None,
-                depth: None,
+                groups: (group(&lit), group(&glass)),
+                lit,
+                glass,
+                camera,
+                params,
+                depth: DepthBuffer::default(),
             })
         })
-    }
-
-    /// Binds the uniforms (the vertices come per draw).
-    pub fn attach(&mut self, gpu: &Gpu) {
-        let buffers = [(0, &self.camera), (1, &self.params)];
-        let group = |pipeline| buffers_group(&gpu.device, pipeline, "skinned.body", &buffers);
-        self.groups = Some((group(&self.lit), group(&self.glass)));
     }
 
     /// Draws the skinned mesh over what `target` holds.
@@ -145,50 +146,25 @@ impl BodyRenderer {
         (target, size): (&wgpu::TextureView, [u32; 2]),
         (camera, params): (&CameraUniform, &BodyParams),
     ) {
-        if self.groups.is_none() {
-            self.attach(gpu);
-        }
-        let Some((lit, glass)) = &self.groups else {
-            return;
-        };
+        let (lit, glass) = &self.groups;
         gpu.queue
             .write_buffer(&self.camera, 0, bytemuck::bytes_of(camera));
         gpu.queue
             .write_buffer(&self.params, 0, bytemuck::bytes_of(params));
-        if self.depth.as_ref().is_none_or(|(_, s)| *s != size) {
-            self.depth = Some((depth_view(&gpu.device, "skinned.body.depth", size), size));
-        }
-        let Some((depth, _)) = &self.depth else {
-            return;
-        };
+        let depth = self.depth.at(&gpu.device, "skinned.body.depth", size);
         let (pipeline, group) = if params.style == 0 {
             (&self.lit, lit)
         } else {
             (&self.glass, glass)
         };
-        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-            label: Some("skinned.draw.body"),
-            color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                view: target,
-                depth_slice: None,
-                resolve_target: None,
-                ops: wgpu::Operations {
-                    load: wgpu::LoadOp::Load,
-                    store: wgpu::StoreOp::Store,
-                },
-            })],
-            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                view: depth,
-                depth_ops: Some(wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(1.0),
-                    store: wgpu::StoreOp::Discard,
-                }),
-                stencil_ops: None,
-            }),
-            timestamp_writes: profiler.render_pass("skinned.draw.body"),
-            occlusion_query_set: None,
-            multiview_mask: None,
-        });
+        let label = "skinned.draw.body";
+        let mut pass = begin_3d_pass(
+            encoder,
+            label,
+            (target, wgpu::LoadOp::Load),
+            Some(depth),
+            profiler.render_pass(label),
+        );
         pass.set_pipeline(pipeline);
         pass.set_bind_group(0, group, &[]);
         pass.set_vertex_buffer(0, skin.skinned.slice(..));

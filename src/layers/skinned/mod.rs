@@ -341,7 +341,6 @@ impl Drawer<SkinnedSim> for SkinnedDrawer {
     fn attach(&mut self, gpu: &Gpu, sim: &SkinnedSim) {
         self.branches.set_transform_buffers(sim.transform_buffers());
         self.branches.attach(gpu, &sim.colony);
-        self.body.attach(gpu);
     }
 }
 
