@@ -7,7 +7,9 @@ use bytemuck::{Pod, Zeroable};
 
 use super::sim::FluidSim;
 use crate::gpu::bindings::{Slot, bind, layout, uniform_buffer};
-use crate::gpu::raster::{Output, additive, buffers_group, depth_view, instanced_pipeline};
+use crate::gpu::raster::{
+    Output, additive, begin_3d_pass, buffers_group, depth_view, instanced_pipeline,
+};
 use crate::gpu::wgsl::Composer;
 use crate::gpu::{BuildError, FullscreenPipeline, Gpu, GpuProfiler, HDR_FORMAT, RenderTarget};
 use crate::layers::camera::CameraUniform;
@@ -192,13 +194,13 @@ impl FluidRenderer {
         };
         let instances = 0..sim.count();
         if style == Look::Particles {
-            let mut pass = begin(
+            let label = "fluid.draw.particles";
+            let mut pass = begin_3d_pass(
                 encoder,
-                profiler,
-                "fluid.draw.particles",
-                target,
+                label,
+                (target, wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT)),
                 None,
-                wgpu::Color::TRANSPARENT,
+                profiler.render_pass(label),
             );
             pass.set_pipeline(&self.glow);
             pass.set_bind_group(0, glow_group, &[]);
@@ -218,13 +220,13 @@ impl FluidRenderer {
             a: EMPTY,
         };
         {
-            let mut pass = begin(
+            let label = "fluid.draw.depth";
+            let mut pass = begin_3d_pass(
                 encoder,
-                profiler,
-                "fluid.draw.depth",
-                &targets.eye[0].view,
+                label,
+                (&targets.eye[0].view, wgpu::LoadOp::Clear(empty)),
                 Some(&targets.depth),
-                empty,
+                profiler.render_pass(label),
             );
             pass.set_pipeline(&self.depth);
             pass.set_bind_group(0, depth_group, &[]);
@@ -294,37 +296,4 @@ impl Targets {
             depth: depth_view(&gpu.device, "fluid.depth_buffer", size),
         }
     }
-}
-
-fn begin<'e>(
-    encoder: &'e mut wgpu::CommandEncoder,
-    profiler: &mut GpuProfiler,
-    label: &str,
-    target: &wgpu::TextureView,
-    depth: Option<&wgpu::TextureView>,
-    clear: wgpu::Color,
-) -> wgpu::RenderPass<'e> {
-    encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-        label: Some(label),
-        color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-            view: target,
-            depth_slice: None,
-            resolve_target: None,
-            ops: wgpu::Operations {
-                load: wgpu::LoadOp::Clear(clear),
-                store: wgpu::StoreOp::Store,
-            },
-        })],
-        depth_stencil_attachment: depth.map(|view| wgpu::RenderPassDepthStencilAttachment {
-            view,
-            depth_ops: Some(wgpu::Operations {
-                load: wgpu::LoadOp::Clear(1.0),
-                store: wgpu::StoreOp::Discard,
-            }),
-            stencil_ops: None,
-        }),
-        timestamp_writes: profiler.render_pass(label),
-        occlusion_query_set: None,
-        multiview_mask: None,
-    })
 }
