@@ -11,6 +11,7 @@ mod fuzz;
 mod golden;
 mod hardening_net;
 mod hardening_show;
+mod install;
 mod kernels;
 mod live;
 mod osc_rig;

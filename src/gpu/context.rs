@@ -3,6 +3,7 @@
 //! layer borrows it.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::BuildError;
 
@@ -68,6 +69,10 @@ pub struct Gpu {
     pub timestamps: bool,
     /// Where uncaptured device errors go.
     pub errors: ErrorLog,
+    /// The adapter choice the device was opened with (to open another
+    /// after a loss).
+    pub choice: AdapterChoice,
+    lost: Arc<AtomicBool>,
 }
 
 impl Gpu {
@@ -113,6 +118,15 @@ impl Gpu {
         device.on_uncaptured_error(Arc::new(move |error: wgpu::Error| {
             sink.report("gpu", error.to_string());
         }));
+        let lost = Arc::new(AtomicBool::new(false));
+        let (flag, sink) = (lost.clone(), errors.clone());
+        device.set_device_lost_callback(move |reason, message| {
+            flag.store(true, Ordering::SeqCst);
+            sink.report(
+                "gpu",
+                format!("the GPU device was lost ({reason:?}): {message}"),
+            );
+        });
         Ok(Self {
             instance,
             adapter,
@@ -121,7 +135,26 @@ impl Gpu {
             info,
             timestamps,
             errors,
+            choice: choice.clone(),
+            lost,
         })
+    }
+
+    /// A new device like this one (the same adapter choice, instance,
+    /// error log), for a show whose device was lost.
+    pub fn reopen(&self, surface: Option<&wgpu::Surface<'_>>) -> Result<Self, GpuError> {
+        Self::new(
+            self.instance.clone(),
+            &self.choice,
+            surface,
+            self.errors.clone(),
+        )
+    }
+
+    /// Whether the device was lost (a driver reset, a GPU unplugged, a
+    /// timeout the system recovered from): nothing made on it works again.
+    pub fn is_lost(&self) -> bool {
+        self.lost.load(Ordering::SeqCst)
     }
 
     /// One line naming the adapter, printed at start and in BENCHMARKS.md.

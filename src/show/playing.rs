@@ -86,7 +86,7 @@ impl Show {
     }
 
     /// Reads `presets/playlists/<name>.toml` from the show folder or the binary.
-    fn read_playlist(&self, name: &str) -> Result<Playlist, CommandError> {
+    pub(super) fn read_playlist(&self, name: &str) -> Result<Playlist, CommandError> {
         let file = format!("{FOLDER}{}.toml", name.trim_end_matches(".toml"));
         let asset = self
             .assets

@@ -146,6 +146,26 @@ impl Playlist {
     }
 }
 
+/// Where a playlist run stands, as the state file keeps it: the round's
+/// order, the place in it, and how far into the entry it was.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, Deserialize)]
+pub struct PlaylistPlace {
+    /// The playlist's name.
+    pub name: String,
+    /// The entries' order this round.
+    pub order: Vec<usize>,
+    /// The place in `order`.
+    pub position: usize,
+    /// Rounds played (the next shuffle depends on it).
+    pub rounds: u64,
+    /// The seed of the shuffles.
+    pub seed: u64,
+    /// Seconds played of the entry.
+    pub into_seconds: f64,
+    /// Beats played of the entry.
+    pub into_beats: f64,
+}
+
 /// A playlist playing: the order of this round, where it is, and when
 /// the entry began (show seconds and beats).
 #[derive(Debug, Clone, PartialEq)]
@@ -242,6 +262,42 @@ impl PlaylistRun {
         self.position = next.rem_euclid(count) as usize;
         self.began = now;
         Some(self.entry())
+    }
+
+    /// Where the run stands at `now`, for the state file.
+    pub fn place(&self, (time, beats): (f64, f64)) -> PlaylistPlace {
+        PlaylistPlace {
+            name: self.name.clone(),
+            order: self.order.clone(),
+            position: self.position,
+            rounds: self.rounds,
+            seed: self.seed,
+            into_seconds: (time - self.began.0).max(0.0),
+            into_beats: (beats - self.began.1).max(0.0),
+        }
+    }
+
+    /// Takes `playlist` up again where `place` left it, at `now`. A place
+    /// that does not fit the playlist (it was edited since, or the file is
+    /// damaged) starts the playlist's first entry instead.
+    pub fn resume(playlist: Playlist, place: &PlaylistPlace, (time, beats): (f64, f64)) -> Self {
+        let mut run = Self::start(&place.name, playlist, (time, beats), place.seed);
+        let mut sorted = place.order.clone();
+        sorted.sort_unstable();
+        let fits = sorted.iter().copied().eq(0..run.order.len())
+            && place.position < run.order.len()
+            && place.into_seconds.is_finite()
+            && place.into_beats.is_finite();
+        if fits {
+            run.order = place.order.clone();
+            run.position = place.position;
+            run.rounds = place.rounds;
+            run.began = (
+                time - place.into_seconds.max(0.0),
+                beats - place.into_beats.max(0.0),
+            );
+        }
+        run
     }
 
     /// Jumps to entry `index` of the playlist's own order.

@@ -174,6 +174,17 @@ impl Show {
         seed: u64,
     ) -> Result<Self, ShowError> {
         let errors = ErrorLog::child_of(&gpu.errors);
+        Self::with_log(gpu, assets, output_format, seed, errors)
+    }
+
+    /// The same, reporting into `errors`.
+    fn with_log(
+        gpu: Arc<Gpu>,
+        assets: Assets,
+        output_format: wgpu::TextureFormat,
+        seed: u64,
+        errors: ErrorLog,
+    ) -> Result<Self, ShowError> {
         let compositor = {
             let env = LayerEnv {
                 gpu: &gpu,
@@ -220,6 +231,51 @@ impl Show {
             last_save: None,
             in_flight: VecDeque::new(),
         })
+    }
+
+    /// The same show on another device, after the one under it was lost:
+    /// the script (and its `persist` table), the watcher and the error log
+    /// move over; layers and compositor are built again on `gpu`; the
+    /// preset or playlist, the clock and every parameter resume from
+    /// where the show stood. Simulations start again from their seed.
+    pub fn rebuild_on(mut self, gpu: Arc<Gpu>) -> Result<Show, ShowError> {
+        let state = self.state();
+        let mut show = Show::with_log(
+            gpu,
+            self.assets.clone(),
+            self.output_format,
+            self.seed,
+            self.errors.clone(),
+        )?;
+        show.script = self.script;
+        show.script_override = self.script_override.take();
+        show.watcher = self.watcher.take();
+        if let Err(error) = show.resume(&state) {
+            show.errors.report("device lost", error);
+        }
+        tracing::info!(
+            "the show resumed on a new device: {}",
+            show.gpu.adapter_line()
+        );
+        Ok(show)
+    }
+
+    /// When the device under the show was lost, the show on a new one
+    /// (`surface`: the window's, which the new device must draw to); while
+    /// none can be had, the show as it is, after a pause, to try again.
+    pub fn recover_device(self, surface: Option<&wgpu::Surface<'_>>) -> Result<Show, ShowError> {
+        if !self.gpu.is_lost() {
+            return Ok(self);
+        }
+        match self.gpu.reopen(surface) {
+            Ok(gpu) => self.rebuild_on(Arc::new(gpu)),
+            Err(error) => {
+                self.errors
+                    .report("gpu", format!("no new device yet, trying again: {error}"));
+                std::thread::sleep(Duration::from_secs(1));
+                Ok(self)
+            }
+        }
     }
 
     /// Runs `file` (in `scripts/`) instead of the script presets name.

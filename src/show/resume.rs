@@ -1,0 +1,243 @@
+//! Where the show stands, kept so it can be taken up again: the preset or
+//! the playlist's place in it, the clock and every parameter's value.
+//! Installation mode writes it to a state file now and then (atomically:
+//! a power cut leaves the old file or the new one, never half of one) and
+//! reads it at start, so after a crash the playlist resumes where it was;
+//! a lost GPU device is recreated and the show resumed from the same state.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::playlist::{PlaylistPlace, PlaylistRun};
+use super::stage::CommandError;
+use super::{Show, toml_of, toml_value};
+use crate::params::Source;
+
+/// Largest state file read back; anything bigger is not one sylva wrote.
+const MAX_STATE_BYTES: u64 = 1 << 20;
+
+/// Seconds of show time between two writes of the state file.
+const WRITE_INTERVAL: f64 = 5.0;
+
+/// The show's place, to resume from.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ShowState {
+    /// The preset on stage.
+    pub preset: Option<String>,
+    /// Show time, seconds.
+    pub time: f64,
+    /// Beats counted.
+    pub beats: f64,
+    /// The playlist playing and its place.
+    pub playlist: Option<PlaylistPlace>,
+    /// Every parameter's value (its target, where it is gliding).
+    pub params: toml::Table,
+}
+
+/// Why a state file could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum StateError {
+    /// It could not be read or written.
+    #[error("{path}: {reason}")]
+    Io {
+        /// The file.
+        path: String,
+        /// Why.
+        reason: std::io::Error,
+    },
+    /// It is not a state file.
+    #[error("{path}: not a sylva state file: {reason}")]
+    Malformed {
+        /// The file.
+        path: String,
+        /// What did not parse.
+        reason: String,
+    },
+}
+
+impl Show {
+    /// Where the show stands now.
+    pub fn state(&self) -> ShowState {
+        let now = (self.clock.time, self.clock.beats);
+        let params = self
+            .registry
+            .iter()
+            .filter_map(|(spec, _)| {
+                let value = self.registry.target(&spec.name)?;
+                Some((spec.name.clone(), toml_of(spec, value)))
+            })
+            .collect();
+        ShowState {
+            preset: self.preset().map(str::to_string),
+            time: self.clock.time,
+            beats: self.clock.beats,
+            playlist: self.playlist.as_ref().map(|run| run.place(now)),
+            params,
+        }
+    }
+
+    /// Takes the show up where `state` left it: the clock, the playlist's
+    /// entry and how far into it (else the preset), cut in, then every
+    /// parameter value that still fits. A playlist that is gone or broken
+    /// is an error, and the show stays as it was.
+    pub fn resume(&mut self, state: &ShowState) -> Result<(), CommandError> {
+        if state.time.is_finite() && state.beats.is_finite() {
+            self.clock.time = state.time.max(0.0);
+            self.clock.beats = state.beats.max(0.0);
+        }
+        let now = (self.clock.time, self.clock.beats);
+        if let Some(place) = &state.playlist {
+            let playlist = self.read_playlist(&place.name)?;
+            let run = PlaylistRun::resume(playlist, place, now);
+            let entry = run.entry().clone();
+            self.playlist = Some(run);
+            self.playlist_update = None;
+            self.entry_script = entry.script.clone();
+            self.load_show_preset_fading(&entry.preset, Some(0.0))?;
+        } else if let Some(preset) = &state.preset {
+            self.load_show_preset_fading(preset, Some(0.0))?;
+        }
+        for (name, value) in &state.params {
+            if let Some(value) = toml_value(value) {
+                // A value the preset no longer has, or that does not fit
+                // its spec any more, is left at the preset's.
+                self.registry.set_now(name, value, Source::Show).ok();
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The state file of an installation: written every few seconds of show
+/// time and whenever the playlist moves to another entry.
+#[derive(Debug)]
+pub struct StateFile {
+    path: PathBuf,
+    written_at: Option<f64>,
+    entry: Option<(usize, u64)>,
+}
+
+impl StateFile {
+    /// A state file at `path` (its folder is made when first written).
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        Self {
+            path: path.into(),
+            written_at: None,
+            entry: None,
+        }
+    }
+
+    /// The file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The state kept there, if there is a file; a damaged one is an error.
+    pub fn read(&self) -> Result<Option<ShowState>, StateError> {
+        let display = self.path.display().to_string();
+        let io = |reason| StateError::Io {
+            path: display.clone(),
+            reason,
+        };
+        let file = match std::fs::File::open(&self.path) {
+            Ok(file) => file,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(error) => return Err(io(error)),
+        };
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::Read::take(file, MAX_STATE_BYTES), &mut text)
+            .map_err(io)?;
+        toml::from_str(&text)
+            .map(Some)
+            .map_err(|e| StateError::Malformed {
+                path: display.clone(),
+                reason: e.message().to_string(),
+            })
+    }
+
+    /// Writes the show's state when it is due: every few seconds, and at
+    /// once when the playlist has moved to another entry.
+    pub fn keep(&mut self, show: &Show) {
+        let entry = show
+            .playlist
+            .as_ref()
+            .map(|run| (run.index().0, show.presets_loaded()));
+        let due = self
+            .written_at
+            .is_none_or(|at| (show.clock.time - at).abs() >= WRITE_INTERVAL)
+            || entry != self.entry;
+        if !due {
+            return;
+        }
+        self.written_at = Some(show.clock.time);
+        self.entry = entry;
+        if let Err(error) = self.write(&show.state()) {
+            show.errors.report("state file", error);
+        }
+    }
+
+    /// Writes `state` beside the file and renames it over the file, so
+    /// the file is always a whole state, the old one or the new one.
+    pub fn write(&self, state: &ShowState) -> Result<(), StateError> {
+        let display = self.path.display().to_string();
+        let io = |reason| StateError::Io {
+            path: display.clone(),
+            reason,
+        };
+        let text = toml::to_string(state).map_err(|e| StateError::Malformed {
+            path: display.clone(),
+            reason: e.to_string(),
+        })?;
+        if let Some(folder) = self.path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(folder).map_err(io)?;
+        }
+        let mut partial = self.path.clone().into_os_string();
+        partial.push(".partial");
+        let partial = PathBuf::from(partial);
+        {
+            let mut file = std::fs::File::create(&partial).map_err(io)?;
+            std::io::Write::write_all(&mut file, text.as_bytes()).map_err(io)?;
+            file.sync_all().map_err(io)?;
+        }
+        std::fs::rename(&partial, &self.path).map_err(io)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_state_survives_the_file_and_damage_is_an_error() {
+        let folder = std::env::temp_dir().join(format!("sylva-state-{}", std::process::id()));
+        let file = StateFile::new(folder.join("state.toml"));
+        assert!(matches!(file.read(), Ok(None)));
+        let mut params = toml::Table::new();
+        params.insert("colony.growth_speed".into(), toml::Value::Float(2.5));
+        params.insert(
+            "master.tint".into(),
+            toml::Value::Array(vec![1.0.into(); 4]),
+        );
+        let state = ShowState {
+            preset: Some("colony".into()),
+            time: 12.5,
+            beats: 25.0,
+            playlist: Some(PlaylistPlace {
+                name: "tour".into(),
+                order: vec![2, 0, 1],
+                position: 1,
+                rounds: 3,
+                seed: 7,
+                into_seconds: 4.25,
+                into_beats: 8.5,
+            }),
+            params,
+        };
+        assert!(file.write(&state).is_ok());
+        assert_eq!(file.read().ok().flatten(), Some(state));
+        std::fs::write(file.path(), "preset = [").ok();
+        assert!(matches!(file.read(), Err(StateError::Malformed { .. })));
+        std::fs::remove_dir_all(folder).ok();
+    }
+}

@@ -1,0 +1,183 @@
+//! What an installation left running for weeks relies on: a saved preset
+//! loads back the same, a crash resumes the playlist where it was from
+//! the state file, and a lost GPU device is replaced while the show goes
+//! on.
+
+use std::sync::Arc;
+
+use sylva::gpu::{AdapterChoice, Gpu, OUTPUT_FORMAT, RenderTarget, read_rgba8};
+use sylva::headless::{ShowOptions, start_on};
+use sylva::params::{Source, Value};
+use sylva::show::{Show, StateFile};
+use sylva::status::ErrorLog;
+
+use crate::support;
+use crate::support::Checked;
+
+const SIZE: [u32; 2] = [32, 18];
+
+const COLONY: &str = "layers = [\"shader.aurora\", \"colony\"]\n\n[params]\n\"colony.attraction_count\" = 800\n\"colony.node_capacity\" = 2000\n\"colony.steps_per_frame\" = 2\n";
+
+const FLUID: &str = "layers = [\"fluid\"]\n\n[params]\n\"fluid.dimensions\" = \"2d\"\n\"fluid.count\" = 400\n\"fluid.iterations\" = 4\n";
+
+const PLAYLIST: &str = "loop = true\n\n[[entry]]\npreset = \"grow\"\nseconds = 2\ncrossfade = 0.5\n\n[[entry]]\npreset = \"pour\"\nseconds = 3\ncrossfade = 0.5\n\n[[entry]]\npreset = \"grow\"\nbeats = 8\n";
+
+fn folder(name: &str) -> std::path::PathBuf {
+    support::show_folder(
+        name,
+        &[
+            ("presets/grow.toml", COLONY),
+            ("presets/pour.toml", FLUID),
+            ("presets/playlists/night.toml", PLAYLIST),
+        ],
+    )
+}
+
+fn frames(show: &mut Show, output: &RenderTarget, count: usize) {
+    for _ in 0..count {
+        show.frame(0.25, None, (&output.view, SIZE), |_, _| {});
+    }
+}
+
+#[test]
+fn a_saved_preset_loads_back_with_the_same_values() {
+    let root = folder("install_round_trip");
+    let mut show = support::show(root.clone(), "grow", OUTPUT_FORMAT);
+    let output = RenderTarget::new(&show.gpu.device, "round_trip", SIZE, OUTPUT_FORMAT);
+    for (name, value) in [
+        ("colony.growth_speed", Value::Float(3.25)),
+        ("colony.render", Value::Enum(0)),
+        ("shader.aurora.opacity", Value::Float(0.4)),
+        ("shader.aurora.blend", Value::Enum(2)),
+        ("colony.enabled", Value::Bool(false)),
+    ] {
+        show.registry
+            .set(name, value, Source::Ui)
+            .checked("setting a value");
+    }
+    frames(&mut show, &output, 2);
+    show.save_preset("kept").checked("saving");
+    let before: Vec<(String, Value)> = show
+        .registry
+        .iter()
+        .filter(|(spec, _)| !spec.name.starts_with("master."))
+        .filter_map(|(spec, _)| {
+            Some((spec.name.clone(), show.registry.target(&spec.name)?.clone()))
+        })
+        .collect();
+    show.load_preset("pour").checked("loading another");
+    show.load_preset("kept").checked("loading the saved one");
+    let layers: Vec<&str> = show.layers().iter().map(|l| l.id()).collect();
+    assert_eq!(layers, ["shader.aurora", "colony"]);
+    for (name, value) in &before {
+        assert_eq!(
+            show.registry.target(name),
+            Some(value),
+            "{name} came back different"
+        );
+    }
+    assert!(before.len() > 20, "{} values compared", before.len());
+    std::fs::remove_dir_all(root).ok();
+}
+
+#[test]
+fn after_a_crash_the_playlist_resumes_where_the_state_file_left_it() {
+    let root = folder("install_resume");
+    let options = ShowOptions {
+        playlist: Some("night".into()),
+        ..ShowOptions::new(root.clone(), "grow")
+    };
+    let state_file = StateFile::new(root.join("state/sylva-state.toml"));
+    let (entry, left, speed) = {
+        let mut show = support::start(options.clone(), OUTPUT_FORMAT);
+        let output = RenderTarget::new(&show.gpu.device, "resume", SIZE, OUTPUT_FORMAT);
+        let mut keeper = StateFile::new(state_file.path());
+        for _ in 0..14 {
+            frames(&mut show, &output, 1);
+            keeper.keep(&show);
+        }
+        // 3.5 s in: the second entry, 1.5 s into its 3. A knob turned.
+        assert_eq!(show.preset(), Some("pour"));
+        show.registry
+            .set_now("fluid.speed", Value::Float(1.75), Source::Midi)
+            .checked("turning a knob");
+        keeper.write(&show.state()).checked("writing the state");
+        (
+            show.playlist_status(),
+            show.clock.time,
+            show.registry.float("fluid.speed"),
+        )
+        // The show is dropped here without a word: the crash.
+    };
+    assert!(
+        !root.join("state/sylva-state.toml.partial").exists(),
+        "no partial file is left"
+    );
+    let state = state_file
+        .read()
+        .checked("reading the state")
+        .unwrap_or_else(|| panic!("the state file was written"));
+    let mut show = support::start(ShowOptions::new(root.clone(), "grow"), OUTPUT_FORMAT);
+    show.resume(&state).checked("resuming");
+    assert_eq!(show.preset(), Some("pour"));
+    assert_eq!(
+        show.playlist_status(),
+        entry,
+        "the same entry, the same time left"
+    );
+    assert_eq!(show.clock.time, left);
+    assert_eq!(show.registry.float("fluid.speed"), speed);
+    let output = RenderTarget::new(&show.gpu.device, "resumed", SIZE, OUTPUT_FORMAT);
+    // The entry has 1.5 s left: frames start at 3.5, 3.75, … 4.75 s still
+    // play it, the one starting at 5 s plays the third.
+    frames(&mut show, &output, 6);
+    assert_eq!(show.preset(), Some("pour"), "not before its time");
+    frames(&mut show, &output, 1);
+    assert_eq!(show.preset(), Some("grow"), "the third entry on time");
+    // A damaged state file is an error, never a panic; the show starts over.
+    std::fs::write(state_file.path(), "time = \"soon\"").checked("damaging the file");
+    assert!(state_file.read().is_err());
+    std::fs::remove_dir_all(root).ok();
+}
+
+#[test]
+fn a_lost_device_is_replaced_and_the_show_goes_on() {
+    // A device of its own: the shared one must outlive this test.
+    let choice = AdapterChoice {
+        name: Some(support::adapter_name()),
+    };
+    let gpu = Gpu::new(Gpu::instance(), &choice, None, ErrorLog::default()).checked("a device");
+    let root = folder("install_device_loss");
+    let options = ShowOptions {
+        playlist: Some("night".into()),
+        ..ShowOptions::new(root.clone(), "grow")
+    };
+    let mut show = start_on(Arc::new(gpu), &options, OUTPUT_FORMAT).checked("starting");
+    let output = RenderTarget::new(&show.gpu.device, "lost", SIZE, OUTPUT_FORMAT);
+    frames(&mut show, &output, 3);
+    show.registry
+        .set_now("colony.growth_speed", Value::Float(5.5), Source::Ui)
+        .checked("a value to keep");
+    let (preset, time) = (show.preset().map(str::to_string), show.clock.time);
+    show.gpu.device.destroy();
+    // Frames on the lost device record into nothing and never panic.
+    frames(&mut show, &output, 2);
+    show.gpu.wait_idle();
+    assert!(show.gpu.is_lost(), "the loss is noticed");
+    assert!(show.errors.has("gpu"), "and reported");
+    let mut show = show.recover_device(None).checked("recovering");
+    assert!(!show.gpu.is_lost(), "a new device");
+    assert_eq!(show.preset().map(str::to_string), preset);
+    assert_eq!(show.registry.float("colony.growth_speed"), 5.5);
+    assert!(show.clock.time >= time, "the clock goes on");
+    let output = RenderTarget::new(&show.gpu.device, "recovered", SIZE, OUTPUT_FORMAT);
+    frames(&mut show, &output, 3);
+    let image = read_rgba8(&show.gpu, &output.texture).checked("reading the frame");
+    let lit = image
+        .pixels()
+        .filter(|p| p.0[..3].iter().any(|c| *c > 8))
+        .count();
+    assert!(lit > 0, "the new device draws the show");
+    assert!(show.playlist_status().is_some(), "the playlist plays on");
+    std::fs::remove_dir_all(root).ok();
+}
