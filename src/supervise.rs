@@ -44,7 +44,7 @@ pub fn spawn(
 }
 
 /// The text a panic carried, if it was a string.
-fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
     panic
         .downcast_ref::<&str>()
         .map(|s| (*s).to_string())

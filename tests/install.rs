@@ -1,14 +1,17 @@
 //! What an installation left running for weeks relies on: a saved preset
 //! loads back the same, a crash resumes the playlist where it was from
-//! the state file, and a lost GPU device is replaced while the show goes
-//! on.
+//! the state file, a lost GPU device is replaced while the show goes on,
+//! and a layer that keeps failing is restarted, then left out.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
 
-use sylva::gpu::{AdapterChoice, Gpu, OUTPUT_FORMAT, RenderTarget, read_rgba8};
+use sylva::clock::Clock;
+use sylva::gpu::{AdapterChoice, Gpu, GpuProfiler, OUTPUT_FORMAT, RenderTarget, read_rgba8};
 use sylva::headless::{ShowOptions, start_on};
-use sylva::params::{Source, Value};
-use sylva::show::{Show, StateFile};
+use sylva::layers::{BenchWorkload, Layer, LayerEnv, LayerFrame, LayerKind};
+use sylva::params::{ParamSpec, Registry, Source, Value};
+use sylva::show::{ChangedFile, Show, StateFile};
 use sylva::status::ErrorLog;
 
 use crate::support;
@@ -179,5 +182,112 @@ fn a_lost_device_is_replaced_and_the_show_goes_on() {
         .count();
     assert!(lit > 0, "the new device draws the show");
     assert!(show.playlist_status().is_some(), "the playlist plays on");
+    std::fs::remove_dir_all(root).ok();
+}
+
+/// Panics this many more times in `prepare` (a layer kind of the test's own).
+static FRAGILE_PANICS: AtomicU32 = AtomicU32::new(0);
+/// Fragile layers built so far.
+static FRAGILE_BUILT: AtomicU32 = AtomicU32::new(0);
+
+struct Fragile(String);
+
+impl Layer for Fragile {
+    fn id(&self) -> &str {
+        &self.0
+    }
+
+    fn params(&self) -> Vec<ParamSpec> {
+        Vec::new()
+    }
+
+    fn prepare(&mut self, _: &LayerEnv<'_>, _: &Registry, _: &Clock) -> bool {
+        let left = FRAGILE_PANICS.load(Ordering::SeqCst);
+        if left > 0 {
+            FRAGILE_PANICS.store(left - 1, Ordering::SeqCst);
+            panic!("fragile layer broke");
+        }
+        false
+    }
+
+    fn encode(
+        &mut self,
+        _: &LayerEnv<'_>,
+        _: &LayerFrame<'_>,
+        _: &mut wgpu::CommandEncoder,
+        _: &mut GpuProfiler,
+    ) {
+    }
+
+    fn reseed(&mut self, _: u64) {}
+
+    fn reload(&mut self, _: &LayerEnv<'_>, _: &[ChangedFile]) -> bool {
+        false
+    }
+}
+
+static FRAGILE: LayerKind = LayerKind {
+    name: "fragile",
+    create: |id, _| {
+        FRAGILE_BUILT.fetch_add(1, Ordering::SeqCst);
+        Box::new(Fragile(id.to_string()))
+    },
+    params: |_, _, _| Ok(Vec::new()),
+    bench: |_| BenchWorkload {
+        resolution: [1, 1],
+        unit: "nothing",
+        settings: Vec::new(),
+        groups: Vec::new(),
+    },
+    tools: &[],
+};
+
+#[test]
+fn a_layer_that_keeps_failing_is_restarted_then_left_out_and_the_others_play_on() {
+    let root = folder("install_fragile");
+    let mut show = support::show(root.clone(), "grow", OUTPUT_FORMAT);
+    show.add_layer(&FRAGILE, "fragile");
+    let output = RenderTarget::new(&show.gpu.device, "fragile", SIZE, OUTPUT_FORMAT);
+    let nodes = |show: &Show| {
+        let report = show.layers()[1].report(&show.gpu);
+        report
+            .iter()
+            .find(|(name, _)| name == "nodes")
+            .map_or(0.0, |(_, v)| *v)
+    };
+    frames(&mut show, &output, 2);
+    assert_eq!(FRAGILE_BUILT.load(Ordering::SeqCst), 1);
+    // Two failures: restarted twice, playing again.
+    FRAGILE_PANICS.store(2, Ordering::SeqCst);
+    frames(&mut show, &output, 1);
+    assert_eq!(FRAGILE_BUILT.load(Ordering::SeqCst), 3, "built again twice");
+    assert!(!show.layer_disabled("fragile"));
+    let shown = show.errors.snapshot();
+    assert!(
+        shown
+            .iter()
+            .any(|e| e.origin == "fragile" && e.message.contains("restarted (2 of 3)")),
+        "{shown:?}"
+    );
+    let grown = nodes(&show);
+    // It keeps failing: one more restart, then it is left out.
+    FRAGILE_PANICS.store(1_000, Ordering::SeqCst);
+    frames(&mut show, &output, 3);
+    assert!(show.layer_disabled("fragile"));
+    assert_eq!(FRAGILE_BUILT.load(Ordering::SeqCst), 4, "one restart left");
+    assert!(
+        show.errors
+            .snapshot()
+            .iter()
+            .any(|e| e.origin == "fragile" && e.message.contains("left out")),
+        "{:?}",
+        show.errors.snapshot()
+    );
+    assert!(
+        nodes(&show) > grown && grown > 0.0,
+        "the colony grew on ({grown} → {})",
+        nodes(&show)
+    );
+    FRAGILE_PANICS.store(0, Ordering::SeqCst);
     std::fs::remove_dir_all(root).ok();
 }

@@ -2,15 +2,27 @@
 //! the compositor that blends them. The show holds the stack on stage and,
 //! during a crossfade between presets, the one leaving it ([`Outgoing`]),
 //! which keeps running on its own registry until it has faded out.
+//! A layer whose code panics is caught here: built again from its kind,
+//! and after repeated failures left out, while the others play on.
 
 use std::collections::HashMap;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::time::{Duration, Instant};
 
 use crate::clock::Clock;
 use crate::compositor::Compositor;
 use crate::gpu::GpuProfiler;
-use crate::layers::{self, Layer, LayerEnv, LayerFrame};
+use crate::layers::{self, Layer, LayerEnv, LayerFrame, LayerKind};
 use crate::params::Registry;
 use crate::show::ChangedFile;
+use crate::supervise::panic_message;
+
+/// Restarts a failing layer gets before it is left out.
+pub const MAX_RESTARTS: u32 = 3;
+
+/// A layer that has run this long since its last failure starts counting
+/// afresh.
+const FORGIVEN_AFTER: Duration = Duration::from_secs(60);
 
 /// Layers, their declared parameter names and their compositor.
 pub struct Stack {
@@ -22,6 +34,23 @@ pub struct Stack {
     /// Blends the layers (and, for the stack on stage, the stack leaving
     /// it) and runs the master section.
     pub compositor: Compositor,
+    /// Failures of layers that panicked, by id.
+    pub health: HashMap<String, LayerHealth>,
+    /// Kinds of layers added by the host rather than named by the preset.
+    pub added_kinds: HashMap<String, &'static LayerKind>,
+}
+
+/// How a layer that failed is doing.
+#[derive(Debug, Clone, Default)]
+pub struct LayerHealth {
+    /// Failures counted (since it last ran a minute without one).
+    pub failures: u32,
+    /// The last one.
+    pub last: Option<Instant>,
+    /// Left out after too many.
+    pub disabled: bool,
+    /// Why it failed while recording, to restart it at the next prepare.
+    pub broken: Option<String>,
 }
 
 /// The stack leaving the stage in a crossfade: it keeps its own registry
@@ -54,18 +83,120 @@ impl Outgoing {
 impl Stack {
     /// A stack with no layers yet, compositing with `compositor`.
     pub fn new(compositor: Compositor) -> Self {
+        Self::with_layers(Vec::new(), HashMap::new(), compositor)
+    }
+
+    /// A stack of `layers` with the parameters they declared.
+    pub fn with_layers(
+        layers: Vec<Box<dyn Layer>>,
+        layer_params: HashMap<String, Vec<String>>,
+        compositor: Compositor,
+    ) -> Self {
         Self {
-            layers: Vec::new(),
-            layer_params: HashMap::new(),
+            layers,
+            layer_params,
             compositor,
+            health: HashMap::new(),
+            added_kinds: HashMap::new(),
         }
     }
 
-    /// Every layer's CPU work for this frame, with the frame's clock.
+    /// Puts a new preset's layers in place of these, keeping the
+    /// compositor; failures counted so far are forgotten.
+    pub fn replace_layers(
+        &mut self,
+        layers: Vec<Box<dyn Layer>>,
+        layer_params: HashMap<String, Vec<String>>,
+    ) {
+        self.layers = layers;
+        self.layer_params = layer_params;
+        self.health.clear();
+        self.added_kinds.clear();
+    }
+
+    /// Whether layer `id` was left out after failing too often.
+    pub fn disabled(&self, id: &str) -> bool {
+        self.health.get(id).is_some_and(|h| h.disabled)
+    }
+
+    /// Every layer's CPU work for this frame, with the frame's clock. A
+    /// layer that panicked (here, or while recording the last frame) is
+    /// restarted or left out ([`Stack::failed`]); a restarted one is
+    /// prepared at once, so it records this frame.
     pub fn prepare(&mut self, env: &LayerEnv<'_>, registry: &mut Registry, clock: &Clock) {
-        for layer in self.layers.iter_mut() {
-            if layer.prepare(env, registry, clock) {
-                sync_params(layer.as_ref(), registry, &mut self.layer_params);
+        for index in 0..self.layers.len() {
+            let id = self.layers[index].id().to_string();
+            let broken = self.health.get_mut(&id).and_then(|h| h.broken.take());
+            if let Some(what) = broken {
+                self.failed(index, &what, env, registry);
+            }
+            // Each failure counts towards leaving the layer out, so this
+            // ends after at most MAX_RESTARTS + 1 tries.
+            while !self.disabled(&id) {
+                let layer = &mut self.layers[index];
+                match catch_unwind(AssertUnwindSafe(|| layer.prepare(env, registry, clock))) {
+                    Ok(changed) => {
+                        if changed {
+                            sync_params(layer.as_ref(), registry, &mut self.layer_params);
+                        }
+                        break;
+                    }
+                    Err(panic) => {
+                        self.failed(index, &panic_message(panic.as_ref()), env, registry);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Layer `index` panicked: it is built again from its kind (a fresh
+    /// start from the show's seed) up to [`MAX_RESTARTS`] times a minute,
+    /// then left out until a preset is loaded again. Either way it is
+    /// reported under its id, and the other layers never notice.
+    fn failed(&mut self, index: usize, what: &str, env: &LayerEnv<'_>, registry: &mut Registry) {
+        let id = self.layers[index].id().to_string();
+        let health = self.health.entry(id.clone()).or_default();
+        if health.last.is_some_and(|t| t.elapsed() > FORGIVEN_AFTER) {
+            health.failures = 0;
+        }
+        health.failures += 1;
+        health.last = Some(Instant::now());
+        let kind = self
+            .added_kinds
+            .get(&id)
+            .copied()
+            .or_else(|| layers::kind_of(&id).ok());
+        let (failures, kind) = match kind {
+            Some(kind) if health.failures <= MAX_RESTARTS => (health.failures, kind),
+            _ => {
+                health.disabled = true;
+                env.errors.report(
+                    id,
+                    format!(
+                        "failed ({what}) {} times in a minute; left out until a preset is loaded again",
+                        health.failures
+                    ),
+                );
+                return;
+            }
+        };
+        match catch_unwind(AssertUnwindSafe(|| (kind.create)(&id, env))) {
+            Ok(fresh) => {
+                self.layers[index] = fresh;
+                self.compositor.forget(&id);
+                sync_params(
+                    self.layers[index].as_ref(),
+                    registry,
+                    &mut self.layer_params,
+                );
+                env.errors.report(
+                    id,
+                    format!("failed ({what}); restarted ({failures} of {MAX_RESTARTS})"),
+                );
+            }
+            Err(panic) => {
+                let why = panic_message(panic.as_ref());
+                self.failed(index, &format!("{what}; restarting: {why}"), env, registry);
             }
         }
     }
@@ -91,9 +222,9 @@ impl Stack {
     ) {
         self.compositor
             .begin(self.layers.iter().map(|l| l.id()), encoder);
-        for layer in self.layers.iter_mut() {
-            let id = layer.id().to_string();
-            if !registry.flag(&format!("{id}.enabled")) {
+        for index in 0..self.layers.len() {
+            let id = self.layers[index].id().to_string();
+            if !registry.flag(&format!("{id}.enabled")) || self.disabled(&id) {
                 continue;
             }
             let targets = self.compositor.layer_targets(env.gpu, &id);
@@ -106,8 +237,17 @@ impl Stack {
                 below: targets.below,
                 size: targets.size,
             };
-            layer.encode(env, &frame, encoder, profiler);
-            self.compositor.blend(env, registry, &id, encoder, profiler);
+            let layer = &mut self.layers[index];
+            let recorded = catch_unwind(AssertUnwindSafe(|| {
+                layer.encode(env, &frame, encoder, profiler)
+            }));
+            match recorded {
+                Ok(()) => self.compositor.blend(env, registry, &id, encoder, profiler),
+                Err(panic) => {
+                    let what = format!("while recording: {}", panic_message(panic.as_ref()));
+                    self.health.entry(id).or_default().broken = Some(what);
+                }
+            }
         }
     }
 }

@@ -463,11 +463,7 @@ impl Show {
         let fading = match compositor {
             Some(compositor) => {
                 glide_shared(&self.registry, &mut registry, seconds);
-                let staged = Stack {
-                    layers,
-                    layer_params,
-                    compositor,
-                };
+                let staged = Stack::with_layers(layers, layer_params, compositor);
                 self.outgoing = Some(Outgoing {
                     stack: std::mem::replace(&mut self.stack, staged),
                     registry: std::mem::replace(&mut self.registry, registry),
@@ -477,8 +473,7 @@ impl Show {
                 true
             }
             None => {
-                self.stack.layers = layers;
-                self.stack.layer_params = layer_params;
+                self.stack.replace_layers(layers, layer_params);
                 self.registry = registry;
                 false
             }
@@ -759,6 +754,31 @@ impl Show {
             })?;
         tracing::info!("preset saved to {}", path.display());
         Ok(())
+    }
+
+    /// Adds layer `id` of `kind`, a kind this build does not list (a host
+    /// program's own), on top of the stack on stage; it is restarted
+    /// from `kind` when it fails, like any other.
+    pub fn add_layer(&mut self, kind: &'static layers::LayerKind, id: &str) {
+        let env = LayerEnv {
+            gpu: &self.gpu,
+            assets: &self.assets,
+            errors: &self.errors,
+            seed: self.seed,
+        };
+        let layer = (kind.create)(id, &env);
+        sync_params(
+            layer.as_ref(),
+            &mut self.registry,
+            &mut self.stack.layer_params,
+        );
+        self.stack.added_kinds.insert(id.to_string(), kind);
+        self.stack.layers.push(layer);
+    }
+
+    /// Whether layer `id` on stage was left out after failing repeatedly.
+    pub fn layer_disabled(&self, id: &str) -> bool {
+        self.stack.disabled(id)
     }
 
     /// The layers on stage, in compositing order.
