@@ -1,33 +1,41 @@
--- The default show's choreography. The aurora's curtains twist slowly on
--- their own; every phrase the echo turns the other way; every two phrases
--- the sky folds differently. Save this file while the show runs to see a
--- change on the next frame.
+-- The default show's choreography: one script for every entry of the
+-- playlist `default` (presets/playlists/default.toml). Each preset that
+-- comes on stage is danced by its moves from scripts/moves/: the colony's
+-- growth surges with the beat and its reach breathes, the fluid is rocked,
+-- swept and poured, the figure dances while branches fill it, the forest
+-- grows and is carved by a wandering brush. Save this file, or a move,
+-- while the show runs to change it on the next frame.
 
-local phrase = 16
-local folds = { 1.6, 2.4, 1.1, 3.2 }
+local scenes = {
+  colony = require("moves.colony"),
+  fluid = require("moves.fluid"),
+  skinned = require("moves.skinned"),
+  forest = require("moves.forest"),
+}
+
+-- The scene on stage, kept in persist so a saved script picks up where
+-- the old one was.
+local function scene()
+  return scenes[persist.scene or ""]
+end
 
 function setup()
-  persist.phrases = persist.phrases or 0
-  sylva.log("default.lua ready after " .. persist.phrases .. " phrases")
-end
-
-function update(dt)
-  -- About a minute per breath.
-  sylva.set("shader.aurora.warp", 1.2 + 0.5 * math.sin(sylva.time * 0.1))
-end
-
-function on_beat(n)
-  if n % phrase ~= 0 then
-    return
-  end
-  persist.phrases = persist.phrases + 1
-  sylva.ramp("shader.echo.turn", -sylva.get("shader.echo.turn"), 4, "in_out")
-  if persist.phrases % 2 == 0 then
-    local next_folds = folds[(persist.phrases // 2) % #folds + 1]
-    sylva.ramp("shader.aurora.folds", next_folds, 8, "smooth")
-  end
+  local moves = scene()
+  if moves and moves.setup then moves.setup() end
 end
 
 function on_preset(name)
-  sylva.log("preset " .. name)
+  persist.scene = name
+  sylva.log("default show: " .. name)
+  setup()
+end
+
+function update(dt)
+  local moves = scene()
+  if moves and moves.update then moves.update(dt) end
+end
+
+function on_beat(n)
+  local moves = scene()
+  if moves and moves.beat then moves.beat(n) end
 end

@@ -1,26 +1,17 @@
--- The forest preset's choreography: a brush wanders over the map on a
--- slow loop that never quite repeats, clearing glades in the lower
--- layers for sixteen beats and replanting for the next sixteen, so the
--- forest keeps opening and closing like weather over the hour.
--- Save this file while the show runs to change it on the next frame.
+-- The forest preset's choreography: the moves in scripts/moves/forest.lua, which
+-- the default show (scripts/default.lua) plays too. Save either file
+-- while the show runs to change it on the next frame.
+
+local moves = require("moves.forest")
 
 function setup()
-  sylva.set("forest.brush", true)
-  sylva.set("forest.brush_radius", 22)
+  if moves.setup then moves.setup() end
 end
 
 function update(dt)
-  local t = sylva.time
-  local x = 0.5 + 0.36 * math.sin(t * 0.031)
-  local y = 0.5 + 0.36 * math.sin(t * 0.047 + 1.3)
-  sylva.set("forest.brush_at", { x, y, 0 })
+  if moves.update then moves.update(dt) end
 end
 
 function on_beat(n)
-  if n % 16 ~= 0 then
-    return
-  end
-  local phrase = n // 16
-  sylva.set("forest.brush_value", phrase % 2 == 0 and 0.0 or 1.0)
-  sylva.set("forest.brush_map", phrase % 4 < 2 and 0 or 1)
+  if moves.beat then moves.beat(n) end
 end

@@ -11,12 +11,20 @@ use crate::gpu::AdapterChoice;
 use crate::headless::ShowOptions;
 use crate::show::Folder;
 
+/// The preset a show without one loads (`sylva render`, `bench`, tools).
+pub const DEFAULT_PRESET: &str = "default";
+
+/// The playlist `sylva` and `sylva run` play when given neither a preset
+/// nor a playlist: the default show.
+pub const DEFAULT_PLAYLIST: &str = "default";
+
 /// What every show needs.
 #[derive(Args, Clone, Debug)]
 pub struct ShowArgs {
-    /// Preset name in presets/ (or a path to a .toml file).
-    #[arg(long, default_value = "default")]
-    pub preset: String,
+    /// Preset name in presets/ (or a path to a .toml file); `sylva run`
+    /// without one plays the default show (the playlist `default`).
+    #[arg(long)]
+    pub preset: Option<String>,
     /// Pick the GPU adapter whose name contains this text (else $SYLVA_ADAPTER, else the best GPU).
     #[arg(long, value_name = "NAME")]
     pub adapter: Option<String>,
@@ -32,6 +40,9 @@ pub struct ShowArgs {
     /// Play presets/playlists/NAME.toml instead of one preset.
     #[arg(long, value_name = "NAME")]
     pub playlist: Option<String>,
+    /// Print the OSC address table of the show once it has started.
+    #[arg(long)]
+    pub verbose: bool,
     #[command(flatten)]
     #[allow(missing_docs, reason = "clap documents the flattened arguments")]
     pub folders: FolderArgs,
@@ -66,17 +77,27 @@ impl FolderArgs {
 }
 
 impl ShowArgs {
+    /// These arguments, playing the default show when they name neither a
+    /// preset nor a playlist.
+    pub fn or_default_show(mut self) -> Self {
+        if self.preset.is_none() && self.playlist.is_none() {
+            self.playlist = Some(DEFAULT_PLAYLIST.into());
+        }
+        self
+    }
+
     /// The show these arguments describe; `watch` reloads saved files.
     pub fn options(&self, watch: bool) -> ShowOptions {
         ShowOptions {
             adapter: AdapterChoice::from_cli(self.adapter.clone()),
             project: self.project.clone(),
-            preset: self.preset.clone(),
+            preset: self.preset.clone().unwrap_or_else(|| DEFAULT_PRESET.into()),
             seed: self.seed,
             script: self.script.clone(),
             folders: self.folders.list(),
             watch,
             playlist: self.playlist.clone(),
+            verbose: self.verbose,
         }
     }
 }

@@ -11,6 +11,7 @@ use anyhow::{Context, bail};
 
 use crate::control::{ControlOptions, ControlSurface};
 use crate::gpu::{AdapterChoice, Gpu, OUTPUT_FORMAT, RenderTarget, read_rgba8};
+use crate::installation::{InstallOptions, Installation};
 use crate::show::Show;
 use crate::show::{Assets, Folder};
 use crate::status::ErrorLog;
@@ -35,6 +36,8 @@ pub struct ShowOptions {
     pub watch: bool,
     /// A playlist in `presets/playlists/` to play from the start.
     pub playlist: Option<String>,
+    /// Print the OSC address table once the show has started.
+    pub verbose: bool,
 }
 
 impl ShowOptions {
@@ -49,6 +52,7 @@ impl ShowOptions {
             folders: Vec::new(),
             watch: false,
             playlist: None,
+            verbose: false,
         }
     }
 
@@ -135,7 +139,10 @@ pub fn start_live_on(
         match show.apply(crate::command::Command::Playlist(
             crate::command::PlaylistCommand::Play(name.clone()),
         )) {
-            Ok(()) => return Ok(show),
+            Ok(()) => {
+                print_addresses(&show, options);
+                return Ok(show);
+            }
             Err(error) => show.errors.report("playlist", error),
         }
     }
@@ -151,7 +158,20 @@ pub fn start_live_on(
             });
         fallback.context("the built-in default show failed too")?;
     }
+    print_addresses(&show, options);
     Ok(show)
+}
+
+/// With `--verbose`, the OSC address table of the show on stage.
+fn print_addresses(show: &Show, options: &ShowOptions) {
+    if options.verbose {
+        let specs = show.registry.iter().map(|(spec, _)| spec);
+        println!(
+            "OSC addresses of {} (UDP; OSCQuery serves the same over HTTP):\n{}",
+            show.preset().unwrap_or("the show"),
+            crate::control::osc::address_table(specs)
+        );
+    }
 }
 
 /// Why a `WIDTHxHEIGHT` argument was refused.
@@ -254,16 +274,23 @@ pub struct HeadlessOptions {
     pub fps: f32,
     /// MIDI and OSC, if the show listens.
     pub control: Option<ControlOptions>,
+    /// State file and schedule of an installation.
+    pub install: InstallOptions,
 }
+
+/// How long an installation off air sleeps between looks at its controls.
+pub const OFF_AIR_NAP: Duration = Duration::from_millis(100);
 
 /// Runs the show loop without a window until a limit is reached.
 pub fn run(options: &HeadlessOptions) -> anyhow::Result<()> {
     let mut show = start_live_on(open_device(&options.show)?, &options.show, OUTPUT_FORMAT)?;
+    let mut installation = Installation::new(&options.install);
+    installation.resume(&mut show, options.show.playlist.as_deref());
     let mut control = options
         .control
         .as_ref()
         .map(|c| ControlSurface::start(c, &show.registry, &show.errors));
-    let output = RenderTarget::new(
+    let mut output = RenderTarget::new(
         &show.gpu.device,
         "headless.output",
         options.size,
@@ -289,12 +316,29 @@ pub fn run(options: &HeadlessOptions) -> anyhow::Result<()> {
             now.duration_since(last).as_secs_f32().clamp(0.0, 0.25)
         };
         last = now;
+        if show.gpu.is_lost() {
+            show.recover_device(None)?;
+            output = RenderTarget::new(
+                &show.gpu.device,
+                "headless.output",
+                options.size,
+                OUTPUT_FORMAT,
+            );
+        }
+        if !installation.on_air() {
+            if let Some(control) = control.as_mut() {
+                show.listen(control);
+            }
+            std::thread::sleep(OFF_AIR_NAP);
+            continue;
+        }
         show.frame(
             dt,
             control.as_mut(),
             (&output.view, options.size),
             |_, _| {},
         );
+        installation.keep(&show);
         frames += 1;
         if now.duration_since(report) >= Duration::from_secs(5) {
             let fps = frames as f64 / now.duration_since(started).as_secs_f64();
@@ -306,6 +350,7 @@ pub fn run(options: &HeadlessOptions) -> anyhow::Result<()> {
         }
     }
     show.gpu.wait_idle();
+    installation.stop(&show);
     let seconds = started.elapsed().as_secs_f64();
     tracing::info!(
         "headless: stopped after {frames} frames in {seconds:.2} s ({:.1} fps)",

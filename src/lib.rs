@@ -19,6 +19,7 @@ pub mod control;
 pub mod frame;
 pub mod gpu;
 pub mod headless;
+pub mod installation;
 pub mod layers;
 pub mod params;
 pub mod script;

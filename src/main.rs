@@ -1,5 +1,6 @@
 //! The `sylva` command line: parses arguments with clap and hands over to
-//! the library. `sylva` with no arguments runs the default show in a window.
+//! the library. `sylva` with no arguments plays the default show (the
+//! playlist `default`) in a window.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -10,6 +11,7 @@ use sylva::bench::{self, BenchOptions};
 use sylva::cli::{FolderArgs, ShowArgs, ToolVerb, run_tool, tools_command};
 use sylva::control::ControlOptions;
 use sylva::headless::{self, HeadlessOptions, RenderOptions, parse_size};
+use sylva::installation::{InstallOptions, Schedule};
 use sylva::show::Assets;
 
 /// A live-coding and VJ runtime: GPU simulation layers choreographed by Lua
@@ -28,6 +30,8 @@ struct Cli {
 enum Command {
     /// Run the show in a window (the default), or headless.
     Run(RunArgs),
+    /// Play a playlist; with --install, as an installation left running for weeks.
+    Play(PlayArgs),
     /// Render frames to PNG files without a window, deterministically.
     Render(RenderArgs),
     /// Measure a layer's GPU time per pass at several sizes.
@@ -45,6 +49,61 @@ struct CheckArgs {
     project: PathBuf,
     #[command(flatten)]
     folders: FolderArgs,
+}
+
+#[derive(Args)]
+struct PlayArgs {
+    /// Playlist in presets/playlists/ (without .toml).
+    #[arg(default_value = sylva::cli::DEFAULT_PLAYLIST)]
+    playlist: String,
+    /// Installation mode: fullscreen on --monitor, no cursor, no HUD; errors go to the log
+    /// files and /sylva/status; resumes from the state file after a crash; a lost GPU
+    /// device is recreated.
+    #[arg(long)]
+    install: bool,
+    /// State file to resume from and keep current [installation default:
+    /// <project>/state/<playlist>.toml].
+    #[arg(long, value_name = "FILE")]
+    state: Option<PathBuf>,
+    /// On air only between these local times, black between, e.g. 10:00-22:00 or 20:00-02:00.
+    #[arg(long, value_name = "HH:MM-HH:MM")]
+    schedule: Option<Schedule>,
+    /// Also write the log to DIR/sylva.log.<date>, a new file each day, two weeks kept
+    /// [installation default: <project>/logs].
+    #[arg(long, value_name = "DIR")]
+    log: Option<PathBuf>,
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+impl PlayArgs {
+    /// The folder for log files, if the log goes to files.
+    fn log_dir(&self) -> Option<PathBuf> {
+        self.log
+            .clone()
+            .or_else(|| self.install.then(|| self.run.show.project.join("logs")))
+    }
+
+    /// The run these arguments ask for.
+    fn into_run(self) -> (RunArgs, InstallOptions) {
+        let state_file = self.state.clone().or_else(|| {
+            self.install.then(|| {
+                self.run
+                    .show
+                    .project
+                    .join("state")
+                    .join(format!("{}.toml", self.playlist))
+            })
+        });
+        let install = InstallOptions {
+            unattended: self.install,
+            state_file,
+            schedule: self.schedule,
+        };
+        let mut run = self.run;
+        run.show.playlist = Some(self.playlist);
+        (run, install)
+    }
 }
 
 #[derive(Args, Clone)]
@@ -171,14 +230,48 @@ struct BenchArgs {
     resolution: Option<[u32; 2]>,
 }
 
-fn main() -> ExitCode {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {
-        tracing_subscriber::EnvFilter::new("info,wgpu_core=warn,wgpu_hal=warn,naga=warn")
+/// Logs to stderr, and with `log_dir` also to a file a day there (two
+/// weeks kept, so a show running for months never fills the disk).
+fn start_logging(log_dir: Option<&std::path::Path>) {
+    use tracing_subscriber::Layer;
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+    let filter = || {
+        tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {
+            tracing_subscriber::EnvFilter::new("info,wgpu_core=warn,wgpu_hal=warn,naga=warn")
+        })
+    };
+    let files = log_dir.and_then(|dir| {
+        if let Err(error) = std::fs::create_dir_all(dir) {
+            eprintln!("sylva: cannot log to {}: {error}", dir.display());
+            return None;
+        }
+        tracing_appender::rolling::Builder::new()
+            .rotation(tracing_appender::rolling::Rotation::DAILY)
+            .filename_prefix("sylva")
+            .filename_suffix("log")
+            .max_log_files(14)
+            .build(dir)
+            .inspect_err(|e| eprintln!("sylva: cannot log to {}: {e}", dir.display()))
+            .ok()
     });
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
+    let to_file = files.map(|files| {
+        tracing_subscriber::fmt::layer()
+            .with_ansi(false)
+            .with_writer(files)
+            .with_filter(filter())
+    });
+    tracing_subscriber::registry()
+        .with(
+            tracing_subscriber::fmt::layer()
+                .with_writer(std::io::stderr)
+                .with_filter(filter()),
+        )
+        .with(to_file)
         .init();
+}
+
+fn main() -> ExitCode {
     // The layer kinds add their own tools under `export` and `validate`.
     let matches = ToolVerb::ALL
         .into_iter()
@@ -190,9 +283,19 @@ fn main() -> ExitCode {
         .into_iter()
         .find_map(|verb| Some((verb, matches.subcommand_matches(verb.name())?)));
     let result = match tool {
-        Some((verb, matches)) => run_tool(verb, matches),
+        Some((verb, matches)) => {
+            start_logging(None);
+            run_tool(verb, matches)
+        }
         None => match Cli::from_arg_matches(&matches) {
-            Ok(cli) => run_cli(cli),
+            Ok(cli) => {
+                let log_dir = match &cli.command {
+                    Some(Command::Play(play)) => play.log_dir(),
+                    _ => None,
+                };
+                start_logging(log_dir.as_deref());
+                run_cli(cli)
+            }
             Err(error) => error.exit(),
         },
     };
@@ -211,8 +314,12 @@ fn main() -> ExitCode {
 
 fn run_cli(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
-        None => run(cli.run),
-        Some(Command::Run(args)) => run(args),
+        None => run(cli.run.default_show(), InstallOptions::default()),
+        Some(Command::Run(args)) => run(args.default_show(), InstallOptions::default()),
+        Some(Command::Play(args)) => {
+            let (args, install) = args.into_run();
+            run(args, install)
+        }
         Some(Command::Render(args)) => headless::render(&RenderOptions {
             show: args.show.options(false),
             frames: args.frames,
@@ -226,7 +333,16 @@ fn run_cli(cli: Cli) -> anyhow::Result<()> {
     }
 }
 
-fn run(args: RunArgs) -> anyhow::Result<()> {
+impl RunArgs {
+    /// These arguments, playing the default show when they name neither a
+    /// preset nor a playlist.
+    fn default_show(mut self) -> Self {
+        self.show = self.show.or_default_show();
+        self
+    }
+}
+
+fn run(args: RunArgs, install: InstallOptions) -> anyhow::Result<()> {
     if args.headless {
         return headless::run(&HeadlessOptions {
             show: args.show.options(true),
@@ -236,6 +352,7 @@ fn run(args: RunArgs) -> anyhow::Result<()> {
             unpaced: args.unpaced,
             fps: args.fps,
             control: Some(args.control.options()),
+            install,
         });
     }
     app::run(WindowOptions {
@@ -244,6 +361,7 @@ fn run(args: RunArgs) -> anyhow::Result<()> {
         monitor: args.monitor,
         vsync: !args.no_vsync,
         control: args.control.options(),
+        install,
     })
 }
 

@@ -168,7 +168,7 @@ fn a_lost_device_is_replaced_and_the_show_goes_on() {
     show.gpu.wait_idle();
     assert!(show.gpu.is_lost(), "the loss is noticed");
     assert!(show.errors.has("gpu"), "and reported");
-    let mut show = show.recover_device(None).checked("recovering");
+    show.recover_device(None).checked("recovering");
     assert!(!show.gpu.is_lost(), "a new device");
     assert_eq!(show.preset().map(str::to_string), preset);
     assert_eq!(show.registry.float("colony.growth_speed"), 5.5);

@@ -18,7 +18,8 @@ use winit::window::{Fullscreen, Window, WindowId};
 use crate::command::Command;
 use crate::control::{ControlOptions, ControlSurface};
 use crate::gpu::Gpu;
-use crate::headless::{ShowOptions, start_live_on};
+use crate::headless::{OFF_AIR_NAP, ShowOptions, start_live_on};
+use crate::installation::{InstallOptions, Installation};
 use crate::show::Show;
 use crate::status::ErrorLog;
 use hud::Hud;
@@ -37,6 +38,9 @@ pub struct WindowOptions {
     pub vsync: bool,
     /// MIDI and OSC.
     pub control: ControlOptions,
+    /// Installation mode: unattended (no HUD, no cursor, fullscreen),
+    /// state file, schedule.
+    pub install: InstallOptions,
 }
 
 /// There is no display to open a window on.
@@ -79,7 +83,9 @@ struct Running {
     config: wgpu::SurfaceConfiguration,
     show: Show,
     control: ControlSurface,
-    hud: Hud,
+    /// The performer's overlay; none in installation mode.
+    hud: Option<Hud>,
+    installation: Installation,
 }
 
 impl ApplicationHandler for App {
@@ -96,19 +102,27 @@ impl ApplicationHandler for App {
         }
     }
 
+    fn exiting(&mut self, _event_loop: &ActiveEventLoop) {
+        if let Some(state) = self.state.as_mut() {
+            state.installation.stop(&state.show);
+        }
+    }
+
     fn window_event(&mut self, event_loop: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
         let Some(state) = self.state.as_mut() else {
             return;
         };
-        let consumed = state.hud.on_window_event(&state.window, &event);
+        let consumed = state
+            .hud
+            .as_mut()
+            .is_some_and(|hud| hud.on_window_event(&state.window, &event));
+        let hud_typing = state.hud.as_ref().is_some_and(Hud::wants_keyboard);
         match event {
             WindowEvent::CloseRequested => event_loop.exit(),
             WindowEvent::Resized(size) => state.resize([size.width, size.height]),
             WindowEvent::ModifiersChanged(modifiers) => self.modifiers = modifiers.state(),
             WindowEvent::KeyboardInput { event, .. }
-                if event.state == ElementState::Pressed
-                    && !consumed
-                    && !state.hud.wants_keyboard() =>
+                if event.state == ElementState::Pressed && !consumed && !hud_typing =>
             {
                 match keys::action(&event.logical_key, self.modifiers) {
                     Some(Action::Quit) => event_loop.exit(),
@@ -138,7 +152,7 @@ impl App {
         let mut attributes = Window::default_attributes()
             .with_title("sylva")
             .with_inner_size(winit::dpi::LogicalSize::new(1280.0, 720.0));
-        if self.options.fullscreen {
+        if self.options.fullscreen || self.options.install.unattended {
             attributes =
                 attributes.with_fullscreen(Some(borderless(event_loop, self.options.monitor)));
         }
@@ -163,8 +177,19 @@ impl App {
             self.options.vsync,
         )?;
         surface.configure(&gpu.device, &config);
-        let hud = Hud::new(&window, &gpu.device, config.format.remove_srgb_suffix());
-        let show = start_live_on(Arc::new(gpu), &self.options.show, config.format)?;
+        let hud = if self.options.install.unattended {
+            window.set_cursor_visible(false);
+            None
+        } else {
+            Some(Hud::new(
+                &window,
+                &gpu.device,
+                config.format.remove_srgb_suffix(),
+            ))
+        };
+        let mut show = start_live_on(Arc::new(gpu), &self.options.show, config.format)?;
+        let installation = Installation::new(&self.options.install);
+        installation.resume(&mut show, self.options.show.playlist.as_deref());
         let control = ControlSurface::start(&self.options.control, &show.registry, &show.errors);
         Ok(Running {
             window,
@@ -173,6 +198,7 @@ impl App {
             show,
             control,
             hud,
+            installation,
         })
     }
 }
@@ -197,8 +223,12 @@ impl Running {
                 self.window.set_fullscreen(next);
             }
             Action::LeaveFullscreen => self.window.set_fullscreen(None),
-            Action::ToggleHud => self.hud.visible = !self.hud.visible,
-            Action::Learn => match self.hud.selected() {
+            Action::ToggleHud => {
+                if let Some(hud) = self.hud.as_mut() {
+                    hud.visible = !hud.visible;
+                }
+            }
+            Action::Learn => match self.hud.as_ref().and_then(Hud::selected) {
                 Some(param) => {
                     if let Err(error) = self.show.apply(Command::Learn(param)) {
                         self.show.errors.report("midi learn", error);
@@ -223,7 +253,43 @@ impl Running {
         }
     }
 
+    /// A new device after the one under the show was lost: the show,
+    /// the surface and the HUD move to it. Fails only when the show cannot
+    /// be built on the new device at all.
+    fn recover_device(&mut self) -> anyhow::Result<()> {
+        self.show.recover_device(Some(&self.surface))?;
+        if self.show.gpu.is_lost() {
+            return Ok(());
+        }
+        self.surface.configure(&self.show.gpu.device, &self.config);
+        if let Some(hud) = self.hud.as_mut() {
+            let visible = hud.visible;
+            *hud = Hud::new(
+                &self.window,
+                &self.show.gpu.device,
+                self.config.format.remove_srgb_suffix(),
+            );
+            hud.visible = visible;
+        }
+        Ok(())
+    }
+
     fn frame(&mut self, dt: f32) {
+        if self.show.gpu.is_lost()
+            && let Err(error) = self.recover_device()
+        {
+            self.show.errors.report(
+                "gpu",
+                format!("the show could not move to a new device: {error:#}"),
+            );
+            return;
+        }
+        if !self.installation.on_air() {
+            self.show.listen(&mut self.control);
+            self.black();
+            std::thread::sleep(OFF_AIR_NAP);
+            return;
+        }
         let texture = match self.surface.get_current_texture() {
             wgpu::CurrentSurfaceTexture::Success(t) => t,
             wgpu::CurrentSurfaceTexture::Suboptimal(t) => {
@@ -255,10 +321,40 @@ impl Running {
             dt,
             Some(&mut self.control),
             (&view, size),
-            |show, encoder| hud.draw(window, show, &status, encoder, &hud_view, size),
+            |show, encoder| {
+                if let Some(hud) = hud {
+                    hud.draw(window, show, &status, encoder, &hud_view, size);
+                }
+            },
         );
+        self.installation.keep(&self.show);
         self.window.pre_present_notify();
         self.show.gpu.queue.present(texture);
+    }
+
+    /// Black on the screen: an installation off air.
+    fn black(&mut self) {
+        let texture = match self.surface.get_current_texture() {
+            wgpu::CurrentSurfaceTexture::Success(t)
+            | wgpu::CurrentSurfaceTexture::Suboptimal(t) => t,
+            _ => {
+                self.surface.configure(&self.show.gpu.device, &self.config);
+                return;
+            }
+        };
+        let view = texture
+            .texture
+            .create_view(&wgpu::TextureViewDescriptor::default());
+        let gpu = &self.show.gpu;
+        let mut encoder = gpu
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("off air"),
+            });
+        crate::gpu::clear_view(&mut encoder, &view);
+        gpu.queue.submit([encoder.finish()]);
+        self.window.pre_present_notify();
+        gpu.queue.present(texture);
     }
 }
 

@@ -411,14 +411,14 @@ mod tests {
             outcomes,
             vec![MidiOutcome::Action(Action::Toggle("shader.echo".into()))]
         );
-        // The marker arrows step the playlist, play starts the tour.
+        // The marker arrows step the playlist, play starts the default show.
         let outcomes = play(&mut mapper, &mut r, &[0xB0, 62, 127, 62, 0, 41, 127, 41, 0]);
         assert_eq!(
             outcomes,
             vec![
                 MidiOutcome::Action(Action::Playlist(crate::command::PlaylistCommand::Next)),
                 MidiOutcome::Action(Action::Playlist(crate::command::PlaylistCommand::Play(
-                    "tour".into()
+                    "default".into()
                 ))),
             ]
         );

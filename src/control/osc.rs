@@ -217,6 +217,104 @@ pub fn address_of(param: &str) -> String {
     format!("{PREFIX}{}", param.replace('.', "/"))
 }
 
+/// The commands every show answers, with their OSC type tags.
+const COMMANDS: [(&str, &str, &str); 10] = [
+    (
+        "/sylva/preset",
+        "s [f]",
+        "load a preset, crossfading over f seconds",
+    ),
+    (
+        "/sylva/preset/save",
+        "s",
+        "save the running show as a preset",
+    ),
+    (
+        "/sylva/playlist/play",
+        "s",
+        "play presets/playlists/<s>.toml",
+    ),
+    ("/sylva/playlist/next", "", "the playlist's next entry"),
+    ("/sylva/playlist/previous", "", "the entry before"),
+    ("/sylva/playlist/jump", "i", "entry i (0-based)"),
+    (
+        "/sylva/playlist/stop",
+        "",
+        "stop the playlist; the preset stays",
+    ),
+    ("/sylva/reseed", "", "restart every layer"),
+    ("/sylva/learn", "s", "MIDI-learn the named parameter"),
+    (
+        "/sylva/status",
+        "",
+        "reply: preset, error count, last error, datagrams, malformed",
+    ),
+];
+
+/// The OSC type tags a parameter of `kind` takes.
+fn type_tags(kind: &ParamKind) -> &'static str {
+    match kind {
+        ParamKind::Float { .. } => "f",
+        ParamKind::Int { .. } => "i",
+        ParamKind::Bool => "T|F|i",
+        ParamKind::Enum { .. } => "s|i",
+        ParamKind::Vec3 { .. } => "fff",
+        ParamKind::Colour => "fff[f]",
+        ParamKind::Text | ParamKind::Path => "s",
+    }
+}
+
+/// Every address the show answers now, as a table for the terminal
+/// (`--verbose`): the commands, then each parameter with its type tags,
+/// range or options, and description.
+pub fn address_table<'a>(params: impl Iterator<Item = &'a ParamSpec>) -> String {
+    let mut rows: Vec<[String; 4]> = COMMANDS
+        .iter()
+        .map(|(address, tags, what)| {
+            [
+                address.to_string(),
+                tags.to_string(),
+                String::new(),
+                what.to_string(),
+            ]
+        })
+        .collect();
+    for spec in params {
+        let range = match &spec.kind {
+            ParamKind::Float { min, max } | ParamKind::Vec3 { min, max } => format!("{min}..{max}"),
+            ParamKind::Int { min, max } => format!("{min}..{max}"),
+            ParamKind::Enum { options } => options.join("|"),
+            _ => String::new(),
+        };
+        rows.push([
+            address_of(&spec.name),
+            type_tags(&spec.kind).to_string(),
+            range,
+            spec.description.clone(),
+        ]);
+    }
+    let width = |column: usize| {
+        rows.iter()
+            .map(|r| r[column].chars().count())
+            .max()
+            .unwrap_or(0)
+    };
+    let widths = [width(0), width(1), width(2)];
+    rows.iter()
+        .map(|[address, tags, range, what]| {
+            format!(
+                "{address:<a$}  {tags:<t$}  {range:<r$}  {what}\n",
+                a = widths[0],
+                t = widths[1],
+                r = widths[2]
+            )
+            .trim_end()
+            .to_string()
+                + "\n"
+        })
+        .collect()
+}
+
 /// Reads OSC arguments as a value of `spec`'s type: floats from f, d or i;
 /// ints rounded; bools from T, F or a non-zero number; enums by name or
 /// index; vec3 as three numbers; colours as three or four.
@@ -386,6 +484,30 @@ mod tests {
             Some(Value::Vec3([0.5, 0.25, 1.0]))
         );
         assert_eq!(value_from_args(&vec3, &rgb[..2]), None);
+    }
+
+    #[test]
+    fn the_address_table_lists_commands_and_parameters_with_their_tags() {
+        let specs = [
+            ParamSpec::float("colony.growth_speed", 1.0, 0.0, 8.0).with_description("How fast"),
+            ParamSpec::enumeration("fluid.look", &["water", "glow"], 0),
+        ];
+        let table = address_table(specs.iter());
+        assert!(
+            table
+                .lines()
+                .any(|l| l.starts_with("/sylva/preset ") && l.contains("s [f]"))
+        );
+        let growth = table
+            .lines()
+            .find(|l| l.starts_with("/sylva/colony/growth_speed"));
+        assert!(
+            growth.is_some_and(|l| l.contains(" f ")
+                && l.contains("0..8")
+                && l.ends_with("How fast")),
+            "{table}"
+        );
+        assert!(table.contains("water|glow"), "{table}");
     }
 
     #[test]

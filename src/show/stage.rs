@@ -238,7 +238,7 @@ impl Show {
     /// move over; layers and compositor are built again on `gpu`; the
     /// preset or playlist, the clock and every parameter resume from
     /// where the show stood. Simulations start again from their seed.
-    pub fn rebuild_on(mut self, gpu: Arc<Gpu>) -> Result<Show, ShowError> {
+    pub fn rebuild_on(&mut self, gpu: Arc<Gpu>) -> Result<(), ShowError> {
         let state = self.state();
         let mut show = Show::with_log(
             gpu,
@@ -247,7 +247,7 @@ impl Show {
             self.seed,
             self.errors.clone(),
         )?;
-        show.script = self.script;
+        std::mem::swap(&mut show.script, &mut self.script);
         show.script_override = self.script_override.take();
         show.watcher = self.watcher.take();
         if let Err(error) = show.resume(&state) {
@@ -257,15 +257,16 @@ impl Show {
             "the show resumed on a new device: {}",
             show.gpu.adapter_line()
         );
-        Ok(show)
+        *self = show;
+        Ok(())
     }
 
     /// When the device under the show was lost, the show on a new one
     /// (`surface`: the window's, which the new device must draw to); while
     /// none can be had, the show as it is, after a pause, to try again.
-    pub fn recover_device(self, surface: Option<&wgpu::Surface<'_>>) -> Result<Show, ShowError> {
+    pub fn recover_device(&mut self, surface: Option<&wgpu::Surface<'_>>) -> Result<(), ShowError> {
         if !self.gpu.is_lost() {
-            return Ok(self);
+            return Ok(());
         }
         match self.gpu.reopen(surface) {
             Ok(gpu) => self.rebuild_on(Arc::new(gpu)),
@@ -273,7 +274,7 @@ impl Show {
                 self.errors
                     .report("gpu", format!("no new device yet, trying again: {error}"));
                 std::thread::sleep(Duration::from_secs(1));
-                Ok(self)
+                Ok(())
             }
         }
     }
@@ -843,6 +844,12 @@ impl Show {
         let mut encoder = self.record(dt, output, size);
         overlay(self, &mut encoder);
         self.submit(encoder)
+    }
+
+    /// Steps 1 and 2 alone, for a show that renders nothing now (an
+    /// installation off air): its controls and status still answer.
+    pub fn listen(&mut self, control: &mut ControlSurface) {
+        self.take_control(control);
     }
 
     /// Steps 1 and 2: the control surface reads the show and answers with

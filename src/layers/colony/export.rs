@@ -63,7 +63,11 @@ pub fn export_colony(options: &ExportArgs) -> anyhow::Result<(usize, usize)> {
         None => {
             tracing::info!(
                 "preset {} has no colony layer: growing one with default parameters",
-                options.show.preset
+                options
+                    .show
+                    .preset
+                    .as_deref()
+                    .unwrap_or(crate::cli::DEFAULT_PRESET)
             );
             let mut registry = Registry::new();
             for spec in colony_params("colony") {

@@ -1,0 +1,46 @@
+-- Fluid moves: the tank is rocked so the water never settles. Gravity
+-- leans one way and back on a slow swell (two periods that rarely line
+-- up, so no two minutes look alike); every eight beats a paddle sweeps
+-- through the water from one end to the other; every other phrase the
+-- tank drains at one end and pours back in from above at the other.
+
+local fluid = {}
+local swell = 9      -- seconds per rock
+local sweep = 2.5    -- seconds a paddle stroke takes
+
+function fluid.setup()
+  persist.stroke = persist.stroke or 0
+  persist.started = nil
+end
+
+function fluid.update(dt)
+  local t = sylva.time
+  local lean = 3.2 * math.sin(t * 2 * math.pi / swell) + 1.4 * math.sin(t * 0.37)
+  local roll = 1.2 * math.sin(t * 0.23)
+  -- Gravity leans harder on the downbeat of each bar.
+  local kick = sylva.beat % 4 < 1 and 1.6 * (1 - sylva.beat_phase) or 0
+  sylva.set("fluid.gravity", { lean * (1 + kick * 0.3), -9.81 - kick, roll })
+  local since = t - (persist.started or -100)
+  if since < sweep then
+    local across = since / sweep
+    local x = persist.stroke % 2 == 0 and 0.1 + 1.4 * across or 1.5 - 1.4 * across
+    sylva.set("fluid.point1", { x, 0.2, 0.4 })
+    sylva.set("fluid.point1_radius", 0.22 * math.sin(math.pi * across))
+  else
+    sylva.set("fluid.point1_radius", 0)
+  end
+end
+
+function fluid.beat(n)
+  if n % 8 == 0 then
+    persist.stroke = persist.stroke + 1
+    persist.started = sylva.time
+  end
+  if n % 16 == 0 then
+    local pouring = (n // 16) % 2 == 1
+    sylva.ramp("fluid.emitter_radius", pouring and 0.08 or 0, 1, "smooth")
+    sylva.ramp("fluid.sink_radius", pouring and 0.12 or 0, 1, "smooth")
+  end
+end
+
+return fluid

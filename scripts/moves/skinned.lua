@@ -1,0 +1,24 @@
+-- Skinned moves: the figure dances, sways and walks in turn, a new move
+-- every sixteen beats with a crossfade between them, and the branches
+-- change colour with each phrase. The growth itself fades and grows
+-- again every half minute (skinned.regrow).
+
+local skinned = {}
+local moves = { "Dance", "Sway", "Dance", "Walk" }
+local palettes = { "ember", "ice", "aurora", "moss" }
+
+function skinned.setup()
+  persist.skinned_phrase = persist.skinned_phrase or 0
+end
+
+function skinned.beat(n)
+  if n % 16 ~= 0 then
+    return
+  end
+  persist.skinned_phrase = persist.skinned_phrase + 1
+  local figure = sylva.layer("skinned")
+  figure:play(moves[persist.skinned_phrase % #moves + 1], 1.5)
+  figure.palette = palettes[persist.skinned_phrase % #palettes + 1]
+end
+
+return skinned
