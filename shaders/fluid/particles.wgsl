@@ -1,7 +1,9 @@
 // Camera-facing billboards, one per particle (the seed's rendering): soft
 // discs coloured by speed or density, drawn additively for a glowing look;
-// and the same discs as sphere impostors writing eye depth, the first pass
-// of the screen-space surface.
+// and, for the screen-space surface, the same discs as sphere impostors
+// writing eye depth, and added up as the liquid's thickness along each
+// ray together with its foam: particles that fly fast or have few
+// neighbours (spray, breaking crests) are white water.
 
 #include "common/camera.wgsl"
 
@@ -11,6 +13,8 @@ struct ParticleDraw {
     colour_by: u32,
     brightness: f32,
     rest_density: f32,
+    absorption: f32,
+    foam: f32,
 }
 
 @group(0) @binding(0) var<uniform> camera: Camera;
@@ -24,6 +28,7 @@ struct Disc {
     @location(0) corner: vec2<f32>,
     @location(1) colour: vec3<f32>,
     @location(2) eye_depth: f32,
+    @location(3) foam: f32,
 }
 
 fn camera_axes() -> array<vec3<f32>, 3> {
@@ -59,6 +64,9 @@ fn vs_disc(@builtin(vertex_index) vertex: u32, @builtin(instance_index) i: u32) 
     }
     let t = clamp(x, 0.0, 1.0);
     out.colour = mix(look.colour.rgb, vec3<f32>(1.0, 1.0, 1.0), t * t) * look.brightness;
+    let speed = length(velocities[i].xyz);
+    let crowd = densities[i].x / look.rest_density;
+    out.foam = smoothstep(1.2, 3.0, speed) + smoothstep(0.7, 0.35, crowd);
     return out;
 }
 
@@ -89,4 +97,15 @@ fn fs_depth(in: Disc) -> Depth {
     out.eye_depth = eye;
     out.depth = clamp(in.position.z - sqrt(1.0 - r2) * 0.001, 0.0, 1.0);
     return out;
+}
+
+// The sphere's chord under this pixel (thickness, metres) and its foam.
+@fragment
+fn fs_thickness(in: Disc) -> @location(0) vec2<f32> {
+    let r2 = dot(in.corner, in.corner);
+    if r2 > 1.0 {
+        discard;
+    }
+    let chord = 2.0 * sqrt(1.0 - r2) * look.radius;
+    return vec2<f32>(chord, chord * in.foam);
 }

@@ -1,7 +1,9 @@
 // The screen-space fluid surface: the particles' eye depth is smoothed by a
 // bilateral filter (blur within the liquid, keep its silhouette), normals
-// come from the smoothed depth, and the shade mixes refraction of the
-// layers below with a sky reflection by Fresnel, plus a highlight.
+// come from the smoothed depth, and the shade reads as water: the layers
+// below refracted through it and absorbed by its thickness (clear where
+// thin, deep where thick), the sky reflected by Fresnel, the key light's
+// glint, and foam where particles break away and splash.
 
 #include "common/fullscreen.wgsl"
 #include "common/camera.wgsl"
@@ -14,12 +16,18 @@ struct Surface {
     refraction: f32,
     // 0: horizontal blur, 1: vertical blur.
     direction: u32,
+    // Absorption per metre of the colours the liquid's colour lacks.
+    absorption: f32,
+    // Brightness of the foam.
+    foam: f32,
 }
 
 @group(0) @binding(0) var<uniform> camera: Camera;
 @group(0) @binding(1) var<uniform> surface: Surface;
 @group(0) @binding(2) var depth_in: texture_2d<f32>;
 @group(0) @binding(3) var below: texture_2d<f32>;
+// Thickness (metres) and foam along each ray.
+@group(0) @binding(4) var thickness_in: texture_2d<f32>;
 
 const EMPTY: f32 = 1e9;
 
@@ -78,11 +86,26 @@ fn fs_shade(in: FullscreenVertex) -> @location(0) vec4<f32> {
     let dy = select(du, dd, abs(dd.z) < abs(du.z));
     let n = normalize(cross(dx, dy));
     let view = normalize(-p);
-    let reflected = fresnel(n, view);
-    let offset = n.xy * surface.refraction * vec2<f32>(1.0, -1.0);
-    let refract_at = clamp(vec2<i32>(in.position.xy + offset * camera.viewport.xy), vec2<i32>(0), size - 1);
-    let seen = textureLoad(below, refract_at, 0).rgb * surface.colour.rgb;
-    let shine = highlight(n, view, 60.0) * 0.8;
-    let lit = mix(seen + surface.colour.rgb * 0.08, sky(n), reflected) + vec3<f32>(shine);
-    return vec4<f32>(lit * surface.colour.a, surface.colour.a);
+    let layer = textureLoad(thickness_in, pixel, 0).rg;
+    let thickness = max(layer.r, 0.0);
+    let foam = clamp(layer.g / max(layer.r, 1e-4), 0.0, 1.0) * clamp(layer.r / 0.05, 0.0, 1.0);
+    // Refraction bends the view of what is behind more through thick water.
+    let bend = n.xy * surface.refraction * clamp(thickness * 4.0, 0.2, 1.0) * vec2<f32>(1.0, -1.0);
+    let refract_at = clamp(vec2<i32>(in.position.xy + bend * camera.viewport.xy), vec2<i32>(0), size - 1);
+    let behind = textureLoad(below, refract_at, 0).rgb;
+    let tint = surface.colour.rgb;
+    let transmitted = exp(-(vec3<f32>(1.0) - tint) * surface.absorption * thickness);
+    // Light scattered inside the body keeps the water coloured, deeper where
+    // thicker, and visible over black.
+    let body = tint * (0.1 + 0.4 * (vec3<f32>(1.0) - transmitted));
+    let seen = behind * transmitted + body;
+    let reflected = sky(reflect(-view, n));
+    let f = fresnel(n, view);
+    let glint = highlight(n, view, 120.0) * 2.5 + highlight(n, view, 24.0) * 0.25;
+    let white = vec3<f32>(0.9, 0.95, 1.0) * (0.7 + 0.6 * max(dot(n, normalize(KEY_LIGHT)), 0.0)) * surface.foam;
+    let water = mix(seen, reflected, f) + vec3<f32>(glint);
+    let lit = mix(water, white, foam);
+    // Thin edges fade out, so the silhouette is a meniscus, not beads.
+    let alpha = surface.colour.a * smoothstep(0.0, 0.04, thickness);
+    return vec4<f32>(lit * alpha, alpha);
 }

@@ -1,7 +1,10 @@
 //! Drawing the fluid: glowing billboards (the seed's look), or a
-//! screen-space liquid surface — sphere impostors write eye depth, a
-//! bilateral blur smooths it in two passes, and a shading pass refracts the
-//! layers below and reflects a sky by Fresnel.
+//! screen-space liquid surface that reads as water — sphere impostors
+//! write eye depth, the same discs add up the liquid's thickness and foam,
+//! a bilateral blur smooths the depth (twice over, both axes), and a
+//! shading pass refracts the layers below through the thickness, absorbs
+//! their colour with depth, reflects a sky by Fresnel, adds the light's
+//! glint and whitens the foam.
 
 use bytemuck::{Pod, Zeroable};
 
@@ -16,6 +19,11 @@ use crate::layers::camera::CameraUniform;
 use crate::show::Assets;
 
 const EYE_DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::R32Float;
+/// Thickness and foam, added up (blendable).
+const THICKNESS_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rg16Float;
+/// Rounds of the separable depth blur: one leaves the particles' lattice
+/// showing as ripples, two read as one smooth body.
+const BLUR_ROUNDS: usize = 2;
 /// Eye depth where no liquid is (`EMPTY` in surface.wgsl).
 const EMPTY: f64 = 1e9;
 
@@ -33,6 +41,12 @@ pub struct ParticleDraw {
     pub brightness: f32,
     /// For density colouring.
     pub rest_density: f32,
+    /// Absorption per metre of the colours the liquid lacks.
+    pub absorption: f32,
+    /// Brightness of the foam.
+    pub foam: f32,
+    /// Keeps the block a multiple of 16 bytes.
+    pub _pad: [f32; 2],
 }
 
 /// `struct Surface` in surface.wgsl.
@@ -44,6 +58,9 @@ pub(crate) struct SurfaceUniform {
     depth_falloff: f32,
     refraction: f32,
     direction: u32,
+    absorption: f32,
+    foam: f32,
+    _pad: [f32; 2],
 }
 
 /// Particles or surface.
@@ -59,19 +76,21 @@ pub enum Look {
 pub struct FluidRenderer {
     glow: wgpu::RenderPipeline,
     depth: wgpu::RenderPipeline,
+    thickness: wgpu::RenderPipeline,
     blur: FullscreenPipeline,
     shade: FullscreenPipeline,
     surface_layout: wgpu::BindGroupLayout,
     camera: wgpu::Buffer,
     look: wgpu::Buffer,
     surface: [wgpu::Buffer; 2],
-    groups: Option<(wgpu::BindGroup, wgpu::BindGroup)>,
+    groups: Option<[wgpu::BindGroup; 3]>,
     targets: Option<Targets>,
 }
 
 struct Targets {
     size: [u32; 2],
     eye: [RenderTarget; 2],
+    thickness: RenderTarget,
     depth: wgpu::TextureView,
 }
 
@@ -111,6 +130,17 @@ impl FluidRenderer {
                 depth: true,
             },
         );
+        let thickness = instanced_pipeline(
+            &gpu.device,
+            &module,
+            "fluid.thickness",
+            ("vs_disc", "fs_thickness"),
+            Output {
+                format: THICKNESS_FORMAT,
+                blend: Some(additive()),
+                depth: false,
+            },
+        );
         if let Some(error) = pollster::block_on(scope.pop()) {
             return Err(BuildError::Device {
                 label: "fluid/particles.wgsl".into(),
@@ -123,6 +153,7 @@ impl FluidRenderer {
             &[
                 Slot::Uniform,
                 Slot::Uniform,
+                Slot::Texture(false),
                 Slot::Texture(false),
                 Slot::Texture(false),
             ],
@@ -142,6 +173,7 @@ impl FluidRenderer {
         Ok(Self {
             glow,
             depth,
+            thickness,
             blur: fullscreen("fs_blur", EYE_DEPTH_FORMAT)?,
             shade: fullscreen("fs_shade", HDR_FORMAT)?,
             surface_layout,
@@ -169,7 +201,11 @@ impl FluidRenderer {
             (4, &sim.densities),
         ];
         let group = |pipeline| buffers_group(&gpu.device, pipeline, "fluid.particles", &buffers);
-        self.groups = Some((group(&self.glow), group(&self.depth)));
+        self.groups = Some([
+            group(&self.glow),
+            group(&self.depth),
+            group(&self.thickness),
+        ]);
     }
 
     /// Draws into `target`; the surface refracts `below`.
@@ -189,7 +225,7 @@ impl FluidRenderer {
             .write_buffer(&self.camera, 0, bytemuck::bytes_of(camera));
         gpu.queue
             .write_buffer(&self.look, 0, bytemuck::bytes_of(look));
-        let Some((glow_group, depth_group)) = &self.groups else {
+        let Some([glow_group, depth_group, thickness_group]) = &self.groups else {
             return;
         };
         let instances = 0..sim.count();
@@ -230,26 +266,57 @@ impl FluidRenderer {
             );
             pass.set_pipeline(&self.depth);
             pass.set_bind_group(0, depth_group, &[]);
+            pass.draw(0..6, instances.clone());
+        }
+        {
+            let label = "fluid.draw.thickness";
+            let mut pass = begin_3d_pass(
+                encoder,
+                label,
+                (
+                    &targets.thickness.view,
+                    wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT),
+                ),
+                None,
+                profiler.render_pass(label),
+            );
+            pass.set_pipeline(&self.thickness);
+            pass.set_bind_group(0, thickness_group, &[]);
             pass.draw(0..6, instances);
         }
         let pixels = look.radius * size[1] as f32 / (2.0 * camera_tan(camera));
-        for (direction, (from, to)) in [(0usize, (0usize, 1usize)), (1, (1, 0))] {
+        for direction in 0..2 {
             let uniform = SurfaceUniform {
                 colour: look.colour,
                 radius_px: pixels * 5.0,
                 depth_falloff: 1.0 / (look.radius * look.radius * 4.0),
                 refraction: 0.03,
                 direction: direction as u32,
+                absorption: look.absorption,
+                foam: look.foam,
+                _pad: [0.0; 2],
             };
             gpu.queue
                 .write_buffer(&self.surface[direction], 0, bytemuck::bytes_of(&uniform));
-            let group = self.surface_group(gpu, direction, &targets.eye[from].view, below);
-            let label = format!("fluid.draw.blur{direction}");
-            let timestamps = profiler.render_pass(&label);
-            self.blur
-                .draw(encoder, &label, &targets.eye[to].view, &group, timestamps);
         }
-        let group = self.surface_group(gpu, 1, &targets.eye[0].view, below);
+        for round in 0..BLUR_ROUNDS {
+            for (direction, (from, to)) in [(0usize, (0usize, 1usize)), (1, (1, 0))] {
+                let group = self.surface_group(
+                    gpu,
+                    direction,
+                    (&targets.eye[from].view, below, &targets.thickness.view),
+                );
+                let label = format!("fluid.draw.blur{round}{direction}");
+                let timestamps = profiler.render_pass(&label);
+                self.blur
+                    .draw(encoder, &label, &targets.eye[to].view, &group, timestamps);
+            }
+        }
+        let group = self.surface_group(
+            gpu,
+            1,
+            (&targets.eye[0].view, below, &targets.thickness.view),
+        );
         let timestamps = profiler.render_pass("fluid.draw.shade");
         self.shade
             .draw(encoder, "fluid.draw.shade", target, &group, timestamps);
@@ -259,8 +326,7 @@ impl FluidRenderer {
         &self,
         gpu: &Gpu,
         uniform: usize,
-        depth: &wgpu::TextureView,
-        below: &wgpu::TextureView,
+        (depth, below, thickness): (&wgpu::TextureView, &wgpu::TextureView, &wgpu::TextureView),
     ) -> wgpu::BindGroup {
         bind(
             gpu,
@@ -271,6 +337,7 @@ impl FluidRenderer {
                 self.surface[uniform].as_entire_binding(),
                 wgpu::BindingResource::TextureView(depth),
                 wgpu::BindingResource::TextureView(below),
+                wgpu::BindingResource::TextureView(thickness),
             ],
         )
     }
@@ -293,6 +360,7 @@ impl Targets {
                     EYE_DEPTH_FORMAT,
                 )
             }),
+            thickness: RenderTarget::new(&gpu.device, "fluid.thickness", size, THICKNESS_FORMAT),
             depth: depth_view(&gpu.device, "fluid.depth_buffer", size),
         }
     }

@@ -119,6 +119,13 @@ pub fn fluid_params(id: &str) -> Vec<ParamSpec> {
         ParamSpec::colour(p("colour"), [0.25, 0.55, 0.9, 1.0])
             .with_description("Liquid colour (alpha: surface opacity)"),
         ParamSpec::float(p("brightness"), 1.0, 0.0, 50.0).with_description("Particle glow"),
+        ParamSpec::float(p("absorption"), 5.0, 0.0, 100.0)
+            .with_unit("1/m")
+            .with_smoothing(0.1)
+            .with_description("How fast the colours the liquid lacks fade with its depth"),
+        ParamSpec::float(p("foam"), 1.0, 0.0, 4.0)
+            .with_smoothing(0.1)
+            .with_description("Brightness of white water where the liquid breaks and splashes"),
         ParamSpec::float(p("particle_size"), 1.6, 0.1, 10.0)
             .with_description("Drawn size, in particle spacings"),
     ]);
@@ -356,6 +363,9 @@ impl Layer for FluidLayer {
             colour_by: registry.index(&p("colour_by")) as u32,
             brightness: registry.float(&p("brightness")),
             rest_density: params.rest_density,
+            absorption: registry.float(&p("absorption")),
+            foam: registry.float(&p("foam")),
+            _pad: [0.0; 2],
         };
         let style = if registry.index(&p("render")) == 1 {
             Look::Particles
