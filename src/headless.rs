@@ -213,6 +213,9 @@ pub struct RenderOptions {
     pub out: PathBuf,
     /// Frames per second; dt is exactly `1 / fps`.
     pub fps: f32,
+    /// Write every n-th frame only (a time-lapse of a long show); 1
+    /// writes them all.
+    pub every: u32,
 }
 
 /// Renders `frames` PNGs. Any error a layer reports fails the render, so a
@@ -235,15 +238,19 @@ pub fn render(options: &RenderOptions) -> anyhow::Result<()> {
         .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
     let dt = 1.0 / options.fps;
+    let every = options.every.max(1);
     for index in 0..options.frames {
         show.frame(dt, None, (&output.view, options.size), |_, _| {});
+        progress.inc(1);
+        if (index + 1) % every != 0 {
+            continue;
+        }
         let image = read_rgba8(&show.gpu, &output.texture)?;
         fail_on_errors(&show)?;
         let path = options.out.join(format!("frame_{index:05}.png"));
         image
             .save(&path)
             .with_context(|| format!("writing {}", path.display()))?;
-        progress.inc(1);
     }
     progress.finish();
     Ok(())

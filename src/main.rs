@@ -204,6 +204,9 @@ struct RenderArgs {
     /// Frames per second; each frame advances exactly 1/fps seconds.
     #[arg(long, default_value_t = 60.0)]
     fps: f32,
+    /// Write only every N-th frame (named by its frame number): a time-lapse of a long show.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    every: u32,
 }
 
 #[derive(Args)]
@@ -264,6 +267,7 @@ fn start_logging(log_dir: Option<&std::path::Path>) {
     tracing_subscriber::registry()
         .with(
             tracing_subscriber::fmt::layer()
+                .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
                 .with_writer(std::io::stderr)
                 .with_filter(filter()),
         )
@@ -326,6 +330,7 @@ fn run_cli(cli: Cli) -> anyhow::Result<()> {
             size: args.size,
             out: args.out,
             fps: args.fps,
+            every: args.every,
         }),
         Some(Command::Bench(args)) => bench_command(args),
         Some(Command::Check(args)) => check_command(&args),

@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
-# Soak: runs each layer preset headless for FRAMES frames at a small size,
-# paced or unpaced, and samples the process's resident memory. Fails if
-# memory after the warm-up grows by more than 5% by the end.
+# Soak: runs each layer preset (or, written play:NAME, a playlist through
+# `sylva play`) headless for FRAMES frames at a small size, paced or
+# unpaced, and samples the process's resident memory and, where
+# nvidia-smi is there, the GPU memory it holds. Fails if either grows by
+# more than 5% after the warm-up, or the run logs an error.
 #
-#   tests/soak.sh [FRAMES] [paced|unpaced] [PRESET ...]
+#   tests/soak.sh [FRAMES] [paced|unpaced] [PRESET|play:PLAYLIST ...]
 #   SYLVA=target/release/sylva SIZE=64x36 PROJECT=show/ tests/soak.sh 100000 unpaced
+#   tests/soak.sh 20000 unpaced play:default
 #
-# Prints one line per preset: frames run, seconds, RSS after the warm-up
-# (WARMUP seconds) and at the end (MiB), growth. MAX_SECONDS stops a run early. BENCHMARKS.md's Reliability section quotes them.
+# Prints one line per run: frames run, seconds, RSS after the warm-up
+# (WARMUP seconds) and at the end (MiB), growth, GPU memory the same way,
+# crossfades completed and errors logged. MAX_SECONDS stops a run early.
+# BENCHMARKS.md's Reliability section quotes them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,14 +28,23 @@ warmup=${WARMUP:-10}
 [ -x "$sylva" ] || { echo "soak: build first (cargo build --release), or set SYLVA" >&2; exit 2; }
 
 rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0; }
+# GPU memory the process holds, KiB (0 without nvidia-smi).
+gpu_kib() {
+    command -v nvidia-smi >/dev/null 2>&1 || { echo 0; return; }
+    nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits 2>/dev/null |
+        awk -F', *' -v p="$1" '$1 == p { print $2 * 1024; found = 1 } END { if (!found) print 0 }'
+}
 
 failed=0
 for preset in "${presets[@]}"; do
-    flags=(run --headless --no-midi --no-osc --preset "$preset" --size "$size" --frames "$frames")
+    case "$preset" in
+        play:*) flags=(play "${preset#play:}" --headless --no-midi --no-osc --size "$size" --frames "$frames") ;;
+        *) flags=(run --headless --no-midi --no-osc --preset "$preset" --size "$size" --frames "$frames") ;;
+    esac
     [ "$pace" = unpaced ] && flags+=(--unpaced)
     [ -n "${PROJECT:-}" ] && flags+=(--project "$PROJECT")
     [ -n "${MAX_SECONDS:-}" ] && flags+=(--exit-after "$MAX_SECONDS")
-    log=/tmp/sylva-soak-$preset-$pace-$size.log
+    log=/tmp/sylva-soak-${preset/:/-}-$pace-$size.log
     started=$(date +%s.%N)
     "$sylva" "${flags[@]}" >"$log" 2>&1 &
     pid=$!
@@ -38,22 +52,30 @@ for preset in "${presets[@]}"; do
     first=$(rss_kib "$pid")
     last=$first
     peak=$first
+    gpu_first=$(gpu_kib "$pid")
+    gpu_last=$gpu_first
     while kill -0 "$pid" 2>/dev/null; do
         now=$(rss_kib "$pid")
         [ "${now:-0}" -gt 0 ] && last=$now
         [ "${now:-0}" -gt "$peak" ] && peak=$now
+        gpu_now=$(gpu_kib "$pid")
+        [ "${gpu_now:-0}" -gt 0 ] && gpu_last=$gpu_now
         sleep 1
     done
     status=0
     wait "$pid" || status=$?
     ended=$(date +%s.%N)
     ran=$(sed -n 's/.*stopped after \([0-9]*\) frames.*/\1/p' "$log" | tail -1)
+    fades=$(grep -c "crossfade done" "$log" || true)
+    errors=$(grep -c "ERROR" "$log" || true)
     line=$(awk -v p="$preset" -v pace="$pace" -v f="${ran:-0}" -v s="$started" -v e="$ended" \
-        -v a="$first" -v b="$last" -v m="$peak" -v st="$status" 'BEGIN {
+        -v a="$first" -v b="$last" -v m="$peak" -v st="$status" -v ga="$gpu_first" -v gb="$gpu_last" \
+        -v x="$fades" -v er="$errors" 'BEGIN {
             g = a > 0 ? (b - a) * 100 / a : 0
-            printf "%-8s %-8s %8d frames %7.1f s  RSS %6.1f -> %6.1f MiB (peak %6.1f)  growth %5.2f%%  exit %s\n",
-                p, pace, f, e - s, a / 1024, b / 1024, m / 1024, g, st
-            exit (st != 0 || g > 5) }') || failed=1
+            gg = ga > 0 ? (gb - ga) * 100 / ga : 0
+            printf "%-12s %-8s %8d frames %7.1f s  RSS %6.1f -> %6.1f MiB (peak %6.1f)  growth %5.2f%%  GPU %6.1f -> %6.1f MiB  growth %5.2f%%  %d crossfades  %d errors  exit %s\n",
+                p, pace, f, e - s, a / 1024, b / 1024, m / 1024, g, ga / 1024, gb / 1024, gg, x, er, st
+            exit (st != 0 || g > 5 || gg > 5 || er > 0) }') || failed=1
     echo "$line"
     [ "$failed" = 0 ] || tail -5 "$log" >&2
 done
