@@ -29,6 +29,8 @@ struct Disc {
     @location(1) colour: vec3<f32>,
     @location(2) eye_depth: f32,
     @location(3) foam: f32,
+    // 1 for a droplet flying alone (spray), 0 inside the body.
+    @location(4) spray: f32,
 }
 
 fn camera_axes() -> array<vec3<f32>, 3> {
@@ -66,7 +68,10 @@ fn vs_disc(@builtin(vertex_index) vertex: u32, @builtin(instance_index) i: u32) 
     out.colour = mix(look.colour.rgb, vec3<f32>(1.0, 1.0, 1.0), t * t) * look.brightness;
     let speed = length(velocities[i].xyz);
     let crowd = densities[i].x / look.rest_density;
-    out.foam = smoothstep(1.2, 3.0, speed) + smoothstep(0.7, 0.35, crowd);
+    // Alone means far fewer neighbours than even a particle in a corner of
+    // the tank has, and moving: a droplet in flight.
+    out.spray = smoothstep(0.3, 0.15, crowd) * smoothstep(0.3, 1.0, speed);
+    out.foam = max(smoothstep(2.5, 5.0, speed), out.spray);
     return out;
 }
 
@@ -89,7 +94,8 @@ struct Depth {
 @fragment
 fn fs_depth(in: Disc) -> Depth {
     let r2 = dot(in.corner, in.corner);
-    if r2 > 1.0 {
+    // Spray is no part of the surface: it is drawn as foam alone.
+    if r2 > 1.0 || in.spray > 0.5 {
         discard;
     }
     let eye = in.eye_depth - sqrt(1.0 - r2) * look.radius;
@@ -99,13 +105,14 @@ fn fs_depth(in: Disc) -> Depth {
     return out;
 }
 
-// The sphere's chord under this pixel (thickness, metres) and its foam.
+// The sphere's chord under this pixel (thickness, metres; spray adds
+// none) and its foam; spray is drawn at half size, as fine droplets.
 @fragment
 fn fs_thickness(in: Disc) -> @location(0) vec2<f32> {
-    let r2 = dot(in.corner, in.corner);
+    let r2 = dot(in.corner, in.corner) * mix(1.0, 4.0, in.spray);
     if r2 > 1.0 {
         discard;
     }
     let chord = 2.0 * sqrt(1.0 - r2) * look.radius;
-    return vec2<f32>(chord, chord * in.foam);
+    return vec2<f32>(chord * (1.0 - in.spray), chord * in.foam);
 }

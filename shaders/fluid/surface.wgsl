@@ -64,13 +64,23 @@ fn view_position(pixel: vec2<i32>, depth: f32) -> vec3<f32> {
     return vec3<f32>(ndc.x * tan_half * size.x / size.y * depth, -ndc.y * tan_half * depth, -depth);
 }
 
+// White water over whatever is there: `amount` is foam-weighted
+// thickness, metres.
+fn foam_over(amount: f32, lit: f32) -> vec4<f32> {
+    let cover = clamp(amount * 40.0, 0.0, 1.0);
+    let white = vec3<f32>(0.9, 0.95, 1.0) * lit * surface.foam;
+    return vec4<f32>(white * cover, cover);
+}
+
 @fragment
 fn fs_shade(in: FullscreenVertex) -> @location(0) vec4<f32> {
     let pixel = vec2<i32>(in.position.xy);
     let size = vec2<i32>(textureDimensions(depth_in));
     let depth = textureLoad(depth_in, pixel, 0).r;
+    let layer = textureLoad(thickness_in, pixel, 0).rg;
     if depth >= EMPTY {
-        return vec4<f32>(0.0);
+        // Spray flying alone: soft droplets of foam.
+        return foam_over(layer.g, 0.8) * surface.colour.a;
     }
     // Normals from the smoothed depth, the smaller difference on each axis.
     let p = view_position(pixel, depth);
@@ -86,9 +96,7 @@ fn fs_shade(in: FullscreenVertex) -> @location(0) vec4<f32> {
     let dy = select(du, dd, abs(dd.z) < abs(du.z));
     let n = normalize(cross(dx, dy));
     let view = normalize(-p);
-    let layer = textureLoad(thickness_in, pixel, 0).rg;
     let thickness = max(layer.r, 0.0);
-    let foam = clamp(layer.g / max(layer.r, 1e-4), 0.0, 1.0) * clamp(layer.r / 0.05, 0.0, 1.0);
     // Refraction bends the view of what is behind more through thick water.
     let bend = n.xy * surface.refraction * clamp(thickness * 4.0, 0.2, 1.0) * vec2<f32>(1.0, -1.0);
     let refract_at = clamp(vec2<i32>(in.position.xy + bend * camera.viewport.xy), vec2<i32>(0), size - 1);
@@ -96,15 +104,19 @@ fn fs_shade(in: FullscreenVertex) -> @location(0) vec4<f32> {
     let tint = surface.colour.rgb;
     let transmitted = exp(-(vec3<f32>(1.0) - tint) * surface.absorption * thickness);
     // Light scattered inside the body keeps the water coloured, deeper where
-    // thicker, and visible over black.
-    let body = tint * (0.1 + 0.4 * (vec3<f32>(1.0) - transmitted));
+    // thicker, and visible over black (linear values: sRGB brightens them).
+    let body = tint * tint * (0.03 + 0.2 * (vec3<f32>(1.0) - transmitted));
     let seen = behind * transmitted + body;
-    let reflected = sky(reflect(-view, n));
+    // The surface mirrors the layers below (what stands above the water
+    // on screen), dimmed, over a faint sky.
+    let r = reflect(-view, n);
+    let mirror_at = clamp(vec2<i32>(in.position.xy - vec2<f32>(r.x, max(r.y, 0.05)) * 0.12 * camera.viewport.y), vec2<i32>(0), size - 1);
+    let reflected = textureLoad(below, mirror_at, 0).rgb * 0.8 + sky(r) * 0.25;
     let f = fresnel(n, view);
-    let glint = highlight(n, view, 120.0) * 2.5 + highlight(n, view, 24.0) * 0.25;
-    let white = vec3<f32>(0.9, 0.95, 1.0) * (0.7 + 0.6 * max(dot(n, normalize(KEY_LIGHT)), 0.0)) * surface.foam;
+    let glint = highlight(n, view, 160.0) * 3.0 + highlight(n, view, 30.0) * 0.2;
     let water = mix(seen, reflected, f) + vec3<f32>(glint);
-    let lit = mix(water, white, foam);
+    let foam = foam_over(layer.g, 0.7 + 0.5 * max(dot(n, normalize(KEY_LIGHT)), 0.0));
+    let lit = water * (1.0 - foam.a) + foam.rgb;
     // Thin edges fade out, so the silhouette is a meniscus, not beads.
     let alpha = surface.colour.a * smoothstep(0.0, 0.04, thickness);
     return vec4<f32>(lit * alpha, alpha);

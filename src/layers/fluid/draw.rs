@@ -290,7 +290,7 @@ impl FluidRenderer {
                 colour: look.colour,
                 radius_px: pixels * 5.0,
                 depth_falloff: 1.0 / (look.radius * look.radius * 4.0),
-                refraction: 0.03,
+                refraction: 0.06,
                 direction: direction as u32,
                 absorption: look.absorption,
                 foam: look.foam,
