@@ -50,10 +50,10 @@ fn palette(x: f32) -> vec3<f32> {
 
 // Position along the branch (0 root, 1 tip) or age (0 oldest, 1 newest).
 fn shade(node: u32) -> vec3<f32> {
-    var x = f32(info[node].offset) / f32(max(state[MAX_OFFSET], 1u));
-    if draw.colour_by == 1u {
-        x = f32(node) / f32(max(state[NODE_COUNT], 1u));
-    }
+    let depth = f32(info[node].offset) / f32(max(state[MAX_OFFSET], 1u));
+    let age = f32(node) / f32(max(state[NODE_COUNT], 1u));
+    // A select, not a branch on the uniform (see fs_body in skinned/body.wgsl).
+    let x = select(depth, age, draw.colour_by == 1u);
     return palette(x) * draw.brightness * draw.fade;
 }
 

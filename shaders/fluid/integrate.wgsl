@@ -26,12 +26,13 @@ fn integrate(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_work
         v += acceleration[s].xyz * params.dt;
         x = vec4<f32>(x.xyz + v * params.dt, 1.0);
     }
-    // A sink drains what enters it.
-    if params.sink.w > 0.0 && x.w != 0.0 && distance(x.xyz, params.sink.xyz) < params.sink.w {
+    // A sink drains what enters it. (`&`, not `&&`: see `interaction` in
+    // substep.wgsl; the sink and emitter sizes are choreographed.)
+    if params.sink.w > 0.0 & x.w != 0.0 & distance(x.xyz, params.sink.xyz) < params.sink.w {
         x.w = 0.0;
     }
     // An emitter pours: dead particles come back there, a share per substep.
-    if x.w == 0.0 && params.emitter.w > 0.0 && random01(s, stream) < params.emitter_velocity.w {
+    if x.w == 0.0 & params.emitter.w > 0.0 & random01(s, stream) < params.emitter_velocity.w {
         let jitter = vec3<f32>(random01(s, stream + 1u), random01(s, stream + 2u), random01(s, stream + 3u)) - 0.5;
         x = vec4<f32>(params.emitter.xyz + jitter * params.emitter.w, 1.0);
         v = params.emitter_velocity.xyz;

@@ -60,10 +60,9 @@ fn vs_disc(@builtin(vertex_index) vertex: u32, @builtin(instance_index) i: u32) 
     out.position = camera.view_proj * vec4<f32>(world, 1.0);
     out.corner = corner;
     out.eye_depth = dot(p.xyz - camera.eye.xyz, axes[2]);
-    var x = length(velocities[i].xyz) / 4.0;
-    if look.colour_by == 1u {
-        x = (densities[i].x / look.rest_density - 1.0) * 30.0 + 0.5;
-    }
+    // A select, not a branch on the uniform (see fs_body in skinned/body.wgsl).
+    let by_density = (densities[i].x / look.rest_density - 1.0) * 30.0 + 0.5;
+    let x = select(length(velocities[i].xyz) / 4.0, by_density, look.colour_by == 1u);
     let t = clamp(x, 0.0, 1.0);
     out.colour = mix(look.colour.rgb, vec3<f32>(1.0, 1.0, 1.0), t * t) * look.brightness;
     let speed = length(velocities[i].xyz);

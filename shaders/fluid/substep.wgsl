@@ -58,7 +58,10 @@ fn wall_acceleration(x: vec3<f32>) -> vec3<f32> {
 fn interaction(x: vec3<f32>, point: vec4<f32>, strength: f32) -> vec3<f32> {
     let d = x - point.xyz;
     let distance = length(d);
-    if point.w <= 0.0 || distance >= point.w || distance < 1e-6 {
+    // `|`, not `||`: a short-circuit leaves a branch on the uniform alone,
+    // and lavapipe compiles a variant of the kernel for every value a
+    // uniform in a branch takes (a moving point: one a frame, kept).
+    if point.w <= 0.0 | distance >= point.w | distance < 1e-6 {
         return vec3<f32>(0.0);
     }
     return strength * (point.w - distance) * (d / distance);

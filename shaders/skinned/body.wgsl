@@ -28,18 +28,19 @@ fn vs_body(@location(0) position: vec4<f32>, @location(1) normal: vec4<f32>) -> 
     return Surface(camera.view_proj * vec4<f32>(position.xyz, 1.0), normal.xyz, position.xyz);
 }
 
+// Both looks are computed and one selected, with no branch on a uniform:
+// lavapipe (Mesa 22.3) inlines the uniforms a branch reads and compiles a
+// new shader variant for every value they take, keeping each one, which
+// grew the process by half a megabyte a frame.
 @fragment
 fn fs_body(surface: Surface) -> @location(0) vec4<f32> {
     let n = normalize(surface.normal);
     let view = normalize(camera.eye.xyz - surface.world);
     let colour = body.colour.rgb;
-    if body.style == 0u {
-        let lit = lambert(colour, n) + vec3<f32>(0.6) * highlight(n, view, 32.0) + colour * rim(n, view, 3.0) * 0.5;
-        return vec4<f32>(lit, 1.0);
-    }
+    let lit = lambert(colour, n) + vec3<f32>(0.6) * highlight(n, view, 32.0) + colour * rim(n, view, 3.0) * 0.5;
     // Glass: light added over the branches, a faint fill and a bright rim
     // at the silhouette, with the key light's glint.
     let edge = rim(n, view, 3.0);
     let glass = colour * (0.04 + 1.4 * edge) + vec3<f32>(0.6) * highlight(n, view, 64.0);
-    return vec4<f32>(glass * body.opacity, body.opacity * edge);
+    return select(vec4<f32>(glass * body.opacity, body.opacity * edge), vec4<f32>(lit, 1.0), body.style == 0u);
 }
