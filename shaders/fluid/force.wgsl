@@ -73,9 +73,7 @@ fn compute_force(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_
     }
     var a = (pressure + params.viscosity * viscous) / own.x + params.gravity + wall_acceleration(me.xyz);
     a += interaction(me.xyz, params.point0, params.push.x) + interaction(me.xyz, params.point1, params.push.y);
-    if params.dimensions == 2u {
-        a.z = 0.0;
-    }
+    a.z = select(a.z, 0.0, params.dimensions == 2u);
     acceleration[s] = vec4<f32>(a, 0.0);
 }
 

@@ -49,10 +49,9 @@ fn integrate(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_work
     let inside = clamp(x.xyz, low, high);
     v = select(v, vec3<f32>(0.0), inside != x.xyz);
     x = vec4<f32>(inside, x.w);
-    if params.dimensions == 2u {
-        x.z = 0.0;
-        v.z = 0.0;
-    }
+    let flat = params.dimensions == 2u;
+    x.z = select(x.z, 0.0, flat);
+    v.z = select(v.z, 0.0, flat);
     position_a[s] = x;
     velocity_a[s] = vec4<f32>(v, 0.0);
 }

@@ -19,15 +19,19 @@ struct Walls {
     at: array<f32, 3>,
 }
 
+// Every loop runs over three axes and masks the third in 2D: a loop bound
+// or a branch on a uniform alone makes lavapipe compile (and keep) a new
+// variant of the kernel, every frame for a fluid built after the first.
 fn walls_near(x: vec3<f32>) -> Walls {
     var walls: Walls;
     let axes = select(3u, 2u, params.dimensions == 2u);
-    for (var k = 0u; k < axes; k++) {
-        if x[k] < params.h {
+    for (var k = 0u; k < 3u; k++) {
+        let on = k < axes;
+        if on & x[k] < params.h {
             walls.axis[walls.count] = k;
             walls.at[walls.count] = 0.0;
             walls.count += 1u;
-        } else if x[k] > params.container[k] - params.h {
+        } else if on & x[k] > params.container[k] - params.h {
             walls.axis[walls.count] = k;
             walls.at[walls.count] = params.container[k];
             walls.count += 1u;
@@ -47,9 +51,10 @@ fn mirrored(v: vec3<f32>, axis: u32, at: f32) -> vec3<f32> {
 fn wall_acceleration(x: vec3<f32>) -> vec3<f32> {
     var a = vec3<f32>(0.0);
     let axes = select(3, 2, params.dimensions == 2u);
-    for (var k = 0; k < axes; k++) {
-        a[k] += params.wall_stiffness * max(-x[k], 0.0);
-        a[k] -= params.wall_stiffness * max(x[k] - params.container[k], 0.0);
+    for (var k = 0; k < 3; k++) {
+        let on = select(0.0, 1.0, k < axes);
+        a[k] += on * params.wall_stiffness * max(-x[k], 0.0);
+        a[k] -= on * params.wall_stiffness * max(x[k] - params.container[k], 0.0);
     }
     return a;
 }
