@@ -70,7 +70,7 @@ fn vs_disc(@builtin(vertex_index) vertex: u32, @builtin(instance_index) i: u32) 
     // Alone means far fewer neighbours than even a particle in a corner of
     // the tank has, and moving: a droplet in flight.
     out.spray = smoothstep(0.3, 0.15, crowd) * smoothstep(0.3, 1.0, speed);
-    out.foam = max(smoothstep(2.5, 5.0, speed), out.spray);
+    out.foam = max(0.6 * smoothstep(3.5, 7.0, speed), out.spray);
     return out;
 }
 

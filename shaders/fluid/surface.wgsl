@@ -67,7 +67,7 @@ fn view_position(pixel: vec2<i32>, depth: f32) -> vec3<f32> {
 // White water over whatever is there: `amount` is foam-weighted
 // thickness, metres.
 fn foam_over(amount: f32, lit: f32) -> vec4<f32> {
-    let cover = clamp(amount * 40.0, 0.0, 1.0);
+    let cover = clamp(amount * 25.0, 0.0, 0.9);
     let white = vec3<f32>(0.9, 0.95, 1.0) * lit * surface.foam;
     return vec4<f32>(white * cover, cover);
 }
