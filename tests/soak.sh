@@ -10,7 +10,11 @@
 #   tests/soak.sh 20000 unpaced play:default
 #
 # Prints one line per run: frames run, seconds, RSS after the warm-up
-# (WARMUP seconds) and at the end (MiB), growth, GPU memory the same way,
+# (WARMUP seconds) and at the end (MiB), and its growth: the peak of the
+# last third of the samples after the warm-up against the peak of the
+# first third, so a playlist whose presets hold different amounts of
+# memory is compared with itself a few rounds later, not with whichever
+# preset happens to be on stage at the end; GPU memory the same way;
 # crossfades completed and errors logged. MAX_SECONDS stops a run early.
 # BENCHMARKS.md's Reliability section quotes them.
 set -euo pipefail
@@ -49,17 +53,12 @@ for preset in "${presets[@]}"; do
     "$sylva" "${flags[@]}" >"$log" 2>&1 &
     pid=$!
     sleep "$warmup"
-    first=$(rss_kib "$pid")
-    last=$first
-    peak=$first
-    gpu_first=$(gpu_kib "$pid")
-    gpu_last=$gpu_first
+    samples=/tmp/sylva-soak-samples-$$
+    : > "$samples"
     while kill -0 "$pid" 2>/dev/null; do
         now=$(rss_kib "$pid")
-        [ "${now:-0}" -gt 0 ] && last=$now
-        [ "${now:-0}" -gt "$peak" ] && peak=$now
         gpu_now=$(gpu_kib "$pid")
-        [ "${gpu_now:-0}" -gt 0 ] && gpu_last=$gpu_now
+        [ "${now:-0}" -gt 0 ] && echo "$now ${gpu_now:-0}" >> "$samples"
         sleep 1
     done
     status=0
@@ -69,13 +68,20 @@ for preset in "${presets[@]}"; do
     fades=$(grep -c "crossfade done" "$log" || true)
     errors=$(grep -c "ERROR" "$log" || true)
     line=$(awk -v p="$preset" -v pace="$pace" -v f="${ran:-0}" -v s="$started" -v e="$ended" \
-        -v a="$first" -v b="$last" -v m="$peak" -v st="$status" -v ga="$gpu_first" -v gb="$gpu_last" \
-        -v x="$fades" -v er="$errors" 'BEGIN {
+        -v st="$status" -v x="$fades" -v er="$errors" '
+        { rss[NR] = $1; gpu[NR] = $2 }
+        END {
+            n = NR; third = int(n / 3); if (third < 1) third = 1
+            for (i = 1; i <= n; i++) {
+                if (i <= third) { if (rss[i] > a) a = rss[i]; if (gpu[i] > ga) ga = gpu[i] }
+                if (i > n - third) { if (rss[i] > b) b = rss[i]; if (gpu[i] > gb) gb = gpu[i] }
+            }
             g = a > 0 ? (b - a) * 100 / a : 0
             gg = ga > 0 ? (gb - ga) * 100 / ga : 0
-            printf "%-12s %-8s %8d frames %7.1f s  RSS %6.1f -> %6.1f MiB (peak %6.1f)  growth %5.2f%%  GPU %6.1f -> %6.1f MiB  growth %5.2f%%  %d crossfades  %d errors  exit %s\n",
-                p, pace, f, e - s, a / 1024, b / 1024, m / 1024, g, ga / 1024, gb / 1024, gg, x, er, st
-            exit (st != 0 || g > 5 || gg > 5 || er > 0) }') || failed=1
+            printf "%-12s %-8s %8d frames %7.1f s  RSS %6.1f -> %6.1f MiB (first %6.1f, last %6.1f)  growth %5.2f%%  GPU %6.1f -> %6.1f MiB  growth %5.2f%%  %d crossfades  %d errors  exit %s\n",
+                p, pace, f, e - s, a / 1024, b / 1024, rss[1] / 1024, rss[n] / 1024, g, ga / 1024, gb / 1024, gg, x, er, st
+            exit (st != 0 || n == 0 || g > 5 || gg > 5 || er > 0) }' "$samples") || failed=1
+    rm -f "$samples"
     echo "$line"
     [ "$failed" = 0 ] || tail -5 "$log" >&2
 done
