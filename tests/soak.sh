@@ -10,11 +10,12 @@
 #   tests/soak.sh 20000 unpaced play:default
 #
 # Prints one line per run: frames run, seconds, RSS after the warm-up
-# (WARMUP seconds) and at the end (MiB), and its growth: the peak of the
-# last third of the samples after the warm-up against the peak of the
+# (WARMUP seconds) and at the end (MiB), and its growth: the median of the
+# last third of the samples after the warm-up against the median of the
 # first third, so a playlist whose presets hold different amounts of
-# memory is compared with itself a few rounds later, not with whichever
-# preset happens to be on stage at the end; GPU memory the same way;
+# memory is compared with itself a few rounds later (not with whichever
+# preset happens to be on stage at the end), and a passing spike of
+# scratch memory (a forest sowing) moves neither; GPU memory the same way;
 # crossfades completed and errors logged. MAX_SECONDS stops a run early.
 # BENCHMARKS.md's Reliability section quotes them.
 set -euo pipefail
@@ -69,16 +70,23 @@ for preset in "${presets[@]}"; do
     errors=$(grep -c "ERROR" "$log" || true)
     line=$(awk -v p="$preset" -v pace="$pace" -v f="${ran:-0}" -v s="$started" -v e="$ended" \
         -v st="$status" -v x="$fades" -v er="$errors" '
+        function median(values, from, to,    count, i, j, sorted, t) {
+            count = 0
+            for (i = from; i <= to; i++) sorted[++count] = values[i]
+            for (i = 2; i <= count; i++)
+                for (j = i; j > 1 && sorted[j - 1] > sorted[j]; j--) {
+                    t = sorted[j]; sorted[j] = sorted[j - 1]; sorted[j - 1] = t
+                }
+            return count ? sorted[int((count + 1) / 2)] : 0
+        }
         { rss[NR] = $1; gpu[NR] = $2 }
         END {
             n = NR; third = int(n / 3); if (third < 1) third = 1
-            for (i = 1; i <= n; i++) {
-                if (i <= third) { if (rss[i] > a) a = rss[i]; if (gpu[i] > ga) ga = gpu[i] }
-                if (i > n - third) { if (rss[i] > b) b = rss[i]; if (gpu[i] > gb) gb = gpu[i] }
-            }
+            a = median(rss, 1, third); b = median(rss, n - third + 1, n)
+            ga = median(gpu, 1, third); gb = median(gpu, n - third + 1, n)
             g = a > 0 ? (b - a) * 100 / a : 0
             gg = ga > 0 ? (gb - ga) * 100 / ga : 0
-            printf "%-12s %-8s %8d frames %7.1f s  RSS %6.1f -> %6.1f MiB (first %6.1f, last %6.1f)  growth %5.2f%%  GPU %6.1f -> %6.1f MiB  growth %5.2f%%  %d crossfades  %d errors  exit %s\n",
+            printf "%-12s %-8s %8d frames %7.1f s  RSS median %6.1f -> %6.1f MiB (first %6.1f, last %6.1f)  growth %5.2f%%  GPU %6.1f -> %6.1f MiB  growth %5.2f%%  %d crossfades  %d errors  exit %s\n",
                 p, pace, f, e - s, a / 1024, b / 1024, rss[1] / 1024, rss[n] / 1024, g, ga / 1024, gb / 1024, gg, x, er, st
             exit (st != 0 || n == 0 || g > 5 || gg > 5 || er > 0) }' "$samples") || failed=1
     rm -f "$samples"
