@@ -1,17 +1,5 @@
 -- The colony preset's choreography: the moves in scripts/moves/colony.lua, which
--- the default show (scripts/default.lua) plays too. Save either file
+-- the default show (scripts/default.lua) dances too. Save either file
 -- while the show runs to change it on the next frame.
 
-local moves = require("moves.colony")
-
-function setup()
-  if moves.setup then moves.setup() end
-end
-
-function update(dt)
-  if moves.update then moves.update(dt) end
-end
-
-function on_beat(n)
-  if moves.beat then moves.beat(n) end
-end
+require("moves.play")(require("moves.colony"))
