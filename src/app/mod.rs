@@ -290,21 +290,8 @@ impl Running {
             std::thread::sleep(OFF_AIR_NAP);
             return;
         }
-        let texture = match self.surface.get_current_texture() {
-            wgpu::CurrentSurfaceTexture::Success(t) => t,
-            wgpu::CurrentSurfaceTexture::Suboptimal(t) => {
-                // Draw this one; reconfigure before the next.
-                self.surface.configure(&self.show.gpu.device, &self.config);
-                t
-            }
-            wgpu::CurrentSurfaceTexture::Outdated | wgpu::CurrentSurfaceTexture::Lost => {
-                self.surface.configure(&self.show.gpu.device, &self.config);
-                return;
-            }
-            other => {
-                tracing::debug!("no surface texture this frame: {other:?}");
-                return;
-            }
+        let Some(texture) = self.next_texture() else {
+            return;
         };
         let view = texture
             .texture
@@ -332,15 +319,31 @@ impl Running {
         self.show.gpu.queue.present(texture);
     }
 
+    /// The surface's next texture to draw, if it has one this frame; a
+    /// surface that no longer fits the window is configured again.
+    fn next_texture(&mut self) -> Option<wgpu::SurfaceTexture> {
+        match self.surface.get_current_texture() {
+            wgpu::CurrentSurfaceTexture::Success(t) => Some(t),
+            wgpu::CurrentSurfaceTexture::Suboptimal(t) => {
+                // Draw this one; reconfigure before the next.
+                self.surface.configure(&self.show.gpu.device, &self.config);
+                Some(t)
+            }
+            wgpu::CurrentSurfaceTexture::Outdated | wgpu::CurrentSurfaceTexture::Lost => {
+                self.surface.configure(&self.show.gpu.device, &self.config);
+                None
+            }
+            other => {
+                tracing::debug!("no surface texture this frame: {other:?}");
+                None
+            }
+        }
+    }
+
     /// Black on the screen: an installation off air.
     fn black(&mut self) {
-        let texture = match self.surface.get_current_texture() {
-            wgpu::CurrentSurfaceTexture::Success(t)
-            | wgpu::CurrentSurfaceTexture::Suboptimal(t) => t,
-            _ => {
-                self.surface.configure(&self.show.gpu.device, &self.config);
-                return;
-            }
+        let Some(texture) = self.next_texture() else {
+            return;
         };
         let view = texture
             .texture
