@@ -7,10 +7,11 @@
 
 SHELL := /bin/bash
 
-# Build tools, ALSA headers for MIDI (midir), the Vulkan loader and Mesa's
+# Build tools (cmake and libclang build Ableton Link), ALSA headers for MIDI
+# (midir) and audio input (cpal), the Vulkan loader and Mesa's
 # software Vulkan driver (lavapipe: tests run on it), and the X11, Wayland
 # and xkbcommon libraries winit loads at run time.
-PACKAGES := build-essential pkg-config libasound2-dev libvulkan1 mesa-vulkan-drivers \
+PACKAGES := build-essential pkg-config cmake libclang-dev libasound2-dev libvulkan1 mesa-vulkan-drivers \
 	libx11-6 libx11-xcb1 libxcursor1 libxi6 libxrandr2 libxkbcommon0 libxkbcommon-x11-0 \
 	libwayland-client0 libwayland-cursor0 libegl1
 

@@ -7,8 +7,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use crate::audio::AnalysisSettings;
 use crate::gpu::AdapterChoice;
-use crate::headless::ShowOptions;
+use crate::headless::{AudioChoice, ShowOptions};
 use crate::show::Folder;
 
 /// The preset a show without one loads (`sylva render`, `bench`, tools).
@@ -98,6 +99,60 @@ impl ShowArgs {
             watch,
             playlist: self.playlist.clone(),
             verbose: self.verbose,
+            audio: AudioChoice::Off,
+            analysis: AnalysisSettings::default(),
+            link: false,
+        }
+    }
+}
+
+/// What a live show (window, `run --headless`, `play`) hears.
+#[derive(Args, Clone, Debug)]
+pub struct ListenArgs {
+    /// Listen to the audio input whose name contains NAME (default: the system's default input).
+    #[arg(long, value_name = "NAME")]
+    pub audio: Option<String>,
+    /// Open no audio input (the audio values stay at zero).
+    #[arg(long, conflicts_with = "audio")]
+    pub no_audio: bool,
+    /// Join the Ableton Link session on the network: beat and phase follow it (master.tempo_source = link).
+    #[arg(long)]
+    pub link: bool,
+    #[command(flatten)]
+    #[allow(missing_docs, reason = "clap documents the flattened arguments")]
+    pub analysis: AnalysisArgs,
+}
+
+impl ListenArgs {
+    /// `options` listening as these arguments say.
+    pub fn apply(&self, options: &mut ShowOptions) {
+        options.audio = if self.no_audio {
+            AudioChoice::Off
+        } else {
+            AudioChoice::Input(self.audio.clone())
+        };
+        options.analysis = self.analysis.settings();
+        options.link = self.link;
+    }
+}
+
+/// The audio analysis's FFT.
+#[derive(Args, Clone, Debug)]
+pub struct AnalysisArgs {
+    /// FFT window of the audio analysis in samples (a power of two, 256-16384).
+    #[arg(long, value_name = "SAMPLES", default_value_t = 2048)]
+    pub fft: usize,
+    /// Samples between two analyses (sound-to-value latency is one hop plus at most one frame).
+    #[arg(long, value_name = "SAMPLES", default_value_t = 512)]
+    pub hop: usize,
+}
+
+impl AnalysisArgs {
+    /// The settings, checked when the show opens its ear.
+    pub fn settings(&self) -> AnalysisSettings {
+        AnalysisSettings {
+            window: self.fft,
+            hop: self.hop,
         }
     }
 }

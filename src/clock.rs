@@ -31,6 +31,18 @@ impl Clock {
         (after > before).then_some(after as u64)
     }
 
+    /// Follows a tempo source after a tick: stands at Link's beat, or is
+    /// pulled half-way toward the nearest whole beat when one was heard.
+    pub fn follow(&mut self, lead: crate::audio::TempoLead) {
+        match lead {
+            crate::audio::TempoLead::Own => {}
+            crate::audio::TempoLead::Beats(beats) => self.beats = beats.max(0.0),
+            crate::audio::TempoLead::Nudge => {
+                self.beats += 0.5 * (self.beats.round() - self.beats);
+            }
+        }
+    }
+
     /// Position inside the current beat, 0..1.
     pub fn beat_phase(&self) -> f32 {
         self.beats.fract() as f32

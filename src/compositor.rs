@@ -39,6 +39,10 @@ pub fn master_params() -> Vec<ParamSpec> {
         ParamSpec::float("master.bpm", 120.0, 20.0, 300.0)
             .with_unit("bpm")
             .with_description("Tempo of the beat clock"),
+        ParamSpec::enumeration("master.tempo_source", &crate::audio::TEMPO_SOURCES, 1)
+            .with_description(
+                "Where the beat comes from: internal (tap, OSC, Lua), midi_clock (a sequencer's clock when one plays), audio (the beats heard), link (Ableton Link)",
+            ),
         ParamSpec::float("master.crossfade", 0.0, 0.0, 60.0)
             .with_unit("s")
             .with_description(

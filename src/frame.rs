@@ -1,9 +1,9 @@
 //! The frame uniform block: written once per frame by the show (step 5
-//! of the frame flow) and bound by every layer that wants time, the beat or
-//! the master values. Its WGSL twin is `shaders/common/frame.wgsl`.
+//! of the frame flow) and bound by every layer that wants time, the beat,
+//! the master values or the sound. Its WGSL twin is `shaders/common/frame.wgsl`.
 
 use crate::clock::Clock;
-use crate::params::Registry;
+use crate::params::{Registry, Value};
 
 /// `struct Frame` in WGSL. All fields are 4 bytes and the vec2 comes first,
 /// so the layout has no hidden padding; the size is a multiple of 16 as
@@ -32,6 +32,19 @@ pub struct FrameUniforms {
     /// `master.blackout`.
     pub blackout: f32,
     _pad: f32,
+    /// `audio.level`, `audio.bass`, `audio.mid`, `audio.high`.
+    pub level: f32,
+    /// See `level`.
+    pub bass: f32,
+    /// See `level`.
+    pub mid: f32,
+    /// See `level`.
+    pub high: f32,
+    /// `audio.onset`: 1 in the frame of an onset.
+    pub onset: f32,
+    _pad_audio: [f32; 3],
+    /// `audio.bands`, four to a vec4 (uniform arrays step by 16 bytes).
+    pub bands: [[f32; 4]; 4],
 }
 
 /// Seconds after which `time` wraps: an installation runs for weeks and an
@@ -42,6 +55,8 @@ const TIME_WRAP: f64 = 86_400.0;
 impl FrameUniforms {
     /// The block for this frame.
     pub fn new(clock: &Clock, registry: &Registry, size: [u32; 2], seed: u64) -> Self {
+        // A show without the audio section (a bench) hears silence.
+        let heard = |name: &str| registry.get(name).and_then(Value::as_f32).unwrap_or(0.0);
         Self {
             resolution: [size[0] as f32, size[1] as f32],
             time: (clock.time % TIME_WRAP) as f32,
@@ -54,6 +69,18 @@ impl FrameUniforms {
             brightness: registry.float("master.brightness"),
             blackout: registry.float("master.blackout"),
             _pad: 0.0,
+            level: heard("audio.level"),
+            bass: heard("audio.bass"),
+            mid: heard("audio.mid"),
+            high: heard("audio.high"),
+            onset: heard("audio.onset"),
+            _pad_audio: [0.0; 3],
+            bands: match registry.get("audio.bands") {
+                Some(Value::List(bands)) => std::array::from_fn(|i| {
+                    std::array::from_fn(|j| bands.get(4 * i + j).copied().unwrap_or(0.0))
+                }),
+                _ => [[0.0; 4]; 4],
+            },
         }
     }
 }

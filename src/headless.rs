@@ -9,12 +9,16 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 
+use crate::audio::file::FileFeed;
+use crate::audio::input::LiveInput;
+use crate::audio::{AnalysisSettings, Feed};
 use crate::control::{ControlOptions, ControlSurface};
 use crate::gpu::{AdapterChoice, Gpu, OUTPUT_FORMAT, RenderTarget, read_rgba8};
 use crate::installation::{InstallOptions, Installation};
 use crate::show::Show;
 use crate::show::{Assets, Folder};
 use crate::status::ErrorLog;
+use crate::video::VideoWriter;
 
 /// What every show needs to start: adapter, show folder, preset, seed.
 #[derive(Debug, Clone)]
@@ -38,6 +42,24 @@ pub struct ShowOptions {
     pub playlist: Option<String>,
     /// Print the OSC address table once the show has started.
     pub verbose: bool,
+    /// What the show hears.
+    pub audio: AudioChoice,
+    /// FFT window and hop of the analysis.
+    pub analysis: AnalysisSettings,
+    /// Join an Ableton Link session (`master.tempo_source = link`).
+    pub link: bool,
+}
+
+/// What a show listens to.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub enum AudioChoice {
+    /// Nothing: the analysis stays at zero.
+    #[default]
+    Off,
+    /// The audio input whose name contains this (the default one if `None`).
+    Input(Option<String>),
+    /// A sound file, heard in step with the show's clock.
+    File(PathBuf),
 }
 
 impl ShowOptions {
@@ -53,6 +75,9 @@ impl ShowOptions {
             watch: false,
             playlist: None,
             verbose: false,
+            audio: AudioChoice::Off,
+            analysis: AnalysisSettings::default(),
+            link: false,
         }
     }
 
@@ -121,7 +146,42 @@ fn open_show(
     if options.watch {
         show.watch(Box::new(|| {}));
     }
+    listen(&mut show, options)?;
     Ok(show)
+}
+
+/// Opens what the show hears, and joins Link when asked.
+fn listen(show: &mut Show, options: &ShowOptions) -> anyhow::Result<()> {
+    let settings = options.analysis.checked()?;
+    match &options.audio {
+        AudioChoice::Off => {}
+        AudioChoice::Input(name) => show.hear_from(Feed::Live(LiveInput::start(
+            name.clone(),
+            settings,
+            show.errors.clone(),
+        ))),
+        AudioChoice::File(path) => {
+            let sound = crate::audio::file::read(path)?;
+            tracing::info!(
+                "hearing {} ({} Hz, {} channels, {:.1} s)",
+                path.display(),
+                sound.rate,
+                sound.channels,
+                sound.seconds()
+            );
+            show.hear_from(Feed::File(Box::new(FileFeed::new(sound, settings))));
+        }
+    }
+    if options.link {
+        if !cfg!(feature = "link") {
+            bail!("--link: this build has no Ableton Link (built without the `link` feature)");
+        }
+        show.hearing_mut().join_link_network();
+        let link = crate::params::Value::Text("link".into());
+        show.registry
+            .set("master.tempo_source", link, crate::params::Source::Ui)?;
+    }
+    Ok(())
 }
 
 /// Loads the preset for a show that must go on (the window and `run
@@ -205,33 +265,51 @@ pub fn parse_size(text: &str) -> Result<[u32; 2], SizeError> {
 pub struct RenderOptions {
     /// Show to render.
     pub show: ShowOptions,
-    /// Number of frames.
-    pub frames: u32,
+    /// Number of frames; `None`: 60, or with a sound file all of it.
+    pub frames: Option<u32>,
     /// Output size.
     pub size: [u32; 2],
     /// Folder for `frame_00000.png` and onward.
-    pub out: PathBuf,
+    pub out: Option<PathBuf>,
     /// Frames per second; dt is exactly `1 / fps`.
     pub fps: f32,
     /// Write every n-th frame only (a time-lapse of a long show); 1
     /// writes them all.
     pub every: u32,
+    /// Encode the frames (and the sound file) into this video with ffmpeg.
+    pub video: Option<PathBuf>,
 }
 
 /// Renders `frames` PNGs. Any error a layer reports fails the render, so a
 /// broken shader never yields a folder of black frames.
 pub fn render(options: &RenderOptions) -> anyhow::Result<()> {
-    std::fs::create_dir_all(&options.out)
-        .with_context(|| format!("creating {}", options.out.display()))?;
+    if let Some(out) = &options.out {
+        std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    }
     let mut show = start(&options.show, OUTPUT_FORMAT)?;
     fail_on_errors(&show)?;
+    let soundtrack = match &options.show.audio {
+        AudioChoice::File(path) => Some(path.as_path()),
+        _ => None,
+    };
+    let frames = options
+        .frames
+        .unwrap_or_else(|| match show.hearing().sound_seconds() {
+            Some(seconds) => (seconds * f64::from(options.fps)).ceil() as u32,
+            None => 60,
+        });
+    let mut video = options
+        .video
+        .as_ref()
+        .map(|path| VideoWriter::start(path, options.size, options.fps, soundtrack))
+        .transpose()?;
     let output = RenderTarget::new(
         &show.gpu.device,
         "render.output",
         options.size,
         OUTPUT_FORMAT,
     );
-    let progress = indicatif::ProgressBar::new(u64::from(options.frames)).with_style(
+    let progress = indicatif::ProgressBar::new(u64::from(frames)).with_style(
         indicatif::ProgressStyle::with_template(
             "{bar:40} {pos}/{len} frames, {per_sec}, eta {eta}",
         )
@@ -239,7 +317,7 @@ pub fn render(options: &RenderOptions) -> anyhow::Result<()> {
     );
     let dt = 1.0 / options.fps;
     let every = options.every.max(1);
-    for index in 0..options.frames {
+    for index in 0..frames {
         show.frame(dt, None, (&output.view, options.size), |_, _| {});
         progress.inc(1);
         if (index + 1) % every != 0 {
@@ -247,12 +325,21 @@ pub fn render(options: &RenderOptions) -> anyhow::Result<()> {
         }
         let image = read_rgba8(&show.gpu, &output.texture)?;
         fail_on_errors(&show)?;
-        let path = options.out.join(format!("frame_{index:05}.png"));
-        image
-            .save(&path)
-            .with_context(|| format!("writing {}", path.display()))?;
+        if let Some(video) = video.as_mut() {
+            video.frame(image.as_raw())?;
+        }
+        if let Some(out) = &options.out {
+            let path = out.join(format!("frame_{index:05}.png"));
+            image
+                .save(&path)
+                .with_context(|| format!("writing {}", path.display()))?;
+        }
     }
     progress.finish();
+    if let Some(video) = video {
+        let path = video.finish()?;
+        tracing::info!("video written to {}", path.display());
+    }
     Ok(())
 }
 

@@ -9,6 +9,7 @@
 #![warn(missing_docs)]
 
 pub mod app;
+pub mod audio;
 pub mod bench;
 pub mod check;
 pub mod cli;
@@ -26,3 +27,4 @@ pub mod script;
 pub mod show;
 pub mod status;
 pub mod supervise;
+pub mod video;

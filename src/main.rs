@@ -8,7 +8,9 @@ use std::process::ExitCode;
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use sylva::app::{self, NoDisplay, WindowOptions};
 use sylva::bench::{self, BenchOptions};
-use sylva::cli::{FolderArgs, ShowArgs, ToolVerb, run_tool, tools_command};
+use sylva::cli::{
+    AnalysisArgs, FolderArgs, ListenArgs, ShowArgs, ToolVerb, run_tool, tools_command,
+};
 use sylva::control::ControlOptions;
 use sylva::headless::{self, HeadlessOptions, RenderOptions, parse_size};
 use sylva::installation::{InstallOptions, Schedule};
@@ -139,6 +141,8 @@ struct RunArgs {
     fps: f32,
     #[command(flatten)]
     control: ControlArgs,
+    #[command(flatten)]
+    listen: ListenArgs,
 }
 
 /// MIDI and OSC.
@@ -192,15 +196,23 @@ impl ControlArgs {
 struct RenderArgs {
     #[command(flatten)]
     show: ShowArgs,
-    /// Number of frames to write.
-    #[arg(long, default_value_t = 60)]
-    frames: u32,
+    /// Number of frames to write (default 60; with --audio, the whole sound).
+    #[arg(long)]
+    frames: Option<u32>,
     /// Frame size.
     #[arg(long, value_name = "WxH", default_value = "1280x720", value_parser = parse_size)]
     size: [u32; 2],
     /// Output folder for frame_00000.png and onward.
-    #[arg(long, value_name = "DIR")]
-    out: PathBuf,
+    #[arg(long, value_name = "DIR", required_unless_present = "video")]
+    out: Option<PathBuf>,
+    /// Hear this sound file (WAV, FLAC, MP3, Ogg) in step with the frames: frame n hears it at n / fps. Without a preset, the default show plays.
+    #[arg(long, value_name = "FILE")]
+    audio: Option<PathBuf>,
+    /// Encode the frames (and the sound of --audio) into this video with ffmpeg, which must be on the PATH.
+    #[arg(long, value_name = "FILE")]
+    video: Option<PathBuf>,
+    #[command(flatten)]
+    analysis: AnalysisArgs,
     /// Frames per second; each frame advances exactly 1/fps seconds.
     #[arg(long, default_value_t = 60.0)]
     fps: f32,
@@ -324,14 +336,26 @@ fn run_cli(cli: Cli) -> anyhow::Result<()> {
             let (args, install) = args.into_run();
             run(args, install)
         }
-        Some(Command::Render(args)) => headless::render(&RenderOptions {
-            show: args.show.options(false),
-            frames: args.frames,
-            size: args.size,
-            out: args.out,
-            fps: args.fps,
-            every: args.every,
-        }),
+        Some(Command::Render(args)) => {
+            let show = match &args.audio {
+                Some(_) => args.show.or_default_show(),
+                None => args.show,
+            };
+            let mut options = show.options(false);
+            options.analysis = args.analysis.settings();
+            if let Some(file) = &args.audio {
+                options.audio = sylva::headless::AudioChoice::File(file.clone());
+            }
+            headless::render(&RenderOptions {
+                show: options,
+                frames: args.frames,
+                size: args.size,
+                out: args.out,
+                fps: args.fps,
+                every: args.every,
+                video: args.video,
+            })
+        }
         Some(Command::Bench(args)) => bench_command(args),
         Some(Command::Check(args)) => check_command(&args),
         Some(Command::Asset(args)) => sylva::layers::skinned::asset::run(&args),
@@ -348,9 +372,11 @@ impl RunArgs {
 }
 
 fn run(args: RunArgs, install: InstallOptions) -> anyhow::Result<()> {
+    let mut show = args.show.options(true);
+    args.listen.apply(&mut show);
     if args.headless {
         return headless::run(&HeadlessOptions {
-            show: args.show.options(true),
+            show,
             size: args.size,
             exit_after: args.exit_after,
             frames: args.frames,
@@ -361,7 +387,7 @@ fn run(args: RunArgs, install: InstallOptions) -> anyhow::Result<()> {
         });
     }
     app::run(WindowOptions {
-        show: args.show.options(true),
+        show,
         fullscreen: args.fullscreen,
         monitor: args.monitor,
         vsync: !args.no_vsync,

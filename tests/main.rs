@@ -1,6 +1,7 @@
 //! The integration tests, in one binary so they share one GPU device and
 //! one link step (CI has two cores).
 
+mod audio;
 mod blend;
 mod cli;
 mod colony;

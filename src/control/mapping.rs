@@ -19,10 +19,16 @@
 //! address = "/chan1"
 //! param = "shader.aurora.glow"
 //! range = [0.0, 1.0]           # the incoming value's range
+//!
+//! [[modulate]]                 # see crate::audio::modulate
+//! source = "audio.bass"
+//! param = "colony.growth_speed"
+//! range = [0.0, 4.0]
 //! ```
 
 use serde::{Deserialize, Serialize};
 
+use crate::audio::modulate::Modulation;
 use crate::command::PlaylistCommand;
 
 /// Why a mapping file was refused.
@@ -202,6 +208,9 @@ pub struct Mappings {
     /// OSC aliases.
     #[serde(default)]
     pub osc: Vec<OscAlias>,
+    /// Modulations: a source moving a parameter (`crate::audio::modulate`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub modulate: Vec<Modulation>,
 }
 
 impl Mappings {
@@ -236,6 +245,19 @@ impl Mappings {
                     file: file.to_string(),
                     line: line_of(nth),
                     message: format!("[[midi]] entry {}: {message}", index + 1),
+                });
+            }
+        }
+        for (index, modulation) in mappings.modulate.iter().enumerate() {
+            if let Err(message) = modulation.check() {
+                let nth = text
+                    .match_indices("[[modulate]]")
+                    .nth(index)
+                    .map_or(0, |(at, _)| at);
+                return Err(MappingError {
+                    file: file.to_string(),
+                    line: line_of(nth),
+                    message: format!("[[modulate]] entry {}: {message}", index + 1),
                 });
             }
         }

@@ -21,7 +21,14 @@ impl ControlSurface {
     ) {
         match message {
             MidiMessage::Clock => {
-                if let Some(bpm) = self.midi_clock.pulse(at) {
+                // The clock leads only when `master.tempo_source` is midi_clock.
+                let follows = match registry.get("master.tempo_source") {
+                    Some(Value::Enum(i)) => {
+                        crate::audio::TEMPO_SOURCES.get(*i) == Some(&"midi_clock")
+                    }
+                    _ => true,
+                };
+                if let Some(bpm) = self.midi_clock.pulse(at).filter(|_| follows) {
                     let bpm = Command::Set("master.bpm".into(), Value::Float(bpm), Source::Midi);
                     self.command(bpm);
                 }

@@ -261,6 +261,7 @@ fn type_tags(kind: &ParamKind) -> &'static str {
         ParamKind::Vec3 { .. } => "fff",
         ParamKind::Colour => "fff[f]",
         ParamKind::Text | ParamKind::Path => "s",
+        ParamKind::List { .. } => "f… (read-only)",
     }
 }
 
@@ -352,6 +353,7 @@ pub fn args_of(spec: &ParamSpec, value: &Value) -> Vec<OscType> {
         Value::Enum(_) => vec![OscType::String(spec.display(value))],
         Value::Vec3(v) => v.iter().map(|c| OscType::Float(*c)).collect(),
         Value::Colour(v) => v.iter().map(|c| OscType::Float(*c)).collect(),
+        Value::List(v) => v.iter().map(|c| OscType::Float(*c)).collect(),
         Value::Text(s) => vec![OscType::String(s.clone())],
     }
 }

@@ -568,6 +568,7 @@ fn parameter(spec: &ParamSpec, value: &Value) -> Json {
             _ => Json::Null,
         })
         .collect();
+    let list_type: String;
     let (osc_type, range) = match &spec.kind {
         ParamKind::Float { min, max } => ("f", json!([{ "MIN": min, "MAX": max }])),
         ParamKind::Int { min, max } => ("i", json!([{ "MIN": min, "MAX": max }])),
@@ -589,11 +590,19 @@ fn parameter(spec: &ParamSpec, value: &Value) -> Json {
             json!([{ "MIN": 0.0 }, { "MIN": 0.0 }, { "MIN": 0.0 }, { "MIN": 0.0 }]),
         ),
         ParamKind::Text | ParamKind::Path => ("s", Json::Null),
+        ParamKind::List { len, min, max } => {
+            list_type = "f".repeat(*len);
+            (
+                list_type.as_str(),
+                Json::Array(vec![json!({ "MIN": min, "MAX": max }); *len]),
+            )
+        }
     };
     let mut node = json!({
         "TYPE": osc_type,
         "VALUE": args,
-        "ACCESS": 3,
+        // OSCQuery: 1 is read-only, 3 read and write.
+        "ACCESS": if spec.read_only { 1 } else { 3 },
         "DESCRIPTION": spec.description,
         "CLIPMODE": "both",
     });

@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{Easing, ParamSpec, Ramp, Value};
+use super::{Easing, ParamKind, ParamSpec, Ramp, Value};
 
 /// Who changed a parameter; feedback over OSC is never echoed back to the
 /// source of a change.
@@ -51,6 +51,9 @@ pub enum ParamError {
         /// The refused value, printed.
         got: String,
     },
+    /// Only the show writes this parameter (the audio analysis).
+    #[error("parameter {0:?} is read-only")]
+    ReadOnly(String),
     /// Ramps need a numeric parameter.
     #[error("parameter {0:?} cannot be ramped (not a float, vec3 or colour)")]
     NotRampable(String),
@@ -62,6 +65,8 @@ struct Entry {
     target: Value,
     current: Value,
     ramp: Option<Ramp>,
+    /// The current value plus this frame's modulation, when modulated.
+    modulated: Option<Value>,
 }
 
 /// Reports a parameter name the code reads but nothing declares.
@@ -110,6 +115,7 @@ impl Registry {
             target,
             current,
             ramp: None,
+            modulated: None,
         };
         self.entries.insert(entry.spec.name.clone(), entry);
         self.revision += 1;
@@ -137,8 +143,16 @@ impl Registry {
         self.entries.contains_key(name)
     }
 
-    /// The current (smoothed) value, which layers render with.
+    /// The current (smoothed) value with this frame's modulation, which
+    /// layers render with.
     pub fn get(&self, name: &str) -> Option<&Value> {
+        self.entries
+            .get(name)
+            .map(|e| e.modulated.as_ref().unwrap_or(&e.current))
+    }
+
+    /// The current value without modulation: what MIDI, OSC and Lua set.
+    pub fn base(&self, name: &str) -> Option<&Value> {
         self.entries.get(name).map(|e| &e.current)
     }
 
@@ -189,6 +203,9 @@ impl Registry {
     /// jumps at once.
     pub fn set(&mut self, name: &str, value: Value, source: Source) -> Result<Value, ParamError> {
         let entry = self.entry_mut(name)?;
+        if entry.spec.read_only && source != Source::Show {
+            return Err(ParamError::ReadOnly(name.to_string()));
+        }
         let value = entry.spec.checked(value)?;
         entry.ramp = None;
         entry.target = value.clone();
@@ -225,6 +242,9 @@ impl Registry {
         source: Source,
     ) -> Result<Value, ParamError> {
         let entry = self.entry_mut(name)?;
+        if entry.spec.read_only && source != Source::Show {
+            return Err(ParamError::ReadOnly(name.to_string()));
+        }
         if !entry.spec.kind.is_continuous() {
             return Err(ParamError::NotRampable(name.to_string()));
         }
@@ -251,6 +271,24 @@ impl Registry {
                 }
             }
             entry.current = smooth(&entry.current, &entry.target, entry.spec.smoothing, dt);
+        }
+    }
+
+    /// Adds this frame's modulation to the current values: `offsets` by
+    /// parameter name (several sources on one parameter already summed);
+    /// a parameter without an offset renders its current value again.
+    /// Floats and ints only; the sum is clamped to the range.
+    pub fn modulate(&mut self, offsets: &BTreeMap<String, f32>) {
+        for (name, entry) in self.entries.iter_mut() {
+            entry.modulated = offsets.get(name).and_then(|offset| {
+                let base = entry.current.as_f32()?;
+                match entry.spec.kind {
+                    ParamKind::Float { .. } | ParamKind::Int { .. } => {
+                        entry.spec.clamp(Value::Float(base + offset))
+                    }
+                    _ => None,
+                }
+            });
         }
     }
 

@@ -23,6 +23,8 @@ pub enum Value {
     Colour([f32; 4]),
     /// Free text or a path inside the show folder.
     Text(String),
+    /// A fixed number of reals (the audio bands).
+    List(Vec<f32>),
 }
 
 impl Value {
@@ -51,6 +53,7 @@ impl Value {
         match self {
             Value::Vec3(v) => v.to_vec(),
             Value::Colour(v) => v.to_vec(),
+            Value::List(v) => v.clone(),
             Value::Text(_) => Vec::new(),
             other => other.as_f32().into_iter().collect(),
         }
@@ -67,6 +70,10 @@ impl fmt::Display for Value {
             Value::Vec3([x, y, z]) => write!(f, "({x:.2}, {y:.2}, {z:.2})"),
             Value::Colour([r, g, b, a]) => write!(f, "({r:.2}, {g:.2}, {b:.2}, {a:.2})"),
             Value::Text(s) => write!(f, "{s:?}"),
+            Value::List(v) => {
+                let items: Vec<String> = v.iter().map(|x| format!("{x:.2}")).collect();
+                write!(f, "[{}]", items.join(", "))
+            }
         }
     }
 }
@@ -108,6 +115,15 @@ pub enum ParamKind {
     Text,
     /// A path resolved inside the show folder.
     Path,
+    /// `len` reals, each clamped to `min..=max`.
+    List {
+        /// Number of values.
+        len: usize,
+        /// Lowest value of each.
+        min: f32,
+        /// Highest value of each.
+        max: f32,
+    },
 }
 
 impl ParamKind {
@@ -122,6 +138,7 @@ impl ParamKind {
             ParamKind::Colour => "colour",
             ParamKind::Text => "string",
             ParamKind::Path => "path",
+            ParamKind::List { .. } => "list",
         }
     }
 
@@ -150,6 +167,9 @@ pub struct ParamSpec {
     pub smoothing: f32,
     /// One line for the HUD and OSCQuery.
     pub description: String,
+    /// Written only by the show itself (the audio analysis): refused from
+    /// presets, Lua, MIDI and OSC.
+    pub read_only: bool,
 }
 
 impl ParamSpec {
@@ -189,6 +209,15 @@ impl ParamSpec {
         Self::new(name, ParamKind::Path, Value::Text(default.into()))
     }
 
+    /// A list of `len` reals in `min..=max`, all starting at `min`.
+    pub fn list(name: impl Into<String>, len: usize, min: f32, max: f32) -> Self {
+        Self::new(
+            name,
+            ParamKind::List { len, min, max },
+            Value::List(vec![min; len]),
+        )
+    }
+
     /// A free-text parameter.
     pub fn text(name: impl Into<String>, default: impl Into<String>) -> Self {
         Self::new(name, ParamKind::Text, Value::Text(default.into()))
@@ -202,6 +231,7 @@ impl ParamSpec {
             unit: String::new(),
             smoothing: 0.0,
             description: String::new(),
+            read_only: false,
         };
         spec.default = spec.clamp(default).unwrap_or(spec.default.clone());
         spec
@@ -248,6 +278,12 @@ impl ParamSpec {
         self
     }
 
+    /// Marks the parameter as written by the show alone.
+    pub fn read_only(mut self) -> Self {
+        self.read_only = true;
+        self
+    }
+
     /// Sets the smoothing time constant in seconds.
     pub fn with_smoothing(mut self, seconds: f32) -> Self {
         self.smoothing = seconds.max(0.0);
@@ -290,6 +326,11 @@ impl ParamSpec {
                 self.clamp(Value::Colour([r, g, b, 1.0]))
             }
             (ParamKind::Text | ParamKind::Path, Value::Text(s)) => Some(Value::Text(s)),
+            (ParamKind::List { len, min, max }, Value::List(v)) if v.len() == *len => v
+                .into_iter()
+                .map(|x| finite(x).map(|x| x.max(*min).min(*max)))
+                .collect::<Option<Vec<f32>>>()
+                .map(Value::List),
             _ => None,
         }
     }

@@ -1,6 +1,7 @@
 //! The `sylva` table scripts call: `get`, `set`, `ramp`, `layer`, `reseed`,
 //! `preset`, `learn`, `log`, `params`, and the fields `time`, `frame`, `beat`,
-//! `beat_phase` and `bpm` that the host refreshes before every call.
+//! `beat_phase` and `bpm` and the table `audio` (`level`, `bass`, `mid`,
+//! `high`, `onset`, `bpm`, `bands`) that the host refreshes before every call.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -19,6 +20,7 @@ pub fn create(
     log: &Rc<RefCell<LogLimiter>>,
 ) -> mlua::Result<Table> {
     let api = lua.create_table()?;
+    api.set("audio", lua.create_table()?)?;
     let b = bridge.clone();
     api.set(
         "get",
@@ -139,6 +141,7 @@ fn to_lua(lua: &Lua, spec: &ParamSpec, value: &Value) -> mlua::Result<LuaValue> 
         }
         Value::Vec3(v) => LuaValue::Table(lua.create_sequence_from(v.iter().copied())?),
         Value::Colour(v) => LuaValue::Table(lua.create_sequence_from(v.iter().copied())?),
+        Value::List(v) => LuaValue::Table(lua.create_sequence_from(v.iter().copied())?),
     })
 }
 

@@ -54,6 +54,8 @@ pub enum ScriptEvent {
     Osc(String, Vec<OscArg>),
     /// A preset was loaded.
     Preset(String),
+    /// An onset (a hit) was heard.
+    Onset,
 }
 
 /// An OSC argument as scripts receive it.
@@ -181,7 +183,7 @@ impl ScriptHost {
         let file = file.strip_prefix("scripts/").unwrap_or(file).to_string();
         self.file = file.clone();
         self.bridge.borrow_mut().refresh(registry);
-        let result = self.evaluate(&file, clock);
+        let result = self.evaluate(&file, clock, registry);
         match result {
             Ok(generation) => {
                 self.errors.clear(&self.origin());
@@ -228,7 +230,7 @@ impl ScriptHost {
             return;
         }
         self.bridge.borrow_mut().refresh(registry);
-        self.set_fields(clock);
+        self.set_fields(clock, registry);
         self.call("update", dt);
     }
 
@@ -238,10 +240,11 @@ impl ScriptHost {
             return;
         };
         self.bridge.borrow_mut().refresh(registry);
-        self.set_fields(clock);
+        self.set_fields(clock, registry);
         match event {
             ScriptEvent::Beat(n) => self.call("on_beat", *n),
             ScriptEvent::Preset(name) => self.call("on_preset", name.as_str()),
+            ScriptEvent::Onset => self.call("on_onset", ()),
             ScriptEvent::Midi {
                 kind,
                 channel,
@@ -298,18 +301,23 @@ impl ScriptHost {
         format!("scripts/{}", self.file)
     }
 
-    fn set_fields(&self, clock: &Clock) {
+    fn set_fields(&self, clock: &Clock, registry: &Registry) {
         if let Some(generation) = &self.current {
-            set_fields(&generation.state.api, clock);
+            set_fields(&generation.state.api, clock, registry);
         }
     }
 
     /// Evaluates the file into a fresh state and environment and runs
     /// `setup()`.
-    fn evaluate(&mut self, file: &str, clock: &Clock) -> Result<Generation, ScriptError> {
+    fn evaluate(
+        &mut self,
+        file: &str,
+        clock: &Clock,
+        registry: &Registry,
+    ) -> Result<Generation, ScriptError> {
         let asset = self.assets.read(Folder::Scripts, file)?;
         let state = State::new(&self.bridge, &self.log, self.seed)?;
-        set_fields(&state.api, clock);
+        set_fields(&state.api, clock, registry);
         let loading = Rc::new(RefCell::new(None));
         let require = require_function(&state.lua, &loading, &self.assets)?;
         let persist = match &self.current {
@@ -375,7 +383,10 @@ impl ScriptHost {
 }
 
 /// Refreshes the fields scripts read: time, beat, phase, bpm and frame.
-fn set_fields(api: &Table, clock: &Clock) {
+/// The fields of `sylva.audio`: the read-only `audio.*` parameters.
+const AUDIO_FIELDS: [&str; 6] = ["level", "bass", "mid", "high", "onset", "bpm"];
+
+fn set_fields(api: &Table, clock: &Clock, registry: &Registry) {
     let fields = [
         ("time", clock.time),
         ("beat", clock.beats),
@@ -386,6 +397,17 @@ fn set_fields(api: &Table, clock: &Clock) {
         let _ = api.set(name, value);
     }
     let _ = api.set("frame", clock.frame);
+    if let Ok(audio) = api.get::<Table>("audio") {
+        for field in AUDIO_FIELDS {
+            let value = registry
+                .get(&format!("audio.{field}"))
+                .and_then(|v| v.as_f32());
+            let _ = audio.set(field, value.unwrap_or(0.0));
+        }
+        if let Some(crate::params::Value::List(bands)) = registry.get("audio.bands") {
+            let _ = audio.set("bands", bands.clone());
+        }
+    }
 }
 
 /// `require(name)`: loads `scripts/<name with dots as slashes>.lua` into

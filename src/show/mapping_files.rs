@@ -47,6 +47,7 @@ impl LoadedMappings {
                     errors.clear(&format!("presets/{file}"));
                     all.midi.extend(mappings.midi);
                     all.osc.extend(mappings.osc);
+                    all.modulate.extend(mappings.modulate);
                 }
                 Err(error) => errors.report(format!("presets/{file}"), error),
             }

@@ -235,6 +235,7 @@ pub fn toml_of(spec: &crate::params::ParamSpec, value: &Value) -> toml::Value {
         Value::Enum(_) => toml::Value::String(spec.display(value)),
         Value::Vec3(v) => floats(v),
         Value::Colour(v) => floats(v),
+        Value::List(v) => floats(v),
         Value::Text(s) => toml::Value::String(s.clone()),
     }
 }

@@ -63,6 +63,7 @@ impl Show {
         let params = self
             .registry
             .iter()
+            .filter(|(spec, _)| !spec.read_only)
             .filter_map(|(spec, _)| {
                 let value = self.registry.target(&spec.name)?;
                 Some((spec.name.clone(), toml_of(spec, value)))

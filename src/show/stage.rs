@@ -9,6 +9,7 @@ use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::audio::{Feed, Hearing, audio_params};
 use crate::check::CheckError;
 use crate::clock::Clock;
 use crate::command::Command;
@@ -163,6 +164,7 @@ pub struct Show {
     presets_loaded: u64,
     last_save: Option<Instant>,
     in_flight: VecDeque<wgpu::SubmissionIndex>,
+    hearing: Hearing,
 }
 
 impl Show {
@@ -195,7 +197,7 @@ impl Show {
             Compositor::new(&env, output_format)?
         };
         let mut registry = Registry::new();
-        for spec in master_params() {
+        for spec in master_params().into_iter().chain(audio_params()) {
             registry.register(spec);
         }
         let frame_uniforms =
@@ -230,6 +232,7 @@ impl Show {
             presets_loaded: 0,
             last_save: None,
             in_flight: VecDeque::new(),
+            hearing: Hearing::default(),
         })
     }
 
@@ -250,6 +253,7 @@ impl Show {
         std::mem::swap(&mut show.script, &mut self.script);
         show.script_override = self.script_override.take();
         show.watcher = self.watcher.take();
+        std::mem::swap(&mut show.hearing, &mut self.hearing);
         if let Err(error) = show.resume(&state) {
             show.errors.report("device lost", error);
         }
@@ -277,6 +281,22 @@ impl Show {
                 Ok(())
             }
         }
+    }
+
+    /// Listens to `feed` from now on (the window and `sylva play`: the
+    /// audio input; `render --audio`: a file in step with the clock).
+    pub fn hear_from(&mut self, feed: Feed) {
+        self.hearing = Hearing::new(feed);
+    }
+
+    /// The show's ear: what it hears, its device, Link.
+    pub fn hearing(&self) -> &Hearing {
+        &self.hearing
+    }
+
+    /// The same, to change.
+    pub fn hearing_mut(&mut self) -> &mut Hearing {
+        &mut self.hearing
     }
 
     /// Runs `file` (in `scripts/`) instead of the script presets name.
@@ -619,13 +639,10 @@ impl Show {
             seed: self.seed,
         };
         // The master section belongs to the performer, not the preset: it
-        // keeps its values unless the preset sets them.
+        // keeps its values unless the preset sets them; the audio section
+        // belongs to the sound.
         let mut registry = Registry::new();
-        for (spec, value) in self
-            .registry
-            .iter()
-            .filter(|(s, _)| s.name.starts_with("master."))
-        {
+        for (spec, value) in self.registry.iter().filter(|(s, _)| show_wide(&s.name)) {
             registry.register(spec.clone());
             registry
                 .set_now(&spec.name, value.clone(), Source::Show)
@@ -728,11 +745,7 @@ impl Show {
             );
         }
         let mut params = toml::Table::new();
-        for (spec, _) in self
-            .registry
-            .iter()
-            .filter(|(s, _)| !s.name.starts_with("master."))
-        {
+        for (spec, _) in self.registry.iter().filter(|(s, _)| !show_wide(&s.name)) {
             if let Some(value) = self.registry.target(&spec.name) {
                 params.insert(spec.name.clone(), crate::show::toml_of(spec, value));
             }
@@ -886,12 +899,25 @@ impl Show {
         self.carry_out_requests();
         self.apply_file_changes();
         self.advance_playlist();
+        let heard = self
+            .hearing
+            .hear(&mut self.registry, self.clock.time + f64::from(dt));
+        if heard.onset.is_some() {
+            self.dispatch(&ScriptEvent::Onset);
+        }
         self.script.update(dt, &self.registry, &self.clock);
         self.apply_script_commands();
+        let lead = self
+            .hearing
+            .lead_tempo(&mut self.registry, &heard, &self.errors);
         self.registry.advance(dt);
-        if let Some(beat) = self.clock.tick(dt, self.registry.float("master.bpm")) {
+        let beat = self.clock.tick(dt, self.registry.float("master.bpm"));
+        self.clock.follow(lead);
+        if let Some(beat) = beat {
             self.dispatch(&ScriptEvent::Beat(beat));
         }
+        self.hearing
+            .modulate(&mut self.registry, &self.clock, dt, &self.mappings);
         let env = LayerEnv {
             gpu: &self.gpu,
             assets: &self.assets,
@@ -987,7 +1013,7 @@ impl Show {
 fn glide_shared(outgoing: &Registry, incoming: &mut Registry, seconds: f32) {
     let shared: Vec<(String, crate::params::Value, crate::params::Value)> = incoming
         .iter()
-        .filter(|(spec, _)| spec.kind.is_continuous() && !spec.name.starts_with("master."))
+        .filter(|(spec, _)| spec.kind.is_continuous() && !show_wide(&spec.name))
         .filter_map(|(spec, _)| {
             let from = outgoing.get(&spec.name)?.clone();
             let to = incoming.target(&spec.name)?.clone();
@@ -1010,6 +1036,13 @@ fn glide_shared(outgoing: &Registry, incoming: &mut Registry, seconds: f32) {
             tracing::debug!("{name} cuts to {to} instead of gliding");
         }
     }
+}
+
+/// Whether a parameter belongs to the show rather than its preset: the
+/// master and audio sections carry over from preset to preset and are not
+/// saved in one.
+fn show_wide(name: &str) -> bool {
+    name.starts_with("master.") || name.starts_with("audio.")
 }
 
 /// Applies the preset values whose parameters exist already; the others

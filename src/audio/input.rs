@@ -1,0 +1,303 @@
+//! The live input: a supervised thread `sylva-audio` opens the input device
+//! with `cpal` (the default one, or the first whose name contains
+//! `--audio NAME`), whose callback only mixes to mono and copies into a
+//! lock-free ring (`rtrb`); the same thread drains the ring, analyses every
+//! hop and sends the frames to the show. A missing device is one warning
+//! and silence; a device that goes away is looked for again every 2 s,
+//! like MIDI ports.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use cpal::traits::{DeviceTrait, HostTrait, StreamTrait};
+
+use super::analysis::{AnalysisSettings, Analyzer, AudioFrame, GainSettings};
+use super::{Heard, HeardSoFar};
+use crate::status::ErrorLog;
+
+/// Pause between looks for a device that is not there.
+const RESCAN: Duration = Duration::from_secs(2);
+/// Pause between two drains of the ring: well under a hop.
+const DRAIN_EVERY: Duration = Duration::from_millis(2);
+/// Seconds of sound the ring holds; a stalled analysis drops the rest.
+const RING_SECONDS: u32 = 2;
+/// Frames waiting for the show; a show that stops reading loses the oldest.
+const QUEUED_FRAMES: usize = 512;
+
+/// Why the input could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum InputError {
+    /// No device (of that name).
+    #[error("no audio input device{}", .0.as_ref().map_or(String::new(), |n| format!(" whose name contains {n:?}")))]
+    NoDevice(Option<String>),
+    /// The device refused.
+    #[error("{device}: {reason}")]
+    Device {
+        /// The device's name.
+        device: String,
+        /// What cpal said.
+        reason: String,
+    },
+}
+
+/// What the show sees of the input.
+pub struct LiveInput {
+    frames: Receiver<AudioFrame>,
+    gain: Arc<Mutex<GainSettings>>,
+    device: Arc<Mutex<String>>,
+    stop: Arc<AtomicBool>,
+    heard: HeardSoFar,
+}
+
+impl LiveInput {
+    /// Starts listening to the device whose name contains `name` (the
+    /// default input when `None`).
+    pub fn start(name: Option<String>, settings: AnalysisSettings, errors: ErrorLog) -> Self {
+        let (sender, frames) = sync_channel(QUEUED_FRAMES);
+        let gain = Arc::new(Mutex::new(GainSettings::default()));
+        let device = Arc::new(Mutex::new("no audio input yet".to_string()));
+        let stop = Arc::new(AtomicBool::new(false));
+        let listening = Listening {
+            name,
+            settings,
+            sender,
+            gain: gain.clone(),
+            device: device.clone(),
+            stop: stop.clone(),
+            warned: false,
+        };
+        let mut listening = listening;
+        let spawned = crate::supervise::spawn("sylva-audio", errors, move || listening.run());
+        if let Err(error) = spawned {
+            tracing::warn!(
+                "cannot start the audio thread: {error}; the show goes on without sound"
+            );
+        }
+        Self {
+            frames,
+            gain,
+            device,
+            stop,
+            heard: HeardSoFar::default(),
+        }
+    }
+
+    /// What was heard since the last call.
+    pub fn hear(&mut self, gain: GainSettings) -> Heard {
+        *self.gain.lock().unwrap_or_else(PoisonError::into_inner) = gain;
+        while let Ok(frame) = self.frames.try_recv() {
+            self.heard.add(&frame);
+        }
+        self.heard.take()
+    }
+
+    /// The device open now, or why none is.
+    pub fn device(&self) -> String {
+        self.device
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+}
+
+impl Drop for LiveInput {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+/// The thread's side.
+struct Listening {
+    name: Option<String>,
+    settings: AnalysisSettings,
+    sender: SyncSender<AudioFrame>,
+    gain: Arc<Mutex<GainSettings>>,
+    device: Arc<Mutex<String>>,
+    stop: Arc<AtomicBool>,
+    warned: bool,
+}
+
+impl Listening {
+    fn run(&mut self) {
+        while !self.stop.load(Ordering::Relaxed) {
+            match self.open() {
+                Ok(open) => {
+                    self.warned = false;
+                    self.listen(open);
+                }
+                Err(error) => {
+                    if !self.warned {
+                        tracing::warn!(
+                            "{error}; the show goes on and the audio analysis stays at zero (looking again every {} s)",
+                            RESCAN.as_secs()
+                        );
+                        self.warned = true;
+                    }
+                    self.set_device(format!("{error}"));
+                    std::thread::sleep(RESCAN);
+                }
+            }
+        }
+    }
+
+    fn set_device(&self, text: String) {
+        *self.device.lock().unwrap_or_else(PoisonError::into_inner) = text;
+    }
+
+    /// Opens the device and starts its stream.
+    fn open(&self) -> Result<Open, InputError> {
+        let host = cpal::default_host();
+        let device = match &self.name {
+            None => host.default_input_device(),
+            Some(name) => host.input_devices().ok().and_then(|mut devices| {
+                devices.find(|d| d.to_string().to_lowercase().contains(&name.to_lowercase()))
+            }),
+        }
+        .ok_or_else(|| InputError::NoDevice(self.name.clone()))?;
+        let device_name = device.to_string();
+        let refused = |reason: String| InputError::Device {
+            device: device_name.clone(),
+            reason,
+        };
+        let supported = device
+            .default_input_config()
+            .map_err(|e| refused(e.to_string()))?;
+        let config = supported.config();
+        let rate = config.sample_rate;
+        let channels = usize::from(config.channels).max(1);
+        let (producer, consumer) = rtrb::RingBuffer::new((rate * RING_SECONDS) as usize);
+        let failed = Arc::new(AtomicBool::new(false));
+        let stream = build_stream(
+            &device,
+            &config,
+            supported.sample_format(),
+            channels,
+            producer,
+            failed.clone(),
+        )
+        .map_err(&refused)?;
+        stream.play().map_err(|e| refused(e.to_string()))?;
+        Ok(Open {
+            stream,
+            consumer,
+            failed,
+            rate,
+            name: device_name,
+        })
+    }
+
+    /// Analyses what the device sends until it fails or the show ends.
+    fn listen(&mut self, mut open: Open) {
+        tracing::info!("audio input: {} at {} Hz", open.name, open.rate);
+        self.set_device(format!("{} ({} Hz)", open.name, open.rate));
+        let mut analyzer = Analyzer::new(open.rate, self.settings);
+        let mut samples = Vec::new();
+        while !self.stop.load(Ordering::Relaxed) && !open.failed.load(Ordering::Relaxed) {
+            analyzer.gain = *self.gain.lock().unwrap_or_else(PoisonError::into_inner);
+            samples.clear();
+            if let Ok(chunk) = open.consumer.read_chunk(open.consumer.slots()) {
+                let (a, b) = chunk.as_slices();
+                samples.extend_from_slice(a);
+                samples.extend_from_slice(b);
+                chunk.commit_all();
+            }
+            let sender = &self.sender;
+            // A full queue (a show that stopped reading) drops frames, never blocks.
+            analyzer.push(&samples, |frame| {
+                let _ = sender.try_send(*frame);
+            });
+            std::thread::sleep(DRAIN_EVERY);
+        }
+        drop(open.stream);
+        if !self.stop.load(Ordering::Relaxed) {
+            tracing::warn!(
+                "audio input {} went away; looking for it every {} s",
+                open.name,
+                RESCAN.as_secs()
+            );
+            self.set_device(format!("{} went away", open.name));
+            std::thread::sleep(RESCAN);
+        }
+    }
+}
+
+/// A running stream and the ring it fills.
+struct Open {
+    stream: cpal::Stream,
+    consumer: rtrb::Consumer<f32>,
+    failed: Arc<AtomicBool>,
+    rate: u32,
+    name: String,
+}
+
+/// Builds an input stream of the device's own sample format, mixing each
+/// frame to mono into `ring`.
+fn build_stream(
+    device: &cpal::Device,
+    config: &cpal::StreamConfig,
+    format: cpal::SampleFormat,
+    channels: usize,
+    ring: rtrb::Producer<f32>,
+    failed: Arc<AtomicBool>,
+) -> Result<cpal::Stream, String> {
+    match format {
+        cpal::SampleFormat::F32 => typed::<f32>(device, config, channels, ring, failed),
+        cpal::SampleFormat::I16 => typed::<i16>(device, config, channels, ring, failed),
+        cpal::SampleFormat::U16 => typed::<u16>(device, config, channels, ring, failed),
+        cpal::SampleFormat::I32 => typed::<i32>(device, config, channels, ring, failed),
+        cpal::SampleFormat::U8 => typed::<u8>(device, config, channels, ring, failed),
+        cpal::SampleFormat::F64 => typed::<f64>(device, config, channels, ring, failed),
+        other => Err(format!("sample format {other} is not supported")),
+    }
+}
+
+fn typed<T>(
+    device: &cpal::Device,
+    config: &cpal::StreamConfig,
+    channels: usize,
+    mut ring: rtrb::Producer<f32>,
+    failed: Arc<AtomicBool>,
+) -> Result<cpal::Stream, String>
+where
+    T: cpal::SizedSample,
+    f32: cpal::FromSample<T>,
+{
+    let scale = 1.0 / channels as f32;
+    // The callback neither allocates nor locks: it copies what fits.
+    let data = move |data: &[T], _: &cpal::InputCallbackInfo| {
+        for frame in data.chunks(channels) {
+            let mono: f32 = frame
+                .iter()
+                .map(|s| <f32 as cpal::FromSample<T>>::from_sample_(*s))
+                .sum::<f32>()
+                * scale;
+            if ring.push(mono).is_err() {
+                break;
+            }
+        }
+    };
+    // Only a device gone or a stream that must be rebuilt ends it; an
+    // overrun or a refused real-time priority is worth a line in the log.
+    let mut logged = 0u32;
+    let error = move |error: cpal::Error| {
+        // Overruns can come every callback: the log hears of the first few.
+        if logged < 10 {
+            logged += 1;
+            tracing::warn!("audio input: {error}");
+        }
+        let fatal = matches!(
+            error.kind(),
+            cpal::ErrorKind::DeviceNotAvailable
+                | cpal::ErrorKind::HostUnavailable
+                | cpal::ErrorKind::StreamInvalidated
+        );
+        if fatal {
+            failed.store(true, Ordering::Relaxed);
+        }
+    };
+    device
+        .build_input_stream::<T, _, _>(*config, data, error, None)
+        .map_err(|e| e.to_string())
+}

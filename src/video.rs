@@ -1,0 +1,109 @@
+//! `sylva render --video out.mp4`: raw RGBA frames piped into `ffmpeg`
+//! (H.264, yuv420p, with the sound of `--audio` muxed in and cut to the
+//! frames), so a music video comes out in one command. ffmpeg is a program
+//! on the PATH, not a library: nothing to build, any codec it has.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+
+/// Why the video could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum VideoError {
+    /// ffmpeg is not installed.
+    #[error(
+        "--video needs ffmpeg on the PATH, and none was found. Install it (Debian/Ubuntu: sudo apt install ffmpeg; macOS: brew install ffmpeg; Windows: winget install ffmpeg), or leave out --video and give --out DIR for PNG frames"
+    )]
+    NoFfmpeg,
+    /// ffmpeg could not be started or fed.
+    #[error("ffmpeg: {0}")]
+    Pipe(#[from] std::io::Error),
+    /// ffmpeg failed.
+    #[error("ffmpeg failed ({status}) making {path}")]
+    Failed {
+        /// The video asked for.
+        path: PathBuf,
+        /// Its exit status.
+        status: std::process::ExitStatus,
+    },
+}
+
+/// An ffmpeg process taking frames.
+pub struct VideoWriter {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    path: PathBuf,
+}
+
+impl VideoWriter {
+    /// Starts ffmpeg writing `path` from frames of `size` at `fps`, with
+    /// the sound of `soundtrack` (cut to the video's length) if given.
+    pub fn start(
+        path: &Path,
+        size: [u32; 2],
+        fps: f32,
+        soundtrack: Option<&Path>,
+    ) -> Result<Self, VideoError> {
+        let mut command = Command::new("ffmpeg");
+        command
+            .args(["-hide_banner", "-loglevel", "error", "-y"])
+            .args(["-f", "rawvideo", "-pix_fmt", "rgba"])
+            .args(["-s", &format!("{}x{}", size[0], size[1])])
+            .args(["-framerate", &fps.to_string()])
+            .args(["-i", "-"]);
+        if let Some(sound) = soundtrack {
+            command.arg("-i").arg(sound);
+            command.args([
+                "-map",
+                "0:v",
+                "-map",
+                "1:a",
+                "-c:a",
+                "aac",
+                "-b:a",
+                "256k",
+                "-shortest",
+            ]);
+        }
+        command
+            .args(["-c:v", "libx264", "-pix_fmt", "yuv420p", "-crf", "16"])
+            // Even sizes for yuv420p.
+            .args(["-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2"])
+            .arg(path)
+            .stdin(Stdio::piped());
+        let mut child = command.spawn().map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => VideoError::NoFfmpeg,
+            _ => VideoError::Pipe(e),
+        })?;
+        let stdin = child.stdin.take();
+        Ok(Self {
+            child,
+            stdin,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// One frame of RGBA pixels.
+    pub fn frame(&mut self, rgba: &[u8]) -> Result<(), VideoError> {
+        match self.stdin.as_mut() {
+            Some(stdin) => Ok(stdin.write_all(rgba)?),
+            None => Err(VideoError::Pipe(std::io::Error::other(
+                "ffmpeg's input closed",
+            ))),
+        }
+    }
+
+    /// Closes the input and waits for ffmpeg to finish the file.
+    pub fn finish(mut self) -> Result<PathBuf, VideoError> {
+        drop(self.stdin.take());
+        let status = self.child.wait()?;
+        if status.success() {
+            Ok(self.path)
+        } else {
+            Err(VideoError::Failed {
+                path: self.path,
+                status,
+            })
+        }
+    }
+}
