@@ -172,11 +172,15 @@ fn listen(show: &mut Show, options: &ShowOptions) -> anyhow::Result<()> {
             show.hear_from(Feed::File(Box::new(FileFeed::new(sound, settings))));
         }
     }
+    // A live show joins a Link session on the network when the tempo
+    // source asks for one; renders and tests keep to the local timeline.
+    if options.watch {
+        show.hearing_mut().join_link_network();
+    }
     if options.link {
         if !cfg!(feature = "link") {
             bail!("--link: this build has no Ableton Link (built without the `link` feature)");
         }
-        show.hearing_mut().join_link_network();
         let link = crate::params::Value::Text("link".into());
         show.registry
             .set("master.tempo_source", link, crate::params::Source::Ui)?;

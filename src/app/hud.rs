@@ -238,6 +238,7 @@ fn main_panel(
                     ui.label(line);
                 }
                 ui.label("MIDI learn: click a parameter name, press l, move a control");
+                audio_panel(ui, show);
             });
             egui::ScrollArea::vertical()
                 .max_height(480.0)
@@ -245,6 +246,43 @@ fn main_panel(
                     parameter_editors(ui, show, selected);
                 });
         });
+}
+
+/// The audio input, the tempo heard, Link, and a small spectrum.
+fn audio_panel(ui: &mut egui::Ui, show: &Show) {
+    let hearing = show.hearing();
+    let heard = hearing.last();
+    let link = hearing
+        .link_peers()
+        .map_or(String::new(), |peers| format!("   Link: {peers} peers"));
+    ui.label(format!(
+        "audio: {}   {:.1} bpm heard   {} modulations{link}",
+        hearing.device(),
+        heard.bpm,
+        hearing.modulations()
+    ));
+    let bar = 10.0;
+    let height = 36.0;
+    let (rect, _) = ui.allocate_exact_size(
+        egui::vec2(bar * heard.bands.len() as f32, height),
+        egui::Sense::hover(),
+    );
+    let painter = ui.painter_at(rect);
+    painter.rect_filled(rect, 0.0, egui::Color32::from_gray(24));
+    for (k, value) in heard.bands.iter().enumerate() {
+        let left = rect.left() + bar * k as f32;
+        let top = rect.bottom() - height * value.clamp(0.0, 1.0);
+        let column = egui::Rect::from_min_max(
+            egui::pos2(left + 1.0, top),
+            egui::pos2(left + bar - 1.0, rect.bottom()),
+        );
+        let colour = if heard.onset.is_some() {
+            egui::Color32::WHITE
+        } else {
+            egui::Color32::from_rgb(90, 200, 150)
+        };
+        painter.rect_filled(column, 0.0, colour);
+    }
 }
 
 /// One editor per parameter; edits go through the registry like any other
@@ -263,7 +301,12 @@ fn parameter_editors(ui: &mut egui::Ui, show: &mut Show, selected: &mut Option<S
                 if label.on_hover_text(&spec.description).clicked() {
                     *selected = Some(spec.name.clone());
                 }
-                edit_value(ui, &spec.kind, value)
+                if spec.read_only {
+                    ui.monospace(value.to_string());
+                    None
+                } else {
+                    edit_value(ui, &spec.kind, value)
+                }
             })
             .inner;
         if let Some(Err(error)) =
