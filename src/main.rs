@@ -225,7 +225,7 @@ struct RenderArgs {
 struct BenchArgs {
     #[command(flatten)]
     show: ShowArgs,
-    /// Layer id to measure, e.g. shader.aurora.
+    /// Layer id to measure, e.g. shader.aurora; `audio` times the audio analysis on the CPU (sizes: FFT windows, steps: hops).
     #[arg(long)]
     layer: String,
     /// Sizes in the layer's unit, comma-separated (shader layers: output height in pixels).
@@ -414,6 +414,15 @@ fn check_command(args: &CheckArgs) -> anyhow::Result<()> {
 }
 
 fn bench_command(args: BenchArgs) -> anyhow::Result<()> {
+    if args.layer == "audio" {
+        let times = sylva::audio::bench::run(&args.sizes, args.steps)?;
+        if args.json {
+            println!("{}", serde_json::to_string_pretty(&times)?);
+        } else {
+            print!("{}", sylva::audio::bench::table(&times));
+        }
+        return Ok(());
+    }
     let report = bench::run(&BenchOptions {
         show: args.show.options(false),
         layer: args.layer,

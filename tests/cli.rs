@@ -346,3 +346,23 @@ fn a_point_cloud_grows_the_same_tree_at_any_scale() {
         "{small} nodes at 1 cm, {large} at 100 m"
     );
 }
+
+#[test]
+fn render_video_without_ffmpeg_says_how_to_get_it() {
+    let out = support::out_dir().join("cli_video.mp4");
+    let output = Command::new(env!("CARGO_BIN_EXE_sylva"))
+        .args(["render", "--frames", "2", "--size", "32x18", "--video"])
+        .arg(&out)
+        .env(sylva::gpu::ADAPTER_ENV, support::adapter_name())
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        // No folder to find ffmpeg in.
+        .env("PATH", "")
+        .output()
+        .checked("running sylva");
+    assert!(!output.status.success(), "no video without ffmpeg");
+    let text = stderr(&output);
+    assert!(
+        text.contains("needs ffmpeg on the PATH") && text.contains("apt install ffmpeg"),
+        "{text}"
+    );
+}

@@ -33,7 +33,7 @@ pub enum InputError {
     #[error("no audio input device{}", .0.as_ref().map_or(String::new(), |n| format!(" whose name contains {n:?}")))]
     NoDevice(Option<String>),
     /// The device refused.
-    #[error("{device}: {reason}")]
+    #[error("audio input {device}: {reason}")]
     Device {
         /// The device's name.
         device: String,
@@ -148,6 +148,7 @@ impl Listening {
 
     /// Opens the device and starts its stream.
     fn open(&self) -> Result<Open, InputError> {
+        quiet_alsa();
         let host = cpal::default_host();
         let device = match &self.name {
             None => host.default_input_device(),
@@ -222,6 +223,20 @@ impl Listening {
         }
     }
 }
+
+/// alsa-lib prints a dozen lines to stderr at every look for a card that
+/// is not there (every 2 s, for weeks, on a machine without sound); on
+/// this thread they go to a buffer instead, replaced at each look so it
+/// never grows.
+#[cfg(target_os = "linux")]
+fn quiet_alsa() {
+    if let Err(error) = alsa::Output::local_error_handler() {
+        tracing::debug!("cannot take alsa-lib's messages off stderr: {error}");
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn quiet_alsa() {}
 
 /// A running stream and the ring it fills.
 struct Open {

@@ -7,6 +7,7 @@
 
 pub mod analysis;
 pub mod beat;
+pub mod bench;
 pub mod file;
 mod hearing;
 pub mod input;

@@ -273,3 +273,106 @@ impl Running {
         self.envelope += (value - self.envelope) * reach;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::params::{ParamSpec, Source as Origin, Value};
+
+    fn entry(text: &str) -> Modulation {
+        let wrapped = format!("param = \"x.y\"\n{text}");
+        toml::from_str(&wrapped).unwrap_or_else(|e| panic!("{text}: {e}"))
+    }
+
+    fn offsets(entries: &[Modulation], registry: &Registry, clock: &Clock, dt: f32) -> f32 {
+        let mut modulations = Modulations::default();
+        modulations.update(1, entries);
+        modulations
+            .offsets(registry, clock, dt)
+            .get("x.y")
+            .copied()
+            .unwrap_or(f32::NAN)
+    }
+
+    #[test]
+    fn sources_are_checked_by_name_and_lfos_need_a_rate() {
+        assert_eq!(
+            entry("source = \"audio.band.16\"").check(),
+            Ok(Source::Band(15))
+        );
+        assert!(entry("source = \"audio.band.17\"").check().is_err());
+        assert!(entry("source = \"audio.volume\"").check().is_err());
+        assert!(entry("source = \"lfo.sine\"").check().is_err());
+        assert!(
+            entry("source = \"lfo.sine\"\nrate = 1\nbeats = 4")
+                .check()
+                .is_err()
+        );
+        assert!(entry("source = \"lfo.saw\"\nbeats = 4").check().is_ok());
+        assert!(
+            entry("source = \"audio.bass\"\nattack = -1")
+                .check()
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn lfos_and_the_beat_follow_the_clock() {
+        let mut registry = Registry::new();
+        registry.register(ParamSpec::float("x.y", 0.0, -10.0, 10.0));
+        let clock = Clock {
+            time: 0.25,
+            beats: 1.5,
+            ..Clock::default()
+        };
+        let sine = entry("source = \"lfo.sine\"\nrate = 1\nrange = [0, 2]");
+        assert!(
+            (offsets(&[sine], &registry, &clock, 0.0) - 1.0).abs() < 1e-5,
+            "a quarter cycle"
+        );
+        let saw = entry("source = \"lfo.saw\"\nbeats = 4");
+        assert!((offsets(&[saw], &registry, &clock, 0.0) - 0.375).abs() < 1e-5);
+        let square = entry("source = \"lfo.square\"\nbeats = 4\nphase = 0.5");
+        assert_eq!(offsets(&[square], &registry, &clock, 0.0), 0.0);
+        let beat = entry("source = \"beat.phase\"\nrange = [1, 3]");
+        assert!(
+            (offsets(&[beat.clone(), beat], &registry, &clock, 0.0) - 4.0).abs() < 1e-5,
+            "two add up"
+        );
+        let random = entry("source = \"lfo.random\"\nrate = 1");
+        let a = offsets(std::slice::from_ref(&random), &registry, &clock, 0.0);
+        let b = offsets(std::slice::from_ref(&random), &registry, &clock, 0.0);
+        assert_eq!(a, b, "the same cycle holds its value");
+        assert!((0.0..=1.0).contains(&a));
+    }
+
+    #[test]
+    fn the_envelope_attacks_and_releases() {
+        let mut registry = Registry::new();
+        registry.register(ParamSpec::float("x.y", 0.0, -10.0, 10.0));
+        registry.register(ParamSpec::float("audio.bass", 0.0, 0.0, 1.0).read_only());
+        let clock = Clock::default();
+        let mut modulations = Modulations::default();
+        modulations.update(
+            1,
+            &[entry("source = \"audio.bass\"\nattack = 0.1\nrelease = 1")],
+        );
+        let mut step = |registry: &Registry| modulations.offsets(registry, &clock, 0.1)["x.y"];
+        registry
+            .set("audio.bass", Value::Float(1.0), Origin::Show)
+            .ok();
+        let risen = step(&registry);
+        assert!(
+            (risen - (1.0 - (-1.0f32).exp())).abs() < 1e-4,
+            "one attack time: {risen}"
+        );
+        for _ in 0..20 {
+            step(&registry);
+        }
+        registry
+            .set("audio.bass", Value::Float(0.0), Origin::Show)
+            .ok();
+        let fallen = step(&registry);
+        assert!(fallen > 0.85, "a tenth of the release: {fallen}");
+    }
+}

@@ -629,6 +629,9 @@ mod tests {
             &["normal", "add"],
             1,
         ));
+        for spec in crate::audio::audio_params() {
+            registry.register(spec);
+        }
         let shared = SharedNamespace::default();
         shared.publish(&registry);
         (*shared.get()).clone()
@@ -649,6 +652,13 @@ mod tests {
         let blend: Json = serde_json::from_str(&blend).unwrap_or_default();
         assert_eq!(blend["VALUE"], json!(["add"]));
         assert_eq!(blend["RANGE"], json!([{ "VALS": ["normal", "add"] }]));
+        let (_, bass) = answer("/sylva/audio/bass", &namespace(), 9000);
+        let bass: Json = serde_json::from_str(&bass).unwrap_or_default();
+        assert_eq!(bass["ACCESS"], 1, "the analysis is read-only");
+        let (_, bands) = answer("/sylva/audio/bands", &namespace(), 9000);
+        let bands: Json = serde_json::from_str(&bands).unwrap_or_default();
+        assert_eq!(bands["TYPE"], "f".repeat(16));
+        assert_eq!(bands["VALUE"], json!(vec![0.0; 16]));
     }
 
     #[test]
