@@ -233,13 +233,17 @@ fn main_panel(
                 )
                 .collect();
             ui.label(format!("layers: {}", layers.join(", ")));
-            ui.collapsing("control", |ui| {
-                for line in status {
-                    ui.label(line);
-                }
-                ui.label("MIDI learn: click a parameter name, press l, move a control");
-                audio_panel(ui, show);
-            });
+            // Open at start: the input, the tempo heard and the spectrum are
+            // what a VJ glances at.
+            egui::CollapsingHeader::new("control")
+                .default_open(true)
+                .show(ui, |ui| {
+                    for line in status {
+                        ui.label(line);
+                    }
+                    ui.label("MIDI learn: click a parameter name, press l, move a control");
+                    audio_panel(ui, show);
+                });
             egui::ScrollArea::vertical()
                 .max_height(480.0)
                 .show(ui, |ui| {
