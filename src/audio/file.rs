@@ -14,8 +14,9 @@ use symphonia::core::meta::MetadataOptions;
 use super::analysis::{AnalysisSettings, Analyzer};
 use super::{Heard, HeardSoFar};
 
-/// Longest sound file read: an hour of stereo at 48 kHz is 1.4 GB of f32.
-const MAX_SECONDS: f64 = 3.0 * 3600.0;
+/// Longest sound file read (it is decoded whole: an hour of mono at 48
+/// kHz is 0.7 GB of f32).
+const MAX_SECONDS: f64 = 3600.0;
 
 /// Why a sound file could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -37,7 +38,7 @@ pub enum SoundFileError {
         reason: String,
     },
     /// Longer than [`MAX_SECONDS`].
-    #[error("{path}: longer than {} hours", MAX_SECONDS / 3600.0)]
+    #[error("{path}: longer than an hour")]
     TooLong {
         /// The file.
         path: PathBuf,
