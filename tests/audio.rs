@@ -424,3 +424,44 @@ fn the_link_timeline_leads_the_clock_and_takes_a_tempo_set_here() {
     assert!((0.55..0.8).contains(&beats), "{beats} beats in 0.4 s");
     assert_eq!(show.hearing().link_peers(), Some(0));
 }
+
+#[test]
+fn the_tempo_heard_leads_the_clock_when_the_source_is_audio() {
+    let project = support::show_folder("audio_tempo", &[]);
+    let sound = project.join("kicks.wav");
+    write_wav(&sound, &kicks(12.0, 0.5));
+    let mut show = support::show(support::fixtures(), "default", OUTPUT_FORMAT);
+    let feed = FileFeed::new(
+        read(&sound).checked("reading the sound"),
+        AnalysisSettings::default(),
+    );
+    show.hear_from(Feed::File(Box::new(feed)));
+    show.registry
+        .set(
+            "master.tempo_source",
+            Value::Text("audio".into()),
+            Source::Ui,
+        )
+        .checked("choosing the sound");
+    show.registry
+        .set("master.bpm", Value::Float(90.0), Source::Ui)
+        .checked("a tempo to move from");
+    let output = RenderTarget::new(&show.gpu.device, "audio.tempo", [16, 16], OUTPUT_FORMAT);
+    let mut phases = Vec::new();
+    for frame in 1..=360 {
+        show.frame(1.0 / 30.0, None, (&output.view, [16, 16]), |_, _| {});
+        // Just after a kick (every 15th frame), late in the sound.
+        if frame > 240 && frame % 15 == 1 {
+            phases.push(show.clock.beat_phase());
+        }
+    }
+    let bpm = show.registry.float("master.bpm");
+    assert!(
+        (bpm - 120.0).abs() <= 1.0,
+        "master.bpm follows the kicks: {bpm}"
+    );
+    for phase in &phases {
+        let off = phase.min(1.0 - phase);
+        assert!(off < 0.15, "the beat falls on the kicks: phases {phases:?}");
+    }
+}
