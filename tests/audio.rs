@@ -83,6 +83,13 @@ fn kicks(seconds: f32, period: f32) -> Vec<f32> {
     out
 }
 
+/// The show hears `sound` in step with its clock.
+fn hear_file(show: &mut sylva::show::Show, sound: &Path) {
+    let sound = read(sound).checked("reading the sound");
+    let feed = FileFeed::new(sound, AnalysisSettings::default());
+    show.hear_from(Feed::File(Box::new(feed)));
+}
+
 fn analyse(samples: &[f32]) -> Vec<AudioFrame> {
     let mut analyzer = Analyzer::new(RATE, AnalysisSettings::default());
     let mut frames = Vec::new();
@@ -279,11 +286,7 @@ fn a_modulation_moves_its_parameter_with_the_source_over_the_base_value() {
     samples.extend(sine(60.0, 0.5, 0.8));
     write_wav(&sound, &samples);
     let mut show = support::show(project, "flash", OUTPUT_FORMAT);
-    let feed = FileFeed::new(
-        read(&sound).checked("reading the sound"),
-        AnalysisSettings::default(),
-    );
-    show.hear_from(Feed::File(Box::new(feed)));
+    hear_file(&mut show, &sound);
     show.registry
         .set(
             "shader.flash.gain",
@@ -346,11 +349,7 @@ fn lua_reads_the_analysis_and_hears_onsets() {
     }
     write_wav(&sound, &samples);
     let mut show = support::show(project, "listen", OUTPUT_FORMAT);
-    let feed = FileFeed::new(
-        read(&sound).checked("reading the sound"),
-        AnalysisSettings::default(),
-    );
-    show.hear_from(Feed::File(Box::new(feed)));
+    hear_file(&mut show, &sound);
     let output = RenderTarget::new(&show.gpu.device, "audio.lua", [16, 16], OUTPUT_FORMAT);
     for _ in 0..30 {
         show.frame(1.0 / 30.0, None, (&output.view, [16, 16]), |_, _| {});
@@ -431,11 +430,7 @@ fn the_tempo_heard_leads_the_clock_when_the_source_is_audio() {
     let sound = project.join("kicks.wav");
     write_wav(&sound, &kicks(12.0, 0.5));
     let mut show = support::show(support::fixtures(), "default", OUTPUT_FORMAT);
-    let feed = FileFeed::new(
-        read(&sound).checked("reading the sound"),
-        AnalysisSettings::default(),
-    );
-    show.hear_from(Feed::File(Box::new(feed)));
+    hear_file(&mut show, &sound);
     show.registry
         .set(
             "master.tempo_source",

@@ -59,7 +59,7 @@ impl LiveInput {
         let gain = Arc::new(Mutex::new(GainSettings::default()));
         let device = Arc::new(Mutex::new("no audio input yet".to_string()));
         let stop = Arc::new(AtomicBool::new(false));
-        let listening = Listening {
+        let mut listening = Listening {
             name,
             settings,
             sender,
@@ -68,7 +68,6 @@ impl LiveInput {
             stop: stop.clone(),
             warned: false,
         };
-        let mut listening = listening;
         let spawned = crate::supervise::spawn("sylva-audio", errors, move || listening.run());
         if let Err(error) = spawned {
             tracing::warn!(

@@ -217,6 +217,19 @@ impl Mappings {
     /// Parses a mapping file; `file` names it in errors.
     pub fn parse(file: &str, text: &str) -> Result<Self, MappingError> {
         let line_of = |offset: usize| text[..offset.min(text.len())].matches('\n').count() + 1;
+        // Entry `index` of `[[table]]` refused, at the line it starts on.
+        let refused = |table: &str, index: usize, message: &str| {
+            let header = format!("[[{table}]]");
+            let nth = text
+                .match_indices(&header)
+                .nth(index)
+                .map_or(0, |(at, _)| at);
+            MappingError {
+                file: file.to_string(),
+                line: line_of(nth),
+                message: format!("{header} entry {}: {message}", index + 1),
+            }
+        };
         let mappings: Mappings = toml::from_str(text).map_err(|e| MappingError {
             file: file.to_string(),
             line: e.span().map_or(1, |s| line_of(s.start)),
@@ -237,28 +250,12 @@ impl Mappings {
                     .and_then(|a| check_action(a).err()),
             };
             if let Some(message) = problem {
-                let nth = text
-                    .match_indices("[[midi]]")
-                    .nth(index)
-                    .map_or(0, |(at, _)| at);
-                return Err(MappingError {
-                    file: file.to_string(),
-                    line: line_of(nth),
-                    message: format!("[[midi]] entry {}: {message}", index + 1),
-                });
+                return Err(refused("midi", index, message));
             }
         }
         for (index, modulation) in mappings.modulate.iter().enumerate() {
             if let Err(message) = modulation.check() {
-                let nth = text
-                    .match_indices("[[modulate]]")
-                    .nth(index)
-                    .map_or(0, |(at, _)| at);
-                return Err(MappingError {
-                    file: file.to_string(),
-                    line: line_of(nth),
-                    message: format!("[[modulate]] entry {}: {message}", index + 1),
-                });
+                return Err(refused("modulate", index, &message));
             }
         }
         Ok(mappings)
