@@ -6,10 +6,12 @@
 //! the Link timeline leads the clock.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
 
 use sylva::audio::analysis::{AnalysisSettings, Analyzer, AudioFrame};
 use sylva::audio::file::{FileFeed, read};
-use sylva::audio::input::LiveInput;
+use sylva::audio::input::{InputError, LiveInput, Microphone, OpenInput};
 use sylva::audio::{Feed, GainSettings};
 use sylva::gpu::{OUTPUT_FORMAT, RenderTarget, read_rgba8};
 use sylva::headless::{AudioChoice, RenderOptions, ShowOptions, render};
@@ -459,4 +461,108 @@ fn the_tempo_heard_leads_the_clock_when_the_source_is_audio() {
         let off = phase.min(1.0 - phase);
         assert!(off < 0.15, "the beat falls on the kicks: phases {phases:?}");
     }
+}
+
+/// A microphone the test plugs in and pulls out: while plugged, each
+/// open hands the test the ring's other end.
+#[derive(Clone, Default)]
+struct TestMicrophone {
+    plugged: Arc<AtomicBool>,
+    failed: Arc<Mutex<Option<Arc<AtomicBool>>>>,
+    ring: Arc<Mutex<Option<rtrb::Producer<f32>>>>,
+    opened: Arc<AtomicU32>,
+}
+
+impl Microphone for TestMicrophone {
+    fn open(&mut self) -> Result<OpenInput, InputError> {
+        if !self.plugged.load(Ordering::SeqCst) {
+            return Err(InputError::NoDevice(Some("test microphone".into())));
+        }
+        let (producer, consumer) = rtrb::RingBuffer::new(RATE as usize);
+        let failed = Arc::new(AtomicBool::new(false));
+        *self.ring.lock().checked("the ring") = Some(producer);
+        *self.failed.lock().checked("the flag") = Some(failed.clone());
+        self.opened.fetch_add(1, Ordering::SeqCst);
+        Ok(OpenInput {
+            name: "test microphone".into(),
+            rate: RATE,
+            ring: consumer,
+            failed,
+            keep: Box::new(()),
+        })
+    }
+}
+
+impl TestMicrophone {
+    /// Plays `samples` into the open input, as its callback would.
+    fn play(&self, samples: &[f32]) {
+        let mut ring = self.ring.lock().checked("the ring");
+        if let Some(ring) = ring.as_mut() {
+            for s in samples {
+                let _ = ring.push(*s);
+            }
+        }
+    }
+
+    fn wait_opened(&self, times: u32) {
+        let started = std::time::Instant::now();
+        while self.opened.load(Ordering::SeqCst) < times {
+            assert!(started.elapsed().as_secs() < 10, "the input was not opened");
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+    }
+}
+
+/// What the input heard once `samples` have been analysed.
+fn hear_played(input: &mut LiveInput, microphone: &TestMicrophone, samples: &[f32]) -> AudioFrame {
+    microphone.play(samples);
+    let seconds = samples.len() as f64 / f64::from(RATE);
+    let started = std::time::Instant::now();
+    loop {
+        let heard = input.hear(GainSettings::default());
+        // The analysis restarts its clock at each open.
+        if heard.time >= seconds - 0.02 {
+            return heard;
+        }
+        assert!(started.elapsed().as_secs() < 10, "not analysed: {heard:?}");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn the_live_input_is_analysed_and_reopened_when_it_returns() {
+    let microphone = TestMicrophone::default();
+    microphone.plugged.store(true, Ordering::SeqCst);
+    let mut input = LiveInput::listen_to(
+        microphone.clone(),
+        AnalysisSettings::default(),
+        ErrorLog::default(),
+    );
+    microphone.wait_opened(1);
+    let heard = hear_played(&mut input, &microphone, &sine(60.0, 0.4, 0.5));
+    assert!(
+        heard.bass > 0.9 && heard.high < 0.05,
+        "a 60 Hz sine through the ring: {heard:?}"
+    );
+    assert!(
+        input.device().contains("test microphone (48000 Hz)"),
+        "{}",
+        input.device()
+    );
+    // Pulled out: the callback reports the device gone.
+    microphone.plugged.store(false, Ordering::SeqCst);
+    if let Some(failed) = microphone.failed.lock().checked("the flag").as_ref() {
+        failed.store(true, Ordering::SeqCst);
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(input.device().contains("went away"), "{}", input.device());
+    // Plugged in again: opened at the next look, and heard (a longer
+    // sound than the first, so the frame held from before does not pass).
+    microphone.plugged.store(true, Ordering::SeqCst);
+    microphone.wait_opened(2);
+    let heard = hear_played(&mut input, &microphone, &sine(6_000.0, 0.6, 0.5));
+    assert!(
+        heard.high > 0.9 && heard.bass < 0.05,
+        "a 6 kHz sine after the return: {heard:?}"
+    );
 }

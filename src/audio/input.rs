@@ -51,16 +51,52 @@ pub struct LiveInput {
     heard: HeardSoFar,
 }
 
+/// Where the samples come from: the sound card through cpal, or a test's
+/// own.
+pub trait Microphone: Send + 'static {
+    /// Opens the input (on the audio thread, where it stays).
+    fn open(&mut self) -> Result<OpenInput, InputError>;
+}
+
+/// An input that plays.
+pub struct OpenInput {
+    /// Its name, for the HUD and the log.
+    pub name: String,
+    /// Samples a second.
+    pub rate: u32,
+    /// Mono samples, filled by its callback.
+    pub ring: rtrb::Consumer<f32>,
+    /// Set when it goes away.
+    pub failed: Arc<AtomicBool>,
+    /// What must live while it plays (cpal's stream), dropped to stop it.
+    pub keep: Box<dyn std::any::Any>,
+}
+
+/// The system's audio input through cpal: the default device, or the
+/// first whose name contains `name`.
+pub struct SoundCard {
+    name: Option<String>,
+}
+
 impl LiveInput {
     /// Starts listening to the device whose name contains `name` (the
     /// default input when `None`).
     pub fn start(name: Option<String>, settings: AnalysisSettings, errors: ErrorLog) -> Self {
+        Self::listen_to(SoundCard { name }, settings, errors)
+    }
+
+    /// Starts listening to `microphone`.
+    pub fn listen_to(
+        microphone: impl Microphone,
+        settings: AnalysisSettings,
+        errors: ErrorLog,
+    ) -> Self {
         let (sender, frames) = sync_channel(QUEUED_FRAMES);
         let gain = Arc::new(Mutex::new(GainSettings::default()));
         let device = Arc::new(Mutex::new("no audio input yet".to_string()));
         let stop = Arc::new(AtomicBool::new(false));
         let mut listening = Listening {
-            name,
+            microphone: Box::new(microphone),
             settings,
             sender,
             gain: gain.clone(),
@@ -109,7 +145,7 @@ impl Drop for LiveInput {
 
 /// The thread's side.
 struct Listening {
-    name: Option<String>,
+    microphone: Box<dyn Microphone>,
     settings: AnalysisSettings,
     sender: SyncSender<AudioFrame>,
     gain: Arc<Mutex<GainSettings>>,
@@ -121,7 +157,7 @@ struct Listening {
 impl Listening {
     fn run(&mut self) {
         while !self.stop.load(Ordering::Relaxed) {
-            match self.open() {
+            match self.microphone.open() {
                 Ok(open) => {
                     self.warned = false;
                     self.listen(open);
@@ -144,9 +180,11 @@ impl Listening {
     fn set_device(&self, text: String) {
         *self.device.lock().unwrap_or_else(PoisonError::into_inner) = text;
     }
+}
 
+impl Microphone for SoundCard {
     /// Opens the device and starts its stream.
-    fn open(&self) -> Result<Open, InputError> {
+    fn open(&mut self) -> Result<OpenInput, InputError> {
         quiet_alsa();
         let host = cpal::default_host();
         let device = match &self.name {
@@ -179,17 +217,19 @@ impl Listening {
         )
         .map_err(&refused)?;
         stream.play().map_err(|e| refused(e.to_string()))?;
-        Ok(Open {
-            stream,
-            consumer,
-            failed,
-            rate,
+        Ok(OpenInput {
             name: device_name,
+            rate,
+            ring: consumer,
+            failed,
+            keep: Box::new(stream),
         })
     }
+}
 
+impl Listening {
     /// Analyses what the device sends until it fails or the show ends.
-    fn listen(&mut self, mut open: Open) {
+    fn listen(&mut self, mut open: OpenInput) {
         tracing::info!("audio input: {} at {} Hz", open.name, open.rate);
         self.set_device(format!("{} ({} Hz)", open.name, open.rate));
         let mut analyzer = Analyzer::new(open.rate, self.settings);
@@ -197,7 +237,7 @@ impl Listening {
         while !self.stop.load(Ordering::Relaxed) && !open.failed.load(Ordering::Relaxed) {
             analyzer.gain = *self.gain.lock().unwrap_or_else(PoisonError::into_inner);
             samples.clear();
-            if let Ok(chunk) = open.consumer.read_chunk(open.consumer.slots()) {
+            if let Ok(chunk) = open.ring.read_chunk(open.ring.slots()) {
                 let (a, b) = chunk.as_slices();
                 samples.extend_from_slice(a);
                 samples.extend_from_slice(b);
@@ -210,7 +250,7 @@ impl Listening {
             });
             std::thread::sleep(DRAIN_EVERY);
         }
-        drop(open.stream);
+        drop(open.keep);
         if !self.stop.load(Ordering::Relaxed) {
             tracing::warn!(
                 "audio input {} went away; looking for it every {} s",
@@ -236,15 +276,6 @@ fn quiet_alsa() {
 
 #[cfg(not(target_os = "linux"))]
 fn quiet_alsa() {}
-
-/// A running stream and the ring it fills.
-struct Open {
-    stream: cpal::Stream,
-    consumer: rtrb::Consumer<f32>,
-    failed: Arc<AtomicBool>,
-    rate: u32,
-    name: String,
-}
 
 /// Builds an input stream of the device's own sample format, mixing each
 /// frame to mono into `ring`.
