@@ -131,7 +131,10 @@ fn check_preset(assets: &Assets, file: &str) -> Result<(), CheckError> {
 /// that came from the network use it.
 pub fn preset_holds(assets: &Assets, preset: &Preset) -> Result<(), CheckError> {
     let mut registry = Registry::new();
-    for spec in master_params() {
+    for spec in master_params()
+        .into_iter()
+        .chain(crate::audio::audio_params())
+    {
         registry.register(spec);
     }
     for (id, line) in &preset.layers {
