@@ -306,7 +306,12 @@ fn parameter_editors(ui: &mut egui::Ui, show: &mut Show, selected: &mut Option<S
                     *selected = Some(spec.name.clone());
                 }
                 if spec.read_only {
-                    ui.monospace(value.to_string());
+                    // The bands read better as the spectrum above.
+                    let shown = match &value {
+                        Value::List(values) => format!("{} values", values.len()),
+                        other => other.to_string(),
+                    };
+                    ui.monospace(shown);
                     None
                 } else {
                     edit_value(ui, &spec.kind, value)
