@@ -283,6 +283,11 @@ impl Analyzer {
         self.samples_seen as f64 / f64::from(self.rate)
     }
 
+    /// Samples analysed so far.
+    pub fn samples_seen(&self) -> u64 {
+        self.samples_seen
+    }
+
     /// Feeds samples; `heard` gets the frame of every hop they complete.
     pub fn push(&mut self, samples: &[f32], mut heard: impl FnMut(&AudioFrame)) {
         for &sample in samples {

@@ -18,6 +18,9 @@ use super::{Heard, HeardSoFar};
 /// kHz is 0.7 GB of f32).
 const MAX_SECONDS: f64 = 3600.0;
 
+/// Zeros fed after the file's end, without allocating each frame.
+static SILENCE: [f32; 4096] = [0.0; 4096];
+
 /// Why a sound file could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum SoundFileError {
@@ -163,15 +166,20 @@ impl FileFeed {
     pub fn hear_until(&mut self, time: f64, gain: super::GainSettings) -> Heard {
         self.analyzer.gain = gain;
         let end = (time * f64::from(self.sound.rate)).floor().max(0.0) as usize;
-        let start = self.analyzer.time() * f64::from(self.sound.rate);
-        let start = start.round() as usize;
+        let start = self.analyzer.samples_seen() as usize;
         if end > start {
             let available = self.sound.samples.len();
             let from_file = &self.sound.samples[start.min(available)..end.min(available)];
             let heard = &mut self.heard;
             self.analyzer.push(from_file, |frame| heard.add(frame));
-            let silence = vec![0.0; end - start - from_file.len()];
-            self.analyzer.push(&silence, |frame| heard.add(frame));
+            // Past its end the file is silent.
+            let mut silence = end - start - from_file.len();
+            while silence > 0 {
+                let chunk = silence.min(SILENCE.len());
+                self.analyzer
+                    .push(&SILENCE[..chunk], |frame| heard.add(frame));
+                silence -= chunk;
+            }
         }
         self.heard.take()
     }

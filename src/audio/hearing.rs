@@ -18,6 +18,35 @@ use crate::status::ErrorLog;
 /// (an Ableton Link session).
 pub const TEMPO_SOURCES: [&str; 4] = ["internal", "midi_clock", "audio", "link"];
 
+/// `master.tempo_source`, read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TempoSource {
+    /// Tap, OSC, Lua.
+    Internal,
+    /// A sequencer's clock when one plays.
+    MidiClock,
+    /// The tempo and beats heard.
+    Audio,
+    /// An Ableton Link session.
+    Link,
+}
+
+impl TempoSource {
+    /// The source `registry` names; `None` where it has no master section.
+    pub fn of(registry: &Registry) -> Option<Self> {
+        const IN_ORDER: [TempoSource; 4] = [
+            TempoSource::Internal,
+            TempoSource::MidiClock,
+            TempoSource::Audio,
+            TempoSource::Link,
+        ];
+        match registry.get("master.tempo_source") {
+            Some(Value::Enum(i)) => IN_ORDER.get(*i).copied(),
+            _ => None,
+        }
+    }
+}
+
 /// A tempo change smaller than this is no change (bpm).
 const TEMPO_EPSILON: f32 = 0.01;
 
@@ -153,15 +182,12 @@ impl Hearing {
         heard: &Heard,
         errors: &ErrorLog,
     ) -> TempoLead {
-        let source = TEMPO_SOURCES
-            .get(registry.index("master.tempo_source"))
-            .copied()
-            .unwrap_or("internal");
-        if source != "link" {
+        let source = TempoSource::of(registry).unwrap_or(TempoSource::Internal);
+        if source != TempoSource::Link {
             self.leave_link();
         }
         match source {
-            "audio" => {
+            TempoSource::Audio => {
                 let target = registry.target("master.bpm").and_then(Value::as_f32);
                 if heard.bpm > 0.0 && target.is_none_or(|t| (t - heard.bpm).abs() > TEMPO_EPSILON) {
                     registry
@@ -174,8 +200,8 @@ impl Hearing {
                     TempoLead::Own
                 }
             }
-            "link" => self.follow_link(registry, errors),
-            _ => TempoLead::Own,
+            TempoSource::Link => self.follow_link(registry, errors),
+            TempoSource::Internal | TempoSource::MidiClock => TempoLead::Own,
         }
     }
 
@@ -252,5 +278,35 @@ impl Hearing {
             .update(mappings.revision, &mappings.mappings.modulate);
         let offsets = self.modulations.offsets(registry, clock, dt);
         registry.modulate(&offsets);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_tempo_source_name_reads_as_its_own_source() {
+        let mut registry = Registry::new();
+        for spec in crate::compositor::master_params() {
+            registry.register(spec);
+        }
+        let expected = [
+            TempoSource::Internal,
+            TempoSource::MidiClock,
+            TempoSource::Audio,
+            TempoSource::Link,
+        ];
+        for (name, source) in TEMPO_SOURCES.iter().zip(expected) {
+            registry
+                .set(
+                    "master.tempo_source",
+                    Value::Text((*name).into()),
+                    Source::Ui,
+                )
+                .ok();
+            assert_eq!(TempoSource::of(&registry), Some(source), "{name}");
+        }
+        assert_eq!(TempoSource::of(&Registry::new()), None);
     }
 }

@@ -22,12 +22,8 @@ impl ControlSurface {
         match message {
             MidiMessage::Clock => {
                 // The clock leads only when `master.tempo_source` is midi_clock.
-                let follows = match registry.get("master.tempo_source") {
-                    Some(Value::Enum(i)) => {
-                        crate::audio::TEMPO_SOURCES.get(*i) == Some(&"midi_clock")
-                    }
-                    _ => true,
-                };
+                let follows = crate::audio::TempoSource::of(registry)
+                    .is_none_or(|source| source == crate::audio::TempoSource::MidiClock);
                 if let Some(bpm) = self.midi_clock.pulse(at).filter(|_| follows) {
                     let bpm = Command::Set("master.bpm".into(), Value::Float(bpm), Source::Midi);
                     self.command(bpm);

@@ -384,7 +384,14 @@ impl ScriptHost {
 
 /// Refreshes the fields scripts read: time, beat, phase, bpm and frame.
 /// The fields of `sylva.audio`: the read-only `audio.*` parameters.
-const AUDIO_FIELDS: [&str; 6] = ["level", "bass", "mid", "high", "onset", "bpm"];
+const AUDIO_FIELDS: [(&str, &str); 6] = [
+    ("level", "audio.level"),
+    ("bass", "audio.bass"),
+    ("mid", "audio.mid"),
+    ("high", "audio.high"),
+    ("onset", "audio.onset"),
+    ("bpm", "audio.bpm"),
+];
 
 fn set_fields(api: &Table, clock: &Clock, registry: &Registry) {
     let fields = [
@@ -398,10 +405,8 @@ fn set_fields(api: &Table, clock: &Clock, registry: &Registry) {
     }
     let _ = api.set("frame", clock.frame);
     if let Ok(audio) = api.get::<Table>("audio") {
-        for field in AUDIO_FIELDS {
-            let value = registry
-                .get(&format!("audio.{field}"))
-                .and_then(|v| v.as_f32());
+        for (field, param) in AUDIO_FIELDS {
+            let value = registry.get(param).and_then(|v| v.as_f32());
             let _ = audio.set(field, value.unwrap_or(0.0));
         }
         if let Some(crate::params::Value::List(bands)) = registry.get("audio.bands") {
