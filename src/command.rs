@@ -4,9 +4,9 @@
 //! registry (checked, clamped, smoothed); heavy changes (presets, saves,
 //! reseeds) wait for the start of the next frame, at most one of each.
 
-use crate::control::mapping::MidiMapping;
+use crate::mapping::MidiMapping;
+pub use crate::mapping::PlaylistCommand;
 use crate::params::{Easing, Source, Value};
-use crate::script::ScriptEvent;
 
 /// A change to the show.
 #[derive(Debug, Clone, PartialEq)]
@@ -42,17 +42,38 @@ pub enum Command {
     Playlist(PlaylistCommand),
 }
 
-/// What a playlist is asked to do.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PlaylistCommand {
-    /// Play `presets/playlists/<name>.toml` from its first entry.
-    Play(String),
-    /// The next entry now.
-    Next,
-    /// The entry before.
-    Previous,
-    /// Entry number (0-based) of the playlist.
-    Jump(usize),
-    /// Stop: the preset playing stays.
-    Stop,
+/// An event passed to a script callback.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ScriptEvent {
+    /// A new beat started; its number.
+    Beat(u64),
+    /// A MIDI message: kind (`cc`, `note_on`, `note_off`...), channel
+    /// (1-16), number (controller or note) and value.
+    Midi {
+        /// Message kind.
+        kind: String,
+        /// Channel 1..=16.
+        channel: u8,
+        /// Controller or note number.
+        number: u8,
+        /// Value or velocity.
+        value: u8,
+    },
+    /// An OSC message for the script: address and arguments.
+    Osc(String, Vec<OscArg>),
+    /// A preset was loaded.
+    Preset(String),
+    /// An onset (a hit) was heard.
+    Onset,
+}
+
+/// An OSC argument as scripts receive it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum OscArg {
+    /// A number.
+    Number(f64),
+    /// A string.
+    Text(String),
+    /// A boolean.
+    Bool(bool),
 }

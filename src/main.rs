@@ -6,15 +6,15 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
-use sylva::app::{self, NoDisplay, WindowOptions};
-use sylva::bench::{self, BenchOptions};
-use sylva::cli::{
-    AnalysisArgs, FolderArgs, ListenArgs, ShowArgs, ToolVerb, run_tool, tools_command,
-};
+use sylva::base::Assets;
 use sylva::control::ControlOptions;
-use sylva::headless::{self, HeadlessOptions, RenderOptions, parse_size};
-use sylva::installation::{InstallOptions, Schedule};
-use sylva::show::Assets;
+use sylva::drivers::bench::{self, BenchOptions};
+use sylva::drivers::cli::{AnalysisArgs, FolderArgs, ListenArgs, ShowArgs};
+use sylva::drivers::headless::{self, HeadlessOptions, RenderOptions, parse_size};
+use sylva::drivers::window::{self, NoDisplay, WindowOptions};
+use sylva::show::installation::{InstallOptions, Schedule};
+use sylva::tools::ToolVerb;
+use sylva::tools::{run_tool, tools_command};
 
 /// A live-coding and VJ runtime: GPU simulation layers choreographed by Lua
 /// and WGSL, played from MIDI and OSC.
@@ -56,7 +56,7 @@ struct CheckArgs {
 #[derive(Args)]
 struct PlayArgs {
     /// Playlist in presets/playlists/ (without .toml).
-    #[arg(default_value = sylva::cli::DEFAULT_PLAYLIST)]
+    #[arg(default_value = sylva::drivers::cli::DEFAULT_PLAYLIST)]
     playlist: String,
     /// Installation mode: fullscreen on --monitor, no cursor, no HUD; errors go to the log
     /// files and /sylva/status; resumes from the state file after a crash; a lost GPU
@@ -344,7 +344,7 @@ fn run_cli(cli: Cli) -> anyhow::Result<()> {
             let mut options = show.options(false);
             options.analysis = args.analysis.settings();
             if let Some(file) = &args.audio {
-                options.audio = sylva::headless::AudioChoice::File(file.clone());
+                options.audio = sylva::show::AudioChoice::File(file.clone());
             }
             headless::render(&RenderOptions {
                 show: options,
@@ -386,7 +386,7 @@ fn run(args: RunArgs, install: InstallOptions) -> anyhow::Result<()> {
             install,
         });
     }
-    app::run(WindowOptions {
+    window::run(WindowOptions {
         show,
         fullscreen: args.fullscreen,
         monitor: args.monitor,
@@ -401,7 +401,7 @@ fn check_command(args: &CheckArgs) -> anyhow::Result<()> {
     for (folder, dir) in args.folders.list() {
         assets = assets.with_folder(folder, dir);
     }
-    let report = sylva::check::run(&assets);
+    let report = sylva::show::check::run(&assets);
     for problem in &report.problems {
         eprintln!("{problem}\n");
     }

@@ -13,10 +13,11 @@ use sylva::audio::analysis::{AnalysisSettings, Analyzer, AudioFrame};
 use sylva::audio::file::{FileFeed, read};
 use sylva::audio::input::{InputError, LiveInput, Microphone, OpenInput};
 use sylva::audio::{Feed, GainSettings};
+use sylva::base::status::ErrorLog;
+use sylva::drivers::headless::{RenderOptions, render};
 use sylva::gpu::{OUTPUT_FORMAT, RenderTarget, read_rgba8};
-use sylva::headless::{AudioChoice, RenderOptions, ShowOptions, render};
 use sylva::params::{Source, Value};
-use sylva::status::ErrorLog;
+use sylva::show::{AudioChoice, ShowOptions};
 
 use crate::support::{self, Checked};
 

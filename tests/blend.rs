@@ -2,9 +2,9 @@
 //! HDR composite and held to the expected value within one half-float step.
 
 use half::f16;
+use sylva::engine::Preset;
 use sylva::gpu::{OUTPUT_FORMAT, RenderTarget, read_rgba16f};
 use sylva::params::{Source, Value};
-use sylva::show::Preset;
 
 use crate::support;
 use crate::support::Checked;

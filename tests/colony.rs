@@ -1,14 +1,14 @@
 //! The colony layer against its CPU reference, its invariants after whole
 //! runs, and its picture.
 
+use sylva::base::Assets;
+use sylva::engine::camera::{camera_params, orbit};
 use sylva::gpu::{GpuProfiler, HDR_FORMAT, RenderTarget, read_rgba16f};
-use sylva::layers::camera::{camera_params, orbit};
 use sylva::layers::colony::attractors::{AttractionSource, Shape};
 use sylva::layers::colony::draw::{BranchRenderer, DrawParams, NodeTransform, Style};
 use sylva::layers::colony::reference::{ColonyCpu, branch_length};
 use sylva::layers::colony::sim::{ColonySim, StepParams};
 use sylva::params::Registry;
-use sylva::show::Assets;
 
 use crate::support;
 

@@ -1,11 +1,11 @@
 //! The fluid layer against its f64 CPU reference, its invariants under
 //! extreme parameters, and the dam break.
 
+use sylva::base::{Assets, ChangedFile, Folder};
 use sylva::gpu::GpuProfiler;
 use sylva::layers::fluid::reference::densities_and_accelerations;
 use sylva::layers::fluid::scene::{Scene, block};
 use sylva::layers::fluid::sim::FluidSim;
-use sylva::show::{Assets, ChangedFile, Folder};
 
 use crate::support;
 use crate::support::Checked;

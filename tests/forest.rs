@@ -3,12 +3,12 @@
 //! count rising then settling, layered heights, a road painted early and
 //! a layer zeroed late.
 
+use sylva::base::Assets;
+use sylva::base::rng::Rng;
 use sylva::gpu::GpuProfiler;
 use sylva::layers::forest::reference::competition;
 use sylva::layers::forest::sim::{ForestParams, ForestSim, Tree};
 use sylva::layers::forest::species::{Species, defaults};
-use sylva::layers::random::Rng;
-use sylva::show::Assets;
 
 use crate::support;
 use crate::support::Checked;

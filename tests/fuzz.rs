@@ -9,14 +9,14 @@
 use std::time::{Duration, Instant, SystemTime};
 
 use rosc::{OscBundle, OscMessage, OscPacket, OscTime, OscType};
-use sylva::control::mapping::Mappings;
 use sylva::control::midi_parse::MidiParser;
 use sylva::control::osc::{self, OscReceived};
 use sylva::control::{ControlEvent, ControlOptions, ControlSurface};
+use sylva::engine::Preset;
 use sylva::gpu::{OUTPUT_FORMAT, RenderTarget};
 use sylva::layers::shader::header;
+use sylva::mapping::Mappings;
 use sylva::params::Value;
-use sylva::show::Preset;
 
 use crate::support;
 

@@ -7,11 +7,11 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use sylva::command::ScriptEvent;
+use sylva::engine::{MAX_LAYERS, Preset};
 use sylva::gpu::{OUTPUT_FORMAT, RenderTarget};
-use sylva::headless::{ShowOptions, start_live_on};
-use sylva::script::ScriptEvent;
 use sylva::show::Show;
-use sylva::show::{MAX_LAYERS, Preset};
+use sylva::show::{ShowOptions, start_live_on};
 
 use crate::support;
 

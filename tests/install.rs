@@ -6,13 +6,14 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use sylva::clock::Clock;
+use sylva::base::ChangedFile;
+use sylva::base::clock::Clock;
+use sylva::base::status::ErrorLog;
+use sylva::engine::{BenchWorkload, Layer, LayerEnv, LayerFrame, LayerKind};
 use sylva::gpu::{AdapterChoice, Gpu, GpuProfiler, OUTPUT_FORMAT, RenderTarget, read_rgba8};
-use sylva::headless::{ShowOptions, start_on};
-use sylva::layers::{BenchWorkload, Layer, LayerEnv, LayerFrame, LayerKind};
 use sylva::params::{ParamSpec, Registry, Source, Value};
-use sylva::show::{ChangedFile, Show, StateFile};
-use sylva::status::ErrorLog;
+use sylva::show::{Show, StateFile};
+use sylva::show::{ShowOptions, start_on};
 
 use crate::support;
 use crate::support::Checked;
@@ -197,6 +198,10 @@ impl Layer for Fragile {
         &self.0
     }
 
+    fn kind(&self) -> &'static LayerKind {
+        &FRAGILE
+    }
+
     fn params(&self) -> Vec<ParamSpec> {
         Vec::new()
     }
@@ -239,7 +244,7 @@ static FRAGILE: LayerKind = LayerKind {
         settings: Vec::new(),
         groups: Vec::new(),
     },
-    tools: &[],
+    layouts: &[],
 };
 
 #[test]

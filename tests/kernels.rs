@@ -1,8 +1,8 @@
 //! Shared GPU kernels against CPU references at small sizes.
 
+use sylva::base::Assets;
 use sylva::gpu::compute::{read_buffer, storage_buffer};
 use sylva::gpu::prefix_sum::PrefixSum;
-use sylva::show::Assets;
 
 use crate::support;
 

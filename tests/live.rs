@@ -6,11 +6,11 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use sylva::command::{OscArg, ScriptEvent};
 use sylva::gpu::{OUTPUT_FORMAT, RenderTarget, read_rgba16f};
-use sylva::headless::ShowOptions;
 use sylva::params::{Source, Value};
-use sylva::script::{OscArg, ScriptEvent};
 use sylva::show::Show;
+use sylva::show::ShowOptions;
 
 use crate::support;
 use crate::support::Checked;

@@ -6,6 +6,7 @@ mod blend;
 mod cli;
 mod colony;
 mod control;
+mod floor_plan;
 mod fluid;
 mod forest;
 mod fuzz;

@@ -3,11 +3,11 @@
 //! the registry, the render scale waits for its knob to rest, the seed
 //! reaches every simulation, and the bench measures passes.
 
-use sylva::bench::{self, BenchOptions};
+use sylva::drivers::bench::{self, BenchOptions};
 use sylva::gpu::{AdapterChoice, OUTPUT_FORMAT, RenderTarget};
-use sylva::headless::ShowOptions;
 use sylva::params::{Source, Value};
 use sylva::show::Show;
+use sylva::show::ShowOptions;
 
 use crate::support;
 use crate::support::Checked;

@@ -223,7 +223,7 @@ fn grown_branches_stay_with_the_moving_body() {
         points.len() as u32,
         6000,
     );
-    let assets = sylva::show::Assets::new(env!("CARGO_MANIFEST_DIR"));
+    let assets = sylva::base::Assets::new(env!("CARGO_MANIFEST_DIR"));
     let sim = ColonySim::new(&gpu, &assets, &points, 6, &params).checked("building the growth");
     let mut profiler = GpuProfiler::new(&gpu.device, &gpu.queue, false);
     for _ in 0..80 {

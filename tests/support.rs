@@ -6,10 +6,10 @@
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
+use sylva::base::status::ErrorLog;
 use sylva::gpu::{ADAPTER_ENV, AdapterChoice, Gpu};
-use sylva::headless::{ShowOptions, start_on};
 use sylva::show::Show;
-use sylva::status::ErrorLog;
+use sylva::show::{ShowOptions, start_on};
 
 /// The software Vulkan adapter that CI installs (Mesa's lavapipe).
 pub const SOFTWARE_ADAPTER: &str = "llvmpipe";

@@ -15,8 +15,8 @@ use realfft::{RealFftPlanner, RealToComplex};
 
 use super::beat::BeatTracker;
 
-/// Number of log-spaced bands.
-pub const BANDS: usize = 16;
+/// Number of log-spaced bands: as many as a modulation can name.
+pub use crate::mapping::modulate::BANDS;
 
 /// Lowest and highest band edges, Hz.
 const BANDS_FROM: f32 = 30.0;

@@ -7,45 +7,11 @@ use super::file::FileFeed;
 use super::input::LiveInput;
 use super::modulate::Modulations;
 use super::{GainSettings, Heard};
-use crate::clock::Clock;
+use crate::base::clock::Clock;
+use crate::base::status::ErrorLog;
+use crate::base::tempo::{TempoLead, TempoSource};
+use crate::mapping::files::LoadedMappings;
 use crate::params::{Registry, Source, Value};
-use crate::show::mapping_files::LoadedMappings;
-use crate::status::ErrorLog;
-
-/// Where the beat comes from, in the order of `master.tempo_source`:
-/// `internal` (tap, OSC, Lua), `midi_clock` (a sequencer's clock when one
-/// plays, else as internal), `audio` (the tempo and beats heard), `link`
-/// (an Ableton Link session).
-pub const TEMPO_SOURCES: [&str; 4] = ["internal", "midi_clock", "audio", "link"];
-
-/// `master.tempo_source`, read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TempoSource {
-    /// Tap, OSC, Lua.
-    Internal,
-    /// A sequencer's clock when one plays.
-    MidiClock,
-    /// The tempo and beats heard.
-    Audio,
-    /// An Ableton Link session.
-    Link,
-}
-
-impl TempoSource {
-    /// The source `registry` names; `None` where it has no master section.
-    pub fn of(registry: &Registry) -> Option<Self> {
-        const IN_ORDER: [TempoSource; 4] = [
-            TempoSource::Internal,
-            TempoSource::MidiClock,
-            TempoSource::Audio,
-            TempoSource::Link,
-        ];
-        match registry.get("master.tempo_source") {
-            Some(Value::Enum(i)) => IN_ORDER.get(*i).copied(),
-            _ => None,
-        }
-    }
-}
 
 /// A tempo change smaller than this is no change (bpm).
 const TEMPO_EPSILON: f32 = 0.01;
@@ -58,17 +24,6 @@ pub enum Feed {
     Live(LiveInput),
     /// A sound file, in step with the show's clock.
     File(Box<FileFeed>),
-}
-
-/// How the clock should follow the tempo source this frame.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum TempoLead {
-    /// The clock integrates `master.bpm` as always.
-    Own,
-    /// The clock stands at this beat (Link's).
-    Beats(f64),
-    /// A beat was heard: pull the clock toward the nearest whole beat.
-    Nudge,
 }
 
 /// The feed, the modulations in force and the Link session.
@@ -182,7 +137,10 @@ impl Hearing {
         heard: &Heard,
         errors: &ErrorLog,
     ) -> TempoLead {
-        let source = TempoSource::of(registry).unwrap_or(TempoSource::Internal);
+        let source = registry
+            .enum_index("master.tempo_source")
+            .and_then(TempoSource::at)
+            .unwrap_or(TempoSource::Internal);
         if source != TempoSource::Link {
             self.leave_link();
         }
@@ -284,11 +242,12 @@ impl Hearing {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::base::tempo::TEMPO_SOURCES;
 
     #[test]
     fn every_tempo_source_name_reads_as_its_own_source() {
         let mut registry = Registry::new();
-        for spec in crate::compositor::master_params() {
+        for spec in crate::engine::compositor::master_params() {
             registry.register(spec);
         }
         let expected = [
@@ -305,8 +264,19 @@ mod tests {
                     Source::Ui,
                 )
                 .ok();
-            assert_eq!(TempoSource::of(&registry), Some(source), "{name}");
+            assert_eq!(
+                registry
+                    .enum_index("master.tempo_source")
+                    .and_then(TempoSource::at),
+                Some(source),
+                "{name}"
+            );
         }
-        assert_eq!(TempoSource::of(&Registry::new()), None);
+        assert_eq!(
+            Registry::new()
+                .enum_index("master.tempo_source")
+                .and_then(TempoSource::at),
+            None
+        );
     }
 }

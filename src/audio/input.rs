@@ -15,7 +15,7 @@ use cpal::traits::{DeviceTrait, HostTrait, StreamTrait};
 
 use super::analysis::{AnalysisSettings, Analyzer, AudioFrame, GainSettings};
 use super::{Heard, HeardSoFar};
-use crate::status::ErrorLog;
+use crate::base::status::ErrorLog;
 
 /// Pause between looks for a device that is not there.
 const RESCAN: Duration = Duration::from_secs(2);
@@ -104,7 +104,7 @@ impl LiveInput {
             stop: stop.clone(),
             warned: false,
         };
-        let spawned = crate::supervise::spawn("sylva-audio", errors, move || listening.run());
+        let spawned = crate::base::supervise::spawn("sylva-audio", errors, move || listening.run());
         if let Err(error) = spawned {
             tracing::warn!(
                 "cannot start the audio thread: {error}; the show goes on without sound"

@@ -16,7 +16,7 @@ pub mod link;
 pub mod modulate;
 
 pub use analysis::{AnalysisSettings, AudioFrame, BANDS, GainSettings};
-pub use hearing::{Feed, Hearing, TEMPO_SOURCES, TempoLead, TempoSource};
+pub use hearing::{Feed, Hearing};
 
 use crate::params::ParamSpec;
 

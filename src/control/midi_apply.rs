@@ -4,12 +4,12 @@
 use std::time::Instant;
 
 use super::ControlSurface;
-use super::mapping::Action;
 use super::midi_map::MidiOutcome;
 use super::midi_parse::MidiMessage;
 use crate::command::Command;
+use crate::command::ScriptEvent;
+use crate::mapping::Action;
 use crate::params::{Registry, Source, Value};
-use crate::script::ScriptEvent;
 
 impl ControlSurface {
     pub(super) fn handle_midi(
@@ -22,8 +22,10 @@ impl ControlSurface {
         match message {
             MidiMessage::Clock => {
                 // The clock leads only when `master.tempo_source` is midi_clock.
-                let follows = crate::audio::TempoSource::of(registry)
-                    .is_none_or(|source| source == crate::audio::TempoSource::MidiClock);
+                let follows = registry
+                    .enum_index("master.tempo_source")
+                    .and_then(crate::base::tempo::TempoSource::at)
+                    .is_none_or(|source| source == crate::base::tempo::TempoSource::MidiClock);
                 if let Some(bpm) = self.midi_clock.pulse(at).filter(|_| follows) {
                     let bpm = Command::Set("master.bpm".into(), Value::Float(bpm), Source::Midi);
                     self.command(bpm);

@@ -16,7 +16,7 @@ use midir::{Ignore, MidiInput, MidiInputConnection, MidiOutput, MidiOutputConnec
 
 use super::ControlEvent;
 use super::midi_parse::MidiParser;
-use crate::status::ErrorLog;
+use crate::base::status::ErrorLog;
 
 /// How often ports are rescanned.
 const RESCAN: Duration = Duration::from_secs(2);
@@ -42,7 +42,7 @@ pub fn spawn_inputs(
     errors: ErrorLog,
 ) {
     let mut warned = false;
-    let spawned = crate::supervise::spawn("sylva-midi", errors, move || {
+    let spawned = crate::base::supervise::spawn("sylva-midi", errors, move || {
         let mut open: HashMap<String, MidiInputConnection<()>> = HashMap::new();
         while !stop.load(Ordering::Relaxed) {
             match scan(&filter, &events, &mut open) {

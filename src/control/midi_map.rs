@@ -4,8 +4,8 @@
 //! It reads the registry and returns what to do; the control surface
 //! applies it, so every write goes through the registry like any other.
 
-use super::mapping::{Action, ButtonMode, Encoding, MidiMapping, Takeover, check_action};
 use super::midi_parse::MidiMessage;
+use crate::mapping::{Action, ButtonMode, Encoding, MidiMapping, Takeover, check_action};
 use crate::params::{ParamKind, ParamSpec, Registry, Value};
 
 /// One knob step, in knob space.
@@ -356,8 +356,8 @@ impl Bound {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::control::mapping::Mappings;
     use crate::control::midi_parse::MidiParser;
+    use crate::mapping::Mappings;
     use crate::params::Source;
 
     fn registry() -> Registry {

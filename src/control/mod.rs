@@ -9,7 +9,6 @@
 //! files or presets.
 
 pub mod allow;
-pub mod mapping;
 mod midi_apply;
 mod midi_io;
 pub mod midi_map;
@@ -31,7 +30,7 @@ use std::time::{Duration, Instant};
 
 use allow::AllowList;
 
-use mapping::OscAlias;
+use crate::mapping::OscAlias;
 use midi_io::{MidiOutputs, MidiStatus, SharedStatus};
 use midi_map::MidiMapper;
 use midi_parse::MidiMessage;
@@ -39,10 +38,10 @@ use osc::{Feedback, OscReceived, OscStats, RateLimitedLog};
 use oscquery::SharedNamespace;
 use tempo::{MidiClock, TapTempo};
 
+use crate::base::status::ErrorLog;
 use crate::command::Command;
+use crate::mapping::LoadedMappings;
 use crate::params::{Change, Registry, Source};
-use crate::show::LoadedMappings;
-use crate::status::ErrorLog;
 
 /// What the control surface reads of the show at the start of a frame.
 pub struct ShowView<'a> {

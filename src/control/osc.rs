@@ -16,8 +16,8 @@ use rosc::{OscMessage, OscPacket, OscTime, OscType};
 use super::ControlEvent;
 use super::allow::AllowList;
 use super::osc_wire::{self, Due};
+use crate::base::status::ErrorLog;
 use crate::params::{ParamKind, ParamSpec, Value};
-use crate::status::ErrorLog;
 
 /// Prefix of every sylva address.
 pub const PREFIX: &str = "/sylva/";
@@ -70,7 +70,7 @@ pub struct OscStats {
 pub const MAX_AHEAD: Duration = Duration::from_secs(60);
 
 /// Starts the receiver on `socket`; it stops when `stop` is set or the
-/// channel closes. A panic inside restarts it (see [`crate::supervise`]).
+/// channel closes. A panic inside restarts it (see [`crate::base::supervise`]).
 pub fn spawn_receiver(
     socket: UdpSocket,
     events: SyncSender<ControlEvent>,
@@ -82,7 +82,7 @@ pub fn spawn_receiver(
     socket.set_read_timeout(Some(Duration::from_millis(200)))?;
     let mut buffer = vec![0u8; 65_536];
     let mut warnings = RateLimitedLog::default();
-    crate::supervise::spawn("sylva-osc", errors, move || {
+    crate::base::supervise::spawn("sylva-osc", errors, move || {
         while !stop.load(Ordering::Relaxed) {
             let Ok((length, from)) = socket.recv_from(&mut buffer) else {
                 continue;

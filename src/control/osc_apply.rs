@@ -7,12 +7,12 @@ use std::time::{Duration, Instant};
 
 use rosc::{OscMessage, OscType};
 
-use super::mapping::OscAlias;
 use super::osc::{self, OscReceived};
 use super::{ControlSurface, ShowView};
 use crate::command::{Command, PlaylistCommand};
+use crate::command::{OscArg, ScriptEvent};
+use crate::mapping::OscAlias;
 use crate::params::{ParamKind, ParamSpec, Registry, Source, Value};
-use crate::script::{OscArg, ScriptEvent};
 
 impl ControlSurface {
     pub(super) fn handle_osc(&mut self, received: OscReceived, view: &ShowView<'_>) {

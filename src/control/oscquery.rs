@@ -23,8 +23,8 @@ use serde_json::{Value as Json, json};
 
 use super::allow::AllowList;
 use super::osc::{RateLimitedLog, address_of, args_of};
+use crate::base::status::ErrorLog;
 use crate::params::{ParamKind, ParamSpec, Registry, Value};
-use crate::status::ErrorLog;
 
 /// What the server shows: the specs (replaced when parameters come or go)
 /// and the current target values.
@@ -164,7 +164,7 @@ pub fn serve(
     let port = listener.local_addr()?.port();
     let active = Arc::new(AtomicUsize::new(0));
     let mut warnings = RateLimitedLog::default();
-    crate::supervise::spawn("sylva-oscquery", errors, move || {
+    crate::base::supervise::spawn("sylva-oscquery", errors, move || {
         let mut backoff = Duration::from_millis(10);
         loop {
             let (stream, peer) = match listener.accept() {

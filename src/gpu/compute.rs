@@ -7,7 +7,7 @@
 
 use super::wgsl::Composer;
 use super::{BuildError, Gpu, ReadbackError};
-use crate::show::{Assets, ChangedFile, Folder};
+use crate::base::{Assets, ChangedFile, Folder};
 
 /// The largest workgroup count in one dimension WebGPU guarantees.
 const MAX_GROUPS: u32 = 65_535;

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::BuildError;
 
-use crate::status::ErrorLog;
+use crate::base::status::ErrorLog;
 
 /// Environment variable that picks an adapter by name substring when
 /// `--adapter` is not given (tests set it to `llvmpipe`).

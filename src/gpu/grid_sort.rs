@@ -11,7 +11,7 @@ use super::compute::{Binding, Kernel, KernelReload, storage_buffer};
 use super::prefix_sum::PrefixSum;
 use super::profiler::GpuProfiler;
 use super::{BuildError, Gpu};
-use crate::show::{Assets, ChangedFile};
+use crate::base::{Assets, ChangedFile};
 
 const FILE: &str = "common/grid_sort.wgsl";
 

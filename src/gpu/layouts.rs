@@ -1,153 +1,67 @@
 //! Every `#[repr(C)]` struct the CPU uploads, held against the WGSL struct
-//! that reads it, as naga lays it out: one table, so a field added on one
-//! side only fails here rather than as garbage on screen.
+//! that reads it as naga lays it out, so a field added on one side only
+//! fails a test rather than showing as garbage on screen. Each tier lists
+//! its own structs ([`GPU_LAYOUTS`], the engine's, and every layer kind's
+//! `LayerKind::layouts`); the test walks them all.
 
 use std::mem::size_of;
 
+use super::grid_sort::GridUniform;
 use super::wgsl::{Composer, struct_size};
-use crate::show::Assets;
+use crate::base::Assets;
 
-/// (Rust type, its size, the shader file that declares or includes the
-/// WGSL struct, the struct's name).
-fn table() -> Vec<(&'static str, usize, &'static str, &'static str)> {
-    use crate::compositor::{BlendUniforms, MasterUniforms};
-    use crate::frame::FrameUniforms;
-    use crate::gpu::grid_sort::GridUniform;
-    use crate::layers::camera::CameraUniform;
-    use crate::layers::colony::draw::DrawParams;
-    use crate::layers::colony::sim::{NodeInfo, StepParams};
-    use crate::layers::fluid::draw::{ParticleDraw, SurfaceUniform};
-    use crate::layers::fluid::sim::FluidParams;
-    use crate::layers::forest::sim::{ForestParams, Tree};
-    use crate::layers::forest::species::SpeciesGpu;
-    use crate::layers::skinned::AttractionBones;
-    use crate::layers::skinned::body::BodyParams;
-    use crate::layers::skinned::pose::Bone;
-    use crate::layers::skinned::skin_gpu::{BindVertex, SkinParams};
-    vec![
-        (
-            "FrameUniforms",
-            size_of::<FrameUniforms>(),
-            "common/frame.wgsl",
-            "Frame",
-        ),
-        (
-            "CameraUniform",
-            size_of::<CameraUniform>(),
-            "common/camera.wgsl",
-            "Camera",
-        ),
-        (
-            "GridUniform",
-            size_of::<GridUniform>(),
-            "common/grid_sort.wgsl",
-            "Grid",
-        ),
-        (
-            "BlendUniforms",
-            size_of::<BlendUniforms>(),
-            "compositor/blend.wgsl",
-            "Blend",
-        ),
-        (
-            "MasterUniforms",
-            size_of::<MasterUniforms>(),
-            "compositor/master.wgsl",
-            "Master",
-        ),
-        (
-            "StepParams",
-            size_of::<StepParams>(),
-            "colony/step.wgsl",
-            "ColonyParams",
-        ),
-        (
-            "NodeInfo",
-            size_of::<NodeInfo>(),
-            "colony/step.wgsl",
-            "NodeInfo",
-        ),
-        (
-            "DrawParams",
-            size_of::<DrawParams>(),
-            "colony/draw.wgsl",
-            "DrawParams",
-        ),
-        (
-            "FluidParams",
-            size_of::<FluidParams>(),
-            "fluid/integrate.wgsl",
-            "FluidParams",
-        ),
-        (
-            "ParticleDraw",
-            size_of::<ParticleDraw>(),
-            "fluid/particles.wgsl",
-            "ParticleDraw",
-        ),
-        (
-            "SurfaceUniform",
-            size_of::<SurfaceUniform>(),
-            "fluid/surface.wgsl",
-            "Surface",
-        ),
-        ("Bone", size_of::<Bone>(), "skinned/skin.wgsl", "Bone"),
-        (
-            "ForestParams",
-            size_of::<ForestParams>(),
-            "forest/step.wgsl",
-            "ForestParams",
-        ),
-        (
-            "SpeciesGpu",
-            size_of::<SpeciesGpu>(),
-            "forest/step.wgsl",
-            "Species",
-        ),
-        ("Tree", size_of::<Tree>(), "forest/step.wgsl", "Tree"),
-        (
-            "SkinParams",
-            size_of::<SkinParams>(),
-            "skinned/skin.wgsl",
-            "SkinParams",
-        ),
-        (
-            "BindVertex",
-            size_of::<BindVertex>(),
-            "skinned/skin.wgsl",
-            "BindVertex",
-        ),
-        (
-            "AttractionBones",
-            size_of::<AttractionBones>(),
-            "skinned/skin.wgsl",
-            "AttractionBones",
-        ),
-        (
-            "BodyParams",
-            size_of::<BodyParams>(),
-            "skinned/body.wgsl",
-            "BodyParams",
-        ),
-    ]
+/// A Rust struct uploaded to the GPU and the WGSL struct it must match.
+#[derive(Debug, Clone, Copy)]
+pub struct UniformLayout {
+    /// The Rust type's name.
+    pub rust: &'static str,
+    /// Its size in bytes.
+    pub size: usize,
+    /// The shader file that declares or includes the WGSL struct.
+    pub file: &'static str,
+    /// The WGSL struct's name.
+    pub wgsl: &'static str,
 }
 
-#[test]
-fn every_uniform_struct_matches_its_wgsl_layout() {
-    let assets = Assets::new(env!("CARGO_MANIFEST_DIR"));
-    let mut wrong = Vec::new();
-    for (rust, size, file, wgsl) in table() {
-        let module = Composer::new(&assets)
-            .file(file)
-            .and_then(|c| c.finish())
-            .and_then(|c| c.validate());
-        let module = module.unwrap_or_else(|e| panic!("{file}: {e}"));
-        let expected = struct_size(&module, wgsl);
-        if expected != Some(size as u32) {
-            wrong.push(format!(
-                "{rust}: {size} bytes; {file} struct {wgsl}: {expected:?}"
-            ));
+impl UniformLayout {
+    /// `T`, named `rust`, against struct `wgsl` of `file`.
+    pub const fn of<T>(rust: &'static str, file: &'static str, wgsl: &'static str) -> Self {
+        Self {
+            rust,
+            size: size_of::<T>(),
+            file,
+            wgsl,
         }
     }
-    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// The structs of the shared compute passes.
+pub const GPU_LAYOUTS: &[UniformLayout] = &[UniformLayout::of::<GridUniform>(
+    "GridUniform",
+    "common/grid_sort.wgsl",
+    "Grid",
+)];
+
+/// Each of `layouts` whose size differs from naga's layout of its WGSL
+/// struct, described; a file that does not compile is one too.
+pub fn mismatches(assets: &Assets, layouts: &[UniformLayout]) -> Vec<String> {
+    layouts
+        .iter()
+        .filter_map(|layout| {
+            let module = Composer::new(assets)
+                .file(layout.file)
+                .and_then(|c| c.finish())
+                .and_then(|c| c.validate());
+            let expected = match module {
+                Ok(module) => struct_size(&module, layout.wgsl),
+                Err(e) => return Some(format!("{}: {e}", layout.file)),
+            };
+            (expected != Some(layout.size as u32)).then(|| {
+                format!(
+                    "{}: {} bytes; {} struct {}: {expected:?}",
+                    layout.rust, layout.size, layout.file, layout.wgsl
+                )
+            })
+        })
+        .collect()
 }

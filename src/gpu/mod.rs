@@ -8,7 +8,6 @@ pub mod compute;
 mod context;
 mod fullscreen;
 pub mod grid_sort;
-#[cfg(test)]
 mod layouts;
 pub mod prefix_sum;
 mod profiler;
@@ -20,6 +19,7 @@ pub mod wgsl;
 pub use build_error::BuildError;
 pub use context::{ADAPTER_ENV, AdapterChoice, Gpu, GpuError};
 pub use fullscreen::FullscreenPipeline;
+pub use layouts::{GPU_LAYOUTS, UniformLayout, mismatches as layout_mismatches};
 pub use profiler::{GpuProfiler, PassTime};
 pub use readback::{ReadbackError, read_rgba8, read_rgba16f, read_texture};
 pub use target::{HDR_FORMAT, OUTPUT_FORMAT, RenderTarget, clear_view};

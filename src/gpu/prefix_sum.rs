@@ -6,7 +6,7 @@
 use super::bindings::uniform_buffer;
 use super::compute::{Binding, Kernel, KernelReload, storage_buffer};
 use super::{BuildError, Gpu};
-use crate::show::{Assets, ChangedFile};
+use crate::base::{Assets, ChangedFile};
 
 /// Elements per workgroup (`SCAN_BLOCK` in prefix_sum.wgsl).
 const BLOCK: u32 = 1024;

@@ -8,7 +8,7 @@
 
 use naga::SourceLocation;
 
-use crate::show::{Assets, Folder};
+use crate::base::{Assets, Folder};
 
 /// Why a shader could not be composed or validated. Each message names the
 /// file and line a person should open.
@@ -134,7 +134,7 @@ impl<'a> Composer<'a> {
                         .iter()
                         .find(|(include, _)| include == target)
                         .map_or(target, |(_, with)| with.as_str());
-                    crate::show::inside_show(target)
+                    crate::base::inside_show(target)
                         .map_err(|e| include_error(index, e.to_string()))?;
                     self.pending.push(target.to_string());
                     self.composed.text.push('\n');

@@ -1,28 +1,16 @@
-//! Layers: each one simulates and draws into its own HDR target, which the
-//! compositor blends. This module holds the [`Layer`] trait, what a layer is
-//! given each frame, and the factory that builds a layer from its id in a
-//! preset (`kind` or `kind.name`).
+//! The layer kinds this build knows, each a folder exporting one
+//! [`LayerKind`] description: [`KINDS`] is the one list, and the show
+//! builds a preset's layers from it. The engine only knows the trait.
 
-pub mod camera;
 pub mod colony;
 pub mod fluid;
 pub mod forest;
-pub mod random;
-pub mod rebuild;
 pub mod shader;
-pub mod simulation;
 pub mod skinned;
 
-use crate::cli::KindTool;
-use crate::clock::Clock;
-use crate::gpu::compute::KernelReload;
-use crate::gpu::{Gpu, GpuProfiler};
-use crate::params::{ParamSpec, Registry};
-use crate::show::{Assets, ChangedFile, Preset};
-use crate::status::ErrorLog;
-
-/// Blend modes of the compositor, in the order of the `<layer>.blend` enum.
-pub const BLEND_MODES: [&str; 4] = ["normal", "add", "screen", "multiply"];
+use crate::base::Assets;
+use crate::engine::{Layer, LayerEnv, LayerError, LayerKind, Preset, common_params, kind_in};
+use crate::params::ParamSpec;
 
 /// The layer kinds this build knows.
 pub const KINDS: [&LayerKind; 5] = [
@@ -33,141 +21,9 @@ pub const KINDS: [&LayerKind; 5] = [
     &forest::KIND,
 ];
 
-/// What a bench size means for a layer kind: the output resolution, the
-/// size's unit, and the settings (`param=value` without the layer id)
-/// that make the workload.
-pub struct BenchWorkload {
-    /// Output resolution.
-    pub resolution: [u32; 2],
-    /// What the size counts (`particles`).
-    pub unit: &'static str,
-    /// `param=value` settings, before the command line's `--set`.
-    pub settings: Vec<String>,
-    /// Groups of compute passes timed on their own beside the whole step:
-    /// a name and the label prefixes of its passes.
-    pub groups: Vec<(&'static str, &'static [&'static str])>,
-}
-
-/// Everything the rest of sylva needs to know about a layer kind, exported
-/// by the kind's own folder and listed once in [`KINDS`]: adding a kind is
-/// a folder and a line.
-pub struct LayerKind {
-    /// The kind's name, the part of a preset id before the dot.
-    pub name: &'static str,
-    /// Builds layer `id` on the GPU.
-    pub create: fn(&str, &LayerEnv<'_>) -> Box<dyn Layer>,
-    /// The kind's own parameters for layer `id` of a preset, without a GPU
-    /// (for `sylva check`; the shader kind reads its WGSL header).
-    pub params: fn(&str, &Assets, &Preset) -> Result<Vec<ParamSpec>, LayerError>,
-    /// The bench workload for a size, if the kind has one.
-    pub bench: fn(u32) -> BenchWorkload,
-    /// Its command-line tools (`sylva export <kind>`, `sylva validate
-    /// <kind>`).
-    pub tools: &'static [KindTool],
-}
-
 /// The kind of preset id `id` (`fluid.left` is a `fluid`).
 pub fn kind_of(id: &str) -> Result<&'static LayerKind, LayerError> {
-    let name = id.split('.').next().unwrap_or(id);
-    KINDS
-        .iter()
-        .copied()
-        .find(|k| k.name == name)
-        .ok_or_else(|| LayerError::UnknownKind {
-            kind: name.to_string(),
-        })
-}
-
-/// What a layer may use outside itself: the device, the show files and the
-/// error panel.
-pub struct LayerEnv<'a> {
-    /// The GPU.
-    pub gpu: &'a Gpu,
-    /// Show folder and embedded files.
-    pub assets: &'a Assets,
-    /// Where to report problems the performer should see.
-    pub errors: &'a ErrorLog,
-    /// The show's seed (`--seed`): a new layer's random choices start from
-    /// it, so one seed gives identical frames and another a different show.
-    pub seed: u64,
-}
-
-/// The per-frame inputs of a layer's draw.
-pub struct LayerFrame<'a> {
-    /// Parameter values (smoothed).
-    pub registry: &'a Registry,
-    /// Time and beat.
-    pub clock: &'a Clock,
-    /// The frame uniform block (`shaders/common/frame.wgsl`).
-    pub frame_uniforms: &'a wgpu::Buffer,
-    /// Where to draw: the layer's HDR target this frame.
-    pub target: &'a wgpu::TextureView,
-    /// The same target as it was last frame (for feedback effects).
-    pub previous: &'a wgpu::TextureView,
-    /// The composite of the layers below this one.
-    pub below: &'a wgpu::TextureView,
-    /// Target size in pixels.
-    pub size: [u32; 2],
-}
-
-/// One simulation or effect in the show.
-pub trait Layer {
-    /// The id from the preset, e.g. `shader.sky`; parameters are
-    /// `<id>.<name>`.
-    fn id(&self) -> &str;
-
-    /// The layer's own parameters (enabled, opacity and blend are added by
-    /// the show). Called after every `update`, so a layer may change them.
-    fn params(&self) -> Vec<ParamSpec>;
-
-    /// The CPU work of a frame, before anything is recorded: react to
-    /// parameter changes, rebuild pipelines or buffers, load files, upload,
-    /// with the frame's `clock` (time and dt). Problems go to `env.errors`;
-    /// the layer keeps its last good state. Returns true when
-    /// [`Layer::params`] changed.
-    fn prepare(&mut self, env: &LayerEnv<'_>, registry: &Registry, clock: &Clock) -> bool;
-
-    /// Records this frame's passes, and only that (the CPU work happened in
-    /// [`Layer::prepare`]). Every pass is labelled with the layer id and
-    /// timed through `profiler`.
-    fn encode(
-        &mut self,
-        env: &LayerEnv<'_>,
-        frame: &LayerFrame<'_>,
-        encoder: &mut wgpu::CommandEncoder,
-        profiler: &mut GpuProfiler,
-    );
-
-    /// Restarts the layer's simulation from `seed`.
-    fn reseed(&mut self, seed: u64);
-
-    /// Figures the bench prints after a run (node counts, bytes per step).
-    /// May wait for the GPU; never called while the show runs.
-    fn report(&self, _gpu: &Gpu) -> Vec<(String, f64)> {
-        Vec::new()
-    }
-
-    /// Re-reads the layer's files if one of `changed` is among them, keeping
-    /// the running version when the new one fails. Returns true when
-    /// [`Layer::params`] changed.
-    fn reload(&mut self, env: &LayerEnv<'_>, changed: &[ChangedFile]) -> bool;
-}
-
-/// Why a layer could not be built.
-#[derive(Debug, thiserror::Error)]
-pub enum LayerError {
-    /// The kind before the dot is not one this build has.
-    #[error("unknown layer kind {kind:?} (known: {})", KINDS.map(|k| k.name).join(", "))]
-    UnknownKind {
-        /// The kind asked for.
-        kind: String,
-    },
-    /// A shader layer's file cannot be used.
-    #[error(transparent)]
-    Shader(#[from] shader::ShaderLayerError),
-    /// A skinned layer's model cannot be used.
-    #[error(transparent)]
-    Skinned(#[from] skinned::SkinnedError),
+    kind_in(&KINDS, id)
 }
 
 /// Builds the layer for preset id `id`.
@@ -188,36 +44,28 @@ pub fn declared_params(
     Ok(specs)
 }
 
-/// Shows what a live reload of a layer's simulation kernels did: errors
-/// under `<id> kernels` (the old kernels keep running), cleared once a
-/// reload succeeds.
-pub fn report_kernel_reload(env: &LayerEnv<'_>, id: &str, report: &KernelReload) {
-    let origin = format!("{id} kernels");
-    if !report.errors.is_empty() {
-        env.errors.report(origin, report.errors.join("\n"));
-    } else if report.rebuilt > 0 {
-        env.errors.clear(&origin);
-        tracing::info!("{id}: {} simulation kernels rebuilt live", report.rebuilt);
+#[cfg(test)]
+mod tests {
+    use super::KINDS;
+    use crate::base::Assets;
+    use crate::engine::ENGINE_LAYOUTS;
+    use crate::gpu::{GPU_LAYOUTS, layout_mismatches};
+
+    #[test]
+    fn every_uniform_struct_matches_its_wgsl_layout() {
+        let assets = Assets::new(env!("CARGO_MANIFEST_DIR"));
+        let layouts: Vec<_> = GPU_LAYOUTS
+            .iter()
+            .chain(ENGINE_LAYOUTS)
+            .chain(KINDS.iter().flat_map(|kind| kind.layouts))
+            .copied()
+            .collect();
+        assert!(
+            layouts.len() >= 20,
+            "the table lost structs: {}",
+            layouts.len()
+        );
+        let wrong = layout_mismatches(&assets, &layouts);
+        assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     }
-}
-
-/// Whether any of `changed` is a shader under one of `folders`
-/// (`"colony/"`, `"common/"`): the layers' cue to rebuild their pipelines.
-pub fn shaders_changed(changed: &[ChangedFile], folders: &[&str]) -> bool {
-    changed.iter().any(|c| {
-        c.folder == crate::show::Folder::Shaders && folders.iter().any(|f| c.name.starts_with(f))
-    })
-}
-
-/// The parameters every layer has: `enabled`, `opacity`, `blend`.
-pub fn common_params(id: &str) -> Vec<ParamSpec> {
-    vec![
-        ParamSpec::bool(format!("{id}.enabled"), true)
-            .with_description("Draw and composite this layer"),
-        ParamSpec::float(format!("{id}.opacity"), 1.0, 0.0, 1.0)
-            .with_smoothing(0.05)
-            .with_description("How strongly the layer is blended over the ones below"),
-        ParamSpec::enumeration(format!("{id}.blend"), &BLEND_MODES, 0)
-            .with_description("Blend mode on linear HDR values"),
-    ]
 }

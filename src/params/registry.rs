@@ -179,6 +179,14 @@ impl Registry {
         }
     }
 
+    /// The current index of an enum parameter; `None` where there is none.
+    pub fn enum_index(&self, name: &str) -> Option<usize> {
+        match self.get(name) {
+            Some(Value::Enum(i)) => Some(*i),
+            _ => None,
+        }
+    }
+
     /// The current text of a string or path parameter.
     pub fn text(&self, name: &str) -> Option<&str> {
         match self.declared(name) {

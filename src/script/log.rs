@@ -27,7 +27,7 @@ impl LogLimiter {
             return;
         }
         self.written += 1;
-        tracing::info!(target: "lua", "{}", crate::status::truncated(line, MAX_LINE_CHARS));
+        tracing::info!(target: "lua", "{}", crate::base::status::truncated(line, MAX_LINE_CHARS));
     }
 
     /// Writes the drop notice once the second that dropped lines is over.

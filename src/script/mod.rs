@@ -25,49 +25,14 @@ use mlua::{Function, IntoLuaMulti, Lua, Table};
 
 pub use sandbox::{INSTRUCTION_BUDGET, MEMORY_LIMIT, TIME_BUDGET, pattern_cost};
 
-use crate::clock::Clock;
+use crate::base::clock::Clock;
+use crate::base::status::ErrorLog;
+use crate::base::{AssetError, Assets, ChangedFile, Folder, inside_show};
+pub use crate::command::{OscArg, ScriptEvent};
 use crate::params::Registry;
-use crate::show::{AssetError, Assets, ChangedFile, Folder, inside_show};
-use crate::status::ErrorLog;
 use bridge::Bridge;
 use log::LogLimiter;
 use sandbox::Budget;
-
-/// An event passed to a script callback.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ScriptEvent {
-    /// A new beat started; its number.
-    Beat(u64),
-    /// A MIDI message: kind (`cc`, `note_on`, `note_off`...), channel
-    /// (1-16), number (controller or note) and value.
-    Midi {
-        /// Message kind.
-        kind: String,
-        /// Channel 1..=16.
-        channel: u8,
-        /// Controller or note number.
-        number: u8,
-        /// Value or velocity.
-        value: u8,
-    },
-    /// An OSC message for the script: address and arguments.
-    Osc(String, Vec<OscArg>),
-    /// A preset was loaded.
-    Preset(String),
-    /// An onset (a hit) was heard.
-    Onset,
-}
-
-/// An OSC argument as scripts receive it.
-#[derive(Debug, Clone, PartialEq)]
-pub enum OscArg {
-    /// A number.
-    Number(f64),
-    /// A string.
-    Text(String),
-    /// A boolean.
-    Bool(bool),
-}
 
 /// The generation being loaded: its environment, for `require`, and the
 /// modules it required, for reloads.

@@ -5,9 +5,10 @@
 //! malformed one is reported with file:line and the current one plays
 //! on).
 
+use super::Show;
 use super::playlist::{Entry, Length, Playlist, PlaylistRun};
 use super::stage::CommandError;
-use super::{ChangedFile, Folder, Show};
+use crate::base::{ChangedFile, Folder};
 use crate::command::PlaylistCommand;
 
 /// Where playlists live inside `presets/`.

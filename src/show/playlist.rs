@@ -15,8 +15,8 @@
 
 use serde::Deserialize;
 
-use super::preset::PresetError;
-use crate::layers::random::Rng;
+use crate::base::rng::Rng;
+use crate::engine::PresetError;
 
 /// Entries one playlist may hold.
 pub const MAX_ENTRIES: usize = 1_024;
@@ -125,10 +125,10 @@ impl Playlist {
                     format!("crossfade {fade} must be 0 or more seconds"),
                 ));
             }
-            super::assets::inside_show(&format!("{}.toml", entry.preset))
+            crate::base::inside_show(&format!("{}.toml", entry.preset))
                 .map_err(|e| error(line, e.to_string()))?;
             if let Some(script) = &entry.script {
-                super::assets::inside_show(script).map_err(|e| error(line, e.to_string()))?;
+                crate::base::inside_show(script).map_err(|e| error(line, e.to_string()))?;
             }
             entries.push(Entry {
                 preset: entry.preset.clone(),

@@ -9,9 +9,10 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::Show;
 use super::playlist::{PlaylistPlace, PlaylistRun};
 use super::stage::CommandError;
-use super::{Show, toml_of, toml_value};
+use crate::engine::{toml_of, toml_value};
 use crate::params::Source;
 
 /// Largest state file read back; anything bigger is not one sylva wrote.

@@ -10,22 +10,26 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::audio::{Feed, Hearing, audio_params};
-use crate::check::CheckError;
-use crate::clock::Clock;
+use crate::base::clock::Clock;
+use crate::base::status::ErrorLog;
+use crate::base::{AssetError, Assets, Folder, ShowWatcher};
 use crate::command::Command;
-use crate::compositor::{Compositor, CompositorError, master_params};
+use crate::command::ScriptEvent;
 use crate::control::{ControlSurface, ShowView};
-use crate::frame::FrameUniforms;
-use crate::gpu::{Gpu, GpuProfiler, bindings::uniform_buffer};
-use crate::layers::{self, Layer, LayerEnv};
+use crate::engine::compositor::{Compositor, CompositorError, master_params};
+use crate::engine::frame::FrameUniforms;
+use crate::engine::stack::{Outgoing, Stack, sync_params};
+use crate::engine::{Layer, LayerEnv};
+use crate::engine::{Preset, PresetError};
+use crate::gpu::bindings::uniform_buffer;
+use crate::gpu::{Gpu, GpuProfiler};
+use crate::layers;
+use crate::mapping::{self, LoadedMappings};
 use crate::params::{ParamError, Registry, Source};
-use crate::script::{ScriptEvent, ScriptHost};
-use crate::show::mapping_files::{self, LoadedMappings};
+use crate::script::ScriptHost;
+use crate::show::check::CheckError;
 use crate::show::playlist::{Playlist, PlaylistRun};
 use crate::show::save_name::{self, SaveNameError};
-use crate::show::stack::{Outgoing, Stack, sync_params};
-use crate::show::{AssetError, Assets, Folder, Preset, PresetError, ShowWatcher};
-use crate::status::ErrorLog;
 
 /// Why a show could not start.
 #[derive(Debug, thiserror::Error)]
@@ -372,18 +376,18 @@ impl Show {
                 Ok(())
             }
             Command::StepPreset(forward) => {
-                let next = mapping_files::step_preset(&self.assets, self.preset(), forward)
+                let next = mapping::files::step_preset(&self.assets, self.preset(), forward)
                     .ok_or(CommandError::NoPresets)?;
                 self.pending.load = Some((next, None));
                 Ok(())
             }
             Command::KeepLearned(mapping) => {
-                let file = mapping_files::save_learned(&self.assets, &mapping)
+                let file = mapping::files::save_learned(&self.assets, &mapping)
                     .map_err(CommandError::KeepLearned)?;
                 tracing::info!(
                     "MIDI learn: {} bound to {} (kept in {file})",
                     mapping.param.as_deref().unwrap_or("?"),
-                    mapping_files::control_name(&mapping),
+                    mapping::files::control_name(&mapping),
                 );
                 Ok(())
             }
@@ -714,7 +718,7 @@ impl Show {
         }
         let text = self.preset_text()?;
         let preset = Preset::parse(&format!("presets/{name}.toml"), &text)?;
-        crate::check::preset_holds(&self.assets, &preset)?;
+        crate::show::check::preset_holds(&self.assets, &preset)?;
         self.write_preset(name, &text)
     }
 
@@ -723,7 +727,7 @@ impl Show {
     /// name is the performer's own (the HUD, tests), checked to stay inside.
     pub fn save_preset(&mut self, name: &str) -> Result<(), SaveError> {
         let file = format!("{name}.toml");
-        crate::show::inside_show(&file)?;
+        crate::base::inside_show(&file)?;
         let text = self.preset_text()?;
         self.write_preset(name, &text)
     }
@@ -747,7 +751,7 @@ impl Show {
         let mut params = toml::Table::new();
         for (spec, _) in self.registry.iter().filter(|(s, _)| !show_wide(&s.name)) {
             if let Some(value) = self.registry.target(&spec.name) {
-                params.insert(spec.name.clone(), crate::show::toml_of(spec, value));
+                params.insert(spec.name.clone(), crate::engine::toml_of(spec, value));
             }
         }
         table.insert("params".into(), toml::Value::Table(params));
@@ -773,7 +777,7 @@ impl Show {
     /// Adds layer `id` of `kind`, a kind this build does not list (a host
     /// program's own), on top of the stack on stage; it is restarted
     /// from `kind` when it fails, like any other.
-    pub fn add_layer(&mut self, kind: &'static layers::LayerKind, id: &str) {
+    pub fn add_layer(&mut self, kind: &'static crate::engine::LayerKind, id: &str) {
         let env = LayerEnv {
             gpu: &self.gpu,
             assets: &self.assets,
@@ -786,7 +790,6 @@ impl Show {
             &mut self.registry,
             &mut self.stack.layer_params,
         );
-        self.stack.added_kinds.insert(id.to_string(), kind);
         self.stack.layers.push(layer);
     }
 

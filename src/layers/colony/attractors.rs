@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use crate::layers::random::Rng;
+use crate::base::rng::Rng;
 
 /// Something that yields attraction points.
 pub trait AttractionSource {
@@ -77,7 +77,7 @@ pub enum CloudError {
     },
     /// The name leaves the show's `assets/`.
     #[error(transparent)]
-    Outside(#[from] crate::show::AssetError),
+    Outside(#[from] crate::base::AssetError),
 }
 
 /// Points read from a file, resampled to the count asked for.

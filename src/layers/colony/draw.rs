@@ -5,14 +5,14 @@
 use bytemuck::{Pod, Zeroable};
 
 use super::sim::ColonySim;
+use crate::base::Assets;
+use crate::engine::camera::CameraUniform;
 use crate::gpu::bindings::uniform_buffer;
 use crate::gpu::raster::{
     DepthBuffer, Output, additive, begin_3d_pass, buffers_group, instanced_pipeline,
 };
 use crate::gpu::wgsl::Composer;
 use crate::gpu::{BuildError, Gpu, GpuProfiler, HDR_FORMAT};
-use crate::layers::camera::CameraUniform;
-use crate::show::Assets;
 
 const FILE: &str = "colony/draw.wgsl";
 

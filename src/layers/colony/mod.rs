@@ -11,7 +11,6 @@
 
 pub mod attractors;
 pub mod draw;
-pub mod export;
 pub mod reference;
 pub mod sim;
 pub mod spacing;
@@ -22,14 +21,15 @@ use attractors::{AttractionSource, CloudError, PointCloud, SHAPES, Shape};
 use draw::{BranchRenderer, DrawParams, Style};
 use sim::{ColonySim, StepParams};
 
-use super::camera::{camera_params, orbit};
-use super::simulation::{Drawer, Running, Simulation, SimulationCore};
-use super::{BenchWorkload, Layer, LayerEnv, LayerFrame, LayerKind};
-use crate::clock::Clock;
+use crate::base::clock::Clock;
+use crate::base::{Assets, ChangedFile, inside_show};
+use crate::engine::camera::{camera_params, orbit};
+use crate::engine::simulation::{Drawer, Running, Simulation, SimulationCore};
+use crate::engine::{BenchWorkload, Layer, LayerEnv, LayerFrame, LayerKind};
+use crate::gpu::UniformLayout;
 use crate::gpu::compute::KernelReload;
 use crate::gpu::{BuildError, Gpu, GpuProfiler};
 use crate::params::{ParamSpec, Registry, Value};
-use crate::show::{Assets, ChangedFile, inside_show};
 
 /// Palettes, in the order of `colony.palette`.
 pub const PALETTES: [&str; 4] = ["aurora", "ember", "moss", "ice"];
@@ -367,6 +367,10 @@ impl ColonyLayer {
 }
 
 impl Layer for ColonyLayer {
+    fn kind(&self) -> &'static LayerKind {
+        &KIND
+    }
+
     fn id(&self) -> &str {
         &self.core.id
     }
@@ -484,7 +488,11 @@ pub const KIND: LayerKind = LayerKind {
     create: |id, env| Box::new(ColonyLayer::new(id, env)),
     params: |id, _, _| Ok(colony_params(id)),
     bench: bench_workload,
-    tools: &[export::EXPORT],
+    layouts: &[
+        UniformLayout::of::<sim::StepParams>("StepParams", "colony/step.wgsl", "ColonyParams"),
+        UniformLayout::of::<sim::NodeInfo>("NodeInfo", "colony/step.wgsl", "NodeInfo"),
+        UniformLayout::of::<draw::DrawParams>("DrawParams", "colony/draw.wgsl", "DrawParams"),
+    ],
 };
 
 /// The bench's workload: attractions uniform in a sphere of radius 10,

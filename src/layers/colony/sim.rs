@@ -6,12 +6,13 @@
 
 use bytemuck::{Pod, Zeroable};
 
+use crate::base::rng::Rng;
+use crate::base::{Assets, ChangedFile};
+use crate::gpu::bindings::uniform_buffer;
 use crate::gpu::compute::{Binding, Kernel, KernelReload, read_buffer, storage_buffer};
 use crate::gpu::grid_sort::{GridBox, GridSort};
 use crate::gpu::prefix_sum::PrefixSum;
-use crate::gpu::{BuildError, Gpu, GpuProfiler, ReadbackError, bindings::uniform_buffer};
-use crate::layers::random::Rng;
-use crate::show::{Assets, ChangedFile};
+use crate::gpu::{BuildError, Gpu, GpuProfiler, ReadbackError};
 
 const FILE: &str = "colony/step.wgsl";
 

@@ -9,14 +9,14 @@
 use bytemuck::{Pod, Zeroable};
 
 use super::sim::FluidSim;
+use crate::base::Assets;
+use crate::engine::camera::CameraUniform;
 use crate::gpu::bindings::{Slot, bind, layout, uniform_buffer};
 use crate::gpu::raster::{
     Output, additive, begin_3d_pass, buffers_group, depth_view, instanced_pipeline,
 };
 use crate::gpu::wgsl::Composer;
 use crate::gpu::{BuildError, FullscreenPipeline, Gpu, GpuProfiler, HDR_FORMAT, RenderTarget};
-use crate::layers::camera::CameraUniform;
-use crate::show::Assets;
 
 const EYE_DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::R32Float;
 /// Thickness and foam, added up (blendable).

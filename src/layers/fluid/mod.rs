@@ -14,20 +14,20 @@ pub mod reference;
 pub mod scene;
 pub mod sim;
 pub mod validate;
-pub mod validate_tool;
 
 use draw::{FluidRenderer, Look, ParticleDraw};
 use scene::Scene;
 use sim::FluidSim;
 
-use super::camera::{camera_params, orbit};
-use super::simulation::{self as sim_core, Drawer, Simulation, SimulationCore};
-use super::{BenchWorkload, Layer, LayerEnv, LayerFrame, LayerKind};
-use crate::clock::Clock;
+use crate::base::clock::Clock;
+use crate::base::{Assets, ChangedFile};
+use crate::engine::camera::{camera_params, orbit};
+use crate::engine::simulation::{self as sim_core, Drawer, Simulation, SimulationCore};
+use crate::engine::{BenchWorkload, Layer, LayerEnv, LayerFrame, LayerKind};
+use crate::gpu::UniformLayout;
 use crate::gpu::compute::KernelReload;
 use crate::gpu::{BuildError, Gpu, GpuProfiler};
 use crate::params::{ParamSpec, Registry, Value};
-use crate::show::{Assets, ChangedFile};
 
 /// The layer's parameters.
 pub fn fluid_params(id: &str) -> Vec<ParamSpec> {
@@ -299,6 +299,10 @@ impl FluidLayer {
 }
 
 impl Layer for FluidLayer {
+    fn kind(&self) -> &'static LayerKind {
+        &KIND
+    }
+
     fn id(&self) -> &str {
         &self.core.id
     }
@@ -465,5 +469,17 @@ pub const KIND: LayerKind = LayerKind {
             "auto_rotate=0.0".to_string(),
         ],
     },
-    tools: &[validate_tool::VALIDATE],
+    layouts: &[
+        UniformLayout::of::<sim::FluidParams>("FluidParams", "fluid/integrate.wgsl", "FluidParams"),
+        UniformLayout::of::<draw::ParticleDraw>(
+            "ParticleDraw",
+            "fluid/particles.wgsl",
+            "ParticleDraw",
+        ),
+        UniformLayout::of::<draw::SurfaceUniform>(
+            "SurfaceUniform",
+            "fluid/surface.wgsl",
+            "Surface",
+        ),
+    ],
 };

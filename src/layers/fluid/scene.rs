@@ -5,7 +5,7 @@
 //! ten times the fastest flow, and a time step within the CFL limit.
 
 use super::sim::{FluidParams, calibrated_mass};
-use crate::layers::random::Rng;
+use crate::base::rng::Rng;
 
 /// Particles and parameters ready to upload.
 #[derive(Debug, Clone)]

@@ -4,10 +4,11 @@
 
 use bytemuck::{Pod, Zeroable};
 
+use crate::base::{Assets, ChangedFile};
+use crate::gpu::bindings::uniform_buffer;
 use crate::gpu::compute::{Binding, Kernel, KernelReload, read_buffer, storage_buffer};
 use crate::gpu::grid_sort::{GridBox, GridSort};
-use crate::gpu::{BuildError, Gpu, GpuProfiler, ReadbackError, bindings::uniform_buffer};
-use crate::show::{Assets, ChangedFile};
+use crate::gpu::{BuildError, Gpu, GpuProfiler, ReadbackError};
 
 /// `struct FluidParams` in `shaders/fluid/fluid.wgsl`.
 #[repr(C)]

@@ -6,8 +6,8 @@ use serde::Serialize;
 
 use super::scene::{Scene, block};
 use super::sim::FluidSim;
+use crate::base::Assets;
 use crate::gpu::{BuildError, Gpu, GpuProfiler};
-use crate::show::Assets;
 
 /// Koshizuka and Oka 1996 (MPS), the digitised curve distributed with the
 /// PySPH examples (`../shared/reference/dam_break_koshizuka_oka.json`):

@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 use std::time::SystemTime;
 
-use crate::show::{AssetError, Assets, inside_show};
+use crate::base::{AssetError, Assets, inside_show};
 
 /// Density maps (5 in the paper, 4 m apart).
 pub const MAPS: usize = 5;

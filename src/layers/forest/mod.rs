@@ -5,22 +5,22 @@
 
 pub mod density;
 pub mod draw;
-pub mod export;
 pub mod reference;
 pub mod sim;
 pub mod species;
 
 use glam::Vec3;
 
-use super::camera::{camera_params, orbit_scaled};
-use super::simulation::{Drawer, Running, Simulation, SimulationCore};
-use super::{BenchWorkload, Layer, LayerEnv, LayerFrame, LayerKind};
-use crate::clock::Clock;
+use crate::base::clock::Clock;
+use crate::base::rng::Rng;
+use crate::base::{AssetError, Assets, ChangedFile, inside_show};
+use crate::engine::camera::{camera_params, orbit_scaled};
+use crate::engine::simulation::{Drawer, Running, Simulation, SimulationCore};
+use crate::engine::{BenchWorkload, Layer, LayerEnv, LayerFrame, LayerKind};
+use crate::gpu::UniformLayout;
 use crate::gpu::compute::KernelReload;
 use crate::gpu::{BuildError, Gpu, GpuProfiler};
-use crate::layers::random::Rng;
 use crate::params::{ParamSpec, Registry, Value};
-use crate::show::{AssetError, Assets, ChangedFile, inside_show};
 use density::DensityMaps;
 use draw::{ForestDraw, ForestRenderer, View};
 use sim::{ForestParams, ForestSim, Tree};
@@ -227,10 +227,12 @@ fn sim_params(
 }
 
 /// A running forest.
-struct Grown {
-    sim: ForestSim,
+pub struct Grown {
+    /// The simulation on the GPU.
+    pub sim: ForestSim,
     structure: Structure,
-    species: Vec<Species>,
+    /// The species it was sown with.
+    pub species: Vec<Species>,
     density: DensityMaps,
 }
 
@@ -261,7 +263,12 @@ impl Drawer<ForestSim> for ForestRenderer {
 
 /// Sows the forest of layer `id` as the registry describes it, from
 /// `seed`: species, seedlings and full density maps on the GPU.
-fn sow(env: &LayerEnv<'_>, registry: &Registry, id: &str, seed: u64) -> Result<Grown, ForestError> {
+pub fn sow(
+    env: &LayerEnv<'_>,
+    registry: &Registry,
+    id: &str,
+    seed: u64,
+) -> Result<Grown, ForestError> {
     let structure = Structure::from(registry, id);
     let species = load_species(env.assets, &structure.species)?;
     let params = sim_params(registry, id, &structure, &species, seed);
@@ -353,6 +360,10 @@ impl ForestLayer {
 }
 
 impl Layer for ForestLayer {
+    fn kind(&self) -> &'static LayerKind {
+        &KIND
+    }
+
     fn id(&self) -> &str {
         &self.core.id
     }
@@ -471,7 +482,11 @@ pub const KIND: LayerKind = LayerKind {
     create: |id, env| Box::new(ForestLayer::new(id, env)),
     params: |id, _, _| Ok(forest_params(id)),
     bench: bench_workload,
-    tools: &[export::EXPORT],
+    layouts: &[
+        UniformLayout::of::<sim::ForestParams>("ForestParams", "forest/step.wgsl", "ForestParams"),
+        UniformLayout::of::<species::SpeciesGpu>("SpeciesGpu", "forest/step.wgsl", "Species"),
+        UniformLayout::of::<sim::Tree>("Tree", "forest/step.wgsl", "Tree"),
+    ],
 };
 
 /// The bench's workload: `size` trees sown over a 1024-pixel map, a

@@ -6,11 +6,11 @@
 use bytemuck::{Pod, Zeroable};
 
 use super::species::{MAX_SPECIES, Species, SpeciesGpu};
+use crate::base::{Assets, ChangedFile};
 use crate::gpu::bindings::uniform_buffer;
 use crate::gpu::compute::{Binding, Kernel, KernelReload, read_buffer, storage_buffer};
 use crate::gpu::prefix_sum::PrefixSum;
 use crate::gpu::{BuildError, Gpu, GpuProfiler, ReadbackError};
-use crate::show::{Assets, ChangedFile};
 
 const FILE: &str = "forest/step.wgsl";
 

@@ -13,13 +13,14 @@ pub use params_block::ParamsBlock;
 
 pub use header::{HeaderError, HeaderParam};
 
-use super::{BenchWorkload, Layer, LayerEnv, LayerError, LayerFrame, LayerKind};
-use crate::clock::Clock;
+use crate::base::clock::Clock;
+use crate::base::{AssetError, Assets, ChangedFile, Folder};
+use crate::engine::Preset;
+use crate::engine::{BenchWorkload, Layer, LayerEnv, LayerError, LayerFrame, LayerKind};
 use crate::gpu::bindings::{Slot, bind, layout, uniform_buffer};
 use crate::gpu::wgsl::{Composed, Composer, ShaderError};
 use crate::gpu::{BuildError, FullscreenPipeline, GpuProfiler, HDR_FORMAT, clear_view};
 use crate::params::{ParamSpec, Registry};
-use crate::show::{AssetError, Assets, ChangedFile, Folder, Preset};
 
 /// What every user shader gets after its own code: bindings, helpers and
 /// the fullscreen vertex stage (which include the rest).
@@ -235,6 +236,10 @@ impl ShaderLayer {
 }
 
 impl Layer for ShaderLayer {
+    fn kind(&self) -> &'static LayerKind {
+        &KIND
+    }
+
     fn id(&self) -> &str {
         &self.id
     }
@@ -322,7 +327,7 @@ pub const KIND: LayerKind = LayerKind {
         groups: Vec::new(),
         settings: Vec::new(),
     },
-    tools: &[],
+    layouts: &[],
 };
 
 /// The parameters layer `id` of `preset` declares: its file and the
@@ -342,4 +347,10 @@ fn declared_params(
     let mut specs = vec![file_param];
     specs.extend(LayerSource::read(assets, &file)?.specs(id));
     Ok(specs)
+}
+
+impl From<ShaderLayerError> for LayerError {
+    fn from(error: ShaderLayerError) -> Self {
+        LayerError::Kind(Box::new(error))
+    }
 }

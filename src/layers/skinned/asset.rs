@@ -14,9 +14,9 @@ use super::anim::pose;
 use super::model::Model;
 use super::pose::skin_matrices;
 use super::skin_gpu::SkinGpu;
+use crate::base::Assets;
+use crate::base::status::ErrorLog;
 use crate::gpu::{AdapterChoice, Gpu, GpuProfiler};
-use crate::show::Assets;
-use crate::status::ErrorLog;
 
 /// Options of `sylva asset`.
 #[derive(Args, Debug, Clone)]

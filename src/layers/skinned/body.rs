@@ -5,12 +5,12 @@
 use bytemuck::{Pod, Zeroable};
 
 use super::skin_gpu::{SKINNED_VERTEX_BYTES, SkinGpu};
+use crate::base::Assets;
+use crate::engine::camera::CameraUniform;
 use crate::gpu::bindings::uniform_buffer;
 use crate::gpu::raster::{DEPTH_FORMAT, DepthBuffer, additive, begin_3d_pass, buffers_group};
 use crate::gpu::wgsl::Composer;
 use crate::gpu::{BuildError, Gpu, GpuProfiler, HDR_FORMAT};
-use crate::layers::camera::CameraUniform;
-use crate::show::Assets;
 
 const FILE: &str = "skinned/body.wgsl";
 

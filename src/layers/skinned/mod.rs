@@ -23,17 +23,19 @@ use std::time::SystemTime;
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
 
-use super::camera::{camera_params, orbit_scaled};
 use super::colony::draw::{BranchRenderer, DrawParams, NodeTransform, Style};
 use super::colony::sim::ColonySim;
 use super::colony::{colony_params, spacing, step_params, unit_distance};
-use super::simulation::{Drawer, Running, Simulation, SimulationCore};
-use super::{BenchWorkload, Layer, LayerEnv, LayerError, LayerFrame, LayerKind};
-use crate::clock::Clock;
+use crate::base::clock::Clock;
+use crate::base::{AssetError, Assets, ChangedFile, inside_show};
+use crate::engine::Preset;
+use crate::engine::camera::{camera_params, orbit_scaled};
+use crate::engine::simulation::{Drawer, Running, Simulation, SimulationCore};
+use crate::engine::{BenchWorkload, Layer, LayerEnv, LayerError, LayerFrame, LayerKind};
+use crate::gpu::UniformLayout;
 use crate::gpu::compute::{KernelReload, storage_buffer};
 use crate::gpu::{BuildError, Gpu, GpuProfiler};
 use crate::params::{ParamSpec, Registry, Value};
-use crate::show::{AssetError, Assets, ChangedFile, Preset, inside_show};
 use anim::Player;
 use body::{BODY_STYLES, BodyParams, BodyRenderer};
 use model::{Model, ModelError};
@@ -607,6 +609,10 @@ impl SkinnedLayer {
 }
 
 impl Layer for SkinnedLayer {
+    fn kind(&self) -> &'static LayerKind {
+        &KIND
+    }
+
     fn id(&self) -> &str {
         &self.core.id
     }
@@ -751,7 +757,17 @@ pub const KIND: LayerKind = LayerKind {
     create: |id, env| Box::new(SkinnedLayer::new(id, env)),
     params: declared_params,
     bench: bench_workload,
-    tools: &[],
+    layouts: &[
+        UniformLayout::of::<pose::Bone>("Bone", "skinned/skin.wgsl", "Bone"),
+        UniformLayout::of::<skin_gpu::SkinParams>("SkinParams", "skinned/skin.wgsl", "SkinParams"),
+        UniformLayout::of::<skin_gpu::BindVertex>("BindVertex", "skinned/skin.wgsl", "BindVertex"),
+        UniformLayout::of::<AttractionBones>(
+            "AttractionBones",
+            "skinned/skin.wgsl",
+            "AttractionBones",
+        ),
+        UniformLayout::of::<body::BodyParams>("BodyParams", "skinned/body.wgsl", "BodyParams"),
+    ],
 };
 
 /// The parameters layer `id` of `preset` declares, found without a GPU:
@@ -805,5 +821,11 @@ fn bench_workload(size: u32) -> BenchWorkload {
             "mass_max=1".into(),
             "regrow=false".into(),
         ],
+    }
+}
+
+impl From<SkinnedError> for LayerError {
+    fn from(error: SkinnedError) -> Self {
+        LayerError::Kind(Box::new(error))
     }
 }

@@ -189,7 +189,7 @@ impl Model {
         for buffer in gltf.document.buffers() {
             if let gltf::buffer::Source::Uri(uri) = buffer.source()
                 && !uri.starts_with("data:")
-                && (crate::show::inside_show(uri).is_err()
+                && (crate::base::inside_show(uri).is_err()
                     || uri.contains('/')
                     || uri.contains('\\'))
             {

@@ -9,10 +9,10 @@ use glam::{Mat4, Vec3};
 
 use super::model::Model;
 use super::pose::{Bone, bone};
+use crate::base::{Assets, ChangedFile};
 use crate::gpu::bindings::uniform_buffer;
 use crate::gpu::compute::{Binding, Kernel, KernelReload, read_buffer, storage_buffer};
 use crate::gpu::{BuildError, Gpu, GpuProfiler, ReadbackError};
-use crate::show::{Assets, ChangedFile};
 
 const FILE: &str = "skinned/skin.wgsl";
 

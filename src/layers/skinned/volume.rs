@@ -10,7 +10,7 @@
 
 use glam::{IVec3, Vec3};
 
-use crate::layers::random::Rng;
+use crate::base::rng::Rng;
 
 /// Most voxels a volume holds; larger volumes use larger voxels.
 const MAX_VOXELS: usize = 1 << 24;

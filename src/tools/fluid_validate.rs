@@ -1,17 +1,18 @@
 //! `sylva validate fluid dam-break|hydrostatic`: runs a validation case
-//! of [`super::validate`] on the GPU and prints it against the published
-//! data. The fluid kind lists it among its tools ([`super::KIND`]).
+//! of [`crate::layers::fluid::validate`] on the GPU and prints it against the published
+//! data. The fluid kind lists it among its tools ([`crate::layers::fluid::KIND`]).
 
 use clap::{Args, FromArgMatches};
 
-use super::validate;
-use crate::cli::{KindTool, ToolVerb};
+use crate::base::Assets;
+use crate::base::status::ErrorLog;
 use crate::gpu::{AdapterChoice, Gpu};
-use crate::show::Assets;
-use crate::status::ErrorLog;
+use crate::layers::fluid::validate;
+use crate::tools::{KindTool, ToolVerb};
 
 /// The fluid's `sylva validate fluid`.
 pub const VALIDATE: KindTool = KindTool {
+    kind: "fluid",
     verb: ToolVerb::Validate,
     about: "The SPH fluid against a dam break (Koshizuka and Oka 1996) or a hydrostatic tank",
     args: ValidateArgs::augment_args,

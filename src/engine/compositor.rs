@@ -11,12 +11,12 @@ use std::collections::HashMap;
 
 use bytemuck::{Pod, Zeroable};
 
-use crate::clock::Clock;
+use crate::base::clock::Clock;
+use crate::base::rebuild::Rebuild;
+use crate::engine::LayerEnv;
 use crate::gpu::bindings::{Slot, bind, layout, uniform_buffer};
 use crate::gpu::wgsl::{Composer, ShaderError};
 use crate::gpu::{BuildError, FullscreenPipeline, Gpu, GpuProfiler, HDR_FORMAT, RenderTarget};
-use crate::layers::LayerEnv;
-use crate::layers::rebuild::Rebuild;
 use crate::params::{ParamSpec, Registry};
 
 /// Tonemap curves, in the order of `master.tonemap`.
@@ -39,7 +39,7 @@ pub fn master_params() -> Vec<ParamSpec> {
         ParamSpec::float("master.bpm", 120.0, 20.0, 300.0)
             .with_unit("bpm")
             .with_description("Tempo of the beat clock"),
-        ParamSpec::enumeration("master.tempo_source", &crate::audio::TEMPO_SOURCES, 1)
+        ParamSpec::enumeration("master.tempo_source", &crate::base::tempo::TEMPO_SOURCES, 1)
             .with_description(
                 "Where the beat comes from: internal (tap, OSC, Lua), midi_clock (a sequencer's clock when one plays), audio (the beats heard), link (Ableton Link)",
             ),

@@ -15,13 +15,14 @@ use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::keyboard::ModifiersState;
 use winit::window::{Fullscreen, Window, WindowId};
 
+use crate::base::status::ErrorLog;
 use crate::command::Command;
 use crate::control::{ControlOptions, ControlSurface};
+use crate::drivers::headless::OFF_AIR_NAP;
 use crate::gpu::Gpu;
-use crate::headless::{OFF_AIR_NAP, ShowOptions, start_live_on};
-use crate::installation::{InstallOptions, Installation};
 use crate::show::Show;
-use crate::status::ErrorLog;
+use crate::show::installation::{InstallOptions, Installation};
+use crate::show::{ShowOptions, start_live_on};
 use hud::Hud;
 use keys::Action;
 

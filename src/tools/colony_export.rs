@@ -1,21 +1,23 @@
 //! `sylva export colony`: grows a preset's colony headless and writes the
 //! branches as OBJ (nodes as vertices, edges as `l` lines) for Blender or
 //! Houdini, optionally grown into the artist's own point cloud. The colony
-//! kind lists it among its tools ([`super::KIND`]).
+//! kind lists it among its tools ([`crate::layers::colony::KIND`]).
 
 use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::{Args, FromArgMatches};
 
-use super::{colony_params, grow_for_export, to_obj};
-use crate::cli::{KindTool, ShowArgs, ToolVerb};
+use crate::drivers::cli::ShowArgs;
 use crate::gpu::OUTPUT_FORMAT;
-use crate::headless::start;
+use crate::layers::colony::{colony_params, grow_for_export, to_obj};
 use crate::params::Registry;
+use crate::show::start;
+use crate::tools::{KindTool, ToolVerb};
 
 /// The colony's `sylva export colony`.
 pub const EXPORT: KindTool = KindTool {
+    kind: "colony",
     verb: ToolVerb::Export,
     about: "Grow a preset's colony and write its branches as OBJ (nodes as vertices, edges as lines)",
     args: ExportArgs::augment_args,
@@ -67,7 +69,7 @@ pub fn export_colony(options: &ExportArgs) -> anyhow::Result<(usize, usize)> {
                     .show
                     .preset
                     .as_deref()
-                    .unwrap_or(crate::cli::DEFAULT_PRESET)
+                    .unwrap_or(crate::drivers::cli::DEFAULT_PRESET)
             );
             let mut registry = Registry::new();
             for spec in colony_params("colony") {

@@ -9,12 +9,12 @@ use std::sync::Arc;
 use anyhow::{Context, bail};
 use serde::Serialize;
 
+use crate::base::status::ErrorLog;
+use crate::engine::{Preset, PresetParam, toml_value};
 use crate::gpu::{Gpu, OUTPUT_FORMAT, PassTime, RenderTarget};
-use crate::headless::ShowOptions;
 use crate::layers;
 use crate::show::Show;
-use crate::show::{Preset, PresetParam, toml_value};
-use crate::status::ErrorLog;
+use crate::show::ShowOptions;
 
 /// Frames rendered before measuring, so pipelines and caches are warm.
 const WARM_UP: usize = 10;
@@ -88,7 +88,7 @@ pub struct BenchReport {
 
 /// How a layer kind turns a bench size into a workload; its settings
 /// (`param=value`) are named for `layer`.
-fn setup(layer: &str, size: u32) -> anyhow::Result<layers::BenchWorkload> {
+fn setup(layer: &str, size: u32) -> anyhow::Result<crate::engine::BenchWorkload> {
     let mut workload = (layers::kind_of(layer)?.bench)(size);
     for setting in &mut workload.settings {
         *setting = format!("{layer}.{setting}");

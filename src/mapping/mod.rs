@@ -20,7 +20,7 @@
 //! param = "shader.aurora.glow"
 //! range = [0.0, 1.0]           # the incoming value's range
 //!
-//! [[modulate]]                 # see crate::audio::modulate
+//! [[modulate]]                 # see modulate
 //! source = "audio.bass"
 //! param = "colony.growth_speed"
 //! range = [0.0, 4.0]
@@ -28,8 +28,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::audio::modulate::Modulation;
-use crate::command::PlaylistCommand;
+pub mod files;
+pub mod modulate;
+
+pub use files::LoadedMappings;
+use modulate::Modulation;
 
 /// Why a mapping file was refused.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -208,7 +211,7 @@ pub struct Mappings {
     /// OSC aliases.
     #[serde(default)]
     pub osc: Vec<OscAlias>,
-    /// Modulations: a source moving a parameter (`crate::audio::modulate`).
+    /// Modulations: a source moving a parameter ([`modulate`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub modulate: Vec<Modulation>,
 }
@@ -281,7 +284,7 @@ pub enum Action {
     /// A preset by name.
     Preset(String),
     /// Start a playlist by name, or step the one playing.
-    Playlist(crate::command::PlaylistCommand),
+    Playlist(PlaylistCommand),
     /// Tap tempo.
     Tap,
     /// Blackout on or off.
@@ -308,6 +311,21 @@ pub fn check_action(text: &str) -> Result<Action, &'static str> {
             "unknown action (reseed:LAYER, toggle:LAYER, preset:next, preset:prev, preset:NAME, playlist:next, playlist:prev, playlist:stop, playlist:NAME, tap, blackout)",
         ),
     }
+}
+
+/// What a playlist is asked to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PlaylistCommand {
+    /// Play `presets/playlists/<name>.toml` from its first entry.
+    Play(String),
+    /// The next entry now.
+    Next,
+    /// The entry before.
+    Previous,
+    /// Entry number (0-based) of the playlist.
+    Jump(usize),
+    /// Stop: the preset playing stays.
+    Stop,
 }
 
 #[cfg(test)]

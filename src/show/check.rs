@@ -4,12 +4,13 @@
 
 use std::collections::HashMap;
 
-use crate::compositor::master_params;
-use crate::control::mapping::{MappingError, Mappings};
+use crate::base::{AssetError, Assets, Folder};
+use crate::engine::compositor::master_params;
+use crate::engine::{Preset, PresetError};
 use crate::gpu::wgsl::{Composer, ShaderError};
 use crate::layers::{self, shader};
+use crate::mapping::{MappingError, Mappings};
 use crate::params::Registry;
-use crate::show::{AssetError, Assets, Folder, Preset, PresetError};
 
 /// What was checked and what is wrong.
 #[derive(Debug, Default)]
@@ -185,6 +186,6 @@ pub enum CheckError {
         /// Its line naming the layer.
         line: usize,
         /// Why.
-        reason: layers::LayerError,
+        reason: crate::engine::LayerError,
     },
 }

@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use notify::{EventKind, RecursiveMode, Watcher};
 
-use super::{Assets, Folder};
-use crate::status::ErrorLog;
+use super::files::{Assets, Folder};
+use crate::base::status::ErrorLog;
 
 /// Quiet time after the last event before a batch is sent.
 const DEBOUNCE: Duration = Duration::from_millis(120);
@@ -55,7 +55,7 @@ impl ShowWatcher {
             watcher.watch(dir, RecursiveMode::Recursive)?;
         }
         let (sender, batches) = channel();
-        crate::supervise::spawn("sylva-watch", errors, move || {
+        crate::base::supervise::spawn("sylva-watch", errors, move || {
             debounce(&raw, &sender, &dirs, wake.as_ref())
         })
         .map_err(|e| notify::Error::generic(&e.to_string()))?;

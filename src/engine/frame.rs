@@ -2,7 +2,7 @@
 //! of the frame flow) and bound by every layer that wants time, the beat,
 //! the master values or the sound. Its WGSL twin is `shaders/common/frame.wgsl`.
 
-use crate::clock::Clock;
+use crate::base::clock::Clock;
 use crate::params::{Registry, Value};
 
 /// `struct Frame` in WGSL. All fields are 4 bytes and the vec2 comes first,

@@ -5,12 +5,12 @@
 //! pipelines and the simulation kernels. The colony and the fluid (and the
 //! layers to come) hold one and add only what is theirs.
 
-use super::rebuild::Rebuild;
-use super::{LayerEnv, report_kernel_reload, shaders_changed};
+use super::layer::{LayerEnv, report_kernel_reload, shaders_changed};
+use crate::base::rebuild::Rebuild;
+use crate::base::{Assets, ChangedFile};
 use crate::gpu::compute::KernelReload;
 use crate::gpu::{BuildError, Gpu};
 use crate::params::Registry;
-use crate::show::{Assets, ChangedFile};
 
 /// A simulation's GPU state, whose kernels saved WGSL files can rebuild.
 pub trait Simulation {

@@ -6,7 +6,7 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::Duration;
 
-use crate::status::ErrorLog;
+use crate::base::status::ErrorLog;
 
 /// Longest pause between restarts of a thread that keeps panicking.
 const MAX_BACKOFF: Duration = Duration::from_secs(5);

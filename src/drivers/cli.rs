@@ -1,16 +1,16 @@
 //! Command-line pieces the library owns: the arguments every show takes
 //! (shared by `sylva run`, `render`, `bench` and the layer kinds' tools),
 //! and the tools a layer kind adds under `sylva export` and `sylva
-//! validate` through its [`crate::layers::LayerKind`] description.
+//! validate` through its [`crate::engine::LayerKind`] description.
 
 use std::path::PathBuf;
 
 use clap::Args;
 
 use crate::audio::AnalysisSettings;
+use crate::base::Folder;
 use crate::gpu::AdapterChoice;
-use crate::headless::{AudioChoice, ShowOptions};
-use crate::show::Folder;
+use crate::show::{AudioChoice, ShowOptions};
 
 /// The preset a show without one loads (`sylva render`, `bench`, tools).
 pub const DEFAULT_PRESET: &str = "default";
@@ -154,105 +154,5 @@ impl AnalysisArgs {
             window: self.fft,
             hop: self.hop,
         }
-    }
-}
-
-/// The commands under which layer kinds add tools.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ToolVerb {
-    /// `sylva export <kind>`: write what a simulation made to a file.
-    Export,
-    /// `sylva validate <kind>`: check a simulation against published data.
-    Validate,
-}
-
-impl ToolVerb {
-    /// Both verbs, in help order.
-    pub const ALL: [ToolVerb; 2] = [ToolVerb::Export, ToolVerb::Validate];
-
-    /// The subcommand's name.
-    pub fn name(self) -> &'static str {
-        match self {
-            ToolVerb::Export => "export",
-            ToolVerb::Validate => "validate",
-        }
-    }
-
-    /// The subcommand's help line.
-    pub fn about(self) -> &'static str {
-        match self {
-            ToolVerb::Export => {
-                "Write what a simulation made to a file (`sylva export colony ...`)"
-            }
-            ToolVerb::Validate => {
-                "Check a simulation against published data (`sylva validate fluid dam-break`)"
-            }
-        }
-    }
-}
-
-/// A command-line tool a layer kind brings: `sylva <verb> <kind> ARGS`.
-pub struct KindTool {
-    /// Which command it sits under.
-    pub verb: ToolVerb,
-    /// Its help line.
-    pub about: &'static str,
-    /// Adds its arguments (a clap `Args` type's `augment_args`).
-    pub args: fn(clap::Command) -> clap::Command,
-    /// Runs it with the arguments parsed.
-    pub run: fn(&clap::ArgMatches) -> anyhow::Result<()>,
-}
-
-/// `sylva <verb>`, with a subcommand for every kind that has a tool there.
-pub fn tools_command(verb: ToolVerb) -> clap::Command {
-    let kinds = crate::layers::KINDS.iter().flat_map(|kind| {
-        kind.tools
-            .iter()
-            .filter(move |tool| tool.verb == verb)
-            .map(|tool| (tool.args)(clap::Command::new(kind.name)).about(tool.about))
-    });
-    clap::Command::new(verb.name())
-        .about(verb.about())
-        .subcommand_required(true)
-        .subcommands(kinds)
-}
-
-/// Runs the tool `matches` names under `verb`, if it is one.
-pub fn run_tool(verb: ToolVerb, matches: &clap::ArgMatches) -> anyhow::Result<()> {
-    let Some((kind, args)) = matches.subcommand() else {
-        anyhow::bail!("sylva {} needs a layer kind", verb.name());
-    };
-    let tool = crate::layers::KINDS
-        .iter()
-        .filter(|k| k.name == kind)
-        .flat_map(|k| k.tools.iter())
-        .find(|tool| tool.verb == verb);
-    match tool {
-        Some(tool) => (tool.run)(args),
-        None => anyhow::bail!("no layer kind {kind:?} has a `{}` tool", verb.name()),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_kind_tool_is_a_valid_subcommand_and_reachable() {
-        for verb in ToolVerb::ALL {
-            let command = tools_command(verb);
-            command.clone().debug_assert();
-            let kinds: Vec<&str> = command.get_subcommands().map(|c| c.get_name()).collect();
-            assert!(!kinds.is_empty(), "no kind brings a `{}` tool", verb.name());
-        }
-        let parsed = tools_command(ToolVerb::Export)
-            .try_get_matches_from(["export", "colony", "--out", "x.obj", "--steps", "3"]);
-        let parsed = parsed.unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(parsed.subcommand_name(), Some("colony"));
-        let refused = tools_command(ToolVerb::Validate).try_get_matches_from(["validate", "sky"]);
-        assert!(
-            refused.is_err(),
-            "a kind without a validate tool is refused"
-        );
     }
 }

@@ -9,13 +9,13 @@ use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::{Duration, Instant};
 
-use crate::clock::Clock;
-use crate::compositor::Compositor;
+use crate::base::ChangedFile;
+use crate::base::clock::Clock;
+use crate::base::supervise::panic_message;
+use crate::engine::compositor::Compositor;
+use crate::engine::{Layer, LayerEnv, LayerFrame};
 use crate::gpu::GpuProfiler;
-use crate::layers::{self, Layer, LayerEnv, LayerFrame, LayerKind};
 use crate::params::Registry;
-use crate::show::ChangedFile;
-use crate::supervise::panic_message;
 
 /// Restarts a failing layer gets before it is left out.
 pub const MAX_RESTARTS: u32 = 3;
@@ -36,8 +36,6 @@ pub struct Stack {
     pub compositor: Compositor,
     /// Failures of layers that panicked, by id.
     pub health: HashMap<String, LayerHealth>,
-    /// Kinds of layers added by the host rather than named by the preset.
-    pub added_kinds: HashMap<String, &'static LayerKind>,
 }
 
 /// How a layer that failed is doing.
@@ -97,7 +95,6 @@ impl Stack {
             layer_params,
             compositor,
             health: HashMap::new(),
-            added_kinds: HashMap::new(),
         }
     }
 
@@ -111,7 +108,6 @@ impl Stack {
         self.layers = layers;
         self.layer_params = layer_params;
         self.health.clear();
-        self.added_kinds.clear();
     }
 
     /// Whether layer `id` was left out after failing too often.
@@ -155,19 +151,15 @@ impl Stack {
     /// reported under its id, and the other layers never notice.
     fn failed(&mut self, index: usize, what: &str, env: &LayerEnv<'_>, registry: &mut Registry) {
         let id = self.layers[index].id().to_string();
+        let kind = self.layers[index].kind();
         let health = self.health.entry(id.clone()).or_default();
         if health.last.is_some_and(|t| t.elapsed() > FORGIVEN_AFTER) {
             health.failures = 0;
         }
         health.failures += 1;
         health.last = Some(Instant::now());
-        let kind = self
-            .added_kinds
-            .get(&id)
-            .copied()
-            .or_else(|| layers::kind_of(&id).ok());
-        let (failures, kind) = match kind {
-            Some(kind) if health.failures <= MAX_RESTARTS => (health.failures, kind),
+        let failures = match health.failures {
+            failures if failures <= MAX_RESTARTS => failures,
             _ => {
                 health.disabled = true;
                 env.errors.report(
@@ -259,7 +251,7 @@ pub fn sync_params(
     registry: &mut Registry,
     layer_params: &mut HashMap<String, Vec<String>>,
 ) {
-    let specs: Vec<_> = layers::common_params(layer.id())
+    let specs: Vec<_> = crate::engine::common_params(layer.id())
         .into_iter()
         .chain(layer.params())
         .collect();

@@ -9,16 +9,18 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::{Args, FromArgMatches};
 
-use super::sim::Tree;
-use super::species::Species;
-use crate::cli::{KindTool, ShowArgs, ToolVerb};
+use crate::drivers::cli::ShowArgs;
+use crate::engine::LayerEnv;
 use crate::gpu::OUTPUT_FORMAT;
-use crate::headless::start;
-use crate::layers::LayerEnv;
+use crate::layers::forest::sim::Tree;
+use crate::layers::forest::species::Species;
 use crate::params::Registry;
+use crate::show::start;
+use crate::tools::{KindTool, ToolVerb};
 
 /// The forest's `sylva export forest`.
 pub const EXPORT: KindTool = KindTool {
+    kind: "forest",
     verb: ToolVerb::Export,
     about: "Grow a preset's forest and write its trees as CSV (x, y, species, height, age)",
     args: ExportArgs::augment_args,
@@ -58,7 +60,7 @@ pub fn export_forest(options: &ExportArgs) -> anyhow::Result<usize> {
         Some(id) => (show.registry.clone(), id),
         None => {
             let mut registry = Registry::new();
-            for spec in super::forest_params("forest") {
+            for spec in crate::layers::forest::forest_params("forest") {
                 registry.register(spec);
             }
             (registry, "forest".to_string())
@@ -70,7 +72,7 @@ pub fn export_forest(options: &ExportArgs) -> anyhow::Result<usize> {
         errors: &show.errors,
         seed: options.show.seed,
     };
-    let grown = super::sow(&env, &registry, &id, options.show.seed)?;
+    let grown = crate::layers::forest::sow(&env, &registry, &id, options.show.seed)?;
     let mut profiler = crate::gpu::GpuProfiler::new(&show.gpu.device, &show.gpu.queue, false);
     for _ in 0..options.steps {
         let mut encoder = show.gpu.device.create_command_encoder(&Default::default());

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::assets::inside_show;
+use crate::base::inside_show;
 use crate::params::{Registry, Source, Value};
 
 /// A problem in a preset, located at file:line.

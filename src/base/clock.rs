@@ -33,11 +33,11 @@ impl Clock {
 
     /// Follows a tempo source after a tick: stands at Link's beat, or is
     /// pulled half-way toward the nearest whole beat when one was heard.
-    pub fn follow(&mut self, lead: crate::audio::TempoLead) {
+    pub fn follow(&mut self, lead: crate::base::tempo::TempoLead) {
         match lead {
-            crate::audio::TempoLead::Own => {}
-            crate::audio::TempoLead::Beats(beats) => self.beats = beats.max(0.0),
-            crate::audio::TempoLead::Nudge => {
+            crate::base::tempo::TempoLead::Own => {}
+            crate::base::tempo::TempoLead::Beats(beats) => self.beats = beats.max(0.0),
+            crate::base::tempo::TempoLead::Nudge => {
                 self.beats += 0.5 * (self.beats.round() - self.beats);
             }
         }

@@ -3,9 +3,9 @@
 //! show reads and writes them; the control surface only receives the
 //! parsed result ([`LoadedMappings`]), so control never touches files.
 
-use crate::control::mapping::{Mappings, MidiMapping};
-use crate::show::{Assets, Folder};
-use crate::status::ErrorLog;
+use crate::base::status::ErrorLog;
+use crate::base::{Assets, Folder};
+use crate::mapping::{Mappings, MidiMapping};
 
 /// Where MIDI learn keeps what it learned, inside the show's presets.
 const LEARNED: &str = "mappings/learned.toml";

@@ -1,0 +1,38 @@
+//! The renderer, which knows nothing of Lua, MIDI, OSC or audio: the
+//! [`Layer`] trait and what a kind exports, a preset's description, the
+//! stack of layers with their health, the frame uniform block, the
+//! shared orbit camera and simulation plumbing, and the compositor that
+//! blends the layers and runs the master section.
+
+pub mod camera;
+pub mod compositor;
+pub mod frame;
+mod layer;
+mod preset;
+pub mod simulation;
+pub mod stack;
+
+pub use layer::{
+    BLEND_MODES, BenchWorkload, Layer, LayerEnv, LayerError, LayerFrame, LayerKind, common_params,
+    kind_in, report_kernel_reload, shaders_changed,
+};
+pub use preset::{MAX_LAYERS, MAX_PARAMS, Preset, PresetError, PresetParam, toml_of, toml_value};
+pub use stack::{Outgoing, Stack};
+
+use crate::gpu::UniformLayout;
+
+/// The engine's structs uploaded to the GPU, each against its WGSL struct.
+pub const ENGINE_LAYOUTS: &[UniformLayout] = &[
+    UniformLayout::of::<frame::FrameUniforms>("FrameUniforms", "common/frame.wgsl", "Frame"),
+    UniformLayout::of::<camera::CameraUniform>("CameraUniform", "common/camera.wgsl", "Camera"),
+    UniformLayout::of::<compositor::BlendUniforms>(
+        "BlendUniforms",
+        "compositor/blend.wgsl",
+        "Blend",
+    ),
+    UniformLayout::of::<compositor::MasterUniforms>(
+        "MasterUniforms",
+        "compositor/master.wgsl",
+        "Master",
+    ),
+];

@@ -1,0 +1,236 @@
+//! How a show starts: [`ShowOptions`] (adapter, show folder, preset or
+//! playlist, seed, what it hears), [`start`] for a show that may fail
+//! (render, bench, tools) and [`start_live_on`] for one that must go on
+//! (a failing preset falls back to the built-in default), with control
+//! and the ear opened.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{Context, bail};
+
+use crate::audio::file::FileFeed;
+use crate::audio::input::LiveInput;
+use crate::audio::{AnalysisSettings, Feed};
+use crate::base::status::ErrorLog;
+use crate::base::{Assets, Folder};
+use crate::gpu::{AdapterChoice, Gpu};
+use crate::show::Show;
+
+/// What every show needs to start: adapter, show folder, preset, seed.
+#[derive(Debug, Clone)]
+pub struct ShowOptions {
+    /// Adapter choice.
+    pub adapter: AdapterChoice,
+    /// The show folder whose files override the embedded ones.
+    pub project: PathBuf,
+    /// Preset name or `.toml` path.
+    pub preset: String,
+    /// Seed of every random choice.
+    pub seed: u64,
+    /// Script to run instead of the preset's: a name in `scripts/` or a
+    /// path to a `.lua` file (whose folder then serves `require`).
+    pub script: Option<String>,
+    /// Folders that replace `<project>/shaders`, `scripts` or `presets`.
+    pub folders: Vec<(Folder, PathBuf)>,
+    /// Reload shaders, scripts and presets when they are saved.
+    pub watch: bool,
+    /// A playlist in `presets/playlists/` to play from the start.
+    pub playlist: Option<String>,
+    /// Print the OSC address table once the show has started.
+    pub verbose: bool,
+    /// What the show hears.
+    pub audio: AudioChoice,
+    /// FFT window and hop of the analysis.
+    pub analysis: AnalysisSettings,
+    /// Join an Ableton Link session (`master.tempo_source = link`).
+    pub link: bool,
+}
+
+/// What a show listens to.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub enum AudioChoice {
+    /// Nothing: the analysis stays at zero.
+    #[default]
+    Off,
+    /// The audio input whose name contains this (the default one if `None`).
+    Input(Option<String>),
+    /// A sound file, heard in step with the show's clock.
+    File(PathBuf),
+}
+
+impl ShowOptions {
+    /// A show of `preset` in `project` with everything else default.
+    pub fn new(project: impl Into<PathBuf>, preset: &str) -> Self {
+        Self {
+            adapter: AdapterChoice::default(),
+            project: project.into(),
+            preset: preset.to_string(),
+            seed: 1,
+            script: None,
+            folders: Vec::new(),
+            watch: false,
+            playlist: None,
+            verbose: false,
+            audio: AudioChoice::Off,
+            analysis: AnalysisSettings::default(),
+            link: false,
+        }
+    }
+
+    /// The show files these options name, and the script file inside them.
+    pub fn assets(&self) -> (Assets, Option<String>) {
+        let mut assets = Assets::new(&self.project);
+        for (folder, dir) in &self.folders {
+            assets = assets.with_folder(*folder, dir);
+        }
+        let script = self.script.as_ref().map(|script| {
+            let path = Path::new(script);
+            match (path.is_file(), path.parent(), path.file_name()) {
+                (true, Some(parent), Some(name)) => {
+                    assets = assets.clone().with_folder(Folder::Scripts, parent);
+                    name.to_string_lossy().into_owned()
+                }
+                _ => script.clone(),
+            }
+        });
+        (assets, script)
+    }
+}
+
+/// Opens the device the options name.
+pub fn open_device(options: &ShowOptions) -> anyhow::Result<Arc<Gpu>> {
+    let gpu = Gpu::new(Gpu::instance(), &options.adapter, None, ErrorLog::default())?;
+    Ok(Arc::new(gpu))
+}
+
+/// Opens the device (printing the adapter line) and loads the preset.
+pub fn start(options: &ShowOptions, output_format: wgpu::TextureFormat) -> anyhow::Result<Show> {
+    start_on(open_device(options)?, options, output_format)
+}
+
+/// Loads the preset on an existing device.
+pub fn start_on(
+    gpu: Arc<Gpu>,
+    options: &ShowOptions,
+    output_format: wgpu::TextureFormat,
+) -> anyhow::Result<Show> {
+    let mut show = open_show(gpu, options, output_format)?;
+    if let Some(name) = &options.playlist {
+        show.apply(crate::command::Command::Playlist(
+            crate::command::PlaylistCommand::Play(name.clone()),
+        ))
+        .with_context(|| format!("playing playlist {name}"))?;
+        return Ok(show);
+    }
+    show.load_preset(&options.preset)
+        .with_context(|| format!("loading preset {}", options.preset))?;
+    Ok(show)
+}
+
+/// A show for the show with its script and watcher, before any preset.
+fn open_show(
+    gpu: Arc<Gpu>,
+    options: &ShowOptions,
+    output_format: wgpu::TextureFormat,
+) -> anyhow::Result<Show> {
+    tracing::info!("adapter: {}", gpu.adapter_line());
+    let (assets, script) = options.assets();
+    let mut show = Show::new(gpu, assets, output_format, options.seed)?;
+    if let Some(script) = script {
+        show.override_script(&script);
+    }
+    if options.watch {
+        show.watch(Box::new(|| {}));
+    }
+    listen(&mut show, options)?;
+    Ok(show)
+}
+
+/// Opens what the show hears, and joins Link when asked.
+fn listen(show: &mut Show, options: &ShowOptions) -> anyhow::Result<()> {
+    let settings = options.analysis.checked()?;
+    match &options.audio {
+        AudioChoice::Off => {}
+        AudioChoice::Input(name) => show.hear_from(Feed::Live(LiveInput::start(
+            name.clone(),
+            settings,
+            show.errors.clone(),
+        ))),
+        AudioChoice::File(path) => {
+            let sound = crate::audio::file::read(path)?;
+            tracing::info!(
+                "hearing {} ({} Hz, {} channels, {:.1} s)",
+                path.display(),
+                sound.rate,
+                sound.channels,
+                sound.seconds()
+            );
+            show.hear_from(Feed::File(Box::new(FileFeed::new(sound, settings))));
+        }
+    }
+    // A live show joins a Link session on the network when the tempo
+    // source asks for one; renders and tests keep to the local timeline.
+    if options.watch {
+        show.hearing_mut().join_link_network();
+    }
+    if options.link {
+        if !cfg!(feature = "link") {
+            bail!("--link: this build has no Ableton Link (built without the `link` feature)");
+        }
+        let link = crate::params::Value::Text("link".into());
+        show.registry
+            .set("master.tempo_source", link, crate::params::Source::Ui)?;
+    }
+    Ok(())
+}
+
+/// Loads the preset for a show that must go on (the window and `run
+/// --headless`): when the preset fails, the error is shown and the show
+/// starts on the built-in default instead of exiting.
+pub fn start_live_on(
+    gpu: Arc<Gpu>,
+    options: &ShowOptions,
+    output_format: wgpu::TextureFormat,
+) -> anyhow::Result<Show> {
+    let mut show = open_show(gpu, options, output_format)?;
+    if let Some(name) = &options.playlist {
+        // The playlist's first entry is the preset; a playlist that
+        // cannot start is reported and the preset plays.
+        match show.apply(crate::command::Command::Playlist(
+            crate::command::PlaylistCommand::Play(name.clone()),
+        )) {
+            Ok(()) => {
+                print_addresses(&show, options);
+                return Ok(show);
+            }
+            Err(error) => show.errors.report("playlist", error),
+        }
+    }
+    if let Err(error) = show.load_preset(&options.preset) {
+        let message = format!("{error}; the built-in default show runs instead");
+        show.errors.report("preset", message);
+        let fallback = Assets::read_embedded(Folder::Presets, "default.toml")
+            .map_err(|e| anyhow::anyhow!(e.to_string()))
+            .and_then(|asset| {
+                let preset = crate::engine::Preset::parse(&asset.display, &asset.text)?;
+                show.apply_preset("default", &preset)?;
+                Ok(())
+            });
+        fallback.context("the built-in default show failed too")?;
+    }
+    print_addresses(&show, options);
+    Ok(show)
+}
+
+/// With `--verbose`, the OSC address table of the show on stage.
+fn print_addresses(show: &Show, options: &ShowOptions) {
+    if options.verbose {
+        let specs = show.registry.iter().map(|(spec, _)| spec);
+        println!(
+            "OSC addresses of {} (UDP; OSCQuery serves the same over HTTP):\n{}",
+            show.preset().unwrap_or("the show"),
+            crate::control::osc::address_table(specs)
+        );
+    }
+}
