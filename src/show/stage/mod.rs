@@ -5,7 +5,10 @@
 //! them. Presets are loaded here: built and checked aside, then swapped in
 //! whole, so a bad preset never replaces a good one.
 
-use std::collections::{BTreeSet, HashMap, VecDeque};
+mod commands;
+mod presets;
+
+use std::collections::{BTreeSet, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -13,23 +16,21 @@ use crate::audio::{Feed, Hearing, audio_params};
 use crate::base::clock::Clock;
 use crate::base::status::ErrorLog;
 use crate::base::{AssetError, Assets, Folder, ShowWatcher};
-use crate::command::Command;
 use crate::command::ScriptEvent;
 use crate::control::{ControlSurface, ShowView};
+use crate::engine::PresetError;
 use crate::engine::compositor::{Compositor, CompositorError, master_params};
 use crate::engine::frame::FrameUniforms;
 use crate::engine::stack::{Outgoing, Stack, sync_params};
 use crate::engine::{Layer, LayerEnv};
-use crate::engine::{Preset, PresetError};
 use crate::gpu::bindings::uniform_buffer;
 use crate::gpu::{Gpu, GpuProfiler};
-use crate::layers;
-use crate::mapping::{self, LoadedMappings};
-use crate::params::{ParamError, Registry, Source};
+use crate::mapping::LoadedMappings;
+use crate::params::{ParamError, Registry};
 use crate::script::ScriptHost;
 use crate::show::check::CheckError;
 use crate::show::playlist::{Playlist, PlaylistRun};
-use crate::show::save_name::{self, SaveNameError};
+use crate::show::save_name::SaveNameError;
 
 /// Why a show could not start.
 #[derive(Debug, thiserror::Error)]
@@ -325,221 +326,6 @@ impl Show {
         &mut self.script
     }
 
-    /// Passes an event to the script and applies what it asks.
-    pub fn dispatch(&mut self, event: &ScriptEvent) {
-        self.script.dispatch(event, &self.registry, &self.clock);
-        self.apply_script_commands();
-    }
-
-    /// Carries out `command`, the one way Lua, MIDI, OSC, keys and the HUD
-    /// change the show. Parameter writes apply now; presets, saves and
-    /// reseeds are queued for the start of the next frame.
-    pub fn apply(&mut self, command: Command) -> Result<(), CommandError> {
-        match command {
-            Command::Set(name, value, source) => {
-                self.registry.set(&name, value, source)?;
-                Ok(())
-            }
-            Command::Ramp(name, value, seconds, easing, source) => {
-                self.registry.ramp(&name, value, seconds, easing, source)?;
-                Ok(())
-            }
-            Command::LoadPreset(name, fade) => {
-                self.pending.load = Some((name, fade));
-                Ok(())
-            }
-            Command::SavePreset(name) => {
-                self.pending.save = Some(name);
-                Ok(())
-            }
-            Command::Reseed(layer) => {
-                if self.stack.layers.iter().any(|l| l.id() == layer) {
-                    self.pending.reseed.insert(layer);
-                    Ok(())
-                } else {
-                    Err(CommandError::NoLayer(layer))
-                }
-            }
-            Command::ReseedAll => {
-                self.pending.reseed_all = true;
-                Ok(())
-            }
-            Command::Learn(param) => {
-                if !self.registry.contains(&param) {
-                    return Err(CommandError::NoParam(param));
-                }
-                self.learn_request = Some(param);
-                Ok(())
-            }
-            Command::RestartBeat => {
-                self.clock.beats = 0.0;
-                Ok(())
-            }
-            Command::StepPreset(forward) => {
-                let next = mapping::files::step_preset(&self.assets, self.preset(), forward)
-                    .ok_or(CommandError::NoPresets)?;
-                self.pending.load = Some((next, None));
-                Ok(())
-            }
-            Command::KeepLearned(mapping) => {
-                let file = mapping::files::save_learned(&self.assets, &mapping)
-                    .map_err(CommandError::KeepLearned)?;
-                tracing::info!(
-                    "MIDI learn: {} bound to {} (kept in {file})",
-                    mapping.param.as_deref().unwrap_or("?"),
-                    mapping::files::control_name(&mapping),
-                );
-                Ok(())
-            }
-            Command::Script(event) => {
-                self.dispatch(&event);
-                Ok(())
-            }
-            Command::Playlist(command) => self.playlist_command(command),
-        }
-    }
-
-    /// Carries out the queued requests: the save first (it keeps what was
-    /// on stage when it was asked for), then the load, then reseeds.
-    fn carry_out_requests(&mut self) {
-        if let Some(name) = self.pending.save.take() {
-            let too_soon = self.last_save.is_some_and(|t| t.elapsed() < SAVE_INTERVAL);
-            if too_soon {
-                tracing::warn!("preset save {name:?} skipped: one save a second at most");
-            } else {
-                self.last_save = Some(Instant::now());
-                if let Err(error) = self.save_show_preset(&name) {
-                    self.errors.report("preset save", error);
-                }
-            }
-        }
-        if let Some((name, fade)) = self.pending.load.take()
-            && let Err(error) = self.load_show_preset_fading(&name, fade)
-        {
-            self.errors.report("preset", error.to_string());
-        }
-        if std::mem::take(&mut self.pending.reseed_all) {
-            self.reseed(self.seed);
-        }
-        for layer in std::mem::take(&mut self.pending.reseed) {
-            if self.stack.layers.iter().any(|l| l.id() == layer) {
-                self.reseed_layer(&layer);
-            }
-        }
-    }
-
-    /// Loads preset `name` (`presets/<name>.toml`) from the show folder or
-    /// the binary, or a `.toml` file at any path a person typed.
-    pub fn load_preset(&mut self, name: &str) -> Result<(), PresetError> {
-        let (file, text) = read_preset(&self.assets, name, true)?;
-        let preset = Preset::parse(&file, &text)?;
-        self.apply_preset(name, &preset)
-    }
-
-    /// Loads a preset named by a script or the network: only names inside
-    /// the show folder's presets.
-    pub fn load_show_preset(&mut self, name: &str) -> Result<(), PresetError> {
-        self.load_show_preset_fading(name, None)
-    }
-
-    /// The same, crossfading over `fade` seconds (else `master.crossfade`).
-    pub fn load_show_preset_fading(
-        &mut self,
-        name: &str,
-        fade: Option<f32>,
-    ) -> Result<(), PresetError> {
-        let (file, text) = read_preset(&self.assets, name, false)?;
-        let preset = Preset::parse(&file, &text)?;
-        self.apply_preset_fading(name, &preset, fade)
-    }
-
-    /// Builds the preset's layers and parameter values aside and swaps them
-    /// in only if all of it holds; on any error the running show is
-    /// untouched. With `master.crossfade` above 0 the stack on stage keeps
-    /// running and fades out over that many seconds while the new one
-    /// takes the stage (and every control); else the new one cuts in.
-    pub fn apply_preset(&mut self, name: &str, preset: &Preset) -> Result<(), PresetError> {
-        self.apply_preset_fading(name, preset, None)
-    }
-
-    /// The same, crossfading over `fade` seconds (else `master.crossfade`).
-    /// During a fade every continuous parameter the two presets share
-    /// glides from its value on stage to the new preset's, in step with
-    /// the pictures.
-    pub fn apply_preset_fading(
-        &mut self,
-        name: &str,
-        preset: &Preset,
-        fade: Option<f32>,
-    ) -> Result<(), PresetError> {
-        let (layers, mut registry, layer_params) = self.stage_preset(preset)?;
-        let seconds = fade
-            .unwrap_or_else(|| self.registry.float("master.crossfade"))
-            .clamp(0.0, 600.0);
-        let fading = seconds > 0.0 && !self.stack.layers.is_empty();
-        let compositor = if fading {
-            self.fresh_compositor()
-        } else {
-            None
-        };
-        if let Some(cut) = self.outgoing.take() {
-            self.spare_compositor = Some(cut.stack.compositor);
-        }
-        let fading = match compositor {
-            Some(compositor) => {
-                glide_shared(&self.registry, &mut registry, seconds);
-                let staged = Stack::with_layers(layers, layer_params, compositor);
-                self.outgoing = Some(Outgoing {
-                    stack: std::mem::replace(&mut self.stack, staged),
-                    registry: std::mem::replace(&mut self.registry, registry),
-                    seconds,
-                    elapsed: 0.0,
-                });
-                true
-            }
-            None => {
-                self.stack.replace_layers(layers, layer_params);
-                self.registry = registry;
-                false
-            }
-        };
-        self.preset = Some(name.to_string());
-        self.presets_loaded += 1;
-        self.preset_mappings = preset.mappings.clone();
-        self.mappings
-            .load(&self.assets, &self.preset_mappings, &self.errors);
-        tracing::info!(
-            "preset {name} loaded: {} layers{}",
-            self.stack.layers.len(),
-            if fading {
-                format!(", crossfading over {seconds} s")
-            } else {
-                String::new()
-            }
-        );
-        self.start_script(preset.script.as_deref());
-        self.dispatch(&ScriptEvent::Preset(name.to_string()));
-        Ok(())
-    }
-
-    /// A compositor for a stack coming on stage during a crossfade: the one
-    /// the last crossfade left, else a new one (on failure, reported, and
-    /// the preset cuts in).
-    fn fresh_compositor(&mut self) -> Option<Compositor> {
-        if let Some(spare) = self.spare_compositor.take() {
-            return Some(spare);
-        }
-        let env = LayerEnv {
-            gpu: &self.gpu,
-            assets: &self.assets,
-            errors: &self.errors,
-            seed: self.seed,
-        };
-        Compositor::new(&env, self.output_format)
-            .inspect_err(|e| self.errors.report("crossfade", e))
-            .ok()
-    }
-
     /// Starts the overriding script, else the preset's, unless it already runs.
     fn start_script(&mut self, preset_script: Option<&str>) {
         let Some(file) = self
@@ -557,26 +343,6 @@ impl Show {
         // A failure is on screen and in the log; the old script runs on.
         let _ = self.script.load(&file, &self.registry, &self.clock);
         self.apply_script_commands();
-    }
-
-    fn apply_script_commands(&mut self) {
-        let mut commands = self.script.take_commands();
-        if commands.len() > MAX_SCRIPT_COMMANDS {
-            self.errors.report(
-                format!("scripts/{}", self.script.file()),
-                format!(
-                    "{} requests in one call; only the first {MAX_SCRIPT_COMMANDS} were applied",
-                    commands.len()
-                ),
-            );
-            commands.truncate(MAX_SCRIPT_COMMANDS);
-        }
-        for command in commands {
-            if let Err(error) = self.apply(command) {
-                self.errors
-                    .report(format!("scripts/{}", self.script.file()), error);
-            }
-        }
     }
 
     /// Reloads whatever the saved files touch: shader layers, the script,
@@ -631,147 +397,10 @@ impl Show {
         }
     }
 
-    #[allow(clippy::type_complexity, reason = "the three parts of a staged show")]
-    fn stage_preset(
-        &self,
-        preset: &Preset,
-    ) -> Result<(Vec<Box<dyn Layer>>, Registry, HashMap<String, Vec<String>>), PresetError> {
-        let env = LayerEnv {
-            gpu: &self.gpu,
-            assets: &self.assets,
-            errors: &self.errors,
-            seed: self.seed,
-        };
-        // The master section belongs to the performer, not the preset: it
-        // keeps its values unless the preset sets them; the audio section
-        // belongs to the sound.
-        let mut registry = Registry::new();
-        for (spec, value) in self.registry.iter().filter(|(s, _)| show_wide(&s.name)) {
-            registry.register(spec.clone());
-            registry
-                .set_now(&spec.name, value.clone(), Source::Show)
-                .ok();
-        }
-        let mut layers = Vec::new();
-        for (id, line) in &preset.layers {
-            let layer = layers::create(id, &env).map_err(|e| PresetError {
-                file: preset.file.clone(),
-                line: *line,
-                message: e.to_string(),
-            })?;
-            layers.push(layer);
-        }
-        let mut layer_params = HashMap::new();
-        // Values first reach parameters that exist before the layers load
-        // their files (`shader.x.file`), then the ones those files declare.
-        for layer in &layers {
-            sync_params(layer.as_ref(), &mut registry, &mut layer_params);
-        }
-        apply_known(preset, &mut registry)?;
-        for layer in layers.iter_mut() {
-            layer.prepare(&env, &registry, &self.clock);
-            sync_params(layer.as_ref(), &mut registry, &mut layer_params);
-        }
-        preset.apply(&mut registry)?;
-        Ok((layers, registry, layer_params))
-    }
-
-    /// How many presets have been loaded since the show started.
-    pub fn presets_loaded(&self) -> u64 {
-        self.presets_loaded
-    }
-
-    /// The preset now running.
-    pub fn preset(&self) -> Option<&str> {
-        self.preset.as_deref()
-    }
-
     /// The mappings in force: every `presets/mappings/*.toml` of the show
     /// and the running preset's own.
     pub fn mappings(&self) -> &LoadedMappings {
         &self.mappings
-    }
-
-    /// Saves the running show under a name that came from the network, a
-    /// controller or a script: a plain name (no folders, so never a mapping
-    /// file), a bounded number of presets in the folder, and only text
-    /// that loads back into this show (so a save can never leave a preset,
-    /// `default` included, that fails at the next start).
-    fn save_show_preset(&mut self, name: &str) -> Result<(), SaveError> {
-        save_name::check(name)?;
-        let exists = self
-            .assets
-            .dir(Folder::Presets)
-            .join(format!("{name}.toml"))
-            .is_file();
-        let saved = self
-            .assets
-            .list(Folder::Presets, "toml")
-            .iter()
-            .filter(|f| !f.contains('/'))
-            .count();
-        if !exists && saved >= MAX_SAVED_PRESETS {
-            return Err(SaveError::Full {
-                name: name.to_string(),
-                saved,
-            });
-        }
-        let text = self.preset_text()?;
-        let preset = Preset::parse(&format!("presets/{name}.toml"), &text)?;
-        crate::show::check::preset_holds(&self.assets, &preset)?;
-        self.write_preset(name, &text)
-    }
-
-    /// Writes the running layers and every parameter's value (but the
-    /// master section's) as `presets/<name>.toml` in the show folder; the
-    /// name is the performer's own (the HUD, tests), checked to stay inside.
-    pub fn save_preset(&mut self, name: &str) -> Result<(), SaveError> {
-        let file = format!("{name}.toml");
-        crate::base::inside_show(&file)?;
-        let text = self.preset_text()?;
-        self.write_preset(name, &text)
-    }
-
-    /// The running show as preset text.
-    fn preset_text(&self) -> Result<String, SaveError> {
-        let mut table = toml::Table::new();
-        let layers = self
-            .stack
-            .layers
-            .iter()
-            .map(|l| toml::Value::String(l.id().to_string()))
-            .collect();
-        table.insert("layers".into(), toml::Value::Array(layers));
-        if let Some(script) = self.script.file().strip_suffix(".lua") {
-            table.insert(
-                "script".into(),
-                toml::Value::String(format!("scripts/{script}.lua")),
-            );
-        }
-        let mut params = toml::Table::new();
-        for (spec, _) in self.registry.iter().filter(|(s, _)| !show_wide(&s.name)) {
-            if let Some(value) = self.registry.target(&spec.name) {
-                params.insert(spec.name.clone(), crate::engine::toml_of(spec, value));
-            }
-        }
-        table.insert("params".into(), toml::Value::Table(params));
-        Ok(toml::to_string_pretty(&table)?)
-    }
-
-    fn write_preset(&self, name: &str, text: &str) -> Result<(), SaveError> {
-        let path = self
-            .assets
-            .dir(Folder::Presets)
-            .join(format!("{name}.toml"));
-        path.parent()
-            .map_or(Ok(()), std::fs::create_dir_all)
-            .and_then(|()| std::fs::write(&path, text))
-            .map_err(|reason| SaveError::Write {
-                path: path.display().to_string(),
-                reason,
-            })?;
-        tracing::info!("preset saved to {}", path.display());
-        Ok(())
     }
 
     /// Adds layer `id` of `kind`, a kind this build does not list (a host
@@ -812,33 +441,6 @@ impl Show {
     /// The stack leaving the stage in a crossfade, if one runs.
     pub fn outgoing(&self) -> Option<&Outgoing> {
         self.outgoing.as_ref()
-    }
-
-    /// Restarts every layer from `seed` and clears feedback.
-    pub fn reseed(&mut self, seed: u64) {
-        self.seed = seed;
-        let ids: Vec<String> = self
-            .stack
-            .layers
-            .iter()
-            .map(|l| l.id().to_string())
-            .collect();
-        for id in ids {
-            self.reseed_layer(&id);
-        }
-    }
-
-    /// Restarts one layer and clears its feedback.
-    pub fn reseed_layer(&mut self, id: &str) {
-        match self.stack.layers.iter_mut().find(|l| l.id() == id) {
-            Some(layer) => {
-                layer.reseed(self.seed);
-                self.stack.compositor.forget(id);
-            }
-            None => self
-                .errors
-                .report("reseed", format!("no layer {id:?} to reseed")),
-        }
     }
 
     /// One whole frame, the same for the window, `run --headless`,
@@ -1008,85 +610,4 @@ impl Show {
         }
         self.profiler.collect()
     }
-}
-
-/// Starts every continuous parameter `incoming` shares with `outgoing` (but
-/// the master section, which carries over) at the outgoing value and
-/// glides it to its own over `seconds`.
-fn glide_shared(outgoing: &Registry, incoming: &mut Registry, seconds: f32) {
-    let shared: Vec<(String, crate::params::Value, crate::params::Value)> = incoming
-        .iter()
-        .filter(|(spec, _)| spec.kind.is_continuous() && !show_wide(&spec.name))
-        .filter_map(|(spec, _)| {
-            let from = outgoing.get(&spec.name)?.clone();
-            let to = incoming.target(&spec.name)?.clone();
-            (from != to).then(|| (spec.name.clone(), from, to))
-        })
-        .collect();
-    for (name, from, to) in shared {
-        // A value the new spec refuses (another range) just cuts.
-        let glides = incoming.set_now(&name, from, Source::Show).is_ok()
-            && incoming
-                .ramp(
-                    &name,
-                    to.clone(),
-                    seconds,
-                    crate::params::Easing::Smooth,
-                    Source::Show,
-                )
-                .is_ok();
-        if !glides {
-            tracing::debug!("{name} cuts to {to} instead of gliding");
-        }
-    }
-}
-
-/// Whether a parameter belongs to the show rather than its preset: the
-/// master and audio sections carry over from preset to preset and are not
-/// saved in one.
-fn show_wide(name: &str) -> bool {
-    name.starts_with("master.") || name.starts_with("audio.")
-}
-
-/// Applies the preset values whose parameters exist already; the others
-/// are checked once the layers have declared theirs.
-fn apply_known(preset: &Preset, registry: &mut Registry) -> Result<(), PresetError> {
-    let known = Preset {
-        params: preset
-            .params
-            .iter()
-            .filter(|p| registry.contains(&p.name))
-            .cloned()
-            .collect(),
-        ..preset.clone()
-    };
-    known.apply(registry)
-}
-
-/// Reads a preset by name from the show, or, when `typed_by_person`, by
-/// path when it ends in `.toml` and exists on disk.
-fn read_preset(
-    assets: &Assets,
-    name: &str,
-    typed_by_person: bool,
-) -> Result<(String, String), PresetError> {
-    let fail = |message: String| PresetError {
-        file: name.to_string(),
-        line: 1,
-        message,
-    };
-    let path = std::path::Path::new(name);
-    if typed_by_person && name.ends_with(".toml") && path.is_file() {
-        let text = std::fs::read_to_string(path).map_err(|e| fail(e.to_string()))?;
-        return Ok((name.to_string(), text));
-    }
-    let file = if name.ends_with(".toml") {
-        name.to_string()
-    } else {
-        format!("{name}.toml")
-    };
-    let asset = assets
-        .read(Folder::Presets, &file)
-        .map_err(|e| fail(e.to_string()))?;
-    Ok((asset.display, asset.text))
 }
