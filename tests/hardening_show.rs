@@ -108,6 +108,54 @@ fn patterns_that_would_run_for_ages_in_c_are_refused() {
 }
 
 #[test]
+fn library_loops_in_c_are_bounded_even_inside_pcall() {
+    // The probe of issue 20: each of these stopped the frames for good.
+    let script = "function update(dt)\n\
+                  persist.rep = tostring(pcall(string.rep, '', 2^50))\n\
+                  persist.method = tostring(pcall(function() return (''):rep(2^50) end))\n\
+                  persist.move = tostring(pcall(table.move, {}, 1, 2^40, 1))\n\
+                  persist.concat = tostring(pcall(table.concat, {}, '', 1, 2^40))\n\
+                  persist.unpack = tostring(pcall(table.unpack, {}, 1, 2^40))\n\
+                  persist.fine = tostring(#(('ab'):rep(1000, ',')) + #table.concat({ 'a', 'b' }))\n\
+                  table.move({}, 1, 2^40, 1)\n\
+                  end\n";
+    let (mut show, output) = start(script_show("c_loops", script));
+    frames_go_on(&mut show, &output, 3);
+    for name in ["rep", "method", "move", "concat", "unpack"] {
+        assert_eq!(
+            show.script().persisted(name).as_deref(),
+            Some("false"),
+            "{name}: {}",
+            errors(&show)
+        );
+    }
+    assert_eq!(show.script().persisted("fine").as_deref(), Some("3001"));
+    let shown = errors(&show);
+    assert!(shown.contains("table.move: at most"), "{shown}");
+    assert!(shown.contains("update() is disabled"), "{shown}");
+}
+
+#[test]
+fn a_call_that_overruns_its_time_inside_c_ends_the_script_generation() {
+    // Each find stays under the pattern cap, but ten of them run
+    // between two looks of the budget's hook.
+    let script = "function update(dt)\n\
+                  persist.calls = (persist.calls or 0) + 1\n\
+                  local s = ('a'):rep(4000)\n\
+                  for i = 1, 10 do s:find('.-b') end\n\
+                  end\n";
+    let (mut show, output) = start(script_show("watchdog", script));
+    frames_go_on(&mut show, &output, 4);
+    let shown = errors(&show);
+    assert!(shown.contains("the script is stopped"), "{shown}");
+    assert_eq!(
+        show.script().persisted("calls").as_deref(),
+        Some("1"),
+        "update ran again after the overrun: {shown}"
+    );
+}
+
+#[test]
 fn finalizers_are_refused() {
     let script = "function setup()\n  setmetatable({}, { __gc = function() while true do pcall(function() while true do end end) end end })\nend\n";
     let (mut show, output) = start(script_show("gc", script));

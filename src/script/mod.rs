@@ -20,6 +20,7 @@ mod sandbox;
 use std::cell::RefCell;
 use std::collections::HashSet;
 use std::rc::Rc;
+use std::time::{Duration, Instant};
 
 use mlua::{Function, IntoLuaMulti, Lua, Table};
 
@@ -80,12 +81,19 @@ impl State {
     }
 }
 
+/// How long one call may take before the watchdog ends the generation:
+/// the wall-clock budget, and as much again for the hook to see it.
+const OVERRUN: Duration = Duration::from_millis(2 * TIME_BUDGET.as_millis() as u64);
+
 /// The running script generation.
 struct Generation {
     state: State,
     env: Table,
     persist: Table,
     disabled: HashSet<&'static str>,
+    /// Set by the watchdog: a call overran the wall-clock budget where the
+    /// budget could not stop it, so no callback runs until the next load.
+    stopped: bool,
     modules: Vec<String>,
 }
 
@@ -319,6 +327,7 @@ impl ScriptHost {
             env,
             persist,
             disabled: HashSet::new(),
+            stopped: false,
             modules,
         })
     }
@@ -329,14 +338,29 @@ impl ScriptHost {
         let Some(generation) = self.current.as_mut() else {
             return;
         };
-        if generation.disabled.contains(name) {
+        if generation.stopped || generation.disabled.contains(name) {
             return;
         }
         let Ok(Some(function)) = generation.env.get::<Option<Function>>(name) else {
             return;
         };
         generation.state.budget.reset();
-        if let Err(error) = function.call::<()>(args) {
+        let started = Instant::now();
+        let called = function.call::<()>(args);
+        let took = started.elapsed();
+        if took > OVERRUN {
+            // Only time spent inside one C function escapes the budget's
+            // hook; a script that does it once would do it every frame.
+            generation.stopped = true;
+            self.errors.report(
+                format!("scripts/{}", self.file),
+                format!(
+                    "{name}() took {} ms in one call (the budget is {} ms); the script is stopped until it is saved again",
+                    took.as_millis(),
+                    TIME_BUDGET.as_millis()
+                ),
+            );
+        } else if let Err(error) = called {
             generation.disabled.insert(name);
             self.errors.report(
                 format!("scripts/{}", self.file),

@@ -7,8 +7,11 @@
 //! again every few instructions, and `pcall`/`xpcall` re-raise instead of
 //! catching, so no script can swallow the interruption and loop on.
 //! `__gc` metamethods are refused (finalizers run where no budget can stop
-//! them), and string patterns whose worst case would run far past the
-//! budget inside C, where the hook cannot see, are refused before they run.
+//! them), and what would run far past the budget inside C, where the hook
+//! cannot see, is refused before it runs: string patterns by their worst
+//! case, and the library's loops (`string.rep`, `table.move`, `concat`,
+//! `unpack`, `sort`) by their length. A call that overruns all the same
+//! ends its script generation (`ScriptHost`'s watchdog).
 
 use std::cell::Cell;
 use std::rc::Rc;
@@ -36,6 +39,15 @@ pub const PATTERN_STEPS: f64 = 1e8;
 /// the instruction count.
 pub const MAX_SORT: i64 = 200_000;
 
+/// Items one call of a looping C library function may be asked for
+/// (`string.rep`'s count, the elements `table.move`, `table.concat` and
+/// `table.unpack` walk): the loop runs in C, unseen by the instruction
+/// count, so its length is bounded before it starts (about a millisecond).
+pub const MAX_C_ITEMS: i64 = 1_000_000;
+
+/// Bytes one `string.rep` may build.
+pub const MAX_REP_BYTES: i64 = 16 << 20;
+
 /// Base-library functions a script may use; `load`, `loadfile`, `dofile`
 /// and `collectgarbage` stay out, and `pcall`, `xpcall` and `setmetatable`
 /// are wrapped (see [`GUARDS`]).
@@ -60,8 +72,8 @@ const BASE: [&str; 15] = [
 /// Lua wrappers around the functions a script could use to outlive its
 /// budget. Evaluated once per state with the raw functions as arguments.
 const GUARDS: &str = r#"
-local raw_pcall, raw_setmetatable, string, table, spent, pattern_check, max_sort = ...
-local error, rawget, type, tostring = error, rawget, type, tostring
+local raw_pcall, raw_setmetatable, string, table, spent, pattern_check, max_sort, max_items, max_rep_bytes, on_time = ...
+local error, rawget, type, tostring, tonumber, select = error, rawget, type, tostring, tonumber, select
 local function pass(ok, ...)
   if not ok and spent() then error((...), 0) end
   return ok, ...
@@ -101,6 +113,44 @@ table.sort = function(t, ...)
   end
   return raw_sort(t, ...)
 end
+-- C loops the instruction count cannot see: bounded by their length
+-- before they start, and each call first checks the wall clock.
+local function span(name, from, to)
+  from, to = tonumber(from), tonumber(to)
+  if from and to and to - from >= max_items then
+    error(name .. ": at most " .. max_items .. " elements in one call", 3)
+  end
+end
+local raw_rep = string.rep
+string.rep = function(s, n, sep)
+  on_time()
+  local count = tonumber(n)
+  if count and count > 0 then
+    local piece = #tostring(s) + (sep ~= nil and #tostring(sep) or 0)
+    if count > max_items or piece * count > max_rep_bytes then
+      error("string.rep: at most " .. max_items .. " copies and " .. max_rep_bytes .. " bytes in one call", 2)
+    end
+  end
+  return raw_rep(s, n, sep)
+end
+local raw_move = table.move
+table.move = function(a1, f, e, t, a2)
+  on_time()
+  span("table.move", f, e)
+  return raw_move(a1, f, e, t, a2)
+end
+local raw_concat = table.concat
+table.concat = function(list, sep, i, j)
+  on_time()
+  span("table.concat", i or 1, j or (type(list) == "table" and #list or 0))
+  return raw_concat(list, sep, i, j)
+end
+local raw_unpack = table.unpack
+table.unpack = function(list, i, j)
+  on_time()
+  span("table.unpack", i or 1, j or (type(list) == "table" and #list or 0))
+  return raw_unpack(list, i, j)
+end
 return guards
 "#;
 
@@ -124,6 +174,11 @@ impl Budget {
     pub fn spent(&self) -> bool {
         self.spent.get()
     }
+
+    /// Whether the running call is past its wall-clock budget.
+    fn late(&self) -> bool {
+        self.deadline.get().is_some_and(|d| Instant::now() > d)
+    }
 }
 
 /// A new Lua state with the sandbox's libraries, memory limit, budget and
@@ -140,11 +195,7 @@ pub fn new_state() -> mlua::Result<(Lua, Budget, Table)> {
         move |_, debug| {
             let used = hook_budget.ticks.get() + 1;
             hook_budget.ticks.set(used);
-            let late = hook_budget
-                .deadline
-                .get()
-                .is_some_and(|d| Instant::now() > d);
-            if used > limit || late {
+            if used > limit || hook_budget.late() {
                 hook_budget.spent.set(true);
             }
             if !hook_budget.spent.get() {
@@ -167,6 +218,19 @@ fn guards(lua: &Lua, budget: &Budget) -> mlua::Result<Table> {
     let globals = lua.globals();
     let spent_budget = budget.clone();
     let spent = lua.create_function(move |_, ()| Ok(spent_budget.spent()))?;
+    let clock_budget = budget.clone();
+    let on_time = lua.create_function(move |_, ()| {
+        if clock_budget.late() {
+            clock_budget.spent.set(true);
+        }
+        match clock_budget.spent() {
+            true => Err(mlua::Error::RuntimeError(format!(
+                "time budget of {} ms exceeded",
+                TIME_BUDGET.as_millis()
+            ))),
+            false => Ok(()),
+        }
+    })?;
     let pattern_check = lua.create_function(
         |_, (name, subject_len, pattern): (String, usize, mlua::Value)| {
             let mlua::Value::String(pattern) = pattern else {
@@ -190,6 +254,9 @@ fn guards(lua: &Lua, budget: &Budget) -> mlua::Result<Table> {
         spent,
         pattern_check,
         MAX_SORT,
+        MAX_C_ITEMS,
+        MAX_REP_BYTES,
+        on_time,
     ))
 }
 
