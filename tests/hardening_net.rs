@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use rosc::{OscBundle, OscPacket, OscTime, OscType};
 use sylva::control::allow::AllowList;
+use sylva::control::osc::MAX_QUEUED_BYTES;
 use sylva::control::{ControlOptions, EVENTS_PER_FRAME, MAX_SCHEDULED};
 use sylva::gpu::OUTPUT_FORMAT;
 use sylva::params::Value;
@@ -110,6 +111,45 @@ fn deeply_nested_arrays_and_bundles_are_refused_not_overflowed() {
         "the nested message is refused whole"
     );
     rig.still_listening(0.32);
+}
+
+#[test]
+fn tags_without_argument_bytes_cannot_grow_the_queue() {
+    let mut rig = rig();
+    // The probe of issue 20: a 65 KB datagram whose type tag is ~65,000
+    // `N` decoded to ~1.65 MB; a stream of them took 3 GB.
+    let mut nils = osc_string(b"/sylva/master/brightness");
+    nils.extend(osc_string(format!(",{}", "N".repeat(65_000)).as_bytes()));
+    assert!(nils.len() < 65_507);
+    for _ in 0..40 {
+        rig.send_raw(&nils);
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    rig.until("each refused before decoding", |r| r.malformed() >= 40);
+    // Within the argument cap a datagram still packs ~200 messages of 256
+    // `N`, 25 times their size once decoded: the queue counts bytes too.
+    let mut one = osc_string(b"/x");
+    one.extend(osc_string(format!(",{}", "N".repeat(256)).as_bytes()));
+    let mut packed = osc_string(b"#bundle");
+    packed.extend([0, 0, 0, 0, 0, 0, 0, 1]);
+    while packed.len() + one.len() + 4 < 60_000 {
+        packed.extend((one.len() as u32).to_be_bytes());
+        packed.extend(&one);
+    }
+    let mut most = 0;
+    for _ in 0..200 {
+        rig.send_raw(&packed);
+        most = most.max(rig.control.osc_queued_bytes());
+        std::thread::sleep(Duration::from_micros(300));
+    }
+    rig.until("messages past the byte bound dropped", |r| {
+        r.control.osc_dropped() > 0
+    });
+    assert!(
+        most <= MAX_QUEUED_BYTES,
+        "{most} bytes queued (at most {MAX_QUEUED_BYTES})"
+    );
+    rig.still_listening(0.34);
 }
 
 #[test]

@@ -393,6 +393,12 @@ impl ControlSurface {
         self.osc_stats.dropped.load(Ordering::Relaxed)
     }
 
+    /// Bytes of OSC messages waiting in the event queue (at most
+    /// [`osc::MAX_QUEUED_BYTES`]).
+    pub fn osc_queued_bytes(&self) -> usize {
+        self.osc_stats.queued_bytes.load(Ordering::Relaxed)
+    }
+
     /// The `q` quantile (0..1) of the delay from receipt to applied, over
     /// the most recent parameter writes.
     pub fn latency(&self, q: f64) -> Option<Duration> {
@@ -435,7 +441,7 @@ impl ControlSurface {
         // checked between datagrams, so a frame does at most the budget
         // plus the rest of one datagram (65,507 bytes).
         let mut datagram: Option<Instant> = None;
-        while let Some(event) = self.deferred.take().or_else(|| self.events.try_recv().ok()) {
+        while let Some(event) = self.deferred.take().or_else(|| self.take_event()) {
             let received = match &event {
                 ControlEvent::Osc(received) => Some(received.received),
                 ControlEvent::Midi { .. } => None,
@@ -477,6 +483,21 @@ impl ControlSurface {
 
     /// Rebuilds the mapper and the aliases when the show has read its
     /// mapping files again; a MIDI learn in progress stays armed.
+    /// The next queued event, its bytes taken off the queue's count (an
+    /// event sent past the count, through [`ControlSurface::sender`], takes
+    /// off nothing it did not add).
+    fn take_event(&mut self) -> Option<ControlEvent> {
+        let event = self.events.try_recv().ok()?;
+        let size = osc::event_size(&event);
+        let queued = &self.osc_stats.queued_bytes;
+        queued
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |q| {
+                Some(q.saturating_sub(size))
+            })
+            .ok();
+        Some(event)
+    }
+
     fn take_mappings(&mut self, loaded: &LoadedMappings) {
         if loaded.revision == self.mapping_revision {
             return;

@@ -7,7 +7,7 @@
 
 use std::net::{SocketAddr, UdpSocket};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{SyncSender, TrySendError};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -36,18 +36,29 @@ pub struct OscReceived {
 }
 
 impl OscReceived {
-    /// About how many bytes the message holds, for bounding queues.
+    /// About how many bytes the message holds in memory, for bounding
+    /// queues: every argument is an `OscType`, whatever it weighed on the
+    /// wire, and strings and blobs add their heap.
     pub fn size(&self) -> usize {
-        self.message.addr.len()
+        fn heap(arg: &OscType) -> usize {
+            match arg {
+                OscType::String(s) => s.len(),
+                OscType::Blob(b) => b.len(),
+                OscType::Array(array) => array
+                    .content
+                    .iter()
+                    .map(|a| std::mem::size_of::<OscType>() + heap(a))
+                    .sum(),
+                _ => 0,
+            }
+        }
+        std::mem::size_of::<Self>()
+            + self.message.addr.len()
             + self
                 .message
                 .args
                 .iter()
-                .map(|a| match a {
-                    OscType::String(s) => s.len() + 4,
-                    OscType::Blob(b) => b.len() + 4,
-                    _ => 8,
-                })
+                .map(|a| std::mem::size_of::<OscType>() + heap(a))
                 .sum::<usize>()
     }
 }
@@ -64,6 +75,20 @@ pub struct OscStats {
     /// Messages dropped: the queue was full, or a time tag asked for more
     /// than the schedule holds.
     pub dropped: AtomicU64,
+    /// Bytes of the messages waiting in the event queue (see
+    /// [`MAX_QUEUED_BYTES`]); the receiver adds, the frame subtracts.
+    pub queued_bytes: AtomicUsize,
+}
+
+/// Bytes of OSC messages the event queue may hold, whatever their count.
+pub const MAX_QUEUED_BYTES: usize = 16 << 20;
+
+/// What `event` counts against [`MAX_QUEUED_BYTES`].
+pub fn event_size(event: &ControlEvent) -> usize {
+    match event {
+        ControlEvent::Osc(received) => received.size(),
+        ControlEvent::Midi { .. } => 0,
+    }
 }
 
 /// Furthest ahead a bundle may be scheduled; later ones are dropped.
@@ -112,7 +137,18 @@ pub fn spawn_receiver(
                     due,
                     received,
                 });
-                match events.try_send(event) {
+                let size = event_size(&event);
+                let queued = stats.queued_bytes.load(Ordering::Relaxed);
+                let sent = match queued + size > MAX_QUEUED_BYTES {
+                    true => Err(TrySendError::Full(event)),
+                    false => {
+                        stats.queued_bytes.fetch_add(size, Ordering::Relaxed);
+                        events.try_send(event).inspect_err(|_| {
+                            stats.queued_bytes.fetch_sub(size, Ordering::Relaxed);
+                        })
+                    }
+                };
+                match sent {
                     Ok(()) => {}
                     Err(TrySendError::Full(_)) => {
                         let count = stats.dropped.fetch_add(1, Ordering::Relaxed) + 1;

@@ -14,6 +14,11 @@ pub const MAX_BUNDLE_DEPTH: usize = 16;
 /// Arrays inside arrays that a message's type tag may nest.
 pub const MAX_ARRAY_DEPTH: usize = 8;
 
+/// Arguments one message may carry. A tag without argument bytes (`N`,
+/// `T`, `F`, `I`) still decodes to a value in memory, so a 64 KiB datagram
+/// of nothing but tags would grow 25-fold in the queue.
+pub const MAX_ARGUMENTS: usize = 256;
+
 /// Why a datagram was refused before decoding.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum WireError {
@@ -26,6 +31,9 @@ pub enum WireError {
     /// An array closed that was never opened, or one left open.
     #[error("unbalanced [ ] in a type tag")]
     UnbalancedArray,
+    /// More than [`MAX_ARGUMENTS`] arguments in one message.
+    #[error("{0} arguments in one message (at most {MAX_ARGUMENTS})")]
+    Arguments(usize),
     /// A length or string that runs past the end of its container.
     #[error("truncated at byte {0}")]
     Truncated(usize),
@@ -72,7 +80,8 @@ pub fn check(datagram: &[u8]) -> Result<(), WireError> {
     Ok(())
 }
 
-/// Checks a message's type tag for array depth and balance.
+/// Checks a message's type tag for array depth, balance and its number
+/// of arguments.
 fn check_message(message: &[u8]) -> Result<(), WireError> {
     let Some(address_end) = message.iter().position(|b| *b == 0) else {
         return Err(WireError::Truncated(message.len()));
@@ -83,6 +92,15 @@ fn check_message(message: &[u8]) -> Result<(), WireError> {
         return Ok(());
     };
     let tags = tags.split(|b| *b == 0).next().unwrap_or_default();
+    // The leading `,` is not an argument.
+    let arguments = tags
+        .iter()
+        .skip(1)
+        .filter(|t| !matches!(t, b'[' | b']'))
+        .count();
+    if arguments > MAX_ARGUMENTS {
+        return Err(WireError::Arguments(arguments));
+    }
     let mut depth = 0usize;
     for tag in tags {
         match tag {
@@ -180,6 +198,21 @@ mod tests {
         let tags = format!(",{}{}", "[".repeat(9), "]".repeat(9));
         assert_eq!(check(&message("/a", &tags)), Err(WireError::ArrayDepth));
         assert_eq!(check(&message("/a", ",]")), Err(WireError::UnbalancedArray));
+    }
+
+    #[test]
+    fn messages_of_absurdly_many_arguments_are_refused() {
+        let many = format!(",{}", "N".repeat(MAX_ARGUMENTS));
+        assert_eq!(check(&message("/a", &many)), Ok(()));
+        let absurd = format!(",{}", "N".repeat(65_000));
+        assert_eq!(
+            check(&message("/a", &absurd)),
+            Err(WireError::Arguments(65_000))
+        );
+        assert_eq!(
+            check(&bundle(&[message("/a", &absurd)])),
+            Err(WireError::Arguments(65_000))
+        );
     }
 
     #[test]
