@@ -141,6 +141,31 @@ fn after_a_crash_the_playlist_resumes_where_the_state_file_left_it() {
     // A damaged state file is an error, never a panic; the show starts over.
     std::fs::write(state_file.path(), "time = \"soon\"").checked("damaging the file");
     assert!(state_file.read().is_err());
+    // The probe of issue 20: a clock of 1e300 resumed and never moved
+    // again (frozen, and written back so at every restart), and a place of
+    // 10^9 restarted entry 0 while logging "resumed".
+    let mut frozen = state.clone();
+    frozen.time = 1e300;
+    let mut far = state.clone();
+    if let Some(place) = far.playlist.as_mut() {
+        place.position = 1_000_000_000;
+    }
+    for (what, bad) in [("time = 1e300", frozen), ("position 1000000000", far)] {
+        let mut show = support::start(ShowOptions::new(root.clone(), "grow"), OUTPUT_FORMAT);
+        let refused = show.resume(&bad).map(|()| String::new());
+        let message = refused.err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(
+            message.contains(what) && message.contains("starting from the top"),
+            "{what}: {message}"
+        );
+        assert_eq!(
+            show.clock.time, 0.0,
+            "{what}: the clock starts from the top"
+        );
+        let output = RenderTarget::new(&show.gpu.device, "refused", SIZE, OUTPUT_FORMAT);
+        frames(&mut show, &output, 2);
+        assert!(show.clock.time > 0.0, "{what}: the clock moves");
+    }
     std::fs::remove_dir_all(root).ok();
 }
 

@@ -277,27 +277,41 @@ impl PlaylistRun {
         }
     }
 
-    /// Takes `playlist` up again where `place` left it, at `now`. A place
+    /// Takes `playlist` up again where `place` left it, at `now`; a place
     /// that does not fit the playlist (it was edited since, or the file is
-    /// damaged) starts the playlist's first entry instead.
-    pub fn resume(playlist: Playlist, place: &PlaylistPlace, (time, beats): (f64, f64)) -> Self {
+    /// damaged) is refused, saying what does not fit.
+    pub fn resume(
+        playlist: Playlist,
+        place: &PlaylistPlace,
+        (time, beats): (f64, f64),
+    ) -> Result<Self, String> {
         let mut run = Self::start(&place.name, playlist, (time, beats), place.seed);
+        let entries = run.order.len();
         let mut sorted = place.order.clone();
         sorted.sort_unstable();
-        let fits = sorted.iter().copied().eq(0..run.order.len())
-            && place.position < run.order.len()
-            && place.into_seconds.is_finite()
-            && place.into_beats.is_finite();
-        if fits {
-            run.order = place.order.clone();
-            run.position = place.position;
-            run.rounds = place.rounds;
-            run.began = (
-                time - place.into_seconds.max(0.0),
-                beats - place.into_beats.max(0.0),
-            );
+        if !sorted.iter().copied().eq(0..entries) {
+            return Err(format!(
+                "the order {:?} of playlist {}, which has {entries} entries",
+                place.order, place.name
+            ));
         }
-        run
+        if place.position >= entries {
+            return Err(format!(
+                "position {} of playlist {}, which has {entries} entries",
+                place.position, place.name
+            ));
+        }
+        if !(place.into_seconds.is_finite() && place.into_beats.is_finite()) {
+            return Err(format!("the time into entry {}", place.position));
+        }
+        run.order = place.order.clone();
+        run.position = place.position;
+        run.rounds = place.rounds;
+        run.began = (
+            time - place.into_seconds.max(0.0),
+            beats - place.into_beats.max(0.0),
+        );
+        Ok(run)
     }
 
     /// Jumps to entry `index` of the playlist's own order.

@@ -57,6 +57,53 @@ pub enum StateError {
     },
 }
 
+/// The longest show time a state file may hold: ten years of seconds,
+/// where a frame's dt still moves the clock (past ~10^15 s it no longer
+/// would, and a resumed show would stand still for good).
+pub const MAX_RESUMED_SECONDS: f64 = 10.0 * 365.25 * 86_400.0;
+
+/// The most beats a state file may hold: ten years at 1,000 bpm.
+pub const MAX_RESUMED_BEATS: f64 = MAX_RESUMED_SECONDS / 60.0 * 1_000.0;
+
+/// `value` as a person reads it: exponent notation once it is huge.
+fn shown(value: f64) -> String {
+    match value.abs() >= 1e12 {
+        true => format!("{value:e}"),
+        false => value.to_string(),
+    }
+}
+
+impl ShowState {
+    /// What in the clock and the playlist's place cannot be resumed, if
+    /// anything: a time or beat count that is not a number, negative or
+    /// beyond [`MAX_RESUMED_SECONDS`] or [`MAX_RESUMED_BEATS`]. (Where the
+    /// place lies in its playlist is checked against the playlist.)
+    pub fn problem(&self) -> Option<String> {
+        let fits = |value: f64, most: f64| value.is_finite() && (0.0..=most).contains(&value);
+        let mut wrong = Vec::new();
+        if !fits(self.time, MAX_RESUMED_SECONDS) {
+            wrong.push(format!("time = {}", shown(self.time)));
+        }
+        if !fits(self.beats, MAX_RESUMED_BEATS) {
+            wrong.push(format!("beats = {}", shown(self.beats)));
+        }
+        if let Some(place) = &self.playlist {
+            if !fits(place.into_seconds, MAX_RESUMED_SECONDS) {
+                wrong.push(format!("into_seconds = {}", shown(place.into_seconds)));
+            }
+            if !fits(place.into_beats, MAX_RESUMED_BEATS) {
+                wrong.push(format!("into_beats = {}", shown(place.into_beats)));
+            }
+        }
+        (!wrong.is_empty()).then(|| {
+            format!(
+                "{} (at most {MAX_RESUMED_SECONDS:.0} s and {MAX_RESUMED_BEATS:.0} beats)",
+                wrong.join(", ")
+            )
+        })
+    }
+}
+
 impl Show {
     /// Where the show stands now.
     pub fn state(&self) -> ShowState {
@@ -81,23 +128,29 @@ impl Show {
 
     /// Takes the show up where `state` left it: the clock, the playlist's
     /// entry and how far into it (else the preset), cut in, then every
-    /// parameter value that still fits. A playlist that is gone or broken
-    /// is an error, and the show stays as it was.
+    /// parameter value that still fits. A clock or place that cannot be
+    /// resumed ([`ShowState::problem`], or a place outside its playlist),
+    /// and a playlist that is gone or broken, are errors, and the show
+    /// stays as it was, at the top.
     pub fn resume(&mut self, state: &ShowState) -> Result<(), CommandError> {
-        if state.time.is_finite() && state.beats.is_finite() {
-            self.clock.time = state.time.max(0.0);
-            self.clock.beats = state.beats.max(0.0);
+        if let Some(problem) = state.problem() {
+            return Err(CommandError::Unresumable(problem));
         }
-        let now = (self.clock.time, self.clock.beats);
+        let now = (state.time, state.beats);
         if let Some(place) = &state.playlist {
             let playlist = self.read_playlist(&place.name)?;
-            let run = PlaylistRun::resume(playlist, place, now);
+            let run =
+                PlaylistRun::resume(playlist, place, now).map_err(CommandError::Unresumable)?;
+            self.clock.time = state.time;
+            self.clock.beats = state.beats;
             let entry = run.entry().clone();
             self.playlist = Some(run);
             self.playlist_update = None;
             self.entry_script = entry.script.clone();
             self.load_show_preset_fading(&entry.preset, Some(0.0))?;
         } else if let Some(preset) = &state.preset {
+            self.clock.time = state.time;
+            self.clock.beats = state.beats;
             self.load_show_preset_fading(preset, Some(0.0))?;
         }
         for (name, value) in &state.params {

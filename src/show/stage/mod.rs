@@ -67,6 +67,9 @@ pub enum CommandError {
     /// The learned mapping could not be written.
     #[error("cannot keep the learned mapping: {0}")]
     KeepLearned(std::io::Error),
+    /// A state file's clock or place that cannot be resumed.
+    #[error("cannot resume {0}; starting from the top")]
+    Unresumable(String),
 }
 
 /// Why a preset was not saved.
