@@ -25,6 +25,11 @@ const RATE: u32 = 48_000;
 
 /// 16-bit mono PCM WAV.
 fn write_wav(path: &Path, samples: &[f32]) {
+    write_wav_at(path, samples, RATE);
+}
+
+/// 16-bit mono PCM WAV whose header declares `rate`.
+fn write_wav_at(path: &Path, samples: &[f32], rate: u32) {
     let data: Vec<u8> = samples
         .iter()
         .flat_map(|s| ((s.clamp(-1.0, 1.0) * 32767.0) as i16).to_le_bytes())
@@ -36,8 +41,8 @@ fn write_wav(path: &Path, samples: &[f32]) {
     wav.extend_from_slice(&16u32.to_le_bytes());
     wav.extend_from_slice(&1u16.to_le_bytes());
     wav.extend_from_slice(&1u16.to_le_bytes());
-    wav.extend_from_slice(&RATE.to_le_bytes());
-    wav.extend_from_slice(&(RATE * 2).to_le_bytes());
+    wav.extend_from_slice(&rate.to_le_bytes());
+    wav.extend_from_slice(&rate.wrapping_mul(2).to_le_bytes());
     wav.extend_from_slice(&2u16.to_le_bytes());
     wav.extend_from_slice(&16u16.to_le_bytes());
     wav.extend_from_slice(b"data");
@@ -98,6 +103,29 @@ fn analyse(samples: &[f32]) -> Vec<AudioFrame> {
     let mut frames = Vec::new();
     analyzer.push(samples, |f| frames.push(*f));
     frames
+}
+
+#[test]
+fn sound_files_declaring_absurd_rates_are_refused_with_the_rate() {
+    // The probe of issue 20: an 8 KB WAV declaring 4,294,967,295 Hz grew
+    // `render --audio` to 4.3 GB; 0 Hz was reported as longer than an hour.
+    let folder = support::show_folder("audio_rates", &[]);
+    for rate in [u32::MAX, 0, 7_999, 400_000] {
+        let path = folder.join(format!("rate_{rate}.wav"));
+        write_wav_at(&path, &sine(440.0, 0.08, 0.5), rate);
+        let message = match read(&path) {
+            Ok(sound) => panic!("{rate} Hz read as {} Hz", sound.rate),
+            Err(error) => error.to_string(),
+        };
+        assert!(
+            message.contains(&format!("{rate} Hz")) && message.contains("8,000-384,000"),
+            "{rate}: {message}"
+        );
+    }
+    let usual = folder.join("rate_44100.wav");
+    write_wav_at(&usual, &sine(440.0, 0.08, 0.5), 44_100);
+    assert_eq!(read(&usual).checked("a 44.1 kHz file").rate, 44_100);
+    std::fs::remove_dir_all(folder).ok();
 }
 
 #[test]

@@ -18,6 +18,11 @@ use super::{Heard, HeardSoFar};
 /// kHz is 0.7 GB of f32).
 const MAX_SECONDS: f64 = 3600.0;
 
+/// Sample rates a sound file may declare: what audio interfaces and
+/// files use. A rate outside it is a damaged or hostile header, and an
+/// absurd one would size every buffer after it.
+pub const RATES: std::ops::RangeInclusive<u32> = 8_000..=384_000;
+
 /// Zeros fed after the file's end, without allocating each frame.
 static SILENCE: [f32; 4096] = [0.0; 4096];
 
@@ -39,6 +44,14 @@ pub enum SoundFileError {
         path: PathBuf,
         /// What the decoder said.
         reason: String,
+    },
+    /// A sample rate outside [`RATES`] (0 included).
+    #[error("{path}: a sample rate of {rate} Hz (sound files are 8,000-384,000 Hz)")]
+    Rate {
+        /// The file.
+        path: PathBuf,
+        /// The rate it declares.
+        rate: u32,
     },
     /// Longer than [`MAX_SECONDS`].
     #[error("{path}: longer than an hour")]
@@ -98,6 +111,13 @@ pub fn read(path: &Path) -> Result<Sound, SoundFileError> {
         .as_ref()
         .and_then(|p| p.audio())
         .ok_or_else(|| decode("no audio codec parameters".into()))?;
+    let refuse_rate = |rate: u32| SoundFileError::Rate {
+        path: path.to_path_buf(),
+        rate,
+    };
+    if let Some(rate) = parameters.sample_rate.filter(|r| !RATES.contains(r)) {
+        return Err(refuse_rate(rate));
+    }
     let mut decoder = symphonia::default::get_codecs()
         .make_audio_decoder(parameters, &AudioDecoderOptions::default())
         .map_err(|e| decode(e.to_string()))?;
@@ -118,6 +138,9 @@ pub fn read(path: &Path) -> Result<Sound, SoundFileError> {
             Err(e) => return Err(decode(e.to_string())),
         };
         let spec = buffer.spec();
+        if !RATES.contains(&spec.rate()) {
+            return Err(refuse_rate(spec.rate()));
+        }
         sound.rate = spec.rate();
         sound.channels = spec.channels().count().max(1);
         interleaved.resize(buffer.samples_interleaved(), 0.0);
