@@ -18,6 +18,14 @@ use serde::Deserialize;
 use crate::base::rng::Rng;
 use crate::engine::PresetError;
 
+/// The shortest entry in seconds: a preset loads in a frame or two, so a
+/// shorter entry would load presets every frame (an entry of 0.001 s
+/// played the show at 8 fps).
+pub const MIN_ENTRY_SECONDS: f64 = 0.5;
+
+/// The shortest entry in beats (a quarter beat: half a second at 30 bpm).
+pub const MIN_ENTRY_BEATS: f64 = 0.25;
+
 /// Entries one playlist may hold.
 pub const MAX_ENTRIES: usize = 1_024;
 
@@ -110,12 +118,14 @@ impl Playlist {
                 .nth(index)
                 .map_or(1, |(at, _)| line_of(at));
             let length = match (entry.seconds, entry.beats) {
-                (Some(s), None) if s.is_finite() && s > 0.0 => Length::Seconds(s),
-                (None, Some(b)) if b.is_finite() && b > 0.0 => Length::Beats(b),
+                (Some(s), None) if s.is_finite() && s >= MIN_ENTRY_SECONDS => Length::Seconds(s),
+                (None, Some(b)) if b.is_finite() && b >= MIN_ENTRY_BEATS => Length::Beats(b),
                 _ => {
                     return Err(error(
                         line,
-                        "an entry needs seconds or beats (one, above 0)".into(),
+                        format!(
+                            "an entry needs seconds (at least {MIN_ENTRY_SECONDS}) or beats (at least {MIN_ENTRY_BEATS}), one of them"
+                        ),
                     ));
                 }
             };
@@ -364,8 +374,18 @@ mod tests {
         let error = Playlist::parse("p.toml", bad).err().map(|e| e.to_string());
         assert_eq!(
             error.as_deref(),
-            Some("p.toml:4: an entry needs seconds or beats (one, above 0)")
+            Some(
+                "p.toml:4: an entry needs seconds (at least 0.5) or beats (at least 0.25), one of them"
+            )
         );
+        // The probe of issue 20: 0.001 s entries loaded a preset every frame.
+        let blink = "[[entry]]\npreset = \"a\"\nseconds = 0.001\n";
+        let error = Playlist::parse("p.toml", blink).err().map(|e| e.to_string());
+        assert!(error.is_some_and(|e| e.starts_with("p.toml:1: an entry needs seconds (at least 0.5)")));
+        let tick = "[[entry]]\npreset = \"a\"\nbeats = 0.01\n";
+        assert!(Playlist::parse("p.toml", tick).is_err());
+        let shortest = "[[entry]]\npreset = \"a\"\nseconds = 0.5\n";
+        assert!(Playlist::parse("p.toml", shortest).is_ok());
         let escape = "[[entry]]\npreset = \"../../x\"\nseconds = 1\n";
         assert!(Playlist::parse("p.toml", escape).is_err());
         assert!(
