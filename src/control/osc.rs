@@ -243,9 +243,12 @@ impl RateLimitedLog {
 }
 
 /// `shader.aurora.glow` from `/sylva/shader/aurora/glow`.
+/// A dot in the address is refused: `/sylva/master.brightness` would
+/// otherwise alias `/sylva/master/brightness`, and one parameter would
+/// answer to two addresses (one of them missing from OSCQuery).
 pub fn param_of(address: &str) -> Option<String> {
     let rest = address.strip_prefix(PREFIX)?;
-    (!rest.is_empty()).then(|| rest.replace('/', "."))
+    (!rest.is_empty() && !rest.contains('.')).then(|| rest.replace('/', "."))
 }
 
 /// `/sylva/shader/aurora/glow` for `shader.aurora.glow`.
@@ -556,6 +559,7 @@ mod tests {
         );
         assert_eq!(address_of("master.brightness"), "/sylva/master/brightness");
         assert_eq!(param_of("/other/x"), None);
+        assert_eq!(param_of("/sylva/master.brightness"), None);
     }
 
     #[test]

@@ -380,8 +380,12 @@ mod tests {
         );
         // The probe of issue 20: 0.001 s entries loaded a preset every frame.
         let blink = "[[entry]]\npreset = \"a\"\nseconds = 0.001\n";
-        let error = Playlist::parse("p.toml", blink).err().map(|e| e.to_string());
-        assert!(error.is_some_and(|e| e.starts_with("p.toml:1: an entry needs seconds (at least 0.5)")));
+        let error = Playlist::parse("p.toml", blink)
+            .err()
+            .map(|e| e.to_string());
+        assert!(
+            error.is_some_and(|e| e.starts_with("p.toml:1: an entry needs seconds (at least 0.5)"))
+        );
         let tick = "[[entry]]\npreset = \"a\"\nbeats = 0.01\n";
         assert!(Playlist::parse("p.toml", tick).is_err());
         let shortest = "[[entry]]\npreset = \"a\"\nseconds = 0.5\n";

@@ -99,9 +99,10 @@ impl PointCloud {
             Some("obj") => Ok(parse_obj(&text)),
             _ => Err("a point cloud must be .ply (ASCII) or .obj"),
         }
+        .map(finite)
         .and_then(|points| {
             if points.is_empty() {
-                Err("no vertices")
+                Err("no vertices with finite coordinates")
             } else {
                 Ok(points)
             }
@@ -129,6 +130,13 @@ impl AttractionSource for PointCloud {
             .map(|_| self.points[(rng.next_u32() as usize) % self.points.len()])
             .collect()
     }
+}
+
+/// The points whose coordinates are all numbers: `nan` and `inf` parse as
+/// floats, and would reach the GPU and an exported OBJ.
+fn finite(mut points: Vec<[f32; 3]>) -> Vec<[f32; 3]> {
+    points.retain(|p| p.iter().all(|c| c.is_finite()));
+    points
 }
 
 fn parse_obj(text: &str) -> Vec<[f32; 3]> {
@@ -176,10 +184,12 @@ fn parse_ply(text: &str) -> Result<Vec<[f32; 3]>, &'static str> {
     Ok(lines
         .take(vertices)
         .filter_map(|line| {
+            // A word that is not a number drops the vertex rather than
+            // shifting the properties after it.
             let v: Vec<f32> = line
                 .split_whitespace()
-                .filter_map(|w| w.parse().ok())
-                .collect();
+                .map(|w| w.parse().ok())
+                .collect::<Option<_>>()?;
             Some([*v.get(x)?, *v.get(y)?, *v.get(z)?])
         })
         .collect())
@@ -207,5 +217,9 @@ mod tests {
         assert!(parse_ply("ply\nformat binary_little_endian 1.0\nend_header\n").is_err());
         let obj = "# cube\nv 1 0 0\nvt 0 0\nv 0 1 0.5\nf 1 2 3\n";
         assert_eq!(parse_obj(obj), vec![[1.0, 0.0, 0.0], [0.0, 1.0, 0.5]]);
+        // The probe of issue 20: NaN and inf points reached the exported OBJ.
+        let hostile = "ply\nformat ascii 1.0\nelement vertex 4\nproperty float x\nproperty float y\nproperty float z\nend_header\nnan 0 0\n1 inf 0\n1 two 3\n1 2 3\n";
+        let parsed = parse_ply(hostile).map(finite);
+        assert_eq!(parsed, Ok(vec![[1.0, 2.0, 3.0]]));
     }
 }
