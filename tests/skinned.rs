@@ -509,3 +509,86 @@ fn sylva_asset_writes_the_skinned_mesh_as_obj() {
         model.indices.len() / 3
     );
 }
+
+/// A glTF of `count` nodes in one chain, stored child before parent (node
+/// `i` has the single child `i - 1`), and nothing else.
+fn chain_gltf(count: usize) -> String {
+    let nodes: Vec<String> = (0..count)
+        .map(|i| match i {
+            0 => "{}".to_string(),
+            _ => format!("{{\"children\":[{}]}}", i - 1),
+        })
+        .collect();
+    format!(
+        "{{\"asset\":{{\"version\":\"2.0\"}},\"scene\":0,\"scenes\":[{{\"nodes\":[{}]}}],\"nodes\":[{}]}}",
+        count - 1,
+        nodes.join(",")
+    )
+}
+
+#[test]
+fn absurd_hierarchies_are_refused_at_load_naming_the_file() {
+    // The probe of issue 20: a 200,000-node parent chain stored child
+    // before parent took the show to one frame per 7 s (the pose walked
+    // it once per node, every frame).
+    let folder = support::show_folder("skinned_chains", &[]);
+    std::fs::create_dir_all(&folder).checked("making the folder");
+    for (count, problem) in [
+        (200_000, "200000 nodes; at most 65536"),
+        (300, "levels deep; at most 256"),
+    ] {
+        let path = folder.join(format!("chain_{count}.gltf"));
+        std::fs::write(&path, chain_gltf(count)).checked("writing the chain");
+        let started = std::time::Instant::now();
+        let message = match Model::load(&path) {
+            Ok(_) => panic!("a chain of {count} nodes loaded"),
+            Err(error) => error.to_string(),
+        };
+        assert!(
+            message.contains(problem) && message.contains(&format!("chain_{count}.gltf")),
+            "{count}: {message}"
+        );
+        assert!(started.elapsed().as_secs() < 10, "{:?}", started.elapsed());
+    }
+    std::fs::remove_dir_all(folder).ok();
+}
+
+#[test]
+fn the_pose_follows_the_hierarchy_in_whatever_order_the_file_stores_it() {
+    // A chain stored child first: each node one unit up from its parent.
+    let mut model = creature::figure(8);
+    let count = 50;
+    model.nodes = (0..count)
+        .map(|i| sylva::layers::skinned::model::Node {
+            name: format!("node {i}"),
+            parent: (i + 1 < count).then_some(i + 1),
+            rest: sylva::layers::skinned::model::Trs {
+                translation: Vec3::Y,
+                ..Default::default()
+            },
+        })
+        .collect();
+    model.order = sylva::layers::skinned::model::hierarchy_order(&model.nodes)
+        .checked("a chain within the bounds");
+    let local: Vec<_> = model.nodes.iter().map(|n| n.rest).collect();
+    let world = world(&model, &local);
+    // Node 0 is the deepest: fifty units up.
+    assert!(
+        (world[0].w_axis.y - count as f32).abs() < 1e-4,
+        "{}",
+        world[0].w_axis
+    );
+    assert!((world[count - 1].w_axis.y - 1.0).abs() < 1e-4);
+    // The built-in figure's own order puts every parent first.
+    let figure = creature::figure(8);
+    for (at, &node) in figure.order.iter().enumerate() {
+        if let Some(parent) = figure.nodes[node].parent {
+            let parent_at = figure.order.iter().position(|&n| n == parent);
+            assert!(
+                parent_at.is_some_and(|p| p < at),
+                "{}",
+                figure.nodes[node].name
+            );
+        }
+    }
+}

@@ -182,6 +182,8 @@ pub fn figure(detail: u32) -> Model {
     }];
     Model {
         source: "the built-in figure".into(),
+        // The figure's bones are listed parents first.
+        order: (0..nodes.len()).collect(),
         nodes,
         joints,
         vertices,

@@ -13,6 +13,13 @@ use super::anim::{Channel, Clip, Interpolation, Property};
 /// Most joints a model may have (the bone buffer's size).
 pub const MAX_JOINTS: usize = 1024;
 
+/// Most nodes a model may have: characters have hundreds.
+pub const MAX_NODES: usize = 65_536;
+
+/// How deep a node may sit below its root (a character's deepest bones
+/// are a few dozen down).
+pub const MAX_DEPTH: usize = 256;
+
 /// Largest model file read.
 const MAX_MODEL_BYTES: u64 = 512 << 20;
 
@@ -107,6 +114,8 @@ pub struct Model {
     pub source: String,
     /// Every node.
     pub nodes: Vec<Node>,
+    /// The nodes with each parent before its children ([`hierarchy_order`]).
+    pub order: Vec<usize>,
     /// Every joint vertices name.
     pub joints: Vec<Joint>,
     /// All triangles of all meshes.
@@ -243,6 +252,77 @@ impl Model {
     }
 }
 
+/// The nodes in an order where each parent comes before its children, or
+/// why there is none: more than [`MAX_NODES`], a parent that is not a
+/// node, a node deeper than [`MAX_DEPTH`], or a cycle. Found once, so a
+/// frame's pose is one pass whatever order the file stored the nodes in.
+pub fn hierarchy_order(nodes: &[Node]) -> Result<Vec<usize>, String> {
+    if nodes.len() > MAX_NODES {
+        return Err(format!("{} nodes; at most {MAX_NODES}", nodes.len()));
+    }
+    let mut children = vec![Vec::new(); nodes.len()];
+    let mut stack = Vec::new();
+    for (index, node) in nodes.iter().enumerate() {
+        match node.parent {
+            None => stack.push((index, 1)),
+            Some(parent) if parent < nodes.len() => children[parent].push(index),
+            Some(parent) => {
+                return Err(format!(
+                    "node {index} names parent {parent}, past the nodes"
+                ));
+            }
+        }
+    }
+    let mut order = Vec::with_capacity(nodes.len());
+    while let Some((node, depth)) = stack.pop() {
+        if depth > MAX_DEPTH {
+            return Err(format!(
+                "node {:?} sits {depth} levels deep; at most {MAX_DEPTH}",
+                nodes[node].name
+            ));
+        }
+        order.push(node);
+        stack.extend(children[node].iter().map(|&child| (child, depth + 1)));
+    }
+    if order.len() < nodes.len() {
+        return Err(format!(
+            "{} nodes are their own ancestors (the hierarchy has a cycle)",
+            nodes.len() - order.len()
+        ));
+    }
+    Ok(order)
+}
+
+/// Whether every accessor fits inside its buffer view, as the file claims
+/// (a count beyond its view would read past it, or be cut short quietly).
+fn check_accessors(file: &str, document: &gltf::Document) -> Result<(), ModelError> {
+    for accessor in document.accessors() {
+        let Some(view) = accessor.view() else {
+            continue;
+        };
+        let element = accessor.size();
+        let stride = view.stride().unwrap_or(element);
+        let needed = accessor
+            .count()
+            .checked_sub(1)
+            .map_or(Some(0), |last| last.checked_mul(stride))
+            .and_then(|span| span.checked_add(element))
+            .and_then(|span| span.checked_add(accessor.offset()));
+        if accessor.count() > 0 && needed.is_none_or(|n| n > view.length()) {
+            return Err(content(
+                file,
+                format!(
+                    "accessor {} claims {} elements, more than its buffer view of {} bytes holds",
+                    accessor.index(),
+                    accessor.count(),
+                    view.length()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn content(file: &str, problem: impl Into<String>) -> ModelError {
     ModelError::Content {
         file: file.to_string(),
@@ -273,15 +353,24 @@ fn from_document(
             }
         })
         .collect();
+    if nodes.len() > MAX_NODES {
+        return Err(content(
+            file,
+            format!("{} nodes; at most {MAX_NODES}", nodes.len()),
+        ));
+    }
     for node in document.nodes() {
         for child in node.children() {
             nodes[child.index()].parent = Some(node.index());
         }
     }
+    let order = hierarchy_order(&nodes).map_err(|problem| content(file, problem))?;
+    check_accessors(file, document)?;
     let read = |buffer: gltf::Buffer<'_>| buffers.get(buffer.index()).map(|d| &d.0[..]);
     let mut model = Model {
         source: file.to_string(),
         nodes,
+        order,
         joints: Vec::new(),
         vertices: Vec::new(),
         indices: Vec::new(),
@@ -297,11 +386,27 @@ fn from_document(
         let first_joint = model.joints.len() as u32;
         let skinned = match node.skin() {
             Some(skin) => {
+                let joints = skin.joints().count();
+                if model.joints.len() + joints > MAX_JOINTS {
+                    return Err(content(
+                        file,
+                        format!("a skin of {joints} joints; at most {MAX_JOINTS} in all"),
+                    ));
+                }
                 let reader = skin.reader(read);
                 let inverse: Vec<Mat4> = match reader.read_inverse_bind_matrices() {
                     Some(matrices) => matrices.map(|m| Mat4::from_cols_array_2d(&m)).collect(),
-                    None => vec![Mat4::IDENTITY; skin.joints().count()],
+                    None => vec![Mat4::IDENTITY; joints],
                 };
+                if inverse.len() != joints {
+                    return Err(content(
+                        file,
+                        format!(
+                            "a skin of {joints} joints has {} inverse bind matrices",
+                            inverse.len()
+                        ),
+                    ));
+                }
                 for (joint, inverse_bind) in skin.joints().zip(inverse) {
                     model.joints.push(Joint {
                         node: joint.index(),

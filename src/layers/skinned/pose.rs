@@ -28,34 +28,17 @@ pub struct Bone {
 /// relative to the scale.
 const UNIFORM_TOLERANCE: f32 = 1e-4;
 
-/// World transforms of every node for the local transforms `local`.
+/// World transforms of every node for the local transforms `local`: one
+/// pass in the model's hierarchy order (parents first), found at load.
 pub fn world(model: &Model, local: &[Trs]) -> Vec<Mat4> {
-    let mut world: Vec<Option<Mat4>> = vec![None; model.nodes.len()];
-    for start in 0..model.nodes.len() {
-        // Walk up to the first known ancestor, then back down.
-        let mut chain = vec![start];
-        while let Some(parent) = model.nodes[*chain.last().unwrap_or(&start)].parent {
-            if world[parent].is_some() || chain.contains(&parent) || chain.len() > model.nodes.len()
-            {
-                break;
-            }
-            chain.push(parent);
-        }
-        for &node in chain.iter().rev() {
-            if world[node].is_some() {
-                continue;
-            }
-            let parent = model.nodes[node]
-                .parent
-                .and_then(|p| world[p])
-                .unwrap_or(Mat4::IDENTITY);
-            world[node] = Some(parent * local[node].matrix());
-        }
+    let mut world = vec![Mat4::IDENTITY; model.nodes.len()];
+    for &node in &model.order {
+        let parent = model.nodes[node]
+            .parent
+            .map_or(Mat4::IDENTITY, |p| world[p]);
+        world[node] = parent * local.get(node).map_or(Mat4::IDENTITY, Trs::matrix);
     }
     world
-        .into_iter()
-        .map(|m| m.unwrap_or(Mat4::IDENTITY))
-        .collect()
 }
 
 /// Each joint's skin transform: its node's world transform times its
