@@ -331,8 +331,91 @@ fn a_density_map_saved_while_it_grows_carves_a_road_and_a_bad_one_is_reported() 
         "the saved map was read: {} trees",
         live_trees(&show)
     );
+    // Saved while it grows, a map is decoded on its own thread: it is
+    // reported a few frames later, and no frame waits for it.
     std::fs::write(root.join("assets/ground.png"), b"not a png").checked("breaking the map");
-    frame(&mut show);
+    let reported = |show: &sylva::show::Show| {
+        show.errors
+            .snapshot()
+            .iter()
+            .any(|e| e.message.contains("assets/ground.png"))
+    };
+    for _ in 0..200 {
+        if reported(&show) {
+            break;
+        }
+        frame(&mut show);
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    assert!(reported(&show), "{:?}", show.errors.snapshot());
+    std::fs::remove_dir_all(root).ok();
+}
+
+/// A PNG that is only its header and an empty stream: `width` x `height`, one bit per pixel.
+/// The header is all a density map's size is read from.
+fn png_header_only(width: u32, height: u32) -> Vec<u8> {
+    fn crc(bytes: &[u8]) -> u32 {
+        let mut crc = 0xffff_ffffu32;
+        for byte in bytes {
+            crc ^= u32::from(*byte);
+            for _ in 0..8 {
+                crc = if crc & 1 == 1 {
+                    (crc >> 1) ^ 0xedb8_8320
+                } else {
+                    crc >> 1
+                };
+            }
+        }
+        !crc
+    }
+    let chunk = |kind: &[u8], data: &[u8]| {
+        let mut out = (data.len() as u32).to_be_bytes().to_vec();
+        let mut body = kind.to_vec();
+        body.extend(data);
+        out.extend(&body);
+        out.extend(crc(&body).to_be_bytes());
+        out
+    };
+    let mut header = width.to_be_bytes().to_vec();
+    header.extend(height.to_be_bytes());
+    header.extend([1, 0, 0, 0, 0]);
+    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+    png.extend(chunk(b"IHDR", &header));
+    // An empty zlib stream: the decoder looks for the first IDAT.
+    png.extend(chunk(
+        b"IDAT",
+        &[0x78, 0x9c, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01],
+    ));
+    png.extend(chunk(b"IEND", &[]));
+    png
+}
+
+#[test]
+fn a_density_map_too_large_to_use_is_refused_from_its_header() {
+    // The probe of issue 20: an 89 KB 1-bit 22000 x 22000 PNG named five
+    // times gave 2.5 GB and no frame for 34 s, and no error.
+    let bomb = png_header_only(22_000, 22_000);
+    let root = forest_show(
+        "forest_bomb",
+        "\"forest.density_maps\" = \"bomb.png,bomb.png,bomb.png,bomb.png,bomb.png\"\n",
+        &[("assets/bomb.png", &bomb)],
+    );
+    let mut show = support::show(root.clone(), "f", sylva::gpu::OUTPUT_FORMAT);
+    let output = sylva::gpu::RenderTarget::new(
+        &show.gpu.device,
+        "bomb.output",
+        [32, 32],
+        sylva::gpu::OUTPUT_FORMAT,
+    );
+    for _ in 0..3 {
+        let started = std::time::Instant::now();
+        show.frame(1.0 / 30.0, None, (&output.view, [32, 32]), |_, _| {});
+        assert!(
+            started.elapsed().as_secs() < 5,
+            "a frame took {:?}",
+            started.elapsed()
+        );
+    }
     let shown: Vec<String> = show
         .errors
         .snapshot()
@@ -340,9 +423,12 @@ fn a_density_map_saved_while_it_grows_carves_a_road_and_a_bad_one_is_reported() 
         .map(|e| e.message.clone())
         .collect();
     assert!(
-        shown.iter().any(|m| m.contains("assets/ground.png")),
+        shown
+            .iter()
+            .any(|m| m.contains("assets/bomb.png: 22000 x 22000 pixels")),
         "{shown:?}"
     );
+    assert!(live_trees(&show) > 0.0, "the forest grows on full maps");
     std::fs::remove_dir_all(root).ok();
 }
 

@@ -3,15 +3,25 @@
 //! files in the show's `assets/`, read again whenever a file changes (so a
 //! paint program edits the forest while it grows), and painted live by a
 //! brush that MIDI, OSC or Lua drive. A map that cannot be read is
-//! reported and the last good one stays.
+//! reported and the last good one stays. A file's size is read from its
+//! header before anything is decoded, and a map saved while the forest
+//! grows is decoded on a thread of its own, so no file stalls a frame.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, TryRecvError, channel};
 use std::time::SystemTime;
 
 use crate::base::{AssetError, Assets, inside_show};
 
 /// Density maps (5 in the paper, 4 m apart).
 pub const MAPS: usize = 5;
+
+/// The largest side a map file may have: the largest map (`map_size`)
+/// uses no more, and a bigger image would only be decoded to be shrunk.
+pub const MAX_SIDE: u32 = 4096;
+
+/// Bytes the decoder may allocate for one map file.
+const MAX_DECODE_BYTES: u64 = 256 << 20;
 
 /// Why a density map could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -27,15 +37,36 @@ pub enum DensityError {
         /// What the image reader said.
         reason: image::ImageError,
     },
+    /// The image is larger than a map can use.
+    #[error("{file}: {width} x {height} pixels; a density map is at most {MAX_SIDE} x {MAX_SIDE}")]
+    TooLarge {
+        /// The file.
+        file: String,
+        /// Its width.
+        width: u32,
+        /// Its height.
+        height: u32,
+    },
 }
+
+/// Maps read on their own thread: which files, and their values to come.
+#[derive(Debug)]
+struct Reading {
+    files: Vec<(String, Option<SystemTime>)>,
+    results: Receiver<Vec<(usize, MapRead)>>,
+}
+
+/// One map read: its values (none: the map is full), or why not.
+type MapRead = Result<Option<Vec<f32>>, DensityError>;
 
 /// The maps' values, map after map, `size` x `size` each, and the files
 /// they came from with the times they were read.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 pub struct DensityMaps {
     size: u32,
     values: Vec<f32>,
     files: Vec<(String, Option<SystemTime>)>,
+    reading: Option<Reading>,
 }
 
 impl DensityMaps {
@@ -45,6 +76,7 @@ impl DensityMaps {
             size,
             values: vec![fill; MAPS * (size as usize).pow(2)],
             files: Vec::new(),
+            reading: None,
         }
     }
 
@@ -56,42 +88,88 @@ impl DensityMaps {
     /// Reads `names` (comma-separated, map 0 first; an empty entry keeps a
     /// map full) when the list or one of its files changed since the last
     /// read. Returns whether anything was read, and the problems; a map
-    /// that fails keeps its values.
+    /// that fails keeps its values. The first read after the forest is
+    /// sown happens here, so a render is the same every time; later ones
+    /// are decoded on their own thread and arrive a few frames after.
     pub fn refresh(&mut self, assets: &Assets, names: &str) -> (bool, Vec<DensityError>) {
-        let wanted: Vec<String> = names
+        if let Some(reading) = &self.reading {
+            return match reading.results.try_recv() {
+                Ok(read) => {
+                    self.files = self.reading.take().map(|r| r.files).unwrap_or_default();
+                    (true, self.apply(read))
+                }
+                Err(TryRecvError::Empty) => (false, Vec::new()),
+                Err(TryRecvError::Disconnected) => {
+                    self.reading = None;
+                    (false, Vec::new())
+                }
+            };
+        }
+        let stamped: Vec<(String, Option<SystemTime>)> = names
             .split(',')
             .map(|n| n.trim().to_string())
             .take(MAPS)
-            .collect();
-        let stamped: Vec<(String, Option<SystemTime>)> = wanted
-            .iter()
             .map(|name| {
-                let modified = path(assets, name)
+                let modified = path(assets.root(), &name)
                     .ok()
                     .flatten()
                     .and_then(|p| std::fs::metadata(p).ok())
                     .and_then(|m| m.modified().ok());
-                (name.clone(), modified)
+                (name, modified)
             })
             .collect();
         if stamped == self.files {
             return (false, Vec::new());
         }
-        let mut problems = Vec::new();
-        let area = (self.size as usize).pow(2);
-        for (map, (name, modified)) in stamped.iter().enumerate() {
-            if self.files.get(map) == Some(&(name.clone(), *modified)) {
-                continue;
+        let jobs: Vec<(usize, String)> = stamped
+            .iter()
+            .enumerate()
+            .filter(|(map, stamp)| self.files.get(*map) != Some(*stamp))
+            .map(|(map, (name, _))| (map, name.clone()))
+            .collect();
+        let (root, size) = (assets.root().to_path_buf(), self.size);
+        let read_all = move || -> Vec<(usize, MapRead)> {
+            jobs.into_iter()
+                .map(|(map, name)| (map, load(&root, &name, size)))
+                .collect()
+        };
+        if self.files.is_empty() {
+            self.files = stamped;
+            let read = read_all();
+            return (true, self.apply(read));
+        }
+        let (sender, results) = channel();
+        let spawned = std::thread::Builder::new()
+            .name("sylva-density".into())
+            .spawn(move || sender.send(read_all()).ok());
+        match spawned {
+            Ok(_) => {
+                self.reading = Some(Reading {
+                    files: stamped,
+                    results,
+                });
+                (false, Vec::new())
             }
+            Err(error) => {
+                tracing::warn!("density maps: no thread to read them on ({error})");
+                (false, Vec::new())
+            }
+        }
+    }
+
+    /// Puts maps read into place; returns the problems.
+    fn apply(&mut self, read: Vec<(usize, MapRead)>) -> Vec<DensityError> {
+        let area = (self.size as usize).pow(2);
+        let mut problems = Vec::new();
+        for (map, result) in read {
             let values = &mut self.values[map * area..(map + 1) * area];
-            match load(assets, name, self.size) {
+            match result {
                 Ok(Some(read)) => values.copy_from_slice(&read),
                 Ok(None) => values.fill(1.0),
                 Err(error) => problems.push(error),
             }
         }
-        self.files = stamped;
-        (true, problems)
+        problems
     }
 
     /// Paints `value` into map `map` within `radius` pixels of `centre`
@@ -119,24 +197,47 @@ impl DensityMaps {
     }
 }
 
-/// Where density map `name` lies in the show's `assets/` (none when empty).
-fn path(assets: &Assets, name: &str) -> Result<Option<PathBuf>, AssetError> {
+/// Where density map `name` lies in the show's `assets/` under `root`
+/// (none when empty).
+fn path(root: &Path, name: &str) -> Result<Option<PathBuf>, AssetError> {
     if name.is_empty() {
         return Ok(None);
     }
-    Ok(Some(assets.root().join("assets").join(inside_show(name)?)))
+    Ok(Some(root.join("assets").join(inside_show(name)?)))
 }
 
 /// A grey image scaled to `size` x `size`, its rows from the top as the
-/// map's y.
-fn load(assets: &Assets, name: &str, size: u32) -> Result<Option<Vec<f32>>, DensityError> {
-    let Some(file) = path(assets, name)? else {
+/// map's y; its size is read from the header first.
+fn load(root: &Path, name: &str, size: u32) -> MapRead {
+    let Some(file) = path(root, name)? else {
         return Ok(None);
     };
-    let image = image::open(&file).map_err(|reason| DensityError::Image {
-        file: format!("assets/{name}"),
+    let shown = format!("assets/{name}");
+    let image_error = |reason: image::ImageError| DensityError::Image {
+        file: shown.clone(),
         reason,
-    })?;
+    };
+    let open = || {
+        image::ImageReader::open(&file)
+            .map_err(|e| image_error(e.into()))?
+            .with_guessed_format()
+            .map_err(|e| image_error(e.into()))
+    };
+    let (width, height) = open()?.into_dimensions().map_err(image_error)?;
+    if width > MAX_SIDE || height > MAX_SIDE {
+        return Err(DensityError::TooLarge {
+            file: shown,
+            width,
+            height,
+        });
+    }
+    let mut limits = image::Limits::default();
+    limits.max_image_width = Some(MAX_SIDE);
+    limits.max_image_height = Some(MAX_SIDE);
+    limits.max_alloc = Some(MAX_DECODE_BYTES);
+    let mut reader = open()?;
+    reader.limits(limits);
+    let image = reader.decode().map_err(image_error)?;
     let grey = image::imageops::resize(
         &image.to_luma32f(),
         size,
