@@ -467,6 +467,77 @@ fn oscquery_bounds_request_heads_and_connections() {
     }
 }
 
+/// `GET path` answers 200 within a few seconds.
+fn answers_promptly(query: SocketAddr, what: &str) {
+    let started = Instant::now();
+    let reply = http_get(query, "/sylva/master/brightness?TYPE");
+    assert!(
+        reply.contains("200 OK") && started.elapsed() < Duration::from_secs(3),
+        "{what}: {reply:?} after {:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn slow_or_idle_clients_cannot_lock_oscquery_out() {
+    let rig = rig();
+    // The probe of issue 20: 32 slowloris connections (a byte every few
+    // seconds), or 32 idle WebSockets, took every slot, and an honest GET
+    // was reset for as long as they stayed.
+    let slow: Vec<TcpStream> = (0..32)
+        .filter_map(|_| TcpStream::connect(rig.query).ok())
+        .inspect(|mut s| {
+            s.write_all(b"GET / HTTP/1.1\r\nX-Slow: ").ok();
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(200));
+    answers_promptly(rig.query, "beside 32 slow heads");
+    drop(slow);
+    let handshake = "GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
+                     Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n";
+    let idle: Vec<TcpStream> = (0..32)
+        .filter_map(|_| TcpStream::connect(rig.query).ok())
+        .filter_map(|mut s| {
+            s.write_all(handshake.as_bytes()).ok()?;
+            s.set_read_timeout(Some(Duration::from_secs(2))).ok()?;
+            let mut reply = [0u8; 12];
+            s.read_exact(&mut reply).ok()?;
+            (&reply == b"HTTP/1.1 101").then_some(s)
+        })
+        .collect();
+    assert!(idle.len() >= 8, "{} WebSockets opened", idle.len());
+    answers_promptly(rig.query, "beside 32 idle WebSockets");
+    drop(idle);
+    // A head that trickles in is closed once it has taken 5 s.
+    let mut trickle = TcpStream::connect(rig.query).checked("connecting");
+    trickle
+        .set_read_timeout(Some(Duration::from_millis(400)))
+        .checked("a timeout");
+    let started = Instant::now();
+    let closed = loop {
+        if trickle.write_all(b"a").is_err() {
+            break true;
+        }
+        let mut byte = [0u8; 1];
+        if matches!(trickle.read(&mut byte), Ok(0)) {
+            break true;
+        }
+        if started.elapsed() > Duration::from_secs(9) {
+            break false;
+        }
+    };
+    assert!(
+        closed,
+        "a trickling head still open after {:?}",
+        started.elapsed()
+    );
+    assert!(
+        started.elapsed() >= Duration::from_secs(4),
+        "closed early: {:?}",
+        started.elapsed()
+    );
+}
+
 #[test]
 fn oscquery_skips_request_bodies() {
     let rig = rig();

@@ -1,0 +1,189 @@
+//! One OSCQuery connection's HTTP: request heads parsed by httparse
+//! (hyper's HTTP/1 parser), bodies skipped, status lines from the `http`
+//! crate's codes, and the upgrade to a WebSocket handed on.
+
+use std::io::{ErrorKind, Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use super::Activity;
+use super::namespace::{SharedNamespace, answer};
+use super::websocket::websocket;
+
+/// Bytes of one request head (request line and headers).
+const MAX_HEAD: usize = 16 * 1024;
+
+/// Header lines of one request.
+const MAX_HEADERS: usize = 64;
+
+/// Bytes of a request body skipped; a longer one closes the connection.
+const MAX_BODY: u64 = 64 * 1024;
+
+/// Longest a client may stay silent between requests, or take to read a
+/// reply.
+const CLIENT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Longest a request head may take to arrive whole, however its bytes
+/// trickle in (a byte every few seconds holds no connection for long).
+const HEAD_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// What the server needs of a request head.
+struct Head {
+    method: String,
+    url: String,
+    /// Bytes of body that follow (`Content-Length`).
+    body: u64,
+    /// The body's length cannot be known (`Transfer-Encoding`): the
+    /// connection closes after the reply.
+    unknown_body: bool,
+    close: bool,
+    websocket: bool,
+}
+
+impl Head {
+    fn of(request: &httparse::Request<'_, '_>) -> Self {
+        let header = |name: &'static str| {
+            request
+                .headers
+                .iter()
+                .filter(move |h| h.name.eq_ignore_ascii_case(name))
+                .map(|h| String::from_utf8_lossy(h.value).to_ascii_lowercase())
+        };
+        let body = header("content-length")
+            .next()
+            .map_or(0, |v| v.trim().parse().unwrap_or(u64::MAX));
+        Self {
+            method: request.method.unwrap_or_default().to_string(),
+            url: request.path.unwrap_or("/").to_string(),
+            body,
+            unknown_body: header("transfer-encoding").next().is_some(),
+            close: header("connection").any(|v| v.contains("close")),
+            websocket: header("upgrade").any(|v| v.contains("websocket")),
+        }
+    }
+}
+
+/// The next request head from `stream`, parsed by httparse, and its
+/// length at the start of `buffer` (which may hold bytes past it). `None`
+/// when the client closed between requests.
+fn read_head(
+    stream: &mut TcpStream,
+    buffer: &mut Vec<u8>,
+    activity: &Activity,
+) -> std::io::Result<Option<(Head, usize)>> {
+    // The head's clock starts with its first byte; until then the
+    // connection is idle, within CLIENT_TIMEOUT.
+    let mut deadline = (!buffer.is_empty()).then(|| Instant::now() + HEAD_TIMEOUT);
+    loop {
+        let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
+        let mut request = httparse::Request::new(&mut headers);
+        match request.parse(buffer) {
+            Ok(httparse::Status::Complete(length)) => {
+                return Ok(Some((Head::of(&request), length)));
+            }
+            Ok(httparse::Status::Partial) if buffer.len() >= MAX_HEAD => {
+                return Err(std::io::Error::new(
+                    ErrorKind::InvalidData,
+                    format!("a request head longer than {MAX_HEAD} bytes"),
+                ));
+            }
+            Ok(httparse::Status::Partial) => {}
+            Err(error) => {
+                return Err(std::io::Error::new(
+                    ErrorKind::InvalidData,
+                    format!("not an HTTP request ({error})"),
+                ));
+            }
+        }
+        let wait = match deadline {
+            Some(deadline) => deadline.saturating_duration_since(Instant::now()),
+            None => CLIENT_TIMEOUT,
+        };
+        if wait.is_zero() {
+            return Err(std::io::Error::new(
+                ErrorKind::TimedOut,
+                format!(
+                    "a request head not complete within {} s",
+                    HEAD_TIMEOUT.as_secs()
+                ),
+            ));
+        }
+        stream.set_read_timeout(Some(wait))?;
+        let mut chunk = [0u8; 2048];
+        let room = (MAX_HEAD - buffer.len()).min(chunk.len());
+        let read = stream.read(&mut chunk[..room])?;
+        if read == 0 {
+            return if buffer.is_empty() {
+                Ok(None)
+            } else {
+                Err(ErrorKind::UnexpectedEof.into())
+            };
+        }
+        activity.touch();
+        deadline.get_or_insert_with(|| Instant::now() + HEAD_TIMEOUT);
+        buffer.extend_from_slice(&chunk[..read]);
+    }
+}
+
+/// Skips `length` body bytes, those already buffered first.
+fn skip_body(stream: &mut TcpStream, buffer: &mut Vec<u8>, length: u64) -> std::io::Result<()> {
+    let buffered = buffer
+        .len()
+        .min(usize::try_from(length).unwrap_or(usize::MAX));
+    buffer.drain(..buffered);
+    let rest = length - buffered as u64;
+    let skipped = std::io::copy(&mut Read::by_ref(stream).take(rest), &mut std::io::sink())?;
+    if skipped < rest {
+        return Err(ErrorKind::UnexpectedEof.into());
+    }
+    Ok(())
+}
+
+/// One connection: HTTP requests until it closes, idles past
+/// [`CLIENT_TIMEOUT`], sends a head that is too long, too slow or not HTTP,
+/// or asks
+/// to upgrade to a WebSocket (then LISTEN streaming).
+pub(super) fn client(
+    mut stream: TcpStream,
+    namespace: &SharedNamespace,
+    osc_port: u16,
+    activity: &Activity,
+) -> std::io::Result<()> {
+    stream.set_read_timeout(Some(CLIENT_TIMEOUT))?;
+    stream.set_write_timeout(Some(CLIENT_TIMEOUT))?;
+    let mut buffer = Vec::new();
+    while let Some((head, length)) = read_head(&mut stream, &mut buffer, activity)? {
+        if head.websocket && head.method == "GET" {
+            return websocket(stream, namespace, buffer, activity);
+        }
+        buffer.drain(..length);
+        // A body is skipped, never read as the next request; one whose
+        // length cannot be known or that is too long ends the connection
+        // after the reply.
+        let close = head.close || head.unknown_body || head.body > MAX_BODY;
+        if !close {
+            stream.set_read_timeout(Some(CLIENT_TIMEOUT))?;
+            skip_body(&mut stream, &mut buffer, head.body)?;
+        }
+        let (status, body) = if head.method == "GET" {
+            answer(&head.url, &namespace.get(), osc_port)
+        } else {
+            (405, json!({ "error": "only GET" }).to_string())
+        };
+        let status = http::StatusCode::from_u16(status).unwrap_or(http::StatusCode::BAD_REQUEST);
+        let response = format!(
+            "HTTP/1.1 {} {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nAccess-Control-Allow-Origin: *\r\n{}\r\n{body}",
+            status.as_u16(),
+            status.canonical_reason().unwrap_or(""),
+            body.len(),
+            if close { "Connection: close\r\n" } else { "" },
+        );
+        stream.write_all(response.as_bytes())?;
+        if close {
+            return Ok(());
+        }
+    }
+    Ok(())
+}

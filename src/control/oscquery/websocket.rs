@@ -1,0 +1,141 @@
+//! LISTEN streaming over a WebSocket on the OSCQuery port: the client
+//! names paths, and every change of one arrives as a binary OSC frame.
+
+use std::io::{ErrorKind, Read, Write};
+use std::net::TcpStream;
+use std::sync::PoisonError;
+use std::sync::mpsc::{TryRecvError, sync_channel};
+use std::time::{Duration, Instant};
+
+use serde_json::Value as Json;
+use tungstenite::Message;
+use tungstenite::protocol::WebSocketConfig;
+
+use super::Activity;
+use super::namespace::SharedNamespace;
+
+/// Changes queued for one WebSocket client; a client that falls this far
+/// behind is disconnected instead of growing the queue.
+const LISTENER_QUEUE: usize = 1_024;
+
+/// Paths one WebSocket client may listen to.
+const MAX_LISTENED: usize = 4_096;
+
+/// How often the server pings a WebSocket client.
+const PING_EVERY: Duration = Duration::from_secs(10);
+
+/// How long a WebSocket client may send nothing, not even a pong, before
+/// it is closed (three pings unanswered).
+const WEBSOCKET_IDLE: Duration = Duration::from_secs(30);
+
+/// The request bytes read before the upgrade, then the socket: what the
+/// WebSocket handshake reads.
+struct Replayed {
+    read_first: std::io::Cursor<Vec<u8>>,
+    stream: TcpStream,
+}
+
+impl Read for Replayed {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        match self.read_first.read(out)? {
+            0 => self.stream.read(out),
+            n => Ok(n),
+        }
+    }
+}
+
+impl Write for Replayed {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.stream.write(bytes)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.stream.flush()
+    }
+}
+
+/// LISTEN streaming: the client names paths with
+/// `{"COMMAND":"LISTEN","DATA":"/sylva/master/brightness"}` (IGNORE stops);
+/// every change of a listened parameter arrives as a binary OSC frame.
+/// Messages are bounded in size, the queue in length; a client that
+/// stops reading is disconnected once its writes time out, and one that
+/// answers no ping for [`WEBSOCKET_IDLE`] is closed.
+pub(super) fn websocket(
+    stream: TcpStream,
+    namespace: &SharedNamespace,
+    handshake: Vec<u8>,
+    activity: &Activity,
+) -> std::io::Result<()> {
+    let config = WebSocketConfig::default()
+        .max_message_size(Some(64 << 10))
+        .max_frame_size(Some(64 << 10))
+        .max_write_buffer_size(1 << 20);
+    let replayed = Replayed {
+        read_first: std::io::Cursor::new(handshake),
+        stream: stream.try_clone()?,
+    };
+    let mut socket = tungstenite::accept_with_config(replayed, Some(config))
+        .map_err(|e| std::io::Error::other(e.to_string()))?;
+    stream.set_read_timeout(Some(Duration::from_millis(20)))?;
+    let (sender, changes) = sync_channel::<(String, Vec<u8>)>(LISTENER_QUEUE);
+    namespace
+        .listeners
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .push(sender);
+    let mut listening: Vec<String> = Vec::new();
+    let mut pinged = Instant::now();
+    loop {
+        if activity.idle() > WEBSOCKET_IDLE {
+            return Err(std::io::Error::new(
+                ErrorKind::TimedOut,
+                "silent for 30 s, pings unanswered; closed",
+            ));
+        }
+        if pinged.elapsed() >= PING_EVERY {
+            pinged = Instant::now();
+            socket
+                .send(Message::Ping(Vec::new().into()))
+                .map_err(|e| std::io::Error::other(e.to_string()))?;
+        }
+        let read = socket.read();
+        if read.is_ok() {
+            activity.touch();
+        }
+        match read {
+            Ok(Message::Text(text)) => {
+                let command: Json = serde_json::from_str(text.as_str()).unwrap_or_default();
+                let path = command["DATA"].as_str().unwrap_or_default().to_string();
+                match command["COMMAND"].as_str() {
+                    Some("LISTEN")
+                        if !listening.contains(&path) && listening.len() < MAX_LISTENED =>
+                    {
+                        listening.push(path)
+                    }
+                    Some("IGNORE") => listening.retain(|p| *p != path),
+                    _ => {}
+                }
+            }
+            Ok(Message::Close(_)) => return Ok(()),
+            Ok(_) => {}
+            Err(tungstenite::Error::Io(e))
+                if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {}
+            Err(error) => return Err(std::io::Error::other(error.to_string())),
+        }
+        loop {
+            match changes.try_recv() {
+                Ok((address, bytes)) => {
+                    if listening.contains(&address) {
+                        socket
+                            .send(Message::Binary(bytes.into()))
+                            .map_err(|e| std::io::Error::other(e.to_string()))?;
+                    }
+                }
+                Err(TryRecvError::Empty) => break,
+                Err(TryRecvError::Disconnected) => {
+                    return Err(std::io::Error::other("fell too far behind; disconnected"));
+                }
+            }
+        }
+    }
+}
