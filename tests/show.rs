@@ -287,3 +287,48 @@ fn a_playlist_plays_its_entries_for_their_seconds_and_beats_and_takes_edits_at_t
     }
     std::fs::remove_dir_all(root).ok();
 }
+
+#[test]
+fn a_script_from_the_command_line_plays_through_a_playlist_whose_entries_name_their_own() {
+    // Issue 20: `--script` without a preset played the default playlist,
+    // and each entry's own script replaced the one given.
+    let root = support::show_folder(
+        "show_script_through_playlist",
+        &[
+            ("presets/a.toml", "layers = [\"shader.echo\"]\n"),
+            ("presets/b.toml", "layers = [\"shader.echo\"]\n"),
+            (
+                "presets/playlists/two.toml",
+                "[[entry]]\npreset = \"a\"\nseconds = 0.5\nscript = \"scripts/entry.lua\"\n\
+                 [[entry]]\npreset = \"b\"\nseconds = 0.5\nscript = \"scripts/entry.lua\"\n",
+            ),
+            (
+                "scripts/entry.lua",
+                "function update(dt) persist.who = 'entry' end\n",
+            ),
+            (
+                "scripts/given.lua",
+                "function update(dt) persist.who = 'given' end\n",
+            ),
+        ],
+    );
+    let options = sylva::show::ShowOptions {
+        playlist: Some("two".into()),
+        script: Some("given.lua".into()),
+        ..sylva::show::ShowOptions::new(root.clone(), "a")
+    };
+    let mut show = support::start(options, OUTPUT_FORMAT);
+    let output = RenderTarget::new(&show.gpu.device, "script.output", [8, 8], OUTPUT_FORMAT);
+    for entry in ["a", "b"] {
+        for _ in 0..4 {
+            show.frame(0.2, None, (&output.view, [8, 8]), |_, _| {});
+            if show.preset() == Some(entry) {
+                break;
+            }
+        }
+        assert_eq!(show.preset(), Some(entry));
+        assert_eq!(show.script().file(), "given.lua", "entry {entry}");
+        assert_eq!(show.script().persisted("who").as_deref(), Some("given"));
+    }
+    std::fs::remove_dir_all(root).ok();
+}

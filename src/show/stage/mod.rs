@@ -329,12 +329,21 @@ impl Show {
         &mut self.script
     }
 
-    /// Starts the overriding script, else the preset's, unless it already runs.
+    /// Starts the script the command line gave (`--script`), else the
+    /// playlist entry's, else the preset's, unless it already runs. The
+    /// command line wins because the performer asked for it by name for
+    /// this show: through a playlist it plays for every entry.
     fn start_script(&mut self, preset_script: Option<&str>) {
+        if let (Some(given), Some(entry)) = (&self.script_override, &self.entry_script)
+            && given.strip_prefix("scripts/").unwrap_or(given)
+                != entry.strip_prefix("scripts/").unwrap_or(entry)
+        {
+            tracing::info!("--script {given} plays instead of the playlist entry's {entry}");
+        }
         let Some(file) = self
-            .entry_script
+            .script_override
             .clone()
-            .or(self.script_override.clone())
+            .or(self.entry_script.clone())
             .or(preset_script.map(str::to_string))
         else {
             return;
