@@ -93,6 +93,24 @@ pub fn orbit_scaled(
     }
 }
 
+/// The point under `pointer` (0..1 of the picture, y down) on the plane
+/// through `through` that faces the camera: where a drag on the picture
+/// lands in the scene.
+pub fn point_under(camera: &CameraUniform, pointer: [f32; 2], through: Vec3) -> Vec3 {
+    let inverse = glam::Mat4::from_cols_array_2d(&camera.view_proj).inverse();
+    let ndc = glam::Vec2::new(pointer[0] * 2.0 - 1.0, 1.0 - pointer[1] * 2.0);
+    let near = inverse.project_point3(ndc.extend(0.0));
+    let far = inverse.project_point3(ndc.extend(1.0));
+    let eye = Vec3::new(camera.eye[0], camera.eye[1], camera.eye[2]);
+    let normal = (eye - through).normalize_or_zero();
+    let direction = far - near;
+    let facing = direction.dot(normal);
+    if facing.abs() < 1e-9 {
+        return through;
+    }
+    near + direction * ((through - near).dot(normal) / facing)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -122,6 +140,33 @@ mod tests {
                 (clip.y / clip.w - 1.0).abs() < 1e-4,
                 "fov {fov}: {}",
                 clip.y / clip.w
+            );
+        }
+    }
+
+    #[test]
+    fn the_point_under_the_pointer_projects_back_onto_it() {
+        let mut registry = Registry::new();
+        for spec in camera_params("c", 3.0, 0.0) {
+            registry.register(spec);
+        }
+        let target = Vec3::new(0.8, 0.4, 0.4);
+        let camera = orbit(&registry, "c", 0.0, target, [160, 90]);
+        let centre = point_under(&camera, [0.5, 0.5], target);
+        assert!((centre - target).length() < 1e-4, "{centre}");
+        let view_proj = glam::Mat4::from_cols_array_2d(&camera.view_proj);
+        for pointer in [[0.1, 0.2], [0.9, 0.75], [0.3, 0.95]] {
+            let point = point_under(&camera, pointer, target);
+            let ndc = view_proj.project_point3(point);
+            let back = [(ndc.x + 1.0) * 0.5, (1.0 - ndc.y) * 0.5];
+            assert!(
+                (back[0] - pointer[0]).abs() < 1e-4 && (back[1] - pointer[1]).abs() < 1e-4,
+                "{pointer:?} -> {point} -> {back:?}"
+            );
+            let eye = Vec3::from_slice(&camera.eye[..3]);
+            assert!(
+                (point - target).dot(eye - target).abs() < 1e-3,
+                "on the plane facing the camera"
             );
         }
     }

@@ -48,6 +48,9 @@ pub fn master_params() -> Vec<ParamSpec> {
             .with_description(
                 "Seconds a newly loaded preset takes to fade in over the one it replaces (0: cut)",
             ),
+        ParamSpec::vec3("master.pointer", [0.5, 0.5, 0.0], 0.0, 1.0).with_description(
+            "The pointer on the picture: x, y from the top left (0..1), z 1 while it presses. The window's mouse in pointer mode (key m), or an XY pad over OSC; the fluid pushes away from it",
+        ),
     ]
 }
 

@@ -18,6 +18,9 @@ pub enum Action {
     Learn,
     /// `]` / `[`: the playlist's next / previous entry.
     Playlist(bool),
+    /// `m`: pointer mode, the mouse dragging `master.pointer` (the fluid's
+    /// interaction point).
+    TogglePointer,
 }
 
 /// The action bound to `key` with `modifiers`, if any.
@@ -31,6 +34,7 @@ pub fn action(key: &Key, modifiers: ModifiersState) -> Option<Action> {
             ("f", false) => Some(Action::ToggleFullscreen),
             ("h", false) => Some(Action::ToggleHud),
             ("l", false) => Some(Action::Learn),
+            ("m", false) => Some(Action::TogglePointer),
             ("]", false) => Some(Action::Playlist(true)),
             ("[", false) => Some(Action::Playlist(false)),
             _ => None,

@@ -4,6 +4,7 @@
 
 mod hud;
 pub mod keys;
+mod pointer;
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -25,6 +26,7 @@ use crate::show::installation::{InstallOptions, Installation};
 use crate::show::{ShowOptions, start_live_on};
 use hud::Hud;
 use keys::Action;
+use pointer::Pointer;
 
 /// Options of `sylva run` with a window.
 #[derive(Debug, Clone)]
@@ -87,6 +89,7 @@ struct Running {
     /// The performer's overlay; none in installation mode.
     hud: Option<Hud>,
     installation: Installation,
+    pointer: Pointer,
 }
 
 impl ApplicationHandler for App {
@@ -130,6 +133,21 @@ impl ApplicationHandler for App {
                     Some(action) => state.act(action, event_loop, self.options.monitor),
                     None => {}
                 }
+            }
+            WindowEvent::CursorMoved { position, .. } => {
+                let size = state.window.inner_size();
+                let moved = state
+                    .pointer
+                    .moved([position.x, position.y], [size.width, size.height]);
+                state.point(moved);
+            }
+            WindowEvent::MouseInput {
+                state: pressed,
+                button: winit::event::MouseButton::Left,
+                ..
+            } if !consumed || pressed == ElementState::Released => {
+                let pressed = state.pointer.button(pressed == ElementState::Pressed);
+                state.point(pressed);
             }
             WindowEvent::RedrawRequested => {
                 let now = Instant::now();
@@ -200,6 +218,7 @@ impl App {
             control,
             hud,
             installation,
+            pointer: Pointer::default(),
         })
     }
 }
@@ -250,7 +269,20 @@ impl Running {
                     self.show.errors.report("playlist", error);
                 }
             }
+            Action::TogglePointer => {
+                let released = self.pointer.toggle();
+                self.point(released);
+            }
             Action::Quit => {}
+        }
+    }
+
+    /// Carries out what the pointer asks, if anything.
+    fn point(&mut self, command: Option<Command>) {
+        if let Some(command) = command
+            && let Err(error) = self.show.apply(command)
+        {
+            self.show.errors.report("pointer", error);
         }
     }
 

@@ -100,6 +100,13 @@ pub fn fluid_params(id: &str) -> Vec<ParamSpec> {
                 .with_description("Its push"),
         );
     }
+    specs.push(
+        ParamSpec::float(p("pointer_radius"), 0.2, 0.0, 100.0)
+            .with_unit("m")
+            .with_description(
+                "While the pointer presses (master.pointer: the mouse in pointer mode, key m), interaction point 2 follows it with this reach; 0 ignores the pointer",
+            ),
+    );
     specs.extend([
         ParamSpec::vec3(p("emitter"), [0.2, 0.9, 0.4], -1000.0, 1000.0)
             .with_description("Where the emitter pours"),
@@ -326,7 +333,7 @@ impl Layer for FluidLayer {
         profiler: &mut GpuProfiler,
     ) {
         let registry = frame.registry;
-        let Some(params) = self.params(registry) else {
+        let Some(mut params) = self.params(registry) else {
             crate::gpu::clear_view(encoder, frame.target);
             return;
         };
@@ -335,6 +342,19 @@ impl Layer for FluidLayer {
             crate::gpu::clear_view(encoder, frame.target);
             return;
         };
+        let p = |name: &str| format!("{}.{name}", self.core.id);
+        let c = running.structure.container;
+        let centre = glam::Vec3::new(c[0] * 0.5, c[1] * 0.4, c[2] * 0.5);
+        let camera = orbit(
+            registry,
+            &self.core.id,
+            frame.clock.time,
+            centre,
+            frame.size,
+        );
+        if let Some(point) = pointer_point(registry, &camera, centre, c, &p("pointer_radius")) {
+            params.point1 = point;
+        }
         running.sim.set_params(env.gpu, &params);
         // As many substeps as keep the liquid in real time (the seed's
         // "neither explodes nor runs in slow motion"), at most `iterations`.
@@ -347,16 +367,6 @@ impl Layer for FluidLayer {
         for _ in 0..substeps {
             running.sim.step(encoder, profiler);
         }
-        let p = |name: &str| format!("{}.{name}", self.core.id);
-        let c = running.structure.container;
-        let centre = glam::Vec3::new(c[0] * 0.5, c[1] * 0.4, c[2] * 0.5);
-        let camera = orbit(
-            registry,
-            &self.core.id,
-            frame.clock.time,
-            centre,
-            frame.size,
-        );
         let colour = match registry.get(&p("colour")) {
             Some(Value::Colour(c)) => *c,
             _ => [0.3, 0.6, 0.9, 1.0],
@@ -483,3 +493,26 @@ pub const KIND: LayerKind = LayerKind {
         ),
     ],
 };
+
+/// Where interaction point 2 goes while the pointer presses: under it, on
+/// the plane through the tank's centre facing the camera, kept inside the
+/// tank, with the reach `radius` names (as the book's demo drags its
+/// interaction point with the mouse).
+fn pointer_point(
+    registry: &Registry,
+    camera: &crate::engine::camera::CameraUniform,
+    centre: glam::Vec3,
+    container: [f32; 3],
+    radius: &str,
+) -> Option<[f32; 4]> {
+    let Some(Value::Vec3([x, y, pressed])) = registry.get("master.pointer") else {
+        return None;
+    };
+    let reach = registry.float(radius);
+    if *pressed < 0.5 || reach <= 0.0 {
+        return None;
+    }
+    let point = crate::engine::camera::point_under(camera, [*x, *y], centre)
+        .clamp(glam::Vec3::ZERO, glam::Vec3::from(container));
+    Some([point.x, point.y, point.z, reach])
+}
