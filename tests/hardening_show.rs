@@ -295,3 +295,58 @@ fn structural_values_beyond_the_device_are_refused_before_allocating() {
     assert!(message.contains("running simulation stays"), "{message}");
     assert!(gpu.check_storage("small", 1 << 20).is_ok());
 }
+
+#[test]
+fn a_live_layer_the_device_cannot_run_goes_back_to_the_values_it_ran_with() {
+    // The probe of issue 20: structural maxima set over OSC took the show
+    // to 0.7 fps on a small device. Here a shader's work, sent from 1 to
+    // 8000 loop turns a pixel, makes one frame take most of a second.
+    let shader = "// @param work int 1 min=1 max=100000 \"Loop turns a pixel\"\n\n\
+                  @fragment\nfn fs_main(in: FullscreenVertex) -> @location(0) vec4<f32> {\n\
+                  \x20   var x = in.uv.x;\n\
+                  \x20   for (var i = 0; i < params.work; i = i + 1) { x = fract(x * 1.618 + 0.1); }\n\
+                  \x20   return vec4<f32>(x, in.uv.y, 0.0, 1.0);\n}\n";
+    let root = support::show_folder(
+        "hardening_pace",
+        &[
+            ("presets/live.toml", "layers = [\"shader.heavy\"]\n"),
+            ("shaders/shader/heavy.wgsl", shader),
+        ],
+    );
+    let mut show = support::start(ShowOptions::new(root.clone(), "live"), OUTPUT_FORMAT);
+    let size = [512, 512];
+    let output = RenderTarget::new(&show.gpu.device, "pace.output", size, OUTPUT_FORMAT);
+    let mut pace = sylva::show::pace::Pace::default();
+    let mut run = |show: &mut Show, frames: usize| {
+        for _ in 0..frames {
+            let finished = show.frame(1.0 / 60.0, None, (&output.view, size), |_, _| {});
+            pace.keep(show, &finished);
+        }
+    };
+    run(&mut show, 8);
+    show.apply(sylva::command::Command::Set(
+        "shader.heavy.work".into(),
+        sylva::params::Value::Int(8000),
+        sylva::params::Source::Osc("tablet".into()),
+    ))
+    .unwrap_or_else(|e| panic!("setting the work: {e}"));
+    let started = Instant::now();
+    while show.registry.target("shader.heavy.work") == Some(&sylva::params::Value::Int(8000)) {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "never put back: {}",
+            errors(&show)
+        );
+        run(&mut show, 1);
+    }
+    assert_eq!(
+        show.registry.target("shader.heavy.work"),
+        Some(&sylva::params::Value::Int(1))
+    );
+    let shown = errors(&show);
+    assert!(
+        shown.contains("shader.heavy.work 8000 -> 1") && shown.contains("ms of GPU a frame"),
+        "{shown}"
+    );
+    std::fs::remove_dir_all(root).ok();
+}

@@ -12,6 +12,7 @@ use crate::control::{ControlOptions, ControlSurface};
 use crate::drivers::video::VideoWriter;
 use crate::gpu::{OUTPUT_FORMAT, RenderTarget, read_rgba8};
 use crate::show::installation::{InstallOptions, Installation};
+use crate::show::pace::Pace;
 use crate::show::{AudioChoice, Show, ShowOptions, open_device, start, start_live_on};
 
 /// Why a `WIDTHxHEIGHT` argument was refused.
@@ -175,6 +176,7 @@ pub fn run(options: &HeadlessOptions) -> anyhow::Result<()> {
     let mut last = started;
     let mut report = started;
     let mut frames = 0u64;
+    let mut pace = Pace::default();
     loop {
         let now = Instant::now();
         let done_frames = options.frames.is_some_and(|n| frames >= n);
@@ -206,12 +208,13 @@ pub fn run(options: &HeadlessOptions) -> anyhow::Result<()> {
             std::thread::sleep(OFF_AIR_NAP);
             continue;
         }
-        show.frame(
+        let finished = show.frame(
             dt,
             control.as_mut(),
             (&output.view, options.size),
             |_, _| {},
         );
+        pace.keep(&mut show, &finished);
         installation.keep(&show);
         frames += 1;
         if now.duration_since(report) >= Duration::from_secs(5) {

@@ -6,6 +6,7 @@
 pub mod check;
 pub mod installation;
 mod options;
+pub mod pace;
 mod playing;
 pub mod playlist;
 mod resume;

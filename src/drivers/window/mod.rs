@@ -23,6 +23,7 @@ use crate::drivers::headless::OFF_AIR_NAP;
 use crate::gpu::Gpu;
 use crate::show::Show;
 use crate::show::installation::{InstallOptions, Installation};
+use crate::show::pace::Pace;
 use crate::show::{ShowOptions, start_live_on};
 use hud::Hud;
 use keys::Action;
@@ -90,6 +91,8 @@ struct Running {
     hud: Option<Hud>,
     installation: Installation,
     pointer: Pointer,
+    /// Puts back a layer the device cannot run at a show's pace.
+    pace: Pace,
 }
 
 impl ApplicationHandler for App {
@@ -219,6 +222,7 @@ impl App {
             hud,
             installation,
             pointer: Pointer::default(),
+            pace: Pace::default(),
         })
     }
 }
@@ -337,7 +341,7 @@ impl Running {
         let mut status = self.control.status_lines();
         status.extend(self.show.playlist_status());
         let (hud, window) = (&mut self.hud, &self.window);
-        self.show.frame(
+        let finished = self.show.frame(
             dt,
             Some(&mut self.control),
             (&view, size),
@@ -347,6 +351,7 @@ impl Running {
                 }
             },
         );
+        self.pace.keep(&mut self.show, &finished);
         self.installation.keep(&self.show);
         self.window.pre_present_notify();
         self.show.gpu.queue.present(texture);
