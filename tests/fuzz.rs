@@ -235,6 +235,7 @@ fn osc_messages_never_stop_the_show() {
                 message,
                 due,
                 received: now,
+                rest: 0,
             };
             if sender.try_send(ControlEvent::Osc(received)).is_err() {
                 break;

@@ -129,6 +129,10 @@ pub const MAX_SCHEDULED: usize = 4_096;
 /// Bytes of time-tagged messages the schedule holds at most.
 pub const MAX_SCHEDULED_BYTES: usize = 1 << 20;
 
+/// Longest a frame waits for the rest of a datagram the receiver is still
+/// queueing.
+const DATAGRAM_REST_WAIT: Duration = Duration::from_millis(5);
+
 /// Status replies one host gets per second at most.
 const STATUS_REPLIES_PER_SECOND: u32 = 5;
 
@@ -441,10 +445,15 @@ impl ControlSurface {
         // checked between datagrams, so a frame does at most the budget
         // plus the rest of one datagram (65,507 bytes).
         let mut datagram: Option<Instant> = None;
-        while let Some(event) = self.deferred.take().or_else(|| self.take_event()) {
+        let mut rest = 0;
+        while let Some(event) = self.deferred.take().or_else(|| self.take_event(rest)) {
             let received = match &event {
                 ControlEvent::Osc(received) => Some(received.received),
                 ControlEvent::Midi { .. } => None,
+            };
+            rest = match &event {
+                ControlEvent::Osc(received) => received.rest,
+                ControlEvent::Midi { .. } => 0,
             };
             if !within_budget(applied) && (received.is_none() || received != datagram) {
                 self.deferred = Some(event);
@@ -486,8 +495,13 @@ impl ControlSurface {
     /// The next queued event, its bytes taken off the queue's count (an
     /// event sent past the count, through [`ControlSurface::sender`], takes
     /// off nothing it did not add).
-    fn take_event(&mut self) -> Option<ControlEvent> {
-        let event = self.events.try_recv().ok()?;
+    fn take_event(&mut self, rest: usize) -> Option<ControlEvent> {
+        // The rest of a datagram being queued arrives within microseconds;
+        // one that was dropped never does, so the wait is short.
+        let event = match rest {
+            0 => self.events.try_recv().ok()?,
+            _ => self.events.recv_timeout(DATAGRAM_REST_WAIT).ok()?,
+        };
         let size = osc::event_size(&event);
         let queued = &self.osc_stats.queued_bytes;
         queued

@@ -31,6 +31,9 @@ pub struct OscReceived {
     pub message: OscMessage,
     /// When a bundle's time tag asks for it, if in the future.
     pub due: Option<Instant>,
+    /// Messages of the same datagram queued after it, so a frame applies
+    /// a bundle whole even while the receiver is still queueing it.
+    pub rest: usize,
     /// When the datagram arrived.
     pub received: Instant,
 }
@@ -130,12 +133,14 @@ pub fn spawn_receiver(
                     continue;
                 }
             };
-            for (message, due) in messages {
+            let count = messages.len();
+            for (index, (message, due)) in messages.into_iter().enumerate() {
                 let event = ControlEvent::Osc(OscReceived {
                     from,
                     message,
                     due,
                     received,
+                    rest: count - index - 1,
                 });
                 let size = event_size(&event);
                 let queued = stats.queued_bytes.load(Ordering::Relaxed);
