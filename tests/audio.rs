@@ -325,10 +325,10 @@ fn a_modulation_moves_its_parameter_with_the_source_over_the_base_value() {
             Source::Osc("test".into()),
         )
         .checked("setting the base");
-    let output = RenderTarget::new(&show.gpu.device, "audio.output", [16, 16], OUTPUT_FORMAT);
+    let mut output = RenderTarget::new(&show.gpu.device, "audio.output", [16, 16], OUTPUT_FORMAT);
     let mut gains = Vec::new();
     for _ in 0..24 {
-        show.frame(1.0 / 24.0, None, (&output.view, [16, 16]), |_, _| {});
+        show.frame(1.0 / 24.0, None, &mut output, |_, _| {});
         gains.push(show.registry.float("shader.flash.gain"));
     }
     assert!(
@@ -381,9 +381,9 @@ fn lua_reads_the_analysis_and_hears_onsets() {
     write_wav(&sound, &samples);
     let mut show = support::show(project, "listen", OUTPUT_FORMAT);
     hear_file(&mut show, &sound);
-    let output = RenderTarget::new(&show.gpu.device, "audio.lua", [16, 16], OUTPUT_FORMAT);
+    let mut output = RenderTarget::new(&show.gpu.device, "audio.lua", [16, 16], OUTPUT_FORMAT);
     for _ in 0..30 {
-        show.frame(1.0 / 30.0, None, (&output.view, [16, 16]), |_, _| {});
+        show.frame(1.0 / 30.0, None, &mut output, |_, _| {});
     }
     assert_eq!(
         show.script().persisted("onsets").as_deref(),
@@ -408,9 +408,9 @@ fn a_missing_input_device_warns_and_the_show_runs_in_silence() {
     );
     let mut show = support::show(support::fixtures(), "default", OUTPUT_FORMAT);
     show.hear_from(Feed::Live(input));
-    let output = RenderTarget::new(&show.gpu.device, "audio.none", [16, 16], OUTPUT_FORMAT);
+    let mut output = RenderTarget::new(&show.gpu.device, "audio.none", [16, 16], OUTPUT_FORMAT);
     for _ in 0..5 {
-        show.frame(1.0 / 60.0, None, (&output.view, [16, 16]), |_, _| {});
+        show.frame(1.0 / 60.0, None, &mut output, |_, _| {});
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     assert_eq!(show.registry.float("audio.level"), 0.0);
@@ -433,9 +433,9 @@ fn the_link_timeline_leads_the_clock_and_takes_a_tempo_set_here() {
             Source::Ui,
         )
         .checked("choosing Link");
-    let output = RenderTarget::new(&show.gpu.device, "audio.link", [16, 16], OUTPUT_FORMAT);
-    let frame = |show: &mut sylva::show::Show| {
-        show.frame(1.0 / 60.0, None, (&output.view, [16, 16]), |_, _| {});
+    let mut output = RenderTarget::new(&show.gpu.device, "audio.link", [16, 16], OUTPUT_FORMAT);
+    let mut frame = |show: &mut sylva::show::Show| {
+        show.frame(1.0 / 60.0, None, &mut output, |_, _| {});
     };
     frame(&mut show);
     show.registry
@@ -472,10 +472,10 @@ fn the_tempo_heard_leads_the_clock_when_the_source_is_audio() {
     show.registry
         .set("master.bpm", Value::Float(90.0), Source::Ui)
         .checked("a tempo to move from");
-    let output = RenderTarget::new(&show.gpu.device, "audio.tempo", [16, 16], OUTPUT_FORMAT);
+    let mut output = RenderTarget::new(&show.gpu.device, "audio.tempo", [16, 16], OUTPUT_FORMAT);
     let mut phases = Vec::new();
     for frame in 1..=360 {
-        show.frame(1.0 / 30.0, None, (&output.view, [16, 16]), |_, _| {});
+        show.frame(1.0 / 30.0, None, &mut output, |_, _| {});
         // Just after a kick (every 15th frame), late in the sound.
         if frame > 240 && frame % 15 == 1 {
             phases.push(show.clock.beat_phase());

@@ -60,8 +60,8 @@ fn composite(mode: &str) -> (Vec<[f32; 4]>, [f32; 4], [f32; 4]) {
     if let Err(error) = show.apply_preset("blend", &preset) {
         panic!("{error}");
     }
-    let output = RenderTarget::new(&show.gpu.device, "blend.output", [8, 8], OUTPUT_FORMAT);
-    show.frame(1.0 / 60.0, None, (&output.view, [8, 8]), |_, _| {});
+    let mut output = RenderTarget::new(&show.gpu.device, "blend.output", [8, 8], OUTPUT_FORMAT);
+    show.frame(1.0 / 60.0, None, &mut output, |_, _| {});
     let read = |texture: Option<&wgpu::Texture>| match texture.map(|t| read_rgba16f(&show.gpu, t)) {
         Some(Ok(texels)) => texels,
         other => panic!("readback: {other:?}"),
@@ -109,7 +109,7 @@ fn a_disabled_or_transparent_layer_leaves_the_composite_alone() {
 "#;
     let applied = Preset::parse("t.toml", text).map(|p| show.apply_preset("t", &p));
     assert!(matches!(applied, Ok(Ok(()))), "{applied:?}");
-    let output = RenderTarget::new(&show.gpu.device, "blend.output", [4, 4], OUTPUT_FORMAT);
+    let mut output = RenderTarget::new(&show.gpu.device, "blend.output", [4, 4], OUTPUT_FORMAT);
     for (enabled, opacity) in [(false, 1.0), (true, 0.0)] {
         show.registry
             .set_now("shader.top.enabled", Value::Bool(enabled), Source::Ui)
@@ -117,7 +117,7 @@ fn a_disabled_or_transparent_layer_leaves_the_composite_alone() {
         show.registry
             .set_now("shader.top.opacity", Value::Float(opacity), Source::Ui)
             .checked("setting a test value");
-        show.frame(1.0 / 60.0, None, (&output.view, [4, 4]), |_, _| {});
+        show.frame(1.0 / 60.0, None, &mut output, |_, _| {});
         let texels = read_rgba16f(&show.gpu, show.compositor().composite());
         let Ok(texels) = texels else {
             panic!("readback");
@@ -139,8 +139,8 @@ fn solid(colour: [f32; 4]) -> Preset {
 }
 
 /// The composite's first texel after one frame of `dt`.
-fn frame_colour(show: &mut sylva::show::Show, output: &RenderTarget, dt: f32) -> [f32; 3] {
-    show.frame(dt, None, (&output.view, [8, 8]), |_, _| {});
+fn frame_colour(show: &mut sylva::show::Show, output: &mut RenderTarget, dt: f32) -> [f32; 3] {
+    show.frame(dt, None, output, |_, _| {});
     let texels = read_rgba16f(&show.gpu, show.compositor().composite()).checked("reading back");
     [texels[0][0], texels[0][1], texels[0][2]]
 }
@@ -149,10 +149,10 @@ fn frame_colour(show: &mut sylva::show::Show, output: &RenderTarget, dt: f32) ->
 fn a_preset_crossfades_in_over_the_running_one_inside_the_frame() {
     let (red, blue) = ([1.0, 0.0, 0.0, 1.0], [0.0, 0.0, 1.0, 1.0]);
     let mut show = support::show(support::fixtures(), "empty", OUTPUT_FORMAT);
-    let output = RenderTarget::new(&show.gpu.device, "stack.output", [8, 8], OUTPUT_FORMAT);
+    let mut output = RenderTarget::new(&show.gpu.device, "stack.output", [8, 8], OUTPUT_FORMAT);
     show.apply_preset("red", &solid(red))
         .checked("loading the first stack");
-    assert_eq!(frame_colour(&mut show, &output, 0.0), [1.0, 0.0, 0.0]);
+    assert_eq!(frame_colour(&mut show, &mut output, 0.0), [1.0, 0.0, 0.0]);
     show.registry
         .set_now("master.crossfade", Value::Float(2.0), Source::Ui)
         .checked("setting the crossfade time");
@@ -163,7 +163,7 @@ fn a_preset_crossfades_in_over_the_running_one_inside_the_frame() {
     // equally, and the colour both presets set glides with the picture:
     // the new stack is half way from red to blue, so the composite is
     // 0.5 red + 0.5 (0.5 red + 0.5 blue).
-    let [r, g, b] = frame_colour(&mut show, &output, 1.0);
+    let [r, g, b] = frame_colour(&mut show, &mut output, 1.0);
     let near = |x: f32, want: f32| (x - want).abs() <= half_step(want).max(1e-3);
     assert!(
         near(r, 0.75) && near(g, 0.0) && near(b, 0.25),
@@ -171,7 +171,7 @@ fn a_preset_crossfades_in_over_the_running_one_inside_the_frame() {
     );
     // The stack on stage is the new one: control reaches it.
     assert!(show.registry.contains("shader.solid.colour"));
-    let [r, _, b] = frame_colour(&mut show, &output, 1.0);
+    let [r, _, b] = frame_colour(&mut show, &mut output, 1.0);
     assert!(near(r, 0.0) && near(b, 1.0), "{r} {b}");
     assert!(
         show.outgoing().is_none(),
@@ -184,5 +184,5 @@ fn a_preset_crossfades_in_over_the_running_one_inside_the_frame() {
     show.apply_preset("red", &solid(red))
         .checked("loading the first stack again");
     assert!(show.outgoing().is_none());
-    assert_eq!(frame_colour(&mut show, &output, 0.0), [1.0, 0.0, 0.0]);
+    assert_eq!(frame_colour(&mut show, &mut output, 0.0), [1.0, 0.0, 0.0]);
 }

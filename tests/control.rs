@@ -477,10 +477,10 @@ fn a_preset_asked_for_with_seconds_crossfades_over_them() {
         ],
     );
     let mut show = support::show(root.clone(), "a", OUTPUT_FORMAT);
-    let output =
+    let mut output =
         sylva::gpu::RenderTarget::new(&show.gpu.device, "fade.output", [8, 8], OUTPUT_FORMAT);
     for _ in 0..3 {
-        show.frame(0.5, None, (&output.view, [8, 8]), |_, _| {});
+        show.frame(0.5, None, &mut output, |_, _| {});
     }
     assert_eq!(show.preset(), Some("b"));
     assert_eq!(show.outgoing().map(|o| o.seconds), Some(4.0));

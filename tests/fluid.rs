@@ -230,9 +230,10 @@ fn both_looks_draw_the_liquid() {
         show.registry
             .set_now("fluid.render", Value::Text(look.into()), Source::Ui)
             .checked("setting a test value");
-        let output = RenderTarget::new(&show.gpu.device, "fluid.output", [96, 64], OUTPUT_FORMAT);
+        let mut output =
+            RenderTarget::new(&show.gpu.device, "fluid.output", [96, 64], OUTPUT_FORMAT);
         for _ in 0..3 {
-            show.frame(1.0 / 60.0, None, (&output.view, [96, 64]), |_, _| {});
+            show.frame(1.0 / 60.0, None, &mut output, |_, _| {});
         }
         assert!(
             show.errors.snapshot().is_empty(),

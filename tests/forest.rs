@@ -300,15 +300,14 @@ fn a_density_map_saved_while_it_grows_carves_a_road_and_a_bad_one_is_reported() 
         &[("assets/ground.png", &road_png(64, 0..64))],
     );
     let mut show = support::show(root.clone(), "f", sylva::gpu::OUTPUT_FORMAT);
-    let output = sylva::gpu::RenderTarget::new(
+    let mut output = sylva::gpu::RenderTarget::new(
         &show.gpu.device,
         "forest.output",
         [32, 32],
         sylva::gpu::OUTPUT_FORMAT,
     );
-    let frame = |show: &mut sylva::show::Show| {
-        show.frame(1.0 / 30.0, None, (&output.view, [32, 32]), |_, _| {})
-    };
+    let mut frame =
+        |show: &mut sylva::show::Show| show.frame(1.0 / 30.0, None, &mut output, |_, _| {});
     for _ in 0..10 {
         frame(&mut show);
     }
@@ -401,7 +400,7 @@ fn a_density_map_too_large_to_use_is_refused_from_its_header() {
         &[("assets/bomb.png", &bomb)],
     );
     let mut show = support::show(root.clone(), "f", sylva::gpu::OUTPUT_FORMAT);
-    let output = sylva::gpu::RenderTarget::new(
+    let mut output = sylva::gpu::RenderTarget::new(
         &show.gpu.device,
         "bomb.output",
         [32, 32],
@@ -409,7 +408,7 @@ fn a_density_map_too_large_to_use_is_refused_from_its_header() {
     );
     for _ in 0..3 {
         let started = std::time::Instant::now();
-        show.frame(1.0 / 30.0, None, (&output.view, [32, 32]), |_, _| {});
+        show.frame(1.0 / 30.0, None, &mut output, |_, _| {});
         assert!(
             started.elapsed().as_secs() < 5,
             "a frame took {:?}",
@@ -440,14 +439,14 @@ fn the_brush_clears_what_it_paints_and_export_writes_csv() {
         &[],
     );
     let mut show = support::show(root.clone(), "f", sylva::gpu::OUTPUT_FORMAT);
-    let output = sylva::gpu::RenderTarget::new(
+    let mut output = sylva::gpu::RenderTarget::new(
         &show.gpu.device,
         "brush.output",
         [32, 32],
         sylva::gpu::OUTPUT_FORMAT,
     );
     for _ in 0..12 {
-        show.frame(1.0 / 30.0, None, (&output.view, [32, 32]), |_, _| {});
+        show.frame(1.0 / 30.0, None, &mut output, |_, _| {});
     }
     assert_eq!(
         live_trees(&show),

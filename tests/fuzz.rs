@@ -222,7 +222,7 @@ fn osc_messages_never_stop_the_show() {
         &show.registry,
         &show.errors,
     );
-    let output = RenderTarget::new(&show.gpu.device, "fuzz.output", [8, 8], OUTPUT_FORMAT);
+    let mut output = RenderTarget::new(&show.gpu.device, "fuzz.output", [8, 8], OUTPUT_FORMAT);
     let sender = control.sender();
     let mut random = Random(0x5eed_0002);
     let from = "127.0.0.1:9".parse().unwrap_or_else(|e| panic!("{e}"));
@@ -242,21 +242,11 @@ fn osc_messages_never_stop_the_show() {
             }
         }
         if sent % 500 == 0 {
-            show.frame(
-                1.0 / 60.0,
-                Some(&mut control),
-                (&output.view, [8, 8]),
-                |_, _| {},
-            );
+            show.frame(1.0 / 60.0, Some(&mut control), &mut output, |_, _| {});
         }
     }
     for _ in 0..5 {
-        show.frame(
-            1.0 / 60.0,
-            Some(&mut control),
-            (&output.view, [8, 8]),
-            |_, _| {},
-        );
+        show.frame(1.0 / 60.0, Some(&mut control), &mut output, |_, _| {});
     }
     let set = show.registry.set(
         "master.brightness",

@@ -45,8 +45,8 @@ fn live_show(name: &str, files: &[(&str, &str)], preset: &str) -> Show {
     .unwrap_or_else(|e| panic!("the show must start: {e:#}"))
 }
 
-fn frame(show: &mut Show, output: &RenderTarget) {
-    show.frame(1.0 / 60.0, None, (&output.view, [8, 8]), |_, _| {});
+fn frame(show: &mut Show, output: &mut RenderTarget) {
+    show.frame(1.0 / 60.0, None, output, |_, _| {});
 }
 
 fn errors(show: &Show) -> String {
@@ -58,7 +58,7 @@ fn errors(show: &Show) -> String {
 }
 
 /// Runs `frames` frames; each must end within a few budgets.
-fn frames_go_on(show: &mut Show, output: &RenderTarget, frames: usize) {
+fn frames_go_on(show: &mut Show, output: &mut RenderTarget, frames: usize) {
     for index in 0..frames {
         let started = Instant::now();
         frame(show, output);
@@ -75,8 +75,8 @@ fn frames_go_on(show: &mut Show, output: &RenderTarget, frames: usize) {
 fn pcall_cannot_swallow_the_budget() {
     let script = "function update(dt)\n  while true do pcall(function() while true do end end) end\nend\n\
                   function on_beat(n)\n  while true do xpcall(function() while true do end end, function() while true do end end) end\nend\n";
-    let (mut show, output) = start(script_show("pcall", script));
-    frames_go_on(&mut show, &output, 3);
+    let (mut show, mut output) = start(script_show("pcall", script));
+    frames_go_on(&mut show, &mut output, 3);
     show.dispatch(&ScriptEvent::Beat(1));
     let shown = errors(&show);
     assert!(shown.contains("instruction budget"), "{shown}");
@@ -89,8 +89,8 @@ fn patterns_that_would_run_for_ages_in_c_are_refused() {
                   function update(dt)\n  persist.a = tostring(pcall(string.find, ('a'):rep(40), ('a*'):rep(40) .. 'b'))\n\
                   persist.b = tostring(pcall(function() return ('a'):rep(300000):find('.-b') end))\n\
                   persist.plain = ('a'):rep(300000):find('.-b', 1, true)\nend\n";
-    let (mut show, output) = start(script_show("patterns", script));
-    frames_go_on(&mut show, &output, 2);
+    let (mut show, mut output) = start(script_show("patterns", script));
+    frames_go_on(&mut show, &mut output, 2);
     let host = show.script();
     assert_eq!(host.persisted("small").as_deref(), Some("key"));
     assert_eq!(
@@ -119,8 +119,8 @@ fn library_loops_in_c_are_bounded_even_inside_pcall() {
                   persist.fine = tostring(#(('ab'):rep(1000, ',')) + #table.concat({ 'a', 'b' }))\n\
                   table.move({}, 1, 2^40, 1)\n\
                   end\n";
-    let (mut show, output) = start(script_show("c_loops", script));
-    frames_go_on(&mut show, &output, 3);
+    let (mut show, mut output) = start(script_show("c_loops", script));
+    frames_go_on(&mut show, &mut output, 3);
     for name in ["rep", "method", "move", "concat", "unpack"] {
         assert_eq!(
             show.script().persisted(name).as_deref(),
@@ -144,8 +144,8 @@ fn a_call_that_overruns_its_time_inside_c_ends_the_script_generation() {
                   local s = ('a'):rep(4000)\n\
                   for i = 1, 10 do s:find('.-b') end\n\
                   end\n";
-    let (mut show, output) = start(script_show("watchdog", script));
-    frames_go_on(&mut show, &output, 4);
+    let (mut show, mut output) = start(script_show("watchdog", script));
+    frames_go_on(&mut show, &mut output, 4);
     let shown = errors(&show);
     assert!(shown.contains("the script is stopped"), "{shown}");
     assert_eq!(
@@ -158,8 +158,8 @@ fn a_call_that_overruns_its_time_inside_c_ends_the_script_generation() {
 #[test]
 fn finalizers_are_refused() {
     let script = "function setup()\n  setmetatable({}, { __gc = function() while true do pcall(function() while true do end end) end end })\nend\n";
-    let (mut show, output) = start(script_show("gc", script));
-    frames_go_on(&mut show, &output, 2);
+    let (mut show, mut output) = start(script_show("gc", script));
+    frames_go_on(&mut show, &mut output, 2);
     let shown = errors(&show);
     assert!(
         shown.contains("__gc metamethods are not allowed"),
@@ -170,9 +170,9 @@ fn finalizers_are_refused() {
 #[test]
 fn a_preset_callback_loading_a_preset_loads_once_a_frame() {
     let script = "function on_preset(name)\n  sylva.preset('live')\nend\n";
-    let (mut show, output) = start(script_show("recursion", script));
+    let (mut show, mut output) = start(script_show("recursion", script));
     let before = show.presets_loaded();
-    frames_go_on(&mut show, &output, 10);
+    frames_go_on(&mut show, &mut output, 10);
     let loaded = show.presets_loaded() - before;
     assert!(loaded <= 10, "{loaded} loads in 10 frames");
 }
@@ -183,8 +183,8 @@ fn a_script_cannot_break_the_next_load() {
                   math.randomseed = nil\n  string.rep = nil\n  getmetatable('').__index = {}\n\
                   persist.locked = tostring(pcall(function() sylva.set = nil end))\nend\n";
     let root = script_show("fresh", script);
-    let (mut show, output) = start(root);
-    frame(&mut show, &output);
+    let (mut show, mut output) = start(root);
+    frame(&mut show, &mut output);
     assert_eq!(show.script().persisted("locked").as_deref(), Some("false"));
     let registry = show.registry.clone();
     let clock = show.clock;
@@ -246,8 +246,8 @@ fn a_failing_startup_preset_starts_the_built_in_default() {
         "{}",
         errors(&show)
     );
-    let output = RenderTarget::new(&show.gpu.device, "startup.output", [8, 8], OUTPUT_FORMAT);
-    frames_go_on(&mut show, &output, 2);
+    let mut output = RenderTarget::new(&show.gpu.device, "startup.output", [8, 8], OUTPUT_FORMAT);
+    frames_go_on(&mut show, &mut output, 2);
 }
 
 #[test]
@@ -315,11 +315,11 @@ fn a_live_layer_the_device_cannot_run_goes_back_to_the_values_it_ran_with() {
     );
     let mut show = support::start(ShowOptions::new(root.clone(), "live"), OUTPUT_FORMAT);
     let size = [512, 512];
-    let output = RenderTarget::new(&show.gpu.device, "pace.output", size, OUTPUT_FORMAT);
+    let mut output = RenderTarget::new(&show.gpu.device, "pace.output", size, OUTPUT_FORMAT);
     let mut pace = sylva::show::pace::Pace::default();
     let mut run = |show: &mut Show, frames: usize| {
         for _ in 0..frames {
-            let finished = show.frame(1.0 / 60.0, None, (&output.view, size), |_, _| {});
+            let finished = show.frame(1.0 / 60.0, None, &mut output, |_, _| {});
             pace.keep(show, &finished);
         }
     };

@@ -37,9 +37,9 @@ fn folder(name: &str) -> std::path::PathBuf {
     )
 }
 
-fn frames(show: &mut Show, output: &RenderTarget, count: usize) {
+fn frames(show: &mut Show, output: &mut RenderTarget, count: usize) {
     for _ in 0..count {
-        show.frame(0.25, None, (&output.view, SIZE), |_, _| {});
+        show.frame(0.25, None, output, |_, _| {});
     }
 }
 
@@ -47,7 +47,7 @@ fn frames(show: &mut Show, output: &RenderTarget, count: usize) {
 fn a_saved_preset_loads_back_with_the_same_values() {
     let root = folder("install_round_trip");
     let mut show = support::show(root.clone(), "grow", OUTPUT_FORMAT);
-    let output = RenderTarget::new(&show.gpu.device, "round_trip", SIZE, OUTPUT_FORMAT);
+    let mut output = RenderTarget::new(&show.gpu.device, "round_trip", SIZE, OUTPUT_FORMAT);
     for (name, value) in [
         ("colony.growth_speed", Value::Float(3.25)),
         ("colony.render", Value::Enum(0)),
@@ -59,7 +59,7 @@ fn a_saved_preset_loads_back_with_the_same_values() {
             .set(name, value, Source::Ui)
             .checked("setting a value");
     }
-    frames(&mut show, &output, 2);
+    frames(&mut show, &mut output, 2);
     show.save_preset("kept").checked("saving");
     let before: Vec<(String, Value)> = show
         .registry
@@ -94,10 +94,10 @@ fn after_a_crash_the_playlist_resumes_where_the_state_file_left_it() {
     let state_file = StateFile::new(root.join("state/sylva-state.toml"));
     let (entry, left, speed) = {
         let mut show = support::start(options.clone(), OUTPUT_FORMAT);
-        let output = RenderTarget::new(&show.gpu.device, "resume", SIZE, OUTPUT_FORMAT);
+        let mut output = RenderTarget::new(&show.gpu.device, "resume", SIZE, OUTPUT_FORMAT);
         let mut keeper = StateFile::new(state_file.path());
         for _ in 0..14 {
-            frames(&mut show, &output, 1);
+            frames(&mut show, &mut output, 1);
             keeper.keep(&show);
         }
         // 3.5 s in: the second entry, 1.5 s into its 3. A knob turned.
@@ -131,12 +131,12 @@ fn after_a_crash_the_playlist_resumes_where_the_state_file_left_it() {
     );
     assert_eq!(show.clock.time, left);
     assert_eq!(show.registry.float("fluid.speed"), speed);
-    let output = RenderTarget::new(&show.gpu.device, "resumed", SIZE, OUTPUT_FORMAT);
+    let mut output = RenderTarget::new(&show.gpu.device, "resumed", SIZE, OUTPUT_FORMAT);
     // The entry has 1.5 s left: frames start at 3.5, 3.75, … 4.75 s still
     // play it, the one starting at 5 s plays the third.
-    frames(&mut show, &output, 6);
+    frames(&mut show, &mut output, 6);
     assert_eq!(show.preset(), Some("pour"), "not before its time");
-    frames(&mut show, &output, 1);
+    frames(&mut show, &mut output, 1);
     assert_eq!(show.preset(), Some("grow"), "the third entry on time");
     // A damaged state file is an error, never a panic; the show starts over.
     std::fs::write(state_file.path(), "time = \"soon\"").checked("damaging the file");
@@ -162,8 +162,8 @@ fn after_a_crash_the_playlist_resumes_where_the_state_file_left_it() {
             show.clock.time, 0.0,
             "{what}: the clock starts from the top"
         );
-        let output = RenderTarget::new(&show.gpu.device, "refused", SIZE, OUTPUT_FORMAT);
-        frames(&mut show, &output, 2);
+        let mut output = RenderTarget::new(&show.gpu.device, "refused", SIZE, OUTPUT_FORMAT);
+        frames(&mut show, &mut output, 2);
         assert!(show.clock.time > 0.0, "{what}: the clock moves");
     }
     std::fs::remove_dir_all(root).ok();
@@ -182,15 +182,15 @@ fn a_lost_device_is_replaced_and_the_show_goes_on() {
         ..ShowOptions::new(root.clone(), "grow")
     };
     let mut show = start_on(Arc::new(gpu), &options, OUTPUT_FORMAT).checked("starting");
-    let output = RenderTarget::new(&show.gpu.device, "lost", SIZE, OUTPUT_FORMAT);
-    frames(&mut show, &output, 3);
+    let mut output = RenderTarget::new(&show.gpu.device, "lost", SIZE, OUTPUT_FORMAT);
+    frames(&mut show, &mut output, 3);
     show.registry
         .set_now("colony.growth_speed", Value::Float(5.5), Source::Ui)
         .checked("a value to keep");
     let (preset, time) = (show.preset().map(str::to_string), show.clock.time);
     show.gpu.device.destroy();
     // Frames on the lost device record into nothing and never panic.
-    frames(&mut show, &output, 2);
+    frames(&mut show, &mut output, 2);
     show.gpu.wait_idle();
     assert!(show.gpu.is_lost(), "the loss is noticed");
     assert!(show.errors.has("gpu"), "and reported");
@@ -199,8 +199,8 @@ fn a_lost_device_is_replaced_and_the_show_goes_on() {
     assert_eq!(show.preset().map(str::to_string), preset);
     assert_eq!(show.registry.float("colony.growth_speed"), 5.5);
     assert!(show.clock.time >= time, "the clock goes on");
-    let output = RenderTarget::new(&show.gpu.device, "recovered", SIZE, OUTPUT_FORMAT);
-    frames(&mut show, &output, 3);
+    let mut output = RenderTarget::new(&show.gpu.device, "recovered", SIZE, OUTPUT_FORMAT);
+    frames(&mut show, &mut output, 3);
     let image = read_rgba8(&show.gpu, &output.texture).checked("reading the frame");
     let lit = image
         .pixels()
@@ -277,7 +277,7 @@ fn a_layer_that_keeps_failing_is_restarted_then_left_out_and_the_others_play_on(
     let root = folder("install_fragile");
     let mut show = support::show(root.clone(), "grow", OUTPUT_FORMAT);
     show.add_layer(&FRAGILE, "fragile");
-    let output = RenderTarget::new(&show.gpu.device, "fragile", SIZE, OUTPUT_FORMAT);
+    let mut output = RenderTarget::new(&show.gpu.device, "fragile", SIZE, OUTPUT_FORMAT);
     let nodes = |show: &Show| {
         let report = show.layers()[1].report(&show.gpu);
         report
@@ -285,11 +285,11 @@ fn a_layer_that_keeps_failing_is_restarted_then_left_out_and_the_others_play_on(
             .find(|(name, _)| name == "nodes")
             .map_or(0.0, |(_, v)| *v)
     };
-    frames(&mut show, &output, 2);
+    frames(&mut show, &mut output, 2);
     assert_eq!(FRAGILE_BUILT.load(Ordering::SeqCst), 1);
     // Two failures: restarted twice, playing again.
     FRAGILE_PANICS.store(2, Ordering::SeqCst);
-    frames(&mut show, &output, 1);
+    frames(&mut show, &mut output, 1);
     assert_eq!(FRAGILE_BUILT.load(Ordering::SeqCst), 3, "built again twice");
     assert!(!show.layer_disabled("fragile"));
     let shown = show.errors.snapshot();
@@ -302,7 +302,7 @@ fn a_layer_that_keeps_failing_is_restarted_then_left_out_and_the_others_play_on(
     let grown = nodes(&show);
     // It keeps failing: one more restart, then it is left out.
     FRAGILE_PANICS.store(1_000, Ordering::SeqCst);
-    frames(&mut show, &output, 3);
+    frames(&mut show, &mut output, 3);
     assert!(show.layer_disabled("fragile"));
     assert_eq!(FRAGILE_BUILT.load(Ordering::SeqCst), 4, "one restart left");
     assert!(

@@ -74,8 +74,8 @@ fn start(root: PathBuf, watch: bool) -> (Show, RenderTarget) {
     (show, output)
 }
 
-fn frame(show: &mut Show, output: &RenderTarget) {
-    show.frame(1.0 / 60.0, None, (&output.view, [8, 8]), |_, _| {});
+fn frame(show: &mut Show, output: &mut RenderTarget) {
+    show.frame(1.0 / 60.0, None, output, |_, _| {});
 }
 
 /// The red channel the live layer drew last frame.
@@ -90,7 +90,7 @@ fn red(show: &Show) -> f32 {
 /// Runs frames until `done` holds; returns how long it took.
 fn frames_until(
     show: &mut Show,
-    output: &RenderTarget,
+    output: &mut RenderTarget,
     what: &str,
     done: impl Fn(&Show) -> bool,
 ) -> Duration {
@@ -114,13 +114,13 @@ fn frames_until(
 #[test]
 fn shader_edits_go_live_and_broken_saves_keep_the_last_good_version() {
     let root = show_folder("shader", None);
-    let (mut show, output) = start(root.clone(), true);
-    frame(&mut show, &output);
+    let (mut show, mut output) = start(root.clone(), true);
+    frame(&mut show, &mut output);
     assert!((red(&show) - 0.5).abs() < 1e-3, "starts at level 0.5");
     show.registry
         .set_now("shader.live.level", Value::Float(0.75), Source::Ui)
         .checked("setting a test value");
-    frame(&mut show, &output);
+    frame(&mut show, &mut output);
 
     let file = root.join("shaders/shader/live.wgsl");
     save_atomically(
@@ -130,7 +130,7 @@ fn shader_edits_go_live_and_broken_saves_keep_the_last_good_version() {
             "params.tint.rgb * params.level * 0.5",
         ),
     );
-    frames_until(&mut show, &output, "valid edit live", |r| {
+    frames_until(&mut show, &mut output, "valid edit live", |r| {
         (red(r) - 0.375).abs() < 1e-3
     });
     assert_eq!(
@@ -146,7 +146,7 @@ fn shader_edits_go_live_and_broken_saves_keep_the_last_good_version() {
             "vec4<f32>(params.tint.rgb, oops)",
         ),
     );
-    frames_until(&mut show, &output, "broken save reported", |r| {
+    frames_until(&mut show, &mut output, "broken save reported", |r| {
         r.errors.has("shader.live")
     });
     let errors = show.errors.snapshot();
@@ -159,23 +159,23 @@ fn shader_edits_go_live_and_broken_saves_keep_the_last_good_version() {
         message.starts_with("shaders/shader/live.wgsl:6:"),
         "{message}"
     );
-    frame(&mut show, &output);
+    frame(&mut show, &mut output);
     assert!(
         (red(&show) - 0.375).abs() < 1e-3,
         "the last good version keeps drawing"
     );
 
     write(&file, LIVE_SHADER);
-    frames_until(&mut show, &output, "fix recovers", |r| {
+    frames_until(&mut show, &mut output, "fix recovers", |r| {
         !r.errors.has("shader.live") && (red(r) - 0.75).abs() < 1e-3
     });
 
     // Deleted (the layer keeps drawing and says so), then recreated.
     std::fs::remove_file(&file).ok();
-    frames_until(&mut show, &output, "deletion reported", |r| {
+    frames_until(&mut show, &mut output, "deletion reported", |r| {
         r.errors.has("shader.live")
     });
-    frame(&mut show, &output);
+    frame(&mut show, &mut output);
     assert!(
         (red(&show) - 0.75).abs() < 1e-3,
         "still drawing after the file vanished"
@@ -184,7 +184,7 @@ fn shader_edits_go_live_and_broken_saves_keep_the_last_good_version() {
         &file,
         &LIVE_SHADER.replace("params.tint.rgb * params.level", "params.tint.rgb * 0.25"),
     );
-    frames_until(&mut show, &output, "recreated file live", |r| {
+    frames_until(&mut show, &mut output, "recreated file live", |r| {
         !r.errors.has("shader.live") && (red(r) - 0.25).abs() < 1e-3
     });
     std::fs::remove_dir_all(root).ok();
@@ -193,7 +193,7 @@ fn shader_edits_go_live_and_broken_saves_keep_the_last_good_version() {
 #[test]
 fn scripts_set_and_ramp_parameters() {
     let script = "function setup()\n  sylva.set('shader.live.level', 0.25)\n  sylva.ramp('shader.live.tint', {0, 1, 0, 1}, 0.5, 'linear')\n  sylva.layer('shader.live').opacity = 0.5\nend\n";
-    let (mut show, output) = start(show_folder("ramp", Some(script)), false);
+    let (mut show, mut output) = start(show_folder("ramp", Some(script)), false);
     assert_eq!(show.registry.float("shader.live.level"), 0.25);
     assert_eq!(
         show.registry.target("shader.live.opacity"),
@@ -201,7 +201,7 @@ fn scripts_set_and_ramp_parameters() {
         "opacity glides to 0.5"
     );
     for _ in 0..40 {
-        frame(&mut show, &output);
+        frame(&mut show, &mut output);
     }
     assert_eq!(
         show.registry.get("shader.live.tint"),
@@ -213,8 +213,8 @@ fn scripts_set_and_ramp_parameters() {
 fn a_script_that_fails_to_load_keeps_the_old_one_and_persist_survives() {
     let first = "function setup() persist.loads = (persist.loads or 0) + 1 end\nfunction update(dt) sylva.set('shader.live.level', 0.25) end\n";
     let root = show_folder("reload", Some(first));
-    let (mut show, output) = start(root.clone(), true);
-    frame(&mut show, &output);
+    let (mut show, mut output) = start(root.clone(), true);
+    frame(&mut show, &mut output);
     assert_eq!(show.script().persisted("loads").as_deref(), Some("1"));
 
     let file = root.join("scripts/live.lua");
@@ -222,7 +222,7 @@ fn a_script_that_fails_to_load_keeps_the_old_one_and_persist_survives() {
         &file,
         "function update(dt)\n  sylva.set('shader.live.level', 0.9\nend\n",
     );
-    frames_until(&mut show, &output, "syntax error reported", |r| {
+    frames_until(&mut show, &mut output, "syntax error reported", |r| {
         r.errors.has("scripts/live.lua")
     });
     let message = show
@@ -235,7 +235,7 @@ fn a_script_that_fails_to_load_keeps_the_old_one_and_persist_survives() {
     show.registry
         .set_now("shader.live.level", Value::Float(0.6), Source::Ui)
         .checked("setting a test value");
-    frame(&mut show, &output);
+    frame(&mut show, &mut output);
     assert_eq!(
         show.registry.float("shader.live.level"),
         0.25,
@@ -243,7 +243,7 @@ fn a_script_that_fails_to_load_keeps_the_old_one_and_persist_survives() {
     );
 
     save_atomically(&file, &first.replace("0.25", "0.5"));
-    frames_until(&mut show, &output, "fixed script live", |r| {
+    frames_until(&mut show, &mut output, "fixed script live", |r| {
         r.registry.float("shader.live.level") == 0.5
     });
     assert_eq!(
@@ -259,10 +259,10 @@ fn a_script_that_fails_to_load_keeps_the_old_one_and_persist_survives() {
 fn an_endless_loop_is_interrupted_and_the_frames_go_on() {
     let script =
         "function update(dt)\n  while true do end\nend\nfunction on_beat(n) persist.beat = n end\n";
-    let (mut show, output) = start(show_folder("loop", Some(script)), false);
+    let (mut show, mut output) = start(show_folder("loop", Some(script)), false);
     let started = Instant::now();
     for _ in 0..3 {
-        frame(&mut show, &output);
+        frame(&mut show, &mut output);
     }
     eprintln!(
         "three frames with an endless update(): {:?}",
@@ -290,9 +290,9 @@ fn an_endless_loop_is_interrupted_and_the_frames_go_on() {
 #[test]
 fn a_memory_bomb_is_stopped() {
     let script = "function update(dt)\n  local t = {}\n  while true do t[#t + 1] = string.rep('x', 1000000) .. #t end\nend\n";
-    let (mut show, output) = start(show_folder("memory", Some(script)), false);
-    frame(&mut show, &output);
-    frame(&mut show, &output);
+    let (mut show, mut output) = start(show_folder("memory", Some(script)), false);
+    frame(&mut show, &mut output);
+    frame(&mut show, &mut output);
     let message = show
         .errors
         .snapshot()
@@ -339,10 +339,10 @@ fn events_reach_their_callbacks() {
         function on_midi(m) persist.midi = m.type .. ':' .. m.channel .. ':' .. m.number .. ':' .. m.value end\n\
         function on_osc(address, args) persist.osc = address .. ':' .. args[1] .. ':' .. args[2] end\n\
         function on_preset(name) persist.preset = name end\n";
-    let (mut show, output) = start(show_folder("events", Some(script)), false);
+    let (mut show, mut output) = start(show_folder("events", Some(script)), false);
     assert_eq!(show.script().persisted("preset").as_deref(), Some("live"));
     for _ in 0..40 {
-        frame(&mut show, &output);
+        frame(&mut show, &mut output);
     }
     assert_eq!(
         show.script().persisted("beat").as_deref(),
@@ -372,20 +372,20 @@ fn events_reach_their_callbacks() {
 #[test]
 fn saving_the_running_preset_reloads_it_and_a_broken_one_is_refused() {
     let root = show_folder("preset", None);
-    let (mut show, output) = start(root.clone(), true);
+    let (mut show, mut output) = start(root.clone(), true);
     let file = root.join("presets/live.toml");
     save_atomically(
         &file,
         "layers = [\"shader.live\"]\n\n[params]\n\"shader.live.level\" = 0.3\n",
     );
-    frames_until(&mut show, &output, "preset saved", |r| {
+    frames_until(&mut show, &mut output, "preset saved", |r| {
         r.registry.float("shader.live.level") == 0.3
     });
     write(
         &file,
         "layers = [\"shader.live\"]\n\n[params]\n\"shader.live.levle\" = 0.9\n",
     );
-    frames_until(&mut show, &output, "broken preset reported", |r| {
+    frames_until(&mut show, &mut output, "broken preset reported", |r| {
         r.errors.has("preset")
     });
     let message = show
@@ -416,22 +416,26 @@ fn a_saved_simulation_kernel_reloads_in_the_running_show() {
             ("shaders/fluid/force.wgsl", original),
         ],
     );
-    let (mut show, output) = start(root.clone(), true);
-    frame(&mut show, &output);
+    let (mut show, mut output) = start(root.clone(), true);
+    frame(&mut show, &mut output);
     let file = root.join("shaders/fluid/force.wgsl");
     save_atomically(
         &file,
         &original.replace("fn compute_force(", "fn compute_force( {"),
     );
-    frames_until(&mut show, &output, "the broken kernel is reported", |r| {
-        r.errors
-            .snapshot()
-            .iter()
-            .any(|e| e.origin == "fluid kernels" && e.message.contains("shaders/fluid/force.wgsl:"))
-    });
-    frame(&mut show, &output);
+    frames_until(
+        &mut show,
+        &mut output,
+        "the broken kernel is reported",
+        |r| {
+            r.errors.snapshot().iter().any(|e| {
+                e.origin == "fluid kernels" && e.message.contains("shaders/fluid/force.wgsl:")
+            })
+        },
+    );
+    frame(&mut show, &mut output);
     save_atomically(&file, original);
-    frames_until(&mut show, &output, "the fixed kernel goes live", |r| {
+    frames_until(&mut show, &mut output, "the fixed kernel goes live", |r| {
         !r.errors.has("fluid kernels")
     });
     std::fs::remove_dir_all(root).ok();

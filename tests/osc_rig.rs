@@ -68,7 +68,7 @@ impl Rig {
         self.show.frame(
             1.0 / 60.0,
             Some(&mut self.control),
-            (&self.output.view, [8, 8]),
+            &mut self.output,
             |_, _| {},
         );
     }

@@ -62,9 +62,9 @@ fn shader_header_parameters_and_layer_parameters_are_registered() {
 #[test]
 fn render_scale_applies_once_the_knob_rests() {
     let mut show = support::show(support::fixtures(), "default", OUTPUT_FORMAT);
-    let output = RenderTarget::new(&show.gpu.device, "scale.output", [64, 32], OUTPUT_FORMAT);
-    let frame = |show: &mut sylva::show::Show| {
-        show.frame(0.1, None, (&output.view, [64, 32]), |_, _| {});
+    let mut output = RenderTarget::new(&show.gpu.device, "scale.output", [64, 32], OUTPUT_FORMAT);
+    let mut frame = |show: &mut sylva::show::Show| {
+        show.frame(0.1, None, &mut output, |_, _| {});
         show.compositor().render_size()
     };
     assert_eq!(frame(&mut show), [64, 32]);
@@ -132,9 +132,9 @@ fn simulated(preset: &str, layer: &str, seed: u64) -> Vec<[f32; 4]> {
         },
         OUTPUT_FORMAT,
     );
-    let output = RenderTarget::new(&show.gpu.device, "seed.output", [48, 32], OUTPUT_FORMAT);
+    let mut output = RenderTarget::new(&show.gpu.device, "seed.output", [48, 32], OUTPUT_FORMAT);
     for _ in 0..6 {
-        show.frame(1.0 / 60.0, None, (&output.view, [48, 32]), |_, _| {});
+        show.frame(1.0 / 60.0, None, &mut output, |_, _| {});
     }
     let texture = show
         .compositor()
@@ -164,8 +164,8 @@ fn the_seed_reaches_every_simulation() {
 #[test]
 fn a_simulation_fading_out_keeps_running_until_it_is_gone() {
     let mut show = support::show(support::fixtures(), "colony_small", OUTPUT_FORMAT);
-    let output = RenderTarget::new(&show.gpu.device, "fade.output", [48, 32], OUTPUT_FORMAT);
-    let frame = |show: &mut Show| show.frame(0.25, None, (&output.view, [48, 32]), |_, _| {});
+    let mut output = RenderTarget::new(&show.gpu.device, "fade.output", [48, 32], OUTPUT_FORMAT);
+    let mut frame = |show: &mut Show| show.frame(0.25, None, &mut output, |_, _| {});
     frame(&mut show);
     show.registry
         .set_now("master.crossfade", Value::Float(1.0), Source::Ui)
@@ -211,10 +211,10 @@ fn a_playlist_plays_its_entries_for_their_seconds_and_beats_and_takes_edits_at_t
         },
         OUTPUT_FORMAT,
     );
-    let output = RenderTarget::new(&show.gpu.device, "playlist.output", [8, 8], OUTPUT_FORMAT);
-    let run = |show: &mut Show, seconds: f32| {
+    let mut output = RenderTarget::new(&show.gpu.device, "playlist.output", [8, 8], OUTPUT_FORMAT);
+    let mut run = |show: &mut Show, seconds: f32| {
         for _ in 0..(seconds / 0.25).round() as usize {
-            show.frame(0.25, None, (&output.view, [8, 8]), |_, _| {});
+            show.frame(0.25, None, &mut output, |_, _| {});
         }
     };
     assert_eq!(show.preset(), Some("a"));
@@ -318,10 +318,10 @@ fn a_script_from_the_command_line_plays_through_a_playlist_whose_entries_name_th
         ..sylva::show::ShowOptions::new(root.clone(), "a")
     };
     let mut show = support::start(options, OUTPUT_FORMAT);
-    let output = RenderTarget::new(&show.gpu.device, "script.output", [8, 8], OUTPUT_FORMAT);
+    let mut output = RenderTarget::new(&show.gpu.device, "script.output", [8, 8], OUTPUT_FORMAT);
     for entry in ["a", "b"] {
         for _ in 0..4 {
-            show.frame(0.2, None, (&output.view, [8, 8]), |_, _| {});
+            show.frame(0.2, None, &mut output, |_, _| {});
             if show.preset() == Some(entry) {
                 break;
             }

@@ -285,10 +285,9 @@ fn a_broken_model_is_refused_and_the_last_good_one_stays() {
     std::fs::write(root.join("assets/plain.glb"), b"not a model at all")
         .checked("writing a second one");
     let mut show = support::show(root.clone(), "s", OUTPUT_FORMAT);
-    let output =
+    let mut output =
         sylva::gpu::RenderTarget::new(&show.gpu.device, "broken.output", [32, 32], OUTPUT_FORMAT);
-    let frame =
-        |show: &mut sylva::show::Show| show.frame(0.2, None, (&output.view, [32, 32]), |_, _| {});
+    let mut frame = |show: &mut sylva::show::Show| show.frame(0.2, None, &mut output, |_, _| {});
     frame(&mut show);
     let vertices = |show: &sylva::show::Show| {
         let report = show.layers()[0].report(&show.gpu);
@@ -344,10 +343,10 @@ fn a_character_from_the_assets_folder_grows_branches() {
         Some(&Value::Enum(2)),
         "Run is the fox's third clip"
     );
-    let output =
+    let mut output =
         sylva::gpu::RenderTarget::new(&show.gpu.device, "fox.output", [32, 32], OUTPUT_FORMAT);
     for _ in 0..20 {
-        show.frame(1.0 / 30.0, None, (&output.view, [32, 32]), |_, _| {});
+        show.frame(1.0 / 30.0, None, &mut output, |_, _| {});
     }
     let report = show.layers()[0].report(&show.gpu);
     let get = |name: &str| {
@@ -375,7 +374,7 @@ fn a_character_from_the_assets_folder_grows_branches() {
             started.elapsed().as_secs() < 60,
             "the saved model never replaced the fox"
         );
-        show.frame(1.0 / 30.0, None, (&output.view, [32, 32]), |_, _| {});
+        show.frame(1.0 / 30.0, None, &mut output, |_, _| {});
     }
     std::fs::remove_dir_all(root).ok();
 }

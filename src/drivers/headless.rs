@@ -84,7 +84,7 @@ pub fn render(options: &RenderOptions) -> anyhow::Result<()> {
         .as_ref()
         .map(|path| VideoWriter::start(path, options.size, options.fps, soundtrack))
         .transpose()?;
-    let output = RenderTarget::new(
+    let mut output = RenderTarget::new(
         &show.gpu.device,
         "render.output",
         options.size,
@@ -99,7 +99,7 @@ pub fn render(options: &RenderOptions) -> anyhow::Result<()> {
     let dt = 1.0 / options.fps;
     let every = options.every.max(1);
     for index in 0..frames {
-        show.frame(dt, None, (&output.view, options.size), |_, _| {});
+        show.frame(dt, None, &mut output, |_, _| {});
         progress.inc(1);
         if (index + 1) % every != 0 {
             continue;
@@ -208,12 +208,7 @@ pub fn run(options: &HeadlessOptions) -> anyhow::Result<()> {
             std::thread::sleep(OFF_AIR_NAP);
             continue;
         }
-        let finished = show.frame(
-            dt,
-            control.as_mut(),
-            (&output.view, options.size),
-            |_, _| {},
-        );
+        let finished = show.frame(dt, control.as_mut(), &mut output, |_, _| {});
         pace.keep(&mut show, &finished);
         installation.keep(&show);
         frames += 1;

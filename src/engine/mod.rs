@@ -1,13 +1,15 @@
 //! The renderer, which knows nothing of Lua, MIDI, OSC or audio: the
 //! [`Layer`] trait and what a kind exports, a preset's description, the
 //! stack of layers with their health, the frame uniform block, the
-//! shared orbit camera and simulation plumbing, and the compositor that
-//! blends the layers and runs the master section.
+//! shared orbit camera and simulation plumbing, the compositor that
+//! blends the layers and runs the master section into the engine's own
+//! picture, and the outputs that picture is delivered to.
 
 pub mod camera;
 pub mod compositor;
 pub mod frame;
 mod layer;
+pub mod outputs;
 mod preset;
 pub mod simulation;
 pub mod stack;

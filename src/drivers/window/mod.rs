@@ -20,6 +20,7 @@ use crate::base::status::ErrorLog;
 use crate::command::Command;
 use crate::control::{ControlOptions, ControlSurface};
 use crate::drivers::headless::OFF_AIR_NAP;
+use crate::engine::outputs::{Blit, SurfaceOutput};
 use crate::gpu::Gpu;
 use crate::show::Show;
 use crate::show::installation::{InstallOptions, Installation};
@@ -85,6 +86,8 @@ struct Running {
     window: Arc<Window>,
     surface: wgpu::Surface<'static>,
     config: wgpu::SurfaceConfiguration,
+    /// Draws the show's picture onto the surface.
+    blit: Blit,
     show: Show,
     control: ControlSurface,
     /// The performer's overlay; none in installation mode.
@@ -213,7 +216,9 @@ impl App {
         let installation = Installation::new(&self.options.install);
         installation.resume(&mut show, self.options.show.playlist.as_deref());
         let control = ControlSurface::start(&self.options.control, &show.registry, &show.errors);
+        let blit = Blit::new(&show.gpu, &show.assets, config.format)?;
         Ok(Running {
+            blit,
             window,
             surface,
             config,
@@ -299,6 +304,7 @@ impl Running {
             return Ok(());
         }
         self.surface.configure(&self.show.gpu.device, &self.config);
+        self.blit = Blit::new(&self.show.gpu, &self.show.assets, self.config.format)?;
         if let Some(hud) = self.hud.as_mut() {
             let visible = hud.visible;
             *hud = Hud::new(
@@ -341,10 +347,11 @@ impl Running {
         let mut status = self.control.status_lines();
         status.extend(self.show.playlist_status());
         let (hud, window) = (&mut self.hud, &self.window);
+        let mut surface = SurfaceOutput::new(&view, size, &self.blit);
         let finished = self.show.frame(
             dt,
             Some(&mut self.control),
-            (&view, size),
+            &mut surface,
             |show, encoder| {
                 if let Some(hud) = hud {
                     hud.draw(window, show, &status, encoder, &hud_view, size);

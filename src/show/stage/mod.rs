@@ -21,6 +21,7 @@ use crate::control::{ControlSurface, ShowView};
 use crate::engine::PresetError;
 use crate::engine::compositor::{Compositor, CompositorError, master_params};
 use crate::engine::frame::FrameUniforms;
+use crate::engine::outputs::{Output, Picture};
 use crate::engine::stack::{Outgoing, Stack, sync_params};
 use crate::engine::{Layer, LayerEnv};
 use crate::gpu::bindings::uniform_buffer;
@@ -153,6 +154,8 @@ pub struct Show {
     outgoing: Option<Outgoing>,
     spare_compositor: Option<Compositor>,
     output_format: wgpu::TextureFormat,
+    /// The engine's finished frame, which outputs take.
+    picture: Option<Picture>,
     frame_uniforms: wgpu::Buffer,
     preset: Option<String>,
     preset_mappings: Vec<String>,
@@ -224,6 +227,7 @@ impl Show {
             outgoing: None,
             spare_compositor: None,
             output_format,
+            picture: None,
             frame_uniforms,
             preset: None,
             preset_mappings: Vec::new(),
@@ -456,23 +460,29 @@ impl Show {
     }
 
     /// One whole frame, the same for the window, `run --headless`,
-    /// `render`, `bench` and the tests: control applied (when the show
-    /// listens), requests, reloads, the script, layers and compositor
-    /// recorded into `output` of `size` pixels, the caller's `overlay`
-    /// passes (the HUD) after them, one submit. Returns the GPU timings of
-    /// frames that finished, oldest first.
+    /// `render`, `bench` and the tests, in three steps: the session ticks
+    /// (control applied when the show listens, requests, reloads, the
+    /// playlist, the ear, the script, ramps and the clock), the engine
+    /// renders its picture at `output`'s size, and `output` takes it; the
+    /// caller's `overlay` passes (the HUD) follow, then one submit.
+    /// Returns the GPU timings of frames that finished, oldest first.
     pub fn frame(
         &mut self,
         dt: f32,
         control: Option<&mut ControlSurface>,
-        (output, size): (&wgpu::TextureView, [u32; 2]),
+        output: &mut dyn Output,
         overlay: impl FnOnce(&mut Show, &mut wgpu::CommandEncoder),
     ) -> Vec<Vec<crate::gpu::PassTime>> {
         if let Some(control) = control {
             self.take_control(control);
         }
-        let mut encoder = self.record(dt, output, size);
+        self.tick(dt);
+        let mut encoder = self.render(dt, output.size());
+        if let Some(picture) = &self.picture {
+            output.deliver(&self.gpu, &mut encoder, &mut self.profiler, picture);
+        }
         overlay(self, &mut encoder);
+        self.profiler.resolve(&mut encoder);
         self.submit(encoder)
     }
 
@@ -503,16 +513,11 @@ impl Show {
         }
     }
 
-    /// Steps 4-6 of a frame: ramps and smoothing advance by `dt`, the clock
-    /// ticks, layers prepare (rebuilds, loads, uploads), the frame uniforms
-    /// are written, and every pass is recorded into a new encoder ending in
-    /// `output`.
-    fn record(
-        &mut self,
-        dt: f32,
-        output: &wgpu::TextureView,
-        output_size: [u32; 2],
-    ) -> wgpu::CommandEncoder {
+    /// The session's part of a frame: requests carried out, saved files
+    /// reloaded, the playlist stepped, the ear heard, the script's
+    /// `update`, ramps and smoothing advanced by `dt`, the clock ticked
+    /// (beats to the script), the modulations added.
+    fn tick(&mut self, dt: f32) {
         self.carry_out_requests();
         self.apply_file_changes();
         self.advance_playlist();
@@ -535,6 +540,14 @@ impl Show {
         }
         self.hearing
             .modulate(&mut self.registry, &self.clock, dt, &self.mappings);
+    }
+
+    /// The engine's part: layers prepare (rebuilds, loads, uploads), the
+    /// frame uniforms are written, and every pass is recorded into a new
+    /// encoder, the compositor driven from here alone, ending in the
+    /// picture at `output_size` (the stack leaving in a crossfade runs on,
+    /// on its own registry, advanced by `dt`).
+    fn render(&mut self, dt: f32, output_size: [u32; 2]) -> wgpu::CommandEncoder {
         let env = LayerEnv {
             gpu: &self.gpu,
             assets: &self.assets,
@@ -584,14 +597,18 @@ impl Show {
                 &mut self.profiler,
             );
         }
+        let picture = match self.picture.take() {
+            Some(picture) => picture.fit(&self.gpu.device, output_size),
+            None => Picture::new(&self.gpu.device, output_size, self.output_format),
+        };
         self.stack.compositor.finish(
             &env,
             &self.registry,
             &mut encoder,
             &mut self.profiler,
-            output,
+            picture.view(),
         );
-        self.profiler.resolve(&mut encoder);
+        self.picture = Some(picture);
         if self.outgoing.as_ref().is_some_and(Outgoing::done)
             && let Some(done) = self.outgoing.take()
         {

@@ -1,0 +1,41 @@
+//! An offscreen texture as an output: the picture copied into it, to read
+//! back for PNG frames, `--video` and the tests' golden images.
+
+use super::{Output, Picture};
+use crate::gpu::{Gpu, GpuProfiler, RenderTarget};
+
+impl Output for RenderTarget {
+    fn size(&self) -> [u32; 2] {
+        self.size
+    }
+
+    fn deliver(
+        &mut self,
+        _gpu: &Gpu,
+        encoder: &mut wgpu::CommandEncoder,
+        _profiler: &mut GpuProfiler,
+        picture: &Picture,
+    ) {
+        // A copy is exact; it needs the same format and size, which the
+        // show keeps (its output format, this output's size).
+        if picture.texture().format() != self.texture.format() || picture.size() != self.size {
+            tracing::warn!(
+                "output {:?} {:?} cannot take a {:?} {:?} picture",
+                self.texture.format(),
+                self.size,
+                picture.texture().format(),
+                picture.size()
+            );
+            return;
+        }
+        encoder.copy_texture_to_texture(
+            picture.texture().as_image_copy(),
+            self.texture.as_image_copy(),
+            wgpu::Extent3d {
+                width: self.size[0].max(1),
+                height: self.size[1].max(1),
+                depth_or_array_layers: 1,
+            },
+        );
+    }
+}
