@@ -230,6 +230,13 @@ impl Stack {
                 size: targets.size,
             };
             let layer = &mut self.layers[index];
+            // One debug group a layer, so a GPU capture reads like the
+            // frame; not on a software adapter, where lavapipe (Mesa 22.3,
+            // CI's) crashes on debug labels inside a command buffer.
+            let grouped = env.gpu.info.device_type != wgpu::DeviceType::Cpu;
+            if grouped {
+                encoder.push_debug_group(&id);
+            }
             let recorded = catch_unwind(AssertUnwindSafe(|| {
                 layer.encode(env, &frame, encoder, profiler)
             }));
@@ -237,8 +244,11 @@ impl Stack {
                 Ok(()) => self.compositor.blend(env, registry, &id, encoder, profiler),
                 Err(panic) => {
                     let what = format!("while recording: {}", panic_message(panic.as_ref()));
-                    self.health.entry(id).or_default().broken = Some(what);
+                    self.health.entry(id.clone()).or_default().broken = Some(what);
                 }
+            }
+            if grouped {
+                encoder.pop_debug_group();
             }
         }
     }

@@ -10,8 +10,8 @@ use anyhow::Context;
 use clap::Args;
 use glam::{Mat4, Vec3};
 
-use super::anim::pose;
 use super::model::Model;
+use super::player::pose;
 use super::pose::skin_matrices;
 use super::skin_gpu::SkinGpu;
 use crate::base::Assets;

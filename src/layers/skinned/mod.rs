@@ -11,9 +11,11 @@
 pub mod anim;
 pub mod asset;
 pub mod body;
+pub mod clips;
 pub mod creature;
 pub mod model;
 mod params;
+pub mod player;
 pub mod pose;
 mod preparation;
 pub mod skin_gpu;
@@ -34,11 +36,11 @@ use crate::gpu::UniformLayout;
 use crate::gpu::compute::{KernelReload, storage_buffer};
 use crate::gpu::{BuildError, Gpu, GpuProfiler};
 use crate::params::{ParamSpec, Registry, Value};
-use anim::Player;
 use body::{BodyParams, BodyRenderer};
 use model::{Model, ModelError};
 pub use params::skinned_params;
 use params::{Structure, declared_params};
+use player::Player;
 use preparation::{Preparation, Prepared, prepare};
 use skin_gpu::SkinGpu;
 

@@ -8,7 +8,8 @@ use std::path::Path;
 
 use glam::{Mat4, Quat, Vec3};
 
-use super::anim::{Channel, Clip, Interpolation, Property};
+use super::anim::Clip;
+use super::clips::read_clip;
 
 /// Most joints a model may have (the bone buffer's size).
 pub const MAX_JOINTS: usize = 1024;
@@ -457,7 +458,9 @@ fn from_document(
         return Err(content(file, "no triangle mesh to draw"));
     }
     for animation in document.animations() {
-        model.clips.push(read_clip(file, &animation, read)?);
+        model
+            .clips
+            .push(read_clip(&animation, read).map_err(|problem| content(file, problem))?);
     }
     Ok(model)
 }
@@ -560,75 +563,4 @@ pub fn face_normals(positions: &[Vec3], indices: &[u32]) -> Vec<Vec3> {
         .into_iter()
         .map(|n| n.normalize_or(Vec3::Y))
         .collect()
-}
-
-/// One animation as a clip of channels.
-fn read_clip<'a, 's>(
-    file: &str,
-    animation: &gltf::Animation<'a>,
-    read: impl Clone + Fn(gltf::Buffer<'a>) -> Option<&'s [u8]>,
-) -> Result<Clip, ModelError> {
-    let mut channels = Vec::new();
-    for channel in animation.channels() {
-        let reader = channel.reader(read.clone());
-        let property = match channel.target().property() {
-            gltf::animation::Property::Translation => Property::Translation,
-            gltf::animation::Property::Rotation => Property::Rotation,
-            gltf::animation::Property::Scale => Property::Scale,
-            gltf::animation::Property::MorphTargetWeights => continue,
-        };
-        let interpolation = match channel.sampler().interpolation() {
-            gltf::animation::Interpolation::Linear => Interpolation::Linear,
-            gltf::animation::Interpolation::Step => Interpolation::Step,
-            gltf::animation::Interpolation::CubicSpline => Interpolation::CubicSpline,
-        };
-        let Some(times) = reader.read_inputs() else {
-            return Err(content(file, "an animation sampler without input times"));
-        };
-        let times: Vec<f32> = times.collect();
-        let values: Vec<[f32; 4]> = match reader.read_outputs() {
-            Some(gltf::animation::util::ReadOutputs::Translations(v)) => {
-                v.map(|[x, y, z]| [x, y, z, 0.0]).collect()
-            }
-            Some(gltf::animation::util::ReadOutputs::Scales(v)) => {
-                v.map(|[x, y, z]| [x, y, z, 0.0]).collect()
-            }
-            Some(gltf::animation::util::ReadOutputs::Rotations(v)) => v.into_f32().collect(),
-            _ => return Err(content(file, "an animation sampler without outputs")),
-        };
-        let per_key = if interpolation == Interpolation::CubicSpline {
-            3
-        } else {
-            1
-        };
-        if times.is_empty() || values.len() != times.len() * per_key {
-            return Err(content(
-                file,
-                format!(
-                    "animation {:?}: {} times for {} values",
-                    animation.name().unwrap_or(""),
-                    times.len(),
-                    values.len()
-                ),
-            ));
-        }
-        channels.push(Channel {
-            node: channel.target().node().index(),
-            property,
-            interpolation,
-            times,
-            values,
-        });
-    }
-    let duration = channels
-        .iter()
-        .filter_map(|c| c.times.last().copied())
-        .fold(0.0f32, f32::max);
-    Ok(Clip {
-        name: animation
-            .name()
-            .map_or_else(|| format!("clip {}", animation.index()), str::to_string),
-        duration,
-        channels,
-    })
 }
