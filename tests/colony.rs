@@ -191,17 +191,13 @@ fn drawn_light(sim: &ColonySim, assets: &Assets, transform: &NodeTransform) -> f
     let target = RenderTarget::new(&gpu.device, "hook.target", [64, 64], HDR_FORMAT);
     let mut profiler = GpuProfiler::new(&gpu.device, &gpu.queue, false);
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
-    show.draw(
+    show.prepare(
         &gpu,
-        &mut encoder,
-        &mut profiler,
-        sim,
-        &target.view,
         [64, 64],
         &camera,
         &DrawParams::new(2.0, 0.1, 1.0, 1.0, 0, 0),
-        Style::Lines,
     );
+    show.draw(&mut encoder, &mut profiler, sim, &target.view, Style::Lines);
     gpu.queue.submit([encoder.finish()]);
     let pixels = read_rgba16f(&gpu, &target.texture).unwrap_or_else(|e| panic!("{e}"));
     pixels.iter().map(|p| p[0] + p[1] + p[2]).sum()

@@ -231,7 +231,7 @@ impl Layer for Fragile {
         Vec::new()
     }
 
-    fn prepare(&mut self, _: &LayerEnv<'_>, _: &Registry, _: &Clock) -> bool {
+    fn prepare(&mut self, _: &LayerEnv<'_>, _: &Registry, _: &Clock, _: [u32; 2]) -> bool {
         let left = FRAGILE_PANICS.load(Ordering::SeqCst);
         if left > 0 {
             FRAGILE_PANICS.store(left - 1, Ordering::SeqCst);
@@ -241,7 +241,7 @@ impl Layer for Fragile {
     }
 
     fn encode(
-        &mut self,
+        &self,
         _: &LayerEnv<'_>,
         _: &LayerFrame<'_>,
         _: &mut wgpu::CommandEncoder,

@@ -93,17 +93,25 @@ pub trait Layer {
     fn params(&self) -> Vec<ParamSpec>;
 
     /// The CPU work of a frame, before anything is recorded: react to
-    /// parameter changes, rebuild pipelines or buffers, load files, upload,
-    /// with the frame's `clock` (time and dt). Problems go to `env.errors`;
-    /// the layer keeps its last good state. Returns true when
-    /// [`Layer::params`] changed.
-    fn prepare(&mut self, env: &LayerEnv<'_>, registry: &Registry, clock: &Clock) -> bool;
-
-    /// Records this frame's passes, and only that (the CPU work happened in
-    /// [`Layer::prepare`]). Every pass is labelled with the layer id and
-    /// timed through `profiler`.
-    fn encode(
+    /// parameter changes, rebuild pipelines or buffers (sized for a target
+    /// of `size` pixels), load files, and upload this frame's uniforms,
+    /// with the frame's `clock` (time and dt). Problems go to
+    /// `env.errors`; the layer keeps its last good state. Returns true
+    /// when [`Layer::params`] changed.
+    fn prepare(
         &mut self,
+        env: &LayerEnv<'_>,
+        registry: &Registry,
+        clock: &Clock,
+        size: [u32; 2],
+    ) -> bool;
+
+    /// Records this frame's passes, and only that (the CPU work and the
+    /// uploads happened in [`Layer::prepare`], so this borrows the layer
+    /// unchanged, as bevy's `run(&self)` after `update`). Every pass is
+    /// labelled with the layer id and timed through `profiler`.
+    fn encode(
+        &self,
         env: &LayerEnv<'_>,
         frame: &LayerFrame<'_>,
         encoder: &mut wgpu::CommandEncoder,

@@ -120,6 +120,7 @@ impl Stack {
     /// restarted or left out ([`Stack::failed`]); a restarted one is
     /// prepared at once, so it records this frame.
     pub fn prepare(&mut self, env: &LayerEnv<'_>, registry: &mut Registry, clock: &Clock) {
+        let size = self.compositor.render_size();
         for index in 0..self.layers.len() {
             let id = self.layers[index].id().to_string();
             let broken = self.health.get_mut(&id).and_then(|h| h.broken.take());
@@ -130,7 +131,9 @@ impl Stack {
             // ends after at most MAX_RESTARTS + 1 tries.
             while !self.disabled(&id) {
                 let layer = &mut self.layers[index];
-                match catch_unwind(AssertUnwindSafe(|| layer.prepare(env, registry, clock))) {
+                match catch_unwind(AssertUnwindSafe(|| {
+                    layer.prepare(env, registry, clock, size)
+                })) {
                     Ok(changed) => {
                         if changed {
                             sync_params(layer.as_ref(), registry, &mut self.layer_params);
@@ -229,7 +232,7 @@ impl Stack {
                 below: targets.below,
                 size: targets.size,
             };
-            let layer = &mut self.layers[index];
+            let layer = &self.layers[index];
             // One debug group a layer, so a GPU capture reads like the
             // frame; not on a software adapter, where lavapipe (Mesa 22.3,
             // CI's) crashes on debug labels inside a command buffer.

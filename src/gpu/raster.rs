@@ -125,6 +125,11 @@ impl DepthBuffer {
             .get_or_insert_with(|| (depth_view(device, label, size), size))
             .0
     }
+
+    /// The depth view made last by [`DepthBuffer::at`], if any.
+    pub fn view(&self) -> Option<&wgpu::TextureView> {
+        self.view.as_ref().map(|(view, _)| view)
+    }
 }
 
 /// Starts a 3D layer's render pass on `target`: its colour loaded as

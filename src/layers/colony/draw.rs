@@ -181,28 +181,36 @@ impl BranchRenderer {
         self.groups = Some((group(&self.lines), group(&self.tubes)));
     }
 
-    /// Draws into `target` (cleared first).
-    #[allow(clippy::too_many_arguments, reason = "one draw's inputs")]
-    pub fn draw(
+    /// This frame's uploads: the camera and the look, and a depth buffer
+    /// for a target of `size`.
+    pub fn prepare(
         &mut self,
         gpu: &Gpu,
-        encoder: &mut wgpu::CommandEncoder,
-        profiler: &mut GpuProfiler,
-        sim: &ColonySim,
-        target: &wgpu::TextureView,
         size: [u32; 2],
         camera: &CameraUniform,
         params: &DrawParams,
-        style: Style,
     ) {
         gpu.queue
             .write_buffer(&self.camera, 0, bytemuck::bytes_of(camera));
         gpu.queue
             .write_buffer(&self.params, 0, bytemuck::bytes_of(params));
-        let Some((lines_group, tubes_group)) = &self.groups else {
+        self.depth.at(&gpu.device, "colony.depth", size);
+    }
+
+    /// Records the draw into `target` (cleared first), with what
+    /// [`BranchRenderer::prepare`] uploaded.
+    pub fn draw(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &mut GpuProfiler,
+        sim: &ColonySim,
+        target: &wgpu::TextureView,
+        style: Style,
+    ) {
+        let (Some((lines_group, tubes_group)), Some(depth)) = (&self.groups, self.depth.view())
+        else {
             return;
         };
-        let depth = self.depth.at(&gpu.device, "colony.depth", size);
         let tubes = style == Style::Tubes;
         let label = if tubes {
             "colony.draw.tubes"

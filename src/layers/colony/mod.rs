@@ -379,76 +379,73 @@ impl Layer for ColonyLayer {
         colony_params(&self.core.id)
     }
 
-    fn prepare(&mut self, env: &LayerEnv<'_>, registry: &Registry, clock: &Clock) -> bool {
-        if self.core.enabled(registry) {
-            self.fade = self.maintain(env, registry, clock.time);
+    fn prepare(
+        &mut self,
+        env: &LayerEnv<'_>,
+        registry: &Registry,
+        clock: &Clock,
+        size: [u32; 2],
+    ) -> bool {
+        if !self.core.enabled(registry) {
+            return false;
+        }
+        self.fade = self.maintain(env, registry, clock.time);
+        let Some(grown) = &self.core.running else {
+            return false;
+        };
+        let id = &self.core.id;
+        let structure = &grown.structure;
+        let params = step_params(
+            registry,
+            id,
+            clock.dt,
+            self.core.seed,
+            (structure.attraction_count, structure.capacity),
+            unit_distance(registry, id, grown.spacing),
+        );
+        grown.sim.set_params(env.gpu, &params);
+        let p = |name: &str| format!("{id}.{name}");
+        let camera = orbit(registry, id, clock.time, grown.centre, size);
+        let draw = DrawParams::new(
+            registry.float(&p("width")),
+            registry.float(&p("thickness")),
+            registry.float(&p("brightness")),
+            self.fade,
+            registry.index(&p("palette")) as u32,
+            registry.index(&p("colour_by")) as u32,
+        );
+        if let Some(renderer) = self.core.drawer.as_mut() {
+            renderer.prepare(env.gpu, size, &camera, &draw);
         }
         false
     }
 
     fn encode(
-        &mut self,
-        env: &LayerEnv<'_>,
+        &self,
+        _env: &LayerEnv<'_>,
         frame: &LayerFrame<'_>,
         encoder: &mut wgpu::CommandEncoder,
         profiler: &mut GpuProfiler,
     ) {
         let registry = frame.registry;
-        let fade = self.fade;
         let Some(grown) = &self.core.running else {
             crate::gpu::clear_view(encoder, frame.target);
             return;
         };
-        let structure = &grown.structure;
-        let params = step_params(
-            registry,
-            &self.core.id,
-            frame.clock.dt,
-            self.core.seed,
-            (structure.attraction_count, structure.capacity),
-            unit_distance(registry, &self.core.id, grown.spacing),
-        );
-        grown.sim.set_params(env.gpu, &params);
-        let steps = registry.float(&format!("{}.steps_per_frame", self.core.id)) as u32;
-        for _ in 0..steps {
+        let p = |name: &str| format!("{}.{name}", self.core.id);
+        for _ in 0..registry.float(&p("steps_per_frame")) as u32 {
             grown.sim.step(encoder, profiler);
         }
-        let Some(renderer) = self.core.drawer.as_mut() else {
+        let Some(renderer) = &self.core.drawer else {
             crate::gpu::clear_view(encoder, frame.target);
             return;
         };
-        let p = |name: &str| format!("{}.{name}", self.core.id);
-        let camera = orbit(
-            registry,
-            &self.core.id,
-            frame.clock.time,
-            grown.centre,
-            frame.size,
-        );
-        let draw = DrawParams::new(
-            registry.float(&p("width")),
-            registry.float(&p("thickness")),
-            registry.float(&p("brightness")),
-            fade,
-            registry.index(&p("palette")) as u32,
-            registry.index(&p("colour_by")) as u32,
-        );
         let style = if registry.index(&p("render")) == 1 {
             Style::Tubes
         } else {
             Style::Lines
         };
-        renderer.draw(
-            env.gpu,
-            encoder,
-            profiler,
-            &grown.sim,
-            frame.target,
-            frame.size,
-            &camera,
-            &draw,
-            style,
-        );
+        renderer.draw(encoder, profiler, &grown.sim, frame.target, style);
     }
 
     fn report(&self, gpu: &Gpu) -> Vec<(String, f64)> {

@@ -208,23 +208,51 @@ impl FluidRenderer {
         ]);
     }
 
-    /// Draws into `target`; the surface refracts `below`.
-    #[allow(clippy::too_many_arguments, reason = "one draw's inputs")]
-    pub fn draw(
+    /// This frame's uploads for a target of `size`: the camera, the look,
+    /// the surface passes' uniforms, and the screen-space targets the
+    /// surface is built in (made again only when the size changes).
+    pub fn prepare(
         &mut self,
         gpu: &Gpu,
-        encoder: &mut wgpu::CommandEncoder,
-        profiler: &mut GpuProfiler,
-        sim: &FluidSim,
-        (target, below, size): (&wgpu::TextureView, &wgpu::TextureView, [u32; 2]),
+        size: [u32; 2],
         camera: &CameraUniform,
         look: &ParticleDraw,
-        style: Look,
     ) {
         gpu.queue
             .write_buffer(&self.camera, 0, bytemuck::bytes_of(camera));
         gpu.queue
             .write_buffer(&self.look, 0, bytemuck::bytes_of(look));
+        if self.targets.as_ref().is_none_or(|t| t.size != size) {
+            self.targets = Some(Targets::new(gpu, size));
+        }
+        let pixels = look.radius * size[1] as f32 / (2.0 * camera_tan(camera));
+        for direction in 0..2 {
+            let uniform = SurfaceUniform {
+                colour: look.colour,
+                radius_px: pixels * 5.0,
+                depth_falloff: 1.0 / (look.radius * look.radius * 4.0),
+                refraction: 0.06,
+                direction: direction as u32,
+                absorption: look.absorption,
+                foam: look.foam,
+                _pad: [0.0; 2],
+            };
+            gpu.queue
+                .write_buffer(&self.surface[direction], 0, bytemuck::bytes_of(&uniform));
+        }
+    }
+
+    /// Records the draw into `target` with what [`FluidRenderer::prepare`]
+    /// uploaded; the surface refracts `below`.
+    pub fn draw(
+        &self,
+        gpu: &Gpu,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &mut GpuProfiler,
+        sim: &FluidSim,
+        (target, below): (&wgpu::TextureView, &wgpu::TextureView),
+        style: Look,
+    ) {
         let Some([glow_group, depth_group, thickness_group]) = &self.groups else {
             return;
         };
@@ -242,9 +270,6 @@ impl FluidRenderer {
             pass.set_bind_group(0, glow_group, &[]);
             pass.draw(0..6, instances);
             return;
-        }
-        if self.targets.as_ref().is_none_or(|t| t.size != size) {
-            self.targets = Some(Targets::new(gpu, size));
         }
         let Some(targets) = &self.targets else {
             return;
@@ -283,21 +308,6 @@ impl FluidRenderer {
             pass.set_pipeline(&self.thickness);
             pass.set_bind_group(0, thickness_group, &[]);
             pass.draw(0..6, instances);
-        }
-        let pixels = look.radius * size[1] as f32 / (2.0 * camera_tan(camera));
-        for direction in 0..2 {
-            let uniform = SurfaceUniform {
-                colour: look.colour,
-                radius_px: pixels * 5.0,
-                depth_falloff: 1.0 / (look.radius * look.radius * 4.0),
-                refraction: 0.06,
-                direction: direction as u32,
-                absorption: look.absorption,
-                foam: look.foam,
-                _pad: [0.0; 2],
-            };
-            gpu.queue
-                .write_buffer(&self.surface[direction], 0, bytemuck::bytes_of(&uniform));
         }
         for round in 0..BLUR_ROUNDS {
             for (direction, (from, to)) in [(0usize, (0usize, 1usize)), (1, (1, 0))] {

@@ -218,6 +218,8 @@ impl Drawer<FluidSim> for FluidRenderer {
 /// The fluid layer.
 pub struct FluidLayer {
     core: SimulationCore<Running, FluidRenderer, Structure>,
+    /// Substeps this frame, found in `prepare`.
+    substeps: u32,
 }
 
 impl FluidLayer {
@@ -225,6 +227,7 @@ impl FluidLayer {
     pub fn new(id: &str, env: &LayerEnv<'_>) -> Self {
         Self {
             core: SimulationCore::new(id, &["fluid/"], env),
+            substeps: 0,
         }
     }
 
@@ -318,55 +321,36 @@ impl Layer for FluidLayer {
         fluid_params(&self.core.id)
     }
 
-    fn prepare(&mut self, env: &LayerEnv<'_>, registry: &Registry, clock: &Clock) -> bool {
-        if self.core.enabled(registry) {
-            self.maintain(env, registry, clock.time);
-        }
-        false
-    }
-
-    fn encode(
+    fn prepare(
         &mut self,
         env: &LayerEnv<'_>,
-        frame: &LayerFrame<'_>,
-        encoder: &mut wgpu::CommandEncoder,
-        profiler: &mut GpuProfiler,
-    ) {
-        let registry = frame.registry;
+        registry: &Registry,
+        clock: &Clock,
+        size: [u32; 2],
+    ) -> bool {
+        if !self.core.enabled(registry) {
+            return false;
+        }
+        self.maintain(env, registry, clock.time);
         let Some(mut params) = self.params(registry) else {
-            crate::gpu::clear_view(encoder, frame.target);
-            return;
+            return false;
         };
-        let (Some(running), Some(renderer)) = (&self.core.running, self.core.drawer.as_mut())
-        else {
-            crate::gpu::clear_view(encoder, frame.target);
-            return;
+        let Some(running) = &self.core.running else {
+            return false;
         };
         let p = |name: &str| format!("{}.{name}", self.core.id);
         let c = running.structure.container;
         let centre = glam::Vec3::new(c[0] * 0.5, c[1] * 0.4, c[2] * 0.5);
-        let camera = orbit(
-            registry,
-            &self.core.id,
-            frame.clock.time,
-            centre,
-            frame.size,
-        );
+        let camera = orbit(registry, &self.core.id, clock.time, centre, size);
         if let Some(point) = pointer_point(registry, &camera, centre, c, &p("pointer_radius")) {
             params.point1 = point;
         }
         running.sim.set_params(env.gpu, &params);
         // As many substeps as keep the liquid in real time (the seed's
         // "neither explodes nor runs in slow motion"), at most `iterations`.
-        let wanted = f64::from(frame.clock.dt)
-            * f64::from(registry.float(&format!("{}.speed", self.core.id)));
-        let most = registry
-            .float(&format!("{}.iterations", self.core.id))
-            .max(1.0) as u32;
-        let substeps = ((wanted / f64::from(params.dt)).round() as u32).min(most);
-        for _ in 0..substeps {
-            running.sim.step(encoder, profiler);
-        }
+        let wanted = f64::from(clock.dt) * f64::from(registry.float(&p("speed")));
+        let most = registry.float(&p("iterations")).max(1.0) as u32;
+        self.substeps = ((wanted / f64::from(params.dt)).round() as u32).min(most);
         let colour = match registry.get(&p("colour")) {
             Some(Value::Colour(c)) => *c,
             _ => [0.3, 0.6, 0.9, 1.0],
@@ -381,20 +365,37 @@ impl Layer for FluidLayer {
             foam: registry.float(&p("foam")),
             _pad: [0.0; 2],
         };
-        let style = if registry.index(&p("render")) == 1 {
+        if let Some(renderer) = self.core.drawer.as_mut() {
+            renderer.prepare(env.gpu, size, &camera, &look);
+        }
+        false
+    }
+
+    fn encode(
+        &self,
+        env: &LayerEnv<'_>,
+        frame: &LayerFrame<'_>,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &mut GpuProfiler,
+    ) {
+        let (Some(running), Some(renderer)) = (&self.core.running, &self.core.drawer) else {
+            crate::gpu::clear_view(encoder, frame.target);
+            return;
+        };
+        for _ in 0..self.substeps {
+            running.sim.step(encoder, profiler);
+        }
+        let style = if frame.registry.index(&format!("{}.render", self.core.id)) == 1 {
             Look::Particles
         } else {
             Look::Surface
         };
-        let targets = (frame.target, frame.below, frame.size);
         renderer.draw(
             env.gpu,
             encoder,
             profiler,
             &running.sim,
-            targets,
-            &camera,
-            &look,
+            (frame.target, frame.below),
             style,
         );
     }

@@ -116,26 +116,35 @@ impl ForestRenderer {
         ]);
     }
 
-    /// Draws into `target` (cleared first).
-    #[allow(clippy::too_many_arguments, reason = "one draw's inputs")]
-    pub fn draw(
+    /// This frame's uploads: the camera and the look, and a depth buffer
+    /// for a target of `size`.
+    pub fn prepare(
         &mut self,
         gpu: &Gpu,
-        encoder: &mut wgpu::CommandEncoder,
-        profiler: &mut GpuProfiler,
-        sim: &ForestSim,
-        (target, size): (&wgpu::TextureView, [u32; 2]),
+        size: [u32; 2],
         (camera, params): (&CameraUniform, &ForestDraw),
-        view: View,
     ) {
-        let Some([trees, ground, maps]) = &self.groups else {
-            return;
-        };
         gpu.queue
             .write_buffer(&self.camera, 0, bytemuck::bytes_of(camera));
         gpu.queue
             .write_buffer(&self.params, 0, bytemuck::bytes_of(params));
-        let depth = self.depth.at(&gpu.device, "forest.depth", size);
+        self.depth.at(&gpu.device, "forest.depth", size);
+    }
+
+    /// Records the draw into `target` (cleared to the fog's sky first) with
+    /// what [`ForestRenderer::prepare`] uploaded; `params` gives the sky.
+    pub fn draw(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &mut GpuProfiler,
+        sim: &ForestSim,
+        target: &wgpu::TextureView,
+        params: &ForestDraw,
+        view: View,
+    ) {
+        let (Some([trees, ground, maps]), Some(depth)) = (&self.groups, self.depth.view()) else {
+            return;
+        };
         let forest = view == View::Forest;
         let fog = params.fog_colour;
         let label = if forest {

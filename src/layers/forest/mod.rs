@@ -14,7 +14,7 @@ use glam::Vec3;
 use crate::base::clock::Clock;
 use crate::base::rng::Rng;
 use crate::base::{AssetError, Assets, ChangedFile, inside_show};
-use crate::engine::camera::{camera_params, orbit_scaled};
+use crate::engine::camera::{CameraUniform, camera_params, orbit_scaled};
 use crate::engine::simulation::{Drawer, Running, Simulation, SimulationCore};
 use crate::engine::{BenchWorkload, Layer, LayerEnv, LayerFrame, LayerKind};
 use crate::gpu::UniformLayout;
@@ -300,6 +300,8 @@ pub fn sow(
 /// The forest layer.
 pub struct ForestLayer {
     core: SimulationCore<Grown, ForestRenderer, Structure>,
+    /// This frame's camera and look, found in `prepare`.
+    look: Option<(CameraUniform, ForestDraw)>,
 }
 
 impl ForestLayer {
@@ -307,6 +309,7 @@ impl ForestLayer {
     pub fn new(id: &str, env: &LayerEnv<'_>) -> Self {
         Self {
             core: SimulationCore::new(id, &["forest/"], env),
+            look: None,
         }
     }
 
@@ -372,7 +375,13 @@ impl Layer for ForestLayer {
         forest_params(&self.core.id)
     }
 
-    fn prepare(&mut self, env: &LayerEnv<'_>, registry: &Registry, clock: &Clock) -> bool {
+    fn prepare(
+        &mut self,
+        env: &LayerEnv<'_>,
+        registry: &Registry,
+        clock: &Clock,
+        size: [u32; 2],
+    ) -> bool {
         if !self.core.enabled(registry) {
             return false;
         }
@@ -382,69 +391,39 @@ impl Layer for ForestLayer {
             self.core.start(env, built);
         }
         self.tend(env, registry);
+        let (Some(grown), Some(renderer)) = (&self.core.running, self.core.drawer.as_mut()) else {
+            return false;
+        };
+        let (camera, draw) = forest_look(registry, &self.core.id, grown, clock.time, size);
+        renderer.prepare(env.gpu, size, (&camera, &draw));
+        self.look = Some((camera, draw));
         false
     }
 
     fn encode(
-        &mut self,
-        env: &LayerEnv<'_>,
+        &self,
+        _env: &LayerEnv<'_>,
         frame: &LayerFrame<'_>,
         encoder: &mut wgpu::CommandEncoder,
         profiler: &mut GpuProfiler,
     ) {
         let registry = frame.registry;
-        let id = self.core.id.clone();
-        let p = |name: &str| format!("{id}.{name}");
-        let (Some(grown), Some(renderer)) = (&self.core.running, self.core.drawer.as_mut()) else {
+        let p = |name: &str| format!("{}.{name}", self.core.id);
+        let (Some(grown), Some(renderer), Some((_, draw))) =
+            (&self.core.running, &self.core.drawer, &self.look)
+        else {
             crate::gpu::clear_view(encoder, frame.target);
             return;
         };
         for _ in 0..registry.float(&p("steps_per_frame")) as u32 {
             grown.sim.step(encoder, profiler);
         }
-        let extent = grown.structure.extent();
-        let tallest = grown
-            .species
-            .iter()
-            .map(|s| s.max_height)
-            .fold(1.0, f32::max);
-        let camera = orbit_scaled(
-            registry,
-            &id,
-            frame.clock.time,
-            (Vec3::new(0.0, tallest * 0.3, 0.0), extent),
-            frame.size,
-        );
-        let mut colours = [[0.0; 4]; MAX_SPECIES];
-        for (slot, s) in colours.iter_mut().zip(&grown.species) {
-            *slot = [s.colour[0], s.colour[1], s.colour[2], 1.0];
-        }
-        let fog = match registry.get(&p("fog")) {
-            Some(Value::Colour(c)) => *c,
-            _ => [0.025, 0.035, 0.06, 1.0],
-        };
-        let draw = ForestDraw {
-            colours,
-            fog_colour: fog,
-            extent,
-            fog_density: registry.float(&p("fog_density")),
-            brightness: registry.float(&p("brightness")),
-            view_slice: registry.float(&p("view_slice")) as u32,
-        };
         let view = if registry.index(&p("view")) == 1 {
             View::Maps
         } else {
             View::Forest
         };
-        renderer.draw(
-            env.gpu,
-            encoder,
-            profiler,
-            &grown.sim,
-            (frame.target, frame.size),
-            (&camera, &draw),
-            view,
-        );
+        renderer.draw(encoder, profiler, &grown.sim, frame.target, draw, view);
     }
 
     fn reseed(&mut self, seed: u64) {
@@ -505,4 +484,45 @@ fn bench_workload(size: u32) -> BenchWorkload {
             format!("capacity={}", (size * 2).min(sim::MAX_TREES)),
         ],
     }
+}
+
+/// This frame's camera and look of forest `id` for a target of `size`.
+fn forest_look(
+    registry: &Registry,
+    id: &str,
+    grown: &Grown,
+    time: f64,
+    size: [u32; 2],
+) -> (CameraUniform, ForestDraw) {
+    let p = |name: &str| format!("{id}.{name}");
+    let extent = grown.structure.extent();
+    let tallest = grown
+        .species
+        .iter()
+        .map(|s| s.max_height)
+        .fold(1.0, f32::max);
+    let camera = orbit_scaled(
+        registry,
+        id,
+        time,
+        (Vec3::new(0.0, tallest * 0.3, 0.0), extent),
+        size,
+    );
+    let mut colours = [[0.0; 4]; MAX_SPECIES];
+    for (slot, s) in colours.iter_mut().zip(&grown.species) {
+        *slot = [s.colour[0], s.colour[1], s.colour[2], 1.0];
+    }
+    let fog = match registry.get(&p("fog")) {
+        Some(Value::Colour(c)) => *c,
+        _ => [0.025, 0.035, 0.06, 1.0],
+    };
+    let draw = ForestDraw {
+        colours,
+        fog_colour: fog,
+        extent,
+        fog_density: registry.float(&p("fog_density")),
+        brightness: registry.float(&p("brightness")),
+        view_slice: registry.float(&p("view_slice")) as u32,
+    };
+    (camera, draw)
 }

@@ -251,17 +251,27 @@ impl Layer for ShaderLayer {
             .collect()
     }
 
-    fn prepare(&mut self, env: &LayerEnv<'_>, registry: &Registry, _clock: &Clock) -> bool {
+    fn prepare(
+        &mut self,
+        env: &LayerEnv<'_>,
+        registry: &Registry,
+        _clock: &Clock,
+        _size: [u32; 2],
+    ) -> bool {
         let spec = file_param(&self.id);
         let file = registry
             .text(&spec.name)
             .or(spec.default.as_text())
             .unwrap_or_default()
             .to_string();
-        if self.tried_file.as_deref() == Some(file.as_str()) {
-            return false;
+        let changed = self.tried_file.as_deref() != Some(file.as_str()) && self.load(env, &file);
+        if let Some(compiled) = &self.compiled {
+            let bytes = compiled.block.bytes(&self.id, registry);
+            env.gpu
+                .queue
+                .write_buffer(&compiled.params_buffer, 0, &bytes);
         }
-        self.load(env, &file)
+        changed
     }
 
     fn reload(&mut self, env: &LayerEnv<'_>, changed: &[ChangedFile]) -> bool {
@@ -278,7 +288,7 @@ impl Layer for ShaderLayer {
     }
 
     fn encode(
-        &mut self,
+        &self,
         env: &LayerEnv<'_>,
         frame: &LayerFrame<'_>,
         encoder: &mut wgpu::CommandEncoder,
@@ -288,10 +298,6 @@ impl Layer for ShaderLayer {
             clear_view(encoder, frame.target);
             return;
         };
-        let bytes = compiled.block.bytes(&self.id, frame.registry);
-        env.gpu
-            .queue
-            .write_buffer(&compiled.params_buffer, 0, &bytes);
         let bind_group = bind(
             env.gpu,
             &self.layout,

@@ -136,23 +136,36 @@ impl BodyRenderer {
         })
     }
 
-    /// Draws the skinned mesh over what `target` holds.
-    pub fn draw(
+    /// This frame's uploads: the camera and the look, and a depth buffer
+    /// for a target of `size`.
+    pub fn prepare(
         &mut self,
         gpu: &Gpu,
-        encoder: &mut wgpu::CommandEncoder,
-        profiler: &mut GpuProfiler,
-        skin: &SkinGpu,
-        (target, size): (&wgpu::TextureView, [u32; 2]),
+        size: [u32; 2],
         (camera, params): (&CameraUniform, &BodyParams),
     ) {
-        let (lit, glass) = &self.groups;
         gpu.queue
             .write_buffer(&self.camera, 0, bytemuck::bytes_of(camera));
         gpu.queue
             .write_buffer(&self.params, 0, bytemuck::bytes_of(params));
-        let depth = self.depth.at(&gpu.device, "skinned.body.depth", size);
-        let (pipeline, group) = if params.style == 0 {
+        self.depth.at(&gpu.device, "skinned.body.depth", size);
+    }
+
+    /// Records the skinned mesh over what `target` holds, in `style` (0
+    /// lit, else glass), with what [`BodyRenderer::prepare`] uploaded.
+    pub fn draw(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &mut GpuProfiler,
+        skin: &SkinGpu,
+        target: &wgpu::TextureView,
+        style: u32,
+    ) {
+        let (lit, glass) = &self.groups;
+        let Some(depth) = self.depth.view() else {
+            return;
+        };
+        let (pipeline, group) = if style == 0 {
             (&self.lit, lit)
         } else {
             (&self.glass, glass)

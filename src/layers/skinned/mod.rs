@@ -413,53 +413,36 @@ impl Layer for SkinnedLayer {
         skinned_params(&self.core.id, self.clips.as_deref())
     }
 
-    fn prepare(&mut self, env: &LayerEnv<'_>, registry: &Registry, clock: &Clock) -> bool {
+    fn prepare(
+        &mut self,
+        env: &LayerEnv<'_>,
+        registry: &Registry,
+        clock: &Clock,
+        size: [u32; 2],
+    ) -> bool {
         if !self.core.enabled(registry) {
             return false;
         }
         let changed = self.maintain(env, registry, clock.time);
         self.animate(env, registry, clock.dt);
-        changed
-    }
-
-    fn encode(
-        &mut self,
-        env: &LayerEnv<'_>,
-        frame: &LayerFrame<'_>,
-        encoder: &mut wgpu::CommandEncoder,
-        profiler: &mut GpuProfiler,
-    ) {
-        let registry = frame.registry;
-        let id = self.core.id.clone();
+        let id = &self.core.id;
         let p = |name: &str| format!("{id}.{name}");
         let (Some(character), Some(drawer)) = (&self.core.running, self.core.drawer.as_mut())
         else {
-            crate::gpu::clear_view(encoder, frame.target);
-            return;
+            return changed;
         };
         let structure = &character.structure;
         let params = step_params(
             registry,
-            &id,
-            frame.clock.dt,
+            id,
+            clock.dt,
             self.core.seed,
             (structure.attraction_count, structure.capacity),
-            unit_distance(registry, &id, character.spacing),
+            unit_distance(registry, id, character.spacing),
         );
-        let sim = &character.sim;
-        sim.colony.set_params(env.gpu, &params);
-        for _ in 0..registry.float(&p("steps_per_frame")) as u32 {
-            sim.colony.step(encoder, profiler);
-        }
-        sim.skin.encode(encoder, profiler);
+        character.sim.colony.set_params(env.gpu, &params);
         let scale = character.model.size();
-        let camera = orbit_scaled(
-            registry,
-            &id,
-            frame.clock.time,
-            (character.centre, scale),
-            frame.size,
-        );
+        let camera = orbit_scaled(registry, id, clock.time, (character.centre, scale), size);
         let draw = DrawParams::new(
             registry.float(&p("width")),
             registry.float(&p("thickness")) * scale,
@@ -468,37 +451,52 @@ impl Layer for SkinnedLayer {
             registry.index(&p("palette")) as u32,
             registry.index(&p("colour_by")) as u32,
         );
+        drawer.branches.prepare(env.gpu, size, &camera, &draw);
+        let colour = match registry.get(&p("body_colour")) {
+            Some(Value::Colour(c)) => *c,
+            _ => [0.35, 0.55, 0.9, 1.0],
+        };
+        let style = u32::from(registry.index(&p("body")) == 0);
+        let body = BodyParams::new(colour, style, registry.float(&p("body_opacity")));
+        drawer.body.prepare(env.gpu, size, (&camera, &body));
+        changed
+    }
+
+    fn encode(
+        &self,
+        _env: &LayerEnv<'_>,
+        frame: &LayerFrame<'_>,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &mut GpuProfiler,
+    ) {
+        let registry = frame.registry;
+        let p = |name: &str| format!("{}.{name}", self.core.id);
+        let (Some(character), Some(drawer)) = (&self.core.running, &self.core.drawer) else {
+            crate::gpu::clear_view(encoder, frame.target);
+            return;
+        };
+        let sim = &character.sim;
+        for _ in 0..registry.float(&p("steps_per_frame")) as u32 {
+            sim.colony.step(encoder, profiler);
+        }
+        sim.skin.encode(encoder, profiler);
         let style = if registry.index(&p("render")) == 1 {
             Style::Tubes
         } else {
             Style::Lines
         };
-        drawer.branches.draw(
-            env.gpu,
-            encoder,
-            profiler,
-            &sim.colony,
-            frame.target,
-            frame.size,
-            &camera,
-            &draw,
-            style,
-        );
+        drawer
+            .branches
+            .draw(encoder, profiler, &sim.colony, frame.target, style);
+        // body: glass, lit or hidden (BODY_STYLES).
         let body = registry.index(&p("body"));
         if body < 2 {
-            let colour = match registry.get(&p("body_colour")) {
-                Some(Value::Colour(c)) => *c,
-                _ => [0.35, 0.55, 0.9, 1.0],
-            };
-            let style = u32::from(body == 0);
-            let params = BodyParams::new(colour, style, registry.float(&p("body_opacity")));
             drawer.body.draw(
-                env.gpu,
                 encoder,
                 profiler,
                 &sim.skin,
-                (frame.target, frame.size),
-                (&camera, &params),
+                frame.target,
+                u32::from(body == 0),
             );
         }
     }

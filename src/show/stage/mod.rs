@@ -554,10 +554,11 @@ impl Show {
             errors: &self.errors,
             seed: self.seed,
         };
-        self.stack.prepare(&env, &mut self.registry, &self.clock);
+        // The render size first: layers prepare (size their buffers) for it.
         self.stack
             .compositor
             .fit(&self.gpu, &self.registry, &self.clock, output_size);
+        self.stack.prepare(&env, &mut self.registry, &self.clock);
         let size = self.stack.compositor.render_size();
         let uniforms = FrameUniforms::new(&self.clock, &self.registry, size, self.seed);
         self.gpu
@@ -577,10 +578,10 @@ impl Show {
             // size, and is laid over the one coming in as it fades.
             out.elapsed += dt;
             out.registry.advance(dt);
-            out.stack.prepare(&env, &mut out.registry, &self.clock);
             out.stack
                 .compositor
                 .fit(&self.gpu, &self.registry, &self.clock, output_size);
+            out.stack.prepare(&env, &mut out.registry, &self.clock);
             let frame = (&out.registry, &self.clock, &self.frame_uniforms);
             out.stack
                 .encode(&env, frame, &mut encoder, &mut self.profiler);

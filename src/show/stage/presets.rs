@@ -163,8 +163,9 @@ impl Show {
             sync_params(layer.as_ref(), &mut registry, &mut layer_params);
         }
         apply_known(preset, &mut registry)?;
+        let size = self.stack.compositor.render_size();
         for layer in layers.iter_mut() {
-            layer.prepare(&env, &registry, &self.clock);
+            layer.prepare(&env, &registry, &self.clock, size);
             sync_params(layer.as_ref(), &mut registry, &mut layer_params);
         }
         preset.apply(&mut registry)?;
