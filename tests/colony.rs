@@ -3,6 +3,7 @@
 
 use sylva::base::Assets;
 use sylva::engine::camera::{camera_params, orbit};
+use sylva::engine::simulation::Drawer;
 use sylva::gpu::{GpuProfiler, HDR_FORMAT, RenderTarget, read_rgba16f};
 use sylva::layers::colony::attractors::{AttractionSource, Shape};
 use sylva::layers::colony::draw::{BranchRenderer, DrawParams, NodeTransform, Style};

@@ -2,6 +2,7 @@
 //! extreme parameters, and the dam break.
 
 use sylva::base::{Assets, ChangedFile, Folder};
+use sylva::engine::simulation::Simulation;
 use sylva::gpu::GpuProfiler;
 use sylva::layers::fluid::reference::densities_and_accelerations;
 use sylva::layers::fluid::scene::{Scene, block};

@@ -2,6 +2,7 @@
 //! (additive, for glowing filaments) or lit tubes (depth-tested), one
 //! instance per node, sized by the indirect arguments the simulation writes.
 
+use crate::engine::simulation::Drawer;
 use bytemuck::{Pod, Zeroable};
 
 use super::sim::ColonySim;
@@ -93,11 +94,6 @@ pub struct BranchRenderer {
 }
 
 impl BranchRenderer {
-    /// Compiles both pipelines, drawing nodes where they grew.
-    pub fn new(gpu: &Gpu, assets: &Assets) -> Result<Self, BuildError> {
-        Self::with_transform(gpu, assets, &NodeTransform::default())
-    }
-
     /// Compiles both pipelines with `transform` placing the nodes (its
     /// default, an empty file name, draws them where they grew).
     pub fn with_transform(
@@ -163,24 +159,6 @@ impl BranchRenderer {
         self.transform_buffers = buffers;
     }
 
-    /// Binds a (new) simulation's buffers.
-    pub fn attach(&mut self, gpu: &Gpu, sim: &ColonySim) {
-        let mut buffers = vec![
-            (0, &self.camera),
-            (1, &self.params),
-            (2, &sim.nodes),
-            (3, &sim.info),
-            (4, &sim.state),
-        ];
-        buffers.extend(
-            self.transform_buffers
-                .iter()
-                .map(|(b, buffer)| (*b, buffer)),
-        );
-        let group = |pipeline| buffers_group(&gpu.device, pipeline, "colony.draw", &buffers);
-        self.groups = Some((group(&self.lines), group(&self.tubes)));
-    }
-
     /// This frame's uploads: the camera and the look, and a depth buffer
     /// for a target of `size`.
     pub fn prepare(
@@ -233,5 +211,30 @@ impl BranchRenderer {
             pass.set_bind_group(0, lines_group, &[]);
             pass.draw_indirect(&sim.args, 3 * 4);
         }
+    }
+}
+
+impl Drawer<ColonySim> for BranchRenderer {
+    /// Compiles both pipelines, drawing nodes where they grew.
+    fn build(gpu: &Gpu, assets: &Assets) -> Result<Self, BuildError> {
+        Self::with_transform(gpu, assets, &NodeTransform::default())
+    }
+
+    /// Binds a (new) simulation's buffers.
+    fn attach(&mut self, gpu: &Gpu, sim: &ColonySim) {
+        let mut buffers = vec![
+            (0, &self.camera),
+            (1, &self.params),
+            (2, &sim.nodes),
+            (3, &sim.info),
+            (4, &sim.state),
+        ];
+        buffers.extend(
+            self.transform_buffers
+                .iter()
+                .map(|(b, buffer)| (*b, buffer)),
+        );
+        let group = |pipeline| buffers_group(&gpu.device, pipeline, "colony.draw", &buffers);
+        self.groups = Some((group(&self.lines), group(&self.tubes)));
     }
 }

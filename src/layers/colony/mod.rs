@@ -24,10 +24,9 @@ use sim::{ColonySim, StepParams};
 use crate::base::clock::Clock;
 use crate::base::{Assets, ChangedFile, inside_show};
 use crate::engine::camera::{camera_params, orbit};
-use crate::engine::simulation::{Drawer, Running, Simulation, SimulationCore};
+use crate::engine::simulation::{Running, SimulationCore};
 use crate::engine::{BenchWorkload, Layer, LayerEnv, LayerFrame, LayerKind};
 use crate::gpu::UniformLayout;
-use crate::gpu::compute::KernelReload;
 use crate::gpu::{BuildError, Gpu, GpuProfiler};
 use crate::params::{ParamSpec, Registry, Value};
 
@@ -270,21 +269,6 @@ impl Running for Grown {
     }
     fn sim_mut(&mut self) -> &mut ColonySim {
         &mut self.sim
-    }
-}
-
-impl Simulation for ColonySim {
-    fn reload(&mut self, gpu: &Gpu, assets: &Assets, changed: &[ChangedFile]) -> KernelReload {
-        ColonySim::reload(self, gpu, assets, changed)
-    }
-}
-
-impl Drawer<ColonySim> for BranchRenderer {
-    fn build(gpu: &Gpu, assets: &Assets) -> Result<Self, BuildError> {
-        BranchRenderer::new(gpu, assets)
-    }
-    fn attach(&mut self, gpu: &Gpu, sim: &ColonySim) {
-        BranchRenderer::attach(self, gpu, sim);
     }
 }
 

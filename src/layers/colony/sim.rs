@@ -4,6 +4,7 @@
 //! prefix-sum allocation, connect, finalize, grow. Nothing is read back
 //! during a step; counts drive indirect dispatches and draws.
 
+use crate::engine::simulation::Simulation;
 use bytemuck::{Pod, Zeroable};
 
 use crate::base::rng::Rng;
@@ -175,27 +176,6 @@ pub struct ColonySim {
 }
 
 impl ColonySim {
-    /// Rebuilds the kernels a saved WGSL file touches (`colony/step.wgsl`,
-    /// what it includes, the grid sort and the prefix sum); the grown nodes
-    /// stay.
-    pub fn reload(&mut self, gpu: &Gpu, assets: &Assets, changed: &[ChangedFile]) -> KernelReload {
-        let mut report = KernelReload::default();
-        let context = (gpu, assets, changed);
-        self.grid.reload(context, &mut report);
-        self.scan.reload(context, &mut report);
-        let k = &mut self.kernels;
-        for (kernel, binding) in [
-            &mut k.search,
-            &mut k.attract,
-            &mut k.connect,
-            &mut k.finalize,
-            &mut k.grow,
-        ] {
-            report.kernel(context, kernel, &mut [binding]);
-        }
-        report
-    }
-
     /// Uploads `attractors` and the seed nodes.
     pub fn new(
         gpu: &Gpu,
@@ -437,4 +417,27 @@ pub fn bounds(points: &[[f32; 3]]) -> ([f32; 3], [f32; 3]) {
         return ([-1.0; 3], [1.0; 3]);
     }
     (min, max)
+}
+
+impl Simulation for ColonySim {
+    /// Rebuilds the kernels a saved WGSL file touches (`colony/step.wgsl`,
+    /// what it includes, the grid sort and the prefix sum); the grown nodes
+    /// stay.
+    fn reload(&mut self, gpu: &Gpu, assets: &Assets, changed: &[ChangedFile]) -> KernelReload {
+        let mut report = KernelReload::default();
+        let context = (gpu, assets, changed);
+        self.grid.reload(context, &mut report);
+        self.scan.reload(context, &mut report);
+        let k = &mut self.kernels;
+        for (kernel, binding) in [
+            &mut k.search,
+            &mut k.attract,
+            &mut k.connect,
+            &mut k.finalize,
+            &mut k.grow,
+        ] {
+            report.kernel(context, kernel, &mut [binding]);
+        }
+        report
+    }
 }

@@ -6,6 +6,7 @@
 //! their colour with depth, reflects a sky by Fresnel, adds the light's
 //! glint and whitens the foam.
 
+use crate::engine::simulation::Drawer;
 use bytemuck::{Pod, Zeroable};
 
 use super::sim::FluidSim;
@@ -95,119 +96,6 @@ struct Targets {
 }
 
 impl FluidRenderer {
-    /// Compiles the pipelines.
-    pub fn new(gpu: &Gpu, assets: &Assets) -> Result<Self, BuildError> {
-        let particles = Composer::new(assets)
-            .file("fluid/particles.wgsl")?
-            .finish()?;
-        particles.validate()?;
-        let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let module = gpu
-            .device
-            .create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some("fluid/particles.wgsl"),
-                source: wgpu::ShaderSource::Wgsl(particles.text().into()),
-            });
-        let glow = instanced_pipeline(
-            &gpu.device,
-            &module,
-            "fluid.glow",
-            ("vs_disc", "fs_glow"),
-            Output {
-                format: HDR_FORMAT,
-                blend: Some(additive()),
-                depth: false,
-            },
-        );
-        let depth = instanced_pipeline(
-            &gpu.device,
-            &module,
-            "fluid.depth",
-            ("vs_disc", "fs_depth"),
-            Output {
-                format: EYE_DEPTH_FORMAT,
-                blend: None,
-                depth: true,
-            },
-        );
-        let thickness = instanced_pipeline(
-            &gpu.device,
-            &module,
-            "fluid.thickness",
-            ("vs_disc", "fs_thickness"),
-            Output {
-                format: THICKNESS_FORMAT,
-                blend: Some(additive()),
-                depth: false,
-            },
-        );
-        if let Some(error) = pollster::block_on(scope.pop()) {
-            return Err(BuildError::Device {
-                label: "fluid/particles.wgsl".into(),
-                message: error.to_string(),
-            });
-        }
-        let surface_layout = layout(
-            &gpu.device,
-            "fluid.surface",
-            &[
-                Slot::Uniform,
-                Slot::Uniform,
-                Slot::Texture(false),
-                Slot::Texture(false),
-                Slot::Texture(false),
-            ],
-        );
-        let surface = Composer::new(assets).file("fluid/surface.wgsl")?.finish()?;
-        surface.validate()?;
-        let fullscreen = |entry: &str, format| {
-            FullscreenPipeline::with_entry(
-                &gpu.device,
-                entry,
-                surface.text(),
-                &surface_layout,
-                format,
-                entry,
-            )
-        };
-        Ok(Self {
-            glow,
-            depth,
-            thickness,
-            blur: fullscreen("fs_blur", EYE_DEPTH_FORMAT)?,
-            shade: fullscreen("fs_shade", HDR_FORMAT)?,
-            surface_layout,
-            camera: uniform_buffer(&gpu.device, "fluid.camera", size_of::<CameraUniform>()),
-            look: uniform_buffer(&gpu.device, "fluid.look", size_of::<ParticleDraw>()),
-            surface: [0, 1].map(|i| {
-                uniform_buffer(
-                    &gpu.device,
-                    &format!("fluid.surface{i}"),
-                    size_of::<SurfaceUniform>(),
-                )
-            }),
-            groups: None,
-            targets: None,
-        })
-    }
-
-    /// Binds a (new) simulation's buffers.
-    pub fn attach(&mut self, gpu: &Gpu, sim: &FluidSim) {
-        let buffers = [
-            (0, &self.camera),
-            (1, &self.look),
-            (2, &sim.positions),
-            (3, &sim.velocities),
-            (4, &sim.densities),
-        ];
-        let group = |pipeline| buffers_group(&gpu.device, pipeline, "fluid.particles", &buffers);
-        self.groups = Some([
-            group(&self.glow),
-            group(&self.depth),
-            group(&self.thickness),
-        ]);
-    }
-
     /// This frame's uploads for a target of `size`: the camera, the look,
     /// the surface passes' uniforms, and the screen-space targets the
     /// surface is built in (made again only when the size changes).
@@ -373,5 +261,120 @@ impl Targets {
             thickness: RenderTarget::new(&gpu.device, "fluid.thickness", size, THICKNESS_FORMAT),
             depth: depth_view(&gpu.device, "fluid.depth_buffer", size),
         }
+    }
+}
+
+impl Drawer<FluidSim> for FluidRenderer {
+    /// Compiles the pipelines.
+    fn build(gpu: &Gpu, assets: &Assets) -> Result<Self, BuildError> {
+        let particles = Composer::new(assets)
+            .file("fluid/particles.wgsl")?
+            .finish()?;
+        particles.validate()?;
+        let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let module = gpu
+            .device
+            .create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some("fluid/particles.wgsl"),
+                source: wgpu::ShaderSource::Wgsl(particles.text().into()),
+            });
+        let glow = instanced_pipeline(
+            &gpu.device,
+            &module,
+            "fluid.glow",
+            ("vs_disc", "fs_glow"),
+            Output {
+                format: HDR_FORMAT,
+                blend: Some(additive()),
+                depth: false,
+            },
+        );
+        let depth = instanced_pipeline(
+            &gpu.device,
+            &module,
+            "fluid.depth",
+            ("vs_disc", "fs_depth"),
+            Output {
+                format: EYE_DEPTH_FORMAT,
+                blend: None,
+                depth: true,
+            },
+        );
+        let thickness = instanced_pipeline(
+            &gpu.device,
+            &module,
+            "fluid.thickness",
+            ("vs_disc", "fs_thickness"),
+            Output {
+                format: THICKNESS_FORMAT,
+                blend: Some(additive()),
+                depth: false,
+            },
+        );
+        if let Some(error) = pollster::block_on(scope.pop()) {
+            return Err(BuildError::Device {
+                label: "fluid/particles.wgsl".into(),
+                message: error.to_string(),
+            });
+        }
+        let surface_layout = layout(
+            &gpu.device,
+            "fluid.surface",
+            &[
+                Slot::Uniform,
+                Slot::Uniform,
+                Slot::Texture(false),
+                Slot::Texture(false),
+                Slot::Texture(false),
+            ],
+        );
+        let surface = Composer::new(assets).file("fluid/surface.wgsl")?.finish()?;
+        surface.validate()?;
+        let fullscreen = |entry: &str, format| {
+            FullscreenPipeline::with_entry(
+                &gpu.device,
+                entry,
+                surface.text(),
+                &surface_layout,
+                format,
+                entry,
+            )
+        };
+        Ok(Self {
+            glow,
+            depth,
+            thickness,
+            blur: fullscreen("fs_blur", EYE_DEPTH_FORMAT)?,
+            shade: fullscreen("fs_shade", HDR_FORMAT)?,
+            surface_layout,
+            camera: uniform_buffer(&gpu.device, "fluid.camera", size_of::<CameraUniform>()),
+            look: uniform_buffer(&gpu.device, "fluid.look", size_of::<ParticleDraw>()),
+            surface: [0, 1].map(|i| {
+                uniform_buffer(
+                    &gpu.device,
+                    &format!("fluid.surface{i}"),
+                    size_of::<SurfaceUniform>(),
+                )
+            }),
+            groups: None,
+            targets: None,
+        })
+    }
+
+    /// Binds a (new) simulation's buffers.
+    fn attach(&mut self, gpu: &Gpu, sim: &FluidSim) {
+        let buffers = [
+            (0, &self.camera),
+            (1, &self.look),
+            (2, &sim.positions),
+            (3, &sim.velocities),
+            (4, &sim.densities),
+        ];
+        let group = |pipeline| buffers_group(&gpu.device, pipeline, "fluid.particles", &buffers);
+        self.groups = Some([
+            group(&self.glow),
+            group(&self.depth),
+            group(&self.thickness),
+        ]);
     }
 }

@@ -19,13 +19,12 @@ use draw::{FluidRenderer, Look, ParticleDraw};
 use scene::Scene;
 use sim::FluidSim;
 
+use crate::base::ChangedFile;
 use crate::base::clock::Clock;
-use crate::base::{Assets, ChangedFile};
 use crate::engine::camera::{camera_params, orbit};
-use crate::engine::simulation::{self as sim_core, Drawer, Simulation, SimulationCore};
+use crate::engine::simulation::{self as sim_core, SimulationCore};
 use crate::engine::{BenchWorkload, Layer, LayerEnv, LayerFrame, LayerKind};
 use crate::gpu::UniformLayout;
-use crate::gpu::compute::KernelReload;
 use crate::gpu::{BuildError, Gpu, GpuProfiler};
 use crate::params::{ParamSpec, Registry, Value};
 
@@ -197,21 +196,6 @@ impl sim_core::Running for Running {
     }
     fn sim_mut(&mut self) -> &mut FluidSim {
         &mut self.sim
-    }
-}
-
-impl Simulation for FluidSim {
-    fn reload(&mut self, gpu: &Gpu, assets: &Assets, changed: &[ChangedFile]) -> KernelReload {
-        FluidSim::reload(self, gpu, assets, changed)
-    }
-}
-
-impl Drawer<FluidSim> for FluidRenderer {
-    fn build(gpu: &Gpu, assets: &Assets) -> Result<Self, BuildError> {
-        FluidRenderer::new(gpu, assets)
-    }
-    fn attach(&mut self, gpu: &Gpu, sim: &FluidSim) {
-        FluidRenderer::attach(self, gpu, sim);
     }
 }
 

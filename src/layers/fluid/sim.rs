@@ -2,6 +2,7 @@
 //! a counting sort into cells of size h each substep, then reorder,
 //! density, force and integrate passes. Nothing is read back during a step.
 
+use crate::engine::simulation::Simulation;
 use bytemuck::{Pod, Zeroable};
 
 use crate::base::{Assets, ChangedFile};
@@ -244,23 +245,6 @@ impl FluidSim {
         })
     }
 
-    /// Rebuilds the kernels a saved WGSL file touches (a stage's own file,
-    /// `fluid/fluid.wgsl`, or a `common/` file); the particles stay.
-    pub fn reload(&mut self, gpu: &Gpu, assets: &Assets, changed: &[ChangedFile]) -> KernelReload {
-        let mut report = KernelReload::default();
-        let context = (gpu, assets, changed);
-        self.grid.reload(context, &mut report);
-        for (kernel, binding) in [
-            &mut self.reorder,
-            &mut self.density,
-            &mut self.force,
-            &mut self.integrate,
-        ] {
-            report.kernel(context, kernel, &mut [binding]);
-        }
-        report
-    }
-
     /// Substeps run so far, as the GPU counted them (the integrate stage
     /// mixes this count into its random draws). Waits for the GPU.
     pub fn substeps_run(&self, gpu: &Gpu) -> Result<u32, ReadbackError> {
@@ -342,5 +326,24 @@ impl FluidSim {
         let force = n * (16.0 * 3.0 + 8.0) + n * neighbours * (16.0 + 16.0 + 8.0);
         let integrate = n * 16.0 * 5.0;
         (grid + reorder + density + force + integrate) as u64
+    }
+}
+
+impl Simulation for FluidSim {
+    /// Rebuilds the kernels a saved WGSL file touches (a stage's own file,
+    /// `fluid/fluid.wgsl`, or a `common/` file); the particles stay.
+    fn reload(&mut self, gpu: &Gpu, assets: &Assets, changed: &[ChangedFile]) -> KernelReload {
+        let mut report = KernelReload::default();
+        let context = (gpu, assets, changed);
+        self.grid.reload(context, &mut report);
+        for (kernel, binding) in [
+            &mut self.reorder,
+            &mut self.density,
+            &mut self.force,
+            &mut self.integrate,
+        ] {
+            report.kernel(context, kernel, &mut [binding]);
+        }
+        report
     }
 }

@@ -2,6 +2,7 @@
 //! ground plane in fog under the orbit camera, or the space maps from
 //! above coloured by species.
 
+use crate::engine::simulation::Drawer;
 use bytemuck::{Pod, Zeroable};
 
 use super::sim::{DRAW_ARGS, ForestSim};
@@ -54,68 +55,6 @@ pub struct ForestRenderer {
 }
 
 impl ForestRenderer {
-    /// Compiles the pipelines.
-    pub fn new(gpu: &Gpu, assets: &Assets) -> Result<Self, BuildError> {
-        let composed = Composer::new(assets).file(FILE)?.finish()?;
-        composed.validate()?;
-        gpu.scoped(FILE, || {
-            let module = gpu
-                .device
-                .create_shader_module(wgpu::ShaderModuleDescriptor {
-                    label: Some(FILE),
-                    source: wgpu::ShaderSource::Wgsl(composed.text().into()),
-                });
-            let pipeline = |label, entries, depth| {
-                instanced_pipeline(
-                    &gpu.device,
-                    &module,
-                    label,
-                    entries,
-                    Output {
-                        format: HDR_FORMAT,
-                        blend: None,
-                        depth,
-                    },
-                )
-            };
-            Ok::<_, BuildError>(Self {
-                trees: pipeline("forest.trees", ("vs_tree", "fs_tree"), true),
-                ground: pipeline("forest.ground", ("vs_ground", "fs_ground"), true),
-                maps: pipeline("forest.maps", ("vs_fullscreen", "fs_maps"), false),
-                camera: uniform_buffer(&gpu.device, "forest.camera", size_of::<CameraUniform>()),
-                params: uniform_buffer(&gpu.device, "forest.draw", size_of::<ForestDraw>()),
-                groups: None,
-                depth: DepthBuffer::default(),
-            })
-        })
-    }
-
-    /// Binds a (new) forest's buffers.
-    pub fn attach(&mut self, gpu: &Gpu, sim: &ForestSim) {
-        let buffers = [
-            (0, &self.camera),
-            (1, &self.params),
-            (2, &sim.params_buffer),
-            (3, &sim.species),
-            (4, &sim.trees),
-            (5, &sim.maps),
-            (6, &sim.draw_list),
-        ];
-        let group = |pipeline, used: &[u32]| {
-            let chosen: Vec<(u32, &wgpu::Buffer)> = buffers
-                .iter()
-                .filter(|(b, _)| used.contains(b))
-                .copied()
-                .collect();
-            buffers_group(&gpu.device, pipeline, "forest.draw", &chosen)
-        };
-        self.groups = Some([
-            group(&self.trees, &[0, 1, 3, 4, 6]),
-            group(&self.ground, &[0, 1]),
-            group(&self.maps, &[0, 1, 2, 4, 5]),
-        ]);
-    }
-
     /// This frame's uploads: the camera and the look, and a depth buffer
     /// for a target of `size`.
     pub fn prepare(
@@ -177,5 +116,69 @@ impl ForestRenderer {
             pass.set_bind_group(0, maps, &[]);
             pass.draw(0..3, 0..1);
         }
+    }
+}
+
+impl Drawer<ForestSim> for ForestRenderer {
+    /// Compiles the pipelines.
+    fn build(gpu: &Gpu, assets: &Assets) -> Result<Self, BuildError> {
+        let composed = Composer::new(assets).file(FILE)?.finish()?;
+        composed.validate()?;
+        gpu.scoped(FILE, || {
+            let module = gpu
+                .device
+                .create_shader_module(wgpu::ShaderModuleDescriptor {
+                    label: Some(FILE),
+                    source: wgpu::ShaderSource::Wgsl(composed.text().into()),
+                });
+            let pipeline = |label, entries, depth| {
+                instanced_pipeline(
+                    &gpu.device,
+                    &module,
+                    label,
+                    entries,
+                    Output {
+                        format: HDR_FORMAT,
+                        blend: None,
+                        depth,
+                    },
+                )
+            };
+            Ok::<_, BuildError>(Self {
+                trees: pipeline("forest.trees", ("vs_tree", "fs_tree"), true),
+                ground: pipeline("forest.ground", ("vs_ground", "fs_ground"), true),
+                maps: pipeline("forest.maps", ("vs_fullscreen", "fs_maps"), false),
+                camera: uniform_buffer(&gpu.device, "forest.camera", size_of::<CameraUniform>()),
+                params: uniform_buffer(&gpu.device, "forest.draw", size_of::<ForestDraw>()),
+                groups: None,
+                depth: DepthBuffer::default(),
+            })
+        })
+    }
+
+    /// Binds a (new) forest's buffers.
+    fn attach(&mut self, gpu: &Gpu, sim: &ForestSim) {
+        let buffers = [
+            (0, &self.camera),
+            (1, &self.params),
+            (2, &sim.params_buffer),
+            (3, &sim.species),
+            (4, &sim.trees),
+            (5, &sim.maps),
+            (6, &sim.draw_list),
+        ];
+        let group = |pipeline, used: &[u32]| {
+            let chosen: Vec<(u32, &wgpu::Buffer)> = buffers
+                .iter()
+                .filter(|(b, _)| used.contains(b))
+                .copied()
+                .collect();
+            buffers_group(&gpu.device, pipeline, "forest.draw", &chosen)
+        };
+        self.groups = Some([
+            group(&self.trees, &[0, 1, 3, 4, 6]),
+            group(&self.ground, &[0, 1]),
+            group(&self.maps, &[0, 1, 2, 4, 5]),
+        ]);
     }
 }

@@ -15,10 +15,9 @@ use crate::base::clock::Clock;
 use crate::base::rng::Rng;
 use crate::base::{AssetError, Assets, ChangedFile, inside_show};
 use crate::engine::camera::{CameraUniform, camera_params, orbit_scaled};
-use crate::engine::simulation::{Drawer, Running, Simulation, SimulationCore};
+use crate::engine::simulation::{Running, SimulationCore};
 use crate::engine::{BenchWorkload, Layer, LayerEnv, LayerFrame, LayerKind};
 use crate::gpu::UniformLayout;
-use crate::gpu::compute::KernelReload;
 use crate::gpu::{BuildError, Gpu, GpuProfiler};
 use crate::params::{ParamSpec, Registry, Value};
 use density::DensityMaps;
@@ -243,21 +242,6 @@ impl Running for Grown {
     }
     fn sim_mut(&mut self) -> &mut ForestSim {
         &mut self.sim
-    }
-}
-
-impl Simulation for ForestSim {
-    fn reload(&mut self, gpu: &Gpu, assets: &Assets, changed: &[ChangedFile]) -> KernelReload {
-        ForestSim::reload(self, gpu, assets, changed)
-    }
-}
-
-impl Drawer<ForestSim> for ForestRenderer {
-    fn build(gpu: &Gpu, assets: &Assets) -> Result<Self, BuildError> {
-        ForestRenderer::new(gpu, assets)
-    }
-    fn attach(&mut self, gpu: &Gpu, sim: &ForestSim) {
-        ForestRenderer::attach(self, gpu, sim);
     }
 }
 

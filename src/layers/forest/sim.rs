@@ -3,6 +3,7 @@
 //! Vmax from the density maps, growth, death and seeding, with counts kept
 //! on the GPU (`shaders/forest/step.wgsl`).
 
+use crate::engine::simulation::Simulation;
 use bytemuck::{Pod, Zeroable};
 
 use super::species::{MAX_SPECIES, Species, SpeciesGpu};
@@ -401,30 +402,6 @@ impl ForestSim {
         maps * 3 + density + per_tree + scans
     }
 
-    /// Rebuilds the kernels saved files touch, keeping the forest.
-    pub fn reload(&mut self, gpu: &Gpu, assets: &Assets, changed: &[ChangedFile]) -> KernelReload {
-        let mut report = KernelReload::default();
-        let context = (gpu, assets, changed);
-        self.seed_scan.reload(context, &mut report);
-        self.dead_scan.reload(context, &mut report);
-        self.live_scan.reload(context, &mut report);
-        let k = &mut self.kernels;
-        for (kernel, binding) in [
-            &mut k.draw,
-            &mut k.measure,
-            &mut k.update,
-            &mut k.tally,
-            &mut k.list_dead,
-            &mut k.sow,
-            &mut k.finish,
-            &mut k.mark_live,
-            &mut k.list_live,
-        ] {
-            report.kernel(context, kernel, &mut [binding]);
-        }
-        report
-    }
-
     /// Slots in use, live trees, dead slots, seeds of the last step
     /// (waits for the GPU).
     pub fn read_state(&self, gpu: &Gpu) -> Result<[u32; 4], ReadbackError> {
@@ -456,5 +433,31 @@ impl ForestSim {
     /// The parameters it runs with.
     pub fn params(&self) -> &ForestParams {
         &self.params
+    }
+}
+
+impl Simulation for ForestSim {
+    /// Rebuilds the kernels saved files touch, keeping the forest.
+    fn reload(&mut self, gpu: &Gpu, assets: &Assets, changed: &[ChangedFile]) -> KernelReload {
+        let mut report = KernelReload::default();
+        let context = (gpu, assets, changed);
+        self.seed_scan.reload(context, &mut report);
+        self.dead_scan.reload(context, &mut report);
+        self.live_scan.reload(context, &mut report);
+        let k = &mut self.kernels;
+        for (kernel, binding) in [
+            &mut k.draw,
+            &mut k.measure,
+            &mut k.update,
+            &mut k.tally,
+            &mut k.list_dead,
+            &mut k.sow,
+            &mut k.finish,
+            &mut k.mark_live,
+            &mut k.list_live,
+        ] {
+            report.kernel(context, kernel, &mut [binding]);
+        }
+        report
     }
 }
