@@ -11,6 +11,7 @@ pub mod frame;
 mod layer;
 pub mod outputs;
 mod preset;
+pub mod renderer;
 pub mod simulation;
 pub mod stack;
 

@@ -13,8 +13,7 @@ use crate::base::ChangedFile;
 use crate::base::clock::Clock;
 use crate::base::supervise::panic_message;
 use crate::engine::compositor::Compositor;
-use crate::engine::{Layer, LayerEnv, LayerFrame};
-use crate::gpu::GpuProfiler;
+use crate::engine::{Layer, LayerEnv};
 use crate::params::Registry;
 
 /// Restarts a failing layer gets before it is left out.
@@ -202,56 +201,6 @@ impl Stack {
         for layer in self.layers.iter_mut() {
             if layer.reload(env, changed) {
                 sync_params(layer.as_ref(), registry, &mut self.layer_params);
-            }
-        }
-    }
-
-    /// Records every enabled layer into its target and blends it over the
-    /// composite below.
-    pub fn encode(
-        &mut self,
-        env: &LayerEnv<'_>,
-        (registry, clock, frame_uniforms): (&Registry, &Clock, &wgpu::Buffer),
-        encoder: &mut wgpu::CommandEncoder,
-        profiler: &mut GpuProfiler,
-    ) {
-        self.compositor
-            .begin(self.layers.iter().map(|l| l.id()), encoder);
-        for index in 0..self.layers.len() {
-            let id = self.layers[index].id().to_string();
-            if !registry.flag(&format!("{id}.enabled")) || self.disabled(&id) {
-                continue;
-            }
-            let targets = self.compositor.layer_targets(env.gpu, &id);
-            let frame = LayerFrame {
-                registry,
-                clock,
-                frame_uniforms,
-                target: targets.target,
-                previous: targets.previous,
-                below: targets.below,
-                size: targets.size,
-            };
-            let layer = &self.layers[index];
-            // One debug group a layer, so a GPU capture reads like the
-            // frame; not on a software adapter, where lavapipe (Mesa 22.3,
-            // CI's) crashes on debug labels inside a command buffer.
-            let grouped = env.gpu.info.device_type != wgpu::DeviceType::Cpu;
-            if grouped {
-                encoder.push_debug_group(&id);
-            }
-            let recorded = catch_unwind(AssertUnwindSafe(|| {
-                layer.encode(env, &frame, encoder, profiler)
-            }));
-            match recorded {
-                Ok(()) => self.compositor.blend(env, registry, &id, encoder, profiler),
-                Err(panic) => {
-                    let what = format!("while recording: {}", panic_message(panic.as_ref()));
-                    self.health.entry(id.clone()).or_default().broken = Some(what);
-                }
-            }
-            if grouped {
-                encoder.pop_debug_group();
             }
         }
     }

@@ -3,10 +3,12 @@
 //! the HUD and OSCQuery read from it. Once per frame (step 5 of the frame
 //! flow) the registry advances ramps and smoothing.
 
+mod curve;
 mod ramp;
 mod registry;
 mod spec;
 
+pub use curve::Curve;
 pub use ramp::{Easing, Ramp};
 pub use registry::{Change, ParamError, Registry, Source};
 pub use spec::{ParamKind, ParamSpec, SpecError, Value};

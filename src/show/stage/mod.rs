@@ -22,6 +22,7 @@ use crate::engine::PresetError;
 use crate::engine::compositor::{Compositor, CompositorError, master_params};
 use crate::engine::frame::FrameUniforms;
 use crate::engine::outputs::{Output, Picture};
+use crate::engine::renderer::{self, Scene};
 use crate::engine::stack::{Outgoing, Stack, sync_params};
 use crate::engine::{Layer, LayerEnv};
 use crate::gpu::bindings::uniform_buffer;
@@ -542,11 +543,12 @@ impl Show {
             .modulate(&mut self.registry, &self.clock, dt, &self.mappings);
     }
 
-    /// The engine's part: layers prepare (rebuilds, loads, uploads), the
-    /// frame uniforms are written, and every pass is recorded into a new
-    /// encoder, the compositor driven from here alone, ending in the
-    /// picture at `output_size` (the stack leaving in a crossfade runs on,
-    /// on its own registry, advanced by `dt`).
+    /// The engine's part (`engine::renderer`, which alone drives the
+    /// compositor): layers prepare (rebuilds, loads, uploads) for the
+    /// render size, the frame uniforms are written, and every pass is
+    /// recorded into a new encoder ending in the picture at `output_size`
+    /// (the stack leaving in a crossfade runs on, on its own registry,
+    /// advanced by `dt`).
     fn render(&mut self, dt: f32, output_size: [u32; 2]) -> wgpu::CommandEncoder {
         let env = LayerEnv {
             gpu: &self.gpu,
@@ -554,13 +556,14 @@ impl Show {
             errors: &self.errors,
             seed: self.seed,
         };
-        // The render size first: layers prepare (size their buffers) for it.
-        self.stack
-            .compositor
-            .fit(&self.gpu, &self.registry, &self.clock, output_size);
-        self.stack.prepare(&env, &mut self.registry, &self.clock);
-        let size = self.stack.compositor.render_size();
-        let uniforms = FrameUniforms::new(&self.clock, &self.registry, size, self.seed);
+        let mut scene = Scene {
+            stack: &mut self.stack,
+            registry: &mut self.registry,
+            outgoing: self.outgoing.as_mut(),
+        };
+        renderer::prepare(&env, &mut scene, &self.clock, output_size, dt);
+        let size = scene.stack.compositor.render_size();
+        let uniforms = FrameUniforms::new(&self.clock, scene.registry, size, self.seed);
         self.gpu
             .queue
             .write_buffer(&self.frame_uniforms, 0, bytemuck::bytes_of(&uniforms));
@@ -570,44 +573,17 @@ impl Show {
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("frame"),
             });
-        let frame = (&self.registry, &self.clock, &self.frame_uniforms);
-        self.stack
-            .encode(&env, frame, &mut encoder, &mut self.profiler);
-        if let Some(out) = self.outgoing.as_mut() {
-            // The stack leaving runs on, on its own registry, at the same
-            // size, and is laid over the one coming in as it fades.
-            out.elapsed += dt;
-            out.registry.advance(dt);
-            out.stack
-                .compositor
-                .fit(&self.gpu, &self.registry, &self.clock, output_size);
-            out.stack.prepare(&env, &mut out.registry, &self.clock);
-            let frame = (&out.registry, &self.clock, &self.frame_uniforms);
-            out.stack
-                .encode(&env, frame, &mut encoder, &mut self.profiler);
-            let leaving = out
-                .stack
-                .compositor
-                .composite()
-                .create_view(&wgpu::TextureViewDescriptor::default());
-            self.stack.compositor.crossfade(
-                &env,
-                &leaving,
-                out.weight(),
-                &mut encoder,
-                &mut self.profiler,
-            );
-        }
         let picture = match self.picture.take() {
             Some(picture) => picture.fit(&self.gpu.device, output_size),
             None => Picture::new(&self.gpu.device, output_size, self.output_format),
         };
-        self.stack.compositor.finish(
+        renderer::record(
             &env,
-            &self.registry,
+            &mut scene,
+            (&self.clock, &self.frame_uniforms),
+            &picture,
             &mut encoder,
             &mut self.profiler,
-            picture.view(),
         );
         self.picture = Some(picture);
         if self.outgoing.as_ref().is_some_and(Outgoing::done)

@@ -1,0 +1,135 @@
+//! The engine's frame, driven from this one place (vello's
+//! `render_to_texture`): the stack on stage and the one leaving in a
+//! crossfade prepared for the render size, then every enabled layer
+//! recorded into its HDR target and blended, the leaving stack laid over,
+//! and the master section written into the engine's picture. The show
+//! calls [`prepare`] and [`record`] once a frame and nothing else touches
+//! the compositor.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use super::outputs::Picture;
+use super::{LayerEnv, LayerFrame, Outgoing, Stack};
+use crate::base::clock::Clock;
+use crate::base::supervise::panic_message;
+use crate::gpu::GpuProfiler;
+use crate::params::Registry;
+
+/// What the engine renders: the stack on stage with its registry, and the
+/// stack leaving it, if a crossfade runs.
+pub struct Scene<'a> {
+    /// The layers on stage and their compositor.
+    pub stack: &'a mut Stack,
+    /// Their parameters.
+    pub registry: &'a mut Registry,
+    /// The stack fading out, on its own registry.
+    pub outgoing: Option<&'a mut Outgoing>,
+}
+
+/// The CPU half of a frame: the render size fitted to `output_size`
+/// (`master.render_scale`), then every layer prepared for it; the leaving
+/// stack runs on, `dt` further into its fade and its ramps.
+pub fn prepare(
+    env: &LayerEnv<'_>,
+    scene: &mut Scene<'_>,
+    clock: &Clock,
+    output_size: [u32; 2],
+    dt: f32,
+) {
+    scene
+        .stack
+        .compositor
+        .fit(env.gpu, scene.registry, clock, output_size);
+    scene.stack.prepare(env, scene.registry, clock);
+    if let Some(out) = scene.outgoing.as_deref_mut() {
+        out.elapsed += dt;
+        out.registry.advance(dt);
+        out.stack
+            .compositor
+            .fit(env.gpu, scene.registry, clock, output_size);
+        out.stack.prepare(env, &mut out.registry, clock);
+    }
+}
+
+/// Records the frame into `encoder`, ending in `picture`: the stack's
+/// layers and blends, the leaving stack's composite laid over it by its
+/// eased weight, the master section.
+pub fn record(
+    env: &LayerEnv<'_>,
+    scene: &mut Scene<'_>,
+    (clock, frame_uniforms): (&Clock, &wgpu::Buffer),
+    picture: &Picture,
+    encoder: &mut wgpu::CommandEncoder,
+    profiler: &mut GpuProfiler,
+) {
+    let frame = (clock, frame_uniforms);
+    record_stack(env, scene.stack, scene.registry, frame, encoder, profiler);
+    if let Some(out) = scene.outgoing.as_deref_mut() {
+        record_stack(env, &mut out.stack, &out.registry, frame, encoder, profiler);
+        let leaving = out
+            .stack
+            .compositor
+            .composite()
+            .create_view(&wgpu::TextureViewDescriptor::default());
+        scene
+            .stack
+            .compositor
+            .crossfade(env, &leaving, out.weight(), encoder, profiler);
+    }
+    scene
+        .stack
+        .compositor
+        .finish(env, scene.registry, encoder, profiler, picture.view());
+}
+
+/// Every enabled layer of `stack` recorded into its target and blended
+/// over the composite below it, each in a debug group of its id (on GPUs:
+/// lavapipe, Mesa 22.3, CI's, crashes on debug labels). A layer that
+/// panics while recording is marked broken, to be restarted at the next
+/// prepare, and the others record on.
+fn record_stack(
+    env: &LayerEnv<'_>,
+    stack: &mut Stack,
+    registry: &Registry,
+    (clock, frame_uniforms): (&Clock, &wgpu::Buffer),
+    encoder: &mut wgpu::CommandEncoder,
+    profiler: &mut GpuProfiler,
+) {
+    let grouped = env.gpu.info.device_type != wgpu::DeviceType::Cpu;
+    stack
+        .compositor
+        .begin(stack.layers.iter().map(|l| l.id()), encoder);
+    for layer in &stack.layers {
+        let id = layer.id();
+        let left_out = stack.health.get(id).is_some_and(|h| h.disabled);
+        if !registry.flag(&format!("{id}.enabled")) || left_out {
+            continue;
+        }
+        let targets = stack.compositor.layer_targets(env.gpu, id);
+        let frame = LayerFrame {
+            registry,
+            clock,
+            frame_uniforms,
+            target: targets.target,
+            previous: targets.previous,
+            below: targets.below,
+            size: targets.size,
+        };
+        if grouped {
+            encoder.push_debug_group(id);
+        }
+        let recorded = catch_unwind(AssertUnwindSafe(|| {
+            layer.encode(env, &frame, encoder, profiler)
+        }));
+        match recorded {
+            Ok(()) => stack.compositor.blend(env, registry, id, encoder, profiler),
+            Err(panic) => {
+                let what = format!("while recording: {}", panic_message(panic.as_ref()));
+                stack.health.entry(id.to_string()).or_default().broken = Some(what);
+            }
+        }
+        if grouped {
+            encoder.pop_debug_group();
+        }
+    }
+}
