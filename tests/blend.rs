@@ -186,3 +186,105 @@ fn a_preset_crossfades_in_over_the_running_one_inside_the_frame() {
     assert!(show.outgoing().is_none());
     assert_eq!(frame_colour(&mut show, &mut output, 0.0), [1.0, 0.0, 0.0]);
 }
+
+/// What the probe layer found among its inputs, by name.
+static FOUND: std::sync::Mutex<Vec<(String, bool)>> = std::sync::Mutex::new(Vec::new());
+
+/// A layer that draws nothing and asks its inputs for each name.
+struct Probe;
+
+const ASKED: [&str; 5] = [
+    "below",
+    "previous",
+    "layer:shader.solid",
+    "layer:probe",
+    "camera",
+];
+
+impl sylva::engine::Layer for Probe {
+    fn id(&self) -> &str {
+        "probe"
+    }
+
+    fn kind(&self) -> &'static sylva::engine::LayerKind {
+        &PROBE
+    }
+
+    fn params(&self) -> Vec<sylva::params::ParamSpec> {
+        Vec::new()
+    }
+
+    fn prepare(
+        &mut self,
+        _: &sylva::engine::LayerEnv<'_>,
+        _: &sylva::params::Registry,
+        _: &sylva::base::clock::Clock,
+        _: [u32; 2],
+    ) -> bool {
+        false
+    }
+
+    fn encode(
+        &self,
+        _: &sylva::engine::LayerEnv<'_>,
+        frame: &sylva::engine::LayerFrame<'_>,
+        encoder: &mut wgpu::CommandEncoder,
+        _: &mut sylva::gpu::GpuProfiler,
+    ) {
+        let found = ASKED
+            .iter()
+            .map(|name| (name.to_string(), frame.inputs.get(name).is_some()))
+            .collect();
+        *FOUND
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = found;
+        sylva::gpu::clear_view(encoder, frame.target);
+    }
+
+    fn reseed(&mut self, _: u64) {}
+
+    fn reload(&mut self, _: &sylva::engine::LayerEnv<'_>, _: &[sylva::base::ChangedFile]) -> bool {
+        false
+    }
+}
+
+static PROBE: sylva::engine::LayerKind = sylva::engine::LayerKind {
+    name: "probe",
+    create: |_, _| Box::new(Probe),
+    params: |_, _, _| Ok(Vec::new()),
+    bench: |_| sylva::engine::BenchWorkload {
+        resolution: [1, 1],
+        unit: "nothing",
+        settings: Vec::new(),
+        groups: Vec::new(),
+    },
+    layouts: &[],
+};
+
+#[test]
+fn a_layer_binds_its_inputs_by_name_and_another_layers_output_as_layer_id() {
+    let mut show = support::show(support::fixtures(), "empty", OUTPUT_FORMAT);
+    show.apply_preset("solid", &solid([0.2, 0.4, 0.6, 1.0]))
+        .checked("loading the stack");
+    show.add_layer(&PROBE, "probe");
+    let mut output = RenderTarget::new(&show.gpu.device, "inputs.output", [8, 8], OUTPUT_FORMAT);
+    show.frame(1.0 / 60.0, None, &mut output, |_, _| {});
+    let found = FOUND
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .clone();
+    let expected: Vec<(String, bool)> = [
+        ("below", true),
+        ("previous", true),
+        ("layer:shader.solid", true),
+        ("layer:probe", false),
+        ("camera", false),
+    ]
+    .iter()
+    .map(|(name, there)| (name.to_string(), *there))
+    .collect();
+    assert_eq!(
+        found, expected,
+        "a layer's own output is `previous`, not `layer:` itself"
+    );
+}

@@ -11,6 +11,7 @@ use std::collections::HashMap;
 
 use bytemuck::{Pod, Zeroable};
 
+use super::inputs::TextureInputs;
 use crate::base::clock::Clock;
 use crate::base::rebuild::Rebuild;
 use crate::engine::LayerEnv;
@@ -83,10 +84,9 @@ pub struct CompositorError {
 pub struct LayerTargets<'a> {
     /// Its HDR target.
     pub target: &'a wgpu::TextureView,
-    /// What it drew last frame.
-    pub previous: &'a wgpu::TextureView,
-    /// The composite of the layers below it.
-    pub below: &'a wgpu::TextureView,
+    /// What it may bind: the composite below, its last frame, the other
+    /// layers' outputs.
+    pub inputs: TextureInputs<'a>,
     /// Their size in pixels.
     pub size: [u32; 2],
 }
@@ -221,10 +221,22 @@ impl Compositor {
     pub fn layer_targets(&mut self, gpu: &Gpu, id: &str) -> LayerTargets<'_> {
         let slot = slot(&mut self.slots, gpu, id, self.render_size);
         slot.current = 1 - slot.current;
+        let slots = &self.slots;
+        let Some(own) = slots.get(id) else {
+            unreachable!("slot() made the slot of {id}");
+        };
+        let others = slots
+            .iter()
+            .filter(|(other, _)| other.as_str() != id)
+            .map(|(other, s)| (other.as_str(), &s.targets[s.current].view))
+            .collect();
         LayerTargets {
-            target: &slot.targets[slot.current].view,
-            previous: &slot.targets[1 - slot.current].view,
-            below: &self.composite[self.composite_current].view,
+            target: &own.targets[own.current].view,
+            inputs: TextureInputs::new(
+                &self.composite[self.composite_current].view,
+                &own.targets[1 - own.current].view,
+                others,
+            ),
             size: self.render_size,
         }
     }

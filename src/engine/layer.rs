@@ -3,6 +3,7 @@
 //! kind exports ([`LayerKind`]). The kinds themselves live in
 //! the layers tier, which lists them; the engine never names one.
 
+use super::inputs::TextureInputs;
 use crate::base::clock::Clock;
 use crate::base::status::ErrorLog;
 use crate::base::{Assets, ChangedFile};
@@ -70,10 +71,9 @@ pub struct LayerFrame<'a> {
     pub frame_uniforms: &'a wgpu::Buffer,
     /// Where to draw: the layer's HDR target this frame.
     pub target: &'a wgpu::TextureView,
-    /// The same target as it was last frame (for feedback effects).
-    pub previous: &'a wgpu::TextureView,
-    /// The composite of the layers below this one.
-    pub below: &'a wgpu::TextureView,
+    /// The textures it may bind by name: `below` (the composite of the
+    /// layers beneath), `previous` (this target last frame), `layer:ID`.
+    pub inputs: TextureInputs<'a>,
     /// Target size in pixels.
     pub size: [u32; 2],
 }

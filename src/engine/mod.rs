@@ -8,6 +8,7 @@
 pub mod camera;
 pub mod compositor;
 pub mod frame;
+pub mod inputs;
 mod layer;
 pub mod outputs;
 mod preset;

@@ -111,8 +111,7 @@ fn record_stack(
             clock,
             frame_uniforms,
             target: targets.target,
-            previous: targets.previous,
-            below: targets.below,
+            inputs: targets.inputs,
             size: targets.size,
         };
         if grouped {

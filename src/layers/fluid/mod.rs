@@ -379,7 +379,7 @@ impl Layer for FluidLayer {
             encoder,
             profiler,
             &running.sim,
-            (frame.target, frame.below),
+            (frame.target, frame.inputs.below()),
             style,
         );
     }

@@ -305,8 +305,8 @@ impl Layer for ShaderLayer {
             &[
                 frame.frame_uniforms.as_entire_binding(),
                 compiled.params_buffer.as_entire_binding(),
-                wgpu::BindingResource::TextureView(frame.previous),
-                wgpu::BindingResource::TextureView(frame.below),
+                wgpu::BindingResource::TextureView(frame.inputs.previous()),
+                wgpu::BindingResource::TextureView(frame.inputs.below()),
                 wgpu::BindingResource::Sampler(&self.sampler),
             ],
         );
