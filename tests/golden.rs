@@ -1,6 +1,7 @@
 //! Golden images: a show rendered headless must match the stored PNG
-//! within that image's own tolerance, written beside it
-//! (`tests/golden/NAME.png.toml`: a mean error, a share of outlier pixels
+//! (the default show's in `tests/golden/`, each layer kind's in its own
+//! folder's `golden/`) within that image's own tolerance, written beside
+//! it (`NAME.png.toml`: a mean error, a share of outlier pixels
 //! and the step that makes one, and why), as ruffle keeps them, so one
 //! noisy image never loosens them all. On failure the actual image and an
 //! amplified difference are written to tests/out/. Set `SYLVA_BLESS=1` to
@@ -40,10 +41,15 @@ fn tolerance(name: &str) -> Tolerance {
     toml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
+/// Golden `name`: a path in the repository (`tests/golden/X.png`, or a
+/// kind's own `src/layers/<kind>/golden/X.png`).
 fn golden_path(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/golden")
-        .join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(name)
+}
+
+/// The file name of golden `name`, for the failure images.
+fn file_name(name: &str) -> &str {
+    name.rsplit('/').next().unwrap_or(name)
 }
 
 /// Renders `frames` frames of `preset` at 60 fps and returns the last.
@@ -125,11 +131,12 @@ pub fn check_golden(name: &str, actual: &RgbaImage) {
     let (mean, outliers, difference) = compare(actual, &expected, allowed.outlier_step);
     if mean > allowed.mean || outliers > allowed.outliers {
         let out = support::out_dir();
+        let file = file_name(name);
         actual
-            .save(out.join(format!("actual_{name}")))
+            .save(out.join(format!("actual_{file}")))
             .checked("writing the failure images");
         difference
-            .save(out.join(format!("difference_{name}")))
+            .save(out.join(format!("difference_{file}")))
             .checked("writing the failure images");
         panic!(
             "{name}: mean error {mean:.3} (limit {}), outliers {:.3}% (limit {:.3}%; {}); \
@@ -146,7 +153,7 @@ pub fn check_golden(name: &str, actual: &RgbaImage) {
 #[test]
 fn default_show_matches_its_golden_image() {
     let actual = render_last_frame("default", [256, 144], 30);
-    check_golden("default_256x144.png", &actual);
+    check_golden("tests/golden/default_256x144.png", &actual);
 }
 
 #[test]
@@ -156,7 +163,7 @@ fn the_comparison_catches_a_changed_image() {
     for pixel in damaged.pixels_mut().take(256 * 40) {
         *pixel = Rgba([255, 0, 0, 255]);
     }
-    let allowed = tolerance("default_256x144.png");
+    let allowed = tolerance("tests/golden/default_256x144.png");
     let (mean, outliers, _) = compare(&damaged, &actual, allowed.outlier_step);
     assert!(
         mean > allowed.mean && outliers > allowed.outliers,

@@ -1,13 +1,18 @@
 //! The integration tests, in one binary so they share one GPU device and
-//! one link step (CI has two cores).
+//! one link step (CI has two cores). Each layer kind's tests and golden
+//! images live in its own folder (`src/layers/<kind>/tests.rs`,
+//! `golden/`), wgpu's examples' way; they are compiled here.
 
 mod audio;
 mod blend;
 mod cli;
+#[path = "../src/layers/colony/tests.rs"]
 mod colony;
 mod control;
 mod floor_plan;
+#[path = "../src/layers/fluid/tests.rs"]
 mod fluid;
+#[path = "../src/layers/forest/tests.rs"]
 mod forest;
 mod fuzz;
 mod golden;
@@ -19,5 +24,6 @@ mod live;
 mod osc_rig;
 mod raster;
 mod show;
+#[path = "../src/layers/skinned/tests.rs"]
 mod skinned;
 mod support;

@@ -267,7 +267,7 @@ fn mean_vy(sim: &FluidSim) -> f32 {
 
 #[test]
 fn a_saved_kernel_changes_the_running_fluid_and_a_broken_one_keeps_it() {
-    let original = include_str!("../shaders/fluid/force.wgsl");
+    let original = include_str!("../../../shaders/fluid/force.wgsl");
     let gravity = "+ params.gravity +";
     assert!(
         original.contains(gravity),
@@ -348,5 +348,5 @@ fn a_small_fluid_matches_its_golden_image() {
     // float sums may round differently from run to run; over this many
     // substeps that stays far below the tolerance.
     let image = crate::golden::render_project(support::fixtures(), "fluid_small", [192, 108], 30);
-    crate::golden::check_golden("fluid_small_192x108.png", &image);
+    crate::golden::check_golden("src/layers/fluid/golden/fluid_small_192x108.png", &image);
 }

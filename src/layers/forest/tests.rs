@@ -284,10 +284,10 @@ fn live_trees(show: &sylva::show::Show) -> f64 {
 fn the_default_forest_matches_its_golden_image() {
     let root = forest_show("forest_golden", "", &[]);
     let image = crate::golden::render_project(root.clone(), "f", [192, 108], 30);
-    crate::golden::check_golden("forest_small_192x108.png", &image);
+    crate::golden::check_golden("src/layers/forest/golden/forest_small_192x108.png", &image);
     let maps = forest_show("forest_golden_maps", "\"forest.view\" = \"maps\"\n", &[]);
     let image = crate::golden::render_project(maps.clone(), "f", [192, 108], 30);
-    crate::golden::check_golden("forest_maps_192x108.png", &image);
+    crate::golden::check_golden("src/layers/forest/golden/forest_maps_192x108.png", &image);
     std::fs::remove_dir_all(root).ok();
     std::fs::remove_dir_all(maps).ok();
 }

@@ -383,7 +383,10 @@ fn a_character_from_the_assets_folder_grows_branches() {
 fn the_default_character_matches_its_golden_image() {
     let root = skinned_show("skinned_golden", "\"skinned.regrow\" = false\n");
     let image = crate::golden::render_project(root.clone(), "s", [192, 108], 45);
-    crate::golden::check_golden("skinned_small_192x108.png", &image);
+    crate::golden::check_golden(
+        "src/layers/skinned/golden/skinned_small_192x108.png",
+        &image,
+    );
     std::fs::remove_dir_all(root).ok();
 }
 

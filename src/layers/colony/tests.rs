@@ -174,7 +174,7 @@ fn the_node_pool_is_never_exceeded() {
 #[test]
 fn a_small_grown_tree_matches_its_golden_image() {
     let image = crate::golden::render_project(support::fixtures(), "colony_small", [192, 108], 40);
-    crate::golden::check_golden("colony_small_192x108.png", &image);
+    crate::golden::check_golden("src/layers/colony/golden/colony_small_192x108.png", &image);
 }
 
 /// The light the lines of `sim` put into a 64x64 target, drawn with
