@@ -137,12 +137,12 @@ fn library_loops_in_c_are_bounded_even_inside_pcall() {
 
 #[test]
 fn a_call_that_overruns_its_time_inside_c_ends_the_script_generation() {
-    // Each find stays under the pattern cap, but ten of them run
+    // Each find stays under the pattern cap, but six of them run
     // between two looks of the budget's hook.
     let script = "function update(dt)\n\
                   persist.calls = (persist.calls or 0) + 1\n\
                   local s = ('a'):rep(4000)\n\
-                  for i = 1, 10 do s:find('.-b') end\n\
+                  for i = 1, 6 do s:find('.-b') end\n\
                   end\n";
     let (mut show, mut output) = start(script_show("watchdog", script));
     frames_go_on(&mut show, &mut output, 4);

@@ -92,6 +92,15 @@ pub trait Layer {
     /// the show). Called after every `update`, so a layer may change them.
     fn params(&self) -> Vec<ParamSpec>;
 
+    /// Reads what decides the layer's parameters (a shader layer's file
+    /// and its header, a skinned layer's model and its clips) while its
+    /// preset is staged, before the frame that
+    /// puts it on stage prepares it once. Returns true when
+    /// [`Layer::params`] changed. Most kinds declare theirs up front.
+    fn declare(&mut self, _env: &LayerEnv<'_>, _registry: &Registry, _clock: &Clock) -> bool {
+        false
+    }
+
     /// The CPU work of a frame, before anything is recorded: react to
     /// parameter changes, rebuild pipelines or buffers (sized for a target
     /// of `size` pixels), load files, and upload this frame's uniforms,

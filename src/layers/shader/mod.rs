@@ -251,20 +251,24 @@ impl Layer for ShaderLayer {
             .collect()
     }
 
-    fn prepare(
-        &mut self,
-        env: &LayerEnv<'_>,
-        registry: &Registry,
-        _clock: &Clock,
-        _size: [u32; 2],
-    ) -> bool {
+    fn declare(&mut self, env: &LayerEnv<'_>, registry: &Registry, _clock: &Clock) -> bool {
         let spec = file_param(&self.id);
         let file = registry
             .text(&spec.name)
             .or(spec.default.as_text())
             .unwrap_or_default()
             .to_string();
-        let changed = self.tried_file.as_deref() != Some(file.as_str()) && self.load(env, &file);
+        self.tried_file.as_deref() != Some(file.as_str()) && self.load(env, &file)
+    }
+
+    fn prepare(
+        &mut self,
+        env: &LayerEnv<'_>,
+        registry: &Registry,
+        clock: &Clock,
+        _size: [u32; 2],
+    ) -> bool {
+        let changed = self.declare(env, registry, clock);
         if let Some(compiled) = &self.compiled {
             let bytes = compiled.block.bytes(&self.id, registry);
             env.gpu

@@ -413,6 +413,14 @@ impl Layer for SkinnedLayer {
         skinned_params(&self.core.id, self.clips.as_deref())
     }
 
+    fn declare(&mut self, env: &LayerEnv<'_>, registry: &Registry, clock: &Clock) -> bool {
+        // The first character is made while the preset is staged, so a
+        // preset that names one of its clips finds the clip's parameter.
+        self.core.running.is_none()
+            && self.core.enabled(registry)
+            && self.maintain(env, registry, clock.time)
+    }
+
     fn prepare(
         &mut self,
         env: &LayerEnv<'_>,

@@ -163,9 +163,8 @@ impl Show {
             sync_params(layer.as_ref(), &mut registry, &mut layer_params);
         }
         apply_known(preset, &mut registry)?;
-        let size = self.stack.compositor.render_size();
         for layer in layers.iter_mut() {
-            layer.prepare(&env, &registry, &self.clock, size);
+            layer.declare(&env, &registry, &self.clock);
             sync_params(layer.as_ref(), &mut registry, &mut layer_params);
         }
         preset.apply(&mut registry)?;
