@@ -6,7 +6,7 @@ use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
 use glam::camera::rh::proj;
 
-use crate::params::{ParamSpec, Registry};
+use crate::params::{Handle, ParamSpec, Registry};
 
 /// `struct Camera` in WGSL.
 #[repr(C)]
@@ -49,47 +49,76 @@ pub fn camera_params(id: &str, distance: f32, auto_rotate: f32) -> Vec<ParamSpec
     ]
 }
 
-/// The camera of layer `id` at `time`, looking at `target`, for a target of
-/// `size` pixels.
-pub fn orbit(
-    registry: &Registry,
-    id: &str,
-    time: f64,
-    target: Vec3,
-    size: [u32; 2],
-) -> CameraUniform {
-    orbit_scaled(registry, id, time, (target, 1.0), size)
+/// The camera parameters of one layer, named once ([`Handle`]).
+#[derive(Debug, Clone)]
+pub struct OrbitCamera {
+    distance: Handle<f32>,
+    yaw: Handle<f32>,
+    pitch: Handle<f32>,
+    fov: Handle<f32>,
+    auto_rotate: Handle<f32>,
 }
 
-/// The same with `camera_distance` counted in units of `scale` (the
-/// skinned layer's model size, so any character fills the frame alike).
-pub fn orbit_scaled(
-    registry: &Registry,
-    id: &str,
-    time: f64,
-    (target, scale): (Vec3, f32),
-    size: [u32; 2],
-) -> CameraUniform {
-    let p = |name: &str| registry.float(&format!("{id}.{name}"));
-    let yaw = (p("camera_yaw") as f64 + p("auto_rotate") as f64 * time).rem_euclid(360.0) as f32;
-    let (yaw, pitch) = (yaw.to_radians(), p("camera_pitch").to_radians());
-    let distance = (p("camera_distance") * scale).max(1e-3);
-    let eye = target
-        + distance
-            * Vec3::new(
-                pitch.cos() * yaw.sin(),
-                pitch.sin(),
-                pitch.cos() * yaw.cos(),
-            );
-    let aspect = size[0] as f32 / size[1].max(1) as f32;
-    let fov = p("camera_fov").clamp(1.0, 179.0).to_radians();
-    // wgpu's clip space is DirectX's: depth 0..1, y up.
-    let projection = proj::directx::perspective(fov, aspect, distance * 0.01, distance * 10.0);
-    let view = glam::camera::rh::view::look_at_mat4(eye, target, Vec3::Y);
-    CameraUniform {
-        view_proj: (projection * view).to_cols_array_2d(),
-        eye: [eye.x, eye.y, eye.z, 1.0],
-        viewport: [size[0] as f32, size[1] as f32, (fov * 0.5).tan(), 0.0],
+impl OrbitCamera {
+    /// The camera of layer `id` ([`camera_params`]).
+    pub fn new(id: &str) -> Self {
+        Self {
+            distance: Handle::new(id, "camera_distance"),
+            yaw: Handle::new(id, "camera_yaw"),
+            pitch: Handle::new(id, "camera_pitch"),
+            fov: Handle::new(id, "camera_fov"),
+            auto_rotate: Handle::new(id, "auto_rotate"),
+        }
+    }
+
+    /// What in `specs` its handles do not find.
+    pub fn check(&self, specs: &[ParamSpec]) -> Vec<String> {
+        crate::check_handles!(specs; self.distance, self.yaw, self.pitch, self.fov, self.auto_rotate)
+    }
+
+    /// The camera at `time`, looking at `target`, for a target of `size`
+    /// pixels.
+    pub fn look(
+        &self,
+        registry: &Registry,
+        time: f64,
+        target: Vec3,
+        size: [u32; 2],
+    ) -> CameraUniform {
+        self.look_scaled(registry, time, (target, 1.0), size)
+    }
+
+    /// The same with `camera_distance` counted in units of `scale` (the
+    /// skinned layer's model size, so any character fills the frame alike).
+    pub fn look_scaled(
+        &self,
+        registry: &Registry,
+        time: f64,
+        (target, scale): (Vec3, f32),
+        size: [u32; 2],
+    ) -> CameraUniform {
+        let p = |handle: &Handle<f32>| handle.get(registry);
+        let yaw =
+            (p(&self.yaw) as f64 + p(&self.auto_rotate) as f64 * time).rem_euclid(360.0) as f32;
+        let (yaw, pitch) = (yaw.to_radians(), p(&self.pitch).to_radians());
+        let distance = (p(&self.distance) * scale).max(1e-3);
+        let eye = target
+            + distance
+                * Vec3::new(
+                    pitch.cos() * yaw.sin(),
+                    pitch.sin(),
+                    pitch.cos() * yaw.cos(),
+                );
+        let aspect = size[0] as f32 / size[1].max(1) as f32;
+        let fov = p(&self.fov).clamp(1.0, 179.0).to_radians();
+        // wgpu's clip space is DirectX's: depth 0..1, y up.
+        let projection = proj::directx::perspective(fov, aspect, distance * 0.01, distance * 10.0);
+        let view = glam::camera::rh::view::look_at_mat4(eye, target, Vec3::Y);
+        CameraUniform {
+            view_proj: (projection * view).to_cols_array_2d(),
+            eye: [eye.x, eye.y, eye.z, 1.0],
+            viewport: [size[0] as f32, size[1] as f32, (fov * 0.5).tan(), 0.0],
+        }
     }
 }
 
@@ -129,7 +158,7 @@ mod tests {
             registry
                 .set_now("c.camera_pitch", Value::Float(0.0), Source::Show)
                 .ok();
-            let camera = orbit(&registry, "c", 0.0, Vec3::ZERO, [100, 100]);
+            let camera = OrbitCamera::new("c").look(&registry, 0.0, Vec3::ZERO, [100, 100]);
             let half = (fov.to_radians() * 0.5).tan();
             assert!((camera.tan_half_fov() - half).abs() < 1e-6);
             // A point at the target's depth on the frustum's top edge lands
@@ -151,7 +180,7 @@ mod tests {
             registry.register(spec);
         }
         let target = Vec3::new(0.8, 0.4, 0.4);
-        let camera = orbit(&registry, "c", 0.0, target, [160, 90]);
+        let camera = OrbitCamera::new("c").look(&registry, 0.0, target, [160, 90]);
         let centre = point_under(&camera, [0.5, 0.5], target);
         assert!((centre - target).length() < 1e-4, "{centre}");
         let view_proj = glam::Mat4::from_cols_array_2d(&camera.view_proj);

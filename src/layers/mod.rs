@@ -68,4 +68,21 @@ mod tests {
         let wrong = layout_mismatches(&assets, &layouts);
         assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     }
+
+    #[test]
+    fn the_camera_handles_name_each_3d_kinds_parameters() {
+        use crate::engine::camera::OrbitCamera;
+        let kinds = [
+            ("colony", super::colony::colony_params("colony")),
+            ("fluid", super::fluid::fluid_params("fluid")),
+            ("forest", super::forest::forest_params("forest")),
+            ("skinned", super::skinned::skinned_params("skinned", None)),
+        ];
+        for (id, specs) in kinds {
+            let wrong = OrbitCamera::new(id).check(&specs);
+            assert!(wrong.is_empty(), "{id}: {wrong:?}");
+        }
+        let wrong = OrbitCamera::new("colony").check(&super::fluid::fluid_params("fluid"));
+        assert_eq!(wrong.len(), 5, "another layer's names are not its own");
+    }
 }

@@ -4,11 +4,13 @@
 //! flow) the registry advances ramps and smoothing.
 
 mod curve;
+mod handle;
 mod ramp;
 mod registry;
 mod spec;
 
 pub use curve::Curve;
+pub use handle::{Handle, Readable};
 pub use ramp::{Easing, Ramp};
 pub use registry::{Change, ParamError, Registry, Source};
 pub use spec::{ParamKind, ParamSpec, SpecError, Value};

@@ -23,7 +23,7 @@ use sim::{ColonySim, StepParams};
 
 use crate::base::clock::Clock;
 use crate::base::{Assets, ChangedFile, inside_show};
-use crate::engine::camera::{camera_params, orbit};
+use crate::engine::camera::{OrbitCamera, camera_params};
 use crate::engine::simulation::{Running, SimulationCore};
 use crate::engine::{BenchWorkload, Layer, LayerEnv, LayerFrame, LayerKind};
 use crate::gpu::UniformLayout;
@@ -277,6 +277,8 @@ pub struct ColonyLayer {
     core: SimulationCore<Grown, BranchRenderer, Structure>,
     /// How far a regrowing colony has faded (1 = not at all).
     fade: f32,
+    /// Its camera's parameters.
+    camera: OrbitCamera,
 }
 
 impl ColonyLayer {
@@ -285,6 +287,7 @@ impl ColonyLayer {
         Self {
             core: SimulationCore::new(id, &["colony/"], env),
             fade: 1.0,
+            camera: OrbitCamera::new(id),
         }
     }
 
@@ -389,7 +392,7 @@ impl Layer for ColonyLayer {
         );
         grown.sim.set_params(env.gpu, &params);
         let p = |name: &str| format!("{id}.{name}");
-        let camera = orbit(registry, id, clock.time, grown.centre, size);
+        let camera = self.camera.look(registry, clock.time, grown.centre, size);
         let draw = DrawParams::new(
             registry.float(&p("width")),
             registry.float(&p("thickness")),

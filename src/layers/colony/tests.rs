@@ -2,7 +2,7 @@
 //! runs, and its picture.
 
 use sylva::base::Assets;
-use sylva::engine::camera::{camera_params, orbit};
+use sylva::engine::camera::{OrbitCamera, camera_params};
 use sylva::engine::simulation::Drawer;
 use sylva::gpu::{GpuProfiler, HDR_FORMAT, RenderTarget, read_rgba16f};
 use sylva::layers::colony::attractors::{AttractionSource, Shape};
@@ -188,7 +188,7 @@ fn drawn_light(sim: &ColonySim, assets: &Assets, transform: &NodeTransform) -> f
     for spec in camera_params("c", 16.0, 0.0) {
         registry.register(spec);
     }
-    let camera = orbit(&registry, "c", 0.0, glam::Vec3::ZERO, [64, 64]);
+    let camera = OrbitCamera::new("c").look(&registry, 0.0, glam::Vec3::ZERO, [64, 64]);
     let target = RenderTarget::new(&gpu.device, "hook.target", [64, 64], HDR_FORMAT);
     let mut profiler = GpuProfiler::new(&gpu.device, &gpu.queue, false);
     let mut encoder = gpu.device.create_command_encoder(&Default::default());

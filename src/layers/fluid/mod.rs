@@ -21,7 +21,7 @@ use sim::FluidSim;
 
 use crate::base::ChangedFile;
 use crate::base::clock::Clock;
-use crate::engine::camera::{camera_params, orbit};
+use crate::engine::camera::{OrbitCamera, camera_params};
 use crate::engine::simulation::{self as sim_core, SimulationCore};
 use crate::engine::{BenchWorkload, Layer, LayerEnv, LayerFrame, LayerKind};
 use crate::gpu::UniformLayout;
@@ -204,6 +204,8 @@ pub struct FluidLayer {
     core: SimulationCore<Running, FluidRenderer, Structure>,
     /// Substeps this frame, found in `prepare`.
     substeps: u32,
+    /// Its camera's parameters.
+    camera: OrbitCamera,
 }
 
 impl FluidLayer {
@@ -212,6 +214,7 @@ impl FluidLayer {
         Self {
             core: SimulationCore::new(id, &["fluid/"], env),
             substeps: 0,
+            camera: OrbitCamera::new(id),
         }
     }
 
@@ -325,7 +328,7 @@ impl Layer for FluidLayer {
         let p = |name: &str| format!("{}.{name}", self.core.id);
         let c = running.structure.container;
         let centre = glam::Vec3::new(c[0] * 0.5, c[1] * 0.4, c[2] * 0.5);
-        let camera = orbit(registry, &self.core.id, clock.time, centre, size);
+        let camera = self.camera.look(registry, clock.time, centre, size);
         if let Some(point) = pointer_point(registry, &camera, centre, c, &p("pointer_radius")) {
             params.point1 = point;
         }

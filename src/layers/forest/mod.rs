@@ -14,7 +14,7 @@ use glam::Vec3;
 use crate::base::clock::Clock;
 use crate::base::rng::Rng;
 use crate::base::{AssetError, Assets, ChangedFile, inside_show};
-use crate::engine::camera::{CameraUniform, camera_params, orbit_scaled};
+use crate::engine::camera::{CameraUniform, OrbitCamera, camera_params};
 use crate::engine::simulation::{Running, SimulationCore};
 use crate::engine::{BenchWorkload, Layer, LayerEnv, LayerFrame, LayerKind};
 use crate::gpu::UniformLayout;
@@ -286,6 +286,8 @@ pub struct ForestLayer {
     core: SimulationCore<Grown, ForestRenderer, Structure>,
     /// This frame's camera and look, found in `prepare`.
     look: Option<(CameraUniform, ForestDraw)>,
+    /// Its camera's parameters.
+    camera: OrbitCamera,
 }
 
 impl ForestLayer {
@@ -294,6 +296,7 @@ impl ForestLayer {
         Self {
             core: SimulationCore::new(id, &["forest/"], env),
             look: None,
+            camera: OrbitCamera::new(id),
         }
     }
 
@@ -378,7 +381,13 @@ impl Layer for ForestLayer {
         let (Some(grown), Some(renderer)) = (&self.core.running, self.core.drawer.as_mut()) else {
             return false;
         };
-        let (camera, draw) = forest_look(registry, &self.core.id, grown, clock.time, size);
+        let (camera, draw) = forest_look(
+            registry,
+            (&self.core.id, &self.camera),
+            grown,
+            clock.time,
+            size,
+        );
         renderer.prepare(env.gpu, size, (&camera, &draw));
         self.look = Some((camera, draw));
         false
@@ -473,7 +482,7 @@ fn bench_workload(size: u32) -> BenchWorkload {
 /// This frame's camera and look of forest `id` for a target of `size`.
 fn forest_look(
     registry: &Registry,
-    id: &str,
+    (id, orbit): (&str, &OrbitCamera),
     grown: &Grown,
     time: f64,
     size: [u32; 2],
@@ -485,9 +494,8 @@ fn forest_look(
         .iter()
         .map(|s| s.max_height)
         .fold(1.0, f32::max);
-    let camera = orbit_scaled(
+    let camera = orbit.look_scaled(
         registry,
-        id,
         time,
         (Vec3::new(0.0, tallest * 0.3, 0.0), extent),
         size,

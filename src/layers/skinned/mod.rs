@@ -29,7 +29,7 @@ use super::colony::sim::ColonySim;
 use super::colony::{spacing, step_params, unit_distance};
 use crate::base::clock::Clock;
 use crate::base::{AssetError, Assets, ChangedFile};
-use crate::engine::camera::orbit_scaled;
+use crate::engine::camera::OrbitCamera;
 use crate::engine::simulation::{Drawer, Running, Simulation, SimulationCore};
 use crate::engine::{BenchWorkload, Layer, LayerEnv, LayerError, LayerFrame, LayerKind};
 use crate::gpu::UniformLayout;
@@ -206,6 +206,8 @@ pub struct SkinnedLayer {
     clips: Option<Vec<String>>,
     fade: f32,
     preparing: Option<Preparation>,
+    /// Its camera's parameters.
+    camera: OrbitCamera,
 }
 
 impl SkinnedLayer {
@@ -215,6 +217,7 @@ impl SkinnedLayer {
             core: SimulationCore::new(id, &["skinned/", "colony/"], env),
             clips: None,
             fade: 1.0,
+            camera: OrbitCamera::new(id),
             preparing: None,
         }
     }
@@ -450,7 +453,9 @@ impl Layer for SkinnedLayer {
         );
         character.sim.colony.set_params(env.gpu, &params);
         let scale = character.model.size();
-        let camera = orbit_scaled(registry, id, clock.time, (character.centre, scale), size);
+        let camera = self
+            .camera
+            .look_scaled(registry, clock.time, (character.centre, scale), size);
         let draw = DrawParams::new(
             registry.float(&p("width")),
             registry.float(&p("thickness")) * scale,
