@@ -11,7 +11,7 @@ use std::collections::HashMap;
 
 use bytemuck::{Pod, Zeroable};
 
-use super::inputs::TextureInputs;
+use super::inputs::{LayerOutputs, TextureInputs};
 use crate::base::clock::Clock;
 use crate::base::rebuild::Rebuild;
 use crate::engine::LayerEnv;
@@ -96,6 +96,12 @@ struct LayerSlot {
     targets: [RenderTarget; 2],
     current: usize,
     blend: wgpu::Buffer,
+}
+
+impl LayerOutputs for HashMap<String, LayerSlot> {
+    fn output(&self, id: &str) -> Option<&wgpu::TextureView> {
+        self.get(id).map(|s| &s.targets[s.current].view)
+    }
 }
 
 /// Blends layers and runs the master section.
@@ -218,24 +224,19 @@ impl Compositor {
     /// The targets layer `id` draws into this frame, flipped from last
     /// frame's: its target, its previous frame (feedback) and the
     /// composite of the layers below.
-    pub fn layer_targets(&mut self, gpu: &Gpu, id: &str) -> LayerTargets<'_> {
+    pub fn layer_targets<'a>(&'a mut self, gpu: &Gpu, id: &'a str) -> LayerTargets<'a> {
         let slot = slot(&mut self.slots, gpu, id, self.render_size);
         slot.current = 1 - slot.current;
         let slots = &self.slots;
         let Some(own) = slots.get(id) else {
             unreachable!("slot() made the slot of {id}");
         };
-        let others = slots
-            .iter()
-            .filter(|(other, _)| other.as_str() != id)
-            .map(|(other, s)| (other.as_str(), &s.targets[s.current].view))
-            .collect();
         LayerTargets {
             target: &own.targets[own.current].view,
             inputs: TextureInputs::new(
                 &self.composite[self.composite_current].view,
                 &own.targets[1 - own.current].view,
-                others,
+                (id, slots),
             ),
             size: self.render_size,
         }

@@ -65,6 +65,10 @@ impl Pace {
     /// (`finished`, as [`Show::frame`] returns them) and puts back, or
     /// switches off, each layer that overran, saying so on screen.
     pub fn keep(&mut self, show: &mut Show, finished: &[Vec<PassTime>]) {
+        // Without timestamp queries no frame's timings ever come back.
+        if !show.profiler.enabled() {
+            return;
+        }
         let layers: Vec<String> = show.layers().iter().map(|l| l.id().to_string()).collect();
         self.in_flight.push_back(
             layers
@@ -200,12 +204,11 @@ fn layer_ms(times: &[PassTime], id: &str, layers: &[String]) -> f64 {
 /// Layer `id`'s parameter targets (what the controls set), but `enabled`.
 fn values_of(registry: &Registry, id: &str) -> Vec<(String, Value)> {
     let prefix = format!("{id}.");
+    let enabled = format!("{id}.enabled");
     registry
         .iter()
         .filter(|(spec, _)| {
-            spec.name.starts_with(&prefix)
-                && !spec.read_only
-                && spec.name != format!("{id}.enabled")
+            spec.name.starts_with(&prefix) && !spec.read_only && spec.name != enabled
         })
         .filter_map(|(spec, _)| Some((spec.name.clone(), registry.target(&spec.name)?.clone())))
         .collect()

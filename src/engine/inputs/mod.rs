@@ -7,24 +7,34 @@
 //! handles): a layer asks by name and never learns where a texture came
 //! from.
 
+/// Where the other layers' outputs are found by id (the compositor's
+/// targets), looked up only when a layer asks.
+pub trait LayerOutputs {
+    /// Layer `id`'s latest output, if it is on stage.
+    fn output(&self, id: &str) -> Option<&wgpu::TextureView>;
+}
+
 /// The textures a layer may bind this frame.
 pub struct TextureInputs<'a> {
     below: &'a wgpu::TextureView,
     previous: &'a wgpu::TextureView,
-    layers: Vec<(&'a str, &'a wgpu::TextureView)>,
+    /// The layer asking: its own output is `previous`, not `layer:` itself.
+    own: &'a str,
+    layers: &'a dyn LayerOutputs,
 }
 
 impl<'a> TextureInputs<'a> {
-    /// The engine's own inputs: `below`, `previous`, and every other
-    /// layer's output by id.
+    /// The engine's own inputs for layer `own`: `below`, `previous`, and
+    /// every other layer's output by id.
     pub fn new(
         below: &'a wgpu::TextureView,
         previous: &'a wgpu::TextureView,
-        layers: Vec<(&'a str, &'a wgpu::TextureView)>,
+        (own, layers): (&'a str, &'a dyn LayerOutputs),
     ) -> Self {
         Self {
             below,
             previous,
+            own,
             layers,
         }
     }
@@ -36,11 +46,8 @@ impl<'a> TextureInputs<'a> {
             "below" => Some(self.below),
             "previous" => Some(self.previous),
             _ => {
-                let id = name.strip_prefix("layer:")?;
-                self.layers
-                    .iter()
-                    .find(|(layer, _)| *layer == id)
-                    .map(|(_, view)| *view)
+                let id = name.strip_prefix("layer:").filter(|id| *id != self.own)?;
+                self.layers.output(id)
             }
         }
     }

@@ -4,9 +4,7 @@
 
 use super::*;
 use crate::command::Command;
-use crate::command::ScriptEvent;
-use crate::mapping::{self};
-use std::time::Instant;
+use crate::mapping;
 
 impl Show {
     /// Passes an event to the script and applies what it asks.

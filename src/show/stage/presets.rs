@@ -1,17 +1,13 @@
 //! The show loading presets (staged off the registry, validated, then
 //! swapped in with a crossfade) and saving the running show as one.
 
-use super::*;
-use crate::base::{Assets, Folder};
-use crate::command::ScriptEvent;
-use crate::engine::compositor::Compositor;
-use crate::engine::stack::{Outgoing, Stack, sync_params};
-use crate::engine::{Layer, LayerEnv};
-use crate::engine::{Preset, PresetError};
-use crate::layers;
-use crate::params::{Registry, Source};
-use crate::show::save_name::{self};
 use std::collections::HashMap;
+
+use super::*;
+use crate::engine::Preset;
+use crate::layers;
+use crate::params::Source;
+use crate::show::save_name;
 
 impl Show {
     /// Loads preset `name` (`presets/<name>.toml`) from the show folder or
