@@ -191,7 +191,7 @@ fn a_preset_crossfades_in_over_the_running_one_inside_the_frame() {
 static FOUND: std::sync::Mutex<Vec<(String, bool)>> = std::sync::Mutex::new(Vec::new());
 
 /// A layer that draws nothing and asks its inputs for each name.
-struct Probe;
+struct Probe(sylva::engine::LayerSwitches);
 
 const ASKED: [&str; 5] = [
     "below",
@@ -208,6 +208,10 @@ impl sylva::engine::Layer for Probe {
 
     fn kind(&self) -> &'static sylva::engine::LayerKind {
         &PROBE
+    }
+
+    fn switches(&self) -> &sylva::engine::LayerSwitches {
+        &self.0
     }
 
     fn params(&self) -> Vec<sylva::params::ParamSpec> {
@@ -250,7 +254,7 @@ impl sylva::engine::Layer for Probe {
 
 static PROBE: sylva::engine::LayerKind = sylva::engine::LayerKind {
     name: "probe",
-    create: |_, _| Box::new(Probe),
+    create: |id, _| Box::new(Probe(sylva::engine::LayerSwitches::new(id))),
     params: |_, _, _| Ok(Vec::new()),
     bench: |_| sylva::engine::BenchWorkload {
         resolution: [1, 1],

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use sylva::base::ChangedFile;
 use sylva::base::clock::Clock;
 use sylva::base::status::ErrorLog;
-use sylva::engine::{BenchWorkload, Layer, LayerEnv, LayerFrame, LayerKind};
+use sylva::engine::{BenchWorkload, Layer, LayerEnv, LayerFrame, LayerKind, LayerSwitches};
 use sylva::gpu::{AdapterChoice, Gpu, GpuProfiler, OUTPUT_FORMAT, RenderTarget, read_rgba8};
 use sylva::params::{ParamSpec, Registry, Source, Value};
 use sylva::show::{Show, StateFile};
@@ -216,7 +216,7 @@ static FRAGILE_PANICS: AtomicU32 = AtomicU32::new(0);
 /// Fragile layers built so far.
 static FRAGILE_BUILT: AtomicU32 = AtomicU32::new(0);
 
-struct Fragile(String);
+struct Fragile(String, LayerSwitches);
 
 impl Layer for Fragile {
     fn id(&self) -> &str {
@@ -225,6 +225,10 @@ impl Layer for Fragile {
 
     fn kind(&self) -> &'static LayerKind {
         &FRAGILE
+    }
+
+    fn switches(&self) -> &LayerSwitches {
+        &self.1
     }
 
     fn params(&self) -> Vec<ParamSpec> {
@@ -260,7 +264,7 @@ static FRAGILE: LayerKind = LayerKind {
     name: "fragile",
     create: |id, _| {
         FRAGILE_BUILT.fetch_add(1, Ordering::SeqCst);
-        Box::new(Fragile(id.to_string()))
+        Box::new(Fragile(id.to_string(), LayerSwitches::new(id)))
     },
     params: |_, _, _| Ok(Vec::new()),
     bench: |_| BenchWorkload {

@@ -242,12 +242,12 @@ impl Compositor {
         }
     }
 
-    /// Blends layer `id`'s target over the composite with its opacity and
-    /// blend mode.
+    /// Blends layer `id`'s target over the composite with its `opacity`
+    /// and blend `mode` (an index into `BLEND_MODES`).
     pub fn blend(
         &mut self,
         env: &LayerEnv<'_>,
-        registry: &Registry,
+        (opacity, mode): (f32, usize),
         id: &str,
         encoder: &mut wgpu::CommandEncoder,
         profiler: &mut GpuProfiler,
@@ -256,8 +256,8 @@ impl Compositor {
             return;
         };
         let blend = BlendUniforms {
-            mode: registry.index(&format!("{id}.blend")) as u32,
-            opacity: registry.float(&format!("{id}.opacity")),
+            mode: mode as u32,
+            opacity,
             _pad: [0.0; 2],
         };
         let (uniforms, layer) = (slot.blend.clone(), slot.targets[slot.current].view.clone());

@@ -10,7 +10,7 @@ use crate::base::{Assets, ChangedFile};
 use crate::engine::Preset;
 use crate::gpu::compute::KernelReload;
 use crate::gpu::{Gpu, GpuProfiler, UniformLayout};
-use crate::params::{ParamSpec, Registry};
+use crate::params::{Handle, ParamSpec, Registry};
 
 /// Blend modes of the compositor, in the order of the `<layer>.blend` enum.
 pub const BLEND_MODES: [&str; 4] = ["normal", "add", "screen", "multiply"];
@@ -87,6 +87,10 @@ pub trait Layer {
     /// The kind it was built from, so a layer that fails can be built
     /// again without a list of kinds.
     fn kind(&self) -> &'static LayerKind;
+
+    /// Its `enabled`, `opacity` and `blend`, which the renderer and the
+    /// compositor read.
+    fn switches(&self) -> &LayerSwitches;
 
     /// The layer's own parameters (enabled, opacity and blend are added by
     /// the show). Called after every `update`, so a layer may change them.
@@ -204,4 +208,38 @@ pub fn common_params(id: &str) -> Vec<ParamSpec> {
         ParamSpec::enumeration(format!("{id}.blend"), &BLEND_MODES, 0)
             .with_description("Blend mode on linear HDR values"),
     ]
+}
+
+/// The parameters every layer has ([`common_params`]), named once.
+#[derive(Debug, Clone)]
+pub struct LayerSwitches {
+    enabled: Handle<bool>,
+    opacity: Handle<f32>,
+    blend: Handle<usize>,
+}
+
+impl LayerSwitches {
+    /// The switches of layer `id`.
+    pub fn new(id: &str) -> Self {
+        Self {
+            enabled: Handle::new(id, "enabled"),
+            opacity: Handle::new(id, "opacity"),
+            blend: Handle::new(id, "blend"),
+        }
+    }
+
+    /// Whether the layer is drawn and composited.
+    pub fn enabled(&self, registry: &Registry) -> bool {
+        self.enabled.get(registry)
+    }
+
+    /// Its opacity and blend mode (an index into [`BLEND_MODES`]).
+    pub fn blend(&self, registry: &Registry) -> (f32, usize) {
+        (self.opacity.get(registry), self.blend.get(registry))
+    }
+
+    /// What in `specs` its handles do not find.
+    pub fn check(&self, specs: &[ParamSpec]) -> Vec<String> {
+        crate::check_handles!(specs; self.enabled, self.opacity, self.blend)
+    }
 }

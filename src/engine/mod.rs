@@ -17,8 +17,8 @@ pub mod simulation;
 pub mod stack;
 
 pub use layer::{
-    BLEND_MODES, BenchWorkload, Layer, LayerEnv, LayerError, LayerFrame, LayerKind, common_params,
-    kind_in, report_kernel_reload, shaders_changed,
+    BLEND_MODES, BenchWorkload, Layer, LayerEnv, LayerError, LayerFrame, LayerKind, LayerSwitches,
+    common_params, kind_in, report_kernel_reload, shaders_changed,
 };
 pub use preset::{MAX_LAYERS, MAX_PARAMS, Preset, PresetError, PresetParam, toml_of, toml_value};
 pub use stack::{Outgoing, Stack};

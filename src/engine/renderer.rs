@@ -102,7 +102,7 @@ fn record_stack(
     for layer in &stack.layers {
         let id = layer.id();
         let left_out = stack.health.get(id).is_some_and(|h| h.disabled);
-        if !registry.flag(&format!("{id}.enabled")) || left_out {
+        if !layer.switches().enabled(registry) || left_out {
             continue;
         }
         let targets = stack.compositor.layer_targets(env.gpu, id);
@@ -121,7 +121,10 @@ fn record_stack(
             layer.encode(env, &frame, encoder, profiler)
         }));
         match recorded {
-            Ok(()) => stack.compositor.blend(env, registry, id, encoder, profiler),
+            Ok(()) => {
+                let blend = layer.switches().blend(registry);
+                stack.compositor.blend(env, blend, id, encoder, profiler);
+            }
             Err(panic) => {
                 let what = format!("while recording: {}", panic_message(panic.as_ref()));
                 stack.health.entry(id.to_string()).or_default().broken = Some(what);

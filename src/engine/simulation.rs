@@ -5,7 +5,7 @@
 //! pipelines and the simulation kernels. The colony and the fluid (and the
 //! layers to come) hold one and add only what is theirs.
 
-use super::layer::{LayerEnv, report_kernel_reload, shaders_changed};
+use super::layer::{LayerEnv, LayerSwitches, report_kernel_reload, shaders_changed};
 use crate::base::rebuild::Rebuild;
 use crate::base::{Assets, ChangedFile};
 use crate::gpu::compute::KernelReload;
@@ -41,6 +41,8 @@ pub trait Running {
 pub struct SimulationCore<R, D, T> {
     /// The layer's id (`colony`, `fluid.left`).
     pub id: String,
+    /// Its `enabled`, `opacity` and `blend`.
+    pub switches: LayerSwitches,
     folders: &'static [&'static str],
     /// The running simulation, if one was built.
     pub running: Option<R>,
@@ -66,6 +68,7 @@ where
             .ok();
         Self {
             id: id.to_string(),
+            switches: LayerSwitches::new(id),
             folders,
             running: None,
             drawer,
@@ -79,7 +82,7 @@ where
     /// builds nor runs (so a preset's disabled layer costs nothing until
     /// it is switched on).
     pub fn enabled(&self, registry: &Registry) -> bool {
-        registry.flag(&format!("{}.enabled", self.id))
+        self.switches.enabled(registry)
     }
 
     /// Whether to build now: asked for, the first frame, or `structure`

@@ -70,19 +70,43 @@ mod tests {
     }
 
     #[test]
-    fn the_camera_handles_name_each_3d_kinds_parameters() {
-        use crate::engine::camera::OrbitCamera;
+    fn every_kinds_handles_name_its_own_parameters() {
+        let clips = ["walk".to_string()];
         let kinds = [
-            ("colony", super::colony::colony_params("colony")),
-            ("fluid", super::fluid::fluid_params("fluid")),
-            ("forest", super::forest::forest_params("forest")),
-            ("skinned", super::skinned::skinned_params("skinned", None)),
+            (
+                "colony",
+                super::colony::ColonyKnobs::new("colony")
+                    .check(&super::colony::colony_params("colony")),
+            ),
+            (
+                "fluid",
+                super::fluid::knobs::FluidKnobs::new("fluid")
+                    .check(&super::fluid::fluid_params("fluid")),
+            ),
+            (
+                "forest",
+                super::forest::knobs::ForestKnobs::new("forest")
+                    .check(&super::forest::forest_params("forest")),
+            ),
+            (
+                "skinned",
+                super::skinned::SkinnedKnobs::new("skinned")
+                    .check(&super::skinned::skinned_params("skinned", Some(&clips))),
+            ),
+            (
+                "every layer",
+                crate::engine::LayerSwitches::new("shader.sky")
+                    .check(&crate::engine::common_params("shader.sky")),
+            ),
         ];
-        for (id, specs) in kinds {
-            let wrong = OrbitCamera::new(id).check(&specs);
-            assert!(wrong.is_empty(), "{id}: {wrong:?}");
+        for (kind, wrong) in kinds {
+            assert!(wrong.is_empty(), "{kind}: {wrong:?}");
         }
-        let wrong = OrbitCamera::new("colony").check(&super::fluid::fluid_params("fluid"));
-        assert_eq!(wrong.len(), 5, "another layer's names are not its own");
+        let wrong =
+            super::colony::ColonyKnobs::new("colony").check(&super::fluid::fluid_params("fluid"));
+        assert!(
+            wrong.len() > 20,
+            "another layer's names are not its own: {wrong:?}"
+        );
     }
 }

@@ -12,25 +12,38 @@ use super::{ParamKind, ParamSpec, Registry, Value};
 
 /// What a handle can read, and which parameter kinds hold it.
 pub trait Readable: Sized {
-    /// The value of parameter `name` (the registry's fallback when it is
-    /// not there).
-    fn read(registry: &Registry, name: &str) -> Self;
+    /// The value held in `value` (a default when it is missing or of
+    /// another type).
+    fn from_value(value: Option<&Value>) -> Self;
     /// Whether a parameter of `kind` holds this type.
     fn holds(kind: &ParamKind) -> bool;
 }
 
 impl Readable for f32 {
-    fn read(registry: &Registry, name: &str) -> Self {
-        registry.float(name)
+    fn from_value(value: Option<&Value>) -> Self {
+        value.and_then(Value::as_f32).unwrap_or(0.0)
     }
     fn holds(kind: &ParamKind) -> bool {
         matches!(kind, ParamKind::Float { .. } | ParamKind::Int { .. })
     }
 }
 
+/// An int, for counts and sizes.
+impl Readable for i32 {
+    fn from_value(value: Option<&Value>) -> Self {
+        match value {
+            Some(Value::Int(v)) => *v,
+            _ => 0,
+        }
+    }
+    fn holds(kind: &ParamKind) -> bool {
+        matches!(kind, ParamKind::Int { .. })
+    }
+}
+
 impl Readable for bool {
-    fn read(registry: &Registry, name: &str) -> Self {
-        registry.flag(name)
+    fn from_value(value: Option<&Value>) -> Self {
+        matches!(value, Some(Value::Bool(true)))
     }
     fn holds(kind: &ParamKind) -> bool {
         matches!(kind, ParamKind::Bool)
@@ -39,8 +52,11 @@ impl Readable for bool {
 
 /// An enum's index.
 impl Readable for usize {
-    fn read(registry: &Registry, name: &str) -> Self {
-        registry.index(name)
+    fn from_value(value: Option<&Value>) -> Self {
+        match value {
+            Some(Value::Enum(i)) => *i,
+            _ => 0,
+        }
     }
     fn holds(kind: &ParamKind) -> bool {
         matches!(kind, ParamKind::Enum { .. })
@@ -49,9 +65,9 @@ impl Readable for usize {
 
 /// A vec3, or a colour's RGBA.
 impl<const N: usize> Readable for [f32; N] {
-    fn read(registry: &Registry, name: &str) -> Self {
+    fn from_value(value: Option<&Value>) -> Self {
         let mut out = [0.0; N];
-        match registry.get(name) {
+        match value {
             Some(Value::Vec3(v)) => out.iter_mut().zip(v).for_each(|(o, v)| *o = *v),
             Some(Value::Colour(c)) => out.iter_mut().zip(c).for_each(|(o, c)| *o = *c),
             _ => {}
@@ -63,6 +79,19 @@ impl<const N: usize> Readable for [f32; N] {
             (kind, N),
             (ParamKind::Vec3 { .. }, 3) | (ParamKind::Colour, 4)
         )
+    }
+}
+
+/// Text or a path.
+impl Readable for String {
+    fn from_value(value: Option<&Value>) -> Self {
+        value
+            .and_then(Value::as_text)
+            .map(str::to_string)
+            .unwrap_or_default()
+    }
+    fn holds(kind: &ParamKind) -> bool {
+        matches!(kind, ParamKind::Text | ParamKind::Path)
     }
 }
 
@@ -84,7 +113,13 @@ impl<T: Readable> Handle<T> {
 
     /// Its value now (smoothed, modulated).
     pub fn get(&self, registry: &Registry) -> T {
-        T::read(registry, &self.name)
+        T::from_value(registry.declared(&self.name))
+    }
+
+    /// The value last asked for, before smoothing: what decides a
+    /// simulation's structure.
+    pub fn target(&self, registry: &Registry) -> T {
+        T::from_value(registry.target(&self.name))
     }
 
     /// Its full name.

@@ -198,7 +198,7 @@ impl Registry {
     /// The value of a parameter the code itself names. A name no layer
     /// declares is a bug (a misspelling reads as 0 forever): tests fail on
     /// it, and a release build logs it once.
-    fn declared(&self, name: &str) -> Option<&Value> {
+    pub(super) fn declared(&self, name: &str) -> Option<&Value> {
         let value = self.get(name);
         if value.is_none() {
             undeclared(name);

@@ -225,12 +225,10 @@ fn main_panel(
             let layers: Vec<String> = show
                 .layers()
                 .iter()
-                .map(
-                    |l| match show.registry.flag(&format!("{}.enabled", l.id())) {
-                        true => l.id().to_string(),
-                        false => format!("{} (off)", l.id()),
-                    },
-                )
+                .map(|l| match l.switches().enabled(&show.registry) {
+                    true => l.id().to_string(),
+                    false => format!("{} (off)", l.id()),
+                })
                 .collect();
             ui.label(format!("layers: {}", layers.join(", ")));
             // Open at start: the input, the tempo heard and the spectrum are

@@ -11,6 +11,7 @@
 
 pub mod attractors;
 pub mod draw;
+pub mod knobs;
 pub mod reference;
 pub mod sim;
 pub mod spacing;
@@ -18,17 +19,18 @@ pub mod spacing;
 use std::path::PathBuf;
 
 use attractors::{AttractionSource, CloudError, PointCloud, SHAPES, Shape};
-use draw::{BranchRenderer, DrawParams, Style};
-use sim::{ColonySim, StepParams};
+use draw::BranchRenderer;
+use knobs::{BranchKnobs, GrowthKnobs, StructureKnobs, count};
+use sim::ColonySim;
 
 use crate::base::clock::Clock;
 use crate::base::{Assets, ChangedFile, inside_show};
 use crate::engine::camera::{OrbitCamera, camera_params};
 use crate::engine::simulation::{Running, SimulationCore};
-use crate::engine::{BenchWorkload, Layer, LayerEnv, LayerFrame, LayerKind};
+use crate::engine::{BenchWorkload, Layer, LayerEnv, LayerFrame, LayerKind, LayerSwitches};
 use crate::gpu::UniformLayout;
 use crate::gpu::{BuildError, Gpu, GpuProfiler};
-use crate::params::{ParamSpec, Registry, Value};
+use crate::params::{ParamSpec, Registry};
 
 /// Palettes, in the order of `colony.palette`.
 pub const PALETTES: [&str; 4] = ["aurora", "ember", "moss", "ice"];
@@ -108,25 +110,14 @@ struct Structure {
 }
 
 impl Structure {
-    fn from(registry: &Registry, id: &str) -> Self {
-        let p = |name: &str| format!("{id}.{name}");
-        let target = |name: &str| registry.target(&p(name)).cloned();
-        let int = |name: &str| match target(name) {
-            Some(Value::Int(v)) => v.max(1) as u32,
-            _ => 1,
-        };
+    fn from(registry: &Registry, knobs: &StructureKnobs) -> Self {
         Self {
-            attraction_count: int("attraction_count"),
-            capacity: int("node_capacity"),
-            seed_count: int("seed_count"),
-            shape: match target("shape") {
-                Some(Value::Enum(i)) => i,
-                _ => 0,
-            },
-            radius: target("radius").and_then(|v| v.as_f32()).unwrap_or(1.0),
-            attractors: target("attractors")
-                .and_then(|v| v.as_text().map(str::to_string))
-                .unwrap_or_default(),
+            attraction_count: count(registry, &knobs.attraction_count),
+            capacity: count(registry, &knobs.node_capacity),
+            seed_count: count(registry, &knobs.seed_count),
+            shape: knobs.shape.target(registry),
+            radius: knobs.radius.target(registry),
+            attractors: knobs.attractors.target(registry),
         }
     }
 
@@ -145,42 +136,6 @@ impl Structure {
     }
 }
 
-/// One distance unit for attractions whose mean nearest-neighbour distance
-/// is `spacing`: `colony.unit_distance` when set, else that spacing times
-/// [`spacing::UNIT_PER_SPACING`].
-pub fn unit_distance(registry: &Registry, id: &str, spacing: Option<f32>) -> f32 {
-    let set = registry.float(&format!("{id}.unit_distance"));
-    if set > 0.0 {
-        return set;
-    }
-    spacing.map_or(0.35, |s| s * spacing::UNIT_PER_SPACING)
-}
-
-/// The step parameters of layer `id` now, for `dt` seconds per iteration,
-/// with one distance unit of `unit` world lengths.
-pub fn step_params(
-    registry: &Registry,
-    id: &str,
-    dt: f32,
-    seed: u64,
-    (attraction_count, capacity): (u32, u32),
-    unit: f32,
-) -> StepParams {
-    let p = |name: &str| registry.float(&format!("{id}.{name}"));
-    let (mass_min, mass_max) = (p("mass_min"), p("mass_max"));
-    let influence = p("influence_distance") * unit;
-    StepParams::new(
-        influence,
-        p("growth_distance") * unit,
-        (p("kill_distance") * unit).min(influence * 0.999),
-        dt * p("growth_speed"),
-        (mass_min.min(mass_max), mass_max.max(mass_min)),
-        seed as u32,
-        attraction_count,
-        capacity,
-    )
-}
-
 /// Grows the colony layer `id` of the running preset for `steps`
 /// iterations, each new segment reaching full length in one iteration (the
 /// fastest growth the algorithm allows), into the points of `attractors` if given
@@ -194,21 +149,17 @@ pub fn grow_for_export(
     steps: u32,
     attractors: Option<&std::path::Path>,
 ) -> Result<sim::Graph, ColonyError> {
-    let structure = Structure::from(registry, id);
+    let structure = Structure::from(registry, &StructureKnobs::new(id));
+    let growth = GrowthKnobs::new(id);
     let seed = 1;
     let points = match attractors {
         Some(path) => PointCloud::load(path)?.points(structure.attraction_count, seed),
         None => structure.points(assets, seed)?,
     };
-    let unit = unit_distance(registry, id, spacing::mean_nearest(&points));
-    // The time step that brings even the slowest segment to full length in
-    // one iteration.
-    let p = |name: &str| registry.float(&format!("{id}.{name}"));
-    let full_step = 1.0 / (p("growth_speed") * p("mass_min").min(p("mass_max"))).max(1e-3);
-    let params = step_params(
+    let unit = growth.unit(registry, spacing::mean_nearest(&points));
+    let params = growth.step_params(
         registry,
-        id,
-        full_step,
+        growth.full_step(registry),
         seed,
         (points.len() as u32, structure.capacity),
         unit,
@@ -277,8 +228,39 @@ pub struct ColonyLayer {
     core: SimulationCore<Grown, BranchRenderer, Structure>,
     /// How far a regrowing colony has faded (1 = not at all).
     fade: f32,
-    /// Its camera's parameters.
+    /// Its parameters, named once.
+    knobs: ColonyKnobs,
+}
+
+/// Every parameter the colony layer's frames read.
+pub struct ColonyKnobs {
+    growth: GrowthKnobs,
+    branches: BranchKnobs,
+    structure: StructureKnobs,
     camera: OrbitCamera,
+}
+
+impl ColonyKnobs {
+    /// The handles of layer `id`.
+    pub fn new(id: &str) -> Self {
+        Self {
+            growth: GrowthKnobs::new(id),
+            branches: BranchKnobs::new(id),
+            structure: StructureKnobs::new(id),
+            camera: OrbitCamera::new(id),
+        }
+    }
+
+    /// What in `specs` its handles do not find.
+    pub fn check(&self, specs: &[ParamSpec]) -> Vec<String> {
+        [
+            self.growth.check(specs),
+            self.branches.check(specs),
+            self.structure.check(specs),
+            self.camera.check(specs),
+        ]
+        .concat()
+    }
 }
 
 impl ColonyLayer {
@@ -287,7 +269,7 @@ impl ColonyLayer {
         Self {
             core: SimulationCore::new(id, &["colony/"], env),
             fade: 1.0,
-            camera: OrbitCamera::new(id),
+            knobs: ColonyKnobs::new(id),
         }
     }
 
@@ -300,7 +282,7 @@ impl ColonyLayer {
     ) -> Result<Grown, ColonyError> {
         let id = &self.core.id;
         let seed = self.core.seed;
-        let structure = Structure::from(registry, id);
+        let structure = Structure::from(registry, &self.knobs.structure);
         let fits = |what: &str, count: u32| {
             let what = format!("{id}.{what} {count}");
             env.gpu.check_storage(&what, u64::from(count) * 16)
@@ -309,13 +291,13 @@ impl ColonyLayer {
         fits("attraction_count", structure.attraction_count)?;
         let points = structure.points(env.assets, seed)?;
         let spacing = spacing::mean_nearest(&points);
-        let params = step_params(
+        let growth = &self.knobs.growth;
+        let params = growth.step_params(
             registry,
-            id,
             0.0,
             seed,
             (points.len() as u32, structure.capacity),
-            unit_distance(registry, id, spacing),
+            growth.unit(registry, spacing),
         );
         let sim = env.gpu.scoped(id, || {
             ColonySim::new(env.gpu, env.assets, &points, structure.seed_count, &params)
@@ -333,23 +315,19 @@ impl ColonyLayer {
     /// Rebuild when asked, when structural parameters have rested at new
     /// values, or when a regrowing colony has faded out. Returns the fade.
     fn maintain(&mut self, env: &LayerEnv<'_>, registry: &Registry, time: f64) -> f32 {
-        let id = self.core.id.clone();
-        let fade = match (&self.core.running, registry.flag(&format!("{id}.regrow"))) {
-            (Some(grown), true) => {
-                let life = f64::from(registry.float(&format!("{id}.regrow_seconds")));
-                let fading = ((time - grown.born - life) / 3.0).clamp(0.0, 1.0);
-                if fading >= 1.0 {
-                    self.core.reseed(0);
-                }
-                1.0 - fading as f32
-            }
-            _ => 1.0,
-        };
-        if self.core.due(&Structure::from(registry, &id), time) {
+        let branches = &self.knobs.branches;
+        let fading = (self.core.running.as_ref())
+            .and_then(|grown| branches.fading(registry, grown.born, time))
+            .unwrap_or(0.0);
+        if fading >= 1.0 {
+            self.core.reseed(0);
+        }
+        let structure = Structure::from(registry, &self.knobs.structure);
+        if self.core.due(&structure, time) {
             let built = self.build(env, registry, time);
             self.core.start(env, built);
         }
-        fade
+        1.0 - fading as f32
     }
 }
 
@@ -360,6 +338,10 @@ impl Layer for ColonyLayer {
 
     fn id(&self) -> &str {
         &self.core.id
+    }
+
+    fn switches(&self) -> &LayerSwitches {
+        &self.core.switches
     }
 
     fn params(&self) -> Vec<ParamSpec> {
@@ -380,27 +362,17 @@ impl Layer for ColonyLayer {
         let Some(grown) = &self.core.running else {
             return false;
         };
-        let id = &self.core.id;
-        let structure = &grown.structure;
-        let params = step_params(
+        let (structure, knobs) = (&grown.structure, &self.knobs);
+        let params = knobs.growth.step_params(
             registry,
-            id,
             clock.dt,
             self.core.seed,
             (structure.attraction_count, structure.capacity),
-            unit_distance(registry, id, grown.spacing),
+            knobs.growth.unit(registry, grown.spacing),
         );
         grown.sim.set_params(env.gpu, &params);
-        let p = |name: &str| format!("{id}.{name}");
-        let camera = self.camera.look(registry, clock.time, grown.centre, size);
-        let draw = DrawParams::new(
-            registry.float(&p("width")),
-            registry.float(&p("thickness")),
-            registry.float(&p("brightness")),
-            self.fade,
-            registry.index(&p("palette")) as u32,
-            registry.index(&p("colour_by")) as u32,
-        );
+        let camera = knobs.camera.look(registry, clock.time, grown.centre, size);
+        let draw = knobs.branches.draw_params(registry, 1.0, self.fade);
         if let Some(renderer) = self.core.drawer.as_mut() {
             renderer.prepare(env.gpu, size, &camera, &draw);
         }
@@ -419,19 +391,15 @@ impl Layer for ColonyLayer {
             crate::gpu::clear_view(encoder, frame.target);
             return;
         };
-        let p = |name: &str| format!("{}.{name}", self.core.id);
-        for _ in 0..registry.float(&p("steps_per_frame")) as u32 {
+        let branches = &self.knobs.branches;
+        for _ in 0..branches.steps(registry) {
             grown.sim.step(encoder, profiler);
         }
         let Some(renderer) = &self.core.drawer else {
             crate::gpu::clear_view(encoder, frame.target);
             return;
         };
-        let style = if registry.index(&p("render")) == 1 {
-            Style::Tubes
-        } else {
-            Style::Lines
-        };
+        let style = branches.style(registry);
         renderer.draw(encoder, profiler, &grown.sim, frame.target, style);
     }
 

@@ -10,20 +10,22 @@
 //! so any setting in range still forms a liquid.
 
 pub(crate) mod draw;
+pub mod knobs;
 pub mod reference;
 pub mod scene;
 pub mod sim;
 pub mod validate;
 
-use draw::{FluidRenderer, Look, ParticleDraw};
+use draw::FluidRenderer;
+use knobs::{FluidKnobs, TankKnobs};
 use scene::Scene;
 use sim::FluidSim;
 
 use crate::base::ChangedFile;
 use crate::base::clock::Clock;
-use crate::engine::camera::{OrbitCamera, camera_params};
+use crate::engine::camera::camera_params;
 use crate::engine::simulation::{self as sim_core, SimulationCore};
-use crate::engine::{BenchWorkload, Layer, LayerEnv, LayerFrame, LayerKind};
+use crate::engine::{BenchWorkload, Layer, LayerEnv, LayerFrame, LayerKind, LayerSwitches};
 use crate::gpu::UniformLayout;
 use crate::gpu::{BuildError, Gpu, GpuProfiler};
 use crate::params::{ParamSpec, Registry, Value};
@@ -148,22 +150,11 @@ struct Structure {
 }
 
 impl Structure {
-    fn from(registry: &Registry, id: &str) -> Self {
-        let target = |name: &str| registry.target(&format!("{id}.{name}")).cloned();
+    fn from(registry: &Registry, tank: &TankKnobs) -> Self {
         Self {
-            dimensions: if matches!(target("dimensions"), Some(Value::Enum(1))) {
-                2
-            } else {
-                3
-            },
-            count: match target("count") {
-                Some(Value::Int(n)) => n.max(1) as u32,
-                _ => 1,
-            },
-            container: match target("container") {
-                Some(Value::Vec3(c)) => c,
-                _ => [1.0; 3],
-            },
+            dimensions: tank.dimensions(registry),
+            count: tank.count(registry),
+            container: tank.container(registry),
         }
     }
 
@@ -204,8 +195,8 @@ pub struct FluidLayer {
     core: SimulationCore<Running, FluidRenderer, Structure>,
     /// Substeps this frame, found in `prepare`.
     substeps: u32,
-    /// Its camera's parameters.
-    camera: OrbitCamera,
+    /// Its parameters, named once.
+    knobs: FluidKnobs,
 }
 
 impl FluidLayer {
@@ -214,14 +205,14 @@ impl FluidLayer {
         Self {
             core: SimulationCore::new(id, &["fluid/"], env),
             substeps: 0,
-            camera: OrbitCamera::new(id),
+            knobs: FluidKnobs::new(id),
         }
     }
 
     /// Fills a tank from the registry's structure.
     fn build(&self, env: &LayerEnv<'_>, registry: &Registry) -> Result<Running, BuildError> {
         let id = &self.core.id;
-        let structure = Structure::from(registry, id);
+        let structure = Structure::from(registry, &self.knobs.tank);
         let what = format!("{id}.count {}: particles", structure.count);
         env.gpu
             .check_storage(&what, u64::from(structure.count) * 16)?;
@@ -246,52 +237,11 @@ impl FluidLayer {
     fn maintain(&mut self, env: &LayerEnv<'_>, registry: &Registry, time: f64) {
         if self
             .core
-            .due(&Structure::from(registry, &self.core.id), time)
+            .due(&Structure::from(registry, &self.knobs.tank), time)
         {
             let built = self.build(env, registry);
             self.core.start(env, built);
         }
-    }
-
-    /// The substep parameters from the knobs and the derived base.
-    fn params(&self, registry: &Registry) -> Option<sim::FluidParams> {
-        let running = self.core.running.as_ref()?;
-        let p = |name: &str| registry.float(&format!("{}.{name}", self.core.id));
-        let vec = |name: &str| match registry.get(&format!("{}.{name}", self.core.id)) {
-            Some(Value::Vec3(v)) => *v,
-            _ => [0.0; 3],
-        };
-        let base = running.base;
-        let mut params = base;
-        params.h = base.h * p("smoothing_length");
-        params.rest_density = p("rest_density");
-        let density_ratio = params.rest_density / base.rest_density;
-        params.mass = base.mass * p("mass") * density_ratio;
-        params.stiffness = base.stiffness * p("stiffness") * density_ratio;
-        params.viscosity = base.viscosity * p("viscosity") * density_ratio;
-        params.wall_stiffness = base.wall_stiffness * p("wall_stiffness");
-        params.gravity = vec("gravity");
-        let sound = (7.0 * params.stiffness / params.rest_density)
-            .sqrt()
-            .max(1e-3);
-        params.dt = base.dt * p("time_step");
-        if registry.flag(&format!("{}.cfl", self.core.id)) {
-            params.dt = params.dt.min(0.25 * params.h / sound);
-        }
-        let point = |k: u32| {
-            let v = vec(&format!("point{k}"));
-            [v[0], v[1], v[2], p(&format!("point{k}_radius"))]
-        };
-        params.point0 = point(1);
-        params.point1 = point(2);
-        params.push = [p("point1_strength"), p("point2_strength"), 0.0, 0.0];
-        let (e, ev, s) = (vec("emitter"), vec("emitter_velocity"), vec("sink"));
-        params.emitter = [e[0], e[1], e[2], p("emitter_radius")];
-        params.emitter_velocity = [ev[0], ev[1], ev[2], p("emitter_rate")];
-        params.sink = [s[0], s[1], s[2], p("sink_radius")];
-        // The integrate stage mixes in the GPU's own substep count.
-        params.seed = self.core.seed as u32;
-        Some(params)
     }
 }
 
@@ -302,6 +252,10 @@ impl Layer for FluidLayer {
 
     fn id(&self) -> &str {
         &self.core.id
+    }
+
+    fn switches(&self) -> &LayerSwitches {
+        &self.core.switches
     }
 
     fn params(&self) -> Vec<ParamSpec> {
@@ -319,39 +273,20 @@ impl Layer for FluidLayer {
             return false;
         }
         self.maintain(env, registry, clock.time);
-        let Some(mut params) = self.params(registry) else {
+        let (Some(running), knobs) = (&self.core.running, &self.knobs) else {
             return false;
         };
-        let Some(running) = &self.core.running else {
-            return false;
-        };
-        let p = |name: &str| format!("{}.{name}", self.core.id);
+        let mut params = knobs.substep(registry, &running.base, self.core.seed);
         let c = running.structure.container;
         let centre = glam::Vec3::new(c[0] * 0.5, c[1] * 0.4, c[2] * 0.5);
-        let camera = self.camera.look(registry, clock.time, centre, size);
-        if let Some(point) = pointer_point(registry, &camera, centre, c, &p("pointer_radius")) {
+        let camera = knobs.camera.look(registry, clock.time, centre, size);
+        let reach = knobs.pointer_radius(registry);
+        if let Some(point) = pointer_point(registry, &camera, centre, c, reach) {
             params.point1 = point;
         }
         running.sim.set_params(env.gpu, &params);
-        // As many substeps as keep the liquid in real time (the seed's
-        // "neither explodes nor runs in slow motion"), at most `iterations`.
-        let wanted = f64::from(clock.dt) * f64::from(registry.float(&p("speed")));
-        let most = registry.float(&p("iterations")).max(1.0) as u32;
-        self.substeps = ((wanted / f64::from(params.dt)).round() as u32).min(most);
-        let colour = match registry.get(&p("colour")) {
-            Some(Value::Colour(c)) => *c,
-            _ => [0.3, 0.6, 0.9, 1.0],
-        };
-        let look = ParticleDraw {
-            colour,
-            radius: running.dx * 0.6 * registry.float(&p("particle_size")),
-            colour_by: registry.index(&p("colour_by")) as u32,
-            brightness: registry.float(&p("brightness")),
-            rest_density: params.rest_density,
-            absorption: registry.float(&p("absorption")),
-            foam: registry.float(&p("foam")),
-            _pad: [0.0; 2],
-        };
+        self.substeps = knobs.substeps(registry, clock.dt, params.dt);
+        let look = knobs.look(registry, running.dx, params.rest_density);
         if let Some(renderer) = self.core.drawer.as_mut() {
             renderer.prepare(env.gpu, size, &camera, &look);
         }
@@ -372,11 +307,7 @@ impl Layer for FluidLayer {
         for _ in 0..self.substeps {
             running.sim.step(encoder, profiler);
         }
-        let style = if frame.registry.index(&format!("{}.render", self.core.id)) == 1 {
-            Look::Particles
-        } else {
-            Look::Surface
-        };
+        let style = self.knobs.style(frame.registry);
         renderer.draw(
             env.gpu,
             encoder,
@@ -484,19 +415,18 @@ pub const KIND: LayerKind = LayerKind {
 
 /// Where interaction point 2 goes while the pointer presses: under it, on
 /// the plane through the tank's centre facing the camera, kept inside the
-/// tank, with the reach `radius` names (as the book's demo drags its
-/// interaction point with the mouse).
+/// tank, reaching `reach` (as the book's demo drags its interaction point
+/// with the mouse).
 fn pointer_point(
     registry: &Registry,
     camera: &crate::engine::camera::CameraUniform,
     centre: glam::Vec3,
     container: [f32; 3],
-    radius: &str,
+    reach: f32,
 ) -> Option<[f32; 4]> {
     let Some(Value::Vec3([x, y, pressed])) = registry.get("master.pointer") else {
         return None;
     };
-    let reach = registry.float(radius);
     if *pressed < 0.5 || reach <= 0.0 {
         return None;
     }

@@ -5,6 +5,7 @@
 
 pub mod density;
 pub mod draw;
+pub mod knobs;
 pub mod reference;
 pub mod sim;
 pub mod species;
@@ -14,14 +15,15 @@ use glam::Vec3;
 use crate::base::clock::Clock;
 use crate::base::rng::Rng;
 use crate::base::{AssetError, Assets, ChangedFile, inside_show};
-use crate::engine::camera::{CameraUniform, OrbitCamera, camera_params};
+use crate::engine::camera::{CameraUniform, camera_params};
 use crate::engine::simulation::{Running, SimulationCore};
-use crate::engine::{BenchWorkload, Layer, LayerEnv, LayerFrame, LayerKind};
+use crate::engine::{BenchWorkload, Layer, LayerEnv, LayerFrame, LayerKind, LayerSwitches};
 use crate::gpu::UniformLayout;
 use crate::gpu::{BuildError, Gpu, GpuProfiler};
-use crate::params::{ParamSpec, Registry, Value};
+use crate::params::{Handle, ParamSpec, Registry, Value};
 use density::DensityMaps;
-use draw::{ForestDraw, ForestRenderer, View};
+use draw::{ForestDraw, ForestRenderer};
+use knobs::ForestKnobs;
 use sim::{ForestParams, ForestSim, Tree};
 use species::{MAX_SPECIES, Species};
 
@@ -106,23 +108,16 @@ struct Structure {
 }
 
 impl Structure {
-    fn from(registry: &Registry, id: &str) -> Self {
-        let target = |name: &str| registry.target(&format!("{id}.{name}")).cloned();
-        let int = |name: &str| match target(name) {
-            Some(Value::Int(v)) => v.max(1) as u32,
-            _ => 1,
-        };
-        let float = |name: &str| target(name).and_then(|v| v.as_f32()).unwrap_or(1.0);
+    fn from(registry: &Registry, knobs: &ForestKnobs) -> Self {
+        let count = |handle: &Handle<i32>| handle.target(registry).max(1) as u32;
         Self {
-            map_size: int("map_size"),
-            metres_per_pixel: float("metres_per_pixel"),
-            slices: int("slices"),
-            slice_spacing: float("slice_spacing"),
-            capacity: int("capacity"),
-            initial_trees: int("initial_trees"),
-            species: target("species")
-                .and_then(|v| v.as_text().map(str::to_string))
-                .unwrap_or_default(),
+            map_size: count(&knobs.map_size),
+            metres_per_pixel: knobs.metres_per_pixel.target(registry),
+            slices: count(&knobs.slices),
+            slice_spacing: knobs.slice_spacing.target(registry),
+            capacity: count(&knobs.capacity),
+            initial_trees: count(&knobs.initial_trees),
+            species: knobs.species.target(registry),
         }
     }
 
@@ -207,19 +202,19 @@ pub fn seedlings(count: u32, extent: f32, species: usize, seed: u64) -> Vec<Tree
 /// dynamics.
 fn sim_params(
     registry: &Registry,
-    id: &str,
+    knobs: &ForestKnobs,
     structure: &Structure,
     species: &[Species],
     seed: u64,
 ) -> ForestParams {
-    let p = |name: &str| registry.float(&format!("{id}.{name}"));
+    let r1 = knobs.r1.get(registry);
     ForestParams::new(
         (structure.map_size, structure.metres_per_pixel),
         (structure.slices, structure.slice_spacing),
         (density::MAPS as u32, 4),
         structure.capacity,
-        (p("r1"), p("r2").max(p("r1"))),
-        p("years_per_step"),
+        (r1, knobs.r2.get(registry).max(r1)),
+        knobs.years_per_step.get(registry),
         seed as u32,
         species,
     )
@@ -253,9 +248,10 @@ pub fn sow(
     id: &str,
     seed: u64,
 ) -> Result<Grown, ForestError> {
-    let structure = Structure::from(registry, id);
+    let knobs = ForestKnobs::new(id);
+    let structure = Structure::from(registry, &knobs);
     let species = load_species(env.assets, &structure.species)?;
-    let params = sim_params(registry, id, &structure, &species, seed);
+    let params = sim_params(registry, &knobs, &structure, &species, seed);
     let trees = seedlings(
         structure.initial_trees.min(params.capacity),
         structure.extent(),
@@ -286,8 +282,8 @@ pub struct ForestLayer {
     core: SimulationCore<Grown, ForestRenderer, Structure>,
     /// This frame's camera and look, found in `prepare`.
     look: Option<(CameraUniform, ForestDraw)>,
-    /// Its camera's parameters.
-    camera: OrbitCamera,
+    /// Its parameters, named once.
+    knobs: ForestKnobs,
 }
 
 impl ForestLayer {
@@ -296,23 +292,19 @@ impl ForestLayer {
         Self {
             core: SimulationCore::new(id, &["forest/"], env),
             look: None,
-            camera: OrbitCamera::new(id),
+            knobs: ForestKnobs::new(id),
         }
     }
 
     /// Reads density files when they change and paints with the brush.
     fn tend(&mut self, env: &LayerEnv<'_>, registry: &Registry) {
-        let id = self.core.id.clone();
         let Some(grown) = self.core.running.as_mut() else {
             return;
         };
-        let p = |name: &str| format!("{id}.{name}");
-        let files = registry
-            .target(&p("density_maps"))
-            .and_then(|v| v.as_text().map(str::to_string))
-            .unwrap_or_default();
+        let knobs = &self.knobs;
+        let files = knobs.density_maps.target(registry);
         let (read, problems) = grown.density.refresh(env.assets, &files);
-        let origin = format!("{id} density");
+        let origin = format!("{} density", self.core.id);
         for problem in &problems {
             env.errors.report(&origin, problem);
         }
@@ -322,17 +314,14 @@ impl ForestLayer {
             }
             grown.sim.set_density(env.gpu, grown.density.values());
         }
-        if registry.flag(&p("brush")) {
-            let at = match registry.get(&p("brush_at")) {
-                Some(Value::Vec3(v)) => *v,
-                _ => [0.5, 0.5, 0.0],
-            };
+        if knobs.brush.get(registry) {
+            let at = knobs.brush_at.get(registry);
             let size = grown.structure.map_size as f32;
             let rows = grown.density.paint(
-                registry.float(&p("brush_map")) as usize,
+                knobs.brush_map.get(registry) as usize,
                 [at[0] * size, at[1] * size],
-                registry.float(&p("brush_radius")) / grown.structure.metres_per_pixel,
-                registry.float(&p("brush_value")),
+                knobs.brush_radius.get(registry) / grown.structure.metres_per_pixel,
+                knobs.brush_value.get(registry),
             );
             grown
                 .sim
@@ -340,7 +329,7 @@ impl ForestLayer {
         }
         let params = sim_params(
             registry,
-            &id,
+            knobs,
             &grown.structure,
             &grown.species,
             self.core.seed,
@@ -358,6 +347,10 @@ impl Layer for ForestLayer {
         &self.core.id
     }
 
+    fn switches(&self) -> &LayerSwitches {
+        &self.core.switches
+    }
+
     fn params(&self) -> Vec<ParamSpec> {
         forest_params(&self.core.id)
     }
@@ -372,7 +365,7 @@ impl Layer for ForestLayer {
         if !self.core.enabled(registry) {
             return false;
         }
-        let structure = Structure::from(registry, &self.core.id);
+        let structure = Structure::from(registry, &self.knobs);
         if self.core.due(&structure, clock.time) {
             let built = sow(env, registry, &self.core.id, self.core.seed);
             self.core.start(env, built);
@@ -381,13 +374,7 @@ impl Layer for ForestLayer {
         let (Some(grown), Some(renderer)) = (&self.core.running, self.core.drawer.as_mut()) else {
             return false;
         };
-        let (camera, draw) = forest_look(
-            registry,
-            (&self.core.id, &self.camera),
-            grown,
-            clock.time,
-            size,
-        );
+        let (camera, draw) = forest_look(registry, &self.knobs, grown, clock.time, size);
         renderer.prepare(env.gpu, size, (&camera, &draw));
         self.look = Some((camera, draw));
         false
@@ -401,21 +388,16 @@ impl Layer for ForestLayer {
         profiler: &mut GpuProfiler,
     ) {
         let registry = frame.registry;
-        let p = |name: &str| format!("{}.{name}", self.core.id);
         let (Some(grown), Some(renderer), Some((_, draw))) =
             (&self.core.running, &self.core.drawer, &self.look)
         else {
             crate::gpu::clear_view(encoder, frame.target);
             return;
         };
-        for _ in 0..registry.float(&p("steps_per_frame")) as u32 {
+        for _ in 0..self.knobs.steps(registry) {
             grown.sim.step(encoder, profiler);
         }
-        let view = if registry.index(&p("view")) == 1 {
-            View::Maps
-        } else {
-            View::Forest
-        };
+        let view = self.knobs.view(registry);
         renderer.draw(encoder, profiler, &grown.sim, frame.target, draw, view);
     }
 
@@ -479,22 +461,21 @@ fn bench_workload(size: u32) -> BenchWorkload {
     }
 }
 
-/// This frame's camera and look of forest `id` for a target of `size`.
+/// This frame's camera and look of a forest for a target of `size`.
 fn forest_look(
     registry: &Registry,
-    (id, orbit): (&str, &OrbitCamera),
+    knobs: &ForestKnobs,
     grown: &Grown,
     time: f64,
     size: [u32; 2],
 ) -> (CameraUniform, ForestDraw) {
-    let p = |name: &str| format!("{id}.{name}");
     let extent = grown.structure.extent();
     let tallest = grown
         .species
         .iter()
         .map(|s| s.max_height)
         .fold(1.0, f32::max);
-    let camera = orbit.look_scaled(
+    let camera = knobs.camera.look_scaled(
         registry,
         time,
         (Vec3::new(0.0, tallest * 0.3, 0.0), extent),
@@ -504,17 +485,13 @@ fn forest_look(
     for (slot, s) in colours.iter_mut().zip(&grown.species) {
         *slot = [s.colour[0], s.colour[1], s.colour[2], 1.0];
     }
-    let fog = match registry.get(&p("fog")) {
-        Some(Value::Colour(c)) => *c,
-        _ => [0.025, 0.035, 0.06, 1.0],
-    };
     let draw = ForestDraw {
         colours,
-        fog_colour: fog,
+        fog_colour: knobs.fog.get(registry),
         extent,
-        fog_density: registry.float(&p("fog_density")),
-        brightness: registry.float(&p("brightness")),
-        view_slice: registry.float(&p("view_slice")) as u32,
+        fog_density: knobs.fog_density.get(registry),
+        brightness: knobs.brightness.get(registry),
+        view_slice: knobs.view_slice.get(registry) as u32,
     };
     (camera, draw)
 }

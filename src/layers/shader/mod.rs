@@ -16,7 +16,9 @@ pub use header::{HeaderError, HeaderParam};
 use crate::base::clock::Clock;
 use crate::base::{AssetError, Assets, ChangedFile, Folder};
 use crate::engine::Preset;
-use crate::engine::{BenchWorkload, Layer, LayerEnv, LayerError, LayerFrame, LayerKind};
+use crate::engine::{
+    BenchWorkload, Layer, LayerEnv, LayerError, LayerFrame, LayerKind, LayerSwitches,
+};
 use crate::gpu::bindings::{Slot, bind, layout, uniform_buffer};
 use crate::gpu::wgsl::{Composed, Composer, ShaderError};
 use crate::gpu::{BuildError, FullscreenPipeline, GpuProfiler, HDR_FORMAT, clear_view};
@@ -144,6 +146,9 @@ struct Compiled {
 /// A fullscreen user shader.
 pub struct ShaderLayer {
     id: String,
+    switches: LayerSwitches,
+    /// Its `file` parameter, named once.
+    file: ParamSpec,
     tried_file: Option<String>,
     watched: Vec<String>,
     compiled: Option<Compiled>,
@@ -158,6 +163,8 @@ impl ShaderLayer {
         let device = &env.gpu.device;
         Self {
             id: id.to_string(),
+            switches: LayerSwitches::new(id),
+            file: file_param(id),
             tried_file: None,
             watched: Vec::new(),
             compiled: None,
@@ -244,18 +251,19 @@ impl Layer for ShaderLayer {
         &self.id
     }
 
+    fn switches(&self) -> &LayerSwitches {
+        &self.switches
+    }
+
     fn params(&self) -> Vec<ParamSpec> {
         let declared = self.compiled.iter().flat_map(|c| c.specs.iter().cloned());
-        std::iter::once(file_param(&self.id))
-            .chain(declared)
-            .collect()
+        std::iter::once(self.file.clone()).chain(declared).collect()
     }
 
     fn declare(&mut self, env: &LayerEnv<'_>, registry: &Registry, _clock: &Clock) -> bool {
-        let spec = file_param(&self.id);
         let file = registry
-            .text(&spec.name)
-            .or(spec.default.as_text())
+            .text(&self.file.name)
+            .or(self.file.default.as_text())
             .unwrap_or_default()
             .to_string();
         self.tried_file.as_deref() != Some(file.as_str()) && self.load(env, &file)
@@ -270,7 +278,8 @@ impl Layer for ShaderLayer {
     ) -> bool {
         let changed = self.declare(env, registry, clock);
         if let Some(compiled) = &self.compiled {
-            let bytes = compiled.block.bytes(&self.id, registry);
+            let names = compiled.specs.iter().map(|s| s.name.as_str());
+            let bytes = compiled.block.bytes(names, registry);
             env.gpu
                 .queue
                 .write_buffer(&compiled.params_buffer, 0, &bytes);

@@ -65,12 +65,13 @@ impl ParamsBlock {
         self.size
     }
 
-    /// The block's bytes from the registry's current values of
-    /// `<layer id>.<field>`.
-    pub fn bytes(&self, id: &str, registry: &Registry) -> Vec<u8> {
+    /// The block's bytes from the registry's current values of the
+    /// parameters `names`, the fields' full names (`shader.sky.speed`) in
+    /// declaration order.
+    pub fn bytes<'a>(&self, names: impl Iterator<Item = &'a str>, registry: &Registry) -> Vec<u8> {
         let mut bytes = vec![0u8; self.size as usize];
-        for field in &self.fields {
-            let Some(value) = registry.get(&format!("{id}.{}", field.name)) else {
+        for (field, name) in self.fields.iter().zip(names) {
+            let Some(value) = registry.get(name) else {
                 continue;
             };
             let words: Vec<[u8; 4]> = match value {

@@ -13,6 +13,7 @@ pub mod asset;
 pub mod body;
 pub mod clips;
 pub mod creature;
+mod knobs;
 pub mod model;
 mod params;
 pub mod player;
@@ -24,19 +25,21 @@ pub mod volume;
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
 
-use super::colony::draw::{BranchRenderer, DrawParams, NodeTransform, Style};
+use super::colony::draw::{BranchRenderer, NodeTransform};
 use super::colony::sim::ColonySim;
-use super::colony::{spacing, step_params, unit_distance};
+use super::colony::spacing;
 use crate::base::clock::Clock;
 use crate::base::{AssetError, Assets, ChangedFile};
-use crate::engine::camera::OrbitCamera;
 use crate::engine::simulation::{Drawer, Running, Simulation, SimulationCore};
-use crate::engine::{BenchWorkload, Layer, LayerEnv, LayerError, LayerFrame, LayerKind};
+use crate::engine::{
+    BenchWorkload, Layer, LayerEnv, LayerError, LayerFrame, LayerKind, LayerSwitches,
+};
 use crate::gpu::UniformLayout;
 use crate::gpu::compute::{KernelReload, storage_buffer};
 use crate::gpu::{BuildError, Gpu, GpuProfiler};
-use crate::params::{ParamSpec, Registry, Value};
-use body::{BodyParams, BodyRenderer};
+use crate::params::{ParamSpec, Registry};
+use body::BodyRenderer;
+pub use knobs::SkinnedKnobs;
 use model::{Model, ModelError};
 pub use params::skinned_params;
 use params::{Structure, declared_params};
@@ -206,8 +209,8 @@ pub struct SkinnedLayer {
     clips: Option<Vec<String>>,
     fade: f32,
     preparing: Option<Preparation>,
-    /// Its camera's parameters.
-    camera: OrbitCamera,
+    /// Its parameters, named once.
+    knobs: SkinnedKnobs,
 }
 
 impl SkinnedLayer {
@@ -217,7 +220,7 @@ impl SkinnedLayer {
             core: SimulationCore::new(id, &["skinned/", "colony/"], env),
             clips: None,
             fade: 1.0,
-            camera: OrbitCamera::new(id),
+            knobs: SkinnedKnobs::new(id),
             preparing: None,
         }
     }
@@ -244,13 +247,13 @@ impl SkinnedLayer {
         fits("node_capacity", structure.capacity)?;
         fits("attraction_count", points.len() as u32)?;
         let spacing = spacing::mean_nearest(&points);
-        let params = step_params(
+        let growth = &self.knobs.growth;
+        let params = growth.step_params(
             registry,
-            id,
             0.0,
             self.core.seed,
             (points.len() as u32, structure.capacity),
-            unit_distance(registry, id, spacing),
+            growth.unit(registry, spacing),
         );
         let sim = env.gpu.scoped(id, || {
             let colony =
@@ -321,21 +324,17 @@ impl SkinnedLayer {
     /// Rebuilds when due, fades a regrowing growth. Returns whether the
     /// clip names (and so the parameters) changed.
     fn maintain(&mut self, env: &LayerEnv<'_>, registry: &Registry, time: f64) -> bool {
-        let id = self.core.id.clone();
-        self.fade = match (&self.core.running, registry.flag(&format!("{id}.regrow"))) {
-            (Some(character), true) => {
-                let life = f64::from(registry.float(&format!("{id}.regrow_seconds")));
-                let fading = ((time - character.born - life) / 3.0).clamp(0.0, 1.0);
-                // Faded out: a new growth is prepared (once, however long
-                // the worker takes).
-                if fading >= 1.0 && self.preparing.is_none() {
-                    self.core.reseed(0);
-                }
-                1.0 - fading as f32
-            }
-            _ => 1.0,
-        };
-        let structure = Structure::from(registry, &id, env.assets);
+        let branches = &self.knobs.branches;
+        let fading = (self.core.running.as_ref())
+            .and_then(|character| branches.fading(registry, character.born, time))
+            .unwrap_or(0.0);
+        // Faded out: a new growth is prepared (once, however long the
+        // worker takes).
+        if fading >= 1.0 && self.preparing.is_none() {
+            self.core.reseed(0);
+        }
+        self.fade = 1.0 - fading as f32;
+        let structure = self.knobs.structure(registry, env.assets);
         if self.core.due(&structure, time) {
             let seed = self.core.seed;
             if self.core.running.is_none() {
@@ -368,37 +367,14 @@ impl SkinnedLayer {
     /// Plays the clip, speed and time the registry asks for and writes
     /// this frame's bones.
     fn animate(&mut self, env: &LayerEnv<'_>, registry: &Registry, dt: f32) {
-        let id = &self.core.id;
         let Some(character) = self.core.running.as_mut() else {
             return;
         };
-        let p = |name: &str| format!("{id}.{name}");
-        // Declared once the model's clip names are known (next frame).
-        let clip = if registry.contains(&p("clip")) {
-            registry.index(&p("clip"))
-        } else {
-            0
-        };
-        character.player.play(clip, registry.float(&p("clip_fade")));
-        let time = registry
-            .target(&p("time"))
-            .and_then(Value::as_f32)
-            .unwrap_or(0.0);
-        if time != character.seen_time {
-            if character.seen_time >= 0.0 {
-                character.player.seek(time);
-            }
-            character.seen_time = time;
-        }
-        character.player.advance(
-            &character.model,
-            dt,
-            registry.float(&p("speed")),
-            registry.flag(&p("loop")),
-        );
+        let (player, model) = (&mut character.player, &character.model);
+        (self.knobs).play(registry, player, model, dt, &mut character.seen_time);
         let local = character.player.pose(&character.model);
         let skin = pose::skin_matrices(&character.model, &local);
-        let matrices = registry.index(&p("bones")) == 1;
+        let matrices = self.knobs.matrices(registry);
         character.sim.skin.write_bones(env.gpu, &skin, matrices);
     }
 }
@@ -410,6 +386,10 @@ impl Layer for SkinnedLayer {
 
     fn id(&self) -> &str {
         &self.core.id
+    }
+
+    fn switches(&self) -> &LayerSwitches {
+        &self.core.switches
     }
 
     fn params(&self) -> Vec<ParamSpec> {
@@ -436,41 +416,25 @@ impl Layer for SkinnedLayer {
         }
         let changed = self.maintain(env, registry, clock.time);
         self.animate(env, registry, clock.dt);
-        let id = &self.core.id;
-        let p = |name: &str| format!("{id}.{name}");
         let (Some(character), Some(drawer)) = (&self.core.running, self.core.drawer.as_mut())
         else {
             return changed;
         };
-        let structure = &character.structure;
-        let params = step_params(
+        let (structure, knobs) = (&character.structure, &self.knobs);
+        let params = knobs.growth.step_params(
             registry,
-            id,
             clock.dt,
             self.core.seed,
             (structure.attraction_count, structure.capacity),
-            unit_distance(registry, id, character.spacing),
+            knobs.growth.unit(registry, character.spacing),
         );
         character.sim.colony.set_params(env.gpu, &params);
         let scale = character.model.size();
-        let camera = self
-            .camera
-            .look_scaled(registry, clock.time, (character.centre, scale), size);
-        let draw = DrawParams::new(
-            registry.float(&p("width")),
-            registry.float(&p("thickness")) * scale,
-            registry.float(&p("brightness")),
-            self.fade,
-            registry.index(&p("palette")) as u32,
-            registry.index(&p("colour_by")) as u32,
-        );
+        let camera =
+            (knobs.camera).look_scaled(registry, clock.time, (character.centre, scale), size);
+        let draw = knobs.branches.draw_params(registry, scale, self.fade);
         drawer.branches.prepare(env.gpu, size, &camera, &draw);
-        let colour = match registry.get(&p("body_colour")) {
-            Some(Value::Colour(c)) => *c,
-            _ => [0.35, 0.55, 0.9, 1.0],
-        };
-        let style = u32::from(registry.index(&p("body")) == 0);
-        let body = BodyParams::new(colour, style, registry.float(&p("body_opacity")));
+        let body = knobs.body_params(registry);
         drawer.body.prepare(env.gpu, size, (&camera, &body));
         changed
     }
@@ -483,26 +447,22 @@ impl Layer for SkinnedLayer {
         profiler: &mut GpuProfiler,
     ) {
         let registry = frame.registry;
-        let p = |name: &str| format!("{}.{name}", self.core.id);
         let (Some(character), Some(drawer)) = (&self.core.running, &self.core.drawer) else {
             crate::gpu::clear_view(encoder, frame.target);
             return;
         };
         let sim = &character.sim;
-        for _ in 0..registry.float(&p("steps_per_frame")) as u32 {
+        let branches = &self.knobs.branches;
+        for _ in 0..branches.steps(registry) {
             sim.colony.step(encoder, profiler);
         }
         sim.skin.encode(encoder, profiler);
-        let style = if registry.index(&p("render")) == 1 {
-            Style::Tubes
-        } else {
-            Style::Lines
-        };
+        let style = branches.style(registry);
         drawer
             .branches
             .draw(encoder, profiler, &sim.colony, frame.target, style);
         // body: glass, lit or hidden (BODY_STYLES).
-        let body = registry.index(&p("body"));
+        let body = self.knobs.body_style(registry);
         if body < 2 {
             drawer.body.draw(
                 encoder,

@@ -10,7 +10,7 @@ use crate::base::{AssetError, Assets, inside_show};
 use crate::engine::LayerError;
 use crate::engine::Preset;
 use crate::engine::camera::camera_params;
-use crate::params::{ParamSpec, Registry, Value};
+use crate::params::ParamSpec;
 use std::path::PathBuf;
 use std::time::SystemTime;
 
@@ -123,35 +123,6 @@ pub(super) struct Structure {
     pub(super) seed_count: u32,
     /// The model file's modification time, so saving it reloads.
     pub(super) modified: Option<SystemTime>,
-}
-
-impl Structure {
-    pub(super) fn from(registry: &Registry, id: &str, assets: &Assets) -> Self {
-        let target = |name: &str| registry.target(&format!("{id}.{name}")).cloned();
-        let int = |name: &str| match target(name) {
-            Some(Value::Int(v)) => v.max(1) as u32,
-            _ => 1,
-        };
-        let model = target("model")
-            .and_then(|v| v.as_text().map(str::to_string))
-            .unwrap_or_default();
-        let modified = model_path(assets, &model)
-            .ok()
-            .flatten()
-            .and_then(|p| std::fs::metadata(p).ok())
-            .and_then(|m| m.modified().ok());
-        Self {
-            model,
-            detail: int("detail"),
-            attraction_count: int("attraction_count"),
-            spacing: target("attraction_spacing")
-                .and_then(|v| v.as_f32())
-                .unwrap_or(0.0),
-            capacity: int("node_capacity"),
-            seed_count: int("seed_count"),
-            modified,
-        }
-    }
 }
 
 /// Where model `name` lies in the show's `assets/` (none: the figure).

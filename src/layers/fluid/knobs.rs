@@ -1,0 +1,218 @@
+//! The fluid's parameters that its frames read, as typed handles named
+//! once: what the tank is built from, the knobs that scale each substep's
+//! physics, the interaction points, emitter and sink, how many substeps a
+//! frame runs, and how the liquid is drawn.
+
+use super::draw::{Look, ParticleDraw};
+use super::sim::FluidParams;
+use crate::engine::camera::OrbitCamera;
+use crate::params::{Handle, ParamSpec, Registry};
+
+/// What a tank is built from, read from the targets (a change rebuilds).
+pub struct TankKnobs {
+    dimensions: Handle<usize>,
+    count: Handle<i32>,
+    container: Handle<[f32; 3]>,
+}
+
+impl TankKnobs {
+    /// 2 or 3.
+    pub fn dimensions(&self, registry: &Registry) -> u32 {
+        if self.dimensions.target(registry) == 1 {
+            2
+        } else {
+            3
+        }
+    }
+
+    /// Particles, at least one.
+    pub fn count(&self, registry: &Registry) -> u32 {
+        self.count.target(registry).max(1) as u32
+    }
+
+    /// The tank's size.
+    pub fn container(&self, registry: &Registry) -> [f32; 3] {
+        self.container.target(registry)
+    }
+}
+
+/// An interaction point, the emitter or the sink: where, and how far it
+/// reaches.
+struct Place {
+    at: Handle<[f32; 3]>,
+    radius: Handle<f32>,
+}
+
+impl Place {
+    fn new(id: &str, at: &str, radius: &str) -> Self {
+        Self {
+            at: Handle::new(id, at),
+            radius: Handle::new(id, radius),
+        }
+    }
+
+    fn get(&self, registry: &Registry) -> [f32; 4] {
+        let [x, y, z] = self.at.get(registry);
+        [x, y, z, self.radius.get(registry)]
+    }
+}
+
+/// Every parameter the fluid layer's frames read.
+pub struct FluidKnobs {
+    /// What its tank is built from.
+    pub tank: TankKnobs,
+    /// Its orbit camera.
+    pub camera: OrbitCamera,
+    smoothing_length: Handle<f32>,
+    rest_density: Handle<f32>,
+    mass: Handle<f32>,
+    stiffness: Handle<f32>,
+    viscosity: Handle<f32>,
+    wall_stiffness: Handle<f32>,
+    time_step: Handle<f32>,
+    cfl: Handle<bool>,
+    gravity: Handle<[f32; 3]>,
+    points: [Place; 2],
+    strengths: [Handle<f32>; 2],
+    emitter: Place,
+    emitter_velocity: Handle<[f32; 3]>,
+    emitter_rate: Handle<f32>,
+    sink: Place,
+    pointer_radius: Handle<f32>,
+    speed: Handle<f32>,
+    iterations: Handle<f32>,
+    render: Handle<usize>,
+    colour: Handle<[f32; 4]>,
+    colour_by: Handle<usize>,
+    particle_size: Handle<f32>,
+    brightness: Handle<f32>,
+    absorption: Handle<f32>,
+    foam: Handle<f32>,
+}
+
+impl FluidKnobs {
+    /// The handles of layer `id`.
+    pub fn new(id: &str) -> Self {
+        let point = |k: u32| Place::new(id, &format!("point{k}"), &format!("point{k}_radius"));
+        let strength = |k: u32| Handle::new(id, &format!("point{k}_strength"));
+        Self {
+            tank: TankKnobs {
+                dimensions: Handle::new(id, "dimensions"),
+                count: Handle::new(id, "count"),
+                container: Handle::new(id, "container"),
+            },
+            camera: OrbitCamera::new(id),
+            smoothing_length: Handle::new(id, "smoothing_length"),
+            rest_density: Handle::new(id, "rest_density"),
+            mass: Handle::new(id, "mass"),
+            stiffness: Handle::new(id, "stiffness"),
+            viscosity: Handle::new(id, "viscosity"),
+            wall_stiffness: Handle::new(id, "wall_stiffness"),
+            time_step: Handle::new(id, "time_step"),
+            cfl: Handle::new(id, "cfl"),
+            gravity: Handle::new(id, "gravity"),
+            points: [point(1), point(2)],
+            strengths: [strength(1), strength(2)],
+            emitter: Place::new(id, "emitter", "emitter_radius"),
+            emitter_velocity: Handle::new(id, "emitter_velocity"),
+            emitter_rate: Handle::new(id, "emitter_rate"),
+            sink: Place::new(id, "sink", "sink_radius"),
+            pointer_radius: Handle::new(id, "pointer_radius"),
+            speed: Handle::new(id, "speed"),
+            iterations: Handle::new(id, "iterations"),
+            render: Handle::new(id, "render"),
+            colour: Handle::new(id, "colour"),
+            colour_by: Handle::new(id, "colour_by"),
+            particle_size: Handle::new(id, "particle_size"),
+            brightness: Handle::new(id, "brightness"),
+            absorption: Handle::new(id, "absorption"),
+            foam: Handle::new(id, "foam"),
+        }
+    }
+
+    /// The substep parameters: the derived `base` scaled by the knobs,
+    /// the time step held within the CFL limit when asked.
+    pub fn substep(&self, registry: &Registry, base: &FluidParams, seed: u64) -> FluidParams {
+        let p = |handle: &Handle<f32>| handle.get(registry);
+        let mut params = *base;
+        params.h = base.h * p(&self.smoothing_length);
+        params.rest_density = p(&self.rest_density);
+        let density_ratio = params.rest_density / base.rest_density;
+        params.mass = base.mass * p(&self.mass) * density_ratio;
+        params.stiffness = base.stiffness * p(&self.stiffness) * density_ratio;
+        params.viscosity = base.viscosity * p(&self.viscosity) * density_ratio;
+        params.wall_stiffness = base.wall_stiffness * p(&self.wall_stiffness);
+        params.gravity = self.gravity.get(registry);
+        let sound = (7.0 * params.stiffness / params.rest_density)
+            .sqrt()
+            .max(1e-3);
+        params.dt = base.dt * p(&self.time_step);
+        if self.cfl.get(registry) {
+            params.dt = params.dt.min(0.25 * params.h / sound);
+        }
+        params.point0 = self.points[0].get(registry);
+        params.point1 = self.points[1].get(registry);
+        params.push = [p(&self.strengths[0]), p(&self.strengths[1]), 0.0, 0.0];
+        params.emitter = self.emitter.get(registry);
+        let [vx, vy, vz] = self.emitter_velocity.get(registry);
+        params.emitter_velocity = [vx, vy, vz, p(&self.emitter_rate)];
+        params.sink = self.sink.get(registry);
+        // The integrate stage mixes in the GPU's own substep count.
+        params.seed = seed as u32;
+        params
+    }
+
+    /// The reach of the mouse's interaction point.
+    pub fn pointer_radius(&self, registry: &Registry) -> f32 {
+        self.pointer_radius.get(registry)
+    }
+
+    /// As many substeps of `step` seconds as keep the liquid in real time
+    /// over a frame of `dt` (the seed's "neither explodes nor runs in slow
+    /// motion"), at most `iterations`.
+    pub fn substeps(&self, registry: &Registry, dt: f32, step: f32) -> u32 {
+        let wanted = f64::from(dt) * f64::from(self.speed.get(registry));
+        let most = self.iterations.get(registry).max(1.0) as u32;
+        ((wanted / f64::from(step)).round() as u32).min(most)
+    }
+
+    /// The drawing's uniforms for particles `dx` apart.
+    pub fn look(&self, registry: &Registry, dx: f32, rest_density: f32) -> ParticleDraw {
+        ParticleDraw {
+            colour: self.colour.get(registry),
+            radius: dx * 0.6 * self.particle_size.get(registry),
+            colour_by: self.colour_by.get(registry) as u32,
+            brightness: self.brightness.get(registry),
+            rest_density,
+            absorption: self.absorption.get(registry),
+            foam: self.foam.get(registry),
+            _pad: [0.0; 2],
+        }
+    }
+
+    /// Surface or particles.
+    pub fn style(&self, registry: &Registry) -> Look {
+        if self.render.get(registry) == 1 {
+            Look::Particles
+        } else {
+            Look::Surface
+        }
+    }
+
+    /// What in `specs` its handles do not find.
+    pub fn check(&self, specs: &[ParamSpec]) -> Vec<String> {
+        let places = [&self.points[0], &self.points[1], &self.emitter, &self.sink];
+        let mut wrong = crate::check_handles!(specs; self.tank.dimensions, self.tank.count,
+            self.tank.container, self.smoothing_length, self.rest_density, self.mass,
+            self.stiffness, self.viscosity, self.wall_stiffness, self.time_step, self.cfl,
+            self.gravity, self.strengths[0], self.strengths[1], self.emitter_velocity,
+            self.emitter_rate, self.pointer_radius, self.speed, self.iterations, self.render,
+            self.colour, self.colour_by, self.particle_size, self.brightness, self.absorption,
+            self.foam);
+        for place in places {
+            wrong.extend(crate::check_handles!(specs; place.at, place.radius));
+        }
+        wrong.extend(self.camera.check(specs));
+        wrong
+    }
+}

@@ -1,0 +1,92 @@
+//! The forest's parameters that its frames read, as typed handles named
+//! once: what it is sown from, its dynamics, the density files and brush,
+//! the steps a frame runs, and its look.
+
+use super::draw::View;
+use crate::engine::camera::OrbitCamera;
+use crate::params::{Handle, ParamSpec, Registry};
+
+/// Every parameter the forest layer's frames read.
+pub struct ForestKnobs {
+    pub(super) map_size: Handle<i32>,
+    pub(super) metres_per_pixel: Handle<f32>,
+    pub(super) slices: Handle<i32>,
+    pub(super) slice_spacing: Handle<f32>,
+    pub(super) capacity: Handle<i32>,
+    pub(super) initial_trees: Handle<i32>,
+    pub(super) species: Handle<String>,
+    pub(super) r1: Handle<f32>,
+    pub(super) r2: Handle<f32>,
+    pub(super) years_per_step: Handle<f32>,
+    pub(super) density_maps: Handle<String>,
+    pub(super) brush: Handle<bool>,
+    pub(super) brush_at: Handle<[f32; 3]>,
+    pub(super) brush_map: Handle<f32>,
+    pub(super) brush_radius: Handle<f32>,
+    pub(super) brush_value: Handle<f32>,
+    steps_per_frame: Handle<f32>,
+    view: Handle<usize>,
+    pub(super) fog: Handle<[f32; 4]>,
+    pub(super) fog_density: Handle<f32>,
+    pub(super) brightness: Handle<f32>,
+    pub(super) view_slice: Handle<f32>,
+    /// Its orbit camera.
+    pub camera: OrbitCamera,
+}
+
+impl ForestKnobs {
+    /// The handles of layer `id`.
+    pub fn new(id: &str) -> Self {
+        Self {
+            map_size: Handle::new(id, "map_size"),
+            metres_per_pixel: Handle::new(id, "metres_per_pixel"),
+            slices: Handle::new(id, "slices"),
+            slice_spacing: Handle::new(id, "slice_spacing"),
+            capacity: Handle::new(id, "capacity"),
+            initial_trees: Handle::new(id, "initial_trees"),
+            species: Handle::new(id, "species"),
+            r1: Handle::new(id, "r1"),
+            r2: Handle::new(id, "r2"),
+            years_per_step: Handle::new(id, "years_per_step"),
+            density_maps: Handle::new(id, "density_maps"),
+            brush: Handle::new(id, "brush"),
+            brush_at: Handle::new(id, "brush_at"),
+            brush_map: Handle::new(id, "brush_map"),
+            brush_radius: Handle::new(id, "brush_radius"),
+            brush_value: Handle::new(id, "brush_value"),
+            steps_per_frame: Handle::new(id, "steps_per_frame"),
+            view: Handle::new(id, "view"),
+            fog: Handle::new(id, "fog"),
+            fog_density: Handle::new(id, "fog_density"),
+            brightness: Handle::new(id, "brightness"),
+            view_slice: Handle::new(id, "view_slice"),
+            camera: OrbitCamera::new(id),
+        }
+    }
+
+    /// Growth steps this frame.
+    pub fn steps(&self, registry: &Registry) -> u32 {
+        self.steps_per_frame.get(registry) as u32
+    }
+
+    /// The forest or its space maps.
+    pub fn view(&self, registry: &Registry) -> View {
+        if self.view.get(registry) == 1 {
+            View::Maps
+        } else {
+            View::Forest
+        }
+    }
+
+    /// What in `specs` its handles do not find.
+    pub fn check(&self, specs: &[ParamSpec]) -> Vec<String> {
+        let mut wrong = crate::check_handles!(specs; self.map_size, self.metres_per_pixel,
+            self.slices, self.slice_spacing, self.capacity, self.initial_trees, self.species,
+            self.r1, self.r2, self.years_per_step, self.density_maps, self.brush,
+            self.brush_at, self.brush_map, self.brush_radius, self.brush_value,
+            self.steps_per_frame, self.view, self.fog, self.fog_density, self.brightness,
+            self.view_slice);
+        wrong.extend(self.camera.check(specs));
+        wrong
+    }
+}

@@ -1,0 +1,166 @@
+//! The skinned layer's parameters that its frames read, as typed handles
+//! named once: the colony's growth and branches it shares, the camera,
+//! what the character is built from, how its clips play, and its body.
+
+use super::super::colony::knobs::{BranchKnobs, GrowthKnobs, count};
+use super::body::BodyParams;
+use super::model::Model;
+use super::params::{Structure, model_path};
+use super::player::Player;
+use crate::base::Assets;
+use crate::engine::camera::OrbitCamera;
+use crate::params::{Handle, ParamSpec, Registry};
+
+/// Every parameter the skinned layer's frames read.
+pub struct SkinnedKnobs {
+    /// How its colony grows.
+    pub growth: GrowthKnobs,
+    /// How its branches are drawn and regrown.
+    pub branches: BranchKnobs,
+    /// Its orbit camera.
+    pub camera: OrbitCamera,
+    structure: StructureKnobs,
+    playing: PlayingKnobs,
+    body: BodyKnobs,
+}
+
+struct StructureKnobs {
+    model: Handle<String>,
+    detail: Handle<i32>,
+    attraction_count: Handle<i32>,
+    attraction_spacing: Handle<f32>,
+    node_capacity: Handle<i32>,
+    seed_count: Handle<i32>,
+}
+
+struct PlayingKnobs {
+    clip: Handle<usize>,
+    clip_fade: Handle<f32>,
+    time: Handle<f32>,
+    speed: Handle<f32>,
+    looping: Handle<bool>,
+    bones: Handle<usize>,
+}
+
+struct BodyKnobs {
+    style: Handle<usize>,
+    colour: Handle<[f32; 4]>,
+    opacity: Handle<f32>,
+}
+
+impl SkinnedKnobs {
+    /// The handles of layer `id`.
+    pub fn new(id: &str) -> Self {
+        Self {
+            growth: GrowthKnobs::new(id),
+            branches: BranchKnobs::new(id),
+            camera: OrbitCamera::new(id),
+            structure: StructureKnobs {
+                model: Handle::new(id, "model"),
+                detail: Handle::new(id, "detail"),
+                attraction_count: Handle::new(id, "attraction_count"),
+                attraction_spacing: Handle::new(id, "attraction_spacing"),
+                node_capacity: Handle::new(id, "node_capacity"),
+                seed_count: Handle::new(id, "seed_count"),
+            },
+            playing: PlayingKnobs {
+                clip: Handle::new(id, "clip"),
+                clip_fade: Handle::new(id, "clip_fade"),
+                time: Handle::new(id, "time"),
+                speed: Handle::new(id, "speed"),
+                looping: Handle::new(id, "loop"),
+                bones: Handle::new(id, "bones"),
+            },
+            body: BodyKnobs {
+                style: Handle::new(id, "body"),
+                colour: Handle::new(id, "body_colour"),
+                opacity: Handle::new(id, "body_opacity"),
+            },
+        }
+    }
+
+    /// What the character is to be built from now (the targets).
+    pub(super) fn structure(&self, registry: &Registry, assets: &Assets) -> Structure {
+        let knobs = &self.structure;
+        let model = knobs.model.target(registry);
+        let modified = model_path(assets, &model)
+            .ok()
+            .flatten()
+            .and_then(|p| std::fs::metadata(p).ok())
+            .and_then(|m| m.modified().ok());
+        Structure {
+            model,
+            detail: count(registry, &knobs.detail),
+            attraction_count: count(registry, &knobs.attraction_count),
+            spacing: knobs.attraction_spacing.target(registry),
+            capacity: count(registry, &knobs.node_capacity),
+            seed_count: count(registry, &knobs.seed_count),
+            modified,
+        }
+    }
+
+    /// Plays the clip, fade, speed and loop the registry asks for, seeking
+    /// when `time` was written (`seen` is the last time written, negative
+    /// before the first).
+    pub fn play(
+        &self,
+        registry: &Registry,
+        player: &mut Player,
+        model: &Model,
+        dt: f32,
+        seen: &mut f32,
+    ) {
+        let knobs = &self.playing;
+        // Declared once the model's clip names are known (next frame).
+        let clip = if registry.contains(knobs.clip.name()) {
+            knobs.clip.get(registry)
+        } else {
+            0
+        };
+        player.play(clip, knobs.clip_fade.get(registry));
+        let time = knobs.time.target(registry);
+        if time != *seen {
+            if *seen >= 0.0 {
+                player.seek(time);
+            }
+            *seen = time;
+        }
+        let speed = knobs.speed.get(registry);
+        player.advance(model, dt, speed, knobs.looping.get(registry));
+    }
+
+    /// Whether bones go to the GPU as matrices (else quaternions).
+    pub fn matrices(&self, registry: &Registry) -> bool {
+        self.playing.bones.get(registry) == 1
+    }
+
+    /// The body's style (an index into `BODY_STYLES`: glass, lit, hidden).
+    pub fn body_style(&self, registry: &Registry) -> usize {
+        self.body.style.get(registry)
+    }
+
+    /// The body's uniforms.
+    pub fn body_params(&self, registry: &Registry) -> BodyParams {
+        let style = u32::from(self.body_style(registry) == 0);
+        BodyParams::new(
+            self.body.colour.get(registry),
+            style,
+            self.body.opacity.get(registry),
+        )
+    }
+
+    /// What in `specs` its handles do not find.
+    pub fn check(&self, specs: &[ParamSpec]) -> Vec<String> {
+        let (s, p, b) = (&self.structure, &self.playing, &self.body);
+        let own = crate::check_handles!(specs; s.model, s.detail, s.attraction_count,
+            s.attraction_spacing, s.node_capacity, s.seed_count, p.clip, p.clip_fade, p.time,
+            p.speed, p.looping, p.bones, b.style, b.colour, b.opacity);
+        [
+            self.growth.check(specs),
+            self.branches.check(specs),
+            self.camera.check(specs),
+            own,
+        ]
+        .concat()
+    }
+}
