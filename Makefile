@@ -9,9 +9,10 @@ SHELL := /bin/bash
 
 # Build tools (cmake and libclang build Ableton Link), ALSA headers for MIDI
 # (midir) and audio input (cpal), the Vulkan loader and Mesa's
-# software Vulkan driver (lavapipe: tests run on it), and the X11, Wayland
-# and xkbcommon libraries winit loads at run time.
-PACKAGES := build-essential pkg-config cmake libclang-dev libasound2-dev libvulkan1 mesa-vulkan-drivers \
+# software Vulkan driver (lavapipe: tests run on it), ffmpeg (clips in
+# media/, `render --video`), and the X11, Wayland and xkbcommon libraries
+# winit loads at run time.
+PACKAGES := build-essential pkg-config cmake libclang-dev libasound2-dev libvulkan1 mesa-vulkan-drivers ffmpeg \
 	libx11-6 libx11-xcb1 libxcursor1 libxi6 libxrandr2 libxkbcommon0 libxkbcommon-x11-0 \
 	libwayland-client0 libwayland-cursor0 libegl1
 

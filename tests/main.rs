@@ -21,6 +21,7 @@ mod hardening_show;
 mod install;
 mod kernels;
 mod live;
+mod media;
 mod osc_rig;
 mod raster;
 mod show;

@@ -304,7 +304,7 @@ fn type_tags(kind: &ParamKind) -> &'static str {
         ParamKind::Enum { .. } => "s|i",
         ParamKind::Vec3 { .. } => "fff",
         ParamKind::Colour => "fff[f]",
-        ParamKind::Text | ParamKind::Path => "s",
+        ParamKind::Text | ParamKind::Path | ParamKind::Texture => "s",
         ParamKind::List { .. } => "f… (read-only)",
     }
 }
@@ -368,9 +368,10 @@ pub fn value_from_args(spec: &ParamSpec, args: &[OscType]) -> Option<Value> {
     let value = match (&spec.kind, args) {
         (ParamKind::Bool, [OscType::Bool(b)]) => Value::Bool(*b),
         (ParamKind::Bool, [other]) => Value::Bool(number(other)? != 0.0),
-        (ParamKind::Enum { .. } | ParamKind::Text | ParamKind::Path, [OscType::String(s)]) => {
-            Value::Text(s.clone())
-        }
+        (
+            ParamKind::Enum { .. } | ParamKind::Text | ParamKind::Path | ParamKind::Texture,
+            [OscType::String(s)],
+        ) => Value::Text(s.clone()),
         (ParamKind::Enum { .. }, [other]) => Value::Int(number(other)?.round() as i32),
         (ParamKind::Float { .. }, [other]) => Value::Float(number(other)?),
         (ParamKind::Int { .. }, [other]) => Value::Float(number(other)?),

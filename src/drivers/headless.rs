@@ -68,6 +68,7 @@ pub fn render(options: &RenderOptions) -> anyhow::Result<()> {
         std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     }
     let mut show = start(&options.show, OUTPUT_FORMAT)?;
+    show.media_in_lockstep();
     fail_on_errors(&show)?;
     let soundtrack = match &options.show.audio {
         AudioChoice::File(path) => Some(path.as_path()),

@@ -11,6 +11,7 @@ use std::collections::HashMap;
 
 use bytemuck::{Pod, Zeroable};
 
+use super::inputs::media::MediaShelf;
 use super::inputs::{LayerOutputs, TextureInputs};
 use crate::base::clock::Clock;
 use crate::base::rebuild::Rebuild;
@@ -224,7 +225,12 @@ impl Compositor {
     /// The targets layer `id` draws into this frame, flipped from last
     /// frame's: its target, its previous frame (feedback) and the
     /// composite of the layers below.
-    pub fn layer_targets<'a>(&'a mut self, gpu: &Gpu, id: &'a str) -> LayerTargets<'a> {
+    pub fn layer_targets<'a>(
+        &'a mut self,
+        gpu: &Gpu,
+        id: &'a str,
+        media: &'a MediaShelf,
+    ) -> LayerTargets<'a> {
         let slot = slot(&mut self.slots, gpu, id, self.render_size);
         slot.current = 1 - slot.current;
         let slots = &self.slots;
@@ -234,9 +240,12 @@ impl Compositor {
         LayerTargets {
             target: &own.targets[own.current].view,
             inputs: TextureInputs::new(
-                &self.composite[self.composite_current].view,
-                &own.targets[1 - own.current].view,
+                (
+                    &self.composite[self.composite_current].view,
+                    &own.targets[1 - own.current].view,
+                ),
                 (id, slots),
+                media,
             ),
             size: self.render_size,
         }

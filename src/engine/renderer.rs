@@ -8,6 +8,7 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
+use super::inputs::media::MediaShelf;
 use super::outputs::Picture;
 use super::{LayerEnv, LayerFrame, Outgoing, Stack};
 use crate::base::clock::Clock;
@@ -24,6 +25,8 @@ pub struct Scene<'a> {
     pub registry: &'a mut Registry,
     /// The stack fading out, on its own registry.
     pub outgoing: Option<&'a mut Outgoing>,
+    /// The media files and clips the layers' texture inputs name.
+    pub media: &'a mut MediaShelf,
 }
 
 /// The CPU half of a frame: the render size fitted to `output_size`
@@ -40,6 +43,10 @@ pub fn prepare(
         .stack
         .compositor
         .fit(env.gpu, scene.registry, clock, output_size);
+    let mut registries = vec![&*scene.registry];
+    registries.extend(scene.outgoing.as_deref().map(|out| &out.registry));
+    let files = (env.gpu, env.assets, env.errors);
+    scene.media.prepare(files, &registries, dt);
     scene.stack.prepare(env, scene.registry, clock);
     if let Some(out) = scene.outgoing.as_deref_mut() {
         out.elapsed += dt;
@@ -63,9 +70,17 @@ pub fn record(
     profiler: &mut GpuProfiler,
 ) {
     let frame = (clock, frame_uniforms);
-    record_stack(env, scene.stack, scene.registry, frame, encoder, profiler);
+    let media = &*scene.media;
+    record_stack(
+        env,
+        (scene.stack, scene.registry, media),
+        frame,
+        encoder,
+        profiler,
+    );
     if let Some(out) = scene.outgoing.as_deref_mut() {
-        record_stack(env, &mut out.stack, &out.registry, frame, encoder, profiler);
+        let leaving = (&mut out.stack, &out.registry, media);
+        record_stack(env, leaving, frame, encoder, profiler);
         let leaving = out
             .stack
             .compositor
@@ -89,8 +104,7 @@ pub fn record(
 /// prepare, and the others record on.
 fn record_stack(
     env: &LayerEnv<'_>,
-    stack: &mut Stack,
-    registry: &Registry,
+    (stack, registry, media): (&mut Stack, &Registry, &MediaShelf),
     (clock, frame_uniforms): (&Clock, &wgpu::Buffer),
     encoder: &mut wgpu::CommandEncoder,
     profiler: &mut GpuProfiler,
@@ -105,7 +119,7 @@ fn record_stack(
         if !layer.switches().enabled(registry) || left_out {
             continue;
         }
-        let targets = stack.compositor.layer_targets(env.gpu, id);
+        let targets = stack.compositor.layer_targets(env.gpu, id, media);
         let frame = LayerFrame {
             registry,
             clock,

@@ -35,6 +35,18 @@ impl FullscreenPipeline {
         format: wgpu::TextureFormat,
         fragment: &str,
     ) -> Result<Self, BuildError> {
+        Self::with_groups(device, label, source, &[layout], (format, fragment))
+    }
+
+    /// The same with bind groups `layouts` (index 0, 1, …), for a pass
+    /// that binds a number of textures its file decides.
+    pub fn with_groups(
+        device: &wgpu::Device,
+        label: &str,
+        source: &str,
+        layouts: &[&wgpu::BindGroupLayout],
+        (format, fragment): (wgpu::TextureFormat, &str),
+    ) -> Result<Self, BuildError> {
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(label),
@@ -42,7 +54,7 @@ impl FullscreenPipeline {
         });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some(label),
-            bind_group_layouts: &[Some(layout)],
+            bind_group_layouts: &layouts.iter().map(|l| Some(*l)).collect::<Vec<_>>(),
             immediate_size: 0,
         });
         let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
@@ -84,9 +96,23 @@ impl FullscreenPipeline {
         bind_group: &wgpu::BindGroup,
         timestamp_writes: Option<wgpu::RenderPassTimestampWrites<'_>>,
     ) {
+        self.draw_groups(encoder, label, target, &[bind_group], timestamp_writes);
+    }
+
+    /// The same with bind groups `groups` (index 0, 1, …).
+    pub fn draw_groups(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        label: &str,
+        target: &wgpu::TextureView,
+        groups: &[&wgpu::BindGroup],
+        timestamp_writes: Option<wgpu::RenderPassTimestampWrites<'_>>,
+    ) {
         let mut pass = begin_cleared_pass(encoder, label, target, timestamp_writes);
         pass.set_pipeline(&self.pipeline);
-        pass.set_bind_group(0, bind_group, &[]);
+        for (index, group) in groups.iter().enumerate() {
+            pass.set_bind_group(index as u32, *group, &[]);
+        }
         pass.draw(0..3, 0..1);
     }
 }

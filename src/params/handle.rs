@@ -91,7 +91,7 @@ impl Readable for String {
             .unwrap_or_default()
     }
     fn holds(kind: &ParamKind) -> bool {
-        matches!(kind, ParamKind::Text | ParamKind::Path)
+        matches!(kind, ParamKind::Text | ParamKind::Path | ParamKind::Texture)
     }
 }
 

@@ -115,6 +115,9 @@ pub enum ParamKind {
     Text,
     /// A path resolved inside the show folder.
     Path,
+    /// Where a texture input comes from: `below`, `previous`, `layer:ID`,
+    /// a file `media/…` in the show folder, `camera` or `camera:NAME`.
+    Texture,
     /// `len` reals, each clamped to `min..=max`.
     List {
         /// Number of values.
@@ -138,6 +141,7 @@ impl ParamKind {
             ParamKind::Colour => "colour",
             ParamKind::Text => "string",
             ParamKind::Path => "path",
+            ParamKind::Texture => "texture",
             ParamKind::List { .. } => "list",
         }
     }
@@ -207,6 +211,11 @@ impl ParamSpec {
     /// A path parameter (resolved in the show folder).
     pub fn path(name: impl Into<String>, default: impl Into<String>) -> Self {
         Self::new(name, ParamKind::Path, Value::Text(default.into()))
+    }
+
+    /// A texture input, naming its source (see [`ParamKind::Texture`]).
+    pub fn texture(name: impl Into<String>, default: impl Into<String>) -> Self {
+        Self::new(name, ParamKind::Texture, Value::Text(default.into()))
     }
 
     /// A list of `len` reals in `min..=max`, all starting at `min`.
@@ -325,7 +334,9 @@ impl ParamSpec {
             (ParamKind::Colour, Value::Vec3([r, g, b])) => {
                 self.clamp(Value::Colour([r, g, b, 1.0]))
             }
-            (ParamKind::Text | ParamKind::Path, Value::Text(s)) => Some(Value::Text(s)),
+            (ParamKind::Text | ParamKind::Path | ParamKind::Texture, Value::Text(s)) => {
+                Some(Value::Text(s))
+            }
             (ParamKind::List { len, min, max }, Value::List(v)) if v.len() == *len => v
                 .into_iter()
                 .map(|x| finite(x).map(|x| x.max(*min).min(*max)))

@@ -241,7 +241,7 @@ fn parameter(spec: &ParamSpec, value: &Value) -> Json {
             "ffff",
             json!([{ "MIN": 0.0 }, { "MIN": 0.0 }, { "MIN": 0.0 }, { "MIN": 0.0 }]),
         ),
-        ParamKind::Text | ParamKind::Path => ("s", Json::Null),
+        ParamKind::Text | ParamKind::Path | ParamKind::Texture => ("s", Json::Null),
         ParamKind::List { len, min, max } => {
             list_type = "f".repeat(*len);
             (

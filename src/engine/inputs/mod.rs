@@ -2,10 +2,16 @@
 //! names what it has: `below` (the composite of the layers beneath it),
 //! `previous` (the layer's own last frame, for feedback) and `layer:ID`
 //! (another layer's own output: this frame's for a layer beneath, the
-//! last frame's for one above). Media files, clips and cameras join them
-//! as sources of their own (nannou's ISF pipeline, ruffle's bitmap
-//! handles): a layer asks by name and never learns where a texture came
-//! from.
+//! last frame's for one above); the [`media::MediaShelf`] adds the files
+//! and clips of the show's `media/` folder by their path (`media/clip.mp4`).
+//! A layer asks by name and never learns where a texture came from
+//! (nannou's ISF pipeline, ruffle's bitmap handles).
+
+pub mod media;
+pub mod still;
+pub mod video;
+
+use media::MediaShelf;
 
 /// Where the other layers' outputs are found by id (the compositor's
 /// targets), looked up only when a layer asks.
@@ -21,35 +27,43 @@ pub struct TextureInputs<'a> {
     /// The layer asking: its own output is `previous`, not `layer:` itself.
     own: &'a str,
     layers: &'a dyn LayerOutputs,
+    media: &'a MediaShelf,
 }
 
 impl<'a> TextureInputs<'a> {
-    /// The engine's own inputs for layer `own`: `below`, `previous`, and
-    /// every other layer's output by id.
+    /// The inputs of layer `own`: `below`, `previous`, every other
+    /// layer's output by id, and the media on the shelf.
     pub fn new(
-        below: &'a wgpu::TextureView,
-        previous: &'a wgpu::TextureView,
+        (below, previous): (&'a wgpu::TextureView, &'a wgpu::TextureView),
         (own, layers): (&'a str, &'a dyn LayerOutputs),
+        media: &'a MediaShelf,
     ) -> Self {
         Self {
             below,
             previous,
             own,
             layers,
+            media,
         }
     }
 
-    /// The input called `name` (`below`, `previous`, `layer:ID`), if there
-    /// is one.
+    /// The input called `name` (`below`, `previous`, `layer:ID`,
+    /// `media/…`), if there is one.
     pub fn get(&self, name: &str) -> Option<&'a wgpu::TextureView> {
         match name {
             "below" => Some(self.below),
             "previous" => Some(self.previous),
+            _ if media::is_media(name) => self.media.texture(name),
             _ => {
                 let id = name.strip_prefix("layer:").filter(|id| *id != self.own)?;
                 self.layers.output(id)
             }
         }
+    }
+
+    /// The input called `name`, or black where there is none (yet).
+    pub fn get_or_black(&self, name: &str) -> &'a wgpu::TextureView {
+        self.get(name).unwrap_or(self.media.black())
     }
 
     /// The composite of the layers beneath.

@@ -350,50 +350,11 @@ fn a_density_map_saved_while_it_grows_carves_a_road_and_a_bad_one_is_reported() 
     std::fs::remove_dir_all(root).ok();
 }
 
-/// A PNG that is only its header and an empty stream: `width` x `height`, one bit per pixel.
-/// The header is all a density map's size is read from.
-fn png_header_only(width: u32, height: u32) -> Vec<u8> {
-    fn crc(bytes: &[u8]) -> u32 {
-        let mut crc = 0xffff_ffffu32;
-        for byte in bytes {
-            crc ^= u32::from(*byte);
-            for _ in 0..8 {
-                crc = if crc & 1 == 1 {
-                    (crc >> 1) ^ 0xedb8_8320
-                } else {
-                    crc >> 1
-                };
-            }
-        }
-        !crc
-    }
-    let chunk = |kind: &[u8], data: &[u8]| {
-        let mut out = (data.len() as u32).to_be_bytes().to_vec();
-        let mut body = kind.to_vec();
-        body.extend(data);
-        out.extend(&body);
-        out.extend(crc(&body).to_be_bytes());
-        out
-    };
-    let mut header = width.to_be_bytes().to_vec();
-    header.extend(height.to_be_bytes());
-    header.extend([1, 0, 0, 0, 0]);
-    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
-    png.extend(chunk(b"IHDR", &header));
-    // An empty zlib stream: the decoder looks for the first IDAT.
-    png.extend(chunk(
-        b"IDAT",
-        &[0x78, 0x9c, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01],
-    ));
-    png.extend(chunk(b"IEND", &[]));
-    png
-}
-
 #[test]
 fn a_density_map_too_large_to_use_is_refused_from_its_header() {
     // The probe of issue 20: an 89 KB 1-bit 22000 x 22000 PNG named five
     // times gave 2.5 GB and no frame for 34 s, and no error.
-    let bomb = png_header_only(22_000, 22_000);
+    let bomb = support::png_header_only(22_000, 22_000);
     let root = forest_show(
         "forest_bomb",
         "\"forest.density_maps\" = \"bomb.png,bomb.png,bomb.png,bomb.png,bomb.png\"\n",

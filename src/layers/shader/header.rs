@@ -8,12 +8,16 @@
 //! // @param count int 5 min=1 max=12
 //! // @param mirror bool false
 //! // @param centre vec3 0,0,0 min=-1 max=1
+//! // @param picture texture media/stage.png "What it warps"
 //! ```
 //!
 //! Each becomes `<layer id>.<name>` in the registry and a field of the
-//! shader's `params` uniform block.
+//! shader's `params` uniform block; a `texture` becomes a texture the
+//! shader samples by that name, its value naming the source (`below`,
+//! `previous`, `layer:ID`, `media/…`), with `<name>_speed`, `<name>_loop`
+//! and `<name>_position` for a clip.
 
-use crate::params::{ParamSpec, SpecError};
+use crate::params::{ParamKind, ParamSpec, SpecError};
 
 /// One declared parameter.
 #[derive(Debug, Clone, PartialEq)]
@@ -22,6 +26,21 @@ pub struct HeaderParam {
     pub name: String,
     /// The registry spec, named relative to the layer (without its id).
     pub spec: ParamSpec,
+}
+
+impl HeaderParam {
+    /// Whether it is a texture input rather than a field of `params`.
+    pub fn is_texture(&self) -> bool {
+        self.spec.kind == ParamKind::Texture
+    }
+
+    /// The parameter names it takes: its own, and a texture's clip controls.
+    pub fn names(&self) -> Vec<String> {
+        let controls = CLIP_CONTROLS.iter().filter(|_| self.is_texture());
+        std::iter::once(self.name.clone())
+            .chain(controls.map(|c| format!("{}_{c}", self.name)))
+            .collect()
+    }
 }
 
 /// A malformed `@param` line.
@@ -86,7 +105,7 @@ pub enum HeaderProblem {
     #[error("default {0:?} is not one of the options")]
     NotAnOption(String),
     /// A type this header does not know.
-    #[error("unknown type {0:?} (float, int, bool, enum, vec3, colour)")]
+    #[error("unknown type {0:?} (float, int, bool, enum, vec3, colour, texture)")]
     UnknownType(String),
     /// The range, default or smoothing cannot be used.
     #[error(transparent)]
@@ -94,7 +113,17 @@ pub enum HeaderProblem {
     /// The name is declared on an earlier line.
     #[error("parameter {0:?} is declared twice")]
     Twice(String),
+    /// More texture inputs than a shader may bind.
+    #[error("more than {MAX_TEXTURES} texture inputs")]
+    TooManyTextures,
 }
+
+/// The most texture inputs one shader declares.
+pub const MAX_TEXTURES: usize = 8;
+
+/// What a texture input `name` adds for a clip it shows: its speed, loop
+/// and position.
+pub const CLIP_CONTROLS: [&str; 3] = ["speed", "loop", "position"];
 
 /// Reads every `// @param` line of `source`.
 pub fn parse(source: &str) -> Result<Vec<HeaderParam>, HeaderError> {
@@ -111,8 +140,15 @@ pub fn parse(source: &str) -> Result<Vec<HeaderParam>, HeaderError> {
             problem,
         };
         let param = parse_line(rest).map_err(error)?;
-        if params.iter().any(|p| p.name == param.name) {
+        let names = param.names();
+        if params
+            .iter()
+            .any(|p| p.names().iter().any(|n| names.contains(n)))
+        {
             return Err(error(HeaderProblem::Twice(param.name)));
+        }
+        if param.is_texture() && params.iter().filter(|p| p.is_texture()).count() == MAX_TEXTURES {
+            return Err(error(HeaderProblem::TooManyTextures));
         }
         params.push(param);
     }
@@ -180,6 +216,7 @@ fn parse_line(rest: &str) -> Result<HeaderParam, HeaderProblem> {
             let (min, max) = (whole("min", 0)?, whole("max", 100)?);
             ParamSpec::int(name, default, min, max)
         }
+        "texture" => ParamSpec::texture(name, default),
         "bool" => match default {
             "true" => ParamSpec::bool(name, true),
             "false" => ParamSpec::bool(name, false),
@@ -274,6 +311,9 @@ mod tests {
             ("// @param x float 0.5 max=inf\n", 1),
             ("// @param x float nan\n", 1),
             ("\n\n// @param v vec3 0,0,0 min=3 max=-3\n", 3),
+            ("// @param a texture below\n// @param a_speed float 1\n", 2),
+            ("// @param a_loop bool true\n// @param a texture below\n", 2),
+            (&"// @param t texture below\n".repeat(2), 2),
         ] {
             let result = parse(source);
             assert!(
@@ -281,5 +321,35 @@ mod tests {
                 "{source:?}: {result:?}"
             );
         }
+    }
+
+    #[test]
+    fn textures_are_inputs_not_fields_and_at_most_eight() {
+        let source = "// @param picture texture media/stage.png \"What it warps\"\n\
+                      // @param amount float 0.5\n";
+        let Ok(params) = parse(source) else {
+            panic!("parses");
+        };
+        assert!(params[0].is_texture() && !params[1].is_texture());
+        assert_eq!(
+            params[0].spec.default,
+            crate::params::Value::Text("media/stage.png".into())
+        );
+        assert_eq!(
+            params[0].names(),
+            [
+                "picture",
+                "picture_speed",
+                "picture_loop",
+                "picture_position"
+            ]
+        );
+        let many: String = (0..=MAX_TEXTURES)
+            .map(|i| format!("// @param t{i} texture below\n"))
+            .collect();
+        assert!(matches!(
+            parse(&many),
+            Err(HeaderError { problem: HeaderProblem::TooManyTextures, line }) if line == MAX_TEXTURES + 1
+        ));
     }
 }

@@ -81,9 +81,10 @@ impl LayerSource {
             reason,
         })?;
         let block = ParamsBlock::new(&params);
+        let generated = block.wgsl() + &texture_bindings(&params);
         let composed = Composer::new(assets)
             .file(file)?
-            .generated(&format!("struct Params of shaders/{file}"), &block.wgsl())?
+            .generated(&format!("struct Params of shaders/{file}"), &generated)?
             .file(PRELUDE)?
             .finish()?;
         Ok(Self {
@@ -116,15 +117,47 @@ impl LayerSource {
     }
 
     fn specs_of(params: &[HeaderParam], id: &str) -> Vec<ParamSpec> {
-        params
-            .iter()
-            .map(|p| {
-                let mut spec = p.spec.clone();
-                spec.name = format!("{id}.{}", p.name);
-                spec
-            })
-            .collect()
+        let mut specs = Vec::new();
+        for p in params {
+            let mut spec = p.spec.clone();
+            spec.name = format!("{id}.{}", p.name);
+            let clip = format!("{}_", spec.name);
+            specs.push(spec);
+            if p.is_texture() {
+                specs.extend(clip_controls(&clip));
+            }
+        }
+        specs
     }
+}
+
+/// The controls of a clip a texture input shows, named `<prefix>speed`,
+/// `<prefix>loop` and `<prefix>position` ([`header::CLIP_CONTROLS`]).
+fn clip_controls(prefix: &str) -> [ParamSpec; 3] {
+    [
+        ParamSpec::float(format!("{prefix}speed"), 1.0, 0.0, 4.0)
+            .with_smoothing(0.1)
+            .with_description("Playback speed of the clip: 1 is its own rate, 0 pauses"),
+        ParamSpec::bool(format!("{prefix}loop"), true)
+            .with_description("Loop the clip, else hold its last frame"),
+        ParamSpec::float(format!("{prefix}position"), 0.0, 0.0, 1.0)
+            .with_description("Write to jump in the clip (0 start, 1 end)"),
+    ]
+}
+
+/// The texture inputs' bindings (group 1, in declaration order) and a
+/// `sample_NAME(uv)` for each.
+fn texture_bindings(params: &[HeaderParam]) -> String {
+    let mut text = String::new();
+    for (binding, p) in params.iter().filter(|p| p.is_texture()).enumerate() {
+        let name = &p.name;
+        text.push_str(&format!(
+            "@group(1) @binding({binding}) var {name}: texture_2d<f32>;\n\
+             fn sample_{name}(uv: vec2<f32>) -> vec4<f32> {{\n\
+             \x20   return textureSampleLevel({name}, linear_sampler, uv, 0.0);\n}}\n"
+        ));
+    }
+    text
 }
 
 /// The `file` parameter of layer `id`, naming its WGSL file.
@@ -138,6 +171,12 @@ pub fn file_param(id: &str) -> ParamSpec {
 struct Compiled {
     params: Vec<HeaderParam>,
     specs: Vec<ParamSpec>,
+    /// The full names of the params block's fields, in its order.
+    fields: Vec<String>,
+    /// The full names of the texture inputs, in binding order, and their
+    /// bind group's layout.
+    textures: Vec<String>,
+    textures_layout: Option<wgpu::BindGroupLayout>,
     block: ParamsBlock,
     pipeline: FullscreenPipeline,
     params_buffer: wgpu::Buffer,
@@ -221,12 +260,31 @@ impl ShaderLayer {
             composed,
         } = source;
         let device = &env.gpu.device;
-        let pipeline =
-            FullscreenPipeline::new(device, &self.id, composed.text(), &self.layout, HDR_FORMAT)
-                .map_err(|reason| ShaderLayerError::Pipeline {
-                    file: file.to_string(),
-                    reason,
-                })?;
+        let full = |p: &HeaderParam| format!("{}.{}", self.id, p.name);
+        let (textures, fields): (Vec<&HeaderParam>, Vec<&HeaderParam>) =
+            params.iter().partition(|p| p.is_texture());
+        let textures_layout = (!textures.is_empty()).then(|| {
+            let slots: Vec<Slot> = textures.iter().map(|_| Slot::Texture(true)).collect();
+            layout(device, &format!("{}.textures", self.id), &slots)
+        });
+        let layouts: Vec<&wgpu::BindGroupLayout> = std::iter::once(&self.layout)
+            .chain(&textures_layout)
+            .collect();
+        let pipeline = FullscreenPipeline::with_groups(
+            device,
+            &self.id,
+            composed.text(),
+            &layouts,
+            (HDR_FORMAT, "fs_main"),
+        )
+        .map_err(|reason| ShaderLayerError::Pipeline {
+            file: file.to_string(),
+            reason,
+        })?;
+        let (textures, fields) = (
+            textures.into_iter().map(full).collect(),
+            fields.into_iter().map(full).collect(),
+        );
         let params_buffer = uniform_buffer(
             device,
             &format!("{}.params", self.id),
@@ -234,6 +292,9 @@ impl ShaderLayer {
         );
         Ok(Compiled {
             specs: LayerSource::specs_of(&params, &self.id),
+            fields,
+            textures,
+            textures_layout,
             params,
             block,
             pipeline,
@@ -278,7 +339,7 @@ impl Layer for ShaderLayer {
     ) -> bool {
         let changed = self.declare(env, registry, clock);
         if let Some(compiled) = &self.compiled {
-            let names = compiled.specs.iter().map(|s| s.name.as_str());
+            let names = compiled.fields.iter().map(String::as_str);
             let bytes = compiled.block.bytes(names, registry);
             env.gpu
                 .queue
@@ -323,10 +384,18 @@ impl Layer for ShaderLayer {
                 wgpu::BindingResource::Sampler(&self.sampler),
             ],
         );
+        let textures = compiled.textures_layout.as_ref().map(|layout| {
+            let views: Vec<wgpu::BindingResource<'_>> = (compiled.textures.iter())
+                .map(|name| {
+                    let source = frame.registry.text(name).unwrap_or_default();
+                    wgpu::BindingResource::TextureView(frame.inputs.get_or_black(source))
+                })
+                .collect();
+            bind(env.gpu, layout, &format!("{}.textures", self.id), &views)
+        });
+        let groups: Vec<&wgpu::BindGroup> = std::iter::once(&bind_group).chain(&textures).collect();
         let timestamps = profiler.render_pass(&self.id);
-        compiled
-            .pipeline
-            .draw(encoder, &self.id, frame.target, &bind_group, timestamps);
+        (compiled.pipeline).draw_groups(encoder, &self.id, frame.target, &groups, timestamps);
     }
 
     fn reseed(&mut self, _seed: u64) {

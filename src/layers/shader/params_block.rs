@@ -25,7 +25,7 @@ impl ParamsBlock {
     pub fn new(params: &[HeaderParam]) -> Self {
         let mut fields = Vec::new();
         let mut offset = 0usize;
-        for param in params {
+        for param in params.iter().filter(|p| !p.is_texture()) {
             let (wgsl_type, align, size) = match param.spec.kind {
                 ParamKind::Float { .. } => ("f32", 4, 4),
                 ParamKind::Int { .. } => ("i32", 4, 4),
@@ -67,7 +67,7 @@ impl ParamsBlock {
 
     /// The block's bytes from the registry's current values of the
     /// parameters `names`, the fields' full names (`shader.sky.speed`) in
-    /// declaration order.
+    /// declaration order, texture inputs left out.
     pub fn bytes<'a>(&self, names: impl Iterator<Item = &'a str>, registry: &Registry) -> Vec<u8> {
         let mut bytes = vec![0u8; self.size as usize];
         for (field, name) in self.fields.iter().zip(names) {

@@ -21,6 +21,7 @@ use crate::control::{ControlSurface, ShowView};
 use crate::engine::PresetError;
 use crate::engine::compositor::{Compositor, CompositorError, master_params};
 use crate::engine::frame::FrameUniforms;
+use crate::engine::inputs::media::MediaShelf;
 use crate::engine::outputs::{Output, Picture};
 use crate::engine::renderer::{self, Scene};
 use crate::engine::stack::{Outgoing, Stack, sync_params};
@@ -177,6 +178,7 @@ pub struct Show {
     last_save: Option<Instant>,
     in_flight: VecDeque<wgpu::SubmissionIndex>,
     hearing: Hearing,
+    media: MediaShelf,
 }
 
 impl Show {
@@ -215,6 +217,7 @@ impl Show {
         let frame_uniforms =
             uniform_buffer(&gpu.device, "frame.uniforms", size_of::<FrameUniforms>());
         let profiler = GpuProfiler::new(&gpu.device, &gpu.queue, gpu.timestamps);
+        let media = MediaShelf::new(&gpu);
         let script = ScriptHost::new(assets.clone(), errors.clone(), seed)
             .map_err(|e| ShowError::Script(e.to_string()))?;
         Ok(Self {
@@ -246,6 +249,7 @@ impl Show {
             last_save: None,
             in_flight: VecDeque::new(),
             hearing: Hearing::default(),
+            media,
         })
     }
 
@@ -300,6 +304,12 @@ impl Show {
     /// audio input; `render --audio`: a file in step with the clock).
     pub fn hear_from(&mut self, feed: Feed) {
         self.hearing = Hearing::new(feed);
+    }
+
+    /// Plays clips in lockstep with show time (`sylva render`): each frame
+    /// waits for the clip frame its time asks for, so renders repeat.
+    pub fn media_in_lockstep(&mut self) {
+        self.media.set_lockstep(true);
     }
 
     /// The show's ear: what it hears, its device, Link.
@@ -560,6 +570,7 @@ impl Show {
             stack: &mut self.stack,
             registry: &mut self.registry,
             outgoing: self.outgoing.as_mut(),
+            media: &mut self.media,
         };
         renderer::prepare(&env, &mut scene, &self.clock, output_size, dt);
         let size = scene.stack.compositor.render_size();

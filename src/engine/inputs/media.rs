@@ -1,0 +1,303 @@
+//! The media shelf: every file and clip a texture input names, opened
+//! when a parameter first names it, uploaded once per new frame, closed
+//! when nothing names it any more. Each frame [`MediaShelf::prepare`]
+//! reads the texture parameters of the registries on stage, so a layer
+//! only ever asks for a texture by its source's name.
+//!
+//! A source that fails (missing, not an image, over the limits) is an
+//! error on screen under its name; its last good frame stays, and a black
+//! texture stands in before it has one. A file saved again is read again.
+
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::time::{Duration, Instant, SystemTime};
+
+use super::still::{Picture, StillLoad};
+use super::video::{Transport, Video};
+use crate::base::status::ErrorLog;
+use crate::base::{Assets, inside_show};
+use crate::gpu::Gpu;
+use crate::params::{ParamKind, Registry, Value};
+
+/// How often a source's file is looked at for a newer version.
+const RECHECK: Duration = Duration::from_secs(1);
+
+/// The folder of the show that media come from.
+pub const MEDIA_FOLDER: &str = "media";
+
+/// File endings read as still images; every other file is a clip.
+const STILLS: [&str; 3] = ["png", "jpg", "jpeg"];
+
+/// Whether `name` is a source the shelf serves (a file under `media/`).
+pub fn is_media(name: &str) -> bool {
+    name.starts_with("media/")
+}
+
+/// One source on the shelf.
+struct Shelved {
+    kind: Kind,
+    texture: Option<(wgpu::Texture, wgpu::TextureView)>,
+    modified: Option<SystemTime>,
+    checked: Instant,
+    path: PathBuf,
+}
+
+enum Kind {
+    Still(Option<StillLoad>),
+    Video(Box<Video>),
+}
+
+/// Every media source named on stage, with its texture.
+pub struct MediaShelf {
+    shelved: HashMap<String, Shelved>,
+    lockstep: bool,
+    black: wgpu::TextureView,
+}
+
+impl MediaShelf {
+    /// An empty shelf on `gpu`.
+    pub fn new(gpu: &Gpu) -> Self {
+        let black = gpu.device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("media.black"),
+            size: wgpu::Extent3d {
+                width: 1,
+                height: 1,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: wgpu::TextureFormat::Rgba8UnormSrgb,
+            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+            view_formats: &[],
+        });
+        // A new texture is zeroed: transparent black.
+        Self {
+            shelved: HashMap::new(),
+            lockstep: false,
+            black: black.create_view(&wgpu::TextureViewDescriptor::default()),
+        }
+    }
+
+    /// What stands in for a source that is not there (yet).
+    pub fn black(&self) -> &wgpu::TextureView {
+        &self.black
+    }
+
+    /// In lockstep (`sylva render`) clips wait for the frame show time
+    /// asks for, so every render is the same.
+    pub fn set_lockstep(&mut self, lockstep: bool) {
+        self.lockstep = lockstep;
+    }
+
+    /// The texture of source `name`, once it has a frame.
+    pub fn texture(&self, name: &str) -> Option<&wgpu::TextureView> {
+        self.shelved
+            .get(name)?
+            .texture
+            .as_ref()
+            .map(|(_, view)| view)
+    }
+
+    /// Opens what `registries`' texture inputs name, closes what they no
+    /// longer name, and uploads each source's new frame; `dt` seconds on.
+    pub fn prepare(
+        &mut self,
+        (gpu, assets, errors): (&Gpu, &Assets, &ErrorLog),
+        registries: &[&Registry],
+        dt: f32,
+    ) {
+        let wanted = wanted(registries);
+        self.shelved.retain(|name, _| wanted.contains_key(name));
+        for (name, transport) in &wanted {
+            if !self.shelved.contains_key(name) {
+                match open(assets, name, *transport) {
+                    Ok(shelved) => {
+                        self.shelved.insert(name.clone(), shelved);
+                    }
+                    Err(why) => {
+                        errors.report(name, why);
+                        continue;
+                    }
+                }
+            }
+            let Some(shelved) = self.shelved.get_mut(name) else {
+                continue;
+            };
+            shelved.reopen_if_saved(*transport);
+            match shelved.advance(f64::from(dt), *transport, self.lockstep) {
+                Ok(Some(picture)) => {
+                    shelved.upload(gpu, name, &picture);
+                    errors.clear(name);
+                }
+                Ok(None) => {}
+                Err(why) => errors.report(name, why),
+            }
+        }
+    }
+}
+
+/// The media sources the texture inputs of `registries` name, each with
+/// the transport of the first input naming it.
+fn wanted(registries: &[&Registry]) -> HashMap<String, Transport> {
+    let mut wanted = HashMap::new();
+    let mut seen = HashSet::new();
+    for registry in registries {
+        for (spec, _) in registry.iter() {
+            if spec.kind != ParamKind::Texture {
+                continue;
+            }
+            let Some(Value::Text(source)) = registry.target(&spec.name) else {
+                continue;
+            };
+            if !is_media(source) || !seen.insert(source.clone()) {
+                continue;
+            }
+            let number = |suffix: &str, fallback: f32| {
+                registry
+                    .get(&format!("{}_{suffix}", spec.name))
+                    .and_then(Value::as_f32)
+                    .unwrap_or(fallback)
+            };
+            let transport = Transport {
+                speed: number("speed", 1.0),
+                looping: number("loop", 1.0) != 0.0,
+                position: registry
+                    .target(&format!("{}_position", spec.name))
+                    .and_then(Value::as_f32)
+                    .unwrap_or(0.0),
+            };
+            wanted.insert(source.clone(), transport);
+        }
+    }
+    wanted
+}
+
+/// Puts `name` on the shelf: a still image or a clip, by its ending.
+fn open(assets: &Assets, name: &str, transport: Transport) -> Result<Shelved, String> {
+    let relative = inside_show(name).map_err(|e| e.to_string())?;
+    let path = assets.root().join(relative);
+    let modified = std::fs::metadata(&path)
+        .map_err(|e| format!("cannot read {name}: {e}"))?
+        .modified()
+        .ok();
+    Ok(Shelved {
+        kind: start(&path, transport),
+        texture: None,
+        modified,
+        checked: Instant::now(),
+        path,
+    })
+}
+
+/// Starts reading the file at `path`.
+fn start(path: &std::path::Path, transport: Transport) -> Kind {
+    let ending = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    if STILLS.contains(&ending.as_str()) {
+        Kind::Still(Some(StillLoad::start(path.to_path_buf())))
+    } else {
+        Kind::Video(Box::new(Video::open(path.to_path_buf(), transport)))
+    }
+}
+
+impl Shelved {
+    /// Reads the file again when it was saved since.
+    fn reopen_if_saved(&mut self, transport: Transport) {
+        if self.checked.elapsed() < RECHECK {
+            return;
+        }
+        self.checked = Instant::now();
+        let modified = std::fs::metadata(&self.path)
+            .ok()
+            .and_then(|m| m.modified().ok());
+        if modified.is_some() && modified != self.modified {
+            self.modified = modified;
+            self.kind = start(&self.path, transport);
+        }
+    }
+
+    /// The next picture to show, if there is a new one.
+    fn advance(
+        &mut self,
+        dt: f64,
+        transport: Transport,
+        lockstep: bool,
+    ) -> Result<Option<Picture>, String> {
+        match &mut self.kind {
+            Kind::Still(load) => {
+                let Some(read) = load.as_ref() else {
+                    return Ok(None);
+                };
+                // In lockstep a still is waited for too, so a render's first
+                // frame already shows it.
+                let finished = if lockstep {
+                    read.wait()
+                } else {
+                    read.finished()
+                };
+                let Some(result) = finished else {
+                    return Ok(None);
+                };
+                *load = None;
+                result.map(Some)
+            }
+            Kind::Video(video) => {
+                let Some(rgba) = video.advance(dt, transport, lockstep)? else {
+                    return Ok(None);
+                };
+                let size = video.info().map_or([1, 1], |i| i.size);
+                Ok(Some(Picture { size, rgba }))
+            }
+        }
+    }
+
+    /// Writes `picture` into the source's texture, made (again) at its size.
+    fn upload(&mut self, gpu: &Gpu, name: &str, picture: &Picture) {
+        let [width, height] = picture.size;
+        let extent = wgpu::Extent3d {
+            width,
+            height,
+            depth_or_array_layers: 1,
+        };
+        let fits = self
+            .texture
+            .as_ref()
+            .is_some_and(|(t, _)| t.width() == width && t.height() == height);
+        if !fits {
+            let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
+                label: Some(name),
+                size: extent,
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format: wgpu::TextureFormat::Rgba8UnormSrgb,
+                usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+                view_formats: &[],
+            });
+            let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
+            self.texture = Some((texture, view));
+        }
+        let Some((texture, _)) = &self.texture else {
+            return;
+        };
+        gpu.queue.write_texture(
+            wgpu::TexelCopyTextureInfo {
+                texture,
+                mip_level: 0,
+                origin: wgpu::Origin3d::ZERO,
+                aspect: wgpu::TextureAspect::All,
+            },
+            &picture.rgba,
+            wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(width * 4),
+                rows_per_image: Some(height),
+            },
+            extent,
+        );
+    }
+}

@@ -1,0 +1,106 @@
+//! Still images from the show's `media/` folder (PNG, JPEG), decoded on a
+//! worker thread so a large file never holds up a frame, within limits a
+//! hostile file cannot talk its way past: the header's dimensions are
+//! checked before anything is decoded, and the decoder's allocations are
+//! capped.
+
+use std::io::BufReader;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, TryRecvError, sync_channel};
+
+/// The longest side of an image: 8192 pixels.
+pub const MAX_IMAGE_SIDE: u32 = 8192;
+
+/// The most a decoder may allocate for one image: 256 MiB (an 8192²
+/// RGBA image).
+pub const MAX_IMAGE_BYTES: u64 = 256 << 20;
+
+/// A decoded picture, RGBA8 in sRGB, rows top first.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Picture {
+    /// Width and height in pixels.
+    pub size: [u32; 2],
+    /// `size[0] * size[1] * 4` bytes.
+    pub rgba: Vec<u8>,
+}
+
+/// Reads `path` as an image, refusing what is over the limits before it
+/// is decoded.
+pub fn decode(path: &Path) -> Result<Picture, String> {
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let reader = image::ImageReader::new(BufReader::new(file))
+        .with_guessed_format()
+        .map_err(|e| e.to_string())?;
+    let (width, height) = reader
+        .into_dimensions()
+        .map_err(|e| format!("not an image sylva reads (PNG, JPEG): {e}"))?;
+    if width.max(height) > MAX_IMAGE_SIDE || width == 0 || height == 0 {
+        return Err(format!(
+            "{width}x{height}: images may be at most {MAX_IMAGE_SIDE} pixels a side"
+        ));
+    }
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let mut reader = image::ImageReader::new(BufReader::new(file))
+        .with_guessed_format()
+        .map_err(|e| e.to_string())?;
+    reader.limits(limits());
+    let image = reader.decode().map_err(|e| e.to_string())?;
+    let rgba = image.into_rgba8();
+    Ok(Picture {
+        size: [rgba.width(), rgba.height()],
+        rgba: rgba.into_raw(),
+    })
+}
+
+/// What the decoder may be asked to do.
+fn limits() -> image::Limits {
+    let mut limits = image::Limits::default();
+    limits.max_image_width = Some(MAX_IMAGE_SIDE);
+    limits.max_image_height = Some(MAX_IMAGE_SIDE);
+    limits.max_alloc = Some(MAX_IMAGE_BYTES);
+    limits
+}
+
+/// An image being read on a worker.
+pub struct StillLoad {
+    result: Receiver<Result<Picture, String>>,
+}
+
+impl StillLoad {
+    /// Starts reading `path`.
+    pub fn start(path: PathBuf) -> Self {
+        let (send, result) = sync_channel(1);
+        let spawned = std::thread::Builder::new()
+            .name("sylva media".into())
+            .spawn(move || {
+                let read = std::panic::catch_unwind(|| decode(&path))
+                    .unwrap_or_else(|_| Err("the decoder failed on this file".into()));
+                send.send(read).ok();
+            });
+        if let Err(error) = spawned {
+            let (send, result) = sync_channel(1);
+            send.send(Err(format!("no thread to read it: {error}")))
+                .ok();
+            return Self { result };
+        }
+        Self { result }
+    }
+
+    /// The picture or the error, waiting for the worker (at most 30 s).
+    pub fn wait(&self) -> Option<Result<Picture, String>> {
+        match self.result.recv_timeout(std::time::Duration::from_secs(30)) {
+            Ok(read) => Some(read),
+            Err(RecvTimeoutError::Timeout) => None,
+            Err(RecvTimeoutError::Disconnected) => Some(Err("the reader stopped".into())),
+        }
+    }
+
+    /// The picture or the error, once the worker is done.
+    pub fn finished(&self) -> Option<Result<Picture, String>> {
+        match self.result.try_recv() {
+            Ok(read) => Some(read),
+            Err(TryRecvError::Empty) => None,
+            Err(TryRecvError::Disconnected) => Some(Err("the reader stopped".into())),
+        }
+    }
+}

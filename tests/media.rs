@@ -1,0 +1,271 @@
+//! Media through texture inputs: a shader layer's `texture` parameter
+//! shows a PNG and a clip from the show's `media/` folder, texel for
+//! texel; a clip in lockstep shows frame n at n / fps exactly; hostile
+//! and missing files and paths out of the show are errors on screen with
+//! the show going on; a looping clip keeps memory flat.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use sylva::gpu::{OUTPUT_FORMAT, RenderTarget, read_rgba16f};
+use sylva::params::{Source, Value};
+use sylva::show::Show;
+
+use crate::support;
+use crate::support::Checked;
+
+/// Frame and texture size of the tests.
+const SIDE: u32 = 8;
+
+/// A show whose one layer passes its texture input through, starting
+/// with `source`.
+fn media_show(name: &str, source: &str) -> (PathBuf, Show) {
+    let preset = format!(
+        "layers = [\"shader.through\"]\n[params]\n\"shader.through.file\" = \"shader/through.wgsl\"\n\"shader.through.picture\" = \"{source}\"\n"
+    );
+    let shader = "// @param picture texture below \"What is shown\"\n\
+                  @fragment\n\
+                  fn fs_main(in: FullscreenVertex) -> @location(0) vec4<f32> {\n\
+                  \x20   return sample_picture(in.uv);\n}\n";
+    let root = support::show_folder(
+        name,
+        &[
+            ("presets/media.toml", preset.as_str()),
+            ("shaders/shader/through.wgsl", shader),
+        ],
+    );
+    std::fs::create_dir_all(root.join("media")).checked("making media/");
+    (root.clone(), support::show(root, "media", OUTPUT_FORMAT))
+}
+
+/// The pattern of frame `k` of a clip (or of the still, k = 0): RGB per
+/// texel, each frame distinct.
+fn pattern(k: u32) -> Vec<u8> {
+    (0..SIDE * SIDE)
+        .flat_map(|i| {
+            let (x, y) = (i % SIDE, i / SIDE);
+            [(x * 32) as u8, (y * 32) as u8, (k * 24 + 16) as u8]
+        })
+        .collect()
+}
+
+/// sRGB 8-bit to linear, as the texture sampler decodes it.
+fn linear(c: u8) -> f32 {
+    let c = f32::from(c) / 255.0;
+    if c <= 0.04045 {
+        c / 12.92
+    } else {
+        ((c + 0.055) / 1.055).powf(2.4)
+    }
+}
+
+/// How far the layer's output is from `rgb`, at most over all texels.
+fn distance_from(show: &Show, rgb: &[u8]) -> f32 {
+    let target = show.compositor().layer_target("shader.through");
+    let texels = match target.map(|t| read_rgba16f(&show.gpu, t)) {
+        Some(Ok(texels)) => texels,
+        other => panic!("readback: {other:?}"),
+    };
+    texels
+        .iter()
+        .zip(rgb.chunks(3))
+        .flat_map(|(t, want)| (0..3).map(move |c| (t[c] - linear(want[c])).abs()))
+        .fold(0.0, f32::max)
+}
+
+fn frame(show: &mut Show, output: &mut RenderTarget, dt: f32) {
+    show.frame(dt, None, output, |_, _| {});
+}
+
+fn write_png(path: &Path, side: [u32; 2], rgb: Vec<u8>) {
+    let Some(image) = image::RgbImage::from_raw(side[0], side[1], rgb) else {
+        panic!("pattern size");
+    };
+    image.save(path).checked("writing the PNG");
+}
+
+/// A lossless clip of `frames` patterns at `fps`, made with ffmpeg.
+fn write_clip(path: &Path, frames: u32, fps: u32) {
+    let mut child = Command::new("ffmpeg")
+        .args(["-v", "error", "-y", "-f", "rawvideo", "-pix_fmt", "rgb24"])
+        .args([
+            "-s",
+            &format!("{SIDE}x{SIDE}"),
+            "-r",
+            &fps.to_string(),
+            "-i",
+            "-",
+        ])
+        .args(["-c:v", "png"])
+        .arg(path)
+        .stdin(Stdio::piped())
+        .spawn()
+        .checked("running ffmpeg (make test installs it)");
+    let Some(stdin) = child.stdin.as_mut() else {
+        panic!("ffmpeg's stdin");
+    };
+    for k in 0..frames {
+        stdin.write_all(&pattern(k)).checked("writing frames");
+    }
+    drop(child.stdin.take());
+    let status = child.wait().checked("ffmpeg");
+    assert!(status.success(), "ffmpeg made the clip");
+}
+
+#[test]
+fn a_png_in_media_is_shown_texel_for_texel() {
+    let (root, mut show) = media_show("media_png", "below");
+    write_png(&root.join("media/dots.png"), [SIDE, SIDE], pattern(0));
+    show.media_in_lockstep();
+    let mut output = RenderTarget::new(&show.gpu.device, "media.output", [SIDE; 2], OUTPUT_FORMAT);
+    show.registry
+        .set(
+            "shader.through.picture",
+            Value::Text("media/dots.png".into()),
+            Source::Ui,
+        )
+        .checked("naming the picture");
+    frame(&mut show, &mut output, 1.0 / 60.0);
+    let off = distance_from(&show, &pattern(0));
+    assert!(off < 4e-3, "the picture comes through: {off}");
+    assert!(!show.errors.has("media/dots.png"), "no error");
+}
+
+#[test]
+fn a_clip_in_lockstep_shows_frame_n_at_n_over_fps() {
+    let (root, mut show) = media_show("media_clip", "media/clip.mkv");
+    write_clip(&root.join("media/clip.mkv"), 8, 10);
+    show.media_in_lockstep();
+    show.registry
+        .set(
+            "shader.through.picture_loop",
+            Value::Bool(false),
+            Source::Ui,
+        )
+        .checked("no loop");
+    let mut output = RenderTarget::new(&show.gpu.device, "media.output", [SIDE; 2], OUTPUT_FORMAT);
+    // 25 show frames a second over a 10 fps clip: show frame n at n / 25 s
+    // shows clip frame floor(n * 10 / 25).
+    for n in 0..12u32 {
+        frame(
+            &mut show,
+            &mut output,
+            if n == 0 { 0.0 } else { 1.0 / 25.0 },
+        );
+        let k = (n * 10 / 25).min(7);
+        let off = distance_from(&show, &pattern(k));
+        assert!(off < 4e-3, "show frame {n} shows clip frame {k}: {off}");
+    }
+    // Past the end without loop: the last frame stays.
+    for _ in 0..10 {
+        frame(&mut show, &mut output, 1.0 / 25.0);
+    }
+    assert!(distance_from(&show, &pattern(7)) < 4e-3, "held at the end");
+    assert!(!show.errors.has("media/clip.mkv"), "no error");
+}
+
+#[test]
+fn hostile_missing_and_outside_sources_are_errors_and_the_show_goes_on() {
+    let (root, mut show) = media_show("media_hostile", "below");
+    show.media_in_lockstep();
+    let mut output = RenderTarget::new(&show.gpu.device, "media.output", [SIDE; 2], OUTPUT_FORMAT);
+    // Random bytes named as a clip, and as a picture.
+    let noise: Vec<u8> = (0..4096u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    std::fs::write(root.join("media/noise.mp4"), &noise).checked("writing noise");
+    std::fs::write(root.join("media/noise.png"), &noise).checked("writing noise");
+    // A PNG whose header claims 30000 x 30000 (the pixels never come).
+    let bomb = support::png_header_only(30_000, 30_000);
+    std::fs::write(root.join("media/bomb.png"), &bomb).checked("writing the bomb");
+    let cases = [
+        ("media/noise.mp4", "ffmpeg"),
+        ("media/noise.png", "image"),
+        ("media/bomb.png", "8192"),
+        ("media/missing.png", "cannot read"),
+        ("media/../presets/media.toml", "show folder"),
+    ];
+    for (source, says) in cases {
+        show.registry
+            .set(
+                "shader.through.picture",
+                Value::Text(source.into()),
+                Source::Ui,
+            )
+            .checked("naming the source");
+        for _ in 0..3 {
+            frame(&mut show, &mut output, 1.0 / 60.0);
+        }
+        let shown: Vec<String> = (show.errors.snapshot().iter())
+            .map(|e| format!("{}: {}", e.origin, e.message))
+            .collect();
+        let shown = shown.join("\n");
+        assert!(
+            shown.contains(source) && shown.to_lowercase().contains(says),
+            "{source}: an error saying {says:?} on screen, got:\n{shown}"
+        );
+        assert!(
+            distance_from(&show, &vec![0; (SIDE * SIDE * 3) as usize]) < 1e-3,
+            "black stands in"
+        );
+    }
+}
+
+#[test]
+fn a_looping_clip_keeps_memory_flat() {
+    let (root, _) = media_show("media_soak", "media/loop.mkv");
+    write_clip(&root.join("media/loop.mkv"), 8, 10);
+    // A process of its own, so the other tests' memory is not counted:
+    // 1,200 frames at 0.1 s of a 0.8 s clip, 150 loops, its resident
+    // memory sampled as it runs.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sylva"))
+        .args(["render", "--project"])
+        .arg(&root)
+        .args([
+            "--preset", "media", "--frames", "1200", "--fps", "10", "--every", "600",
+        ])
+        .arg("--out")
+        .arg(root.join("frames"))
+        .args(["--size", "8x8"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .checked("starting sylva render");
+    let status = format!("/proc/{}/status", child.id());
+    let mut samples: Vec<u64> = Vec::new();
+    while child.try_wait().checked("waiting for sylva").is_none() {
+        let kib = std::fs::read_to_string(&status).ok().and_then(|s| {
+            s.lines().find_map(|l| {
+                l.strip_prefix("VmRSS:")?
+                    .trim()
+                    .strip_suffix("kB")?
+                    .trim()
+                    .parse::<u64>()
+                    .ok()
+            })
+        });
+        samples.extend(kib);
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let output = child.wait_with_output().checked("sylva render");
+    let said = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(output.status.success(), "the render runs: {said}");
+    assert!(samples.len() >= 9, "sampled {} times", samples.len());
+    // After a third of the run (start-up done), against the last third.
+    let third = samples.len() / 3;
+    let median = |part: &[u64]| {
+        let mut part = part.to_vec();
+        part.sort_unstable();
+        part[part.len() / 2]
+    };
+    let (early, late) = (
+        median(&samples[third..2 * third]),
+        median(&samples[2 * third..]),
+    );
+    let grown = late.saturating_sub(early);
+    assert!(
+        grown < 8 << 10,
+        "memory grew {grown} KiB over the loops ({early} -> {late} KiB)"
+    );
+}
