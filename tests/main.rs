@@ -19,6 +19,7 @@ mod golden;
 mod hardening_net;
 mod hardening_show;
 mod install;
+mod isf;
 mod kernels;
 mod live;
 mod media;

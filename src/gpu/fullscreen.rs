@@ -52,6 +52,26 @@ impl FullscreenPipeline {
             label: Some(label),
             source: wgpu::ShaderSource::Wgsl(source.into()),
         });
+        let stages = ((&module, "vs_fullscreen"), (&module, fragment));
+        let pipeline = Self::from_stages(device, label, layouts, stages, format).pipeline;
+        match pollster::block_on(scope.pop()) {
+            Some(error) => Err(BuildError::Device {
+                label: label.to_string(),
+                message: error.to_string(),
+            }),
+            None => Ok(Self { pipeline }),
+        }
+    }
+
+    /// A pass of compiled stages: a vertex and a fragment module with
+    /// their entry points (ISF's translated GLSL comes as two modules).
+    pub fn from_stages(
+        device: &wgpu::Device,
+        label: &str,
+        layouts: &[&wgpu::BindGroupLayout],
+        (vertex, fragment): ((&wgpu::ShaderModule, &str), (&wgpu::ShaderModule, &str)),
+        format: wgpu::TextureFormat,
+    ) -> Self {
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some(label),
             bind_group_layouts: &layouts.iter().map(|l| Some(*l)).collect::<Vec<_>>(),
@@ -61,8 +81,8 @@ impl FullscreenPipeline {
             label: Some(label),
             layout: Some(&pipeline_layout),
             vertex: wgpu::VertexState {
-                module: &module,
-                entry_point: Some("vs_fullscreen"),
+                module: vertex.0,
+                entry_point: Some(vertex.1),
                 compilation_options: Default::default(),
                 buffers: &[],
             },
@@ -70,21 +90,15 @@ impl FullscreenPipeline {
             depth_stencil: None,
             multisample: wgpu::MultisampleState::default(),
             fragment: Some(wgpu::FragmentState {
-                module: &module,
-                entry_point: Some(fragment),
+                module: fragment.0,
+                entry_point: Some(fragment.1),
                 compilation_options: Default::default(),
                 targets: &[Some(format.into())],
             }),
             multiview_mask: None,
             cache: None,
         });
-        match pollster::block_on(scope.pop()) {
-            Some(error) => Err(BuildError::Device {
-                label: label.to_string(),
-                message: error.to_string(),
-            }),
-            None => Ok(Self { pipeline }),
-        }
+        Self { pipeline }
     }
 
     /// Draws the pass into `target`, overwriting it.

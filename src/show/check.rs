@@ -30,6 +30,15 @@ pub fn run(assets: &Assets) -> CheckReport {
             report.problems.push(problem);
         }
     }
+    let isf = assets.list(Folder::Shaders, "fs");
+    for file in isf.into_iter().chain(assets.list(Folder::Shaders, "glsl")) {
+        report.count(Folder::Shaders);
+        if let Err(problem) = shader::isf::IsfSource::read(assets, &file, "shader.check") {
+            report
+                .problems
+                .push(shader::ShaderLayerError::from(problem).into());
+        }
+    }
     for file in assets.list(Folder::Scripts, "lua") {
         report.count(Folder::Scripts);
         if let Err(problem) = check_script(assets, &file) {

@@ -17,6 +17,7 @@ use super::video::{Transport, Video};
 use crate::base::status::ErrorLog;
 use crate::base::{Assets, inside_show};
 use crate::gpu::Gpu;
+use crate::gpu::image::{image_texture, write_image};
 use crate::params::{ParamKind, Registry, Value};
 
 /// How often a source's file is looked at for a newer version.
@@ -24,6 +25,9 @@ const RECHECK: Duration = Duration::from_secs(1);
 
 /// The folder of the show that media come from.
 pub const MEDIA_FOLDER: &str = "media";
+
+/// Media textures: 8-bit sRGB, decoded to linear when sampled.
+const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
 
 /// File endings read as still images; every other file is a clip.
 const STILLS: [&str; 3] = ["png", "jpg", "jpeg"];
@@ -57,25 +61,12 @@ pub struct MediaShelf {
 impl MediaShelf {
     /// An empty shelf on `gpu`.
     pub fn new(gpu: &Gpu) -> Self {
-        let black = gpu.device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("media.black"),
-            size: wgpu::Extent3d {
-                width: 1,
-                height: 1,
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: wgpu::TextureFormat::Rgba8UnormSrgb,
-            usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-            view_formats: &[],
-        });
+        let (_, black) = image_texture(gpu, "media.black", [1, 1], FORMAT);
         // A new texture is zeroed: transparent black.
         Self {
             shelved: HashMap::new(),
             lockstep: false,
-            black: black.create_view(&wgpu::TextureViewDescriptor::default()),
+            black,
         }
     }
 
@@ -257,47 +248,13 @@ impl Shelved {
 
     /// Writes `picture` into the source's texture, made (again) at its size.
     fn upload(&mut self, gpu: &Gpu, name: &str, picture: &Picture) {
-        let [width, height] = picture.size;
-        let extent = wgpu::Extent3d {
-            width,
-            height,
-            depth_or_array_layers: 1,
-        };
-        let fits = self
-            .texture
-            .as_ref()
-            .is_some_and(|(t, _)| t.width() == width && t.height() == height);
+        let fits =
+            (self.texture.as_ref()).is_some_and(|(t, _)| [t.width(), t.height()] == picture.size);
         if !fits {
-            let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
-                label: Some(name),
-                size: extent,
-                mip_level_count: 1,
-                sample_count: 1,
-                dimension: wgpu::TextureDimension::D2,
-                format: wgpu::TextureFormat::Rgba8UnormSrgb,
-                usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
-                view_formats: &[],
-            });
-            let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
-            self.texture = Some((texture, view));
+            self.texture = Some(image_texture(gpu, name, picture.size, FORMAT));
         }
-        let Some((texture, _)) = &self.texture else {
-            return;
-        };
-        gpu.queue.write_texture(
-            wgpu::TexelCopyTextureInfo {
-                texture,
-                mip_level: 0,
-                origin: wgpu::Origin3d::ZERO,
-                aspect: wgpu::TextureAspect::All,
-            },
-            &picture.rgba,
-            wgpu::TexelCopyBufferLayout {
-                offset: 0,
-                bytes_per_row: Some(width * 4),
-                rows_per_image: Some(height),
-            },
-            extent,
-        );
+        if let Some((texture, _)) = &self.texture {
+            write_image(gpu, texture, &picture.rgba);
+        }
     }
 }

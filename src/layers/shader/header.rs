@@ -260,7 +260,8 @@ fn parse_line(rest: &str) -> Result<HeaderParam, HeaderProblem> {
     })
 }
 
-fn is_identifier(name: &str) -> bool {
+/// Whether `name` is an identifier in WGSL and GLSL alike.
+pub fn is_identifier(name: &str) -> bool {
     let mut chars = name.chars();
     chars
         .next()

@@ -7,6 +7,7 @@
 //! unless `<id>.file` names another file.
 
 pub mod header;
+pub mod isf;
 mod params_block;
 
 pub use params_block::ParamsBlock;
@@ -23,6 +24,8 @@ use crate::gpu::bindings::{Slot, bind, layout, uniform_buffer};
 use crate::gpu::wgsl::{Composed, Composer, ShaderError};
 use crate::gpu::{BuildError, FullscreenPipeline, GpuProfiler, HDR_FORMAT, clear_view};
 use crate::params::{ParamSpec, Registry};
+use isf::program::IsfProgram;
+use isf::{IsfError, IsfSource};
 
 /// What every user shader gets after its own code: bindings, helpers and
 /// the fullscreen vertex stage (which include the rest).
@@ -42,6 +45,9 @@ pub enum ShaderLayerError {
         /// The line and what is wrong.
         reason: HeaderError,
     },
+    /// An ISF file does not read or translate.
+    #[error(transparent)]
+    Isf(#[from] IsfError),
     /// The WGSL does not compose or validate.
     #[error(transparent)]
     Shader(#[from] ShaderError),
@@ -167,9 +173,24 @@ pub fn file_param(id: &str) -> ParamSpec {
         .with_description("WGSL file in the shaders folder")
 }
 
-/// The last version of the file that compiled.
+/// The last version of the file that compiled: WGSL with a header, or ISF.
+enum Program {
+    Wgsl(Compiled),
+    Isf(Box<IsfProgram>),
+}
+
+impl Program {
+    /// The layer's parameters it declares.
+    fn specs(&self) -> &[ParamSpec] {
+        match self {
+            Program::Wgsl(compiled) => &compiled.specs,
+            Program::Isf(isf) => &isf.specs,
+        }
+    }
+}
+
+/// A WGSL file compiled.
 struct Compiled {
-    params: Vec<HeaderParam>,
     specs: Vec<ParamSpec>,
     /// The full names of the params block's fields, in its order.
     fields: Vec<String>,
@@ -190,7 +211,7 @@ pub struct ShaderLayer {
     file: ParamSpec,
     tried_file: Option<String>,
     watched: Vec<String>,
-    compiled: Option<Compiled>,
+    program: Option<Program>,
     layout: wgpu::BindGroupLayout,
     sampler: wgpu::Sampler,
 }
@@ -206,7 +227,7 @@ impl ShaderLayer {
             file: file_param(id),
             tried_file: None,
             watched: Vec::new(),
-            compiled: None,
+            program: None,
             layout: layout(
                 device,
                 &format!("{id}.layout"),
@@ -234,11 +255,11 @@ impl ShaderLayer {
         let started = std::time::Instant::now();
         self.tried_file = Some(file.to_string());
         self.watched = vec![file.to_string()];
-        let before = self.compiled.as_ref().map(|c| c.params.clone());
+        let before = self.program.as_ref().map(|p| p.specs().to_vec());
         match self.compile(env, file) {
-            Ok(compiled) => {
+            Ok(program) => {
                 env.errors.clear(&self.id);
-                self.compiled = Some(compiled);
+                self.program = Some(program);
                 tracing::info!(
                     "{}: loaded shaders/{file} in {:.1} ms",
                     self.id,
@@ -247,10 +268,18 @@ impl ShaderLayer {
             }
             Err(message) => env.errors.report(&self.id, message),
         }
-        self.compiled.as_ref().map(|c| &c.params) != before.as_ref()
+        self.program.as_ref().map(|p| p.specs().to_vec()) != before
     }
 
-    fn compile(&mut self, env: &LayerEnv<'_>, file: &str) -> Result<Compiled, ShaderLayerError> {
+    fn compile(&mut self, env: &LayerEnv<'_>, file: &str) -> Result<Program, ShaderLayerError> {
+        if isf::is_isf(file) {
+            let source = IsfSource::read(env.assets, file, &self.id)?;
+            self.watched = source.watched.clone();
+            let program = env
+                .gpu
+                .scoped(&self.id, || IsfProgram::build(env, &self.id, source))?;
+            return Ok(Program::Isf(Box::new(program)));
+        }
         let source = LayerSource::read(env.assets, file)?;
         self.watched = source.composed.files().map(str::to_string).collect();
         source.validate()?;
@@ -290,16 +319,15 @@ impl ShaderLayer {
             &format!("{}.params", self.id),
             block.size() as usize,
         );
-        Ok(Compiled {
+        Ok(Program::Wgsl(Compiled {
             specs: LayerSource::specs_of(&params, &self.id),
             fields,
             textures,
             textures_layout,
-            params,
             block,
             pipeline,
             params_buffer,
-        })
+        }))
     }
 }
 
@@ -317,7 +345,7 @@ impl Layer for ShaderLayer {
     }
 
     fn params(&self) -> Vec<ParamSpec> {
-        let declared = self.compiled.iter().flat_map(|c| c.specs.iter().cloned());
+        let declared = self.program.iter().flat_map(|p| p.specs().iter().cloned());
         std::iter::once(self.file.clone()).chain(declared).collect()
     }
 
@@ -335,15 +363,19 @@ impl Layer for ShaderLayer {
         env: &LayerEnv<'_>,
         registry: &Registry,
         clock: &Clock,
-        _size: [u32; 2],
+        size: [u32; 2],
     ) -> bool {
         let changed = self.declare(env, registry, clock);
-        if let Some(compiled) = &self.compiled {
-            let names = compiled.fields.iter().map(String::as_str);
-            let bytes = compiled.block.bytes(names, registry);
-            env.gpu
-                .queue
-                .write_buffer(&compiled.params_buffer, 0, &bytes);
+        match &mut self.program {
+            Some(Program::Isf(isf)) => isf.prepare(env, registry, clock, size),
+            Some(Program::Wgsl(compiled)) => {
+                let names = compiled.fields.iter().map(String::as_str);
+                let bytes = compiled.block.bytes(names, registry);
+                env.gpu
+                    .queue
+                    .write_buffer(&compiled.params_buffer, 0, &bytes);
+            }
+            None => {}
         }
         changed
     }
@@ -368,9 +400,13 @@ impl Layer for ShaderLayer {
         encoder: &mut wgpu::CommandEncoder,
         profiler: &mut GpuProfiler,
     ) {
-        let Some(compiled) = &self.compiled else {
-            clear_view(encoder, frame.target);
-            return;
+        let compiled = match &self.program {
+            Some(Program::Wgsl(compiled)) => compiled,
+            Some(Program::Isf(isf)) => return isf.encode(env, frame, encoder, profiler),
+            None => {
+                clear_view(encoder, frame.target);
+                return;
+            }
         };
         let bind_group = bind(
             env.gpu,
@@ -433,7 +469,12 @@ fn declared_params(
         .and_then(|p| p.value.as_str().map(str::to_string))
         .unwrap_or_else(|| file_param.default.as_text().unwrap_or_default().to_string());
     let mut specs = vec![file_param];
-    specs.extend(LayerSource::read(assets, &file)?.specs(id));
+    if isf::is_isf(&file) {
+        let source = IsfSource::read(assets, &file, id).map_err(ShaderLayerError::from)?;
+        specs.extend(source.specs);
+    } else {
+        specs.extend(LayerSource::read(assets, &file)?.specs(id));
+    }
     Ok(specs)
 }
 

@@ -1,0 +1,351 @@
+//! An ISF 2.0 file's JSON header (the `/*{ … }*/` comment that opens it):
+//! its inputs, which become the layer's parameters, its render passes and
+//! the images it imports. Errors name the line of the `.fs` file.
+
+use serde_json::Value as Json;
+
+pub use crate::layers::shader::header::is_identifier;
+use crate::params::ParamSpec;
+
+/// The most passes one ISF shader may run.
+pub const MAX_PASSES: usize = 16;
+/// The most inputs one ISF shader may declare.
+pub const MAX_INPUTS: usize = 64;
+
+/// One declared input.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IsfInput {
+    /// Its name, in the GLSL and (after the layer id) in the registry.
+    pub name: String,
+    /// What it is.
+    pub kind: InputKind,
+    /// The registry spec, named relative to the layer.
+    pub spec: ParamSpec,
+}
+
+/// The types of ISF inputs.
+#[derive(Debug, Clone, PartialEq)]
+pub enum InputKind {
+    /// `float`.
+    Float,
+    /// `bool`.
+    Bool,
+    /// `event`: true for the one frame after it is set.
+    Event,
+    /// `long`: an int, chosen from `values` when it has them (by index).
+    Long(Vec<i32>),
+    /// `color`: RGBA.
+    Colour,
+    /// `point2D`: a position in pixels (the parameter's z is unused).
+    Point,
+    /// `image`: a texture input.
+    Image,
+    /// `audio` or `audioFFT`: the sound analysis as an image.
+    Audio,
+}
+
+/// One render pass.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct IsfPass {
+    /// The buffer it draws into (none: the layer's output).
+    pub target: Option<String>,
+    /// Whether its buffer keeps its content from frame to frame.
+    pub persistent: bool,
+    /// A float buffer rather than 8 bits a channel.
+    pub float: bool,
+    /// Its size as expressions of `$WIDTH`, `$HEIGHT` and the inputs.
+    pub width: Option<String>,
+    /// The same for the height.
+    pub height: Option<String>,
+}
+
+/// What the header declares.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct IsfHeader {
+    /// Inputs, in declaration order.
+    pub inputs: Vec<IsfInput>,
+    /// Passes, in order (at least one).
+    pub passes: Vec<IsfPass>,
+    /// Imported images: a name and the path beside the file.
+    pub imported: Vec<(String, String)>,
+}
+
+/// A header that cannot be used.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{line}: {problem}")]
+pub struct IsfHeaderError {
+    /// The line of the `.fs` file.
+    pub line: usize,
+    /// What is wrong.
+    pub problem: String,
+}
+
+/// Reads the header at the start of `source`.
+pub fn parse(source: &str) -> Result<IsfHeader, IsfHeaderError> {
+    let at_line = |offset: usize| source[..offset].matches('\n').count() + 1;
+    let fail = |offset: usize, problem: String| IsfHeaderError {
+        line: at_line(offset),
+        problem,
+    };
+    let Some(open) = source.find("/*") else {
+        return Err(fail(
+            0,
+            "no ISF header (a /*{ … }*/ comment) at its start".into(),
+        ));
+    };
+    let body = open + 2;
+    let Some(length) = source[body..].find("*/") else {
+        return Err(fail(open, "the header's comment is never closed".into()));
+    };
+    let text = &source[body..body + length];
+    let json: Json = serde_json::from_str(text).map_err(|e| {
+        let offset = body + offset_of(text, e.line(), e.column());
+        fail(offset, format!("the header is not JSON: {e}"))
+    })?;
+    let at = |name: &str| body + text.find(&format!("\"{name}\"")).unwrap_or(0);
+    let mut header = IsfHeader::default();
+    let inputs = json.get("INPUTS").and_then(Json::as_array);
+    for input in inputs.into_iter().flatten() {
+        let parsed = parse_input(input).map_err(|p| fail(at("INPUTS"), p))?;
+        if header.inputs.iter().any(|i| i.name == parsed.name) {
+            return Err(fail(
+                at(&parsed.name),
+                format!("input {:?} is declared twice", parsed.name),
+            ));
+        }
+        header.inputs.push(parsed);
+    }
+    if header.inputs.len() > MAX_INPUTS {
+        return Err(fail(at("INPUTS"), format!("more than {MAX_INPUTS} inputs")));
+    }
+    let passes = json.get("PASSES").and_then(Json::as_array);
+    for pass in passes.into_iter().flatten() {
+        header.passes.push(parse_pass(pass));
+    }
+    if header.passes.is_empty() {
+        header.passes.push(IsfPass::default());
+    }
+    if header.passes.len() > MAX_PASSES {
+        return Err(fail(at("PASSES"), format!("more than {MAX_PASSES} passes")));
+    }
+    header.imported = imported(json.get("IMPORTED"));
+    Ok(header)
+}
+
+/// The byte offset of 1-based `line`, `column` in `text`.
+fn offset_of(text: &str, line: usize, column: usize) -> usize {
+    let start: usize = text
+        .split_inclusive('\n')
+        .take(line.saturating_sub(1))
+        .map(str::len)
+        .sum();
+    (start + column.saturating_sub(1)).min(text.len())
+}
+
+fn parse_input(input: &Json) -> Result<IsfInput, String> {
+    let name = input
+        .get("NAME")
+        .and_then(Json::as_str)
+        .ok_or("an input without a NAME")?;
+    if !is_identifier(name) {
+        return Err(format!("input name {name:?} is not a GLSL identifier"));
+    }
+    let number = |key: &str| input.get(key).and_then(Json::as_f64).map(|v| v as f32);
+    let kind_name = input.get("TYPE").and_then(Json::as_str).unwrap_or("");
+    let description = input
+        .get("LABEL")
+        .and_then(Json::as_str)
+        .unwrap_or_default()
+        .to_string();
+    let (kind, spec) = match kind_name {
+        "float" => {
+            let (min, max) = (number("MIN").unwrap_or(0.0), number("MAX").unwrap_or(1.0));
+            let (min, max) = (min.min(max), max.max(min));
+            let default = number("DEFAULT").unwrap_or(min).clamp(min, max);
+            (InputKind::Float, ParamSpec::float(name, default, min, max))
+        }
+        "bool" => {
+            let default = input.get("DEFAULT").is_some_and(truthy);
+            (InputKind::Bool, ParamSpec::bool(name, default))
+        }
+        "event" => (InputKind::Event, ParamSpec::bool(name, false)),
+        "long" => long(input, name, number("DEFAULT"))?,
+        "color" => {
+            let mut c = [0.0, 0.0, 0.0, 1.0];
+            let given = input.get("DEFAULT").and_then(Json::as_array);
+            for (slot, v) in c.iter_mut().zip(given.into_iter().flatten()) {
+                *slot = v.as_f64().unwrap_or(0.0) as f32;
+            }
+            (InputKind::Colour, ParamSpec::colour(name, c))
+        }
+        "point2D" => {
+            let pair = |key: &str| {
+                let v = input.get(key).and_then(Json::as_array)?;
+                Some([v.first()?.as_f64()? as f32, v.get(1)?.as_f64()? as f32])
+            };
+            let default = pair("DEFAULT").unwrap_or([0.0, 0.0]);
+            let min = pair("MIN").map_or(-10_000.0, |m| m[0].min(m[1]));
+            let max = pair("MAX").map_or(10_000.0, |m| m[0].max(m[1]));
+            let spec = ParamSpec::vec3(
+                name,
+                [default[0], default[1], 0.0],
+                min.min(max),
+                max.max(min),
+            );
+            (InputKind::Point, spec)
+        }
+        "image" => {
+            let source = if name == "inputImage" { "below" } else { "" };
+            (InputKind::Image, ParamSpec::texture(name, source))
+        }
+        "audio" | "audioFFT" => (InputKind::Audio, ParamSpec::texture(name, "")),
+        other => return Err(format!("input {name:?} has unknown TYPE {other:?}")),
+    };
+    let spec = spec.with_description(description);
+    spec.validate()
+        .map_err(|e| format!("input {name:?}: {e}"))?;
+    Ok(IsfInput {
+        name: name.to_string(),
+        kind,
+        spec,
+    })
+}
+
+/// A `long`: an enum over its LABELS (or VALUES) when it lists VALUES,
+/// else an int.
+fn long(input: &Json, name: &str, default: Option<f32>) -> Result<(InputKind, ParamSpec), String> {
+    let values: Vec<i32> = input
+        .get("VALUES")
+        .and_then(Json::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v.as_f64().map(|v| v as i32))
+        .collect();
+    if values.is_empty() {
+        let number = |key: &str, fallback: i32| {
+            input
+                .get(key)
+                .and_then(Json::as_f64)
+                .map_or(fallback, |v| v as i32)
+        };
+        let (min, max) = (number("MIN", 0), number("MAX", 100));
+        let (min, max) = (min.min(max), max.max(min));
+        let default = (default.unwrap_or(min as f32) as i32).clamp(min, max);
+        return Ok((
+            InputKind::Long(Vec::new()),
+            ParamSpec::int(name, default, min, max),
+        ));
+    }
+    let labels: Vec<String> = input
+        .get("LABELS")
+        .and_then(Json::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|l| l.as_str().map(str::to_string))
+        .collect();
+    let mut options: Vec<String> = (0..values.len())
+        .map(|i| {
+            labels
+                .get(i)
+                .cloned()
+                .unwrap_or_else(|| values[i].to_string())
+        })
+        .collect();
+    // Enum options must be distinct names.
+    for i in 0..options.len() {
+        if options[..i].contains(&options[i]) {
+            options[i] = format!("{} ({})", options[i], values[i]);
+        }
+    }
+    let chosen = default.map(|d| d as i32);
+    let index = values.iter().position(|v| Some(*v) == chosen).unwrap_or(0);
+    let names: Vec<&str> = options.iter().map(String::as_str).collect();
+    Ok((
+        InputKind::Long(values),
+        ParamSpec::enumeration(name, &names, index),
+    ))
+}
+
+fn parse_pass(pass: &Json) -> IsfPass {
+    let text = |key: &str| match pass.get(key) {
+        Some(Json::String(s)) => Some(s.clone()),
+        Some(Json::Number(n)) => Some(n.to_string()),
+        _ => None,
+    };
+    IsfPass {
+        target: text("TARGET").filter(|t| is_identifier(t)),
+        persistent: pass.get("PERSISTENT").is_some_and(truthy),
+        float: pass.get("FLOAT").is_some_and(truthy),
+        width: text("WIDTH"),
+        height: text("HEIGHT"),
+    }
+}
+
+/// `IMPORTED` as an object of `{ "PATH": … }` by name, or an array of
+/// objects with `NAME` and `PATH`.
+fn imported(value: Option<&Json>) -> Vec<(String, String)> {
+    let path = |v: &Json| v.get("PATH").and_then(Json::as_str).map(str::to_string);
+    match value {
+        Some(Json::Object(map)) => map
+            .iter()
+            .filter_map(|(name, v)| Some((name.clone(), path(v)?)))
+            .filter(|(name, _)| is_identifier(name))
+            .collect(),
+        Some(Json::Array(list)) => list
+            .iter()
+            .filter_map(|v| Some((v.get("NAME")?.as_str()?.to_string(), path(v)?)))
+            .filter(|(name, _)| is_identifier(name))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// JSON's true, a non-zero number or "true".
+fn truthy(value: &Json) -> bool {
+    match value {
+        Json::Bool(b) => *b,
+        Json::Number(n) => n.as_f64().is_some_and(|v| v != 0.0),
+        Json::String(s) => s == "true" || s == "1",
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inputs_passes_and_imports_are_read_and_mistakes_name_their_line() {
+        let source = r#"/*{
+    "ISFVSN": "2",
+    "INPUTS": [
+        { "NAME": "inputImage", "TYPE": "image" },
+        { "NAME": "amount", "TYPE": "float", "MIN": 0, "MAX": 2, "DEFAULT": 0.5 },
+        { "NAME": "mode", "TYPE": "long", "VALUES": [0, 4, 9], "LABELS": ["a", "b", "c"], "DEFAULT": 4 },
+        { "NAME": "at", "TYPE": "point2D", "DEFAULT": [3, 4] },
+        { "NAME": "flash", "TYPE": "event" }
+    ],
+    "PASSES": [ { "TARGET": "half", "WIDTH": "$WIDTH/2", "PERSISTENT": true }, {} ],
+    "IMPORTED": { "noise": { "PATH": "noise.png" } }
+}*/
+void main() {}
+"#;
+        let header = parse(source).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(header.inputs.len(), 5);
+        assert_eq!(header.inputs[0].kind, InputKind::Image);
+        assert_eq!(header.inputs[2].kind, InputKind::Long(vec![0, 4, 9]));
+        assert_eq!(header.inputs[2].spec.default, crate::params::Value::Enum(1));
+        assert_eq!(header.passes.len(), 2);
+        assert!(header.passes[0].persistent);
+        assert_eq!(header.passes[0].width.as_deref(), Some("$WIDTH/2"));
+        assert_eq!(header.imported, vec![("noise".into(), "noise.png".into())]);
+        let broken =
+            "/*{\n  \"INPUTS\": [\n    { \"NAME\": \"x\" \"TYPE\": \"float\" }\n  ]\n}*/\n";
+        let Err(error) = parse(broken) else {
+            panic!("broken JSON is refused");
+        };
+        assert_eq!(error.line, 3, "{error}");
+        let unknown = "/*{ \"INPUTS\": [ { \"NAME\": \"x\", \"TYPE\": \"matrix\" } ] }*/";
+        assert!(parse(unknown).is_err_and(|e| e.problem.contains("matrix")));
+    }
+}

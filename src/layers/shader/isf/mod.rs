@@ -1,0 +1,142 @@
+//! ISF 2.0 shaders (the Interactive Shader Format of VDMX, Synesthesia,
+//! MadMapper and the ISF library): a shader layer whose file ends in
+//! `.fs` reads its JSON header ([`header`]) for inputs, passes and
+//! imported images, translates the GLSL of the `.fs` and of the `.vs`
+//! beside it, if any ([`glsl`]), and runs its passes ([`program`]). An
+//! input becomes the parameter `<layer id>.<NAME>`; an image input is a
+//! texture input (`inputImage` shows the layers below by default).
+
+pub mod glsl;
+pub mod header;
+pub mod program;
+pub mod shadertoy;
+pub mod size;
+
+use crate::base::{AssetError, Assets, Folder, inside_show};
+use crate::engine::inputs::still::{self, Picture};
+use crate::params::ParamSpec;
+use glsl::{TranslateError, Translated};
+use header::{IsfHeader, IsfHeaderError};
+
+/// Why an ISF file could not be used; the running version stays.
+#[derive(Debug, thiserror::Error)]
+pub enum IsfError {
+    /// The file (or its `.vs`) could not be read.
+    #[error(transparent)]
+    Asset(#[from] AssetError),
+    /// The JSON header is malformed.
+    #[error("{file}:{reason}")]
+    Header {
+        /// The file as shown.
+        file: String,
+        /// The line and what is wrong.
+        reason: IsfHeaderError,
+    },
+    /// The GLSL does not translate.
+    #[error(transparent)]
+    Translate(#[from] TranslateError),
+    /// An imported image could not be read.
+    #[error("{file}: imported image {name:?}: {reason}")]
+    Imported {
+        /// The `.fs` file.
+        file: String,
+        /// The image's name.
+        name: String,
+        /// Why.
+        reason: String,
+    },
+    /// The device refused the translated shader.
+    #[error("{0}: {1}")]
+    Device(String, String),
+    /// Its buffers could not be made.
+    #[error(transparent)]
+    Gpu(#[from] crate::gpu::BuildError),
+}
+
+/// An ISF file read, translated and its images loaded.
+pub struct IsfSource {
+    /// The `.fs` file as shown (`shaders/isf/Bad TV.fs`).
+    pub file: String,
+    /// The files read, for reloading (names in `shaders/`).
+    pub watched: Vec<String>,
+    /// What its header declares.
+    pub header: IsfHeader,
+    /// The translated stages.
+    pub translated: Translated,
+    /// The imported images, decoded.
+    pub imported: Vec<(String, Picture)>,
+    /// Its parameters for the layer.
+    pub specs: Vec<ParamSpec>,
+}
+
+/// Whether `file` runs as an ISF shader: ISF itself (`.fs`) or
+/// Shadertoy's (`.glsl`).
+pub fn is_isf(file: &str) -> bool {
+    file.ends_with(".fs") || shadertoy::is_shadertoy(file)
+}
+
+impl IsfSource {
+    /// Reads `file` (in `shaders/`) for layer `id`.
+    pub fn read(assets: &Assets, file: &str, id: &str) -> Result<Self, IsfError> {
+        let fragment = assets.read(Folder::Shaders, file)?;
+        if shadertoy::is_shadertoy(file) {
+            let header = shadertoy::header();
+            return Ok(Self {
+                translated: shadertoy::translate(&fragment.text, &fragment.display)?,
+                specs: specs_of(&header, id),
+                file: fragment.display,
+                watched: vec![file.to_string()],
+                header,
+                imported: Vec::new(),
+            });
+        }
+        let vertex_file = format!("{}.vs", file.trim_end_matches(".fs"));
+        let vertex = assets.read(Folder::Shaders, &vertex_file).ok();
+        let header = header::parse(&fragment.text).map_err(|reason| IsfError::Header {
+            file: fragment.display.clone(),
+            reason,
+        })?;
+        let vertex_display = vertex.as_ref().map_or(String::new(), |v| v.display.clone());
+        let translated = glsl::translate(
+            &header,
+            (&fragment.text, vertex.as_ref().map(|v| v.text.as_str())),
+            (&fragment.display, &vertex_display),
+        )?;
+        let folder = file.rsplit_once('/').map_or("", |(dir, _)| dir);
+        let mut imported = Vec::new();
+        for (name, path) in &header.imported {
+            let fail = |reason: String| IsfError::Imported {
+                file: fragment.display.clone(),
+                name: name.clone(),
+                reason,
+            };
+            let relative = inside_show(path).map_err(|e| fail(e.to_string()))?;
+            let on_disk = assets.dir(Folder::Shaders).join(folder).join(relative);
+            imported.push((name.clone(), still::decode(&on_disk).map_err(fail)?));
+        }
+        let specs = specs_of(&header, id);
+        let mut watched = vec![file.to_string()];
+        if vertex.is_some() {
+            watched.push(vertex_file);
+        }
+        Ok(Self {
+            file: fragment.display,
+            watched,
+            header,
+            translated,
+            imported,
+            specs,
+        })
+    }
+}
+
+/// The parameters of layer `id` for the inputs of `header`.
+fn specs_of(header: &IsfHeader, id: &str) -> Vec<ParamSpec> {
+    (header.inputs.iter())
+        .map(|input| {
+            let mut spec = input.spec.clone();
+            spec.name = format!("{id}.{}", input.name);
+            spec
+        })
+        .collect()
+}

@@ -1,0 +1,439 @@
+//! An ISF shader on the GPU: one pipeline per pass (the pass's buffer
+//! format), a uniform buffer per pass (`PASSINDEX` and `RENDERSIZE`
+//! differ), pass buffers made at the sizes their expressions give, two
+//! each so a pass may read the buffer it writes (persistent feedback),
+//! imported images, and the sound analysis as an image. `prepare` sizes
+//! the buffers, plans which copy each pass reads and writes, and uploads
+//! the uniforms; `encode` only binds and draws.
+
+use std::collections::HashMap;
+
+use super::glsl::Member;
+use super::header::{InputKind, IsfHeader};
+use super::size;
+use super::{IsfError, IsfSource};
+use crate::base::clock::Clock;
+use crate::engine::{LayerEnv, LayerFrame};
+use crate::gpu::bindings::{Slot, layout_for};
+use crate::gpu::image::{image_texture, write_image};
+use crate::gpu::{FullscreenPipeline, Gpu, GpuProfiler, HDR_FORMAT, RenderTarget};
+use crate::params::{ParamSpec, Registry, Value};
+
+/// Bands of the sound analysis an `audioFFT` input shows.
+const AUDIO_BANDS: u32 = 16;
+
+/// A pass buffer: two copies, the one last written is `current`.
+struct PassBuffer {
+    copies: [RenderTarget; 2],
+    current: usize,
+}
+
+/// What one pass reads and writes this frame.
+#[derive(Default, Clone)]
+struct PassPlan {
+    /// The copy of each pass buffer it reads, by name.
+    reads: HashMap<String, usize>,
+    /// The copy of its own buffer it writes (none: the layer's output).
+    writes: Option<usize>,
+}
+
+/// A compiled ISF shader.
+pub struct IsfProgram {
+    id: String,
+    header: IsfHeader,
+    /// The layer's parameters, full names.
+    pub specs: Vec<ParamSpec>,
+    uniforms: Vec<(String, u32, Member)>,
+    uniform_size: u32,
+    textures: Vec<String>,
+    layout: wgpu::BindGroupLayout,
+    sampler: wgpu::Sampler,
+    pipelines: Vec<FullscreenPipeline>,
+    pass_uniforms: Vec<wgpu::Buffer>,
+    imported: HashMap<String, wgpu::TextureView>,
+    audio: (wgpu::Texture, wgpu::TextureView),
+    buffers: HashMap<String, PassBuffer>,
+    plans: Vec<PassPlan>,
+    events: HashMap<String, bool>,
+    frames: u32,
+}
+
+impl IsfProgram {
+    /// Builds `source` on the GPU for layer `id`.
+    pub fn build(env: &LayerEnv<'_>, id: &str, source: IsfSource) -> Result<Self, IsfError> {
+        let gpu = env.gpu;
+        let device = &gpu.device;
+        let translated = source.translated;
+        let mut slots = vec![Slot::Uniform, Slot::Sampler];
+        slots.extend(translated.textures.iter().map(|_| Slot::Texture(true)));
+        let stages = wgpu::ShaderStages::VERTEX_FRAGMENT;
+        let layout = layout_for(device, &format!("{id}.isf"), stages, &slots);
+        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let module = |stage: &str, text: &str| {
+            device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some(&format!("{id} {stage}")),
+                source: wgpu::ShaderSource::Wgsl(text.into()),
+            })
+        };
+        let (vertex, fragment) = (
+            module("vertex", &translated.vertex),
+            module("fragment", &translated.fragment),
+        );
+        let header = source.header;
+        let pipelines: Vec<FullscreenPipeline> = (header.passes.iter())
+            .map(|pass| {
+                let format = match (&pass.target, pass.float) {
+                    (None, _) => HDR_FORMAT,
+                    (Some(_), true) => wgpu::TextureFormat::Rgba16Float,
+                    (Some(_), false) => wgpu::TextureFormat::Rgba8Unorm,
+                };
+                let stages = ((&vertex, "main"), (&fragment, "main"));
+                FullscreenPipeline::from_stages(device, id, &[&layout], stages, format)
+            })
+            .collect();
+        if let Some(error) = pollster::block_on(scope.pop()) {
+            return Err(IsfError::Device(source.file, error.to_string()));
+        }
+        let pass_uniforms = (0..header.passes.len())
+            .map(|i| {
+                crate::gpu::bindings::uniform_buffer(
+                    device,
+                    &format!("{id}.isf.pass{i}"),
+                    translated.uniform_size as usize,
+                )
+            })
+            .collect();
+        let imported = (source.imported.into_iter())
+            .map(|(name, picture)| {
+                let srgb = wgpu::TextureFormat::Rgba8UnormSrgb;
+                let (texture, view) =
+                    image_texture(gpu, &format!("{id}.{name}"), picture.size, srgb);
+                write_image(gpu, &texture, &picture.rgba);
+                (name, view)
+            })
+            .collect();
+        let audio = image_texture(
+            gpu,
+            &format!("{id}.audio"),
+            [AUDIO_BANDS, 1],
+            wgpu::TextureFormat::Rgba8Unorm,
+        );
+        Ok(Self {
+            id: id.to_string(),
+            specs: source.specs,
+            uniforms: translated.uniforms,
+            uniform_size: translated.uniform_size,
+            textures: translated.textures,
+            layout,
+            sampler: device.create_sampler(&wgpu::SamplerDescriptor {
+                label: Some(&format!("{id}.isf.sampler")),
+                mag_filter: wgpu::FilterMode::Linear,
+                min_filter: wgpu::FilterMode::Linear,
+                ..Default::default()
+            }),
+            pipelines,
+            pass_uniforms,
+            imported,
+            audio,
+            buffers: HashMap::new(),
+            plans: Vec::new(),
+            events: HashMap::new(),
+            header,
+            frames: 0,
+        })
+    }
+
+    /// Sizes the pass buffers for a render of `size`, plans the passes and
+    /// uploads their uniforms.
+    pub fn prepare(
+        &mut self,
+        env: &LayerEnv<'_>,
+        registry: &Registry,
+        clock: &Clock,
+        size: [u32; 2],
+    ) {
+        let sizes = self.pass_sizes(env, registry, size);
+        let passes = self.header.passes.clone();
+        for (pass, pass_size) in passes.iter().zip(&sizes) {
+            if let Some(target) = &pass.target {
+                self.ensure_buffer(env.gpu, target, *pass_size, pass.float);
+            }
+        }
+        self.plan();
+        self.write_uniforms(env.gpu, registry, clock, &sizes);
+        self.write_audio(env.gpu, registry);
+        self.frames = self.frames.wrapping_add(1);
+    }
+
+    /// Each pass's size for a render of `size` (the render's where its
+    /// expression fails, which is reported).
+    fn pass_sizes(&self, env: &LayerEnv<'_>, registry: &Registry, size: [u32; 2]) -> Vec<[u32; 2]> {
+        let value = |name: &str| registry.get(&format!("{}.{name}", self.id));
+        let lookup = |name: &str| match name {
+            "WIDTH" => Some(f64::from(size[0])),
+            "HEIGHT" => Some(f64::from(size[1])),
+            _ => value(name).and_then(Value::as_f32).map(f64::from),
+        };
+        let mut sizes = Vec::with_capacity(self.header.passes.len());
+        for pass in &self.header.passes {
+            let side = |e: &Option<String>, render| size::side(e.as_deref(), render, &lookup);
+            let pass_size = match (side(&pass.width, size[0]), side(&pass.height, size[1])) {
+                (Ok(w), Ok(h)) => [w, h],
+                (Err(why), _) | (_, Err(why)) => {
+                    env.errors.report(&self.id, why);
+                    size
+                }
+            };
+            sizes.push(pass_size);
+        }
+        sizes
+    }
+
+    /// Makes buffer `name` at `size`, again when the size changed.
+    fn ensure_buffer(&mut self, gpu: &Gpu, name: &str, size: [u32; 2], float: bool) {
+        let fits = self.buffers.get(name).is_some_and(|b| {
+            let t = &b.copies[0].texture;
+            [t.width(), t.height()] == size
+        });
+        if fits {
+            return;
+        }
+        let format = if float {
+            wgpu::TextureFormat::Rgba16Float
+        } else {
+            wgpu::TextureFormat::Rgba8Unorm
+        };
+        let copy = |i: usize| {
+            RenderTarget::new(&gpu.device, &format!("{}.{name}{i}", self.id), size, format)
+        };
+        self.buffers.insert(
+            name.to_string(),
+            PassBuffer {
+                copies: [copy(0), copy(1)],
+                current: 0,
+            },
+        );
+    }
+
+    /// Which copy each pass reads and writes: a pass writes the copy its
+    /// buffer did not last write, and later passes read what it wrote.
+    fn plan(&mut self) {
+        self.plans.clear();
+        for pass in &self.header.passes {
+            let reads = (self.buffers.iter())
+                .map(|(name, b)| (name.clone(), b.current))
+                .collect();
+            let writes = pass.target.as_ref().and_then(|t| {
+                let buffer = self.buffers.get_mut(t)?;
+                buffer.current = 1 - buffer.current;
+                Some(buffer.current)
+            });
+            self.plans.push(PassPlan { reads, writes });
+        }
+    }
+
+    /// Each pass's uniform block: the ISF built-ins and the inputs.
+    fn write_uniforms(
+        &mut self,
+        gpu: &Gpu,
+        registry: &Registry,
+        clock: &Clock,
+        sizes: &[[u32; 2]],
+    ) {
+        let now = chrono::Local::now();
+        let render = sizes.last().copied().unwrap_or([1, 1]).map(|s| s as f32);
+        let mouse = match registry.get("master.pointer") {
+            Some(Value::Vec3([x, y, pressed])) => {
+                let at = [x * render[0], (1.0 - y) * render[1]];
+                let sign = if *pressed > 0.5 { 1.0 } else { -1.0 };
+                [at[0], at[1], sign * at[0], sign * at[1]]
+            }
+            _ => [0.0; 4],
+        };
+        let floats = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<u32>>();
+        let date = {
+            use chrono::{Datelike, Timelike};
+            let seconds =
+                f64::from(now.num_seconds_from_midnight()) + f64::from(now.nanosecond()) * 1e-9;
+            [
+                now.year() as f32,
+                now.month() as f32,
+                now.day() as f32,
+                seconds as f32,
+            ]
+        };
+        let mut fired = HashMap::new();
+        let mut inputs: HashMap<&str, Vec<f32>> = HashMap::new();
+        for input in &self.header.inputs {
+            let name = format!("{}.{}", self.id, input.name);
+            let value = registry.get(&name);
+            let number = value.and_then(Value::as_f32).unwrap_or(0.0);
+            let words = match (&input.kind, value) {
+                (InputKind::Event, _) => {
+                    let on = number != 0.0;
+                    let was = self.events.get(&input.name).copied().unwrap_or(false);
+                    fired.insert(input.name.clone(), on);
+                    vec![if on && !was { 1.0 } else { 0.0 }]
+                }
+                (InputKind::Long(values), Some(Value::Enum(i))) => {
+                    vec![f32::from_bits(values.get(*i).copied().unwrap_or(0) as u32)]
+                }
+                (InputKind::Long(_), _) => vec![f32::from_bits(number as i32 as u32)],
+                (InputKind::Colour, Some(Value::Colour(c))) => c.to_vec(),
+                (InputKind::Point, Some(Value::Vec3(v))) => v[..2].to_vec(),
+                _ => vec![number],
+            };
+            let member = match input.kind {
+                InputKind::Bool | InputKind::Event => format!("isf_flag_{}", input.name),
+                _ => input.name.clone(),
+            };
+            inputs.insert(
+                self.uniforms
+                    .iter()
+                    .find(|(n, _, _)| *n == member)
+                    .map_or("", |(n, _, _)| n.as_str()),
+                words,
+            );
+        }
+        self.events = fired;
+        for (index, (buffer, pass_size)) in self.pass_uniforms.iter().zip(sizes).enumerate() {
+            let mut bytes = vec![0u8; self.uniform_size as usize];
+            for (name, offset, member) in &self.uniforms {
+                let words: Vec<u32> = match name.as_str() {
+                    "TIME" => vec![(clock.time as f32).to_bits()],
+                    "TIMEDELTA" => vec![clock.dt.to_bits()],
+                    "FRAMEINDEX" => vec![self.frames],
+                    "PASSINDEX" => vec![index as u32],
+                    "RENDERSIZE" => vec![
+                        (pass_size[0] as f32).to_bits(),
+                        (pass_size[1] as f32).to_bits(),
+                    ],
+                    "DATE" | "iDate" => floats(&date),
+                    "iTime" => vec![(clock.time as f32).to_bits()],
+                    "iTimeDelta" => vec![clock.dt.to_bits()],
+                    "iFrameRate" => vec![(1.0 / clock.dt.max(1e-6)).to_bits()],
+                    "iFrame" => vec![self.frames],
+                    "iMouse" => floats(&mouse),
+                    "sylva_resolution" | "sylva_channel0" | "sylva_channel1" | "sylva_channel2"
+                    | "sylva_channel3" => {
+                        floats(&[pass_size[0] as f32, pass_size[1] as f32, 1.0, 0.0])
+                    }
+                    other => match (inputs.get(other), member) {
+                        (Some(words), Member::Int) => {
+                            vec![words.first().map_or(0, |w| w.to_bits())]
+                        }
+                        (Some(words), _) => words.iter().map(|w| w.to_bits()).collect(),
+                        (None, _) => Vec::new(),
+                    },
+                };
+                for (i, word) in words.iter().enumerate() {
+                    let at = *offset as usize + 4 * i;
+                    if let Some(slot) = bytes.get_mut(at..at + 4) {
+                        slot.copy_from_slice(&word.to_le_bytes());
+                    }
+                }
+            }
+            gpu.queue.write_buffer(buffer, 0, &bytes);
+        }
+    }
+
+    /// The sound analysis's bands into the audio image.
+    fn write_audio(&self, gpu: &Gpu, registry: &Registry) {
+        if !self
+            .header
+            .inputs
+            .iter()
+            .any(|i| i.kind == InputKind::Audio)
+        {
+            return;
+        }
+        let bands = match registry.get("audio.bands") {
+            Some(Value::List(bands)) => bands.clone(),
+            _ => Vec::new(),
+        };
+        let texels: Vec<u8> = (0..AUDIO_BANDS as usize)
+            .flat_map(|i| {
+                let v = (bands.get(i).copied().unwrap_or(0.0).clamp(0.0, 1.0) * 255.0) as u8;
+                [v, v, v, 255]
+            })
+            .collect();
+        write_image(gpu, &self.audio.0, &texels);
+    }
+
+    /// Records every pass, the last into the layer's target.
+    pub fn encode(
+        &self,
+        env: &LayerEnv<'_>,
+        frame: &LayerFrame<'_>,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &mut GpuProfiler,
+    ) {
+        for (index, pass) in self.header.passes.iter().enumerate() {
+            let (Some(plan), Some(pipeline), Some(uniforms)) = (
+                self.plans.get(index),
+                self.pipelines.get(index),
+                self.pass_uniforms.get(index),
+            ) else {
+                return;
+            };
+            let mut entries = vec![
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: uniforms.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: wgpu::BindingResource::Sampler(&self.sampler),
+                },
+            ];
+            for (i, name) in self.textures.iter().enumerate() {
+                entries.push(wgpu::BindGroupEntry {
+                    binding: i as u32 + 2,
+                    resource: wgpu::BindingResource::TextureView(self.view(name, plan, frame)),
+                });
+            }
+            let label = format!("{}.pass{index}", self.id);
+            let group = env
+                .gpu
+                .device
+                .create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some(&label),
+                    layout: &self.layout,
+                    entries: &entries,
+                });
+            let target = match (&pass.target, plan.writes) {
+                (Some(name), Some(copy)) => self.buffers.get(name).map(|b| &b.copies[copy].view),
+                _ => Some(frame.target),
+            };
+            let Some(target) = target else {
+                continue;
+            };
+            let timestamps = profiler.render_pass(&label);
+            pipeline.draw(encoder, &label, target, &group, timestamps);
+        }
+    }
+
+    /// The texture called `name` for a pass planned as `plan`.
+    fn view<'a>(
+        &'a self,
+        name: &str,
+        plan: &PassPlan,
+        frame: &LayerFrame<'a>,
+    ) -> &'a wgpu::TextureView {
+        if let (Some(buffer), Some(copy)) = (self.buffers.get(name), plan.reads.get(name)) {
+            return &buffer.copies[*copy].view;
+        }
+        if let Some(view) = self.imported.get(name) {
+            return view;
+        }
+        let input = self.header.inputs.iter().find(|i| i.name == name);
+        if input.is_some_and(|i| i.kind == InputKind::Audio) {
+            return &self.audio.1;
+        }
+        let source = frame
+            .registry
+            .text(&format!("{}.{name}", self.id))
+            .unwrap_or_default();
+        frame.inputs.get_or_black(source)
+    }
+}

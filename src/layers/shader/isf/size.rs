@@ -1,0 +1,198 @@
+//! The size of an ISF pass's buffer: an arithmetic expression of
+//! `$WIDTH`, `$HEIGHT` and the shader's numeric inputs (`$blurAmount`),
+//! with `+ - * /`, parentheses and the functions ISF files use (`floor`,
+//! `ceil`, `round`, `abs`, `min`, `max`, `pow`, `sqrt`). Evaluated every
+//! frame, so a pass's size follows the render size and its inputs.
+
+/// The largest side a pass's buffer may have.
+pub const MAX_SIDE: u32 = 8192;
+
+/// Evaluates `expression`, looking `$names` up in `lookup`.
+pub fn evaluate(expression: &str, lookup: &dyn Fn(&str) -> Option<f64>) -> Result<f64, String> {
+    let mut parser = Parser {
+        text: expression.as_bytes(),
+        at: 0,
+        lookup,
+        depth: 0,
+    };
+    let value = parser.sum()?;
+    parser.space();
+    if parser.at != parser.text.len() {
+        return Err(format!(
+            "{expression:?}: unexpected text at {}",
+            parser.at + 1
+        ));
+    }
+    Ok(value)
+}
+
+/// The side in pixels an expression gives (the render's side without one),
+/// at least 1 and at most [`MAX_SIDE`].
+pub fn side(
+    expression: Option<&str>,
+    render: u32,
+    lookup: &dyn Fn(&str) -> Option<f64>,
+) -> Result<u32, String> {
+    let Some(expression) = expression else {
+        return Ok(render.clamp(1, MAX_SIDE));
+    };
+    let value = evaluate(expression, lookup)?;
+    if !value.is_finite() {
+        return Err(format!("{expression:?} is not a finite size"));
+    }
+    Ok((value.floor().max(1.0) as u32).min(MAX_SIDE))
+}
+
+struct Parser<'a> {
+    text: &'a [u8],
+    at: usize,
+    lookup: &'a dyn Fn(&str) -> Option<f64>,
+    depth: u32,
+}
+
+impl Parser<'_> {
+    fn space(&mut self) {
+        while self.text.get(self.at).is_some_and(u8::is_ascii_whitespace) {
+            self.at += 1;
+        }
+    }
+
+    fn eat(&mut self, c: u8) -> bool {
+        self.space();
+        if self.text.get(self.at) == Some(&c) {
+            self.at += 1;
+            return true;
+        }
+        false
+    }
+
+    fn sum(&mut self) -> Result<f64, String> {
+        let mut value = self.product()?;
+        loop {
+            if self.eat(b'+') {
+                value += self.product()?;
+            } else if self.eat(b'-') {
+                value -= self.product()?;
+            } else {
+                return Ok(value);
+            }
+        }
+    }
+
+    fn product(&mut self) -> Result<f64, String> {
+        let mut value = self.unary()?;
+        loop {
+            if self.eat(b'*') {
+                value *= self.unary()?;
+            } else if self.eat(b'/') {
+                value /= self.unary()?;
+            } else {
+                return Ok(value);
+            }
+        }
+    }
+
+    fn unary(&mut self) -> Result<f64, String> {
+        if self.eat(b'-') {
+            return Ok(-self.unary()?);
+        }
+        self.eat(b'+');
+        self.atom()
+    }
+
+    fn atom(&mut self) -> Result<f64, String> {
+        self.depth += 1;
+        if self.depth > 64 {
+            return Err("the size expression nests too deeply".into());
+        }
+        let value = self.atom_inner();
+        self.depth -= 1;
+        value
+    }
+
+    fn atom_inner(&mut self) -> Result<f64, String> {
+        self.space();
+        if self.eat(b'(') {
+            let value = self.sum()?;
+            return if self.eat(b')') {
+                Ok(value)
+            } else {
+                Err("a missing )".into())
+            };
+        }
+        let start = self.at;
+        let word = |c: &u8| c.is_ascii_alphanumeric() || *c == b'_' || *c == b'$' || *c == b'.';
+        while self.text.get(self.at).is_some_and(word) {
+            self.at += 1;
+        }
+        let token = String::from_utf8_lossy(&self.text[start..self.at]).into_owned();
+        if token.is_empty() {
+            return Err(format!("a number or $NAME expected at {}", start + 1));
+        }
+        if let Some(name) = token.strip_prefix('$') {
+            return (self.lookup)(name).ok_or_else(|| format!("${name} is not an input"));
+        }
+        if let Ok(number) = token.parse::<f64>() {
+            return Ok(number);
+        }
+        if !self.eat(b'(') {
+            return Err(format!("{token:?} is neither a number nor a function"));
+        }
+        let mut args = vec![self.sum()?];
+        while self.eat(b',') {
+            args.push(self.sum()?);
+            if args.len() > 8 {
+                return Err(format!("{token}: too many arguments"));
+            }
+        }
+        if !self.eat(b')') {
+            return Err("a missing )".into());
+        }
+        let one = |f: fn(f64) -> f64| match args[..] {
+            [x] => Ok(f(x)),
+            _ => Err(format!("{token} takes one argument")),
+        };
+        let two = |f: fn(f64, f64) -> f64| match args[..] {
+            [x, y] => Ok(f(x, y)),
+            _ => Err(format!("{token} takes two arguments")),
+        };
+        match token.as_str() {
+            "floor" => one(f64::floor),
+            "ceil" => one(f64::ceil),
+            "round" => one(f64::round),
+            "abs" => one(f64::abs),
+            "sqrt" => one(f64::sqrt),
+            "min" => two(f64::min),
+            "max" => two(f64::max),
+            "pow" => two(f64::powf),
+            _ => Err(format!("unknown function {token:?}")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_follow_the_render_and_the_inputs() {
+        let lookup = |name: &str| match name {
+            "WIDTH" => Some(1920.0),
+            "HEIGHT" => Some(1080.0),
+            "blur" => Some(4.0),
+            _ => None,
+        };
+        let value = |e: &str| evaluate(e, &lookup);
+        assert_eq!(value("$WIDTH / 2.0"), Ok(960.0));
+        assert_eq!(value("max($HEIGHT/486.0,1.0)"), Ok(1080.0 / 486.0));
+        assert_eq!(value("floor($WIDTH/$blur) + -(2*3)"), Ok(474.0));
+        assert_eq!(side(Some("$WIDTH*100"), 1920, &lookup), Ok(MAX_SIDE));
+        assert_eq!(side(Some("0.2"), 1920, &lookup), Ok(1));
+        assert_eq!(side(None, 640, &lookup), Ok(640));
+        assert!(value("$nope").is_err());
+        assert!(value("(1 + 2").is_err());
+        assert!(value("exp(2)").is_err());
+        assert!(side(Some("1/0 - 1/0"), 10, &lookup).is_err());
+        assert!(value(&"(".repeat(1000)).is_err());
+    }
+}
