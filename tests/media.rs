@@ -7,6 +7,11 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use sylva::engine::inputs::camera::{CameraFeed, Cameras, RETRY};
+use sylva::engine::inputs::still::Picture;
 
 use sylva::gpu::{OUTPUT_FORMAT, RenderTarget, read_rgba16f};
 use sylva::params::{Source, Value};
@@ -267,5 +272,94 @@ fn a_looping_clip_keeps_memory_flat() {
     assert!(
         grown < 8 << 10,
         "memory grew {grown} KiB over the loops ({early} -> {late} KiB)"
+    );
+}
+
+/// A camera a test plugs in and pulls out.
+struct TestCameras {
+    plugged: Arc<AtomicBool>,
+}
+
+struct TestFeed {
+    plugged: Arc<AtomicBool>,
+}
+
+impl Cameras for TestCameras {
+    fn names(&self) -> Vec<String> {
+        if self.plugged.load(Ordering::SeqCst) {
+            vec!["video0: Test Cam".into()]
+        } else {
+            Vec::new()
+        }
+    }
+
+    fn open(&self, _: &str) -> Result<Box<dyn CameraFeed>, String> {
+        Ok(Box::new(TestFeed {
+            plugged: self.plugged.clone(),
+        }))
+    }
+}
+
+impl CameraFeed for TestFeed {
+    fn newest(&mut self) -> Result<Option<Picture>, String> {
+        if !self.plugged.load(Ordering::SeqCst) {
+            return Err("unplugged".into());
+        }
+        let rgba = pattern(3)
+            .chunks(3)
+            .flat_map(|c| [c[0], c[1], c[2], 255])
+            .collect();
+        Ok(Some(Picture {
+            size: [SIDE, SIDE],
+            rgba,
+        }))
+    }
+}
+
+#[test]
+fn a_camera_plugged_unplugged_and_back_shows_black_and_says_so_meanwhile() {
+    let (_, mut show) = media_show("media_camera", "camera:test");
+    let plugged = Arc::new(AtomicBool::new(true));
+    show.see_from(Arc::new(TestCameras {
+        plugged: plugged.clone(),
+    }));
+    let mut output = RenderTarget::new(&show.gpu.device, "media.output", [SIDE; 2], OUTPUT_FORMAT);
+    frame(&mut show, &mut output, 1.0 / 60.0);
+    assert!(
+        distance_from(&show, &pattern(3)) < 4e-3,
+        "the camera's picture"
+    );
+    assert!(!show.errors.has("camera:test"));
+    plugged.store(false, Ordering::SeqCst);
+    frame(&mut show, &mut output, 1.0 / 60.0);
+    let black = vec![0; (SIDE * SIDE * 3) as usize];
+    assert!(
+        distance_from(&show, &black) < 1e-3,
+        "black while it is gone"
+    );
+    assert!(show.errors.has("camera:test"), "and it says so");
+    plugged.store(true, Ordering::SeqCst);
+    std::thread::sleep(RETRY + std::time::Duration::from_millis(100));
+    frame(&mut show, &mut output, 1.0 / 60.0);
+    assert!(distance_from(&show, &pattern(3)) < 4e-3, "back when it is");
+    assert!(!show.errors.has("camera:test"), "the error goes");
+    show.registry
+        .set(
+            "shader.through.picture",
+            Value::Text("camera:nothing".into()),
+            Source::Ui,
+        )
+        .checked("asking for another camera");
+    frame(&mut show, &mut output, 1.0 / 60.0);
+    let said: Vec<String> = show
+        .errors
+        .snapshot()
+        .iter()
+        .map(|e| e.message.clone())
+        .collect();
+    assert!(
+        said.iter()
+            .any(|m| m.contains("no camera whose name contains \"nothing\"")),
+        "{said:?}"
     );
 }

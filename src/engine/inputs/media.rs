@@ -10,8 +10,10 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
+use super::camera::{CameraSource, Cameras, SystemCameras, is_camera};
 use super::still::{Picture, StillLoad};
 use super::video::{Transport, Video};
 use crate::base::status::ErrorLog;
@@ -32,9 +34,10 @@ const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
 /// File endings read as still images; every other file is a clip.
 const STILLS: [&str; 3] = ["png", "jpg", "jpeg"];
 
-/// Whether `name` is a source the shelf serves (a file under `media/`).
+/// Whether `name` is a source the shelf serves: a file under `media/`,
+/// or a camera.
 pub fn is_media(name: &str) -> bool {
-    name.starts_with("media/")
+    name.starts_with("media/") || is_camera(name)
 }
 
 /// One source on the shelf.
@@ -49,6 +52,7 @@ struct Shelved {
 enum Kind {
     Still(Option<StillLoad>),
     Video(Box<Video>),
+    Camera(CameraSource),
 }
 
 /// Every media source named on stage, with its texture.
@@ -56,6 +60,7 @@ pub struct MediaShelf {
     shelved: HashMap<String, Shelved>,
     lockstep: bool,
     black: wgpu::TextureView,
+    cameras: Arc<dyn Cameras>,
 }
 
 impl MediaShelf {
@@ -67,7 +72,14 @@ impl MediaShelf {
             shelved: HashMap::new(),
             lockstep: false,
             black,
+            cameras: Arc::new(SystemCameras),
         }
+    }
+
+    /// Takes camera pictures from `cameras` (a test's own) from now on.
+    pub fn set_cameras(&mut self, cameras: Arc<dyn Cameras>) {
+        self.cameras = cameras;
+        self.shelved.retain(|name, _| !is_camera(name));
     }
 
     /// What stands in for a source that is not there (yet).
@@ -116,13 +128,21 @@ impl MediaShelf {
                 continue;
             };
             shelved.reopen_if_saved(*transport);
-            match shelved.advance(f64::from(dt), *transport, self.lockstep) {
+            let playing = (f64::from(dt), *transport, self.lockstep);
+            match shelved.advance(playing, &*self.cameras) {
                 Ok(Some(picture)) => {
                     shelved.upload(gpu, name, &picture);
                     errors.clear(name);
                 }
                 Ok(None) => {}
-                Err(why) => errors.report(name, why),
+                Err(why) => {
+                    // A camera that is gone shows black, a file its last
+                    // good frame.
+                    if matches!(shelved.kind, Kind::Camera(_)) {
+                        shelved.texture = None;
+                    }
+                    errors.report(name, why);
+                }
             }
         }
     }
@@ -166,6 +186,15 @@ fn wanted(registries: &[&Registry]) -> HashMap<String, Transport> {
 
 /// Puts `name` on the shelf: a still image or a clip, by its ending.
 fn open(assets: &Assets, name: &str, transport: Transport) -> Result<Shelved, String> {
+    if is_camera(name) {
+        return Ok(Shelved {
+            kind: Kind::Camera(CameraSource::new(name)),
+            texture: None,
+            modified: None,
+            checked: Instant::now(),
+            path: PathBuf::new(),
+        });
+    }
     let relative = inside_show(name).map_err(|e| e.to_string())?;
     let path = assets.root().join(relative);
     let modified = std::fs::metadata(&path)
@@ -198,7 +227,7 @@ fn start(path: &std::path::Path, transport: Transport) -> Kind {
 impl Shelved {
     /// Reads the file again when it was saved since.
     fn reopen_if_saved(&mut self, transport: Transport) {
-        if self.checked.elapsed() < RECHECK {
+        if self.checked.elapsed() < RECHECK || matches!(self.kind, Kind::Camera(_)) {
             return;
         }
         self.checked = Instant::now();
@@ -214,11 +243,11 @@ impl Shelved {
     /// The next picture to show, if there is a new one.
     fn advance(
         &mut self,
-        dt: f64,
-        transport: Transport,
-        lockstep: bool,
+        (dt, transport, lockstep): (f64, Transport, bool),
+        cameras: &dyn Cameras,
     ) -> Result<Option<Picture>, String> {
         match &mut self.kind {
+            Kind::Camera(camera) => camera.advance(cameras),
             Kind::Still(load) => {
                 let Some(read) = load.as_ref() else {
                     return Ok(None);

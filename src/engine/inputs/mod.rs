@@ -7,6 +7,7 @@
 //! A layer asks by name and never learns where a texture came from
 //! (nannou's ISF pipeline, ruffle's bitmap handles).
 
+pub mod camera;
 pub mod media;
 pub mod still;
 pub mod video;

@@ -42,7 +42,7 @@ pub struct ClipInfo {
 }
 
 /// What the worker hands the frame thread.
-enum Decoded {
+pub(super) enum Decoded {
     Info(ClipInfo),
     /// Frame `n` since the decoder started, RGBA.
     Frame(u64, Vec<u8>),
@@ -192,20 +192,36 @@ impl Video {
 }
 
 /// The worker and its ffmpeg process; dropping it stops both.
-struct Decoder {
+pub(super) struct Decoder {
     decoded: Receiver<Decoded>,
     child: Arc<Mutex<Option<Child>>>,
 }
 
 impl Decoder {
+    /// Decodes the clip at `path` from `at` seconds.
     fn start(path: &Path, at: f64, looping: bool) -> Self {
+        let path = path.to_path_buf();
+        Self::run(move || {
+            let info = probe(&path)?;
+            Ok((clip_command(&path, at, looping), info))
+        })
+    }
+
+    /// Runs the ffmpeg command `prepare` makes (on the worker: it may
+    /// probe first) and reads frames of the size it says.
+    pub(super) fn run(
+        prepare: impl FnOnce() -> Result<(Command, ClipInfo), String> + Send + 'static,
+    ) -> Self {
         let (send, decoded) = sync_channel(QUEUED_FRAMES);
         let child = Arc::new(Mutex::new(None));
-        let (path, held) = (path.to_path_buf(), child.clone());
+        let held = child.clone();
         let spawned = std::thread::Builder::new()
             .name("sylva video".into())
             .spawn(move || {
-                let body = || decode(&path, at, looping, &held, &send);
+                let body = || {
+                    let (command, info) = prepare()?;
+                    pipe(command, info, &held, &send)
+                };
                 let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(body))
                     .unwrap_or_else(|_| Err("the decoder thread failed".into()));
                 if let Err(why) = result {
@@ -222,7 +238,7 @@ impl Decoder {
     }
 
     /// What the worker sent, waiting for it when `wait`.
-    fn next(&self, wait: bool) -> Result<Option<Decoded>, String> {
+    pub(super) fn next(&self, wait: bool) -> Result<Option<Decoded>, String> {
         if wait {
             return match self.decoded.recv_timeout(LOCKSTEP_WAIT) {
                 Ok(decoded) => Ok(Some(decoded)),
@@ -250,16 +266,8 @@ impl Drop for Decoder {
     }
 }
 
-/// The worker: probe, then read frames from ffmpeg until the clip ends or
-/// nobody listens.
-fn decode(
-    path: &Path,
-    at: f64,
-    looping: bool,
-    held: &Mutex<Option<Child>>,
-    send: &SyncSender<Decoded>,
-) -> Result<(), String> {
-    let info = probe(path)?;
+/// ffmpeg decoding the clip at `path` from `at` seconds into raw RGBA.
+fn clip_command(path: &Path, at: f64, looping: bool) -> Command {
     let mut command = Command::new("ffmpeg");
     command.args(["-v", "error", "-nostdin"]);
     if looping {
@@ -268,19 +276,28 @@ fn decode(
     command
         .args(["-ss", &format!("{at:.6}"), "-i"])
         .arg(path)
-        .args([
-            "-an",
-            "-f",
-            "rawvideo",
-            "-pix_fmt",
-            "rgba",
-            "-fps_mode",
-            "passthrough",
-            "-",
-        ])
+        .args(["-an", "-fps_mode", "passthrough"]);
+    raw_output(&mut command);
+    command
+}
+
+/// Has `command` write raw RGBA frames to its standard output.
+pub(super) fn raw_output(command: &mut Command) {
+    command
+        .args(["-f", "rawvideo", "-pix_fmt", "rgba", "-"])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null());
+}
+
+/// The worker: runs `command` and reads its frames of `info`'s size until
+/// they end or nobody listens.
+fn pipe(
+    mut command: Command,
+    info: ClipInfo,
+    held: &Mutex<Option<Child>>,
+    send: &SyncSender<Decoded>,
+) -> Result<(), String> {
     let mut child = command.spawn().map_err(|e| missing_ffmpeg("ffmpeg", &e))?;
     let Some(mut stdout) = child.stdout.take() else {
         return Err("ffmpeg gave no output pipe".into());

@@ -312,6 +312,14 @@ impl Show {
         self.media.set_lockstep(true);
     }
 
+    /// Takes camera pictures from `cameras` (a test's own) from now on.
+    pub fn see_from(
+        &mut self,
+        cameras: std::sync::Arc<dyn crate::engine::inputs::camera::Cameras>,
+    ) {
+        self.media.set_cameras(cameras);
+    }
+
     /// The show's ear: what it hears, its device, Link.
     pub fn hearing(&self) -> &Hearing {
         &self.hearing
