@@ -23,8 +23,13 @@ impl Rng {
         ((self.0 >> 33) ^ self.0) as u32
     }
 
+    /// Uniform in 0..1.
+    pub fn unit(&mut self) -> f32 {
+        (self.next_u32() >> 8) as f32 / (1u32 << 24) as f32
+    }
+
     /// Uniform in -1..1.
     pub fn signed(&mut self) -> f32 {
-        (self.next_u32() >> 8) as f32 / (1u32 << 24) as f32 * 2.0 - 1.0
+        self.unit() * 2.0 - 1.0
     }
 }

@@ -142,6 +142,37 @@ impl Kernel {
         pass.dispatch_workgroups(x, y, 1);
     }
 
+    /// A bind group at index `group` of the kernel's automatic layout over
+    /// `entries`: textures a frame chooses, beside the buffers of group 0.
+    pub fn group_at(
+        &self,
+        gpu: &Gpu,
+        group: u32,
+        entries: &[wgpu::BindGroupEntry<'_>],
+    ) -> wgpu::BindGroup {
+        gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(&self.label),
+            layout: &self.pipeline.get_bind_group_layout(group),
+            entries,
+        })
+    }
+
+    /// A dispatch like [`Kernel::dispatch`] with `extra` bound at group 1.
+    pub fn dispatch_with(
+        &self,
+        pass: &mut wgpu::ComputePass<'_>,
+        binding: &Binding,
+        extra: &wgpu::BindGroup,
+        count: u32,
+        size: u32,
+    ) {
+        let (x, y) = groups(count, size);
+        pass.set_pipeline(&self.pipeline);
+        pass.set_bind_group(0, &binding.group, &[]);
+        pass.set_bind_group(1, extra, &[]);
+        pass.dispatch_workgroups(x, y, 1);
+    }
+
     /// Records a dispatch whose size the GPU wrote into `args` at `offset`.
     pub fn dispatch_indirect(
         &self,

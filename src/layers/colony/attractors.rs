@@ -75,6 +75,14 @@ pub enum CloudError {
         /// What is wrong with it.
         problem: &'static str,
     },
+    /// A picture to grow into could not be used.
+    #[error("{path}: {problem}")]
+    Picture {
+        /// The file.
+        path: String,
+        /// What is wrong with it.
+        problem: String,
+    },
     /// The name leaves the show's `assets/`.
     #[error(transparent)]
     Outside(#[from] crate::base::AssetError),

@@ -12,6 +12,7 @@
 pub mod attractors;
 pub mod draw;
 pub mod knobs;
+pub mod picture;
 pub mod reference;
 pub mod sim;
 pub mod spacing;
@@ -68,7 +69,7 @@ pub fn colony_params(id: &str) -> Vec<ParamSpec> {
         ParamSpec::float(p("radius"), 7.0, 0.01, 10_000.0)
             .with_description("Size of that volume (rebuilds)"),
         ParamSpec::path(p("attractors"), "").with_description(
-            "Point cloud (.ply or .obj) in the show's assets/ folder instead of a shape (rebuilds)",
+            "Point cloud (.ply or .obj) in the show's assets/ folder, or a picture media/NAME.png|jpg whose bright parts the branches grow into, instead of a shape (rebuilds)",
         ),
         ParamSpec::int(p("steps_per_frame"), 1, 0, 64)
             .with_description("Growth iterations per frame"),
@@ -131,6 +132,11 @@ impl Structure {
             return Ok(shape.points(self.attraction_count, seed));
         }
         inside_show(&self.attractors)?;
+        if self.attractors.starts_with("media/") {
+            let path = assets.root().join(&self.attractors);
+            let picture = picture::PictureAttractions::load(&path, self.radius)?;
+            return Ok(picture.points(self.attraction_count, seed));
+        }
         let path: PathBuf = assets.root().join("assets").join(&self.attractors);
         Ok(PointCloud::load(&path)?.points(self.attraction_count, seed))
     }

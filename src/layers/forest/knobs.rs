@@ -2,7 +2,9 @@
 //! once: what it is sown from, its dynamics, the density files and brush,
 //! the steps a frame runs, and its look.
 
+use super::density::MAPS;
 use super::draw::View;
+use super::paint::Paint;
 use crate::engine::camera::OrbitCamera;
 use crate::params::{Handle, ParamSpec, Registry};
 
@@ -24,6 +26,9 @@ pub struct ForestKnobs {
     pub(super) brush_map: Handle<f32>,
     pub(super) brush_radius: Handle<f32>,
     pub(super) brush_value: Handle<f32>,
+    pub(super) density_source: Handle<String>,
+    density_source_maps: Handle<usize>,
+    density_source_amount: Handle<f32>,
     steps_per_frame: Handle<f32>,
     view: Handle<usize>,
     pub(super) fog: Handle<[f32; 4]>,
@@ -54,6 +59,9 @@ impl ForestKnobs {
             brush_map: Handle::new(id, "brush_map"),
             brush_radius: Handle::new(id, "brush_radius"),
             brush_value: Handle::new(id, "brush_value"),
+            density_source: Handle::new(id, "density_source"),
+            density_source_maps: Handle::new(id, "density_source_maps"),
+            density_source_amount: Handle::new(id, "density_source_amount"),
             steps_per_frame: Handle::new(id, "steps_per_frame"),
             view: Handle::new(id, "view"),
             fog: Handle::new(id, "fog"),
@@ -78,12 +86,22 @@ impl ForestKnobs {
         }
     }
 
+    /// How the density source paints this frame.
+    pub fn paint(&self, registry: &Registry) -> Paint {
+        let maps = match self.density_source_maps.get(registry) {
+            0 => (0, MAPS as u32),
+            n => (n as u32 - 1, n as u32),
+        };
+        Paint::new(maps, self.density_source_amount.get(registry))
+    }
+
     /// What in `specs` its handles do not find.
     pub fn check(&self, specs: &[ParamSpec]) -> Vec<String> {
         let mut wrong = crate::check_handles!(specs; self.map_size, self.metres_per_pixel,
             self.slices, self.slice_spacing, self.capacity, self.initial_trees, self.species,
             self.r1, self.r2, self.years_per_step, self.density_maps, self.brush,
             self.brush_at, self.brush_map, self.brush_radius, self.brush_value,
+            self.density_source, self.density_source_maps, self.density_source_amount,
             self.steps_per_frame, self.view, self.fog, self.fog_density, self.brightness,
             self.view_slice);
         wrong.extend(self.camera.check(specs));

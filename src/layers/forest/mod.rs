@@ -6,6 +6,7 @@
 pub mod density;
 pub mod draw;
 pub mod knobs;
+pub mod paint;
 pub mod reference;
 pub mod sim;
 pub mod species;
@@ -26,6 +27,9 @@ use draw::{ForestDraw, ForestRenderer};
 use knobs::ForestKnobs;
 use sim::{ForestParams, ForestSim, Tree};
 use species::{MAX_SPECIES, Species};
+
+/// The maps `forest.density_source` paints, in the order of its enum.
+pub const DENSITY_SOURCE_MAPS: [&str; 6] = ["all", "1", "2", "3", "4", "5"];
 
 /// The layer's parameters.
 pub fn forest_params(id: &str) -> Vec<ParamSpec> {
@@ -51,6 +55,14 @@ pub fn forest_params(id: &str) -> Vec<ParamSpec> {
         ParamSpec::text(p("density_maps"), "").with_description(
             "Grey PNGs in assets/, comma-separated, lowest first (5, each weighting 4 slices); reread when saved",
         ),
+        ParamSpec::texture(p("density_source"), "").with_description(
+            "A picture that paints the density maps live: camera, media/clip.mp4, layer:ID; its brightness is where trees may grow",
+        ),
+        ParamSpec::enumeration(p("density_source_maps"), &DENSITY_SOURCE_MAPS, 0)
+            .with_description("Which density maps the picture paints"),
+        ParamSpec::float(p("density_source_amount"), 0.1, 0.0, 1.0)
+            .with_smoothing(0.1)
+            .with_description("How far the maps move towards the picture each frame (1: at once)"),
         ParamSpec::float(p("r1"), 0.12, 0.0, 1.0)
             .with_description("A tree whose R = V / Vmax falls below this dies"),
         ParamSpec::float(p("r2"), 0.3, 0.0, 1.0)
@@ -371,6 +383,10 @@ impl Layer for ForestLayer {
             self.core.start(env, built);
         }
         self.tend(env, registry);
+        if let Some(grown) = &self.core.running {
+            let paint = self.knobs.paint(registry);
+            grown.sim.painter.set(env.gpu, &paint);
+        }
         let (Some(grown), Some(renderer)) = (&self.core.running, self.core.drawer.as_mut()) else {
             return false;
         };
@@ -382,7 +398,7 @@ impl Layer for ForestLayer {
 
     fn encode(
         &self,
-        _env: &LayerEnv<'_>,
+        env: &LayerEnv<'_>,
         frame: &LayerFrame<'_>,
         encoder: &mut wgpu::CommandEncoder,
         profiler: &mut GpuProfiler,
@@ -394,6 +410,12 @@ impl Layer for ForestLayer {
             crate::gpu::clear_view(encoder, frame.target);
             return;
         };
+        let source = self.knobs.density_source.get(registry);
+        if let Some(picture) = frame.inputs.get(&source).filter(|_| !source.is_empty()) {
+            let cells = grown.structure.map_size * grown.structure.map_size;
+            let painter = &grown.sim.painter;
+            painter.encode(env.gpu, (encoder, profiler), picture, cells);
+        }
         for _ in 0..self.knobs.steps(registry) {
             grown.sim.step(encoder, profiler);
         }
@@ -440,6 +462,7 @@ pub const KIND: LayerKind = LayerKind {
         UniformLayout::of::<sim::ForestParams>("ForestParams", "forest/step.wgsl", "ForestParams"),
         UniformLayout::of::<species::SpeciesGpu>("SpeciesGpu", "forest/step.wgsl", "Species"),
         UniformLayout::of::<sim::Tree>("Tree", "forest/step.wgsl", "Tree"),
+        UniformLayout::of::<paint::Paint>("Paint", "forest/paint.wgsl", "Paint"),
     ],
 };
 

@@ -3,6 +3,7 @@
 //! Vmax from the density maps, growth, death and seeding, with counts kept
 //! on the GPU (`shaders/forest/step.wgsl`).
 
+use super::paint::DensityPainter;
 use crate::engine::simulation::Simulation;
 use bytemuck::{Pod, Zeroable};
 
@@ -171,6 +172,8 @@ pub struct ForestSim {
     pub state: wgpu::Buffer,
     /// Dispatch sizes for the next step (and the drawing).
     pub args: wgpu::Buffer,
+    /// Paints the density maps from a picture.
+    pub painter: DensityPainter,
 }
 
 impl ForestSim {
@@ -292,7 +295,9 @@ impl ForestSim {
             mark_live: kernel("mark_live", &[2, 10, 12])?,
             list_live: kernel("list_live", &[2, 10, 12, 13])?,
         };
+        let painter = DensityPainter::new(gpu, assets, (&uniform, &density_buffer))?;
         Ok(Self {
+            painter,
             seed_scan: PrefixSum::new(gpu, assets, &seed_scan, capacity)?,
             dead_scan: PrefixSum::new(gpu, assets, &dead_scan, capacity)?,
             live_scan: PrefixSum::new(gpu, assets, &live_scan, capacity)?,
@@ -458,6 +463,8 @@ impl Simulation for ForestSim {
         ] {
             report.kernel(context, kernel, &mut [binding]);
         }
+        let (kernel, binding) = self.painter.kernel();
+        report.kernel(context, kernel, &mut [binding]);
         report
     }
 }

@@ -1,11 +1,14 @@
 //! The forest simulation (SEEDS.md 003) on the software adapter at small
 //! sizes: one step's competition against the CPU reference, the tree
 //! count rising then settling, layered heights, a road painted early and
-//! a layer zeroed late.
+//! a layer zeroed late, a picture painting the density maps.
 
 use sylva::base::Assets;
 use sylva::base::rng::Rng;
 use sylva::gpu::GpuProfiler;
+use sylva::gpu::compute::read_buffer;
+use sylva::gpu::image::{image_texture, write_image};
+use sylva::layers::forest::paint::Paint;
 use sylva::layers::forest::reference::competition;
 use sylva::layers::forest::sim::{ForestParams, ForestSim, Tree};
 use sylva::layers::forest::species::{Species, defaults};
@@ -437,4 +440,48 @@ fn the_brush_clears_what_it_paints_and_export_writes_csv() {
     assert!(rows.len() > 100, "{} trees", rows.len());
     assert!(rows.iter().all(|r| r.split(',').count() == 5));
     std::fs::remove_dir_all(root).ok();
+}
+
+#[test]
+fn a_picture_paints_the_density_maps_it_is_asked_to_towards_its_brightness() {
+    let gpu = support::gpu();
+    let species = defaults();
+    let params = params(16, 12, 64, &species);
+    let sim = forest(&params, &species, &[], &vec![0.5; 3 * 16 * 16]);
+    // A picture 8 x 4: its left half white, its right half black.
+    let (texture, view) = image_texture(
+        &gpu,
+        "paint.picture",
+        [8, 4],
+        wgpu::TextureFormat::Rgba8Unorm,
+    );
+    let rgba: Vec<u8> = (0..32)
+        .flat_map(|i| if i % 8 < 4 { [255; 4] } else { [0, 0, 0, 255] })
+        .collect();
+    write_image(&gpu, &texture, &rgba);
+    // The second map only, half way there.
+    sim.painter.set(&gpu, &Paint::new((1, 2), 0.5));
+    let mut profiler = GpuProfiler::new(&gpu.device, &gpu.queue, false);
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    sim.painter
+        .encode(&gpu, (&mut encoder, &mut profiler), &view, 16 * 16);
+    gpu.queue.submit([encoder.finish()]);
+    let density: Vec<f32> =
+        read_buffer(&gpu, &sim.density, 3 * 16 * 16).checked("reading the maps");
+    for (i, value) in density.iter().enumerate() {
+        let (map, x) = (i / 256, i % 16);
+        if map == 1 && (7..=8).contains(&x) {
+            // The linear sampler blends the two halves here.
+            continue;
+        }
+        let want = match (map, x < 8) {
+            (1, true) => 0.75,
+            (1, false) => 0.25,
+            _ => 0.5,
+        };
+        assert!(
+            (value - want).abs() < 1e-3,
+            "map {map} cell {i}: {value}, expected {want}"
+        );
+    }
 }
