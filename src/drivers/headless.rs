@@ -224,6 +224,9 @@ pub fn run(options: &HeadlessOptions) -> anyhow::Result<()> {
     }
     show.gpu.wait_idle();
     installation.stop(&show);
+    for line in show.media_report() {
+        tracing::info!("media: {line}");
+    }
     let seconds = started.elapsed().as_secs_f64();
     tracing::info!(
         "headless: stopped after {frames} frames in {seconds:.2} s ({:.1} fps)",

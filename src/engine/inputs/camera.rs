@@ -6,11 +6,10 @@
 //! there, or goes away, is an error on screen and a black texture, and is
 //! looked for again every [`RETRY`], like the audio input.
 
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use super::still::Picture;
-use super::video::{ClipInfo, Decoded, Decoder, raw_output};
+use super::video::{ClipInfo, Decoded, Decoder, program, raw_output};
 
 /// The size cameras are delivered at.
 pub const CAMERA_SIZE: [u32; 2] = [1280, 720];
@@ -111,7 +110,7 @@ impl Cameras for SystemCameras {
     fn open(&self, name: &str) -> Result<Box<dyn CameraFeed>, String> {
         let input = system::input(name)?;
         let decoder = Decoder::run(move || {
-            let mut command = Command::new("ffmpeg");
+            let mut command = program("ffmpeg");
             command.args(["-v", "error", "-nostdin"]).args(&input);
             let [w, h] = CAMERA_SIZE;
             command.args(["-vf", &format!("scale={w}:{h}")]);
@@ -274,7 +273,7 @@ mod system {
 /// with `args` (at most 64 KiB).
 #[cfg(any(target_os = "macos", target_os = "windows"))]
 fn listing(args: &[&str]) -> String {
-    let Ok(output) = Command::new("ffmpeg").args(args).output() else {
+    let Ok(output) = program("ffmpeg").args(args).output() else {
         return String::new();
     };
     String::from_utf8_lossy(&output.stderr[..output.stderr.len().min(64 << 10)]).into_owned()

@@ -43,6 +43,8 @@ pub fn is_media(name: &str) -> bool {
 /// One source on the shelf.
 struct Shelved {
     kind: Kind,
+    /// Pictures uploaded and the seconds their uploads took.
+    uploads: (u64, f64),
     texture: Option<(wgpu::Texture, wgpu::TextureView)>,
     modified: Option<SystemTime>,
     checked: Instant,
@@ -80,6 +82,27 @@ impl MediaShelf {
     pub fn set_cameras(&mut self, cameras: Arc<dyn Cameras>) {
         self.cameras = cameras;
         self.shelved.retain(|name, _| !is_camera(name));
+    }
+
+    /// A line per source on the shelf: pictures uploaded, the mean upload
+    /// time, and for a clip the frames shown and passed over.
+    pub fn report(&self) -> Vec<String> {
+        let mut lines: Vec<String> = (self.shelved.iter())
+            .map(|(name, shelved)| {
+                let (uploads, seconds) = shelved.uploads;
+                let mean = seconds * 1e3 / uploads.max(1) as f64;
+                let clip = match &shelved.kind {
+                    Kind::Video(video) => {
+                        let (shown, passed) = video.counts;
+                        format!(", {shown} clip frames shown, {passed} passed over")
+                    }
+                    _ => String::new(),
+                };
+                format!("{name}: {uploads} uploads, {mean:.2} ms each{clip}")
+            })
+            .collect();
+        lines.sort();
+        lines
     }
 
     /// What stands in for a source that is not there (yet).
@@ -189,6 +212,7 @@ fn open(assets: &Assets, name: &str, transport: Transport) -> Result<Shelved, St
     if is_camera(name) {
         return Ok(Shelved {
             kind: Kind::Camera(CameraSource::new(name)),
+            uploads: (0, 0.0),
             texture: None,
             modified: None,
             checked: Instant::now(),
@@ -203,6 +227,7 @@ fn open(assets: &Assets, name: &str, transport: Transport) -> Result<Shelved, St
         .ok();
     Ok(Shelved {
         kind: start(&path, transport),
+        uploads: (0, 0.0),
         texture: None,
         modified,
         checked: Instant::now(),
@@ -277,6 +302,12 @@ impl Shelved {
 
     /// Writes `picture` into the source's texture, made (again) at its size.
     fn upload(&mut self, gpu: &Gpu, name: &str, picture: &Picture) {
+        let started = Instant::now();
+        self.write(gpu, name, picture);
+        self.uploads = (self.uploads.0 + 1, self.uploads.1 + started.elapsed().as_secs_f64());
+    }
+
+    fn write(&mut self, gpu: &Gpu, name: &str, picture: &Picture) {
         let fits =
             (self.texture.as_ref()).is_some_and(|(t, _)| [t.width(), t.height()] == picture.size);
         if !fits {

@@ -85,6 +85,9 @@ pub struct Video {
     ahead: Option<(u64, Vec<u8>)>,
     shown: Option<u64>,
     ended: bool,
+    /// Frames shown, and frames of the clip passed over unshown (the
+    /// decoder fell behind, or the show runs slower than the clip).
+    pub counts: (u64, u64),
     transport: Transport,
 }
 
@@ -101,6 +104,7 @@ impl Video {
             ahead: None,
             shown: None,
             ended: false,
+            counts: (0, 0),
             transport,
         }
     }
@@ -164,6 +168,8 @@ impl Video {
         }
         match newest {
             Some((index, rgba)) if Some(index) != self.shown => {
+                let passed = self.shown.map_or(0, |s| index.saturating_sub(s + 1));
+                self.counts = (self.counts.0 + 1, self.counts.1 + passed);
                 self.shown = Some(index);
                 Ok(Some(rgba))
             }
@@ -268,7 +274,7 @@ impl Drop for Decoder {
 
 /// ffmpeg decoding the clip at `path` from `at` seconds into raw RGBA.
 fn clip_command(path: &Path, at: f64, looping: bool) -> Command {
-    let mut command = Command::new("ffmpeg");
+    let mut command = program("ffmpeg");
     command.args(["-v", "error", "-nostdin"]);
     if looping {
         command.args(["-stream_loop", "-1"]);
@@ -322,7 +328,7 @@ fn pipe(
 
 /// The clip's first video stream's size, rate and length.
 pub fn probe(path: &Path) -> Result<ClipInfo, String> {
-    let output = Command::new("ffprobe")
+    let output = program("ffprobe")
         .args(["-v", "error", "-select_streams", "v:0", "-show_entries"])
         .args(["stream=width,height,avg_frame_rate,r_frame_rate:format=duration"])
         .args(["-of", "default=noprint_wrappers=1"])
@@ -379,6 +385,14 @@ pub fn parse_probe(text: &str) -> Result<ClipInfo, String> {
         fps,
         duration,
     })
+}
+
+/// The program `name` (`ffmpeg`, `ffprobe`): found on the PATH, or where
+/// `SYLVA_FFMPEG` / `SYLVA_FFPROBE` say (an ffmpeg outside the PATH, as on
+/// Windows often).
+pub fn program(name: &str) -> Command {
+    let variable = format!("SYLVA_{}", name.to_uppercase());
+    Command::new(std::env::var_os(variable).unwrap_or_else(|| name.into()))
 }
 
 /// The error for a program that would not start.

@@ -312,6 +312,11 @@ impl Show {
         self.media.set_lockstep(true);
     }
 
+    /// What the media shelf has done: a line per source.
+    pub fn media_report(&self) -> Vec<String> {
+        self.media.report()
+    }
+
     /// Takes camera pictures from `cameras` (a test's own) from now on.
     pub fn see_from(
         &mut self,
