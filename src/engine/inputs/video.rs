@@ -279,6 +279,10 @@ fn clip_command(path: &Path, at: f64, looping: bool) -> Command {
     if looping {
         command.args(["-stream_loop", "-1"]);
     }
+    // Half the cores decode, so the show's own threads keep the rest (on
+    // two cores a clip on both stole frames from a 60 fps show).
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    command.args(["-threads", &(cores / 2).clamp(1, 8).to_string()]);
     command
         .args(["-ss", &format!("{at:.6}"), "-i"])
         .arg(path)
