@@ -196,6 +196,41 @@ fn a_shadertoy_shader_gets_its_uniforms_and_channels() {
 }
 
 #[test]
+fn a_shadertoy_buffer_feeds_back_into_itself_and_the_image_pass() {
+    let common = "const float STEP = 0.125;\n";
+    let buffer = "// @channel0 buffer_a\n\
+                  void mainImage(out vec4 fragColor, in vec2 fragCoord) {\n\
+                  \x20   vec4 before = texture(iChannel0, fragCoord / iResolution.xy);\n\
+                  \x20   fragColor = vec4(before.r + STEP, 0.0, 0.0, 0.5);\n}\n";
+    let image = "// @channel1 buffer_a\n\
+                 void mainImage(out vec4 fragColor, in vec2 fragCoord) {\n\
+                 \x20   vec4 sum = texture(iChannel1, fragCoord / iResolution.xy);\n\
+                 \x20   fragColor = vec4(sum.r, sum.a, texture(iChannel0, vec2(0.5)).b, 0.0);\n}\n";
+    let preset = "layers = [\"shader.below\", \"shader.fx\"]\n[params]\n\
+                  \"shader.below.file\" = \"shader/solid.wgsl\"\n\
+                  \"shader.below.colour\" = [0.25, 0.5, 0.75, 1.0]\n\
+                  \"shader.fx.file\" = \"toy/sum/image.glsl\"\n\"shader.fx.iChannel0\" = \"below\"\n";
+    let root = support::show_folder(
+        "isf_shadertoy_buffers",
+        &[
+            ("presets/isf.toml", preset),
+            ("shaders/shader/solid.wgsl", SOLID),
+            ("shaders/toy/sum/common.glsl", common),
+            ("shaders/toy/sum/buffer_a.glsl", buffer),
+            ("shaders/toy/sum/image.glsl", image),
+        ],
+    );
+    let mut show = support::show(root, "isf", OUTPUT_FORMAT);
+    for texel in run(&mut show, 4, 1.0 / 60.0) {
+        assert_near(
+            texel,
+            [0.5, 0.5, 0.75, 1.0],
+            "four frames of the buffer, and the layer below",
+        );
+    }
+}
+
+#[test]
 fn check_names_the_line_of_a_broken_isf_header_and_of_broken_glsl() {
     let broken_json = "/*{\n  \"ISFVSN\": \"2\",\n  \"INPUTS\": [ { \"NAME\": \"a\" \"TYPE\": \"float\" } ]\n}*/\nvoid main() { gl_FragColor = vec4(1.0); }\n";
     let broken_glsl =

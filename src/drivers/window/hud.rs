@@ -295,6 +295,16 @@ fn parameter_editors(ui: &mut egui::Ui, show: &mut Show, selected: &mut Option<S
         .iter()
         .map(|(s, v)| (s.clone(), v.clone()))
         .collect();
+    // Listed only while some parameter is a texture input (a short
+    // directory read of at most 256 entries).
+    let textures = params
+        .iter()
+        .any(|(spec, _)| spec.kind == ParamKind::Texture);
+    let sources = if textures {
+        texture_sources(show)
+    } else {
+        Vec::new()
+    };
     for (spec, value) in params {
         let edited = ui
             .horizontal(|ui| {
@@ -311,6 +321,8 @@ fn parameter_editors(ui: &mut egui::Ui, show: &mut Show, selected: &mut Option<S
                     };
                     ui.monospace(shown);
                     None
+                } else if spec.kind == ParamKind::Texture {
+                    pick_source(ui, &sources, value)
                 } else {
                     edit_value(ui, &spec.kind, value)
                 }
@@ -322,6 +334,56 @@ fn parameter_editors(ui: &mut egui::Ui, show: &mut Show, selected: &mut Option<S
             show.errors.report("hud", error.to_string());
         }
     }
+}
+
+/// The sources a texture input may name now: the engine's, every layer
+/// on stage, the cameras, and the files in the show's `media/` (at most
+/// 256, two folders down).
+fn texture_sources(show: &Show) -> Vec<String> {
+    let mut sources: Vec<String> = ["below", "previous", "camera"].map(String::from).to_vec();
+    sources.extend(show.layers().iter().map(|l| format!("layer:{}", l.id())));
+    let mut files = Vec::new();
+    let mut folders = vec![(show.assets.root().join("media"), "media".to_string(), 0)];
+    while let Some((dir, name, depth)) = folders.pop() {
+        for entry in std::fs::read_dir(&dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .take(256)
+        {
+            let entry_name = format!("{name}/{}", entry.file_name().to_string_lossy());
+            match entry.file_type() {
+                Ok(t) if t.is_dir() && depth < 1 => {
+                    folders.push((entry.path(), entry_name, depth + 1))
+                }
+                Ok(t) if t.is_file() && files.len() < 256 => files.push(entry_name),
+                _ => {}
+            }
+        }
+    }
+    files.sort();
+    sources.extend(files);
+    sources
+}
+
+/// A texture input's source, chosen from `sources`.
+fn pick_source(ui: &mut egui::Ui, sources: &[String], value: Value) -> Option<Value> {
+    let current = value.as_text().unwrap_or_default().to_string();
+    let mut chosen = current.clone();
+    let shown = if current.is_empty() {
+        "(none)"
+    } else {
+        current.as_str()
+    };
+    egui::ComboBox::from_id_salt(ui.next_auto_id())
+        .selected_text(shown)
+        .show_ui(ui, |ui| {
+            ui.selectable_value(&mut chosen, String::new(), "(none)");
+            for source in sources {
+                ui.selectable_value(&mut chosen, source.clone(), source);
+            }
+        });
+    (chosen != current).then_some(Value::Text(chosen))
 }
 
 fn edit_value(ui: &mut egui::Ui, kind: &ParamKind, value: Value) -> Option<Value> {

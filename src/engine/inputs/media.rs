@@ -304,7 +304,10 @@ impl Shelved {
     fn upload(&mut self, gpu: &Gpu, name: &str, picture: &Picture) {
         let started = Instant::now();
         self.write(gpu, name, picture);
-        self.uploads = (self.uploads.0 + 1, self.uploads.1 + started.elapsed().as_secs_f64());
+        self.uploads = (
+            self.uploads.0 + 1,
+            self.uploads.1 + started.elapsed().as_secs_f64(),
+        );
     }
 
     fn write(&mut self, gpu: &Gpu, name: &str, picture: &Picture) {

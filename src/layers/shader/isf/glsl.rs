@@ -24,8 +24,9 @@ const DEFAULT_VERTEX: &str = "void main() {\n    isf_vertShaderInit();\n}\n";
 pub struct Translated {
     /// The vertex stage, WGSL, entry `main`.
     pub vertex: String,
-    /// The fragment stage, WGSL, entry `main`.
-    pub fragment: String,
+    /// The fragment stage of each pass, WGSL, entry `main` (ISF: one for
+    /// all passes, which tell themselves apart by `PASSINDEX`).
+    pub fragments: Vec<String>,
     /// The uniform block's members: name, byte offset, kind.
     pub uniforms: Vec<(String, u32, Member)>,
     /// Its size in bytes.
@@ -112,7 +113,7 @@ pub fn translate(
     let (uniforms, uniform_size) = uniform_members(&fragment_module);
     Ok(Translated {
         vertex: vertex_wgsl,
-        fragment: fragment_wgsl,
+        fragments: vec![fragment_wgsl],
         uniforms,
         uniform_size,
         textures,

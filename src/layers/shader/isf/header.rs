@@ -57,6 +57,9 @@ pub struct IsfPass {
     pub width: Option<String>,
     /// The same for the height.
     pub height: Option<String>,
+    /// What a Shadertoy pass's `iChannel0..3` show, where its file says
+    /// (`// @channel0 buffer_a`); none: the layer's `iChannelN`.
+    pub channels: Vec<Option<String>>,
 }
 
 /// What the header declares.
@@ -278,6 +281,7 @@ fn parse_pass(pass: &Json) -> IsfPass {
         float: pass.get("FLOAT").is_some_and(truthy),
         width: text("WIDTH"),
         height: text("HEIGHT"),
+        channels: Vec::new(),
     }
 }
 

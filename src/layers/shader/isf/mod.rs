@@ -80,12 +80,13 @@ impl IsfSource {
     pub fn read(assets: &Assets, file: &str, id: &str) -> Result<Self, IsfError> {
         let fragment = assets.read(Folder::Shaders, file)?;
         if shadertoy::is_shadertoy(file) {
-            let header = shadertoy::header();
+            let files = shadertoy::passes(assets, file)?;
+            let header = shadertoy::header(&files.passes);
             return Ok(Self {
-                translated: shadertoy::translate(&fragment.text, &fragment.display)?,
+                translated: shadertoy::translate(&files.passes, files.common.as_ref())?,
                 specs: specs_of(&header, id),
                 file: fragment.display,
-                watched: vec![file.to_string()],
+                watched: files.watched,
                 header,
                 imported: Vec::new(),
             });

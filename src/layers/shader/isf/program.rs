@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 
 use super::glsl::Member;
-use super::header::{InputKind, IsfHeader};
+use super::header::{InputKind, IsfHeader, IsfPass};
 use super::size;
 use super::{IsfError, IsfSource};
 use crate::base::clock::Clock;
@@ -75,20 +75,29 @@ impl IsfProgram {
                 source: wgpu::ShaderSource::Wgsl(text.into()),
             })
         };
-        let (vertex, fragment) = (
-            module("vertex", &translated.vertex),
-            module("fragment", &translated.fragment),
-        );
+        let vertex = module("vertex", &translated.vertex);
+        let fragments: Vec<wgpu::ShaderModule> = (translated.fragments.iter())
+            .enumerate()
+            .map(|(i, text)| module(&format!("pass {i}"), text))
+            .collect();
         let header = source.header;
         let pipelines: Vec<FullscreenPipeline> = (header.passes.iter())
-            .map(|pass| {
+            .enumerate()
+            .filter_map(|(i, pass)| {
+                let fragment = fragments.get(i).or(fragments.first())?;
                 let format = match (&pass.target, pass.float) {
                     (None, _) => HDR_FORMAT,
                     (Some(_), true) => wgpu::TextureFormat::Rgba16Float,
                     (Some(_), false) => wgpu::TextureFormat::Rgba8Unorm,
                 };
-                let stages = ((&vertex, "main"), (&fragment, "main"));
-                FullscreenPipeline::from_stages(device, id, &[&layout], stages, format)
+                let stages = ((&vertex, "main"), (fragment, "main"));
+                Some(FullscreenPipeline::from_stages(
+                    device,
+                    id,
+                    &[&layout],
+                    stages,
+                    format,
+                ))
             })
             .collect();
         if let Some(error) = pollster::block_on(scope.pop()) {
@@ -389,7 +398,11 @@ impl IsfProgram {
             for (i, name) in self.textures.iter().enumerate() {
                 entries.push(wgpu::BindGroupEntry {
                     binding: i as u32 + 2,
-                    resource: wgpu::BindingResource::TextureView(self.view(name, plan, frame)),
+                    resource: wgpu::BindingResource::TextureView(self.view(
+                        name,
+                        (pass, plan),
+                        frame,
+                    )),
                 });
             }
             let label = format!("{}.pass{index}", self.id);
@@ -413,13 +426,25 @@ impl IsfProgram {
         }
     }
 
-    /// The texture called `name` for a pass planned as `plan`.
+    /// The texture called `name` for `pass`, planned as `plan`: a pass
+    /// buffer, an imported image, the sound, or a texture input (what a
+    /// Shadertoy pass's file names for its channel, else the parameter).
     fn view<'a>(
         &'a self,
         name: &str,
-        plan: &PassPlan,
+        (pass, plan): (&IsfPass, &PassPlan),
         frame: &LayerFrame<'a>,
     ) -> &'a wgpu::TextureView {
+        let channel = name
+            .strip_prefix("iChannel")
+            .and_then(|n| n.parse::<usize>().ok())
+            .and_then(|n| pass.channels.get(n)?.as_deref());
+        if let Some(source) = channel {
+            return match (self.buffers.get(source), plan.reads.get(source)) {
+                (Some(buffer), Some(copy)) => &buffer.copies[*copy].view,
+                _ => frame.inputs.get_or_black(source),
+            };
+        }
         if let (Some(buffer), Some(copy)) = (self.buffers.get(name), plan.reads.get(name)) {
             return &buffer.copies[*copy].view;
         }

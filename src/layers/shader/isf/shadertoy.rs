@@ -1,13 +1,22 @@
 //! Shadertoy shaders: a `.glsl` file with `void mainImage(out vec4
-//! fragColor, in vec2 fragCoord)`, run as a one-pass ISF shader whose
-//! inputs are the texture inputs `iChannel0` … `iChannel3`, with
-//! Shadertoy's uniforms (`iResolution`, `iTime`, `iTimeDelta`, `iFrame`,
-//! `iFrameRate`, `iMouse` from `master.pointer`, `iDate`,
-//! `iChannelResolution`) and its GL conventions (y up, textures sampled
-//! upright) through the same translation as ISF.
+//! fragColor, in vec2 fragCoord)`, run as an ISF shader whose inputs are
+//! the texture inputs `iChannel0` … `iChannel3`, with Shadertoy's
+//! uniforms (`iResolution`, `iTime`, `iTimeDelta`, `iFrame`, `iFrameRate`,
+//! `iMouse` from `master.pointer`, `iDate`, `iChannelResolution`) and its
+//! GL conventions (y up, textures sampled upright) through the same
+//! translation as ISF.
+//!
+//! Multipass: a file named `image.glsl` whose folder holds `buffer_a.glsl`
+//! … `buffer_d.glsl` runs them first, each into a persistent float buffer
+//! of its name, then itself; `common.glsl` there is put before each. A
+//! pass says what a channel shows with a line `// @channel0 buffer_a`
+//! (any buffer, reading its last frame when it is itself or comes later,
+//! or any texture source); a channel it does not name shows the layer's
+//! `iChannelN` parameter.
 
 use super::glsl::{self, Stage, TranslateError, Translated};
 use super::header::{InputKind, IsfHeader, IsfInput, IsfPass};
+use crate::base::{AssetError, Assets, Folder};
 use crate::params::ParamSpec;
 
 /// Texture inputs a Shadertoy shader has.
@@ -18,8 +27,78 @@ pub fn is_shadertoy(file: &str) -> bool {
     file.ends_with(".glsl")
 }
 
-/// The header a Shadertoy shader is run with: its four channels.
-pub fn header() -> IsfHeader {
+/// The buffers a multipass shader may have, in the order they run.
+pub const BUFFERS: [&str; 4] = ["buffer_a", "buffer_b", "buffer_c", "buffer_d"];
+
+/// One pass: its file as shown, its text, and the buffer it draws into
+/// (none: the layer's output).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToyPass {
+    /// The file as shown (`shaders/toy/fire/buffer_a.glsl`).
+    pub file: String,
+    /// Its text.
+    pub text: String,
+    /// The buffer it draws into.
+    pub target: Option<String>,
+}
+
+/// A Shadertoy shader's files.
+pub struct ToyFiles {
+    /// Its passes, in the order they run.
+    pub passes: Vec<ToyPass>,
+    /// The code put before each.
+    pub common: Option<ToyPass>,
+    /// The files read (names in `shaders/`), for reloading.
+    pub watched: Vec<String>,
+}
+
+/// The passes of the Shadertoy shader `file` (in `shaders/`) and the
+/// common code before them, if any.
+pub fn passes(assets: &Assets, file: &str) -> Result<ToyFiles, AssetError> {
+    let image = assets.read(Folder::Shaders, file)?;
+    let mut watched = vec![file.to_string()];
+    let mut passes = Vec::new();
+    let mut common = None;
+    if let Some(folder) = file
+        .strip_suffix("image.glsl")
+        .filter(|f| f.is_empty() || f.ends_with('/'))
+    {
+        let mut sibling = |name: &str| {
+            let path = format!("{folder}{name}.glsl");
+            let read = assets.read(Folder::Shaders, &path).ok()?;
+            watched.push(path);
+            Some(read)
+        };
+        for buffer in BUFFERS {
+            if let Some(read) = sibling(buffer) {
+                passes.push(ToyPass {
+                    file: read.display,
+                    text: read.text,
+                    target: Some(buffer.to_string()),
+                });
+            }
+        }
+        common = sibling("common").map(|read| ToyPass {
+            file: read.display,
+            text: read.text,
+            target: None,
+        });
+    }
+    passes.push(ToyPass {
+        file: image.display,
+        text: image.text,
+        target: None,
+    });
+    Ok(ToyFiles {
+        passes,
+        common,
+        watched,
+    })
+}
+
+/// The header a Shadertoy shader is run with: its four channels, and a
+/// pass for each file with what its `// @channelN` lines name.
+pub fn header(passes: &[ToyPass]) -> IsfHeader {
     let inputs = (0..CHANNELS)
         .map(|i| {
             let name = format!("iChannel{i}");
@@ -31,15 +110,50 @@ pub fn header() -> IsfHeader {
             }
         })
         .collect();
+    let passes = passes
+        .iter()
+        .map(|pass| IsfPass {
+            target: pass.target.clone(),
+            persistent: true,
+            float: true,
+            width: None,
+            height: None,
+            channels: channels(&pass.text),
+        })
+        .collect();
     IsfHeader {
         inputs,
-        passes: vec![IsfPass::default()],
+        passes,
         imported: Vec::new(),
     }
 }
 
-/// Translates the Shadertoy shader `source` (`file` for errors).
-pub fn translate(source: &str, file: &str) -> Result<Translated, TranslateError> {
+/// What `// @channelN SOURCE` lines in `text` name, by channel.
+fn channels(text: &str) -> Vec<Option<String>> {
+    let mut channels = vec![None; CHANNELS];
+    for line in text.lines() {
+        let Some(rest) = line.trim().strip_prefix("//").map(str::trim) else {
+            continue;
+        };
+        let Some(rest) = rest.strip_prefix("@channel") else {
+            continue;
+        };
+        let mut words = rest.split_whitespace();
+        let (Some(n), Some(source)) = (words.next(), words.next()) else {
+            continue;
+        };
+        if let Some(slot) = n.parse::<usize>().ok().and_then(|n| channels.get_mut(n)) {
+            *slot = Some(source.to_string());
+        }
+    }
+    channels
+}
+
+/// Translates each of `passes`, `common` before each.
+pub fn translate(
+    passes: &[ToyPass],
+    common: Option<&ToyPass>,
+) -> Result<Translated, TranslateError> {
     let textures: Vec<String> = (0..CHANNELS).map(|i| format!("iChannel{i}")).collect();
     let mut prelude = String::from(
         "#version 450\n\
@@ -69,25 +183,26 @@ pub fn translate(source: &str, file: &str) -> Result<Translated, TranslateError>
          #define isf_texelFetch(image, p, lod) texelFetch(sampler2D(image, isf_sampler), \
          ivec2((p).x, textureSize(sampler2D(image, isf_sampler), 0).y - 1 - (p).y), lod)\n",
     );
-    let mut text = glsl::rewrite(source, &textures, &Default::default(), Stage::Fragment);
-    for name in &textures {
-        for call in ["textureLod", "texelFetch"] {
-            text = text.replace(&format!("{call}({name},"), &format!("isf_{call}({name},"));
-        }
+    let common_text = common.map_or(String::new(), |c| {
+        glsl::rewrite(&c.text, &textures, &Default::default(), Stage::Fragment) + "\n"
+    });
+    let common_lines = common_text.matches('\n').count();
+    let mut fragments = Vec::with_capacity(passes.len());
+    let mut module = None;
+    for pass in passes {
+        let text = common_text.clone() + &pass_text(&pass.text, &textures, pass.target.is_none());
+        let translated = glsl::to_wgsl(&prelude, &text, naga::ShaderStage::Fragment, &pass.file)
+            .map_err(|mut error| {
+                // A line of the common code is that file's.
+                match common.filter(|_| error.line > 0 && error.line <= common_lines) {
+                    Some(common) => error.file = common.file.clone(),
+                    None => error.line = error.line.saturating_sub(common_lines),
+                }
+                error
+            })?;
+        fragments.push(translated.1);
+        module.get_or_insert(translated.0);
     }
-    text.push_str(
-        "\nvoid main() {\n\
-         \x20   iResolution = sylva_resolution.xyz;\n\
-         \x20   iChannelResolution[0] = sylva_channel0.xyz;\n\
-         \x20   iChannelResolution[1] = sylva_channel1.xyz;\n\
-         \x20   iChannelResolution[2] = sylva_channel2.xyz;\n\
-         \x20   iChannelResolution[3] = sylva_channel3.xyz;\n\
-         \x20   vec4 colour = vec4(0.0);\n\
-         \x20   mainImage(colour, isf_FragCoord.xy);\n\
-         \x20   isf_FragColor = vec4(colour.rgb, 1.0);\n\
-         }\n",
-    );
-    let (module, fragment) = glsl::to_wgsl(&prelude, &text, naga::ShaderStage::Fragment, file)?;
     let vertex_source = "#version 450\n\
          layout(location = 0) out vec2 isf_FragNormCoord;\n\
          void main() {\n\
@@ -101,12 +216,45 @@ pub fn translate(source: &str, file: &str) -> Result<Translated, TranslateError>
         naga::ShaderStage::Vertex,
         "(the built-in vertex stage)",
     )?;
-    let (uniforms, uniform_size) = glsl::uniform_members(&module);
+    let (uniforms, uniform_size) = module
+        .as_ref()
+        .map_or((Vec::new(), 16), glsl::uniform_members);
     Ok(Translated {
         vertex,
-        fragment,
+        fragments,
         uniforms,
         uniform_size,
         textures,
     })
+}
+
+/// A pass's text as naga takes it: rewritten, then the entry point. The
+/// image pass is shown `opaque`, as Shadertoy shows it; a buffer keeps its
+/// alpha.
+fn pass_text(source: &str, textures: &[String], opaque: bool) -> String {
+    let mut text = glsl::rewrite(source, textures, &Default::default(), Stage::Fragment);
+    for name in textures {
+        for call in ["textureLod", "texelFetch"] {
+            text = text.replace(&format!("{call}({name},"), &format!("isf_{call}({name},"));
+        }
+    }
+    text.push_str(
+        "\nvoid main() {\n\
+         \x20   iResolution = sylva_resolution.xyz;\n\
+         \x20   iChannelResolution[0] = sylva_channel0.xyz;\n\
+         \x20   iChannelResolution[1] = sylva_channel1.xyz;\n\
+         \x20   iChannelResolution[2] = sylva_channel2.xyz;\n\
+         \x20   iChannelResolution[3] = sylva_channel3.xyz;\n\
+         \x20   vec4 colour = vec4(0.0);\n\
+         \x20   mainImage(colour, isf_FragCoord.xy);\n\
+         \x20   isf_FragColor = colour;\n\
+         }\n",
+    );
+    if opaque {
+        text = text.replace(
+            "    isf_FragColor = colour;\n}\n",
+            "    isf_FragColor = vec4(colour.rgb, 1.0);\n}\n",
+        );
+    }
+    text
 }
