@@ -155,6 +155,9 @@ impl MediaShelf {
             match shelved.advance(playing, &*self.cameras) {
                 Ok(Some(picture)) => {
                     shelved.upload(gpu, name, &picture);
+                    if let Kind::Video(video) = &shelved.kind {
+                        video.give_back(picture.rgba);
+                    }
                     errors.clear(name);
                 }
                 Ok(None) => {}

@@ -152,7 +152,9 @@ impl Video {
                 if *index > due {
                     break;
                 }
-                newest = self.ahead.take();
+                if let Some((_, passed)) = std::mem::replace(&mut newest, self.ahead.take()) {
+                    self.decoder.give_back(passed);
+                }
                 continue;
             }
             let wait = lockstep && newest.as_ref().is_none_or(|(i, _)| *i < due) && !self.ended;
@@ -188,6 +190,11 @@ impl Video {
         self.ended = false;
     }
 
+    /// Gives a shown frame's bytes back to the decoder.
+    pub fn give_back(&self, frame: Vec<u8>) {
+        self.decoder.give_back(frame);
+    }
+
     /// Where the clip is now, 0..1.
     pub fn position(&self) -> f64 {
         let Some(info) = self.info.filter(|i| i.duration > 0.0) else {
@@ -200,6 +207,10 @@ impl Video {
 /// The worker and its ffmpeg process; dropping it stops both.
 pub(super) struct Decoder {
     decoded: Receiver<Decoded>,
+    /// Frames uploaded, given back for the worker to fill again (a 4K
+    /// frame is 33 MB: allocating and faulting it in each time cost a
+    /// millisecond a frame).
+    spare: SyncSender<Vec<u8>>,
     child: Arc<Mutex<Option<Child>>>,
 }
 
@@ -219,6 +230,7 @@ impl Decoder {
         prepare: impl FnOnce() -> Result<(Command, ClipInfo), String> + Send + 'static,
     ) -> Self {
         let (send, decoded) = sync_channel(QUEUED_FRAMES);
+        let (spare, spares) = sync_channel(QUEUED_FRAMES + 2);
         let child = Arc::new(Mutex::new(None));
         let held = child.clone();
         let spawned = std::thread::Builder::new()
@@ -226,7 +238,7 @@ impl Decoder {
             .spawn(move || {
                 let body = || {
                     let (command, info) = prepare()?;
-                    pipe(command, info, &held, &send)
+                    pipe(command, info, &held, (&send, &spares))
                 };
                 let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(body))
                     .unwrap_or_else(|_| Err("the decoder thread failed".into()));
@@ -238,9 +250,22 @@ impl Decoder {
             let (send, decoded) = sync_channel(1);
             send.send(Decoded::Failed(format!("no thread to decode it: {error}")))
                 .ok();
-            return Self { decoded, child };
+            return Self {
+                decoded,
+                spare,
+                child,
+            };
         }
-        Self { decoded, child }
+        Self {
+            decoded,
+            spare,
+            child,
+        }
+    }
+
+    /// Gives a frame's bytes back to be filled again.
+    pub(super) fn give_back(&self, frame: Vec<u8>) {
+        self.spare.try_send(frame).ok();
     }
 
     /// What the worker sent, waiting for it when `wait`.
@@ -306,7 +331,7 @@ fn pipe(
     mut command: Command,
     info: ClipInfo,
     held: &Mutex<Option<Child>>,
-    send: &SyncSender<Decoded>,
+    (send, spares): (&SyncSender<Decoded>, &Receiver<Vec<u8>>),
 ) -> Result<(), String> {
     let mut child = command.spawn().map_err(|e| missing_ffmpeg("ffmpeg", &e))?;
     let Some(mut stdout) = child.stdout.take() else {
@@ -318,7 +343,11 @@ fn pipe(
     }
     let bytes = info.size[0] as usize * info.size[1] as usize * 4;
     for index in 0u64.. {
-        let mut frame = vec![0u8; bytes];
+        let mut frame = spares
+            .try_recv()
+            .ok()
+            .filter(|f| f.len() == bytes)
+            .unwrap_or_else(|| vec![0u8; bytes]);
         if stdout.read_exact(&mut frame).is_err() {
             send.send(Decoded::Ended).ok();
             return Ok(());

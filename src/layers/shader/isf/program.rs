@@ -43,6 +43,8 @@ pub struct IsfProgram {
     header: IsfHeader,
     /// The layer's parameters, full names.
     pub specs: Vec<ParamSpec>,
+    /// Each input's parameter name (`shader.fx.amount`), named once.
+    params: HashMap<String, String>,
     uniforms: Vec<(String, u32, Member)>,
     uniform_size: u32,
     textures: Vec<String>,
@@ -127,8 +129,12 @@ impl IsfProgram {
             [AUDIO_BANDS, 1],
             wgpu::TextureFormat::Rgba8Unorm,
         );
+        let params = (header.inputs.iter())
+            .map(|input| (input.name.clone(), format!("{id}.{}", input.name)))
+            .collect();
         Ok(Self {
             id: id.to_string(),
+            params,
             specs: source.specs,
             uniforms: translated.uniforms,
             uniform_size: translated.uniform_size,
@@ -177,7 +183,7 @@ impl IsfProgram {
     /// Each pass's size for a render of `size` (the render's where its
     /// expression fails, which is reported).
     fn pass_sizes(&self, env: &LayerEnv<'_>, registry: &Registry, size: [u32; 2]) -> Vec<[u32; 2]> {
-        let value = |name: &str| registry.get(&format!("{}.{name}", self.id));
+        let value = |name: &str| registry.get(self.params.get(name)?);
         let lookup = |name: &str| match name {
             "WIDTH" => Some(f64::from(size[0])),
             "HEIGHT" => Some(f64::from(size[1])),
@@ -274,8 +280,7 @@ impl IsfProgram {
         let mut fired = HashMap::new();
         let mut inputs: HashMap<&str, Vec<f32>> = HashMap::new();
         for input in &self.header.inputs {
-            let name = format!("{}.{}", self.id, input.name);
-            let value = registry.get(&name);
+            let value = (self.params.get(&input.name)).and_then(|name| registry.get(name));
             let number = value.and_then(Value::as_f32).unwrap_or(0.0);
             let words = match (&input.kind, value) {
                 (InputKind::Event, _) => {
@@ -457,7 +462,7 @@ impl IsfProgram {
         }
         let source = frame
             .registry
-            .text(&format!("{}.{name}", self.id))
+            .text(self.params.get(name).map_or("", String::as_str))
             .unwrap_or_default();
         frame.inputs.get_or_black(source)
     }
