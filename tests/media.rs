@@ -79,6 +79,28 @@ fn distance_from(show: &Show, rgb: &[u8]) -> f32 {
         .fold(0.0, f32::max)
 }
 
+/// How many 8-bit sRGB levels the layer's output is from `rgb`, at most.
+fn levels_from(show: &Show, rgb: &[u8]) -> f32 {
+    let target = show.compositor().layer_target("shader.through");
+    let texels = match target.map(|t| read_rgba16f(&show.gpu, t)) {
+        Some(Ok(texels)) => texels,
+        other => panic!("readback: {other:?}"),
+    };
+    let encode = |l: f32| {
+        let c = if l <= 0.003_130_8 {
+            l * 12.92
+        } else {
+            1.055 * l.powf(1.0 / 2.4) - 0.055
+        };
+        c * 255.0
+    };
+    texels
+        .iter()
+        .zip(rgb.chunks(3))
+        .flat_map(|(t, want)| (0..3).map(move |c| (encode(t[c]) - f32::from(want[c])).abs()))
+        .fold(0.0, f32::max)
+}
+
 fn frame(show: &mut Show, output: &mut RenderTarget, dt: f32) {
     show.frame(dt, None, output, |_, _| {});
 }
@@ -361,5 +383,65 @@ fn a_camera_plugged_unplugged_and_back_shows_black_and_says_so_meanwhile() {
         said.iter()
             .any(|m| m.contains("no camera whose name contains \"nothing\"")),
         "{said:?}"
+    );
+}
+
+/// What ffmpeg itself decodes frame `k` of `clip` to, RGB.
+fn ffmpeg_frame(clip: &Path, k: u32) -> Vec<u8> {
+    let output = Command::new("ffmpeg")
+        .args(["-v", "error", "-i"])
+        .arg(clip)
+        .args(["-vf", &format!("select=eq(n\\,{k})"), "-frames:v", "1"])
+        .args(["-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
+        .output()
+        .checked("decoding with ffmpeg");
+    assert_eq!(output.stdout.len(), (SIDE * SIDE * 3) as usize, "one frame");
+    output.stdout
+}
+
+#[test]
+fn a_yuv_clip_is_converted_on_the_gpu_as_ffmpeg_converts_it() {
+    let (root, mut show) = media_show("media_yuv", "media/yuv.mkv");
+    let clip = root.join("media/yuv.mkv");
+    let mut child = Command::new("ffmpeg")
+        .args(["-v", "error", "-y", "-f", "rawvideo", "-pix_fmt", "rgb24"])
+        .args(["-s", &format!("{SIDE}x{SIDE}"), "-r", "10", "-i", "-"])
+        .args(["-c:v", "ffv1", "-pix_fmt", "yuv420p"])
+        .arg(&clip)
+        .stdin(Stdio::piped())
+        .spawn()
+        .checked("running ffmpeg");
+    let Some(stdin) = child.stdin.as_mut() else {
+        panic!("ffmpeg's stdin");
+    };
+    for k in 0..4u8 {
+        let rgb = [40 + 50 * k, 200 - 40 * k, 90 + 30 * k];
+        stdin
+            .write_all(&rgb.repeat((SIDE * SIDE) as usize))
+            .checked("writing frames");
+    }
+    drop(child.stdin.take());
+    assert!(
+        child.wait().checked("ffmpeg").success(),
+        "ffmpeg made the clip"
+    );
+    show.media_in_lockstep();
+    // The software adapter would get RGBA from ffmpeg: ask for the planes.
+    show.media_planes(true);
+    let mut output = RenderTarget::new(&show.gpu.device, "media.output", [SIDE; 2], OUTPUT_FORMAT);
+    for k in 0..4u32 {
+        frame(&mut show, &mut output, if k == 0 { 0.0 } else { 0.1 });
+        // In 8-bit sRGB levels: ffmpeg's converter rounds in integers.
+        let levels = levels_from(&show, &ffmpeg_frame(&clip, k));
+        assert!(
+            levels <= 3.0,
+            "frame {k} as ffmpeg converts it: {levels} levels off"
+        );
+    }
+    let said = show.media_report().join("\n");
+    assert!(said.contains("media/yuv.mkv: 4 uploads"), "{said}");
+    assert!(
+        said.contains("as 4:2:0 planes"),
+        "converted on the GPU: {said}"
     );
 }

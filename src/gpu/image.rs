@@ -31,6 +31,11 @@ pub fn image_texture(
 
 /// Writes `rgba` (4 bytes a texel, rows top first) into all of `texture`.
 pub fn write_image(gpu: &Gpu, texture: &wgpu::Texture, rgba: &[u8]) {
+    write_image_rows(gpu, texture, rgba, texture.width() * 4);
+}
+
+/// Writes `data`, rows of `row_bytes` top first, into all of `texture`.
+pub fn write_image_rows(gpu: &Gpu, texture: &wgpu::Texture, data: &[u8], row_bytes: u32) {
     let (width, height) = (texture.width(), texture.height());
     gpu.queue.write_texture(
         wgpu::TexelCopyTextureInfo {
@@ -39,10 +44,10 @@ pub fn write_image(gpu: &Gpu, texture: &wgpu::Texture, rgba: &[u8]) {
             origin: wgpu::Origin3d::ZERO,
             aspect: wgpu::TextureAspect::All,
         },
-        rgba,
+        data,
         wgpu::TexelCopyBufferLayout {
             offset: 0,
-            bytes_per_row: Some(width * 4),
+            bytes_per_row: Some(row_bytes),
             rows_per_image: Some(height),
         },
         wgpu::Extent3d {

@@ -114,11 +114,12 @@ impl Cameras for SystemCameras {
             command.args(["-v", "error", "-nostdin"]).args(&input);
             let [w, h] = CAMERA_SIZE;
             command.args(["-vf", &format!("scale={w}:{h}")]);
-            raw_output(&mut command);
+            raw_output(&mut command, "rgba");
             let info = ClipInfo {
                 size: CAMERA_SIZE,
                 fps: 30.0,
                 duration: 0.0,
+                planar: None,
             };
             Ok((command, info))
         });

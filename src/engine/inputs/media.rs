@@ -16,6 +16,7 @@ use std::time::{Duration, Instant, SystemTime};
 use super::camera::{CameraSource, Cameras, SystemCameras, is_camera};
 use super::still::{Picture, StillLoad};
 use super::video::{Transport, Video};
+use super::yuv::{YuvColour, YuvConverter, YuvFrame};
 use crate::base::status::ErrorLog;
 use crate::base::{Assets, inside_show};
 use crate::gpu::Gpu;
@@ -43,6 +44,8 @@ pub fn is_media(name: &str) -> bool {
 /// One source on the shelf.
 struct Shelved {
     kind: Kind,
+    /// A clip's planes and the pass that turns them into `texture`.
+    planes: Option<YuvFrame>,
     /// Pictures uploaded and the seconds their uploads took.
     uploads: (u64, f64),
     texture: Option<(wgpu::Texture, wgpu::TextureView)>,
@@ -63,6 +66,12 @@ pub struct MediaShelf {
     lockstep: bool,
     black: wgpu::TextureView,
     cameras: Arc<dyn Cameras>,
+    /// The 4:2:0 conversion, made for the first clip that needs it.
+    converter: Option<YuvConverter>,
+    /// Whether clips come as planes to convert here: on a GPU, yes; on a
+    /// software adapter ffmpeg's converter is far cheaper than a shader
+    /// run on the CPU (38 ms a 1080p frame on lavapipe).
+    planes: bool,
 }
 
 impl MediaShelf {
@@ -75,7 +84,15 @@ impl MediaShelf {
             lockstep: false,
             black,
             cameras: Arc::new(SystemCameras),
+            converter: None,
+            planes: gpu.info.device_type != wgpu::DeviceType::Cpu,
         }
+    }
+
+    /// Has clips opened from now on come as planes converted on the GPU
+    /// (`true`) or as RGBA from ffmpeg, whatever the adapter.
+    pub fn set_planes(&mut self, planes: bool) {
+        self.planes = planes;
     }
 
     /// Takes camera pictures from `cameras` (a test's own) from now on.
@@ -94,7 +111,12 @@ impl MediaShelf {
                 let clip = match &shelved.kind {
                     Kind::Video(video) => {
                         let (shown, passed) = video.counts;
-                        format!(", {shown} clip frames shown, {passed} passed over")
+                        let planes = if shelved.planar().is_some() {
+                            ", as 4:2:0 planes"
+                        } else {
+                            ""
+                        };
+                        format!(", {shown} clip frames shown, {passed} passed over{planes}")
                     }
                     _ => String::new(),
                 };
@@ -137,7 +159,7 @@ impl MediaShelf {
         self.shelved.retain(|name, _| wanted.contains_key(name));
         for (name, transport) in &wanted {
             if !self.shelved.contains_key(name) {
-                match open(assets, name, *transport) {
+                match open(assets, name, (*transport, self.planes)) {
                     Ok(shelved) => {
                         self.shelved.insert(name.clone(), shelved);
                     }
@@ -150,11 +172,17 @@ impl MediaShelf {
             let Some(shelved) = self.shelved.get_mut(name) else {
                 continue;
             };
-            shelved.reopen_if_saved(*transport);
+            shelved.reopen_if_saved((*transport, self.planes));
             let playing = (f64::from(dt), *transport, self.lockstep);
             match shelved.advance(playing, &*self.cameras) {
                 Ok(Some(picture)) => {
-                    shelved.upload(gpu, name, &picture);
+                    if shelved.planar().is_some() && self.converter.is_none() {
+                        match YuvConverter::new(gpu, assets) {
+                            Ok(converter) => self.converter = Some(converter),
+                            Err(why) => errors.report(name, why),
+                        }
+                    }
+                    shelved.upload(gpu, (name, self.converter.as_ref()), &picture);
                     if let Kind::Video(video) = &shelved.kind {
                         video.give_back(picture.rgba);
                     }
@@ -211,10 +239,15 @@ fn wanted(registries: &[&Registry]) -> HashMap<String, Transport> {
 }
 
 /// Puts `name` on the shelf: a still image or a clip, by its ending.
-fn open(assets: &Assets, name: &str, transport: Transport) -> Result<Shelved, String> {
+fn open(
+    assets: &Assets,
+    name: &str,
+    (transport, planes): (Transport, bool),
+) -> Result<Shelved, String> {
     if is_camera(name) {
         return Ok(Shelved {
             kind: Kind::Camera(CameraSource::new(name)),
+            planes: None,
             uploads: (0, 0.0),
             texture: None,
             modified: None,
@@ -229,7 +262,8 @@ fn open(assets: &Assets, name: &str, transport: Transport) -> Result<Shelved, St
         .modified()
         .ok();
     Ok(Shelved {
-        kind: start(&path, transport),
+        kind: start(&path, transport, planes),
+        planes: None,
         uploads: (0, 0.0),
         texture: None,
         modified,
@@ -239,7 +273,7 @@ fn open(assets: &Assets, name: &str, transport: Transport) -> Result<Shelved, St
 }
 
 /// Starts reading the file at `path`.
-fn start(path: &std::path::Path, transport: Transport) -> Kind {
+fn start(path: &std::path::Path, transport: Transport, planes: bool) -> Kind {
     let ending = path
         .extension()
         .and_then(|e| e.to_str())
@@ -248,13 +282,13 @@ fn start(path: &std::path::Path, transport: Transport) -> Kind {
     if STILLS.contains(&ending.as_str()) {
         Kind::Still(Some(StillLoad::start(path.to_path_buf())))
     } else {
-        Kind::Video(Box::new(Video::open(path.to_path_buf(), transport)))
+        Kind::Video(Box::new(Video::open(path.to_path_buf(), transport, planes)))
     }
 }
 
 impl Shelved {
     /// Reads the file again when it was saved since.
-    fn reopen_if_saved(&mut self, transport: Transport) {
+    fn reopen_if_saved(&mut self, (transport, planes): (Transport, bool)) {
         if self.checked.elapsed() < RECHECK || matches!(self.kind, Kind::Camera(_)) {
             return;
         }
@@ -264,7 +298,7 @@ impl Shelved {
             .and_then(|m| m.modified().ok());
         if modified.is_some() && modified != self.modified {
             self.modified = modified;
-            self.kind = start(&self.path, transport);
+            self.kind = start(&self.path, transport, planes);
         }
     }
 
@@ -303,10 +337,38 @@ impl Shelved {
         }
     }
 
-    /// Writes `picture` into the source's texture, made (again) at its size.
-    fn upload(&mut self, gpu: &Gpu, name: &str, picture: &Picture) {
+    /// How a clip's frames come, if as 4:2:0 planes.
+    fn planar(&self) -> Option<YuvColour> {
+        match &self.kind {
+            Kind::Video(video) => video.info()?.planar,
+            _ => None,
+        }
+    }
+
+    /// Writes `picture` into the source's texture, made (again) at its
+    /// size; a clip's planes are converted into it on the GPU.
+    fn upload(
+        &mut self,
+        gpu: &Gpu,
+        (name, converter): (&str, Option<&YuvConverter>),
+        picture: &Picture,
+    ) {
         let started = Instant::now();
-        self.write(gpu, name, picture);
+        match (self.planar(), converter) {
+            (Some(colour), Some(converter)) => {
+                if !self.planes.as_ref().is_some_and(|p| p.fits(picture.size)) {
+                    let planes = YuvFrame::new(gpu, name, picture.size, colour);
+                    self.texture =
+                        Some((planes.colour.texture.clone(), planes.colour.view.clone()));
+                    self.planes = Some(planes);
+                }
+                if let Some(planes) = &self.planes {
+                    planes.convert(gpu, converter, &picture.rgba);
+                }
+            }
+            (Some(_), None) => {}
+            (None, _) => self.write(gpu, name, picture),
+        }
         self.uploads = (
             self.uploads.0 + 1,
             self.uploads.1 + started.elapsed().as_secs_f64(),

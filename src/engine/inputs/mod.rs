@@ -11,6 +11,7 @@ pub mod camera;
 pub mod media;
 pub mod still;
 pub mod video;
+pub mod yuv;
 
 use media::MediaShelf;
 

@@ -14,6 +14,7 @@
 //! libav, on every platform, and a decoder that crashes on a hostile file
 //! takes only its own process down.
 
+use super::yuv::{YuvColour, frame_bytes};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -39,6 +40,19 @@ pub struct ClipInfo {
     pub fps: f64,
     /// Length in seconds (0 when the container does not say).
     pub duration: f64,
+    /// Decoded as 4:2:0 planes in this colour (the GPU converts them),
+    /// else as RGBA.
+    pub planar: Option<YuvColour>,
+}
+
+impl ClipInfo {
+    /// The bytes of one decoded frame.
+    pub fn frame_bytes(&self) -> usize {
+        match self.planar {
+            Some(_) => frame_bytes(self.size),
+            None => self.size[0] as usize * self.size[1] as usize * 4,
+        }
+    }
 }
 
 /// What the worker hands the frame thread.
@@ -85,6 +99,7 @@ pub struct Video {
     ahead: Option<(u64, Vec<u8>)>,
     shown: Option<u64>,
     ended: bool,
+    planes: bool,
     /// Frames shown, and frames of the clip passed over unshown (the
     /// decoder fell behind, or the show runs slower than the clip).
     pub counts: (u64, u64),
@@ -93,8 +108,9 @@ pub struct Video {
 
 impl Video {
     /// Starts decoding `path` from its start.
-    pub fn open(path: PathBuf, transport: Transport) -> Self {
-        let decoder = Decoder::start(&path, 0.0, transport.looping);
+    /// As 4:2:0 planes when `planes` (and the clip is 4:2:0), else RGBA.
+    pub fn open(path: PathBuf, transport: Transport, planes: bool) -> Self {
+        let decoder = Decoder::start(&path, (0.0, transport.looping), planes);
         Self {
             path,
             info: None,
@@ -104,6 +120,7 @@ impl Video {
             ahead: None,
             shown: None,
             ended: false,
+            planes,
             counts: (0, 0),
             transport,
         }
@@ -181,7 +198,7 @@ impl Video {
 
     /// Starts the decoder again `at` seconds into the clip.
     fn restart(&mut self, at: f64, looping: bool) {
-        self.decoder = Decoder::start(&self.path, at, looping);
+        self.decoder = Decoder::start(&self.path, (at, looping), self.planes);
         self.info = None;
         self.offset = at;
         self.played = 0.0;
@@ -215,12 +232,16 @@ pub(super) struct Decoder {
 }
 
 impl Decoder {
-    /// Decodes the clip at `path` from `at` seconds.
-    fn start(path: &Path, at: f64, looping: bool) -> Self {
+    /// Decodes the clip at `path` from `at` seconds, as planes if
+    /// `planes` allows.
+    fn start(path: &Path, (at, looping): (f64, bool), planes: bool) -> Self {
         let path = path.to_path_buf();
         Self::run(move || {
-            let info = probe(&path)?;
-            Ok((clip_command(&path, at, looping), info))
+            let mut info = probe(&path)?;
+            if !planes {
+                info.planar = None;
+            }
+            Ok((clip_command(&path, at, looping, &info), info))
         })
     }
 
@@ -297,8 +318,9 @@ impl Drop for Decoder {
     }
 }
 
-/// ffmpeg decoding the clip at `path` from `at` seconds into raw RGBA.
-fn clip_command(path: &Path, at: f64, looping: bool) -> Command {
+/// ffmpeg decoding the clip at `path` from `at` seconds into raw frames
+/// (4:2:0 planes, or RGBA).
+fn clip_command(path: &Path, at: f64, looping: bool, info: &ClipInfo) -> Command {
     let mut command = program("ffmpeg");
     command.args(["-v", "error", "-nostdin"]);
     if looping {
@@ -312,14 +334,20 @@ fn clip_command(path: &Path, at: f64, looping: bool) -> Command {
         .args(["-ss", &format!("{at:.6}"), "-i"])
         .arg(path)
         .args(["-an", "-fps_mode", "passthrough"]);
-    raw_output(&mut command);
+    let pixels = if info.planar.is_some() {
+        "yuv420p"
+    } else {
+        "rgba"
+    };
+    raw_output(&mut command, pixels);
     command
 }
 
-/// Has `command` write raw RGBA frames to its standard output.
-pub(super) fn raw_output(command: &mut Command) {
+/// Has `command` write raw frames of `pixels` (an ffmpeg pixel format) to
+/// its standard output.
+pub(super) fn raw_output(command: &mut Command, pixels: &str) {
     command
-        .args(["-f", "rawvideo", "-pix_fmt", "rgba", "-"])
+        .args(["-f", "rawvideo", "-pix_fmt", pixels, "-"])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::null());
@@ -341,7 +369,7 @@ fn pipe(
     if send.send(Decoded::Info(info)).is_err() {
         return Ok(());
     }
-    let bytes = info.size[0] as usize * info.size[1] as usize * 4;
+    let bytes = info.frame_bytes();
     for index in 0u64.. {
         let mut frame = spares
             .try_recv()
@@ -363,7 +391,9 @@ fn pipe(
 pub fn probe(path: &Path) -> Result<ClipInfo, String> {
     let output = program("ffprobe")
         .args(["-v", "error", "-select_streams", "v:0", "-show_entries"])
-        .args(["stream=width,height,avg_frame_rate,r_frame_rate:format=duration"])
+        .args([
+            "stream=width,height,avg_frame_rate,r_frame_rate,pix_fmt,color_space,color_range:format=duration",
+        ])
         .args(["-of", "default=noprint_wrappers=1"])
         .arg(path)
         .stdin(Stdio::null())
@@ -413,10 +443,20 @@ pub fn parse_probe(text: &str) -> Result<ClipInfo, String> {
     let duration = number("duration")
         .filter(|d| d.is_finite() && *d > 0.0)
         .unwrap_or(0.0);
+    // 4:2:0 sources (nearly every clip) come as planes; others as RGBA.
+    let pixels = field("pix_fmt").unwrap_or_default();
+    let planar = ["yuv420p", "yuvj420p", "nv12", "nv21"]
+        .iter()
+        .any(|p| pixels.starts_with(p))
+        .then(|| YuvColour {
+            bt709: field("color_space") == Some("bt709"),
+            full: pixels.starts_with("yuvj") || field("color_range") == Some("pc"),
+        });
     Ok(ClipInfo {
         size: [width as u32, height as u32],
         fps,
         duration,
+        planar,
     })
 }
 

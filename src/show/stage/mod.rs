@@ -312,6 +312,12 @@ impl Show {
         self.media.set_lockstep(true);
     }
 
+    /// Has clips come as 4:2:0 planes converted on the GPU, or as RGBA
+    /// from ffmpeg, whatever the adapter (tests of either path).
+    pub fn media_planes(&mut self, planes: bool) {
+        self.media.set_planes(planes);
+    }
+
     /// What the media shelf has done: a line per source.
     pub fn media_report(&self) -> Vec<String> {
         self.media.report()
