@@ -16,7 +16,7 @@ use super::inputs::{LayerOutputs, TextureInputs};
 use crate::base::clock::Clock;
 use crate::base::rebuild::Rebuild;
 use crate::engine::LayerEnv;
-use crate::gpu::bindings::{Slot, bind, layout, uniform_buffer};
+use crate::gpu::bindings::{Slot, bind, layout, linear_sampler, uniform_buffer};
 use crate::gpu::wgsl::{Composer, ShaderError};
 use crate::gpu::{BuildError, FullscreenPipeline, Gpu, GpuProfiler, HDR_FORMAT, RenderTarget};
 use crate::params::{ParamSpec, Registry};
@@ -167,12 +167,7 @@ impl Compositor {
                 "compositor.crossfade",
                 size_of::<BlendUniforms>(),
             ),
-            sampler: device.create_sampler(&wgpu::SamplerDescriptor {
-                label: Some("compositor.sampler"),
-                mag_filter: wgpu::FilterMode::Linear,
-                min_filter: wgpu::FilterMode::Linear,
-                ..Default::default()
-            }),
+            sampler: linear_sampler(device, "compositor.sampler"),
             output_format,
             slots: HashMap::new(),
             composite: [0, 1].map(|i| {

@@ -28,6 +28,17 @@ pub enum Slot {
     StorageTexture(wgpu::TextureFormat, wgpu::StorageTextureAccess),
 }
 
+/// A sampler that filters linearly and clamps to the edge: what every
+/// fullscreen pass here samples its textures with.
+pub fn linear_sampler(device: &wgpu::Device, label: &str) -> wgpu::Sampler {
+    device.create_sampler(&wgpu::SamplerDescriptor {
+        label: Some(label),
+        mag_filter: wgpu::FilterMode::Linear,
+        min_filter: wgpu::FilterMode::Linear,
+        ..Default::default()
+    })
+}
+
 /// A bind group layout whose binding `i` is `slots[i]`, fragment stage.
 pub fn layout(device: &wgpu::Device, label: &str, slots: &[Slot]) -> wgpu::BindGroupLayout {
     layout_for(device, label, wgpu::ShaderStages::FRAGMENT, slots)

@@ -7,7 +7,7 @@
 use bytemuck::{Pod, Zeroable};
 
 use crate::base::Assets;
-use crate::gpu::bindings::{Slot, bind, layout, uniform_buffer};
+use crate::gpu::bindings::{Slot, bind, layout, linear_sampler, uniform_buffer};
 use crate::gpu::image::{image_texture, write_image_rows};
 use crate::gpu::wgsl::Composer;
 use crate::gpu::{BuildError, FullscreenPipeline, Gpu, RenderTarget};
@@ -61,12 +61,7 @@ impl YuvConverter {
         let layout = layout(&gpu.device, "media.yuv", &slots);
         let pipeline =
             FullscreenPipeline::new(&gpu.device, "media.yuv", composed.text(), &layout, FORMAT)?;
-        let sampler = gpu.device.create_sampler(&wgpu::SamplerDescriptor {
-            label: Some("media.yuv"),
-            mag_filter: wgpu::FilterMode::Linear,
-            min_filter: wgpu::FilterMode::Linear,
-            ..Default::default()
-        });
+        let sampler = linear_sampler(&gpu.device, "media.yuv");
         Ok(Self {
             pipeline,
             layout,

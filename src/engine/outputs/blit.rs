@@ -3,7 +3,7 @@
 //! the frame, and the pass mapping warps will grow from.
 
 use crate::base::Assets;
-use crate::gpu::bindings::{Slot, bind, layout};
+use crate::gpu::bindings::{Slot, bind, layout, linear_sampler};
 use crate::gpu::wgsl::Composer;
 use crate::gpu::{BuildError, FullscreenPipeline, Gpu, GpuProfiler};
 
@@ -33,12 +33,7 @@ impl Blit {
         );
         let pipeline =
             FullscreenPipeline::new(&gpu.device, file, composed.text(), &layout, format)?;
-        let sampler = gpu.device.create_sampler(&wgpu::SamplerDescriptor {
-            label: Some("outputs.blit"),
-            mag_filter: wgpu::FilterMode::Linear,
-            min_filter: wgpu::FilterMode::Linear,
-            ..Default::default()
-        });
+        let sampler = linear_sampler(&gpu.device, "outputs.blit");
         Ok(Self {
             pipeline,
             layout,

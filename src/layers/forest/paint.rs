@@ -7,7 +7,7 @@
 use bytemuck::{Pod, Zeroable};
 
 use crate::base::Assets;
-use crate::gpu::bindings::uniform_buffer;
+use crate::gpu::bindings::{linear_sampler, uniform_buffer};
 use crate::gpu::compute::{Binding, Kernel};
 use crate::gpu::{BuildError, Gpu, GpuProfiler};
 
@@ -55,12 +55,7 @@ impl DensityPainter {
         let kernel = Kernel::new(gpu, assets, "forest/paint.wgsl", "paint_image")?;
         let paint = uniform_buffer(&gpu.device, "forest.paint", size_of::<Paint>());
         let binding = kernel.bind(gpu, &[(0, params), (4, density), (14, &paint)]);
-        let sampler = gpu.device.create_sampler(&wgpu::SamplerDescriptor {
-            label: Some("forest.paint"),
-            mag_filter: wgpu::FilterMode::Linear,
-            min_filter: wgpu::FilterMode::Linear,
-            ..Default::default()
-        });
+        let sampler = linear_sampler(&gpu.device, "forest.paint");
         Ok(Self {
             kernel,
             binding,

@@ -20,7 +20,7 @@ use crate::engine::Preset;
 use crate::engine::{
     BenchWorkload, Layer, LayerEnv, LayerError, LayerFrame, LayerKind, LayerSwitches,
 };
-use crate::gpu::bindings::{Slot, bind, layout, uniform_buffer};
+use crate::gpu::bindings::{Slot, bind, layout, linear_sampler, uniform_buffer};
 use crate::gpu::wgsl::{Composed, Composer, ShaderError};
 use crate::gpu::{BuildError, FullscreenPipeline, GpuProfiler, HDR_FORMAT, clear_view};
 use crate::params::{ParamSpec, Registry};
@@ -239,12 +239,7 @@ impl ShaderLayer {
                     Slot::Sampler,
                 ],
             ),
-            sampler: device.create_sampler(&wgpu::SamplerDescriptor {
-                label: Some(&format!("{id}.sampler")),
-                mag_filter: wgpu::FilterMode::Linear,
-                min_filter: wgpu::FilterMode::Linear,
-                ..Default::default()
-            }),
+            sampler: linear_sampler(device, &format!("{id}.sampler")),
         }
     }
 

@@ -14,7 +14,7 @@ use super::size;
 use super::{IsfError, IsfSource};
 use crate::base::clock::Clock;
 use crate::engine::{LayerEnv, LayerFrame};
-use crate::gpu::bindings::{Slot, layout_for};
+use crate::gpu::bindings::{Slot, layout_for, linear_sampler};
 use crate::gpu::image::{image_texture, write_image};
 use crate::gpu::{FullscreenPipeline, Gpu, GpuProfiler, HDR_FORMAT, RenderTarget};
 use crate::params::{ParamSpec, Registry, Value};
@@ -140,12 +140,7 @@ impl IsfProgram {
             uniform_size: translated.uniform_size,
             textures: translated.textures,
             layout,
-            sampler: device.create_sampler(&wgpu::SamplerDescriptor {
-                label: Some(&format!("{id}.isf.sampler")),
-                mag_filter: wgpu::FilterMode::Linear,
-                min_filter: wgpu::FilterMode::Linear,
-                ..Default::default()
-            }),
+            sampler: linear_sampler(device, &format!("{id}.isf.sampler")),
             pipelines,
             pass_uniforms,
             imported,
