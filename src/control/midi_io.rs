@@ -201,6 +201,7 @@ fn connect_output(port: &str) -> Result<MidiOutputConnection, MidiError> {
 #[derive(Debug, thiserror::Error)]
 pub enum MidiError {
     /// Linux without `/dev/snd/seq`: ALSA would fail on every attempt.
+    #[cfg(target_os = "linux")]
     #[error("no ALSA sequencer (/dev/snd/seq)")]
     NoSequencer,
     /// The platform's MIDI system refused.
