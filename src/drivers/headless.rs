@@ -175,6 +175,11 @@ pub fn run(options: &HeadlessOptions) -> anyhow::Result<()> {
     let period = Duration::from_secs_f32(1.0 / options.fps);
     let started = Instant::now();
     let mut last = started;
+    // When the next frame is due: frames keep to the rate on average
+    // (sleeping a period from each frame's start lost a frame a second to
+    // the sleeps' overshoot), and a frame late by more than a period
+    // starts the count again rather than rushing to catch up.
+    let mut due = started;
     let mut report = started;
     let mut frames = 0u64;
     let mut pace = Pace::default();
@@ -219,7 +224,12 @@ pub fn run(options: &HeadlessOptions) -> anyhow::Result<()> {
             report = now;
         }
         if !options.unpaced {
-            std::thread::sleep(period.saturating_sub(now.elapsed()));
+            due += period;
+            let now = Instant::now();
+            if due + period < now {
+                due = now;
+            }
+            std::thread::sleep(due.saturating_duration_since(now));
         }
     }
     show.gpu.wait_idle();
