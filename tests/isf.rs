@@ -4,8 +4,6 @@
 //! buffer that accumulates; and `sylva check`'s file:line for a broken
 //! header and broken GLSL.
 
-use std::path::PathBuf;
-
 use sylva::gpu::{OUTPUT_FORMAT, RenderTarget, read_rgba16f};
 use sylva::show::Show;
 
@@ -22,23 +20,31 @@ const SOLID: &str = "// @param colour colour 0.5,0.5,0.5,1\n\
                      \x20   return params.colour;\n}\n";
 
 /// A show with `shader.below` (a flat colour) and `shader.fx` running
-/// `isf/test.fs` with `fs` as its text and `settings` in the preset.
-fn isf_show(name: &str, fs: &str, settings: &str) -> (PathBuf, Show) {
+/// `effect` (a file in `shaders/`), with `files` (paths in the show
+/// folder and their text) and `settings` in the preset.
+fn effect_show(name: &str, effect: &str, files: &[(&str, &str)], settings: &str) -> Show {
     let preset = format!(
         "layers = [\"shader.below\", \"shader.fx\"]\n[params]\n\
          \"shader.below.file\" = \"shader/solid.wgsl\"\n\
          \"shader.below.colour\" = [0.25, 0.5, 0.75, 1.0]\n\
-         \"shader.fx.file\" = \"isf/test.fs\"\n{settings}"
+         \"shader.fx.file\" = \"{effect}\"\n{settings}"
     );
-    let root = support::show_folder(
+    let mut all = vec![
+        ("presets/isf.toml", preset.as_str()),
+        ("shaders/shader/solid.wgsl", SOLID),
+    ];
+    all.extend_from_slice(files);
+    support::show(support::show_folder(name, &all), "isf", OUTPUT_FORMAT)
+}
+
+/// The same running `isf/test.fs` with `fs` as its text.
+fn isf_show(name: &str, fs: &str, settings: &str) -> Show {
+    effect_show(
         name,
-        &[
-            ("presets/isf.toml", preset.as_str()),
-            ("shaders/shader/solid.wgsl", SOLID),
-            ("shaders/isf/test.fs", fs),
-        ],
-    );
-    (root.clone(), support::show(root, "isf", OUTPUT_FORMAT))
+        "isf/test.fs",
+        &[("shaders/isf/test.fs", fs)],
+        settings,
+    )
 }
 
 /// `frames` frames of `dt`, then the effect layer's texels, rows top first.
@@ -81,7 +87,7 @@ void main() {
     gl_FragColor = vec4(1.0 - below.rgb, 1.0);
 }
 "#;
-    let (_, mut show) = isf_show("isf_filter", fs, "");
+    let mut show = isf_show("isf_filter", fs, "");
     for texel in run(&mut show, 1, 1.0 / 60.0) {
         assert_near(texel, [0.75, 0.5, 0.25, 1.0], "1 - below");
     }
@@ -105,7 +111,7 @@ void main() {
 }
 "#;
     let settings = "\"shader.fx.gain\" = 0.5\n\"shader.fx.pick\" = \"forty\"\n";
-    let (_, mut show) = isf_show("isf_generator", fs, settings);
+    let mut show = isf_show("isf_generator", fs, settings);
     let texels = run(&mut show, 1, 1.0 / 60.0);
     let [w, h] = SIZE.map(|s| s as f32);
     for (i, texel) in texels.iter().enumerate() {
@@ -133,7 +139,7 @@ void main() {
     }
 }
 "#;
-    let (_, mut show) = isf_show("isf_multipass", fs, "");
+    let mut show = isf_show("isf_multipass", fs, "");
     let half = (SIZE[0] / 2) as f32 / 100.0;
     let rows = (SIZE[1] / 2) as f32 / 100.0;
     for texel in run(&mut show, 1, 1.0 / 60.0) {
@@ -160,7 +166,7 @@ void main() {
     }
 }
 "#;
-    let (_, mut show) = isf_show("isf_persistent", fs, "");
+    let mut show = isf_show("isf_persistent", fs, "");
     let texels = run(&mut show, 6, 0.25);
     for texel in texels {
         assert_near(texel, [6.0 * 0.125, 5.0, 0.25, 1.0], "six frames summed");
@@ -173,19 +179,9 @@ fn a_shadertoy_shader_gets_its_uniforms_and_channels() {
                 \x20   vec2 uv = fragCoord / iResolution.xy;\n\
                 \x20   float below = texture(iChannel0, uv).b;\n\
                 \x20   fragColor = vec4(uv, below + float(iFrame) + iChannelResolution[0].x / 100.0, 0.5);\n}\n";
-    let preset = "layers = [\"shader.below\", \"shader.fx\"]\n[params]\n\
-                  \"shader.below.file\" = \"shader/solid.wgsl\"\n\
-                  \"shader.below.colour\" = [0.25, 0.5, 0.75, 1.0]\n\
-                  \"shader.fx.file\" = \"toy/test.glsl\"\n\"shader.fx.iChannel0\" = \"below\"\n";
-    let root = support::show_folder(
-        "isf_shadertoy",
-        &[
-            ("presets/isf.toml", preset),
-            ("shaders/shader/solid.wgsl", SOLID),
-            ("shaders/toy/test.glsl", glsl),
-        ],
-    );
-    let mut show = support::show(root, "isf", OUTPUT_FORMAT);
+    let files = [("shaders/toy/test.glsl", glsl)];
+    let channel = "\"shader.fx.iChannel0\" = \"below\"\n";
+    let mut show = effect_show("isf_shadertoy", "toy/test.glsl", &files, channel);
     let texels = run(&mut show, 1, 1.0 / 60.0);
     let [w, h] = SIZE.map(|s| s as f32);
     for (i, texel) in texels.iter().enumerate() {
@@ -206,21 +202,18 @@ fn a_shadertoy_buffer_feeds_back_into_itself_and_the_image_pass() {
                  void mainImage(out vec4 fragColor, in vec2 fragCoord) {\n\
                  \x20   vec4 sum = texture(iChannel1, fragCoord / iResolution.xy);\n\
                  \x20   fragColor = vec4(sum.r, sum.a, texture(iChannel0, vec2(0.5)).b, 0.0);\n}\n";
-    let preset = "layers = [\"shader.below\", \"shader.fx\"]\n[params]\n\
-                  \"shader.below.file\" = \"shader/solid.wgsl\"\n\
-                  \"shader.below.colour\" = [0.25, 0.5, 0.75, 1.0]\n\
-                  \"shader.fx.file\" = \"toy/sum/image.glsl\"\n\"shader.fx.iChannel0\" = \"below\"\n";
-    let root = support::show_folder(
+    let files = [
+        ("shaders/toy/sum/common.glsl", common),
+        ("shaders/toy/sum/buffer_a.glsl", buffer),
+        ("shaders/toy/sum/image.glsl", image),
+    ];
+    let channel = "\"shader.fx.iChannel0\" = \"below\"\n";
+    let mut show = effect_show(
         "isf_shadertoy_buffers",
-        &[
-            ("presets/isf.toml", preset),
-            ("shaders/shader/solid.wgsl", SOLID),
-            ("shaders/toy/sum/common.glsl", common),
-            ("shaders/toy/sum/buffer_a.glsl", buffer),
-            ("shaders/toy/sum/image.glsl", image),
-        ],
+        "toy/sum/image.glsl",
+        &files,
+        channel,
     );
-    let mut show = support::show(root, "isf", OUTPUT_FORMAT);
     for texel in run(&mut show, 4, 1.0 / 60.0) {
         assert_near(
             texel,

@@ -65,14 +65,18 @@ fn linear(c: u8) -> f32 {
     }
 }
 
-/// How far the layer's output is from `rgb`, at most over all texels.
-fn distance_from(show: &Show, rgb: &[u8]) -> f32 {
+/// The layer's output, linear RGBA, rows top first.
+fn layer_texels(show: &Show) -> Vec<[f32; 4]> {
     let target = show.compositor().layer_target("shader.through");
-    let texels = match target.map(|t| read_rgba16f(&show.gpu, t)) {
+    match target.map(|t| read_rgba16f(&show.gpu, t)) {
         Some(Ok(texels)) => texels,
         other => panic!("readback: {other:?}"),
-    };
-    texels
+    }
+}
+
+/// How far the layer's output is from `rgb`, at most over all texels.
+fn distance_from(show: &Show, rgb: &[u8]) -> f32 {
+    layer_texels(show)
         .iter()
         .zip(rgb.chunks(3))
         .flat_map(|(t, want)| (0..3).map(move |c| (t[c] - linear(want[c])).abs()))
@@ -81,11 +85,6 @@ fn distance_from(show: &Show, rgb: &[u8]) -> f32 {
 
 /// How many 8-bit sRGB levels the layer's output is from `rgb`, at most.
 fn levels_from(show: &Show, rgb: &[u8]) -> f32 {
-    let target = show.compositor().layer_target("shader.through");
-    let texels = match target.map(|t| read_rgba16f(&show.gpu, t)) {
-        Some(Ok(texels)) => texels,
-        other => panic!("readback: {other:?}"),
-    };
     let encode = |l: f32| {
         let c = if l <= 0.003_130_8 {
             l * 12.92
@@ -94,7 +93,7 @@ fn levels_from(show: &Show, rgb: &[u8]) -> f32 {
         };
         c * 255.0
     };
-    texels
+    layer_texels(show)
         .iter()
         .zip(rgb.chunks(3))
         .flat_map(|(t, want)| (0..3).map(move |c| (encode(t[c]) - f32::from(want[c])).abs()))
@@ -112,8 +111,9 @@ fn write_png(path: &Path, side: [u32; 2], rgb: Vec<u8>) {
     image.save(path).checked("writing the PNG");
 }
 
-/// A lossless clip of `frames` patterns at `fps`, made with ffmpeg.
-fn write_clip(path: &Path, frames: u32, fps: u32) {
+/// A clip of `frames` (RGB, [`SIDE`]²) at `fps`, encoded by ffmpeg with
+/// `codec`'s arguments.
+fn write_clip(path: &Path, frames: &[Vec<u8>], fps: u32, codec: &[&str]) {
     let mut child = Command::new("ffmpeg")
         .args(["-v", "error", "-y", "-f", "rawvideo", "-pix_fmt", "rgb24"])
         .args([
@@ -124,7 +124,7 @@ fn write_clip(path: &Path, frames: u32, fps: u32) {
             "-i",
             "-",
         ])
-        .args(["-c:v", "png"])
+        .args(codec)
         .arg(path)
         .stdin(Stdio::piped())
         .spawn()
@@ -132,12 +132,18 @@ fn write_clip(path: &Path, frames: u32, fps: u32) {
     let Some(stdin) = child.stdin.as_mut() else {
         panic!("ffmpeg's stdin");
     };
-    for k in 0..frames {
-        stdin.write_all(&pattern(k)).checked("writing frames");
+    for frame in frames {
+        stdin.write_all(frame).checked("writing frames");
     }
     drop(child.stdin.take());
     let status = child.wait().checked("ffmpeg");
     assert!(status.success(), "ffmpeg made the clip");
+}
+
+/// A lossless clip of the first `frames` patterns at `fps`.
+fn write_patterns(path: &Path, frames: u32, fps: u32) {
+    let patterns: Vec<Vec<u8>> = (0..frames).map(pattern).collect();
+    write_clip(path, &patterns, fps, &["-c:v", "png"]);
 }
 
 #[test]
@@ -162,7 +168,7 @@ fn a_png_in_media_is_shown_texel_for_texel() {
 #[test]
 fn a_clip_in_lockstep_shows_frame_n_at_n_over_fps() {
     let (root, mut show) = media_show("media_clip", "media/clip.mkv");
-    write_clip(&root.join("media/clip.mkv"), 8, 10);
+    write_patterns(&root.join("media/clip.mkv"), 8, 10);
     show.media_in_lockstep();
     show.registry
         .set(
@@ -242,7 +248,7 @@ fn hostile_missing_and_outside_sources_are_errors_and_the_show_goes_on() {
 #[test]
 fn a_looping_clip_keeps_memory_flat() {
     let (root, _) = media_show("media_soak", "media/loop.mkv");
-    write_clip(&root.join("media/loop.mkv"), 8, 10);
+    write_patterns(&root.join("media/loop.mkv"), 8, 10);
     // A process of its own, so the other tests' memory is not counted:
     // 1,200 frames at 0.1 s of a 0.8 s clip, 150 loops, its resident
     // memory sampled as it runs.
@@ -373,12 +379,7 @@ fn a_camera_plugged_unplugged_and_back_shows_black_and_says_so_meanwhile() {
         )
         .checked("asking for another camera");
     frame(&mut show, &mut output, 1.0 / 60.0);
-    let said: Vec<String> = show
-        .errors
-        .snapshot()
-        .iter()
-        .map(|e| e.message.clone())
-        .collect();
+    let said = support::error_messages(&show);
     assert!(
         said.iter()
             .any(|m| m.contains("no camera whose name contains \"nothing\"")),
@@ -403,28 +404,10 @@ fn ffmpeg_frame(clip: &Path, k: u32) -> Vec<u8> {
 fn a_yuv_clip_is_converted_on_the_gpu_as_ffmpeg_converts_it() {
     let (root, mut show) = media_show("media_yuv", "media/yuv.mkv");
     let clip = root.join("media/yuv.mkv");
-    let mut child = Command::new("ffmpeg")
-        .args(["-v", "error", "-y", "-f", "rawvideo", "-pix_fmt", "rgb24"])
-        .args(["-s", &format!("{SIDE}x{SIDE}"), "-r", "10", "-i", "-"])
-        .args(["-c:v", "ffv1", "-pix_fmt", "yuv420p"])
-        .arg(&clip)
-        .stdin(Stdio::piped())
-        .spawn()
-        .checked("running ffmpeg");
-    let Some(stdin) = child.stdin.as_mut() else {
-        panic!("ffmpeg's stdin");
-    };
-    for k in 0..4u8 {
-        let rgb = [40 + 50 * k, 200 - 40 * k, 90 + 30 * k];
-        stdin
-            .write_all(&rgb.repeat((SIDE * SIDE) as usize))
-            .checked("writing frames");
-    }
-    drop(child.stdin.take());
-    assert!(
-        child.wait().checked("ffmpeg").success(),
-        "ffmpeg made the clip"
-    );
+    let solid: Vec<Vec<u8>> = (0..4u8)
+        .map(|k| [40 + 50 * k, 200 - 40 * k, 90 + 30 * k].repeat((SIDE * SIDE) as usize))
+        .collect();
+    write_clip(&clip, &solid, 10, &["-c:v", "ffv1", "-pix_fmt", "yuv420p"]);
     show.media_in_lockstep();
     // The software adapter would get RGBA from ffmpeg: ask for the planes.
     show.media_planes(true);

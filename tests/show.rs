@@ -261,12 +261,7 @@ fn a_playlist_plays_its_entries_for_their_seconds_and_beats_and_takes_edits_at_t
         run(&mut show, 0.25);
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    let shown: Vec<String> = show
-        .errors
-        .snapshot()
-        .iter()
-        .map(|e| e.message.clone())
-        .collect();
+    let shown = support::error_messages(&show);
     assert!(
         shown.iter().any(|m| m.contains("playlists/p.toml:1")),
         "{shown:?}"

@@ -160,3 +160,12 @@ pub fn png_header_only(width: u32, height: u32) -> Vec<u8> {
     png.extend(chunk(b"IEND", &[]));
     png
 }
+
+/// The messages on screen now.
+pub fn error_messages(show: &sylva::show::Show) -> Vec<String> {
+    show.errors
+        .snapshot()
+        .iter()
+        .map(|e| e.message.clone())
+        .collect()
+}

@@ -142,6 +142,14 @@ impl<T: Readable> Handle<T> {
     }
 }
 
+impl Handle<i32> {
+    /// A count or size at its target, at least 1: what a simulation is
+    /// built with.
+    pub fn count(&self, registry: &Registry) -> u32 {
+        self.target(registry).max(1) as u32
+    }
+}
+
 /// Checks every handle a layer reads against its specs; the problems.
 #[macro_export]
 macro_rules! check_handles {

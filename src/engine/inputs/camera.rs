@@ -137,7 +137,11 @@ impl CameraFeed for FfmpegCamera {
         let mut newest = None;
         loop {
             match self.decoder.next(false)? {
-                Some(Decoded::Frame(_, rgba)) => newest = Some(rgba),
+                Some(Decoded::Frame(_, rgba)) => {
+                    if let Some(older) = newest.replace(rgba) {
+                        self.decoder.give_back(older);
+                    }
+                }
                 Some(Decoded::Info(_)) => {}
                 Some(Decoded::Ended) => return Err("it stopped sending".into()),
                 Some(Decoded::Failed(why)) => return Err(why),

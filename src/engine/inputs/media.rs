@@ -8,7 +8,7 @@
 //! error on screen under its name; its last good frame stays, and a black
 //! texture stands in before it has one. A file saved again is read again.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
@@ -206,7 +206,6 @@ impl MediaShelf {
 /// the transport of the first input naming it.
 fn wanted(registries: &[&Registry]) -> HashMap<String, Transport> {
     let mut wanted = HashMap::new();
-    let mut seen = HashSet::new();
     for registry in registries {
         for (spec, _) in registry.iter() {
             if spec.kind != ParamKind::Texture {
@@ -215,7 +214,7 @@ fn wanted(registries: &[&Registry]) -> HashMap<String, Transport> {
             let Some(Value::Text(source)) = registry.target(&spec.name) else {
                 continue;
             };
-            if !is_media(source) || !seen.insert(source.clone()) {
+            if !is_media(source) || wanted.contains_key(source) {
                 continue;
             }
             let number = |suffix: &str, fallback: f32| {

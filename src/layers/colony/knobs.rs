@@ -190,8 +190,3 @@ impl StructureKnobs {
             self.seed_count, self.shape, self.radius, self.attractors)
     }
 }
-
-/// A count read from a target: at least 1.
-pub fn count(registry: &Registry, handle: &Handle<i32>) -> u32 {
-    handle.target(registry).max(1) as u32
-}

@@ -21,7 +21,7 @@ use std::path::PathBuf;
 
 use attractors::{AttractionSource, CloudError, PointCloud, SHAPES, Shape};
 use draw::BranchRenderer;
-use knobs::{BranchKnobs, GrowthKnobs, StructureKnobs, count};
+use knobs::{BranchKnobs, GrowthKnobs, StructureKnobs};
 use sim::ColonySim;
 
 use crate::base::clock::Clock;
@@ -113,9 +113,9 @@ struct Structure {
 impl Structure {
     fn from(registry: &Registry, knobs: &StructureKnobs) -> Self {
         Self {
-            attraction_count: count(registry, &knobs.attraction_count),
-            capacity: count(registry, &knobs.node_capacity),
-            seed_count: count(registry, &knobs.seed_count),
+            attraction_count: knobs.attraction_count.count(registry),
+            capacity: knobs.node_capacity.count(registry),
+            seed_count: knobs.seed_count.count(registry),
             shape: knobs.shape.target(registry),
             radius: knobs.radius.target(registry),
             attractors: knobs.attractors.target(registry),

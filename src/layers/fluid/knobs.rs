@@ -27,7 +27,7 @@ impl TankKnobs {
 
     /// Particles, at least one.
     pub fn count(&self, registry: &Registry) -> u32 {
-        self.count.target(registry).max(1) as u32
+        self.count.count(registry)
     }
 
     /// The tank's size.

@@ -21,7 +21,7 @@ use crate::engine::simulation::{Running, SimulationCore};
 use crate::engine::{BenchWorkload, Layer, LayerEnv, LayerFrame, LayerKind, LayerSwitches};
 use crate::gpu::UniformLayout;
 use crate::gpu::{BuildError, Gpu, GpuProfiler};
-use crate::params::{Handle, ParamSpec, Registry, Value};
+use crate::params::{ParamSpec, Registry, Value};
 use density::DensityMaps;
 use draw::{ForestDraw, ForestRenderer};
 use knobs::ForestKnobs;
@@ -121,14 +121,13 @@ struct Structure {
 
 impl Structure {
     fn from(registry: &Registry, knobs: &ForestKnobs) -> Self {
-        let count = |handle: &Handle<i32>| handle.target(registry).max(1) as u32;
         Self {
-            map_size: count(&knobs.map_size),
+            map_size: knobs.map_size.count(registry),
             metres_per_pixel: knobs.metres_per_pixel.target(registry),
-            slices: count(&knobs.slices),
+            slices: knobs.slices.count(registry),
             slice_spacing: knobs.slice_spacing.target(registry),
-            capacity: count(&knobs.capacity),
-            initial_trees: count(&knobs.initial_trees),
+            capacity: knobs.capacity.count(registry),
+            initial_trees: knobs.initial_trees.count(registry),
             species: knobs.species.target(registry),
         }
     }

@@ -379,12 +379,7 @@ fn a_density_map_too_large_to_use_is_refused_from_its_header() {
             started.elapsed()
         );
     }
-    let shown: Vec<String> = show
-        .errors
-        .snapshot()
-        .iter()
-        .map(|e| e.message.clone())
-        .collect();
+    let shown = support::error_messages(&show);
     assert!(
         shown
             .iter()

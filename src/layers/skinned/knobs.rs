@@ -2,7 +2,7 @@
 //! named once: the colony's growth and branches it shares, the camera,
 //! what the character is built from, how its clips play, and its body.
 
-use super::super::colony::knobs::{BranchKnobs, GrowthKnobs, count};
+use super::super::colony::knobs::{BranchKnobs, GrowthKnobs};
 use super::body::BodyParams;
 use super::model::Model;
 use super::params::{Structure, model_path};
@@ -90,11 +90,11 @@ impl SkinnedKnobs {
             .and_then(|m| m.modified().ok());
         Structure {
             model,
-            detail: count(registry, &knobs.detail),
-            attraction_count: count(registry, &knobs.attraction_count),
+            detail: knobs.detail.count(registry),
+            attraction_count: knobs.attraction_count.count(registry),
             spacing: knobs.attraction_spacing.target(registry),
-            capacity: count(registry, &knobs.node_capacity),
-            seed_count: count(registry, &knobs.seed_count),
+            capacity: knobs.node_capacity.count(registry),
+            seed_count: knobs.seed_count.count(registry),
             modified,
         }
     }

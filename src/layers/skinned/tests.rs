@@ -304,12 +304,7 @@ fn a_broken_model_is_refused_and_the_last_good_one_stays() {
             .checked("naming a model");
         // The new model is prepared on a worker: wait for its verdict.
         let named = |show: &sylva::show::Show| {
-            let shown: Vec<String> = show
-                .errors
-                .snapshot()
-                .iter()
-                .map(|e| e.message.clone())
-                .collect();
+            let shown = support::error_messages(show);
             shown
                 .iter()
                 .any(|m| m.contains(name.trim_start_matches("../")))
