@@ -40,6 +40,9 @@ pub enum Command {
     Script(ScriptEvent),
     /// Start, step or stop a playlist.
     Playlist(PlaylistCommand),
+    /// Write the outputs' mapping as it is now back into the outputs file
+    /// in use (next frame).
+    SaveOutputs,
 }
 
 /// An event passed to a script callback.

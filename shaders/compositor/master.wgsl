@@ -3,6 +3,7 @@
 // `master.render_scale` can render the layers smaller or larger.
 
 #include "common/fullscreen.wgsl"
+#include "common/srgb.wgsl"
 
 struct Master {
     brightness: f32,
@@ -23,11 +24,6 @@ fn aces(x: vec3<f32>) -> vec3<f32> {
     return clamp((x * (2.51 * x + 0.03)) / (x * (2.43 * x + 0.59) + 0.14), vec3<f32>(0.0), vec3<f32>(1.0));
 }
 
-fn srgb_encode(c: vec3<f32>) -> vec3<f32> {
-    let low = c * 12.92;
-    let high = 1.055 * pow(c, vec3<f32>(1.0 / 2.4)) - 0.055;
-    return select(high, low, c <= vec3<f32>(0.0031308));
-}
 
 @fragment
 fn fs_main(in: FullscreenVertex) -> @location(0) vec4<f32> {

@@ -5,6 +5,7 @@
 // it says nothing: 601, limited).
 
 #include "common/fullscreen.wgsl"
+#include "common/srgb.wgsl"
 
 struct Yuv {
     // 0: BT.601, 1: BT.709.
@@ -21,13 +22,6 @@ struct Yuv {
 @group(0) @binding(3) var planes: sampler;
 @group(0) @binding(4) var<uniform> yuv: Yuv;
 
-// The target is sRGB: it encodes what is written, so the video's own
-// gamma-encoded values are decoded first to come back unchanged.
-fn to_linear(c: vec3<f32>) -> vec3<f32> {
-    let low = c / 12.92;
-    let high = pow((c + 0.055) / 1.055, vec3<f32>(2.4));
-    return select(high, low, c <= vec3<f32>(0.04045));
-}
 
 @fragment
 fn fs_main(in: FullscreenVertex) -> @location(0) vec4<f32> {
@@ -48,5 +42,5 @@ fn fs_main(in: FullscreenVertex) -> @location(0) vec4<f32> {
     let r = y + 2.0 * (1.0 - k.x) * cr;
     let b = y + 2.0 * (1.0 - k.y) * cb;
     let g = (y - k.x * r - k.y * b) / kg;
-    return vec4<f32>(to_linear(clamp(vec3<f32>(r, g, b), vec3<f32>(0.0), vec3<f32>(1.0))), 1.0);
+    return vec4<f32>(srgb_decode(clamp(vec3<f32>(r, g, b), vec3<f32>(0.0), vec3<f32>(1.0))), 1.0);
 }

@@ -262,7 +262,7 @@ pub fn address_of(param: &str) -> String {
 }
 
 /// The commands every show answers, with their OSC type tags.
-const COMMANDS: [(&str, &str, &str); 10] = [
+const COMMANDS: [(&str, &str, &str); 11] = [
     (
         "/sylva/preset",
         "s [f]",
@@ -287,6 +287,11 @@ const COMMANDS: [(&str, &str, &str); 10] = [
         "stop the playlist; the preset stays",
     ),
     ("/sylva/reseed", "", "restart every layer"),
+    (
+        "/sylva/outputs/save",
+        "",
+        "write the outputs' mapping back into the outputs file",
+    ),
     ("/sylva/learn", "s", "MIDI-learn the named parameter"),
     (
         "/sylva/status",

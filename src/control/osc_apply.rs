@@ -53,6 +53,7 @@ impl ControlSurface {
             },
             "/sylva/status" => self.reply_status(from, view.preset),
             "/sylva/reseed" => self.command(Command::ReseedAll),
+            "/sylva/outputs/save" => self.command(Command::SaveOutputs),
             "/sylva/playlist/play" => match first_string() {
                 Some(name) => self.command(Command::Playlist(PlaylistCommand::Play(name))),
                 None => self.warn_osc(&format!("{address} needs a playlist name (s) from {from}")),

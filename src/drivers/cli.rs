@@ -44,6 +44,9 @@ pub struct ShowArgs {
     /// Print the OSC address table of the show once it has started.
     #[arg(long)]
     pub verbose: bool,
+    /// Projectors and senders from outputs/NAME.toml (see README, "Projectors and outputs").
+    #[arg(long, value_name = "NAME")]
+    pub outputs: Option<String>,
     #[command(flatten)]
     #[allow(missing_docs, reason = "clap documents the flattened arguments")]
     pub folders: FolderArgs,
@@ -102,6 +105,7 @@ impl ShowArgs {
             audio: AudioChoice::Off,
             analysis: AnalysisSettings::default(),
             link: false,
+            outputs: self.outputs.clone(),
         }
     }
 }

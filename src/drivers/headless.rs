@@ -115,12 +115,27 @@ pub fn render(options: &RenderOptions) -> anyhow::Result<()> {
             image
                 .save(&path)
                 .with_context(|| format!("writing {}", path.display()))?;
+            write_outputs(&show, out, index)?;
         }
     }
     progress.finish();
     if let Some(video) = video {
         let path = video.finish()?;
         tracing::info!("video written to {}", path.display());
+    }
+    Ok(())
+}
+
+/// Each output of the outputs file in use as `out/<output name>/frame_N.png`.
+fn write_outputs(show: &Show, out: &std::path::Path, index: u32) -> anyhow::Result<()> {
+    for output in show.outputs().map_or(&[][..], |o| o.outputs()) {
+        let folder = out.join(&output.plan.name);
+        std::fs::create_dir_all(&folder)
+            .with_context(|| format!("creating {}", folder.display()))?;
+        let path = folder.join(format!("frame_{index:05}.png"));
+        read_rgba8(&show.gpu, &output.target.texture)?
+            .save(&path)
+            .with_context(|| format!("writing {}", path.display()))?;
     }
     Ok(())
 }

@@ -39,4 +39,5 @@ pub const ENGINE_LAYOUTS: &[UniformLayout] = &[
         "compositor/master.wgsl",
         "Master",
     ),
+    UniformLayout::of::<outputs::WarpUniforms>("WarpUniforms", "outputs/warp.wgsl", "Warp"),
 ];

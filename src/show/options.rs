@@ -45,6 +45,8 @@ pub struct ShowOptions {
     pub analysis: AnalysisSettings,
     /// Join an Ableton Link session (`master.tempo_source = link`).
     pub link: bool,
+    /// An outputs file in `outputs/` (projectors, senders), by name.
+    pub outputs: Option<String>,
 }
 
 /// What a show listens to.
@@ -75,6 +77,7 @@ impl ShowOptions {
             audio: AudioChoice::Off,
             analysis: AnalysisSettings::default(),
             link: false,
+            outputs: None,
         }
     }
 
@@ -142,6 +145,9 @@ fn open_show(
     }
     if options.watch {
         show.watch(Box::new(|| {}));
+    }
+    if let Some(outputs) = &options.outputs {
+        show.use_outputs(outputs);
     }
     listen(&mut show, options)?;
     Ok(show)

@@ -1,18 +1,26 @@
 //! Where a finished frame goes. The engine renders each frame into a
 //! picture it owns ([`Picture`]); an [`Output`] delivers it: into a
-//! texture to read back (PNG frames, `--video`, tests), onto a window's
-//! surface ([`SurfaceOutput`], the HUD drawn over it after), and later to
-//! mapping warps, senders and recording, each a small implementation of
-//! the one trait (ruffle's `RenderTarget`).
+//! texture to read back (PNG frames, `--video`, tests) or onto a window's
+//! surface ([`SurfaceOutput`], the HUD drawn over it after), each a small
+//! implementation of the one trait (ruffle's `RenderTarget`). An outputs
+//! file (`plan`) adds [`MappedOutputs`]: projector outputs that each warp
+//! their region of the picture (`geometry`, `warp`).
 
 mod blit;
+pub mod geometry;
+mod mapped;
 mod picture;
+pub mod plan;
 mod surface;
 mod texture;
+mod warp;
 
 pub use blit::Blit;
+pub use mapped::{MappedOutput, MappedOutputs, PATTERN, output_params};
 pub use picture::Picture;
+pub use plan::{OutputPlan, OutputsError, OutputsPlan};
 pub use surface::SurfaceOutput;
+pub use warp::WarpUniforms;
 
 use crate::gpu::{Gpu, GpuProfiler};
 

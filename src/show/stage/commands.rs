@@ -78,6 +78,13 @@ impl Show {
                 Ok(())
             }
             Command::Playlist(command) => self.playlist_command(command),
+            Command::SaveOutputs => {
+                if self.outputs_name().is_none() {
+                    return Err(CommandError::NoOutputs);
+                }
+                self.pending.save_outputs = true;
+                Ok(())
+            }
         }
     }
 
@@ -94,6 +101,11 @@ impl Show {
                     self.errors.report("preset save", error);
                 }
             }
+        }
+        if std::mem::take(&mut self.pending.save_outputs)
+            && let Err(error) = self.save_outputs()
+        {
+            self.errors.report("outputs", error);
         }
         if let Some((name, fade)) = self.pending.load.take()
             && let Err(error) = self.load_show_preset_fading(&name, fade)

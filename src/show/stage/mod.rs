@@ -6,7 +6,11 @@
 //! whole, so a bad preset never replaces a good one.
 
 mod commands;
+mod errors;
+mod outputs;
 mod presets;
+
+pub use errors::{CommandError, SaveError, ShowError};
 
 use std::collections::{BTreeSet, VecDeque};
 use std::sync::Arc;
@@ -15,11 +19,11 @@ use std::time::{Duration, Instant};
 use crate::audio::{Feed, Hearing, audio_params};
 use crate::base::clock::Clock;
 use crate::base::status::ErrorLog;
-use crate::base::{AssetError, Assets, Folder, ShowWatcher};
+use crate::base::{Assets, Folder, ShowWatcher};
 use crate::command::ScriptEvent;
 use crate::control::{ControlSurface, ShowView};
 use crate::engine::PresetError;
-use crate::engine::compositor::{Compositor, CompositorError, master_params};
+use crate::engine::compositor::{Compositor, master_params};
 use crate::engine::frame::FrameUniforms;
 use crate::engine::inputs::media::MediaShelf;
 use crate::engine::outputs::{Output, Picture};
@@ -29,89 +33,9 @@ use crate::engine::{Layer, LayerEnv};
 use crate::gpu::bindings::uniform_buffer;
 use crate::gpu::{Gpu, GpuProfiler};
 use crate::mapping::LoadedMappings;
-use crate::params::{ParamError, Registry};
+use crate::params::Registry;
 use crate::script::ScriptHost;
-use crate::show::check::CheckError;
 use crate::show::playlist::{Playlist, PlaylistRun};
-use crate::show::save_name::SaveNameError;
-
-/// Why a show could not start.
-#[derive(Debug, thiserror::Error)]
-pub enum ShowError {
-    /// A built-in compositor shader failed.
-    #[error(transparent)]
-    Compositor(#[from] CompositorError),
-    /// The Lua state could not be created.
-    #[error("cannot start Lua: {0}")]
-    Script(String),
-}
-
-/// Why the show refused a command.
-#[derive(Debug, thiserror::Error)]
-pub enum CommandError {
-    /// A parameter write that does not fit (unknown name, wrong type).
-    #[error(transparent)]
-    Param(#[from] ParamError),
-    /// No layer of that id to reseed.
-    #[error("no layer {0:?} to reseed")]
-    NoLayer(String),
-    /// No playlist of that name, or a malformed one.
-    #[error(transparent)]
-    Playlist(#[from] PresetError),
-    /// A playlist step with none playing, or an entry it lacks.
-    #[error("{0}")]
-    NoPlaylist(String),
-    /// No parameter of that name to learn.
-    #[error("no parameter {0:?} to learn")]
-    NoParam(String),
-    /// Nothing to step through.
-    #[error("the show folder has no presets to step through")]
-    NoPresets,
-    /// The learned mapping could not be written.
-    #[error("cannot keep the learned mapping: {0}")]
-    KeepLearned(std::io::Error),
-    /// A state file's clock or place that cannot be resumed.
-    #[error("cannot resume {0}; starting from the top")]
-    Unresumable(String),
-}
-
-/// Why a preset was not saved.
-#[derive(Debug, thiserror::Error)]
-pub enum SaveError {
-    /// A name from the network, a controller or a script that is not plain.
-    #[error(transparent)]
-    Name(#[from] SaveNameError),
-    /// A name the performer typed that leaves the show folder.
-    #[error(transparent)]
-    Outside(#[from] AssetError),
-    /// The show folder holds as many presets as it may.
-    #[error(
-        "{name}: the show already has {saved} presets (at most {MAX_SAVED_PRESETS}); overwrite one or remove some"
-    )]
-    Full {
-        /// The name asked for.
-        name: String,
-        /// Presets there now.
-        saved: usize,
-    },
-    /// The text would not load back.
-    #[error("not saved, it would not load: {0}")]
-    WouldNotLoad(#[from] CheckError),
-    /// The text would not parse back.
-    #[error("not saved, it would not load: {0}")]
-    WouldNotParse(#[from] PresetError),
-    /// The running show could not be written as TOML.
-    #[error("cannot write the show as TOML: {0}")]
-    Toml(#[from] toml::ser::Error),
-    /// The file could not be written.
-    #[error("writing {path}: {reason}")]
-    Write {
-        /// The file.
-        path: String,
-        /// Why.
-        reason: std::io::Error,
-    },
-}
 
 /// Frames the CPU may record and submit ahead of the GPU. Without a bound
 /// an unpaced loop queues work (and the driver's memory for it) faster
@@ -136,6 +60,7 @@ struct PendingRequests {
     save: Option<String>,
     reseed: BTreeSet<String>,
     reseed_all: bool,
+    save_outputs: bool,
 }
 
 /// Everything one show needs to render frames.
@@ -179,6 +104,8 @@ pub struct Show {
     in_flight: VecDeque<wgpu::SubmissionIndex>,
     hearing: Hearing,
     media: MediaShelf,
+    /// The outputs file in use, if any.
+    outputs: Option<outputs::LiveOutputs>,
 }
 
 impl Show {
@@ -250,6 +177,7 @@ impl Show {
             in_flight: VecDeque::new(),
             hearing: Hearing::default(),
             media,
+            outputs: None,
         })
     }
 
@@ -270,6 +198,9 @@ impl Show {
         std::mem::swap(&mut show.script, &mut self.script);
         show.script_override = self.script_override.take();
         show.watcher = self.watcher.take();
+        if let Some(name) = self.outputs_name() {
+            show.use_outputs(name);
+        }
         std::mem::swap(&mut show.hearing, &mut self.hearing);
         if let Err(error) = show.resume(&state) {
             show.errors.report("device lost", error);
@@ -511,6 +442,7 @@ impl Show {
         if let Some(picture) = &self.picture {
             output.deliver(&self.gpu, &mut encoder, &mut self.profiler, picture);
         }
+        self.deliver_outputs(&mut encoder);
         overlay(self, &mut encoder);
         self.profiler.resolve(&mut encoder);
         self.submit(encoder)
@@ -550,6 +482,7 @@ impl Show {
     fn tick(&mut self, dt: f32) {
         self.carry_out_requests();
         self.apply_file_changes();
+        self.reload_saved_outputs();
         self.advance_playlist();
         let heard = self
             .hearing

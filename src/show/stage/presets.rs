@@ -292,10 +292,12 @@ fn glide_shared(outgoing: &Registry, incoming: &mut Registry, seconds: f32) {
 }
 
 /// Whether a parameter belongs to the show rather than its preset: the
-/// master and audio sections carry over from preset to preset and are not
-/// saved in one.
+/// master and audio sections and the outputs' mapping carry over from
+/// preset to preset and are not saved in one.
 fn show_wide(name: &str) -> bool {
-    name.starts_with("master.") || name.starts_with("audio.")
+    ["master.", "audio.", "output.", "outputs."]
+        .iter()
+        .any(|prefix| name.starts_with(prefix))
 }
 
 /// Applies the preset values whose parameters exist already; the others
