@@ -24,6 +24,7 @@ mod kernels;
 mod live;
 mod media;
 mod osc_rig;
+mod outputs;
 mod raster;
 mod show;
 #[path = "../src/layers/skinned/tests.rs"]

@@ -11,6 +11,7 @@ use crate::gpu::wgsl::{Composer, ShaderError};
 use crate::layers::{self, shader};
 use crate::mapping::{MappingError, Mappings};
 use crate::params::Registry;
+use crate::show::stage::{OUTPUTS_FOLDER, read_outputs};
 
 /// What was checked and what is wrong.
 #[derive(Debug, Default)]
@@ -60,7 +61,47 @@ pub fn run(assets: &Assets) -> CheckReport {
             report.problems.push(problem);
         }
     }
+    for (file, path) in outputs_files(assets) {
+        *report.checked.entry("outputs").or_default() += 1;
+        if let Err(problem) = check_outputs(assets, &file, &path) {
+            report.problems.push(problem);
+        }
+    }
     report
+}
+
+/// The show folder's outputs files, `outputs/*.toml`, by name and path.
+fn outputs_files(assets: &Assets) -> Vec<(String, std::path::PathBuf)> {
+    let folder = assets.root().join(OUTPUTS_FOLDER);
+    let mut files: Vec<_> = std::fs::read_dir(&folder)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|e| e == "toml"))
+        .filter_map(|path| {
+            let name = path.file_name()?.to_string_lossy().to_string();
+            Some((format!("{OUTPUTS_FOLDER}/{name}"), path))
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// An outputs file parses, and the masks it names are there.
+fn check_outputs(assets: &Assets, file: &str, path: &std::path::Path) -> Result<(), CheckError> {
+    let plan = read_outputs(path, file).map_err(CheckError::Outputs)?;
+    for output in &plan.outputs {
+        if let Some(mask) = &output.mask
+            && !assets.root().join(mask).is_file()
+        {
+            return Err(CheckError::Outputs(format!(
+                "{file}:{}: output {}: mask {mask} is not in the show folder",
+                output.line, output.name
+            )));
+        }
+    }
+    Ok(())
 }
 
 impl CheckReport {
@@ -72,10 +113,11 @@ impl CheckReport {
     pub fn summary(&self) -> String {
         let count = |name| self.checked.get(name).copied().unwrap_or(0);
         format!(
-            "checked {} shaders, {} scripts, {} presets: {}",
+            "checked {} shaders, {} scripts, {} presets, {} outputs files: {}",
             count("shaders"),
             count("scripts"),
             count("presets"),
+            count("outputs"),
             match self.problems.len() {
                 0 => "no problems".to_string(),
                 1 => "1 problem".to_string(),
@@ -187,6 +229,9 @@ pub enum CheckError {
     /// A preset is malformed or sets what its layers lack.
     #[error(transparent)]
     Preset(#[from] PresetError),
+    /// An outputs file is malformed (`file:line: why`).
+    #[error("{0}")]
+    Outputs(String),
     /// A preset names a layer that cannot be declared.
     #[error("{file}:{line}: {reason}")]
     Layer {

@@ -11,6 +11,7 @@ mod outputs;
 mod presets;
 
 pub use errors::{CommandError, SaveError, ShowError};
+pub use outputs::{OUTPUTS_FOLDER, read_outputs};
 
 use std::collections::{BTreeSet, VecDeque};
 use std::sync::Arc;
