@@ -24,14 +24,20 @@ struct Warp {
     // The name as glyph numbers, four to a u32 (see `GLYPHS`).
     name: array<vec4<u32>, 2>,
     name_length: u32,
-    _pad0: u32,
-    _pad1: vec2<u32>,
+    // Mapping mode's handles in `grips`, and the one selected (or none:
+    // 0xffffffff).
+    grip_count: u32,
+    selected: u32,
+    _pad: u32,
 }
 
 @group(0) @binding(0) var canvas: texture_2d<f32>;
 @group(0) @binding(1) var canvas_sampler: sampler;
 @group(0) @binding(2) var mask: texture_2d<f32>;
 @group(0) @binding(3) var<uniform> warp: Warp;
+// Each handle: where it is on the output (0..1), and 0 for a corner, 1
+// for a mesh point.
+@group(0) @binding(4) var<uniform> grips: array<vec4<f32>, 260>;
 
 struct WarpVertex {
     @builtin(position) position: vec4<f32>,
@@ -135,12 +141,28 @@ fn pattern(uv: vec2<f32>, p: vec2<f32>) -> vec3<f32> {
     return mix(colour, vec3<f32>(1.0), name_cover(p));
 }
 
+// Mapping mode's handles over the pattern: rings at the corners and mesh
+// points, the selected one filled.
+fn handles(colour: vec3<f32>, p: vec2<f32>) -> vec3<f32> {
+    var out = colour;
+    for (var i = 0u; i < min(warp.grip_count, 260u); i++) {
+        let grip = grips[i];
+        let radius = select(11.0, 6.0, grip.z > 0.5);
+        let d = length(p - grip.xy * warp.size);
+        let ring = 1.0 - clamp(abs(d - radius) - 1.0, 0.0, 1.0);
+        let fill = select(0.0, 1.0 - clamp(d - radius, 0.0, 1.0), i == warp.selected);
+        let tone = select(vec3<f32>(1.0, 0.85, 0.1), vec3<f32>(1.0), grip.z > 0.5);
+        out = mix(out, tone, max(ring, fill));
+    }
+    return out;
+}
+
 @fragment
 fn fs_warp(in: WarpVertex) -> @location(0) vec4<f32> {
     let at = in.position.xy / warp.size;
     var light: vec3<f32>;
     if warp.pattern != 0u {
-        light = pattern(in.uv, in.position.xy);
+        light = handles(pattern(in.uv, in.position.xy), in.position.xy);
     } else {
         let source = warp.region.xy + clamp(in.uv, vec2<f32>(0.0), vec2<f32>(1.0)) * warp.region.zw;
         light = textureSampleLevel(canvas, canvas_sampler, source, 0.0).rgb;

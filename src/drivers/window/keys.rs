@@ -21,13 +21,29 @@ pub enum Action {
     /// `m`: pointer mode, the mouse dragging `master.pointer` (the fluid's
     /// interaction point).
     TogglePointer,
+    /// `o`: mapping mode, the outputs showing their alignment pattern and
+    /// handles to drag.
+    ToggleMapping,
+    /// Ctrl+S: write the outputs' mapping back into the outputs file.
+    SaveMapping,
+    /// Tab (mapping mode): select the next handle.
+    NextHandle,
+    /// Arrows (mapping mode): nudge the selected handle a pixel; with
+    /// Shift, ten.
+    Nudge([i32; 2], bool),
 }
 
 /// The action bound to `key` with `modifiers`, if any.
 pub fn action(key: &Key, modifiers: ModifiersState) -> Option<Action> {
     let command = modifiers.control_key() || modifiers.super_key();
+    let shift = modifiers.shift_key();
     match key {
         Key::Named(NamedKey::F11) => Some(Action::ToggleFullscreen),
+        Key::Named(NamedKey::Tab) => Some(Action::NextHandle),
+        Key::Named(NamedKey::ArrowLeft) => Some(Action::Nudge([-1, 0], shift)),
+        Key::Named(NamedKey::ArrowRight) => Some(Action::Nudge([1, 0], shift)),
+        Key::Named(NamedKey::ArrowUp) => Some(Action::Nudge([0, -1], shift)),
+        Key::Named(NamedKey::ArrowDown) => Some(Action::Nudge([0, 1], shift)),
         Key::Named(NamedKey::Escape) => Some(Action::LeaveFullscreen),
         Key::Character(c) => match (c.to_lowercase().as_str(), command) {
             ("q", true) => Some(Action::Quit),
@@ -35,6 +51,8 @@ pub fn action(key: &Key, modifiers: ModifiersState) -> Option<Action> {
             ("h", false) => Some(Action::ToggleHud),
             ("l", false) => Some(Action::Learn),
             ("m", false) => Some(Action::TogglePointer),
+            ("o", false) => Some(Action::ToggleMapping),
+            ("s", true) => Some(Action::SaveMapping),
             ("]", false) => Some(Action::Playlist(true)),
             ("[", false) => Some(Action::Playlist(false)),
             _ => None,
@@ -74,6 +92,14 @@ mod tests {
         assert_eq!(
             action(&Key::Character("]".into()), none),
             Some(Action::Playlist(true))
+        );
+        assert_eq!(
+            action(&Key::Character("s".into()), ModifiersState::CONTROL),
+            Some(Action::SaveMapping)
+        );
+        assert_eq!(
+            action(&Key::Named(NamedKey::ArrowUp), ModifiersState::SHIFT),
+            Some(Action::Nudge([0, -1], true))
         );
     }
 }

@@ -5,6 +5,7 @@
 mod hud;
 pub mod keys;
 mod pointer;
+mod projectors;
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -29,6 +30,7 @@ use crate::show::{ShowOptions, start_live_on};
 use hud::Hud;
 use keys::Action;
 use pointer::Pointer;
+use projectors::Projectors;
 
 /// Options of `sylva run` with a window.
 #[derive(Debug, Clone)]
@@ -96,6 +98,8 @@ struct Running {
     pointer: Pointer,
     /// Puts back a layer the device cannot run at a show's pace.
     pace: Pace,
+    /// A window per output of the outputs file.
+    projectors: Projectors,
 }
 
 impl ApplicationHandler for App {
@@ -118,10 +122,26 @@ impl ApplicationHandler for App {
         }
     }
 
-    fn window_event(&mut self, event_loop: &ActiveEventLoop, _id: WindowId, event: WindowEvent) {
+    fn window_event(&mut self, event_loop: &ActiveEventLoop, id: WindowId, event: WindowEvent) {
         let Some(state) = self.state.as_mut() else {
             return;
         };
+        if state.projectors.owns(id) {
+            if let WindowEvent::ModifiersChanged(modifiers) = &event {
+                self.modifiers = modifiers.state();
+            }
+            if let WindowEvent::KeyboardInput { event: key, .. } = &event
+                && key.state == ElementState::Pressed
+            {
+                match keys::action(&key.logical_key, self.modifiers) {
+                    Some(Action::Quit) => event_loop.exit(),
+                    Some(action) => state.act(action, event_loop, self.options.monitor),
+                    None => {}
+                }
+            }
+            state.projectors.event(id, &event, &mut state.show);
+            return;
+        }
         let consumed = state
             .hud
             .as_mut()
@@ -165,8 +185,9 @@ impl ApplicationHandler for App {
         }
     }
 
-    fn about_to_wait(&mut self, _event_loop: &ActiveEventLoop) {
-        if let Some(state) = &self.state {
+    fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
+        if let Some(state) = self.state.as_mut() {
+            state.projectors.sync(event_loop, &mut state.show);
             state.window.request_redraw();
         }
     }
@@ -228,6 +249,7 @@ impl App {
             installation,
             pointer: Pointer::default(),
             pace: Pace::default(),
+            projectors: Projectors::default(),
         })
     }
 }
@@ -282,6 +304,24 @@ impl Running {
                 let released = self.pointer.toggle();
                 self.point(released);
             }
+            Action::ToggleMapping => {
+                if self.show.outputs_name().is_none() {
+                    self.show.errors.report(
+                        "mapping",
+                        "no outputs file in use: start with --outputs NAME",
+                    );
+                } else {
+                    let on = !self.show.registry.flag(crate::engine::outputs::PATTERN);
+                    self.show.show_pattern(on);
+                }
+            }
+            Action::SaveMapping => {
+                if let Err(error) = self.show.apply(Command::SaveOutputs) {
+                    self.show.errors.report("mapping", error);
+                }
+            }
+            Action::NextHandle => projectors::select_next(&mut self.show),
+            Action::Nudge(step, coarse) => projectors::nudge(&mut self.show, step, coarse),
             Action::Quit => {}
         }
     }
@@ -362,6 +402,7 @@ impl Running {
         self.installation.keep(&self.show);
         self.window.pre_present_notify();
         self.show.gpu.queue.present(texture);
+        self.projectors.present(&self.show);
     }
 
     /// The surface's next texture to draw, if it has one this frame; a
@@ -418,7 +459,7 @@ fn borderless(event_loop: &ActiveEventLoop, index: Option<usize>) -> Fullscreen 
     Fullscreen::Borderless(monitor)
 }
 
-fn surface_config(
+pub(super) fn surface_config(
     gpu: &Gpu,
     surface: &wgpu::Surface<'_>,
     size: [u32; 2],

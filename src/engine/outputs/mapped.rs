@@ -6,6 +6,7 @@
 
 use super::Picture;
 use super::geometry::{WarpVertex, tessellate};
+use super::grips::{Grip, MAX_GRIPS, grips};
 use super::plan::{Mesh, OutputPlan, OutputsPlan};
 use super::warp::{WarpPass, WarpUniforms, glyphs};
 use crate::base::Assets;
@@ -105,6 +106,9 @@ pub struct MappedOutput {
     drawn: Option<([[f32; 2]; 4], Option<Mesh>)>,
     mask: wgpu::TextureView,
     hue: f32,
+    grips: wgpu::Buffer,
+    /// Mapping mode's selected handle.
+    pub selected: Option<Grip>,
 }
 
 /// The outputs of one outputs file.
@@ -154,6 +158,8 @@ impl MappedOutputs {
                     drawn: None,
                     mask,
                     hue: i as f32 / count,
+                    grips: uniform_buffer(&gpu.device, "outputs.grips", MAX_GRIPS * 16),
+                    selected: None,
                     plan: output.clone(),
                 }
             })
@@ -168,6 +174,11 @@ impl MappedOutputs {
     /// The outputs, in file order.
     pub fn outputs(&self) -> &[MappedOutput] {
         &self.outputs
+    }
+
+    /// The outputs, to select mapping handles.
+    pub fn outputs_mut(&mut self) -> &mut [MappedOutput] {
+        &mut self.outputs
     }
 
     /// The plan as the parameters have it now: what `save` writes.
@@ -192,6 +203,20 @@ impl MappedOutputs {
             let live = live_plan(&output.plan, registry);
             output.update_geometry(gpu, &live);
             let (name, name_length) = glyphs(&live.name);
+            let grips = if pattern { grips(&live) } else { Vec::new() };
+            let selected = output
+                .selected
+                .and_then(|s| grips.iter().position(|(g, _)| *g == s))
+                .map_or(u32::MAX, |i| i as u32);
+            let packed: Vec<[f32; 4]> = grips
+                .iter()
+                .take(MAX_GRIPS)
+                .map(|(grip, at)| [at[0], at[1], f32::from(u8::from(matches!(grip, Grip::Point(_)))), 0.0])
+                .collect();
+            if !packed.is_empty() {
+                gpu.queue
+                    .write_buffer(&output.grips, 0, bytemuck::cast_slice(&packed));
+            }
             let e = live.blend;
             let uniforms = WarpUniforms {
                 region: live.region,
@@ -205,13 +230,15 @@ impl MappedOutputs {
                 hue: output.hue,
                 name,
                 name_length,
-                padding: [0; 3],
+                grip_count: packed.len() as u32,
+                selected,
+                padding: 0,
             };
             gpu.queue
                 .write_buffer(&output.uniforms, 0, bytemuck::bytes_of(&uniforms));
             let group = self
                 .pass
-                .bind(gpu, canvas.view(), &output.mask, &output.uniforms);
+                .bind(gpu, canvas.view(), &output.mask, (&output.uniforms, &output.grips));
             self.pass.draw(
                 encoder,
                 profiler,
@@ -244,6 +271,13 @@ impl MappedOutput {
         gpu.queue.write_buffer(&self.vertices, 0, bytes);
         self.count = vertices.len() as u32;
         self.drawn = Some(now);
+    }
+}
+
+impl MappedOutput {
+    /// Its plan with the mapping as the parameters have it now.
+    pub fn live(&self, registry: &Registry) -> OutputPlan {
+        live_plan(&self.plan, registry)
     }
 }
 

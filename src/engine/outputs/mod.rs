@@ -8,6 +8,7 @@
 
 mod blit;
 pub mod geometry;
+pub mod grips;
 mod mapped;
 mod picture;
 pub mod plan;

@@ -36,8 +36,12 @@ pub struct WarpUniforms {
     pub name: [u32; 8],
     /// Its length in glyphs.
     pub name_length: u32,
+    /// Mapping mode's handles drawn.
+    pub grip_count: u32,
+    /// The selected handle, or `u32::MAX`.
+    pub selected: u32,
     /// Keeps the WGSL struct's 16-byte size.
-    pub padding: [u32; 3],
+    pub padding: u32,
 }
 
 /// The glyph numbers of `name` for the pattern's font (A-Z, 0-9, `_`),
@@ -83,6 +87,7 @@ impl WarpPass {
                 Slot::Texture(true),
                 Slot::Sampler,
                 Slot::Texture(true),
+                Slot::Uniform,
                 Slot::Uniform,
             ],
         );
@@ -135,13 +140,14 @@ impl WarpPass {
         })
     }
 
-    /// The bind group of one output: the canvas, its mask and uniforms.
+    /// The bind group of one output: the canvas, its mask, uniforms and
+    /// handles.
     pub fn bind(
         &self,
         gpu: &Gpu,
         canvas: &wgpu::TextureView,
         mask: &wgpu::TextureView,
-        uniforms: &wgpu::Buffer,
+        (uniforms, grips): (&wgpu::Buffer, &wgpu::Buffer),
     ) -> wgpu::BindGroup {
         bind(
             gpu,
@@ -152,6 +158,7 @@ impl WarpPass {
                 wgpu::BindingResource::Sampler(&self.sampler),
                 wgpu::BindingResource::TextureView(mask),
                 uniforms.as_entire_binding(),
+                grips.as_entire_binding(),
             ],
         )
     }

@@ -78,6 +78,11 @@ impl Show {
         self.outputs.as_ref().and_then(|o| o.mapped.as_ref())
     }
 
+    /// The outputs in use, to select mapping handles.
+    pub fn outputs_mut(&mut self) -> Option<&mut MappedOutputs> {
+        self.outputs.as_mut().and_then(|o| o.mapped.as_mut())
+    }
+
     /// The outputs file's name, if one is in use.
     pub fn outputs_name(&self) -> Option<&str> {
         self.outputs.as_ref().map(LiveOutputs::name)
