@@ -283,3 +283,26 @@ fn render_writes_each_outputs_frames_in_its_own_folder() {
     }
     assert!(out.join("frame_00001.png").is_file());
 }
+
+#[test]
+fn an_installation_resumes_with_its_outputs_and_their_mapping() {
+    let root = folder("outputs_resume", "[[output]]\nname = \"wall\"\nsize = [16, 8]\n");
+    let mut show = start(root.clone());
+    frame(&mut show);
+    show.apply(Command::Set(
+        "output.wall.corner.0.y".into(),
+        Value::Float(0.125),
+        Source::Ui,
+    ))
+    .checked("moving a corner");
+    let state = show.state();
+    assert_eq!(state.outputs.as_deref(), Some("o"));
+    // A restart without --outputs: the state brings the file and the
+    // unsaved mapping back.
+    let mut again = support::show(root, "ramp", OUTPUT_FORMAT);
+    assert!(again.outputs().is_none());
+    again.resume(&state).checked("resuming");
+    frame(&mut again);
+    assert_eq!(again.outputs_name(), Some("o"));
+    assert_eq!(again.registry.float("output.wall.corner.0.y"), 0.125);
+}

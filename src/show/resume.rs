@@ -34,6 +34,9 @@ pub struct ShowState {
     pub playlist: Option<PlaylistPlace>,
     /// Every parameter's value (its target, where it is gliding).
     pub params: toml::Table,
+    /// The outputs file in use (`--outputs`), by name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outputs: Option<String>,
 }
 
 /// Why a state file could not be used.
@@ -123,6 +126,7 @@ impl Show {
             beats: self.clock.beats,
             playlist: self.playlist.as_ref().map(|run| run.place(now)),
             params,
+            outputs: self.outputs_name().map(str::to_string),
         }
     }
 
@@ -152,6 +156,11 @@ impl Show {
             self.clock.time = state.time;
             self.clock.beats = state.beats;
             self.load_show_preset_fading(preset, Some(0.0))?;
+        }
+        if let Some(outputs) = &state.outputs
+            && self.outputs_name().is_none()
+        {
+            self.use_outputs(outputs);
         }
         for (name, value) in &state.params {
             if let Some(value) = toml_value(value) {
