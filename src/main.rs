@@ -11,6 +11,7 @@ use sylva::control::ControlOptions;
 use sylva::drivers::bench::{self, BenchOptions};
 use sylva::drivers::cli::{AnalysisArgs, FolderArgs, ListenArgs, ShowArgs};
 use sylva::drivers::headless::{self, HeadlessOptions, RenderOptions, parse_size};
+use sylva::drivers::send::{RecordOptions, SendOptions};
 use sylva::drivers::window::{self, NoDisplay, WindowOptions};
 use sylva::show::installation::{InstallOptions, Schedule};
 use sylva::tools::ToolVerb;
@@ -143,6 +144,35 @@ struct RunArgs {
     control: ControlArgs,
     #[command(flatten)]
     listen: ListenArgs,
+    #[command(flatten)]
+    send: SendArgs,
+}
+
+/// Where the picture goes besides the screen.
+#[derive(Args, Clone)]
+struct SendArgs {
+    /// Send the canvas (or OUTPUT=TARGET: one output) to ndi:NAME, v4l2:/dev/videoN or a stream URL (srt://, udp://, rtmp://, rtsp://); repeatable.
+    #[arg(long, value_name = "TARGET")]
+    send: Vec<String>,
+    /// Record the performance into FILE (mp4, with the audio input as its sound) from the start; record.on starts and stops takes.
+    #[arg(long, value_name = "FILE")]
+    record: Option<std::path::PathBuf>,
+    /// Record this output of the outputs file instead of the canvas.
+    #[arg(long, value_name = "NAME")]
+    record_output: Option<String>,
+}
+
+impl SendArgs {
+    fn options(&self) -> SendOptions {
+        SendOptions {
+            sends: self.send.clone(),
+            record: RecordOptions {
+                path: self.record.clone(),
+                output: self.record_output.clone(),
+                now: self.record.is_some(),
+            },
+        }
+    }
 }
 
 /// MIDI and OSC.
@@ -384,6 +414,7 @@ fn run(args: RunArgs, install: InstallOptions) -> anyhow::Result<()> {
             fps: args.fps,
             control: Some(args.control.options()),
             install,
+            send: args.send.options(),
         });
     }
     window::run(WindowOptions {
@@ -393,6 +424,7 @@ fn run(args: RunArgs, install: InstallOptions) -> anyhow::Result<()> {
         vsync: !args.no_vsync,
         control: args.control.options(),
         install,
+        send: args.send.options(),
     })
 }
 

@@ -26,6 +26,7 @@ mod media;
 mod osc_rig;
 mod outputs;
 mod raster;
+mod send;
 mod show;
 #[path = "../src/layers/skinned/tests.rs"]
 mod skinned;

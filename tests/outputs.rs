@@ -59,7 +59,10 @@ fn frame(show: &mut Show) -> (RgbaImage, Vec<RgbaImage>) {
         .iter()
         .map(|o| read_rgba8(&show.gpu, &o.target.texture).checked("reading an output"))
         .collect();
-    (read_rgba8(&show.gpu, &canvas.texture).checked("reading the canvas"), outputs)
+    (
+        read_rgba8(&show.gpu, &canvas.texture).checked("reading the canvas"),
+        outputs,
+    )
 }
 
 /// The canvas at `p` (0..1), bilinear between pixel centres.
@@ -67,7 +70,10 @@ fn canvas_at(canvas: &RgbaImage, p: [f64; 2]) -> [f64; 3] {
     let x = (p[0] * f64::from(canvas.width()) - 0.5).clamp(0.0, f64::from(canvas.width() - 1));
     let y = (p[1] * f64::from(canvas.height()) - 0.5).clamp(0.0, f64::from(canvas.height() - 1));
     let (x0, y0) = (x.floor() as u32, y.floor() as u32);
-    let (x1, y1) = ((x0 + 1).min(canvas.width() - 1), (y0 + 1).min(canvas.height() - 1));
+    let (x1, y1) = (
+        (x0 + 1).min(canvas.width() - 1),
+        (y0 + 1).min(canvas.height() - 1),
+    );
     let (fx, fy) = (x - f64::from(x0), y - f64::from(y0));
     let at = |x, y| canvas.get_pixel(x, y).0.map(f64::from);
     let mut out = [0.0; 3];
@@ -117,17 +123,27 @@ fn each_pixel_of_a_corner_pin_shows_the_point_the_homography_sends_it_to() {
                 fail_with(
                     output,
                     "pin",
-                    format!("pixel ({x}, {y}) is {:?}, the canvas at {point:?} is {expected:?}", pixel.0),
+                    format!(
+                        "pixel ({x}, {y}) is {:?}, the canvas at {point:?} is {expected:?}",
+                        pixel.0
+                    ),
                 );
             }
         } else if uv.iter().any(|c| !(-margin..=1.0 + margin).contains(c)) {
             outside += 1;
             if pixel.0[..3] != [0, 0, 0] {
-                fail_with(output, "pin", format!("pixel ({x}, {y}) outside the pin is {:?}", pixel.0));
+                fail_with(
+                    output,
+                    "pin",
+                    format!("pixel ({x}, {y}) outside the pin is {:?}", pixel.0),
+                );
             }
         }
     }
-    assert!(inside > 2000 && outside > 300, "{inside} inside, {outside} outside");
+    assert!(
+        inside > 2000 && outside > 300,
+        "{inside} inside, {outside} outside"
+    );
 }
 
 #[test]
@@ -146,12 +162,19 @@ fn a_mesh_passes_through_its_moved_point() {
         .map(|c| (f64::from(got[c]) - centre[c]).abs())
         .fold(0.0, f64::max);
     if worst > 4.0 {
-        fail_with(output, "mesh", format!("the moved point shows {got:?}, the canvas centre is {centre:?}"));
+        fail_with(
+            output,
+            "mesh",
+            format!("the moved point shows {got:?}, the canvas centre is {centre:?}"),
+        );
     }
     // The corners stay put: the top-left pixel shows the canvas's.
     let corner = canvas_at(&canvas, [0.5 / 90.0, 0.5 / 60.0]);
     let first = output.get_pixel(0, 0).0;
-    assert!((f64::from(first[0]) - corner[0]).abs() < 4.0, "{first:?} {corner:?}");
+    assert!(
+        (f64::from(first[0]) - corner[0]).abs() < 4.0,
+        "{first:?} {corner:?}"
+    );
 }
 
 #[test]
@@ -167,7 +190,10 @@ fn two_soft_edged_outputs_add_up_to_the_canvas_in_linear_light() {
     let mut worst: f64 = 0.0;
     for y in [5, 30, 55] {
         for k in 0..20 {
-            let (l, r) = (outputs[0].get_pixel(40 + k, y).0, outputs[1].get_pixel(k, y).0);
+            let (l, r) = (
+                outputs[0].get_pixel(40 + k, y).0,
+                outputs[1].get_pixel(k, y).0,
+            );
             let c = canvas.get_pixel(40 + k, y).0;
             for ch in 0..3 {
                 let sum = light(l[ch]) + light(r[ch]);
@@ -176,14 +202,24 @@ fn two_soft_edged_outputs_add_up_to_the_canvas_in_linear_light() {
         }
         // Outside the overlap each output is the canvas itself.
         let (l, c) = (outputs[0].get_pixel(10, y).0, canvas.get_pixel(10, y).0);
-        assert!((i32::from(l[0]) - i32::from(c[0])).abs() <= 2, "{l:?} {c:?}");
+        assert!(
+            (i32::from(l[0]) - i32::from(c[0])).abs() <= 2,
+            "{l:?} {c:?}"
+        );
     }
     if worst > 0.012 {
-        fail_with(&outputs[0], "blend", format!("the overlap's light is off the canvas's by {worst:.4}"));
+        fail_with(
+            &outputs[0],
+            "blend",
+            format!("the overlap's light is off the canvas's by {worst:.4}"),
+        );
     }
     // The ramp is a ramp: the left output fades across the overlap.
     let fading: Vec<u8> = (40..60).map(|x| outputs[0].get_pixel(x, 30).0[2]).collect();
-    assert!(fading.windows(2).all(|w| w[1] <= w[0]) && fading[19] < fading[0] / 4, "{fading:?}");
+    assert!(
+        fading.windows(2).all(|w| w[1] <= w[0]) && fading[19] < fading[0] / 4,
+        "{fading:?}"
+    );
 }
 
 #[test]
@@ -196,23 +232,33 @@ fn a_mask_hides_where_it_is_black() {
     let mut mask = RgbaImage::new(2, 1);
     mask.put_pixel(0, 0, image::Rgba([255, 255, 255, 255]));
     mask.put_pixel(1, 0, image::Rgba([0, 0, 0, 255]));
-    mask.save(root.join("masks/half.png")).checked("writing the mask");
+    mask.save(root.join("masks/half.png"))
+        .checked("writing the mask");
     let mut show = start(root);
     let (_, outputs) = frame(&mut show);
     let output = &outputs[0];
-    assert!(output.get_pixel(3, 10).0[2] > 40, "{:?}", output.get_pixel(3, 10));
+    assert!(
+        output.get_pixel(3, 10).0[2] > 40,
+        "{:?}",
+        output.get_pixel(3, 10)
+    );
     assert_eq!(&output.get_pixel(36, 10).0[..3], &[0, 0, 0]);
 }
 
 #[test]
 fn a_malformed_outputs_file_is_an_error_with_its_line_and_the_outputs_stay() {
     let good = "[[output]]\nname = \"a\"\nsize = [16, 8]\n";
-    let root = folder("outputs_malformed", "[[output]]\nname = \"a\"\nsize = [16, 8]\ncorners = [[0,0],[1,1],[1,0],[0,1]]\n");
+    let root = folder(
+        "outputs_malformed",
+        "[[output]]\nname = \"a\"\nsize = [16, 8]\ncorners = [[0,0],[1,1],[1,0],[0,1]]\n",
+    );
     let mut show = start(root.clone());
     frame(&mut show);
     let errors = support::error_messages(&show);
     assert!(
-        errors.iter().any(|e| e.contains("outputs/o.toml:4") && e.contains("convex")),
+        errors
+            .iter()
+            .any(|e| e.contains("outputs/o.toml:4") && e.contains("convex")),
         "{errors:?}"
     );
     assert!(show.outputs().is_none());
@@ -224,12 +270,19 @@ fn a_malformed_outputs_file_is_an_error_with_its_line_and_the_outputs_stay() {
     assert_eq!(outputs.len(), 1, "{:?}", support::error_messages(&show));
     // Broken again: the error is shown and the output it had stays.
     std::thread::sleep(std::time::Duration::from_millis(1100));
-    std::fs::write(root.join("outputs/o.toml"), "[[output]]\nname = \"a\"\nsize = [16, \n").checked("breaking the file");
+    std::fs::write(
+        root.join("outputs/o.toml"),
+        "[[output]]\nname = \"a\"\nsize = [16, \n",
+    )
+    .checked("breaking the file");
     std::thread::sleep(std::time::Duration::from_millis(1100));
     let (_, outputs) = frame(&mut show);
     assert_eq!(outputs.len(), 1);
     let errors = support::error_messages(&show);
-    assert!(errors.iter().any(|e| e.contains("outputs/o.toml:")), "{errors:?}");
+    assert!(
+        errors.iter().any(|e| e.contains("outputs/o.toml:")),
+        "{errors:?}"
+    );
 }
 
 #[test]
@@ -250,7 +303,9 @@ fn save_writes_the_mapping_back_into_the_outputs_file_and_nothing_else() {
     assert!(written.starts_with("# the wall\n"), "{written}");
     assert!(written.contains("send = \"ndi:wall\""), "{written}");
     assert!(written.contains("[0.875, 1.0]"), "{written}");
-    let presets: Vec<_> = std::fs::read_dir(root.join("presets")).checked("presets").collect();
+    let presets: Vec<_> = std::fs::read_dir(root.join("presets"))
+        .checked("presets")
+        .collect();
     assert_eq!(presets.len(), 1, "save touched the presets");
     // The file read again gives the same mapping.
     std::thread::sleep(std::time::Duration::from_millis(1100));
@@ -286,7 +341,10 @@ fn render_writes_each_outputs_frames_in_its_own_folder() {
 
 #[test]
 fn an_installation_resumes_with_its_outputs_and_their_mapping() {
-    let root = folder("outputs_resume", "[[output]]\nname = \"wall\"\nsize = [16, 8]\n");
+    let root = folder(
+        "outputs_resume",
+        "[[output]]\nname = \"wall\"\nsize = [16, 8]\n",
+    );
     let mut show = start(root.clone());
     frame(&mut show);
     show.apply(Command::Set(

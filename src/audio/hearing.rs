@@ -76,6 +76,15 @@ impl Hearing {
         }
     }
 
+    /// The live input's samples from now on (a recording's soundtrack);
+    /// none when the feed is not the live input.
+    pub fn tap(&self) -> Option<std::sync::mpsc::Receiver<crate::audio::input::SoundBlock>> {
+        match &self.feed {
+            Feed::Live(input) => Some(input.tap()),
+            _ => None,
+        }
+    }
+
     /// Seconds of the sound file heard, if the feed is one.
     pub fn sound_seconds(&self) -> Option<f64> {
         match &self.feed {

@@ -49,7 +49,16 @@ pub struct LiveInput {
     device: Arc<Mutex<String>>,
     stop: Arc<AtomicBool>,
     heard: HeardSoFar,
+    tap: Arc<Mutex<Option<SyncSender<SoundBlock>>>>,
 }
+
+/// Samples as the input gave them, for a recording: the rate and a block
+/// of mono samples.
+pub type SoundBlock = (u32, Vec<f32>);
+
+/// Blocks queued to a recording's writer (about a second at the thread's
+/// 2 ms drains); a writer that falls behind loses blocks, never the show.
+const TAPPED_BLOCKS: usize = 512;
 
 /// Where the samples come from: the sound card through cpal, or a test's
 /// own.
@@ -95,6 +104,7 @@ impl LiveInput {
         let gain = Arc::new(Mutex::new(GainSettings::default()));
         let device = Arc::new(Mutex::new("no audio input yet".to_string()));
         let stop = Arc::new(AtomicBool::new(false));
+        let tap = Arc::new(Mutex::new(None));
         let mut listening = Listening {
             microphone: Box::new(microphone),
             settings,
@@ -103,6 +113,7 @@ impl LiveInput {
             device: device.clone(),
             stop: stop.clone(),
             warned: false,
+            tap: tap.clone(),
         };
         let spawned = crate::base::supervise::spawn("sylva-audio", errors, move || listening.run());
         if let Err(error) = spawned {
@@ -116,7 +127,16 @@ impl LiveInput {
             device,
             stop,
             heard: HeardSoFar::default(),
+            tap,
         }
+    }
+
+    /// The input's samples from now on, for a recording (a newer tap
+    /// replaces an older one; dropping the receiver ends it).
+    pub fn tap(&self) -> Receiver<SoundBlock> {
+        let (sender, blocks) = sync_channel(TAPPED_BLOCKS);
+        *self.tap.lock().unwrap_or_else(PoisonError::into_inner) = Some(sender);
+        blocks
     }
 
     /// What was heard since the last call.
@@ -152,6 +172,7 @@ struct Listening {
     device: Arc<Mutex<String>>,
     stop: Arc<AtomicBool>,
     warned: bool,
+    tap: Arc<Mutex<Option<SyncSender<SoundBlock>>>>,
 }
 
 impl Listening {
@@ -228,6 +249,21 @@ impl Microphone for SoundCard {
 }
 
 impl Listening {
+    /// Hands `samples` to a recording's tap, if there is one; a tap whose
+    /// receiver is gone is removed.
+    fn hand_to_tap(&self, rate: u32, samples: &[f32]) {
+        if samples.is_empty() {
+            return;
+        }
+        let mut tap = self.tap.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(sender) = tap.as_ref()
+            && let Err(std::sync::mpsc::TrySendError::Disconnected(_)) =
+                sender.try_send((rate, samples.to_vec()))
+        {
+            *tap = None;
+        }
+    }
+
     /// Analyses what the device sends until it fails or the show ends.
     fn listen(&mut self, mut open: OpenInput) {
         tracing::info!("audio input: {} at {} Hz", open.name, open.rate);
@@ -243,6 +279,7 @@ impl Listening {
                 samples.extend_from_slice(b);
                 chunk.commit_all();
             }
+            self.hand_to_tap(open.rate, &samples);
             let sender = &self.sender;
             // A full queue (a show that stopped reading) drops frames, never blocks.
             analyzer.push(&samples, |frame| {

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 
 use crate::control::{ControlOptions, ControlSurface};
+use crate::drivers::send::{SendOptions, Senders};
 use crate::drivers::video::VideoWriter;
 use crate::gpu::{OUTPUT_FORMAT, RenderTarget, read_rgba8};
 use crate::show::installation::{InstallOptions, Installation};
@@ -167,6 +168,8 @@ pub struct HeadlessOptions {
     pub control: Option<ControlOptions>,
     /// State file and schedule of an installation.
     pub install: InstallOptions,
+    /// NDI, streams, recording.
+    pub send: SendOptions,
 }
 
 /// How long an installation off air sleeps between looks at its controls.
@@ -187,6 +190,7 @@ pub fn run(options: &HeadlessOptions) -> anyhow::Result<()> {
         options.size,
         OUTPUT_FORMAT,
     );
+    let mut senders = Senders::new(&mut show, &options.send, options.fps);
     let period = Duration::from_secs_f32(1.0 / options.fps);
     let started = Instant::now();
     let mut last = started;
@@ -229,7 +233,11 @@ pub fn run(options: &HeadlessOptions) -> anyhow::Result<()> {
             std::thread::sleep(OFF_AIR_NAP);
             continue;
         }
-        let finished = show.frame(dt, control.as_mut(), &mut output, |_, _| {});
+        let finished = show.frame(dt, control.as_mut(), &mut output, |show, encoder| {
+            senders.capture(show, encoder);
+        });
+        senders.submitted();
+        senders.keep(&mut show);
         pace.keep(&mut show, &finished);
         installation.keep(&show);
         frames += 1;
@@ -248,6 +256,9 @@ pub fn run(options: &HeadlessOptions) -> anyhow::Result<()> {
         }
     }
     show.gpu.wait_idle();
+    for line in senders.finish(&show) {
+        tracing::info!("send: {line}");
+    }
     installation.stop(&show);
     for line in show.media_report() {
         tracing::info!("media: {line}");

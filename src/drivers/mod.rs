@@ -1,9 +1,11 @@
 //! What drives frames: the command-line arguments every show takes, the
-//! window (keys, HUD), the headless and render loops, the bench, and the
-//! video writer `render --video` pipes frames into.
+//! window (keys, HUD), the headless and render loops, the bench, the
+//! video writer `render --video` pipes frames into, and the senders that
+//! take the picture out of a live show (NDI, streams, recording).
 
 pub mod bench;
 pub mod cli;
 pub mod headless;
+pub mod send;
 pub mod video;
 pub mod window;

@@ -1,6 +1,7 @@
 //! `sylva render --video out.mp4`: raw RGBA frames piped into `ffmpeg`
 //! (H.264, yuv420p, with the sound of `--audio` muxed in and cut to the
-//! frames), so a music video comes out in one command. ffmpeg is a program
+//! frames), so a music video comes out in one command; the same pipe
+//! carries a recording's frames and a live stream's. ffmpeg is a program
 //! on the PATH, not a library: nothing to build, any codec it has.
 
 use std::io::Write;
@@ -28,6 +29,18 @@ pub enum VideoError {
     },
 }
 
+/// ffmpeg reading raw RGBA frames of `size` at `fps` from its input.
+fn raw_input(size: [u32; 2], fps: f32) -> Command {
+    let mut command = crate::engine::inputs::video::program("ffmpeg");
+    command
+        .args(["-hide_banner", "-loglevel", "error", "-y"])
+        .args(["-f", "rawvideo", "-pix_fmt", "rgba"])
+        .args(["-s", &format!("{}x{}", size[0], size[1])])
+        .args(["-framerate", &fps.to_string()])
+        .args(["-i", "-"]);
+    command
+}
+
 /// An ffmpeg process taking frames.
 pub struct VideoWriter {
     child: Child,
@@ -44,13 +57,7 @@ impl VideoWriter {
         fps: f32,
         soundtrack: Option<&Path>,
     ) -> Result<Self, VideoError> {
-        let mut command = Command::new("ffmpeg");
-        command
-            .args(["-hide_banner", "-loglevel", "error", "-y"])
-            .args(["-f", "rawvideo", "-pix_fmt", "rgba"])
-            .args(["-s", &format!("{}x{}", size[0], size[1])])
-            .args(["-framerate", &fps.to_string()])
-            .args(["-i", "-"]);
+        let mut command = raw_input(size, fps);
         if let Some(sound) = soundtrack {
             command.arg("-i").arg(sound);
             command.args([
@@ -69,8 +76,38 @@ impl VideoWriter {
             .args(["-c:v", "libx264", "-pix_fmt", "yuv420p", "-crf", "16"])
             // Even sizes for yuv420p.
             .args(["-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2"])
-            .arg(path)
-            .stdin(Stdio::piped());
+            .arg(path);
+        Self::spawn(command, path)
+    }
+
+    /// Starts ffmpeg sending frames of `size` at `fps` live to `url`
+    /// (`srt://`, `udp://`, `rtmp://`, `rtsp://`): H.264 tuned for latency,
+    /// in MPEG-TS (FLV for RTMP, RTSP's own for RTSP).
+    pub fn stream(url: &str, size: [u32; 2], fps: f32) -> Result<Self, VideoError> {
+        let mut command = raw_input(size, fps);
+        let container = match url.split_once("://").map(|(scheme, _)| scheme) {
+            Some("rtmp" | "rtmps") => "flv",
+            Some("rtsp") => "rtsp",
+            _ => "mpegts",
+        };
+        let keyframes = (fps.round() as u32).max(1).to_string();
+        command
+            .args([
+                "-c:v",
+                "libx264",
+                "-preset",
+                "ultrafast",
+                "-tune",
+                "zerolatency",
+            ])
+            .args(["-pix_fmt", "yuv420p", "-g", &keyframes])
+            .args(["-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2"])
+            .args(["-f", container, url]);
+        Self::spawn(command, Path::new(url))
+    }
+
+    fn spawn(mut command: Command, path: &Path) -> Result<Self, VideoError> {
+        command.stdin(Stdio::piped());
         let mut child = command.spawn().map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => VideoError::NoFfmpeg,
             _ => VideoError::Pipe(e),

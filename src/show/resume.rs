@@ -297,6 +297,7 @@ mod tests {
                 into_beats: 8.5,
             }),
             params,
+            outputs: Some("stage".into()),
         };
         assert!(file.write(&state).is_ok());
         assert_eq!(file.read().ok().flatten(), Some(state));

@@ -21,6 +21,7 @@ use crate::base::status::ErrorLog;
 use crate::command::Command;
 use crate::control::{ControlOptions, ControlSurface};
 use crate::drivers::headless::OFF_AIR_NAP;
+use crate::drivers::send::{SendOptions, Senders};
 use crate::engine::outputs::{Blit, SurfaceOutput};
 use crate::gpu::Gpu;
 use crate::show::Show;
@@ -48,6 +49,8 @@ pub struct WindowOptions {
     /// Installation mode: unattended (no HUD, no cursor, fullscreen),
     /// state file, schedule.
     pub install: InstallOptions,
+    /// NDI, streams, recording.
+    pub send: SendOptions,
 }
 
 /// There is no display to open a window on.
@@ -100,6 +103,8 @@ struct Running {
     pace: Pace,
     /// A window per output of the outputs file.
     projectors: Projectors,
+    /// NDI, streams, recording; taken when the window closes.
+    senders: Option<Senders>,
 }
 
 impl ApplicationHandler for App {
@@ -118,6 +123,12 @@ impl ApplicationHandler for App {
 
     fn exiting(&mut self, _event_loop: &ActiveEventLoop) {
         if let Some(state) = self.state.as_mut() {
+            if let Some(senders) = state.senders.take() {
+                state.show.gpu.wait_idle();
+                for line in senders.finish(&state.show) {
+                    tracing::info!("send: {line}");
+                }
+            }
             state.installation.stop(&state.show);
         }
     }
@@ -238,6 +249,11 @@ impl App {
         installation.resume(&mut show, self.options.show.playlist.as_deref());
         let control = ControlSurface::start(&self.options.control, &show.registry, &show.errors);
         let blit = Blit::new(&show.gpu, &show.assets, config.format)?;
+        let fps = window
+            .current_monitor()
+            .and_then(|m| m.refresh_rate_millihertz())
+            .map_or(60.0, |mhz| mhz as f32 / 1000.0);
+        let senders = Some(Senders::new(&mut show, &self.options.send, fps));
         Ok(Running {
             blit,
             window,
@@ -250,6 +266,7 @@ impl App {
             pointer: Pointer::default(),
             pace: Pace::default(),
             projectors: Projectors::default(),
+            senders,
         })
     }
 }
@@ -386,18 +403,26 @@ impl Running {
         let size = [self.config.width, self.config.height];
         let mut status = self.control.status_lines();
         status.extend(self.show.playlist_status());
-        let (hud, window) = (&mut self.hud, &self.window);
+        status.extend(self.senders.iter().flat_map(Senders::status));
+        let (hud, window, senders) = (&mut self.hud, &self.window, &mut self.senders);
         let mut surface = SurfaceOutput::new(&view, size, &self.blit);
         let finished = self.show.frame(
             dt,
             Some(&mut self.control),
             &mut surface,
             |show, encoder| {
+                if let Some(senders) = senders.as_mut() {
+                    senders.capture(show, encoder);
+                }
                 if let Some(hud) = hud {
                     hud.draw(window, show, &status, encoder, &hud_view, size);
                 }
             },
         );
+        if let Some(senders) = self.senders.as_mut() {
+            senders.submitted();
+            senders.keep(&mut self.show);
+        }
         self.pace.keep(&mut self.show, &finished);
         self.installation.keep(&self.show);
         self.window.pre_present_notify();

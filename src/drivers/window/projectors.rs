@@ -99,8 +99,9 @@ impl Projectors {
                         .create_surface(window.clone())
                         .map_err(|e| e.to_string())?;
                     let inner = window.inner_size();
-                    let config = surface_config(&show.gpu, &surface, [inner.width, inner.height], true)
-                        .map_err(|e| e.to_string())?;
+                    let config =
+                        surface_config(&show.gpu, &surface, [inner.width, inner.height], true)
+                            .map_err(|e| e.to_string())?;
                     surface.configure(&show.gpu.device, &config);
                     let blit = Blit::new(&show.gpu, &show.assets, config.format)
                         .map_err(|e| e.to_string())?;
@@ -118,9 +119,10 @@ impl Projectors {
                 });
             match opened {
                 Ok(window) => self.windows.push(window),
-                Err(error) => show
-                    .errors
-                    .report("outputs", format!("output {}: no window: {error}", plan.name)),
+                Err(error) => show.errors.report(
+                    "outputs",
+                    format!("output {}: no window: {error}", plan.name),
+                ),
             }
         }
     }
@@ -140,7 +142,11 @@ impl Projectors {
             .profiler
             .get_or_insert_with(|| crate::gpu::GpuProfiler::new(&gpu.device, &gpu.queue, false));
         for window in &mut self.windows {
-            let Some(output) = outputs.outputs().iter().find(|o| o.plan.name == window.name) else {
+            let Some(output) = outputs
+                .outputs()
+                .iter()
+                .find(|o| o.plan.name == window.name)
+            else {
                 continue;
             };
             let texture = match window.surface.get_current_texture() {

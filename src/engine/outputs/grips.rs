@@ -103,7 +103,10 @@ mod tests {
             mesh.points[4][axis] = value;
         }
         let moved = position(&output, grip).expect("still there");
-        assert!((moved[0] - 0.6).abs() < 1e-5 && (moved[1] - 0.4).abs() < 1e-5, "{moved:?}");
+        assert!(
+            (moved[0] - 0.6).abs() < 1e-5 && (moved[1] - 0.4).abs() < 1e-5,
+            "{moved:?}"
+        );
     }
 
     #[test]

@@ -211,7 +211,14 @@ impl MappedOutputs {
             let packed: Vec<[f32; 4]> = grips
                 .iter()
                 .take(MAX_GRIPS)
-                .map(|(grip, at)| [at[0], at[1], f32::from(u8::from(matches!(grip, Grip::Point(_)))), 0.0])
+                .map(|(grip, at)| {
+                    [
+                        at[0],
+                        at[1],
+                        f32::from(u8::from(matches!(grip, Grip::Point(_)))),
+                        0.0,
+                    ]
+                })
                 .collect();
             if !packed.is_empty() {
                 gpu.queue
@@ -236,9 +243,12 @@ impl MappedOutputs {
             };
             gpu.queue
                 .write_buffer(&output.uniforms, 0, bytemuck::bytes_of(&uniforms));
-            let group = self
-                .pass
-                .bind(gpu, canvas.view(), &output.mask, (&output.uniforms, &output.grips));
+            let group = self.pass.bind(
+                gpu,
+                canvas.view(),
+                &output.mask,
+                (&output.uniforms, &output.grips),
+            );
             self.pass.draw(
                 encoder,
                 profiler,

@@ -78,6 +78,11 @@ impl Show {
         self.outputs.as_ref().and_then(|o| o.mapped.as_ref())
     }
 
+    /// This frame's finished picture (the canvas), once a frame has run.
+    pub fn picture(&self) -> Option<&crate::engine::outputs::Picture> {
+        self.picture.as_ref()
+    }
+
     /// The outputs in use, to select mapping handles.
     pub fn outputs_mut(&mut self) -> Option<&mut MappedOutputs> {
         self.outputs.as_mut().and_then(|o| o.mapped.as_mut())

@@ -292,10 +292,10 @@ fn glide_shared(outgoing: &Registry, incoming: &mut Registry, seconds: f32) {
 }
 
 /// Whether a parameter belongs to the show rather than its preset: the
-/// master and audio sections and the outputs' mapping carry over from
-/// preset to preset and are not saved in one.
+/// master and audio sections, the outputs' mapping and the recording
+/// switch carry over from preset to preset and are not saved in one.
 fn show_wide(name: &str) -> bool {
-    ["master.", "audio.", "output.", "outputs."]
+    ["master.", "audio.", "output.", "outputs.", "record."]
         .iter()
         .any(|prefix| name.starts_with(prefix))
 }

@@ -1,0 +1,443 @@
+//! The picture sent out of the show while it plays: to NDI receivers,
+//! network streams through ffmpeg (SRT, UDP, RTMP, RTSP), a v4l2loopback
+//! virtual camera on Linux, and a recording of the performance with the
+//! live input as its soundtrack. Each target reads back the canvas or one
+//! output off the main thread ([`tap`]); one that fails is an error on
+//! screen and tries again, and the show never waits for any of them.
+
+pub mod ndi;
+pub mod record;
+pub mod tap;
+pub mod v4l2;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use crate::drivers::video::VideoWriter;
+use crate::params::ParamSpec;
+use crate::show::Show;
+use tap::{Counts, Frame, MakeSink, Sink, Tap};
+
+/// The parameter that starts and stops recording (OSC `/sylva/record/on`,
+/// MIDI, Lua).
+pub const RECORD: &str = "record.on";
+
+/// Where frames can go.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Target {
+    /// An NDI source of this name.
+    Ndi(String),
+    /// A network stream through ffmpeg, to this URL.
+    Stream(String),
+    /// A v4l2loopback device node.
+    Camera(String),
+}
+
+impl Target {
+    /// Reads `ndi:NAME`, `v4l2:/dev/videoN` or a stream URL.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let stream_schemes = [
+            "srt://", "udp://", "rtmp://", "rtmps://", "rtsp://", "tcp://",
+        ];
+        if let Some(name) = text.strip_prefix("ndi:") {
+            if name.is_empty() || name.len() > 64 {
+                return Err(format!("{text:?}: an NDI name of 1 to 64 characters"));
+            }
+            Ok(Self::Ndi(name.to_string()))
+        } else if let Some(device) = text.strip_prefix("v4l2:") {
+            if cfg!(target_os = "linux") {
+                Ok(Self::Camera(device.to_string()))
+            } else {
+                Err(format!("{text:?}: v4l2 virtual cameras are Linux's"))
+            }
+        } else if stream_schemes.iter().any(|s| text.starts_with(s)) {
+            Ok(Self::Stream(text.to_string()))
+        } else if text.starts_with("syphon:") || text.starts_with("spout:") {
+            Err(format!(
+                "{text:?}: Syphon and Spout are not in this build; send NDI instead (ndi:NAME), which Resolume, OBS, TouchDesigner and VDMX receive"
+            ))
+        } else {
+            Err(format!(
+                "{text:?}: send to ndi:NAME, v4l2:/dev/videoN, or a stream URL ({})",
+                stream_schemes.join(", ")
+            ))
+        }
+    }
+
+    fn label(&self) -> String {
+        match self {
+            Self::Ndi(name) => format!("ndi:{name}"),
+            Self::Stream(url) | Self::Camera(url) => url.clone(),
+        }
+    }
+
+    /// What makes this target's sink (again after a failure).
+    fn maker(&self, fps: f32) -> MakeSink {
+        match self.clone() {
+            Self::Ndi(name) => Box::new(move |_| {
+                ndi::NdiSender::open(&name, fps).map(|s| Box::new(s) as Box<dyn Sink>)
+            }),
+            Self::Stream(url) => Box::new(move |size| {
+                VideoWriter::stream(&url, size, fps)
+                    .map(|w| Box::new(Stream(Some(w))) as Box<dyn Sink>)
+                    .map_err(|e| format!("{url}: {e}"))
+            }),
+            Self::Camera(device) => Box::new(move |_| camera(&device)),
+        }
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn camera(device: &str) -> Result<Box<dyn Sink>, String> {
+    let node = v4l2::LoopbackDevice::open(device)?;
+    Ok(Box::new(v4l2::VirtualCamera::new(Box::new(node))))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn camera(device: &str) -> Result<Box<dyn Sink>, String> {
+    Err(format!("v4l2:{device}: v4l2 virtual cameras are Linux's"))
+}
+
+/// A live stream: frames into ffmpeg's pipe.
+struct Stream(Option<VideoWriter>);
+
+impl Sink for Stream {
+    fn send(&mut self, frame: &Frame) -> Result<(), String> {
+        match self.0.as_mut() {
+            Some(writer) => writer.frame(&frame.rgba).map_err(|e| e.to_string()),
+            None => Err("the stream ended".into()),
+        }
+    }
+
+    fn finish(&mut self) -> Result<Option<String>, String> {
+        if let Some(writer) = self.0.take() {
+            writer.finish().ok();
+        }
+        Ok(None)
+    }
+}
+
+/// What `--record` asked for.
+#[derive(Debug, Clone, Default)]
+pub struct RecordOptions {
+    /// The file of the first take (later takes are numbered beside it);
+    /// none: `<show>/recordings/sylva-<date>.mp4` when recording starts.
+    pub path: Option<PathBuf>,
+    /// Record this output instead of the canvas.
+    pub output: Option<String>,
+    /// Start at once.
+    pub now: bool,
+}
+
+/// What a live show sends: `--send` targets and `--record`.
+#[derive(Debug, Clone, Default)]
+pub struct SendOptions {
+    /// Each `TARGET` (the canvas) or `OUTPUT=TARGET`.
+    pub sends: Vec<String>,
+    /// Recording.
+    pub record: RecordOptions,
+}
+
+/// One target being fed.
+struct Sending {
+    label: String,
+    /// The output it sends, or the canvas.
+    output: Option<String>,
+    make: Option<MakeSink>,
+    tap: Option<Tap>,
+}
+
+/// Every target of a live show.
+pub struct Senders {
+    list: Vec<Sending>,
+    record: RecordOptions,
+    recording: Option<Sending>,
+    takes: u32,
+    fps: f32,
+    finished: Vec<String>,
+}
+
+impl Senders {
+    /// The targets of `--send` (`sends`, each `TARGET` or
+    /// `OUTPUT=TARGET`) and of each output's `send`, at `fps`; recording
+    /// as `record` says. A target that cannot be read is an error on screen.
+    pub fn new(show: &mut Show, options: &SendOptions, fps: f32) -> Self {
+        let (sends, record) = (&options.sends, options.record.clone());
+        show.registry.register(
+            ParamSpec::bool(RECORD, false)
+                .with_description("Record the performance (the file is written when it stops)"),
+        );
+        let mut wanted: Vec<(Option<String>, String)> = sends
+            .iter()
+            .map(|s| match s.split_once('=') {
+                Some((output, target)) if !output.contains(':') => {
+                    (Some(output.to_string()), target.to_string())
+                }
+                _ => (None, s.clone()),
+            })
+            .collect();
+        for output in show.outputs().map(|o| o.outputs()).unwrap_or_default() {
+            wanted.extend(
+                output
+                    .plan
+                    .send
+                    .iter()
+                    .map(|t| (Some(output.plan.name.clone()), t.clone())),
+            );
+        }
+        let mut list = Vec::new();
+        for (output, text) in wanted {
+            match Target::parse(&text) {
+                Ok(target) => list.push(Sending {
+                    label: target.label(),
+                    output,
+                    make: Some(target.maker(fps)),
+                    tap: None,
+                }),
+                Err(error) => show.errors.report("send", error),
+            }
+        }
+        if record.now {
+            show.registry
+                .set(
+                    RECORD,
+                    crate::params::Value::Bool(true),
+                    crate::params::Source::Show,
+                )
+                .ok();
+        }
+        Self {
+            list,
+            record,
+            recording: None,
+            takes: 0,
+            fps,
+            finished: Vec::new(),
+        }
+    }
+
+    /// Records reading back this frame's pictures (inside the frame's
+    /// commands, after the outputs are drawn).
+    pub fn capture(&mut self, show: &Show, encoder: &mut wgpu::CommandEncoder) {
+        for sending in self.list.iter_mut().chain(self.recording.as_mut()) {
+            let texture = match &sending.output {
+                None => show.picture().map(|p| p.texture()),
+                Some(name) => show.outputs().and_then(|o| {
+                    o.outputs()
+                        .iter()
+                        .find(|out| &out.plan.name == name)
+                        .map(|out| &out.target.texture)
+                }),
+            };
+            let Some(texture) = texture else {
+                continue;
+            };
+            let size = [texture.width(), texture.height()];
+            if sending.tap.as_ref().is_some_and(|t| t.size() != size) {
+                // A new size (the window resized): a new tap, the old one
+                // finished (a recording's take written out).
+                if let Some(old) = sending.tap.take() {
+                    old.finish(&show.gpu.device);
+                }
+            }
+            if sending.tap.is_none()
+                && let Some(make) = sending.make.take()
+            {
+                match Tap::start(
+                    &show.gpu.device,
+                    "sylva-send",
+                    size,
+                    make,
+                    show.errors.clone(),
+                ) {
+                    Ok(tap) => sending.tap = Some(tap),
+                    Err(error) => show
+                        .errors
+                        .report("send", format!("{}: no thread: {error}", sending.label)),
+                }
+            }
+            if let Some(tap) = sending.tap.as_mut() {
+                tap.capture(encoder, texture, show.clock.time);
+            }
+        }
+    }
+
+    /// After the frame's submit: maps what was read back.
+    pub fn submitted(&mut self) {
+        for sending in self.list.iter_mut().chain(self.recording.as_mut()) {
+            if let Some(tap) = sending.tap.as_mut() {
+                tap.submitted();
+            }
+        }
+    }
+
+    /// Starts or stops recording as `record.on` says, and puts a failing
+    /// target's error on screen.
+    pub fn keep(&mut self, show: &mut Show) {
+        let wanted = show.registry.flag(RECORD);
+        if wanted && self.recording.is_none() {
+            match self.start_recording(show) {
+                Ok(sending) => self.recording = Some(sending),
+                Err(error) => {
+                    show.errors.report("record", error);
+                    show.registry
+                        .set(
+                            RECORD,
+                            crate::params::Value::Bool(false),
+                            crate::params::Source::Show,
+                        )
+                        .ok();
+                }
+            }
+        } else if !wanted && let Some(sending) = self.recording.take() {
+            self.finished.extend(finish(sending, show));
+        }
+        for sending in &self.list {
+            if let Some(why) = sending.tap.as_ref().and_then(|t| t.counts.failure()) {
+                show.errors.report("send", why);
+            }
+        }
+    }
+
+    fn start_recording(&mut self, show: &mut Show) -> Result<Sending, String> {
+        let base = match &self.record.path {
+            Some(path) => path.clone(),
+            None => {
+                let folder = show.assets.root().join("recordings");
+                std::fs::create_dir_all(&folder)
+                    .map_err(|e| format!("{}: {e}", folder.display()))?;
+                let stamp = chrono::Local::now().format("%Y%m%d-%H%M%S");
+                folder.join(format!("sylva-{stamp}.mp4"))
+            }
+        };
+        self.takes += 1;
+        let path = free_name(&base, self.takes);
+        let sound = show.hearing().tap();
+        let fps = self.fps;
+        let mut sound = Some(sound);
+        let file = path.clone();
+        let make: MakeSink = Box::new(move |size| {
+            // A retry after a failure starts a new file beside the first.
+            let path = free_name(&file, 1);
+            record::Recording::start(&path, size, fps, sound.take().flatten())
+                .map(|r| Box::new(r) as Box<dyn Sink>)
+        });
+        tracing::info!("recording to {}", path.display());
+        Ok(Sending {
+            label: format!("recording {}", path.display()),
+            output: self.record.output.clone(),
+            make: Some(make),
+            tap: None,
+        })
+    }
+
+    /// One line per target for the HUD: what it sends, how many frames,
+    /// how many dropped, and its error while it is down.
+    pub fn status(&self) -> Vec<String> {
+        self.list
+            .iter()
+            .chain(self.recording.as_ref())
+            .map(|s| {
+                let what = s.output.as_deref().unwrap_or("canvas");
+                match &s.tap {
+                    Some(tap) => {
+                        let counts = &tap.counts;
+                        format!(
+                            "{} ({what}): {} sent, {} dropped{}",
+                            s.label,
+                            counts.sent.load(Ordering::Relaxed),
+                            counts.dropped.load(Ordering::Relaxed),
+                            counts
+                                .failure()
+                                .map(|f| format!(" — {f}"))
+                                .unwrap_or_default()
+                        )
+                    }
+                    None => format!("{} ({what}): starting", s.label),
+                }
+            })
+            .collect()
+    }
+
+    /// Stops every target (a recording written out); what each did.
+    pub fn finish(mut self, show: &Show) -> Vec<String> {
+        let mut lines = std::mem::take(&mut self.finished);
+        for sending in self.list.drain(..).chain(self.recording.take()) {
+            lines.extend(finish(sending, show));
+        }
+        lines
+    }
+}
+
+/// Stops one target; a line saying what it did.
+fn finish(sending: Sending, show: &Show) -> Option<String> {
+    let counts: Arc<Counts> = sending.tap?.finish(&show.gpu.device);
+    let made = counts
+        .made
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .clone();
+    if let Some(why) = counts.failure() {
+        show.errors.report("send", why);
+    }
+    Some(format!(
+        "{}: {} frames sent, {} dropped{}",
+        sending.label,
+        counts.sent.load(Ordering::Relaxed),
+        counts.dropped.load(Ordering::Relaxed),
+        made.map(|m| format!(", wrote {m}")).unwrap_or_default()
+    ))
+}
+
+/// `base`, or for take `n` > 1 `base-n`, or the next number free beside it.
+fn free_name(base: &Path, n: u32) -> PathBuf {
+    let stem = base
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let extension = base
+        .extension()
+        .map(|e| e.to_string_lossy().to_string())
+        .unwrap_or_else(|| "mp4".into());
+    let name = |k: u32| {
+        let file = if k <= 1 {
+            format!("{stem}.{extension}")
+        } else {
+            format!("{stem}-{k}.{extension}")
+        };
+        base.with_file_name(file)
+    };
+    (n..n + 10_000)
+        .map(name)
+        .find(|p| !p.exists())
+        .unwrap_or_else(|| name(n))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_read_as_their_kind() {
+        assert_eq!(Target::parse("ndi:sylva"), Ok(Target::Ndi("sylva".into())));
+        assert_eq!(
+            Target::parse("srt://127.0.0.1:9000"),
+            Ok(Target::Stream("srt://127.0.0.1:9000".into()))
+        );
+        assert!(Target::parse("ndi:").is_err());
+        assert!(Target::parse("spout:sylva").unwrap_err().contains("NDI"));
+        assert!(Target::parse("/tmp/x").is_err());
+    }
+
+    #[test]
+    fn takes_never_overwrite() {
+        let dir = std::env::temp_dir().join(format!("sylva-takes-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a folder");
+        let base = dir.join("set.mp4");
+        assert_eq!(free_name(&base, 1), base);
+        std::fs::write(&base, b"").expect("a file");
+        assert_eq!(free_name(&base, 1), dir.join("set-2.mp4"));
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}

@@ -1,0 +1,230 @@
+//! Recording the performance: frames held to a steady rate by show time
+//! (a frame repeated where the show ran slow, passed over where it ran
+//! fast) into ffmpeg, the live input's samples beside it into a WAV file,
+//! and both muxed into the one file asked for when the recording stops
+//! (the picture's length; sound that started late or stopped early is
+//! silence).
+//! Nothing is kept in memory beyond one frame and a second of sound.
+
+use std::io::{BufWriter, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::time::Duration;
+
+use super::tap::{Frame, Sink};
+use crate::audio::input::SoundBlock;
+use crate::drivers::video::VideoWriter;
+
+/// A recording being made.
+pub struct Recording {
+    path: PathBuf,
+    video_part: PathBuf,
+    video: Option<VideoWriter>,
+    sound: Option<std::thread::JoinHandle<Result<Option<PathBuf>, String>>>,
+    /// Tells the sound writer the recording ends.
+    stop: Arc<AtomicBool>,
+    fps: f64,
+    /// Show time of the first frame, and frames written since.
+    start: Option<f64>,
+    written: u64,
+}
+
+impl Recording {
+    /// Starts recording `size` frames at `fps` into `path`, with `sound`
+    /// (the live input's samples) as its soundtrack.
+    pub fn start(
+        path: &Path,
+        size: [u32; 2],
+        fps: f32,
+        sound: Option<Receiver<SoundBlock>>,
+    ) -> Result<Self, String> {
+        let video_part = part(path, "video.mp4");
+        let video = VideoWriter::start(&video_part, size, fps, None)
+            .map_err(|e| format!("recording: {e}"))?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let sound = sound.map(|blocks| {
+            let wav = part(path, "sound.wav");
+            let stop = stop.clone();
+            std::thread::spawn(move || {
+                write_wav(&wav, &blocks, &stop).map(|rate| rate.map(|_| wav))
+            })
+        });
+        Ok(Self {
+            path: path.to_path_buf(),
+            video_part,
+            video: Some(video),
+            sound,
+            stop,
+            fps: f64::from(fps),
+            start: None,
+            written: 0,
+        })
+    }
+}
+
+impl Sink for Recording {
+    fn send(&mut self, frame: &Frame) -> Result<(), String> {
+        let start = *self.start.get_or_insert(frame.time);
+        let due = ((frame.time - start) * self.fps).floor() as u64 + 1;
+        let Some(video) = self.video.as_mut() else {
+            return Err("recording already finished".into());
+        };
+        let missing = due.saturating_sub(self.written);
+        if missing == 0 {
+            return Ok(());
+        }
+        // At most a second of repeats: a show paused for longer resumes
+        // the recording where it is rather than filling it with one frame.
+        for _ in 0..missing.min(self.fps as u64 + 1) {
+            video
+                .frame(&frame.rgba)
+                .map_err(|e| format!("recording {}: {e}", self.path.display()))?;
+        }
+        self.written = due;
+        Ok(())
+    }
+
+    fn finish(&mut self) -> Result<Option<String>, String> {
+        let video = self.video.take().ok_or("recording already finished")?;
+        video.finish().map_err(|e| format!("recording: {e}"))?;
+        self.stop.store(true, Ordering::Relaxed);
+        let sound = match self.sound.take() {
+            Some(thread) => thread
+                .join()
+                .map_err(|_| "the sound writer panicked".to_string())??,
+            None => None,
+        };
+        match sound {
+            Some(wav) => {
+                let muxed = mux(&self.video_part, &wav, &self.path);
+                std::fs::remove_file(&wav).ok();
+                muxed?;
+                std::fs::remove_file(&self.video_part).ok();
+            }
+            None => std::fs::rename(&self.video_part, &self.path)
+                .map_err(|e| format!("recording {}: {e}", self.path.display()))?,
+        }
+        tracing::info!(
+            "recorded {} ({} frames at {} fps)",
+            self.path.display(),
+            self.written,
+            self.fps
+        );
+        Ok(Some(self.path.display().to_string()))
+    }
+}
+
+/// `path` with `tail` in place of its extension, beside it.
+fn part(path: &Path, tail: &str) -> PathBuf {
+    path.with_extension(format!("part.{tail}"))
+}
+
+/// Writes the blocks into a mono 32-bit float WAV at `path` until `stop`
+/// (or the input is gone); the rate of the first block, or none if none
+/// came.
+fn write_wav(
+    path: &Path,
+    blocks: &Receiver<SoundBlock>,
+    stop: &AtomicBool,
+) -> Result<Option<u32>, String> {
+    let why = |e: std::io::Error| format!("recording's sound {}: {e}", path.display());
+    let next = || loop {
+        match blocks.recv_timeout(Duration::from_millis(50)) {
+            Ok(block) => return Some(block),
+            Err(RecvTimeoutError::Timeout) if !stop.load(Ordering::Relaxed) => {}
+            Err(_) => return None,
+        }
+    };
+    let Some((rate, first)) = next() else {
+        return Ok(None);
+    };
+    let mut file = BufWriter::new(std::fs::File::create(path).map_err(why)?);
+    file.write_all(&wav_header(rate, 0)).map_err(why)?;
+    let mut samples: u64 = 0;
+    let mut block = Some(first);
+    while let Some(samples_in) = block {
+        for s in &samples_in {
+            file.write_all(&s.to_le_bytes()).map_err(why)?;
+        }
+        samples += samples_in.len() as u64;
+        block = next().map(|(_, b)| b);
+    }
+    let bytes = u32::try_from(samples * 4).unwrap_or(u32::MAX - 64);
+    file.seek(SeekFrom::Start(0)).map_err(why)?;
+    file.write_all(&wav_header(rate, bytes)).map_err(why)?;
+    file.flush().map_err(why)?;
+    Ok(Some(rate))
+}
+
+/// A WAV header for `bytes` of mono 32-bit float samples at `rate`.
+fn wav_header(rate: u32, bytes: u32) -> [u8; 44] {
+    let mut header = [0u8; 44];
+    let mut at = 0;
+    let mut put = |b: &[u8]| {
+        header[at..at + b.len()].copy_from_slice(b);
+        at += b.len();
+    };
+    put(b"RIFF");
+    put(&(36u32.saturating_add(bytes)).to_le_bytes());
+    put(b"WAVEfmt ");
+    put(&16u32.to_le_bytes());
+    put(&3u16.to_le_bytes()); // IEEE float
+    put(&1u16.to_le_bytes()); // mono
+    put(&rate.to_le_bytes());
+    put(&(rate * 4).to_le_bytes());
+    put(&4u16.to_le_bytes());
+    put(&32u16.to_le_bytes());
+    put(b"data");
+    put(&bytes.to_le_bytes());
+    header
+}
+
+/// The video and the sound into `path`, the video copied as it is.
+fn mux(video: &Path, sound: &Path, path: &Path) -> Result<(), String> {
+    let status = crate::engine::inputs::video::program("ffmpeg")
+        .args(["-hide_banner", "-loglevel", "error", "-y", "-i"])
+        .arg(video)
+        .arg("-i")
+        .arg(sound)
+        .args([
+            "-map", "0:v", "-map", "1:a", "-c:v", "copy", "-c:a", "aac", "-b:a", "256k",
+        ])
+        .arg(path)
+        .stdin(std::process::Stdio::null())
+        .status()
+        .map_err(|e| format!("recording: muxing the sound in: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "recording: ffmpeg could not mux the sound in ({status}); the picture is in {}",
+            video.display()
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_wav_header_says_mono_float_at_its_rate() {
+        let header = wav_header(48_000, 400);
+        assert_eq!(&header[0..4], b"RIFF");
+        assert_eq!(
+            u32::from_le_bytes([header[4], header[5], header[6], header[7]]),
+            436
+        );
+        assert_eq!(u16::from_le_bytes([header[20], header[21]]), 3);
+        assert_eq!(
+            u32::from_le_bytes([header[24], header[25], header[26], header[27]]),
+            48_000
+        );
+        assert_eq!(
+            u32::from_le_bytes([header[40], header[41], header[42], header[43]]),
+            400
+        );
+    }
+}

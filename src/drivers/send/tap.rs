@@ -1,0 +1,318 @@
+//! Frames off the GPU without holding up the show: a picture is copied
+//! into one of three staging buffers in the frame's own commands, mapped
+//! after the submit, and read by a worker thread that hands it to a sink.
+//! When all three are still in use the frame is dropped and counted, never
+//! waited for. A sink that fails is made again two seconds later.
+
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use crate::base::status::ErrorLog;
+
+/// Staging buffers per sender: the frame on the GPU, one being read, one
+/// waiting.
+const SLOTS: usize = 3;
+
+/// How long a failed sink rests before it is made again.
+const RETRY: Duration = Duration::from_secs(2);
+
+/// One frame read back: RGBA8 (sRGB), rows top first, no padding.
+#[derive(Debug, Clone, Default)]
+pub struct Frame {
+    /// Width and height.
+    pub size: [u32; 2],
+    /// `size[0] * size[1] * 4` bytes.
+    pub rgba: Vec<u8>,
+    /// Show time of the frame, seconds.
+    pub time: f64,
+}
+
+/// Where frames go: a receiver of NDI, a stream, a recording, a device.
+pub trait Sink: Send {
+    /// Takes one frame; an error ends this sink (it is made again later).
+    fn send(&mut self, frame: &Frame) -> Result<(), String>;
+
+    /// Ends it cleanly (a recording's file written out); what it made.
+    fn finish(&mut self) -> Result<Option<String>, String> {
+        Ok(None)
+    }
+}
+
+/// Makes a sink for frames of a size (again after a failure).
+pub type MakeSink = Box<dyn FnMut([u32; 2]) -> Result<Box<dyn Sink>, String> + Send>;
+
+/// What a sender did, read by the HUD and the log.
+#[derive(Debug, Default)]
+pub struct Counts {
+    /// Frames handed to the sink.
+    pub sent: AtomicU64,
+    /// Frames dropped: no buffer free, or no sink.
+    pub dropped: AtomicU64,
+    /// The last failure, if the sink is down.
+    pub failure: Mutex<Option<String>>,
+    /// What the finished sink made (a recording's file).
+    pub made: Mutex<Option<String>>,
+}
+
+impl Counts {
+    fn fail(&self, why: Option<String>) {
+        *self.failure.lock().unwrap_or_else(PoisonError::into_inner) = why;
+    }
+
+    /// The sink's failure, if it is down.
+    pub fn failure(&self) -> Option<String> {
+        self.failure
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+}
+
+const FREE: u8 = 0;
+const BUSY: u8 = 1;
+
+struct Slot {
+    buffer: wgpu::Buffer,
+    state: AtomicU8,
+}
+
+struct Job {
+    slot: usize,
+    time: f64,
+}
+
+/// Frames of one size going to one sink.
+pub struct Tap {
+    size: [u32; 2],
+    row: u32,
+    slots: Arc<Vec<Slot>>,
+    copied: Vec<Job>,
+    jobs: Option<SyncSender<Job>>,
+    worker: Option<std::thread::JoinHandle<()>>,
+    /// What it did.
+    pub counts: Arc<Counts>,
+}
+
+impl Tap {
+    /// A tap for `size` frames into sinks `make` makes, on a thread named
+    /// `name` (restarted after a panic, reported in `errors`).
+    pub fn start(
+        device: &wgpu::Device,
+        name: &str,
+        size: [u32; 2],
+        make: MakeSink,
+        errors: ErrorLog,
+    ) -> std::io::Result<Self> {
+        let row = (size[0] * 4).div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT)
+            * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
+        let slots: Arc<Vec<Slot>> = Arc::new(
+            (0..SLOTS)
+                .map(|_| Slot {
+                    buffer: device.create_buffer(&wgpu::BufferDescriptor {
+                        label: Some("send.readback"),
+                        size: u64::from(row) * u64::from(size[1]),
+                        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+                        mapped_at_creation: false,
+                    }),
+                    state: AtomicU8::new(FREE),
+                })
+                .collect(),
+        );
+        let (jobs, received) = sync_channel(SLOTS);
+        let counts = Arc::new(Counts::default());
+        let mut worker = Worker {
+            slots: slots.clone(),
+            received,
+            size,
+            row,
+            make,
+            sink: None,
+            rested: None,
+            counts: counts.clone(),
+            frame: Frame::default(),
+        };
+        let worker = crate::base::supervise::spawn(name, errors, move || worker.run())?;
+        Ok(Self {
+            size,
+            row,
+            slots,
+            copied: Vec::new(),
+            jobs: Some(jobs),
+            worker: Some(worker),
+            counts,
+        })
+    }
+
+    /// The frame size this tap takes.
+    pub fn size(&self) -> [u32; 2] {
+        self.size
+    }
+
+    /// Records copying `texture` (of this tap's size) into a free buffer,
+    /// or counts the frame dropped when none is free.
+    pub fn capture(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        texture: &wgpu::Texture,
+        time: f64,
+    ) {
+        if [texture.width(), texture.height()] != self.size {
+            self.counts.dropped.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        let free = self.slots.iter().position(|s| {
+            s.state
+                .compare_exchange(FREE, BUSY, Ordering::AcqRel, Ordering::Relaxed)
+                .is_ok()
+        });
+        let Some(slot) = free else {
+            self.counts.dropped.fetch_add(1, Ordering::Relaxed);
+            return;
+        };
+        encoder.copy_texture_to_buffer(
+            texture.as_image_copy(),
+            wgpu::TexelCopyBufferInfo {
+                buffer: &self.slots[slot].buffer,
+                layout: wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(self.row),
+                    rows_per_image: Some(self.size[1]),
+                },
+            },
+            wgpu::Extent3d {
+                width: self.size[0],
+                height: self.size[1],
+                depth_or_array_layers: 1,
+            },
+        );
+        self.copied.push(Job { slot, time });
+    }
+
+    /// After the frame's submit: maps what was copied; the worker reads it
+    /// once the GPU is done (the show's next poll).
+    pub fn submitted(&mut self) {
+        let Some(jobs) = &self.jobs else {
+            return;
+        };
+        for job in self.copied.drain(..) {
+            let (jobs, slots) = (jobs.clone(), self.slots.clone());
+            self.slots[job.slot]
+                .buffer
+                .slice(..)
+                .map_async(wgpu::MapMode::Read, move |mapped| {
+                    let slot = job.slot;
+                    let handed = mapped.is_ok() && jobs.try_send(job).is_ok();
+                    if !handed {
+                        slots[slot].state.store(FREE, Ordering::Release);
+                    }
+                });
+        }
+    }
+
+    /// Stops taking frames and waits for the sink to finish (a
+    /// recording's file written out); `device` is polled so the buffers
+    /// mapped last are read first.
+    pub fn finish(mut self, device: &wgpu::Device) -> Arc<Counts> {
+        device.poll(wgpu::PollType::wait_indefinitely()).ok();
+        self.jobs = None;
+        if let Some(worker) = self.worker.take() {
+            worker.join().ok();
+        }
+        self.counts.clone()
+    }
+}
+
+struct Worker {
+    slots: Arc<Vec<Slot>>,
+    received: Receiver<Job>,
+    size: [u32; 2],
+    row: u32,
+    make: MakeSink,
+    sink: Option<Box<dyn Sink>>,
+    rested: Option<Instant>,
+    counts: Arc<Counts>,
+    frame: Frame,
+}
+
+impl Worker {
+    fn run(&mut self) {
+        while let Ok(job) = self.received.recv() {
+            if self.read(&job) {
+                self.deliver();
+            } else {
+                self.counts.dropped.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        if let Some(mut sink) = self.sink.take() {
+            match sink.finish() {
+                Ok(made) => {
+                    *self
+                        .counts
+                        .made
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner) = made;
+                }
+                Err(why) => self.counts.fail(Some(why)),
+            }
+        }
+    }
+
+    /// Copies the mapped buffer of `job` into the frame, rows unpadded,
+    /// and frees the buffer; whether the frame is whole.
+    fn read(&mut self, job: &Job) -> bool {
+        let slot = &self.slots[job.slot];
+        let width = (self.size[0] * 4) as usize;
+        self.frame.size = self.size;
+        self.frame.time = job.time;
+        self.frame.rgba.clear();
+        if let Ok(data) = slot.buffer.slice(..).get_mapped_range() {
+            for row in data.chunks(self.row as usize).take(self.size[1] as usize) {
+                self.frame.rgba.extend_from_slice(&row[..width]);
+            }
+        }
+        slot.buffer.unmap();
+        slot.state.store(FREE, Ordering::Release);
+        self.frame.rgba.len() == width * self.size[1] as usize
+    }
+
+    /// Hands the frame to the sink, making one first if there is none and
+    /// the last failure has rested.
+    fn deliver(&mut self) {
+        if self.sink.is_none() {
+            if self.rested.is_some_and(|t| t.elapsed() < RETRY) {
+                self.counts.dropped.fetch_add(1, Ordering::Relaxed);
+                return;
+            }
+            match (self.make)(self.size) {
+                Ok(sink) => {
+                    self.sink = Some(sink);
+                    self.counts.fail(None);
+                }
+                Err(why) => {
+                    self.down(why);
+                    return;
+                }
+            }
+        }
+        if let Some(sink) = self.sink.as_mut() {
+            match sink.send(&self.frame) {
+                Ok(()) => {
+                    self.counts.sent.fetch_add(1, Ordering::Relaxed);
+                }
+                Err(why) => {
+                    self.sink = None;
+                    self.down(why);
+                }
+            }
+        }
+    }
+
+    fn down(&mut self, why: String) {
+        tracing::warn!("{why}; trying again in {} s", RETRY.as_secs());
+        self.counts.fail(Some(why));
+        self.counts.dropped.fetch_add(1, Ordering::Relaxed);
+        self.rested = Some(Instant::now());
+    }
+}

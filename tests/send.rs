@@ -1,0 +1,263 @@
+//! The picture out of a live show: frames read back off the main thread
+//! reach an NDI runtime (a stub library the test builds with the C
+//! compiler, recording what it is sent), a UDP stream listener on
+//! 127.0.0.1 through ffmpeg, and a recording whose length and streams
+//! ffprobe checks; a failing target never stops the frames.
+
+use std::net::UdpSocket;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use sylva::drivers::send::ndi::NdiSender;
+use sylva::drivers::send::record::Recording;
+use sylva::drivers::send::tap::{MakeSink, Sink, Tap};
+use sylva::drivers::video::VideoWriter;
+use sylva::gpu::{OUTPUT_FORMAT, RenderTarget, read_rgba8};
+use sylva::show::Show;
+
+use crate::support;
+use crate::support::Checked;
+
+const SIZE: [u32; 2] = [64, 32];
+
+fn show(name: &str) -> Show {
+    let preset = "layers = [\"shader.ramp\"]\n[params]\n\"shader.ramp.file\" = \"shader/ramp.wgsl\"\n\"master.tonemap\" = \"clamp\"\n";
+    let shader = "@fragment\nfn fs_main(in: FullscreenVertex) -> @location(0) vec4<f32> {\n    return vec4<f32>(in.uv.x, 0.5, 0.25 + 0.5 * fract(frame.time), 1.0);\n}\n";
+    let root = support::show_folder(
+        name,
+        &[
+            ("presets/ramp.toml", preset),
+            ("shaders/shader/ramp.wgsl", shader),
+        ],
+    );
+    support::show(root, "ramp", OUTPUT_FORMAT)
+}
+
+/// Runs `frames` frames at 30 fps, each read back into `tap`; the last
+/// canvas.
+fn play(show: &mut Show, tap: &mut Tap, frames: u32) -> image::RgbaImage {
+    let mut canvas = RenderTarget::new(&show.gpu.device, "send.canvas", SIZE, OUTPUT_FORMAT);
+    for _ in 0..frames {
+        show.frame(1.0 / 30.0, None, &mut canvas, |show, encoder| {
+            if let Some(picture) = show.picture() {
+                tap.capture(encoder, picture.texture(), show.clock.time);
+            }
+        });
+        tap.submitted();
+        // Lets the worker keep up, as a show's frame period does.
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    read_rgba8(&show.gpu, &canvas.texture).checked("reading the canvas")
+}
+
+fn tap(show: &Show, make: MakeSink) -> Tap {
+    Tap::start(
+        &show.gpu.device,
+        "send-test",
+        SIZE,
+        make,
+        show.errors.clone(),
+    )
+    .checked("a tap")
+}
+
+/// Builds the stand-in NDI runtime, logging to `log`.
+fn ndi_stub(log: &Path) -> PathBuf {
+    let library = support::out_dir().join("libndi_stub.so");
+    let source = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ndi/stub.c");
+    let status = Command::new("cc")
+        .args(["-shared", "-fPIC", "-O1", "-o"])
+        .arg(&library)
+        .arg(format!("-DSTUB_LOG=\"{}\"", log.display()))
+        .arg(&source)
+        .status()
+        .checked("running the C compiler");
+    assert!(status.success(), "cc failed to build the NDI stub");
+    library
+}
+
+#[test]
+fn an_ndi_runtime_receives_every_frame_the_tap_reads_back() {
+    let log = support::out_dir().join("ndi_stub.log");
+    let library = ndi_stub(&log);
+    let mut show = show("send_ndi");
+    let make: MakeSink = Box::new(move |_| {
+        NdiSender::open_from(std::slice::from_ref(&library), "sylva test", 30.0)
+            .map(|s| Box::new(s) as Box<dyn Sink>)
+    });
+    let mut tap = tap(&show, make);
+    let canvas = play(&mut show, &mut tap, 40);
+    let counts = tap.finish(&show.gpu.device);
+    let sent = counts.sent.load(std::sync::atomic::Ordering::Relaxed);
+    let dropped = counts.dropped.load(std::sync::atomic::Ordering::Relaxed);
+    assert_eq!(counts.failure(), None);
+    assert_eq!(sent + dropped, 40, "{sent} sent, {dropped} dropped");
+    assert!(sent >= 30, "{sent} of 40 frames sent");
+    let text = std::fs::read_to_string(&log).checked("the stub's log");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.first(), Some(&"create sylva test"), "{text}");
+    assert_eq!(lines.last(), Some(&"destroy"), "{text}");
+    let frames: Vec<&str> = lines
+        .iter()
+        .filter(|l| l.starts_with("frame"))
+        .copied()
+        .collect();
+    assert_eq!(frames.len() as u64, sent);
+    let first = canvas.get_pixel(0, 0).0;
+    let last = frames.last().copied().unwrap_or_default();
+    assert!(
+        last.starts_with("frame 64 32 RGBA 256 30000/1000 "),
+        "{last}"
+    );
+    // The frame sent last is the canvas of the last frame, pixel for pixel.
+    let pixel: Vec<u8> = last
+        .split(' ')
+        .skip(6)
+        .map(|v| v.parse().checked("a pixel value"))
+        .collect();
+    assert_eq!(pixel, first.to_vec(), "{last}");
+}
+
+#[test]
+fn a_stream_reaches_a_listener_on_loopback() {
+    let listener = UdpSocket::bind("127.0.0.1:0").checked("a UDP listener");
+    listener
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .checked("a timeout");
+    let url = format!(
+        "udp://127.0.0.1:{}?pkt_size=1316",
+        listener.local_addr().checked("its port").port()
+    );
+    let mut show = show("send_stream");
+    let make: MakeSink = Box::new(move |size| {
+        VideoWriter::stream(&url, size, 30.0)
+            .map(|w| Box::new(StreamSink(Some(w))) as Box<dyn Sink>)
+            .map_err(|e| e.to_string())
+    });
+    let mut tap = tap(&show, make);
+    play(&mut show, &mut tap, 45);
+    let counts = tap.finish(&show.gpu.device);
+    assert_eq!(counts.failure(), None);
+    let mut packet = [0u8; 2048];
+    let got = listener.recv(&mut packet).checked("a datagram from ffmpeg");
+    // MPEG-TS: 188-byte packets, each starting with the sync byte.
+    assert_eq!(got % 188, 0, "{got} bytes");
+    assert!(packet[..got].chunks(188).all(|p| p[0] == 0x47));
+}
+
+/// The stream sink as the show makes it (`Senders` wraps the writer the
+/// same way).
+struct StreamSink(Option<VideoWriter>);
+
+impl Sink for StreamSink {
+    fn send(&mut self, frame: &sylva::drivers::send::tap::Frame) -> Result<(), String> {
+        let writer = self.0.as_mut().ok_or("ended")?;
+        writer.frame(&frame.rgba).map_err(|e| e.to_string())
+    }
+
+    fn finish(&mut self) -> Result<Option<String>, String> {
+        if let Some(writer) = self.0.take() {
+            writer.finish().map_err(|e| e.to_string())?;
+        }
+        Ok(None)
+    }
+}
+
+/// ffprobe's answer for `entries` of `path`, one value a line.
+fn probe(path: &Path, entries: &str) -> String {
+    let output = Command::new("ffprobe")
+        .args([
+            "-v",
+            "error",
+            "-show_entries",
+            entries,
+            "-of",
+            "default=nw=1:nk=1",
+        ])
+        .arg(path)
+        .output()
+        .checked("running ffprobe");
+    String::from_utf8_lossy(&output.stdout).to_string()
+}
+
+#[test]
+fn a_recording_has_the_shows_length_and_its_sound() {
+    let path = support::out_dir().join("send_recording.mp4");
+    std::fs::remove_file(&path).ok();
+    let (blocks, sound) = std::sync::mpsc::sync_channel(512);
+    // A second of a 440 Hz tone at 48 kHz, as the input's thread hands it.
+    for block in 0..100 {
+        let samples: Vec<f32> = (0..480)
+            .map(|i| {
+                (f64::from(block * 480 + i) * 440.0 * std::f64::consts::TAU / 48_000.0).sin() as f32
+                    * 0.5
+            })
+            .collect();
+        blocks.send((48_000, samples)).checked("queueing sound");
+    }
+    let mut show = show("send_record");
+    let file = path.clone();
+    let mut sound = Some(sound);
+    let make: MakeSink = Box::new(move |size| {
+        Recording::start(&file, size, 30.0, sound.take()).map(|r| Box::new(r) as Box<dyn Sink>)
+    });
+    let mut tap = tap(&show, make);
+    // 60 frames at 1/30 s: two seconds of show time, with a pause for
+    // ffmpeg to start (frames that find every buffer waiting on it are
+    // dropped, and the recording holds the last one it had).
+    play(&mut show, &mut tap, 5);
+    std::thread::sleep(Duration::from_millis(1500));
+    play(&mut show, &mut tap, 55);
+    drop(blocks);
+    let counts = tap.finish(&show.gpu.device);
+    assert_eq!(counts.failure(), None);
+    assert!(path.is_file(), "no recording at {}", path.display());
+    let codecs = probe(&path, "stream=codec_name");
+    assert_eq!(
+        codecs.lines().collect::<Vec<_>>(),
+        vec!["h264", "aac"],
+        "{codecs}"
+    );
+    // Frames are held to 30 fps by show time, whatever was dropped: the
+    // recording lasts the show's two seconds (less the first frame's
+    // start), the shorter sound padded.
+    let frames: u32 = probe(&path, "stream=nb_frames")
+        .lines()
+        .next()
+        .unwrap_or("0")
+        .trim()
+        .parse()
+        .unwrap_or(0);
+    assert!((57..=60).contains(&frames), "{frames} frames");
+    let duration: f64 = probe(&path, "format=duration")
+        .trim()
+        .parse()
+        .unwrap_or(0.0);
+    assert!((1.85..=2.1).contains(&duration), "{duration} s");
+    let parts: Vec<_> = std::fs::read_dir(support::out_dir())
+        .checked("the folder")
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("send_recording.part")
+        })
+        .collect();
+    assert!(parts.is_empty(), "the recording's parts were left behind");
+}
+
+#[test]
+fn a_target_that_cannot_start_drops_frames_and_the_show_goes_on() {
+    let mut show = show("send_missing");
+    let make: MakeSink = Box::new(|_| {
+        NdiSender::open_from(&[PathBuf::from("/nonexistent/libndi.so.6")], "nobody", 30.0)
+            .map(|s| Box::new(s) as Box<dyn Sink>)
+    });
+    let mut tap = tap(&show, make);
+    play(&mut show, &mut tap, 20);
+    let counts = tap.finish(&show.gpu.device);
+    assert_eq!(counts.sent.load(std::sync::atomic::Ordering::Relaxed), 0);
+    let failure = counts.failure().unwrap_or_default();
+    assert!(failure.contains("no NDI runtime found"), "{failure}");
+}
