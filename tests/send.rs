@@ -88,7 +88,7 @@ fn an_ndi_runtime_receives_every_frame_the_tap_reads_back() {
     });
     let mut tap = tap(&show, make);
     let canvas = play(&mut show, &mut tap, 40);
-    let counts = tap.finish(&show.gpu.device);
+    let counts = tap.finish();
     let sent = counts.sent.load(std::sync::atomic::Ordering::Relaxed);
     let dropped = counts.dropped.load(std::sync::atomic::Ordering::Relaxed);
     assert_eq!(counts.failure(), None);
@@ -137,7 +137,7 @@ fn a_stream_reaches_a_listener_on_loopback() {
     });
     let mut tap = tap(&show, make);
     play(&mut show, &mut tap, 45);
-    let counts = tap.finish(&show.gpu.device);
+    let counts = tap.finish();
     assert_eq!(counts.failure(), None);
     let mut packet = [0u8; 2048];
     let got = listener.recv(&mut packet).checked("a datagram from ffmpeg");
@@ -210,7 +210,7 @@ fn a_recording_has_the_shows_length_and_its_sound() {
     std::thread::sleep(Duration::from_millis(1500));
     play(&mut show, &mut tap, 55);
     drop(blocks);
-    let counts = tap.finish(&show.gpu.device);
+    let counts = tap.finish();
     assert_eq!(counts.failure(), None);
     assert!(path.is_file(), "no recording at {}", path.display());
     let codecs = probe(&path, "stream=codec_name");
@@ -256,7 +256,7 @@ fn a_target_that_cannot_start_drops_frames_and_the_show_goes_on() {
     });
     let mut tap = tap(&show, make);
     play(&mut show, &mut tap, 20);
-    let counts = tap.finish(&show.gpu.device);
+    let counts = tap.finish();
     assert_eq!(counts.sent.load(std::sync::atomic::Ordering::Relaxed), 0);
     let failure = counts.failure().unwrap_or_default();
     assert!(failure.contains("no NDI runtime found"), "{failure}");

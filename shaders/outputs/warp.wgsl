@@ -76,7 +76,7 @@ fn edge_weight(at: vec2<f32>) -> f32 {
 
 // A 5x7 font: A-Z, 0-9 and _, each glyph's rows 0-3 in x and 4-6 in y,
 // five bits a row with the leftmost pixel highest.
-var<private> GLYPHS: array<vec2<u32>, 37> = array<vec2<u32>, 37>(
+const GLYPHS = array<vec2<u32>, 37>(
     vec2<u32>(0xfc62eu, 0x4631u), vec2<u32>(0xf463eu, 0x7a31u), vec2<u32>(0x8422eu, 0x3a30u), vec2<u32>(0x8c63eu, 0x7a31u),
     vec2<u32>(0xf421fu, 0x7e10u), vec2<u32>(0xf421fu, 0x4210u), vec2<u32>(0xbc22eu, 0x3e31u), vec2<u32>(0xfc631u, 0x4631u),
     vec2<u32>(0x2108eu, 0x3884u), vec2<u32>(0x10847u, 0x3242u), vec2<u32>(0xc5251u, 0x4654u), vec2<u32>(0x84210u, 0x7e10u),
@@ -104,7 +104,9 @@ fn name_cover(p: vec2<f32>) -> f32 {
         return 0.0;
     }
     let packed = warp.name[index / 16u][(index / 4u) % 4u];
-    let glyph = GLYPHS[min((packed >> ((index % 4u) * 8u)) & 0xffu, 36u)];
+    // Indexed from a local copy: only mapping mode's pixels pay for it.
+    var glyphs = GLYPHS;
+    let glyph = glyphs[min((packed >> ((index % 4u) * 8u)) & 0xffu, 36u)];
     let row = u32(at.y);
     let bits = select(glyph.y >> ((row - 4u) * 5u), glyph.x >> (row * 5u), row < 4u);
     return f32((bits >> (4u - column)) & 1u);

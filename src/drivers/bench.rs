@@ -126,6 +126,9 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<BenchReport> {
             mappings: Vec::new(),
             params: preset_params(&[settings.as_slice(), &options.set].concat())?,
         };
+        if let Some(outputs) = &options.show.outputs {
+            show.use_outputs(outputs);
+        }
         show.apply_preset("bench", &preset)?;
         let frames = measure(&mut show, resolution, options.steps)?;
         let layer_report = show
@@ -144,8 +147,23 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<BenchReport> {
             .collect();
         let mut passes = statistics(&frames);
         let pixels = u64::from(resolution[0]) * u64::from(resolution[1]);
+        let warped: Vec<(String, u64)> = show
+            .outputs()
+            .map(|o| o.outputs())
+            .unwrap_or_default()
+            .iter()
+            .map(|o| {
+                let [w, h] = o.plan.size.map(u64::from);
+                (format!("output.{}", o.plan.name), w * h)
+            })
+            .collect();
         for pass in &mut passes {
-            pass.bytes = pass_bytes(&pass.pass, &options.layer, pixels);
+            pass.bytes = match warped.iter().find(|(label, _)| *label == pass.pass) {
+                // An output's warp reads about its own area of the canvas
+                // (8-bit) and writes its pixels.
+                Some((_, output_pixels)) => output_pixels * (4 + 4),
+                None => pass_bytes(&pass.pass, &options.layer, pixels),
+            };
             pass.gb_per_s = pass.bytes as f64 / (pass.median_ms * 1e6).max(1e-12);
         }
         results.push(SizeResult {

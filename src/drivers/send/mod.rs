@@ -238,7 +238,7 @@ impl Senders {
                 // A new size (the window resized): a new tap, the old one
                 // finished (a recording's take written out).
                 if let Some(old) = sending.tap.take() {
-                    old.finish(&show.gpu.device);
+                    old.finish();
                 }
             }
             if sending.tap.is_none()
@@ -372,7 +372,7 @@ impl Senders {
 
 /// Stops one target; a line saying what it did.
 fn finish(sending: Sending, show: &Show) -> Option<String> {
-    let counts: Arc<Counts> = sending.tap?.finish(&show.gpu.device);
+    let counts: Arc<Counts> = sending.tap?.finish();
     let made = counts
         .made
         .lock()
@@ -382,12 +382,21 @@ fn finish(sending: Sending, show: &Show) -> Option<String> {
         show.errors.report("send", why);
     }
     Some(format!(
-        "{}: {} frames sent, {} dropped{}",
+        "{}: {} frames sent, {} dropped{}{}",
         sending.label,
         counts.sent.load(Ordering::Relaxed),
         counts.dropped.load(Ordering::Relaxed),
+        latency(&counts),
         made.map(|m| format!(", wrote {m}")).unwrap_or_default()
     ))
+}
+
+/// The readback latency of `counts`, as the HUD and the log say it.
+fn latency(counts: &Counts) -> String {
+    counts
+        .latency()
+        .map(|[median, worst]| format!(", readback {median:.1} ms (worst {worst:.1})"))
+        .unwrap_or_default()
 }
 
 /// `base`, or for take `n` > 1 `base-n`, or the next number free beside it.

@@ -1,6 +1,7 @@
 //! Frames off the GPU without holding up the show: a picture is copied
-//! into one of three staging buffers in the frame's own commands, mapped
-//! after the submit, and read by a worker thread that hands it to a sink.
+//! into one of three staging buffers in the frame's own commands; after
+//! the submit a worker thread maps it, waits for the GPU (not the show's
+//! next frame) and hands the pixels to a sink.
 //! When all three are still in use the frame is dropped and counted, never
 //! waited for. A sink that fails is made again two seconds later.
 
@@ -54,11 +55,42 @@ pub struct Counts {
     pub failure: Mutex<Option<String>>,
     /// What the finished sink made (a recording's file).
     pub made: Mutex<Option<String>>,
+    /// Milliseconds from the frame's submit to its pixels in the worker's
+    /// hands, the last [`LATENCIES`] frames.
+    latencies: Mutex<std::collections::VecDeque<f32>>,
 }
+
+/// Readback latencies kept for the median and the worst.
+const LATENCIES: usize = 1024;
 
 impl Counts {
     fn fail(&self, why: Option<String>) {
         *self.failure.lock().unwrap_or_else(PoisonError::into_inner) = why;
+    }
+
+    fn took(&self, since: Instant) {
+        let mut list = self
+            .latencies
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if list.len() == LATENCIES {
+            list.pop_front();
+        }
+        list.push_back(since.elapsed().as_secs_f32() * 1e3);
+    }
+
+    /// Median and worst readback latency in milliseconds over the last
+    /// frames, if any came.
+    pub fn latency(&self) -> Option<[f32; 2]> {
+        let mut list: Vec<f32> = self
+            .latencies
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .copied()
+            .collect();
+        list.sort_by(f32::total_cmp);
+        Some([*list.get(list.len() / 2)?, *list.last()?])
     }
 
     /// The sink's failure, if it is down.
@@ -81,6 +113,7 @@ struct Slot {
 struct Job {
     slot: usize,
     time: f64,
+    submitted: Instant,
 }
 
 /// Frames of one size going to one sink.
@@ -123,6 +156,7 @@ impl Tap {
         let (jobs, received) = sync_channel(SLOTS);
         let counts = Arc::new(Counts::default());
         let mut worker = Worker {
+            device: device.clone(),
             slots: slots.clone(),
             received,
             size,
@@ -187,35 +221,33 @@ impl Tap {
                 depth_or_array_layers: 1,
             },
         );
-        self.copied.push(Job { slot, time });
+        self.copied.push(Job {
+            slot,
+            time,
+            submitted: Instant::now(),
+        });
     }
 
-    /// After the frame's submit: maps what was copied; the worker reads it
-    /// once the GPU is done (the show's next poll).
+    /// After the frame's submit: hands what was copied to the worker,
+    /// which maps it and waits for the GPU itself, so the pixels are out
+    /// as soon as the frame is done rather than at the show's next poll.
     pub fn submitted(&mut self) {
         let Some(jobs) = &self.jobs else {
             return;
         };
-        for job in self.copied.drain(..) {
-            let (jobs, slots) = (jobs.clone(), self.slots.clone());
-            self.slots[job.slot]
-                .buffer
-                .slice(..)
-                .map_async(wgpu::MapMode::Read, move |mapped| {
-                    let slot = job.slot;
-                    let handed = mapped.is_ok() && jobs.try_send(job).is_ok();
-                    if !handed {
-                        slots[slot].state.store(FREE, Ordering::Release);
-                    }
-                });
+        for mut job in self.copied.drain(..) {
+            job.submitted = Instant::now();
+            let slot = job.slot;
+            if jobs.try_send(job).is_err() {
+                self.slots[slot].state.store(FREE, Ordering::Release);
+                self.counts.dropped.fetch_add(1, Ordering::Relaxed);
+            }
         }
     }
 
     /// Stops taking frames and waits for the sink to finish (a
-    /// recording's file written out); `device` is polled so the buffers
-    /// mapped last are read first.
-    pub fn finish(mut self, device: &wgpu::Device) -> Arc<Counts> {
-        device.poll(wgpu::PollType::wait_indefinitely()).ok();
+    /// recording's file written out).
+    pub fn finish(mut self) -> Arc<Counts> {
         self.jobs = None;
         if let Some(worker) = self.worker.take() {
             worker.join().ok();
@@ -225,6 +257,7 @@ impl Tap {
 }
 
 struct Worker {
+    device: wgpu::Device,
     slots: Arc<Vec<Slot>>,
     received: Receiver<Job>,
     size: [u32; 2],
@@ -259,10 +292,24 @@ impl Worker {
         }
     }
 
-    /// Copies the mapped buffer of `job` into the frame, rows unpadded,
-    /// and frees the buffer; whether the frame is whole.
+    /// Maps the buffer of `job` once the GPU has filled it, copies it into
+    /// the frame, rows unpadded, and frees the buffer; whether the frame
+    /// is whole.
     fn read(&mut self, job: &Job) -> bool {
         let slot = &self.slots[job.slot];
+        let (mapped, done) = std::sync::mpsc::channel();
+        slot.buffer
+            .slice(..)
+            .map_async(wgpu::MapMode::Read, move |result| {
+                mapped.send(result.is_ok()).ok();
+            });
+        // Waits for what was submitted so far: this frame, at most.
+        self.device.poll(wgpu::PollType::wait_indefinitely()).ok();
+        // A lost device may never answer: the frame is given up, not the thread.
+        if !done.recv_timeout(Duration::from_secs(2)).unwrap_or(false) {
+            slot.state.store(FREE, Ordering::Release);
+            return false;
+        }
         let width = (self.size[0] * 4) as usize;
         self.frame.size = self.size;
         self.frame.time = job.time;
@@ -274,6 +321,7 @@ impl Worker {
         }
         slot.buffer.unmap();
         slot.state.store(FREE, Ordering::Release);
+        self.counts.took(job.submitted);
         self.frame.rgba.len() == width * self.size[1] as usize
     }
 
