@@ -8,6 +8,7 @@
 #   tests/soak.sh [FRAMES] [paced|unpaced] [PRESET|play:PLAYLIST ...]
 #   SYLVA=target/release/sylva SIZE=64x36 PROJECT=show/ tests/soak.sh 100000 unpaced
 #   tests/soak.sh 20000 unpaced play:default
+#   EXTRA="--record /tmp/set.mp4" tests/soak.sh 216000 paced default   # an hour recorded
 #
 # Prints one line per run: frames run, seconds, RSS after the warm-up
 # (WARMUP seconds) and at the end (MiB), and its growth: the median of the
@@ -49,6 +50,8 @@ for preset in "${presets[@]}"; do
     [ "$pace" = unpaced ] && flags+=(--unpaced)
     [ -n "${PROJECT:-}" ] && flags+=(--project "$PROJECT")
     [ -n "${MAX_SECONDS:-}" ] && flags+=(--exit-after "$MAX_SECONDS")
+    # Further flags for every run (a recording, senders), split on spaces.
+    [ -n "${EXTRA:-}" ] && read -ra extra <<< "$EXTRA" && flags+=("${extra[@]}")
     log=/tmp/sylva-soak-${preset/:/-}-$pace-$size.log
     started=$(date +%s.%N)
     "$sylva" "${flags[@]}" >"$log" 2>&1 &

@@ -28,7 +28,9 @@ struct Warp {
     // 0xffffffff).
     grip_count: u32,
     selected: u32,
-    _pad: u32,
+    // 1 when soft edges, a black floor or a mask shape the signal; 0 lets
+    // the picture through as it is.
+    shaping: u32,
 }
 
 @group(0) @binding(0) var canvas: texture_2d<f32>;
@@ -168,6 +170,9 @@ fn fs_warp(in: WarpVertex) -> @location(0) vec4<f32> {
     } else {
         let source = warp.region.xy + clamp(in.uv, vec2<f32>(0.0), vec2<f32>(1.0)) * warp.region.zw;
         light = textureSampleLevel(canvas, canvas_sampler, source, 0.0).rgb;
+    }
+    if warp.shaping == 0u {
+        return vec4<f32>(light * warp.brightness, 1.0);
     }
     // The projector's signal is the encoded value: a share w of light is
     // the signal times w^(1/gamma).

@@ -303,10 +303,22 @@ impl Worker {
             .map_async(wgpu::MapMode::Read, move |result| {
                 mapped.send(result.is_ok()).ok();
             });
-        // Waits for what was submitted so far: this frame, at most.
-        self.device.poll(wgpu::PollType::wait_indefinitely()).ok();
-        // A lost device may never answer: the frame is given up, not the thread.
-        if !done.recv_timeout(Duration::from_secs(2)).unwrap_or(false) {
+        // Looks every half millisecond rather than waiting inside the
+        // device (a wait there holds it against the show's own submits); a
+        // lost device may never answer: the frame is given up, not the
+        // thread.
+        let given_up = Instant::now() + Duration::from_secs(2);
+        let mapped = loop {
+            self.device.poll(wgpu::PollType::Poll).ok();
+            match done.try_recv() {
+                Ok(ok) => break ok,
+                Err(std::sync::mpsc::TryRecvError::Empty) if Instant::now() < given_up => {
+                    std::thread::sleep(Duration::from_micros(500));
+                }
+                Err(_) => break false,
+            }
+        };
+        if !mapped {
             slot.state.store(FREE, Ordering::Release);
             return false;
         }

@@ -105,6 +105,8 @@ pub struct MappedOutput {
     /// Corners and mesh points the vertices were made from.
     drawn: Option<([[f32; 2]; 4], Option<Mesh>)>,
     mask: wgpu::TextureView,
+    /// Whether a mask was loaded (else the mask is one white texel).
+    masked: bool,
     hue: f32,
     grips: wgpu::Buffer,
     /// Mapping mode's selected handle.
@@ -137,10 +139,13 @@ impl MappedOutputs {
             .iter()
             .enumerate()
             .map(|(i, output)| {
-                let mask = mask_view(gpu, assets, output).unwrap_or_else(|error| {
-                    warnings.push(error);
-                    white(gpu)
-                });
+                let (mask, masked) = match mask_view(gpu, assets, output) {
+                    Ok(mask) => (mask, output.mask.is_some()),
+                    Err(error) => {
+                        warnings.push(error);
+                        (white(gpu), false)
+                    }
+                };
                 MappedOutput {
                     target: RenderTarget::new(
                         &gpu.device,
@@ -157,6 +162,7 @@ impl MappedOutputs {
                     count: 0,
                     drawn: None,
                     mask,
+                    masked,
                     hue: i as f32 / count,
                     grips: uniform_buffer(&gpu.device, "outputs.grips", MAX_GRIPS * 16),
                     selected: None,
@@ -239,7 +245,11 @@ impl MappedOutputs {
                 name_length,
                 grip_count: packed.len() as u32,
                 selected,
-                padding: 0,
+                shaping: u32::from(
+                    output.masked
+                        || live.black_level > 0.0
+                        || [e.left, e.right, e.top, e.bottom].iter().any(|w| *w > 0.0),
+                ),
             };
             gpu.queue
                 .write_buffer(&output.uniforms, 0, bytemuck::bytes_of(&uniforms));

@@ -40,8 +40,8 @@ pub struct WarpUniforms {
     pub grip_count: u32,
     /// The selected handle, or `u32::MAX`.
     pub selected: u32,
-    /// Keeps the WGSL struct's 16-byte size.
-    pub padding: u32,
+    /// 1 when soft edges, a black floor or a mask shape the signal.
+    pub shaping: u32,
 }
 
 /// The glyph numbers of `name` for the pattern's font (A-Z, 0-9, `_`),
