@@ -256,6 +256,8 @@ pub fn run(options: &HeadlessOptions) -> anyhow::Result<()> {
         }
     }
     show.gpu.wait_idle();
+    // The show's own time, before the senders finish their files.
+    let seconds = started.elapsed().as_secs_f64();
     for line in senders.finish(&show) {
         tracing::info!("send: {line}");
     }
@@ -263,7 +265,6 @@ pub fn run(options: &HeadlessOptions) -> anyhow::Result<()> {
     for line in show.media_report() {
         tracing::info!("media: {line}");
     }
-    let seconds = started.elapsed().as_secs_f64();
     tracing::info!(
         "headless: stopped after {frames} frames in {seconds:.2} s ({:.1} fps)",
         frames as f64 / seconds.max(1e-9)
