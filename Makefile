@@ -11,8 +11,9 @@ SHELL := /bin/bash
 # (midir) and audio input (cpal), the Vulkan loader and Mesa's
 # software Vulkan driver (lavapipe: tests run on it), ffmpeg (clips in
 # media/, `render --video`), and the X11, Wayland and xkbcommon libraries
-# winit loads at run time; mingw, so the Windows build is checked too.
-PACKAGES := build-essential pkg-config cmake libclang-dev libasound2-dev libvulkan1 mesa-vulkan-drivers ffmpeg gcc-mingw-w64-x86-64 \
+# winit loads at run time; mingw, so the Windows build is checked too;
+# Chromium and pip for the phone page's browser test (Playwright drives it).
+PACKAGES := build-essential pkg-config cmake libclang-dev libasound2-dev libvulkan1 mesa-vulkan-drivers ffmpeg gcc-mingw-w64-x86-64 chromium python3-pip \
 	libx11-6 libx11-xcb1 libxcursor1 libxi6 libxrandr2 libxkbcommon0 libxkbcommon-x11-0 \
 	libwayland-client0 libwayland-cursor0 libegl1
 
@@ -21,16 +22,21 @@ TEST_ADAPTER ?= llvmpipe
 
 export XDG_RUNTIME_DIR ?= /tmp
 
-.PHONY: run test deps rust windows-target
+.PHONY: run test deps rust windows-target playwright
 
 run: deps rust
 	cargo run --release --locked
 
-test: deps rust windows-target
+test: deps rust windows-target playwright
 	cargo fmt --check
 	cargo clippy --locked --all-targets -- -D warnings
 	cargo clippy --locked --target x86_64-pc-windows-gnu --no-default-features -- -D warnings
 	SYLVA_ADAPTER=$(TEST_ADAPTER) cargo test --locked
+
+# The phone page's test drives Debian's Chromium with Playwright (its
+# Python package only; no browser is downloaded).
+playwright:
+	@python3 -c "import playwright" 2>/dev/null || python3 -m pip install --quiet --break-system-packages playwright 2>/dev/null || python3 -m pip install --quiet playwright
 
 # Every cfg(windows) path (the NDI runtime's name, DirectShow cameras) is
 # compile-checked on each change; this adds the target's standard library.

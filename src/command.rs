@@ -43,6 +43,9 @@ pub enum Command {
     /// Write the outputs' mapping as it is now back into the outputs file
     /// in use (next frame).
     SaveOutputs,
+    /// Keep the phone page's favourites (a JSON list of addresses) in the
+    /// show folder.
+    KeepFavourites(String),
 }
 
 /// An event passed to a script callback.

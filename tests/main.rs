@@ -25,6 +25,7 @@ mod live;
 mod media;
 mod osc_rig;
 mod outputs;
+mod phone;
 mod raster;
 mod send;
 mod show;

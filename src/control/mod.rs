@@ -55,6 +55,35 @@ pub struct ShowView<'a> {
     pub changes: Vec<Change>,
     /// A parameter to arm MIDI learn for (asked through a command).
     pub learn: Option<String>,
+    /// The presets and playlists a control surface can offer.
+    pub catalogue: &'a Catalogue,
+}
+
+/// What a control surface can offer besides parameters: the show's
+/// presets and playlists, and which of each is playing.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Catalogue {
+    /// Preset names in `presets/`.
+    pub presets: Vec<String>,
+    /// Playlist names in `presets/playlists/`.
+    pub playlists: Vec<String>,
+    /// The preset on stage.
+    pub preset: Option<String>,
+    /// The playlist playing.
+    pub playlist: Option<String>,
+    /// The controls pinned to the phone page's favourites, as the JSON
+    /// list of their addresses kept in the show folder.
+    pub favourites: String,
+}
+
+/// Where OSC that arrives other than over UDP (binary frames on the
+/// OSCQuery WebSocket) joins the show's one queue of events.
+#[derive(Debug, Clone)]
+pub struct Inbox {
+    /// The queue the UDP receiver and MIDI fill too.
+    pub events: SyncSender<ControlEvent>,
+    /// The OSC counters and the bytes queued (bounded the same way).
+    pub stats: Arc<OscStats>,
 }
 
 /// Something a control thread received.
@@ -271,13 +300,19 @@ impl ControlSurface {
             }
         });
         let namespace = SharedNamespace::default();
-        namespace.publish(registry);
+        namespace.publish(registry, &Catalogue::default());
         let oscquery_port = options.oscquery_port.and_then(|port| {
             match oscquery::serve(
                 &options.osc_bind,
                 port,
                 osc_port.unwrap_or(0),
-                namespace.clone(),
+                (
+                    namespace.clone(),
+                    Some(Inbox {
+                        events: sender.clone(),
+                        stats: osc_stats.clone(),
+                    }),
+                ),
                 options.allow.clone(),
                 errors.clone(),
             ) {
@@ -480,7 +515,7 @@ impl ControlSurface {
             }
         }
         self.last_frame_events = applied;
-        self.namespace.publish(view.registry);
+        self.namespace.publish(view.registry, view.catalogue);
         std::mem::take(&mut self.commands)
     }
 

@@ -123,50 +123,85 @@ pub fn spawn_receiver(
                     .warn(|| format!("OSC: refused {from} (not in --osc-allow); {count} so far"));
                 continue;
             }
-            let messages = match decode(&buffer[..length], received, SystemTime::now()) {
-                Ok(messages) => messages,
-                Err(error) => {
+            match queue_datagram(&buffer[..length], from, received, &events, &stats) {
+                Queued::All => {}
+                Queued::Malformed(error) => {
                     let count = stats.malformed.fetch_add(1, Ordering::Relaxed) + 1;
                     warnings.warn(|| {
                         format!("OSC: malformed datagram from {from} ({error}); {count} so far")
                     });
-                    continue;
                 }
-            };
-            let count = messages.len();
-            for (index, (message, due)) in messages.into_iter().enumerate() {
-                let event = ControlEvent::Osc(OscReceived {
-                    from,
-                    message,
-                    due,
-                    received,
-                    rest: count - index - 1,
-                });
-                let size = event_size(&event);
-                let queued = stats.queued_bytes.load(Ordering::Relaxed);
-                let sent = match queued + size > MAX_QUEUED_BYTES {
-                    true => Err(TrySendError::Full(event)),
-                    false => {
-                        stats.queued_bytes.fetch_add(size, Ordering::Relaxed);
-                        events.try_send(event).inspect_err(|_| {
-                            stats.queued_bytes.fetch_sub(size, Ordering::Relaxed);
-                        })
-                    }
-                };
-                match sent {
-                    Ok(()) => {}
-                    Err(TrySendError::Full(_)) => {
-                        let count = stats.dropped.fetch_add(1, Ordering::Relaxed) + 1;
-                        warnings.warn(|| {
-                            format!("OSC: the show is behind, messages dropped; {count} so far")
-                        });
-                    }
-                    Err(TrySendError::Disconnected(_)) => return,
+                Queued::Dropped => {
+                    let count = stats.dropped.load(Ordering::Relaxed);
+                    warnings.warn(|| {
+                        format!("OSC: the show is behind, messages dropped; {count} so far")
+                    });
                 }
+                Queued::Closed => return,
             }
         }
     })?;
     Ok(())
+}
+
+/// What became of a datagram handed to the show.
+#[derive(Debug)]
+pub enum Queued {
+    /// Every message of it is queued.
+    All,
+    /// It was refused.
+    Malformed(DecodeError),
+    /// The queue was full; messages were dropped (counted in the stats).
+    Dropped,
+    /// The show is gone.
+    Closed,
+}
+
+/// Decodes `datagram` from `from` (received at `received`) and queues its
+/// messages for the show's next frame, bounded by the queue's length and
+/// [`MAX_QUEUED_BYTES`]: what UDP and the OSCQuery WebSocket both do.
+pub fn queue_datagram(
+    datagram: &[u8],
+    from: SocketAddr,
+    received: Instant,
+    events: &SyncSender<ControlEvent>,
+    stats: &OscStats,
+) -> Queued {
+    let messages = match decode(datagram, received, SystemTime::now()) {
+        Ok(messages) => messages,
+        Err(error) => return Queued::Malformed(error),
+    };
+    let count = messages.len();
+    let mut outcome = Queued::All;
+    for (index, (message, due)) in messages.into_iter().enumerate() {
+        let event = ControlEvent::Osc(OscReceived {
+            from,
+            message,
+            due,
+            received,
+            rest: count - index - 1,
+        });
+        let size = event_size(&event);
+        let queued = stats.queued_bytes.load(Ordering::Relaxed);
+        let sent = match queued + size > MAX_QUEUED_BYTES {
+            true => Err(TrySendError::Full(event)),
+            false => {
+                stats.queued_bytes.fetch_add(size, Ordering::Relaxed);
+                events.try_send(event).inspect_err(|_| {
+                    stats.queued_bytes.fetch_sub(size, Ordering::Relaxed);
+                })
+            }
+        };
+        match sent {
+            Ok(()) => {}
+            Err(TrySendError::Full(_)) => {
+                stats.dropped.fetch_add(1, Ordering::Relaxed);
+                outcome = Queued::Dropped;
+            }
+            Err(TrySendError::Disconnected(_)) => return Queued::Closed,
+        }
+    }
+    outcome
 }
 
 /// Why a datagram was refused.
@@ -262,7 +297,7 @@ pub fn address_of(param: &str) -> String {
 }
 
 /// The commands every show answers, with their OSC type tags.
-const COMMANDS: [(&str, &str, &str); 11] = [
+const COMMANDS: [(&str, &str, &str); 12] = [
     (
         "/sylva/preset",
         "s [f]",
@@ -291,6 +326,11 @@ const COMMANDS: [(&str, &str, &str); 11] = [
         "/sylva/outputs/save",
         "",
         "write the outputs' mapping back into the outputs file",
+    ),
+    (
+        "/sylva/ui/favourites",
+        "s",
+        "keep the phone page's favourites (a JSON list of addresses)",
     ),
     ("/sylva/learn", "s", "MIDI-learn the named parameter"),
     (

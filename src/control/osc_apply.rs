@@ -54,6 +54,10 @@ impl ControlSurface {
             "/sylva/status" => self.reply_status(from, view.preset),
             "/sylva/reseed" => self.command(Command::ReseedAll),
             "/sylva/outputs/save" => self.command(Command::SaveOutputs),
+            "/sylva/ui/favourites" => match first_string() {
+                Some(list) => self.command(Command::KeepFavourites(list)),
+                None => self.warn_osc(&format!("{address} needs a JSON list (s) from {from}")),
+            },
             "/sylva/playlist/play" => match first_string() {
                 Some(name) => self.command(Command::Playlist(PlaylistCommand::Play(name))),
                 None => self.warn_osc(&format!("{address} needs a playlist name (s) from {from}")),

@@ -11,6 +11,7 @@ use serde_json::json;
 use super::Activity;
 use super::namespace::{SharedNamespace, answer};
 use super::websocket::websocket;
+use crate::control::Inbox;
 
 /// Bytes of one request head (request line and headers).
 const MAX_HEAD: usize = 16 * 1024;
@@ -150,13 +151,14 @@ pub(super) fn client(
     namespace: &SharedNamespace,
     osc_port: u16,
     activity: &Activity,
+    inbox: Option<&Inbox>,
 ) -> std::io::Result<()> {
     stream.set_read_timeout(Some(CLIENT_TIMEOUT))?;
     stream.set_write_timeout(Some(CLIENT_TIMEOUT))?;
     let mut buffer = Vec::new();
     while let Some((head, length)) = read_head(&mut stream, &mut buffer, activity)? {
         if head.websocket && head.method == "GET" {
-            return websocket(stream, namespace, buffer, activity);
+            return websocket(stream, namespace, buffer, activity, inbox);
         }
         buffer.drain(..length);
         // A body is skipped, never read as the next request; one whose
@@ -167,23 +169,51 @@ pub(super) fn client(
             stream.set_read_timeout(Some(CLIENT_TIMEOUT))?;
             skip_body(&mut stream, &mut buffer, head.body)?;
         }
-        let (status, body) = if head.method == "GET" {
-            answer(&head.url, &namespace.get(), osc_port)
-        } else {
-            (405, json!({ "error": "only GET" }).to_string())
-        };
+        let (status, content_type, body) = reply(&head.method, &head.url, namespace, osc_port);
         let status = http::StatusCode::from_u16(status).unwrap_or(http::StatusCode::BAD_REQUEST);
+        // CORS: a page served elsewhere (a patch's own web UI) may read
+        // the namespace; nothing here takes cookies or credentials.
         let response = format!(
-            "HTTP/1.1 {} {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nAccess-Control-Allow-Origin: *\r\n{}\r\n{body}",
+            "HTTP/1.1 {} {}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nAccess-Control-Allow-Origin: *\r\nAccess-Control-Allow-Methods: GET, OPTIONS\r\nAccess-Control-Allow-Headers: *\r\nCache-Control: no-cache\r\n{}\r\n",
             status.as_u16(),
             status.canonical_reason().unwrap_or(""),
             body.len(),
             if close { "Connection: close\r\n" } else { "" },
         );
         stream.write_all(response.as_bytes())?;
+        stream.write_all(&body)?;
         if close {
             return Ok(());
         }
     }
     Ok(())
+}
+
+/// The status, content type and body answering `method` for `url`: the
+/// phone page at `/ui`, JSON of the namespace for every other GET, an
+/// empty answer to a CORS preflight.
+fn reply(
+    method: &str,
+    url: &str,
+    namespace: &SharedNamespace,
+    osc_port: u16,
+) -> (u16, &'static str, Vec<u8>) {
+    let path = url.split('?').next().unwrap_or(url);
+    match method {
+        "GET" if path == "/ui" || path == "/ui/" => (
+            200,
+            "text/html; charset=utf-8",
+            super::page::PAGE.as_bytes().to_vec(),
+        ),
+        "GET" => {
+            let (status, body) = answer(url, &namespace.get(), osc_port);
+            (status, "application/json", body.into_bytes())
+        }
+        "OPTIONS" => (204, "text/plain", Vec::new()),
+        _ => (
+            405,
+            "application/json",
+            json!({ "error": "only GET" }).to_string().into_bytes(),
+        ),
+    }
 }

@@ -9,6 +9,7 @@
 
 mod http;
 mod namespace;
+mod page;
 mod websocket;
 
 use std::net::{IpAddr, Shutdown, TcpListener, TcpStream};
@@ -19,6 +20,7 @@ use std::time::{Duration, Instant};
 
 pub use namespace::{Namespace, SharedNamespace, answer};
 
+use super::Inbox;
 use super::allow::AllowList;
 use super::osc::RateLimitedLog;
 use crate::base::status::ErrorLog;
@@ -150,7 +152,7 @@ pub fn serve(
     bind: &str,
     port: u16,
     osc_port: u16,
-    namespace: SharedNamespace,
+    (namespace, inbox): (SharedNamespace, Option<Inbox>),
     allow: AllowList,
     errors: ErrorLog,
 ) -> std::io::Result<u16> {
@@ -191,12 +193,13 @@ pub fn serve(
                 });
             }
             let namespace = namespace.clone();
+            let inbox = inbox.clone();
             let spawned = std::thread::Builder::new()
                 .name("sylva-oscquery-client".into())
                 .spawn(move || {
                     let _admitted = admitted;
                     let served = catch_unwind(AssertUnwindSafe(|| {
-                        http::client(stream, &namespace, osc_port, &activity)
+                        http::client(stream, &namespace, osc_port, &activity, inbox.as_ref())
                     }));
                     match served {
                         Ok(Ok(())) => {}
@@ -209,6 +212,8 @@ pub fn serve(
             }
         }
     })?;
-    tracing::info!("OSCQuery on http://{bind}:{port}/ (WebSocket LISTEN on the same port)");
+    tracing::info!(
+        "OSCQuery on http://{bind}:{port}/ (WebSocket LISTEN on the same port); the phone page on http://HOST:{port}/ui"
+    );
     Ok(port)
 }

@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 use serde_json::{Value as Json, json};
 
+use crate::control::Catalogue;
 use crate::control::osc::{address_of, args_of};
 use crate::params::{ParamKind, ParamSpec, Registry, Value};
 
@@ -19,10 +20,24 @@ pub struct Namespace {
     specs: Arc<Vec<ParamSpec>>,
     values: Vec<Value>,
     revision: u64,
+    catalogue: Catalogue,
 }
 
-/// A WebSocket client's queue of (address, OSC bytes) changes.
-pub(super) type Listener = SyncSender<(String, Vec<u8>)>;
+/// What a WebSocket client is sent.
+#[derive(Debug, Clone)]
+pub enum Outgoing {
+    /// A parameter's change: its address and the OSC bytes.
+    Osc(String, Vec<u8>),
+    /// A namespace event as OSCQuery's JSON (`PATH_ADDED`, `PATH_REMOVED`).
+    Text(String),
+}
+
+/// A WebSocket client's queue.
+pub(super) type Listener = SyncSender<Outgoing>;
+
+/// Paths reported one by one when the namespace changes; past this, one
+/// `PATH_CHANGED` of the root says to read it again.
+const MAX_PATH_EVENTS: usize = 256;
 
 /// The snapshot shared with the server threads, and the WebSocket
 /// listeners that changes are streamed to.
@@ -52,11 +67,48 @@ impl SharedNamespace {
         let Ok(bytes) = rosc::encoder::encode(&packet) else {
             return;
         };
-        listeners.retain(|l| l.try_send((address.clone(), bytes.clone())).is_ok());
+        listeners.retain(|l| {
+            l.try_send(Outgoing::Osc(address.clone(), bytes.clone()))
+                .is_ok()
+        });
     }
 
-    /// Publishes the registry's state (step 7 of the frame).
-    pub fn publish(&self, registry: &Registry) {
+    /// Tells every WebSocket client of parameters that came and went.
+    fn paths_changed(&self, before: &[ParamSpec], after: &[ParamSpec]) {
+        let names = |specs: &[ParamSpec]| -> std::collections::BTreeSet<String> {
+            specs.iter().map(|s| address_of(&s.name)).collect()
+        };
+        let (before, after) = (names(before), names(after));
+        let mut events: Vec<Json> = after
+            .difference(&before)
+            .map(|path| json!({ "COMMAND": "PATH_ADDED", "DATA": path }))
+            .chain(
+                before
+                    .difference(&after)
+                    .map(|path| json!({ "COMMAND": "PATH_REMOVED", "DATA": path })),
+            )
+            .collect();
+        if events.is_empty() {
+            return;
+        }
+        if events.len() > MAX_PATH_EVENTS {
+            events = vec![json!({ "COMMAND": "PATH_CHANGED", "DATA": "/" })];
+        }
+        let mut listeners = self
+            .listeners
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        listeners.retain(|l| {
+            events
+                .iter()
+                .all(|e| l.try_send(Outgoing::Text(e.to_string())).is_ok())
+        });
+    }
+
+    /// Publishes the registry's state and the show's catalogue (step 7 of
+    /// the frame); parameters that came or went are told to the
+    /// WebSocket clients.
+    pub fn publish(&self, registry: &Registry, catalogue: &Catalogue) {
         let previous = self.get();
         let specs = if previous.revision == registry.revision() && !previous.specs.is_empty() {
             previous.specs.clone()
@@ -72,10 +124,14 @@ impl SharedNamespace {
                     .unwrap_or_else(|| s.default.clone())
             })
             .collect();
+        if previous.revision != registry.revision() && !previous.specs.is_empty() {
+            self.paths_changed(&previous.specs, &specs);
+        }
         let next = Arc::new(Namespace {
             specs,
             values,
             revision: registry.revision(),
+            catalogue: catalogue.clone(),
         });
         *self
             .snapshot
@@ -140,7 +196,8 @@ fn host_info(osc_port: u16) -> Json {
         "OSC_TRANSPORT": "UDP",
         "EXTENSIONS": {
             "ACCESS": true, "VALUE": true, "RANGE": true, "DESCRIPTION": true,
-            "UNIT": true, "CLIPMODE": true, "LISTEN": true, "PATH_CHANGED": false
+            "UNIT": true, "CLIPMODE": true, "LISTEN": true, "PATH_CHANGED": true,
+            "PATH_ADDED": true, "PATH_REMOVED": true
         }
     })
 }
@@ -152,6 +209,11 @@ fn node(namespace: &Namespace, path: &str) -> Option<Json> {
         let address = address_of(&spec.name);
         let parts: Vec<&str> = address.trim_start_matches('/').split('/').collect();
         tree.insert(&parts, spec, value);
+    }
+    let offers = catalogue_nodes(&namespace.catalogue);
+    for (address, node) in &offers {
+        let parts: Vec<&str> = address.trim_start_matches('/').split('/').collect();
+        tree.offer(&parts, node);
     }
     let mut at = &tree;
     let mut full = String::new();
@@ -167,10 +229,54 @@ fn node(namespace: &Namespace, path: &str) -> Option<Json> {
     Some(at.json(if full.is_empty() { "/" } else { &full }))
 }
 
+/// The presets and playlists as OSCQuery nodes: `/sylva/preset` (its
+/// value the preset on stage, its `VALS` every preset; writing one loads
+/// it with the crossfade) and `/sylva/playlist/play` the same for
+/// playlists, so Chataigne, TouchDesigner and the phone page list them.
+fn catalogue_nodes(catalogue: &Catalogue) -> Vec<(&'static str, Json)> {
+    let node = |value: &Option<String>, vals: &[String], description: &str| {
+        json!({
+            "TYPE": "s",
+            "VALUE": [value.clone().unwrap_or_default()],
+            "RANGE": [{ "VALS": vals }],
+            "ACCESS": 3,
+            "DESCRIPTION": description,
+        })
+    };
+    vec![
+        (
+            "/sylva/preset",
+            node(
+                &catalogue.preset,
+                &catalogue.presets,
+                "Load a preset (with the crossfade)",
+            ),
+        ),
+        (
+            "/sylva/playlist/play",
+            node(
+                &catalogue.playlist,
+                &catalogue.playlists,
+                "Play a playlist from its start",
+            ),
+        ),
+        (
+            "/sylva/ui/favourites",
+            json!({
+                "TYPE": "s",
+                "VALUE": [catalogue.favourites],
+                "ACCESS": 3,
+                "DESCRIPTION": "The phone page's favourites: a JSON list of addresses, kept in the show folder",
+            }),
+        ),
+    ]
+}
+
 #[derive(Default)]
 struct Tree<'a> {
     children: BTreeMap<String, Tree<'a>>,
     leaf: Option<(&'a ParamSpec, &'a Value)>,
+    offered: Option<&'a Json>,
 }
 
 impl<'a> Tree<'a> {
@@ -185,10 +291,22 @@ impl<'a> Tree<'a> {
         }
     }
 
+    fn offer(&mut self, parts: &[&str], node: &'a Json) {
+        match parts.split_first() {
+            Some((first, rest)) => self
+                .children
+                .entry(first.to_string())
+                .or_default()
+                .offer(rest, node),
+            None => self.offered = Some(node),
+        }
+    }
+
     fn json(&self, full_path: &str) -> Json {
-        let mut node = match self.leaf {
-            Some((spec, value)) => parameter(spec, value),
-            None => json!({ "ACCESS": 0 }),
+        let mut node = match (self.leaf, self.offered) {
+            (Some((spec, value)), _) => parameter(spec, value),
+            (None, Some(offered)) => offered.clone(),
+            (None, None) => json!({ "ACCESS": 0 }),
         };
         node["FULL_PATH"] = json!(full_path);
         if !self.children.is_empty() {
@@ -285,8 +403,49 @@ mod tests {
             registry.register(spec);
         }
         let shared = SharedNamespace::default();
-        shared.publish(&registry);
+        let catalogue = Catalogue {
+            presets: vec!["colony".into(), "fluid".into()],
+            preset: Some("fluid".into()),
+            ..Catalogue::default()
+        };
+        shared.publish(&registry, &catalogue);
         (*shared.get()).clone()
+    }
+
+    #[test]
+    fn presets_are_a_node_listing_them_with_the_one_playing() {
+        let (status, body) = answer("/sylva/preset", &namespace(), 9000);
+        assert_eq!(status, 200);
+        let node: Json = serde_json::from_str(&body).unwrap_or_default();
+        assert_eq!(node["VALUE"], json!(["fluid"]));
+        assert_eq!(node["RANGE"], json!([{ "VALS": ["colony", "fluid"] }]));
+        // The node is also the container of /sylva/preset/save's kin.
+        let (_, root) = answer("/", &namespace(), 9000);
+        assert!(root.contains("\"/sylva/preset\""), "{root}");
+    }
+
+    #[test]
+    fn listeners_hear_of_parameters_that_come_and_go() {
+        let shared = SharedNamespace::default();
+        let (sender, heard) = std::sync::mpsc::sync_channel(16);
+        shared.listeners.lock().expect("lock").push(sender);
+        let mut registry = Registry::new();
+        registry.register(ParamSpec::float("colony.speed", 1.0, 0.0, 2.0));
+        let catalogue = Catalogue::default();
+        shared.publish(&registry, &catalogue);
+        registry.retain(|_| false);
+        registry.register(ParamSpec::float("fluid.gravity", 1.0, 0.0, 2.0));
+        shared.publish(&registry, &catalogue);
+        let texts: Vec<String> = heard
+            .try_iter()
+            .filter_map(|o| match o {
+                Outgoing::Text(text) => Some(text),
+                Outgoing::Osc(..) => None,
+            })
+            .collect();
+        assert_eq!(texts.len(), 2, "{texts:?}");
+        assert!(texts.iter().any(|t| t.contains("PATH_ADDED") && t.contains("/sylva/fluid/gravity")));
+        assert!(texts.iter().any(|t| t.contains("PATH_REMOVED") && t.contains("/sylva/colony/speed")));
     }
 
     #[test]

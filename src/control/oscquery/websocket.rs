@@ -12,7 +12,9 @@ use tungstenite::Message;
 use tungstenite::protocol::WebSocketConfig;
 
 use super::Activity;
-use super::namespace::SharedNamespace;
+use super::namespace::{Outgoing, SharedNamespace};
+use crate::control::Inbox;
+use crate::control::osc::{Queued, queue_datagram};
 
 /// Changes queued for one WebSocket client; a client that falls this far
 /// behind is disconnected instead of growing the queue.
@@ -55,8 +57,12 @@ impl Write for Replayed {
 }
 
 /// LISTEN streaming: the client names paths with
-/// `{"COMMAND":"LISTEN","DATA":"/sylva/master/brightness"}` (IGNORE stops);
-/// every change of a listened parameter arrives as a binary OSC frame.
+/// `{"COMMAND":"LISTEN","DATA":"/sylva/master/brightness"}` (IGNORE stops;
+/// a container, `/sylva/colony` or `/`, listens to everything below it);
+/// every change of a listened parameter arrives as a binary OSC frame, and
+/// `PATH_ADDED`/`PATH_REMOVED` as text when a preset changes the
+/// namespace. Binary frames the client sends are OSC packets, applied as
+/// if they came over UDP (the spec's path for browsers).
 /// Messages are bounded in size, the queue in length; a client that
 /// stops reading is disconnected once its writes time out, and one that
 /// answers no ping for [`WEBSOCKET_IDLE`] is closed.
@@ -65,7 +71,9 @@ pub(super) fn websocket(
     namespace: &SharedNamespace,
     handshake: Vec<u8>,
     activity: &Activity,
+    inbox: Option<&Inbox>,
 ) -> std::io::Result<()> {
+    let peer = stream.peer_addr()?;
     let config = WebSocketConfig::default()
         .max_message_size(Some(64 << 10))
         .max_frame_size(Some(64 << 10))
@@ -77,7 +85,7 @@ pub(super) fn websocket(
     let mut socket = tungstenite::accept_with_config(replayed, Some(config))
         .map_err(|e| std::io::Error::other(e.to_string()))?;
     stream.set_read_timeout(Some(Duration::from_millis(20)))?;
-    let (sender, changes) = sync_channel::<(String, Vec<u8>)>(LISTENER_QUEUE);
+    let (sender, changes) = sync_channel::<Outgoing>(LISTENER_QUEUE);
     namespace
         .listeners
         .lock()
@@ -116,6 +124,22 @@ pub(super) fn websocket(
                     _ => {}
                 }
             }
+            Ok(Message::Binary(bytes)) => {
+                if let Some(inbox) = inbox {
+                    let queued =
+                        queue_datagram(&bytes, peer, Instant::now(), &inbox.events, &inbox.stats);
+                    match queued {
+                        Queued::Malformed(_) => {
+                            inbox
+                                .stats
+                                .malformed
+                                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        }
+                        Queued::Closed => return Ok(()),
+                        Queued::All | Queued::Dropped => {}
+                    }
+                }
+            }
             Ok(Message::Close(_)) => return Ok(()),
             Ok(_) => {}
             Err(tungstenite::Error::Io(e))
@@ -124,18 +148,49 @@ pub(super) fn websocket(
         }
         loop {
             match changes.try_recv() {
-                Ok((address, bytes)) => {
-                    if listening.contains(&address) {
+                Ok(Outgoing::Osc(address, bytes)) => {
+                    if listening.iter().any(|path| listened(path, &address)) {
                         socket
                             .send(Message::Binary(bytes.into()))
                             .map_err(|e| std::io::Error::other(e.to_string()))?;
                     }
                 }
+                Ok(Outgoing::Text(text)) => socket
+                    .send(Message::Text(text.into()))
+                    .map_err(|e| std::io::Error::other(e.to_string()))?,
                 Err(TryRecvError::Empty) => break,
                 Err(TryRecvError::Disconnected) => {
                     return Err(std::io::Error::other("fell too far behind; disconnected"));
                 }
             }
         }
+    }
+}
+
+/// Whether listening to `path` covers `address`: the path itself, or a
+/// container above it.
+fn listened(path: &str, address: &str) -> bool {
+    let container = path.trim_end_matches('/');
+    address == path
+        || container.is_empty()
+        || address
+            .strip_prefix(container)
+            .is_some_and(|rest| rest.starts_with('/'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::listened;
+
+    #[test]
+    fn a_container_covers_what_is_below_it_only() {
+        assert!(listened(
+            "/sylva/master/brightness",
+            "/sylva/master/brightness"
+        ));
+        assert!(listened("/sylva/master", "/sylva/master/brightness"));
+        assert!(listened("/", "/sylva/colony/growth_speed"));
+        assert!(!listened("/sylva/master", "/sylva/masterful"));
+        assert!(!listened("/sylva/colony", "/sylva/master/brightness"));
     }
 }

@@ -78,6 +78,7 @@ impl Show {
                 Ok(())
             }
             Command::Playlist(command) => self.playlist_command(command),
+            Command::KeepFavourites(list) => self.keep_favourites(&list),
             Command::SaveOutputs => {
                 if self.outputs_name().is_none() {
                     return Err(CommandError::NoOutputs);

@@ -44,6 +44,9 @@ pub enum CommandError {
     /// The learned mapping could not be written.
     #[error("cannot keep the learned mapping: {0}")]
     KeepLearned(std::io::Error),
+    /// Favourites from the phone page that are not a list of addresses.
+    #[error("{0}")]
+    Favourites(String),
     /// A mapping save with no outputs file in use.
     #[error("no outputs file in use (start with --outputs NAME)")]
     NoOutputs,

@@ -5,6 +5,7 @@
 //! them. Presets are loaded here: built and checked aside, then swapped in
 //! whole, so a bad preset never replaces a good one.
 
+mod catalogue;
 mod commands;
 mod errors;
 mod outputs;
@@ -107,6 +108,8 @@ pub struct Show {
     media: MediaShelf,
     /// The outputs file in use, if any.
     outputs: Option<outputs::LiveOutputs>,
+    /// The presets and playlists control surfaces offer.
+    catalogue: catalogue::CatalogueCache,
 }
 
 impl Show {
@@ -179,6 +182,7 @@ impl Show {
             hearing: Hearing::default(),
             media,
             outputs: None,
+            catalogue: catalogue::CatalogueCache::default(),
         })
     }
 
@@ -462,12 +466,14 @@ impl Show {
             self.mappings
                 .load(&self.assets, &self.preset_mappings, &self.errors);
         }
+        self.refresh_catalogue();
         let view = ShowView {
             changes: self.registry.drain_changes(),
             registry: &self.registry,
             preset: self.preset.as_deref(),
             mappings: &self.mappings,
             learn: self.learn_request.take(),
+            catalogue: &self.catalogue.catalogue,
         };
         for command in control.poll(view) {
             if let Err(error) = self.apply(command) {

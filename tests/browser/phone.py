@@ -1,0 +1,149 @@
+"""The phone page in a real browser: headless Chromium (Debian's) driven
+by Playwright, against a running show. Called by tests/phone.rs with the
+page's URL, the show's OSC port, where to put a screenshot, and a file it
+creates when it wants the show restarted (the test restarts it on the
+same ports and removes the file); exits non-zero, saying why, when a
+check fails.
+
+    python3 tests/browser/phone.py http://127.0.0.1:PORT/ui OSC_PORT SHOT.png RESTART_FILE
+"""
+
+import os
+
+import json
+import socket
+import struct
+import sys
+import time
+import urllib.request
+
+from playwright.sync_api import sync_playwright
+
+PAGE, OSC_PORT = sys.argv[1], int(sys.argv[2])
+ORIGIN = PAGE.rsplit("/ui", 1)[0]
+HOST = ORIGIN.split("://", 1)[1]
+
+
+def value(address):
+    with urllib.request.urlopen(f"{ORIGIN}{address}?VALUE", timeout=2) as reply:
+        return json.load(reply)["VALUE"]
+
+
+def until(what, check, seconds):
+    end = time.time() + seconds
+    while time.time() < end:
+        try:
+            got = check()
+            if got:
+                return got
+        except Exception:
+            pass
+        time.sleep(0.05)
+    sys.exit(f"phone page: {what} (not within {seconds} s)")
+
+
+def osc(address, *floats):
+    def string(text):
+        data = text.encode() + b"\0"
+        return data + b"\0" * (-len(data) % 4)
+    packet = string(address) + string("," + "f" * len(floats)) + b"".join(struct.pack(">f", f) for f in floats)
+    socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(packet, ("127.0.0.1", OSC_PORT))
+
+
+def main():
+    requested = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path="/usr/bin/chromium",
+            args=["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+        )
+        phone = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
+        page = phone.new_page()
+        page.on("request", lambda r: requested.append(r.url))
+        page.on("websocket", lambda ws: requested.append(ws.url))
+        page.goto(PAGE)
+        fader = page.locator('[role="slider"][data-address="/sylva/master/brightness"]')
+        fader.wait_for(timeout=10_000)
+        page.locator("#link.up").wait_for(timeout=10_000)
+
+        # Drag the master fader to three quarters: the show's value follows.
+        box = fader.bounding_box()
+        y = box["y"] + box["height"] / 2
+        page.mouse.move(box["x"] + 5, y)
+        page.mouse.down()
+        page.mouse.move(box["x"] + box["width"] * 0.5, y, steps=5)
+        page.mouse.move(box["x"] + box["width"] * 0.75, y, steps=5)
+        page.mouse.up()
+        until("the dragged fader moving master.brightness to 3.0",
+              lambda: abs(value("/sylva/master/brightness")[0] - 3.0) < 0.1, 2)
+
+        # Two fingers on two faders of a layer at once: one down to 30%,
+        # the other up to 70%, in the same touch moves.
+        sliders = page.locator('[data-param^="/sylva/shader/aurora/"] [role="slider"]')
+        first, second = sliders.nth(0), sliders.nth(1)
+        first.scroll_into_view_if_needed()
+        b1, b2 = first.bounding_box(), second.bounding_box()
+        cdp = phone.new_cdp_session(page)
+
+        def touch(kind, points):
+            cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": [
+                {"x": x, "y": yy, "id": i} for i, (x, yy) in enumerate(points)]})
+
+        y1, y2 = b1["y"] + b1["height"] / 2, b2["y"] + b2["height"] / 2
+        touch("touchStart", [(b1["x"] + b1["width"] * 0.5, y1), (b2["x"] + b2["width"] * 0.5, y2)])
+        for step in range(1, 6):
+            f = 0.5 - 0.04 * step
+            touch("touchMove", [(b1["x"] + b1["width"] * f, y1), (b2["x"] + b2["width"] * (1 - f), y2)])
+        touch("touchEnd", [])
+
+        def at(slider, fraction):
+            low, high = float(slider.get_attribute("aria-valuemin")), float(slider.get_attribute("aria-valuemax"))
+            shown = value(slider.get_attribute("data-address"))[0]
+            return abs(shown - (low + fraction * (high - low))) < 0.03 * (high - low)
+
+        until("both faders moving under two fingers at once",
+              lambda: at(first, 0.3) and at(second, 0.7), 2)
+
+        # A change over OSC moves the control within a second.
+        osc("/sylva/master/brightness", 0.5)
+        until("the fader following an OSC write",
+              lambda: abs(float(fader.get_attribute("aria-valuenow")) - 0.5) < 0.01, 1)
+
+        # Tapping a preset loads it; its layer's controls appear.
+        page.locator('[data-address="/sylva/preset"][data-name="second"]').click()
+        until("the tapped preset on stage", lambda: value("/sylva/preset") == ["second"], 5)
+        page.locator('[data-param^="/sylva/shader/echo/"]').first.wait_for(timeout=5_000)
+        until("the playing preset lit",
+              lambda: page.locator('[data-name="second"][aria-pressed="true"]').count() == 1, 3)
+
+        # A control pinned to the favourites is kept in the show folder.
+        star = page.locator('[data-param="/sylva/master/blackout"] .star')
+        star.click()
+        until("the favourite kept", lambda: "/sylva/master/blackout" in json.loads(value("/sylva/ui/favourites")[0]), 4)
+        page.locator("#tab-favourites").click()
+        until("only the favourites shown",
+              lambda: page.locator('[data-param="/sylva/master/bpm"]').count() == 0
+              and page.locator('[data-param="/sylva/master/blackout"]').count() == 1, 3)
+        page.locator("#tab-all").click()
+        page.evaluate("window.scrollTo(0, 0)")
+        page.screenshot(path=sys.argv[3], full_page=False)
+
+        # The show restarts: the page finds it again by itself.
+        restart = sys.argv[4]
+        open(restart, "w").close()
+        until("the show gone", lambda: page.locator("#link.up").count() == 0, 10)
+        until("the show restarted", lambda: not os.path.exists(restart), 60)
+        page.locator("#link.up").wait_for(timeout=15_000)
+        osc("/sylva/master/brightness", 2.0)
+        until("the fader following the restarted show",
+              lambda: abs(float(fader.get_attribute("aria-valuenow")) - 2.0) < 0.01, 3)
+        browser.close()
+
+    outside = [u for u in requested if HOST not in u.split("/")[2]]
+    if outside:
+        sys.exit(f"phone page: asked for something outside the show: {outside}")
+    print(f"phone page: {len(requested)} requests, all to the show; every check held")
+
+
+main()
