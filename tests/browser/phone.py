@@ -129,6 +129,13 @@ def main():
         page.evaluate("window.scrollTo(0, 0)")
         page.screenshot(path=sys.argv[3], full_page=False)
 
+        # Sideways on the phone and on a tablet: nothing runs off the side.
+        for width, height in [(844, 390), (1180, 820), (820, 1180)]:
+            page.set_viewport_size({"width": width, "height": height})
+            until(f"the page fitting {width}x{height}",
+                  lambda: page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1"), 2)
+        page.set_viewport_size({"width": 390, "height": 844})
+
         # The show restarts: the page finds it again by itself.
         restart = sys.argv[4]
         open(restart, "w").close()

@@ -444,8 +444,16 @@ mod tests {
             })
             .collect();
         assert_eq!(texts.len(), 2, "{texts:?}");
-        assert!(texts.iter().any(|t| t.contains("PATH_ADDED") && t.contains("/sylva/fluid/gravity")));
-        assert!(texts.iter().any(|t| t.contains("PATH_REMOVED") && t.contains("/sylva/colony/speed")));
+        assert!(
+            texts
+                .iter()
+                .any(|t| t.contains("PATH_ADDED") && t.contains("/sylva/fluid/gravity"))
+        );
+        assert!(
+            texts
+                .iter()
+                .any(|t| t.contains("PATH_REMOVED") && t.contains("/sylva/colony/speed"))
+        );
     }
 
     #[test]

@@ -171,7 +171,12 @@ fn parse_input(input: &Json) -> Result<IsfInput, String> {
             let default = input.get("DEFAULT").is_some_and(truthy);
             (InputKind::Bool, ParamSpec::bool(name, default))
         }
-        "event" => (InputKind::Event, ParamSpec::bool(name, false)),
+        // The unit tells control surfaces (the phone page) to offer a
+        // button that fires while pressed, not a switch.
+        "event" => (
+            InputKind::Event,
+            ParamSpec::bool(name, false).with_unit("trigger"),
+        ),
         "long" => long(input, name, number("DEFAULT"))?,
         "color" => {
             let mut c = [0.0, 0.0, 0.0, 1.0];
