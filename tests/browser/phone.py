@@ -50,7 +50,20 @@ def osc(address, *floats):
     socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(packet, ("127.0.0.1", OSC_PORT))
 
 
+def cors():
+    """The namespace can be read by a page served elsewhere."""
+    with urllib.request.urlopen(f"{ORIGIN}/sylva/master/brightness", timeout=2) as reply:
+        if reply.headers.get("Access-Control-Allow-Origin") != "*":
+            sys.exit("phone page: the namespace has no CORS header")
+    preflight = urllib.request.Request(f"{ORIGIN}/", method="OPTIONS",
+                                       headers={"Origin": "http://elsewhere.example", "Access-Control-Request-Method": "GET"})
+    with urllib.request.urlopen(preflight, timeout=2) as reply:
+        if reply.status != 204 or "GET" not in reply.headers.get("Access-Control-Allow-Methods", ""):
+            sys.exit("phone page: the CORS preflight was not answered")
+
+
 def main():
+    cors()
     requested = []
     with sync_playwright() as p:
         browser = p.chromium.launch(
