@@ -205,6 +205,14 @@ struct ControlArgs {
     /// Accept OSC and OSCQuery only from this network (repeatable), e.g. 192.168.1.0/24 or 10.0.0.7.
     #[arg(long, value_name = "CIDR")]
     osc_allow: Vec<sylva::control::allow::Network>,
+    /// Ask the phone page (and any WebSocket client) for this PIN once per device before its writes count.
+    #[arg(long, value_name = "PIN", value_parser = parse_pin)]
+    ui_pin: Option<String>,
+}
+
+/// A `--ui-pin` the OSCQuery server will take.
+fn parse_pin(text: &str) -> Result<String, String> {
+    sylva::control::oscquery::Pin::new(text).map(|_| text.to_string())
 }
 
 impl ControlArgs {
@@ -218,6 +226,7 @@ impl ControlArgs {
             oscquery_port: (!self.no_osc).then_some(self.oscquery_port),
             zeroconf: self.zeroconf,
             allow: sylva::control::allow::AllowList::new(self.osc_allow.clone()),
+            ui_pin: self.ui_pin.clone(),
         }
     }
 }

@@ -13,6 +13,21 @@ use std::time::{Duration, Instant};
 use crate::support;
 use crate::support::Checked;
 
+/// The browser test `script` run against a show with its ports, and
+/// `more` arguments; its exit status.
+fn browse(script: &str, (osc, oscquery): (u16, u16), more: &[&std::ffi::OsStr]) -> Child {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/browser")
+        .join(script);
+    Command::new("python3")
+        .arg(&script)
+        .arg(format!("http://127.0.0.1:{oscquery}/ui"))
+        .arg(osc.to_string())
+        .args(more)
+        .spawn()
+        .checked("running python3 (the browser test needs python3 with playwright and Debian's chromium: make test installs them)")
+}
+
 /// A port free now on 127.0.0.1.
 fn free_port() -> u16 {
     let tcp = TcpListener::bind("127.0.0.1:0").checked("a free TCP port");
@@ -21,8 +36,9 @@ fn free_port() -> u16 {
     UdpSocket::bind(("127.0.0.1", port)).map_or_else(|_| free_port(), |_| port)
 }
 
-/// The show binary, headless, on `osc`/`oscquery` ports, its log in `log`.
-fn show(root: &Path, osc: u16, oscquery: u16, log: &Path) -> Child {
+/// The show binary, headless, on `osc`/`oscquery` ports with `more`
+/// arguments, its log in `log`.
+fn show(root: &Path, (osc, oscquery): (u16, u16), more: &[&str], log: &Path) -> Child {
     let log = std::fs::File::create(log).checked("the show's log");
     let child = Command::new(env!("CARGO_BIN_EXE_sylva"))
         .args([
@@ -40,6 +56,7 @@ fn show(root: &Path, osc: u16, oscquery: u16, log: &Path) -> Child {
             "--oscquery-port",
             &oscquery.to_string(),
         ])
+        .args(more)
         .arg("--project")
         .arg(root)
         .env("SYLVA_ADAPTER", support::adapter_name())
@@ -72,17 +89,14 @@ fn the_phone_page_plays_the_show_in_a_real_browser() {
     );
     let (osc, oscquery) = (free_port(), free_port());
     let log = root.join("show.log");
-    let mut running = show(&root, osc, oscquery, &log);
+    let mut running = show(&root, (osc, oscquery), &[], &log);
     let restart: PathBuf = root.join("restart-now");
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/browser/phone.py");
-    let mut browser = Command::new("python3")
-        .arg(&script)
-        .arg(format!("http://127.0.0.1:{oscquery}/ui"))
-        .arg(osc.to_string())
-        .arg(support::out_dir().join("phone_390x844.png"))
-        .arg(&restart)
-        .spawn()
-        .checked("running python3 (the browser test needs python3 with playwright and Debian's chromium: make test installs them)");
+    let shot = support::out_dir().join("phone_390x844.png");
+    let mut browser = browse(
+        "phone.py",
+        (osc, oscquery),
+        &[shot.as_os_str(), restart.as_os_str()],
+    );
     let started = Instant::now();
     let status = loop {
         if let Some(status) = browser.try_wait().checked("waiting for the browser") {
@@ -92,7 +106,7 @@ fn the_phone_page_plays_the_show_in_a_real_browser() {
             running.kill().ok();
             running.wait().ok();
             std::thread::sleep(Duration::from_millis(500));
-            running = show(&root, osc, oscquery, &root.join("show-again.log"));
+            running = show(&root, (osc, oscquery), &[], &root.join("show-again.log"));
             std::fs::remove_file(&restart).checked("telling the page the show is back");
         }
         assert!(
@@ -111,4 +125,25 @@ fn the_phone_page_plays_the_show_in_a_real_browser() {
     let kept =
         std::fs::read_to_string(root.join("ui/favourites.json")).checked("the favourites file");
     assert!(kept.contains("/sylva/master/blackout"), "{kept}");
+}
+
+#[test]
+fn a_ui_pin_guards_the_page_s_writes_in_a_real_browser() {
+    let root = support::show_folder(
+        "phone-pin",
+        &[("presets/first.toml", "layers = [\"shader.aurora\"]\n")],
+    );
+    let ports = (free_port(), free_port());
+    let log = root.join("show.log");
+    let mut running = show(&root, ports, &["--ui-pin", "2468"], &log);
+    let status = browse("pin.py", ports, &[])
+        .wait()
+        .checked("waiting for the browser");
+    running.kill().ok();
+    running.wait().ok();
+    assert!(
+        status.success(),
+        "the PIN's browser test failed; the show's log is {}",
+        log.display()
+    );
 }

@@ -84,6 +84,8 @@ pub struct Inbox {
     pub events: SyncSender<ControlEvent>,
     /// The OSC counters and the bytes queued (bounded the same way).
     pub stats: Arc<OscStats>,
+    /// The PIN a client gives before its writes join the queue.
+    pub pin: Option<Arc<oscquery::Pin>>,
 }
 
 /// Something a control thread received.
@@ -121,6 +123,9 @@ pub struct ControlOptions {
     pub zeroconf: bool,
     /// Hosts allowed to send OSC and query OSCQuery (empty: all).
     pub allow: AllowList,
+    /// The PIN a WebSocket client (the phone page) gives before its
+    /// writes count (`--ui-pin`); `None` asks for none.
+    pub ui_pin: Option<String>,
 }
 
 impl Default for ControlOptions {
@@ -134,6 +139,7 @@ impl Default for ControlOptions {
             oscquery_port: Some(9001),
             zeroconf: false,
             allow: AllowList::default(),
+            ui_pin: None,
         }
     }
 }
@@ -301,7 +307,19 @@ impl ControlSurface {
         });
         let namespace = SharedNamespace::default();
         namespace.publish(registry, &Catalogue::default());
-        let oscquery_port = options.oscquery_port.and_then(|port| {
+        let pin = match options
+            .ui_pin
+            .as_deref()
+            .map(oscquery::Pin::new)
+            .transpose()
+        {
+            Ok(pin) => Ok(pin.map(Arc::new)),
+            Err(error) => {
+                errors.report("oscquery", format!("--ui-pin: {error}; OSCQuery stays off"));
+                Err(())
+            }
+        };
+        let oscquery_port = options.oscquery_port.zip(pin.ok()).and_then(|(port, pin)| {
             match oscquery::serve(
                 &options.osc_bind,
                 port,
@@ -311,6 +329,7 @@ impl ControlSurface {
                     Some(Inbox {
                         events: sender.clone(),
                         stats: osc_stats.clone(),
+                        pin,
                     }),
                 ),
                 options.allow.clone(),

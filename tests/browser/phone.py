@@ -8,46 +8,19 @@ check fails.
     python3 tests/browser/phone.py http://127.0.0.1:PORT/ui OSC_PORT SHOT.png RESTART_FILE
 """
 
-import os
-
 import json
-import socket
-import struct
+import os
 import sys
-import time
 import urllib.request
 
 from playwright.sync_api import sync_playwright
 
-PAGE, OSC_PORT = sys.argv[1], int(sys.argv[2])
-ORIGIN = PAGE.rsplit("/ui", 1)[0]
-HOST = ORIGIN.split("://", 1)[1]
+from showpage import Show, chromium, drag, phone, until
 
-
-def value(address):
-    with urllib.request.urlopen(f"{ORIGIN}{address}?VALUE", timeout=2) as reply:
-        return json.load(reply)["VALUE"]
-
-
-def until(what, check, seconds):
-    end = time.time() + seconds
-    while time.time() < end:
-        try:
-            got = check()
-            if got:
-                return got
-        except Exception:
-            pass
-        time.sleep(0.05)
-    sys.exit(f"phone page: {what} (not within {seconds} s)")
-
-
-def osc(address, *floats):
-    def string(text):
-        data = text.encode() + b"\0"
-        return data + b"\0" * (-len(data) % 4)
-    packet = string(address) + string("," + "f" * len(floats)) + b"".join(struct.pack(">f", f) for f in floats)
-    socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(packet, ("127.0.0.1", OSC_PORT))
+SHOW = Show(sys.argv[1], int(sys.argv[2]))
+ORIGIN, HOST = SHOW.origin, SHOW.host
+value, osc = SHOW.value, SHOW.osc
+PAGE = SHOW.page
 
 
 def cors():
@@ -66,13 +39,9 @@ def main():
     cors()
     requested = []
     with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path="/usr/bin/chromium",
-            args=["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-        )
-        phone = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
-        page = phone.new_page()
+        browser = chromium(p)
+        phone_context = phone(browser)
+        page = phone_context.new_page()
         page.on("request", lambda r: requested.append(r.url))
         page.on("websocket", lambda ws: requested.append(ws.url))
         page.goto(PAGE)
@@ -81,13 +50,7 @@ def main():
         page.locator("#link.up").wait_for(timeout=10_000)
 
         # Drag the master fader to three quarters: the show's value follows.
-        box = fader.bounding_box()
-        y = box["y"] + box["height"] / 2
-        page.mouse.move(box["x"] + 5, y)
-        page.mouse.down()
-        page.mouse.move(box["x"] + box["width"] * 0.5, y, steps=5)
-        page.mouse.move(box["x"] + box["width"] * 0.75, y, steps=5)
-        page.mouse.up()
+        drag(page, fader, 0.75)
         until("the dragged fader moving master.brightness to 3.0",
               lambda: abs(value("/sylva/master/brightness")[0] - 3.0) < 0.1, 2)
 
@@ -97,7 +60,7 @@ def main():
         first, second = sliders.nth(0), sliders.nth(1)
         first.scroll_into_view_if_needed()
         b1, b2 = first.bounding_box(), second.bounding_box()
-        cdp = phone.new_cdp_session(page)
+        cdp = phone_context.new_cdp_session(page)
 
         def touch(kind, points):
             cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": [

@@ -10,6 +10,7 @@
 mod http;
 mod namespace;
 mod page;
+mod pin;
 mod websocket;
 
 use std::net::{IpAddr, Shutdown, TcpListener, TcpStream};
@@ -19,6 +20,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 pub use namespace::{Namespace, SharedNamespace, answer};
+pub use pin::Pin;
 
 use super::Inbox;
 use super::allow::AllowList;

@@ -4,15 +4,17 @@
 use std::io::{ErrorKind, Read, Write};
 use std::net::TcpStream;
 use std::sync::PoisonError;
+use std::sync::atomic::Ordering;
 use std::sync::mpsc::{TryRecvError, sync_channel};
 use std::time::{Duration, Instant};
 
-use serde_json::Value as Json;
+use serde_json::{Value as Json, json};
 use tungstenite::Message;
 use tungstenite::protocol::WebSocketConfig;
 
 use super::Activity;
 use super::namespace::{Outgoing, SharedNamespace};
+use super::pin::{Answer, LOCKOUT};
 use crate::control::Inbox;
 use crate::control::osc::{Queued, queue_datagram};
 
@@ -62,7 +64,10 @@ impl Write for Replayed {
 /// every change of a listened parameter arrives as a binary OSC frame, and
 /// `PATH_ADDED`/`PATH_REMOVED` as text when a preset changes the
 /// namespace. Binary frames the client sends are OSC packets, applied as
-/// if they came over UDP (the spec's path for browsers).
+/// if they came over UDP (the spec's path for browsers); with `--ui-pin`
+/// they are refused until the client sends
+/// `{"COMMAND":"PIN","DATA":"1234"}` (told by `PIN_REQUIRED`, answered
+/// `PIN_ACCEPTED` or `PIN_REFUSED` with the reason).
 /// Messages are bounded in size, the queue in length; a client that
 /// stops reading is disconnected once its writes time out, and one that
 /// answers no ping for [`WEBSOCKET_IDLE`] is closed.
@@ -93,6 +98,10 @@ pub(super) fn websocket(
         .push(sender);
     let mut listening: Vec<String> = Vec::new();
     let mut pinged = Instant::now();
+    let mut unlocked = inbox.is_none_or(|inbox| inbox.pin.is_none());
+    if !unlocked {
+        send_text(&mut socket, json!({ "COMMAND": "PIN_REQUIRED" }))?;
+    }
     loop {
         if activity.idle() > WEBSOCKET_IDLE {
             return Err(std::io::Error::new(
@@ -121,7 +130,20 @@ pub(super) fn websocket(
                         listening.push(path)
                     }
                     Some("IGNORE") => listening.retain(|p| *p != path),
+                    Some("PIN") if !unlocked => {
+                        let pin = inbox.and_then(|inbox| inbox.pin.as_deref());
+                        if let Some(pin) = pin {
+                            let answer = pin.guess(peer.ip(), &path, Instant::now());
+                            unlocked = answer == Answer::Accepted;
+                            send_text(&mut socket, pin_reply(answer))?;
+                        }
+                    }
                     _ => {}
+                }
+            }
+            Ok(Message::Binary(_)) if !unlocked => {
+                if let Some(inbox) = inbox {
+                    inbox.stats.refused.fetch_add(1, Ordering::Relaxed);
                 }
             }
             Ok(Message::Binary(bytes)) => {
@@ -130,10 +152,7 @@ pub(super) fn websocket(
                         queue_datagram(&bytes, peer, Instant::now(), &inbox.events, &inbox.stats);
                     match queued {
                         Queued::Malformed(_) => {
-                            inbox
-                                .stats
-                                .malformed
-                                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            inbox.stats.malformed.fetch_add(1, Ordering::Relaxed);
                         }
                         Queued::Closed => return Ok(()),
                         Queued::All | Queued::Dropped => {}
@@ -164,6 +183,28 @@ pub(super) fn websocket(
                 }
             }
         }
+    }
+}
+
+/// Sends `message` as a text frame.
+fn send_text(socket: &mut tungstenite::WebSocket<Replayed>, message: Json) -> std::io::Result<()> {
+    socket
+        .send(Message::Text(message.to_string().into()))
+        .map_err(|e| std::io::Error::other(e.to_string()))
+}
+
+/// What the client is told of its guess at the PIN.
+fn pin_reply(answer: Answer) -> Json {
+    match answer {
+        Answer::Accepted => json!({ "COMMAND": "PIN_ACCEPTED" }),
+        Answer::Wrong(left) => json!({
+            "COMMAND": "PIN_REFUSED",
+            "DATA": format!("wrong PIN; {left} more tries before a {} s wait", LOCKOUT.as_secs()),
+        }),
+        Answer::LockedOut(wait) => json!({
+            "COMMAND": "PIN_REFUSED",
+            "DATA": format!("too many wrong PINs; try again in {} s", wait.as_secs().max(1)),
+        }),
     }
 }
 
