@@ -54,6 +54,17 @@ def main():
         until("the dragged fader moving master.brightness to 3.0",
               lambda: abs(value("/sylva/master/brightness")[0] - 3.0) < 0.1, 2)
 
+        # A long press on a control's name tells what it is, its range and
+        # its smoothing.
+        label = page.locator(f'[data-param="/sylva/master/brightness"] .label .name')
+        box = label.bounding_box()
+        page.mouse.move(box["x"] + 4, box["y"] + 4)
+        page.mouse.down()
+        page.wait_for_timeout(800)
+        page.mouse.up()
+        until("a long press showing the description and range",
+              lambda: "0 to 4" in page.inner_text("#tip.shown") and "follows over 0.05 s" in page.inner_text("#tip.shown"), 2)
+
         # Two fingers on two faders of a layer at once: one down to 30%,
         # the other up to 70%, in the same touch moves.
         sliders = page.locator('[data-param^="/sylva/shader/aurora/"] [role="slider"]')

@@ -382,6 +382,11 @@ fn parameter(spec: &ParamSpec, value: &Value) -> Json {
     if !spec.unit.is_empty() {
         node["UNIT"] = json!([spec.unit]);
     }
+    // Not in the proposal (clients skip attributes they do not know): the
+    // phone page says how slowly a control follows its writes.
+    if spec.smoothing > 0.0 {
+        node["SMOOTHING"] = json!(spec.smoothing);
+    }
     node
 }
 
