@@ -12,6 +12,7 @@ use sylva::drivers::bench::{self, BenchOptions};
 use sylva::drivers::cli::{AnalysisArgs, FolderArgs, ListenArgs, ShowArgs};
 use sylva::drivers::headless::{self, HeadlessOptions, RenderOptions, parse_size};
 use sylva::drivers::send::{RecordOptions, SendOptions};
+use sylva::drivers::whole_frame::{self, WholeFrameOptions};
 use sylva::drivers::window::{self, NoDisplay, WindowOptions};
 use sylva::show::installation::{InstallOptions, Schedule};
 use sylva::tools::ToolVerb;
@@ -265,11 +266,17 @@ struct BenchArgs {
     #[command(flatten)]
     show: ShowArgs,
     /// Layer id to measure, e.g. shader.aurora; `audio` times the audio analysis on the CPU (sizes: FFT windows, steps: hops).
-    #[arg(long)]
-    layer: String,
+    #[arg(long, required_unless_present = "whole_frame")]
+    layer: Option<String>,
     /// Sizes in the layer's unit, comma-separated (shader layers: output height in pixels).
-    #[arg(long, value_delimiter = ',', required = true)]
+    #[arg(long, value_delimiter = ',', required_unless_present = "whole_frame")]
     sizes: Vec<u32>,
+    /// Time every pass of a preset's (or playlist's) frames as the show plays them, the whole frame, and the unpaced frame rate (default size 1920x1080).
+    #[arg(long, conflicts_with_all = ["layer", "sizes"])]
+    whole_frame: bool,
+    /// With --whole-frame: frames played before measuring (show time at 60 fps).
+    #[arg(long, default_value_t = 180)]
+    warm_up: usize,
     /// Frames measured per size, after a warm-up.
     #[arg(long, default_value_t = 200)]
     steps: usize,
@@ -455,7 +462,22 @@ fn check_command(args: &CheckArgs) -> anyhow::Result<()> {
 }
 
 fn bench_command(args: BenchArgs) -> anyhow::Result<()> {
-    if args.layer == "audio" {
+    if args.whole_frame {
+        let report = whole_frame::run(&WholeFrameOptions {
+            show: args.show.options(false),
+            resolution: args.resolution.unwrap_or([1920, 1080]),
+            steps: args.steps,
+            warm_up: args.warm_up,
+        })?;
+        if args.json {
+            println!("{}", serde_json::to_string_pretty(&report)?);
+        } else {
+            print!("{}", whole_frame::table(&report));
+        }
+        return Ok(());
+    }
+    let layer = args.layer.unwrap_or_default();
+    if layer == "audio" {
         let times = sylva::audio::bench::run(&args.sizes, args.steps)?;
         if args.json {
             println!("{}", serde_json::to_string_pretty(&times)?);
@@ -466,7 +488,7 @@ fn bench_command(args: BenchArgs) -> anyhow::Result<()> {
     }
     let report = bench::run(&BenchOptions {
         show: args.show.options(false),
-        layer: args.layer,
+        layer,
         sizes: args.sizes,
         steps: args.steps,
         set: args.set,

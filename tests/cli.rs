@@ -366,3 +366,52 @@ fn render_video_without_ffmpeg_says_how_to_get_it() {
         "{text}"
     );
 }
+
+#[test]
+fn bench_whole_frame_lists_every_pass_of_a_preset_and_the_frame() {
+    let fixtures = support::fixtures();
+    let output = sylva(&[
+        "bench",
+        "--whole-frame",
+        "--project",
+        &fixtures.to_string_lossy(),
+        "--preset",
+        "fluid_small",
+        "--resolution",
+        "96x54",
+        "--steps",
+        "4",
+        "--warm-up",
+        "3",
+        "--json",
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let report: serde_json::Value =
+        serde_json::from_slice(&output.stdout).checked("the bench's JSON");
+    let passes: Vec<&str> = report["passes"]
+        .as_array()
+        .checked("a list of passes")
+        .iter()
+        .filter_map(|p| p["pass"].as_str())
+        .collect();
+    for expected in [
+        "fluid.density",
+        "fluid.draw.splat",
+        "fluid.draw.shade",
+        "compositor.master",
+    ] {
+        assert!(passes.contains(&expected), "{expected} in {passes:?}");
+    }
+    let frame = report["frame"]["median_ms"]
+        .as_f64()
+        .checked("the frame's time");
+    let summed: f64 = report["passes"]
+        .as_array()
+        .checked("passes")
+        .iter()
+        .filter_map(|p| p["median_ms"].as_f64())
+        .sum();
+    assert!(frame > 0.0 && frame <= summed * 1.5, "{frame} of {summed}");
+    assert_eq!(report["resolution"], serde_json::json!([96, 54]));
+    assert!(report["unpaced_fps"].as_f64().checked("fps") > 0.0);
+}

@@ -100,6 +100,16 @@ impl<T, E: std::fmt::Debug> Checked<T> for Result<T, E> {
     }
 }
 
+impl<T> Checked<T> for Option<T> {
+    #[track_caller]
+    fn checked(self, what: &str) -> T {
+        match self {
+            Some(value) => value,
+            None => panic!("{what}: missing"),
+        }
+    }
+}
+
 /// The project's shared folder (test characters, published data): `$SYLVA_SHARED`,
 /// else `../shared` beside the checkout, else `shared/` inside it. Fails,
 /// naming where it looked, when none exists.

@@ -294,7 +294,7 @@ pub fn statistics(frames: &[Vec<PassTime>]) -> Vec<PassStats> {
 }
 
 /// Nearest-rank percentile of sorted `values`.
-fn percentile(sorted: &[f64], q: f64) -> f64 {
+pub(crate) fn percentile(sorted: &[f64], q: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
     }

@@ -1,5 +1,6 @@
 //! What drives frames: the command-line arguments every show takes, the
-//! window (keys, HUD), the headless and render loops, the bench, the
+//! window (keys, HUD), the headless and render loops, the bench (a layer
+//! at sizes, or a preset's whole frame), the
 //! video writer `render --video` pipes frames into, and the senders that
 //! take the picture out of a live show (NDI, streams, recording).
 
@@ -8,4 +9,5 @@ pub mod cli;
 pub mod headless;
 pub mod send;
 pub mod video;
+pub mod whole_frame;
 pub mod window;

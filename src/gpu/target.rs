@@ -25,6 +25,33 @@ impl RenderTarget {
         size: [u32; 2],
         format: wgpu::TextureFormat,
     ) -> Self {
+        Self::with_usage(device, label, size, format, wgpu::TextureUsages::empty())
+    }
+
+    /// A target compute shaders can also write (`format` must be one
+    /// WebGPU stores to, e.g. `R32Float` or `Rgba16Float`).
+    pub fn storage(
+        device: &wgpu::Device,
+        label: &str,
+        size: [u32; 2],
+        format: wgpu::TextureFormat,
+    ) -> Self {
+        Self::with_usage(
+            device,
+            label,
+            size,
+            format,
+            wgpu::TextureUsages::STORAGE_BINDING,
+        )
+    }
+
+    fn with_usage(
+        device: &wgpu::Device,
+        label: &str,
+        size: [u32; 2],
+        format: wgpu::TextureFormat,
+        extra: wgpu::TextureUsages,
+    ) -> Self {
         let texture = device.create_texture(&wgpu::TextureDescriptor {
             label: Some(label),
             size: wgpu::Extent3d {
@@ -39,7 +66,8 @@ impl RenderTarget {
             usage: wgpu::TextureUsages::RENDER_ATTACHMENT
                 | wgpu::TextureUsages::TEXTURE_BINDING
                 | wgpu::TextureUsages::COPY_SRC
-                | wgpu::TextureUsages::COPY_DST,
+                | wgpu::TextureUsages::COPY_DST
+                | extra,
             view_formats: &[],
         });
         let view = texture.create_view(&wgpu::TextureViewDescriptor::default());

@@ -213,6 +213,8 @@ fn main_panel(
                         None => totals.push((&pass.label, pass.ms, 1)),
                     }
                 }
+                let frame: f64 = totals.iter().map(|(_, ms, _)| ms).sum();
+                ui.monospace(format!("{:<32} {frame:>7.3}", "frame (passes added up)"));
                 for (label, ms, count) in totals {
                     let times = if count > 1 {
                         format!(" x{count}")

@@ -1,10 +1,11 @@
 //! Drawing the fluid: glowing billboards (the seed's look), or a
-//! screen-space liquid surface that reads as water — sphere impostors
-//! write eye depth, the same discs add up the liquid's thickness and foam,
-//! a bilateral blur smooths the depth (twice over, both axes), and a
-//! shading pass refracts the layers below through the thickness, absorbs
-//! their colour with depth, reflects a sky by Fresnel, adds the light's
-//! glint and whitens the foam.
+//! screen-space liquid surface that reads as water — the particles are
+//! splatted by compute as spheres into eye depth (the nearest surface),
+//! thickness and foam (`splat.wgsl`: a thread a row of a disc, atomics per
+//! pixel, no rasterizer), a bilateral blur smooths the depth (twice over,
+//! both axes), and a shading pass refracts the layers below through the
+//! thickness, absorbs their colour with depth, reflects a sky by Fresnel,
+//! adds the light's glint and whitens the foam.
 
 use crate::engine::simulation::Drawer;
 use bytemuck::{Pod, Zeroable};
@@ -13,22 +14,25 @@ use super::sim::FluidSim;
 use crate::base::Assets;
 use crate::engine::camera::CameraUniform;
 use crate::gpu::bindings::{Slot, bind, layout, uniform_buffer};
-use crate::gpu::raster::{
-    Output, additive, begin_3d_pass, buffers_group, depth_view, instanced_pipeline,
-};
+use crate::gpu::compute::{Binding, Kernel, storage_buffer};
+use crate::gpu::raster::{Output, additive, begin_3d_pass, buffers_group, instanced_pipeline};
 use crate::gpu::wgsl::Composer;
 use crate::gpu::{BuildError, FullscreenPipeline, Gpu, GpuProfiler, HDR_FORMAT, RenderTarget};
 
 const EYE_DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::R32Float;
-/// Thickness and foam, added up (blendable).
-const THICKNESS_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rg16Float;
+/// Thickness and foam (red, green), written by the splat's resolve.
+const THICKNESS_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba16Float;
 /// Rounds of the separable depth blur: one leaves the particles' lattice
 /// showing as ripples, two read as one smooth body.
 const BLUR_ROUNDS: usize = 2;
-/// Eye depth where no liquid is (`EMPTY` in surface.wgsl).
-const EMPTY: f64 = 1e9;
+/// Eye depth where no liquid is (`EMPTY` in surface.wgsl, `EMPTY_BITS`
+/// in splat.wgsl).
+const EMPTY: f32 = 1e9;
+/// Fixed-point steps of the thickness sums in one particle's radius:
+/// fine enough for a thin sheet, room for 30,000 overlapping particles.
+const THICKNESS_STEPS: f32 = 65_536.0;
 
-/// `struct ParticleDraw` in particles.wgsl.
+/// `struct ParticleDraw` in particle_look.wgsl.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default, Pod, Zeroable)]
 pub struct ParticleDraw {
@@ -64,6 +68,15 @@ pub(crate) struct SurfaceUniform {
     _pad: [f32; 2],
 }
 
+/// `struct Splat` in splat.wgsl.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, Pod, Zeroable)]
+pub(crate) struct SplatUniform {
+    size: [u32; 2],
+    particle_count: u32,
+    scale: f32,
+}
+
 /// Particles or surface.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Look {
@@ -76,23 +89,40 @@ pub enum Look {
 /// Pipelines and screen-sized textures.
 pub struct FluidRenderer {
     glow: wgpu::RenderPipeline,
-    depth: wgpu::RenderPipeline,
-    thickness: wgpu::RenderPipeline,
+    splat: SplatKernels,
     blur: FullscreenPipeline,
     shade: FullscreenPipeline,
     surface_layout: wgpu::BindGroupLayout,
     camera: wgpu::Buffer,
     look: wgpu::Buffer,
     surface: [wgpu::Buffer; 2],
-    groups: Option<[wgpu::BindGroup; 3]>,
+    /// `Splat`, the widest disc, and the rows' dispatch.
+    splat_buffers: [wgpu::Buffer; 3],
+    glow_group: Option<wgpu::BindGroup>,
+    /// The particles' radius this frame, world units.
+    radius: f32,
+    /// The simulation's positions, velocities and densities.
+    particles: Option<[wgpu::Buffer; 3]>,
     targets: Option<Targets>,
+}
+
+/// The splat's four entry points (splat.wgsl).
+struct SplatKernels {
+    measure: Kernel,
+    size: Kernel,
+    rows: Kernel,
+    resolve: Kernel,
 }
 
 struct Targets {
     size: [u32; 2],
     eye: [RenderTarget; 2],
     thickness: RenderTarget,
-    depth: wgpu::TextureView,
+    /// The nearest eye depth's bits and the thickness and foam sums, per
+    /// pixel; the resolve leaves them cleared.
+    sums: [wgpu::Buffer; 2],
+    /// The resolve's textures (eye depth, thickness), group 1.
+    resolved: wgpu::BindGroup,
 }
 
 impl FluidRenderer {
@@ -110,8 +140,9 @@ impl FluidRenderer {
             .write_buffer(&self.camera, 0, bytemuck::bytes_of(camera));
         gpu.queue
             .write_buffer(&self.look, 0, bytemuck::bytes_of(look));
+        self.radius = look.radius;
         if self.targets.as_ref().is_none_or(|t| t.size != size) {
-            self.targets = Some(Targets::new(gpu, size));
+            self.targets = Some(Targets::new(gpu, size, &self.splat.resolve));
         }
         let pixels = look.radius * size[1] as f32 / (2.0 * camera_tan(camera));
         for direction in 0..2 {
@@ -141,11 +172,11 @@ impl FluidRenderer {
         (target, below): (&wgpu::TextureView, &wgpu::TextureView),
         style: Look,
     ) {
-        let Some([glow_group, depth_group, thickness_group]) = &self.groups else {
-            return;
-        };
         let instances = 0..sim.count();
         if style == Look::Particles {
+            let Some(glow_group) = &self.glow_group else {
+                return;
+            };
             let label = "fluid.draw.particles";
             let mut pass = begin_3d_pass(
                 encoder,
@@ -159,44 +190,10 @@ impl FluidRenderer {
             pass.draw(0..6, instances);
             return;
         }
-        let Some(targets) = &self.targets else {
+        let (Some(targets), Some(particles)) = (&self.targets, &self.particles) else {
             return;
         };
-        let empty = wgpu::Color {
-            r: EMPTY,
-            g: EMPTY,
-            b: EMPTY,
-            a: EMPTY,
-        };
-        {
-            let label = "fluid.draw.depth";
-            let mut pass = begin_3d_pass(
-                encoder,
-                label,
-                (&targets.eye[0].view, wgpu::LoadOp::Clear(empty)),
-                Some(&targets.depth),
-                profiler.render_pass(label),
-            );
-            pass.set_pipeline(&self.depth);
-            pass.set_bind_group(0, depth_group, &[]);
-            pass.draw(0..6, instances.clone());
-        }
-        {
-            let label = "fluid.draw.thickness";
-            let mut pass = begin_3d_pass(
-                encoder,
-                label,
-                (
-                    &targets.thickness.view,
-                    wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT),
-                ),
-                None,
-                profiler.render_pass(label),
-            );
-            pass.set_pipeline(&self.thickness);
-            pass.set_bind_group(0, thickness_group, &[]);
-            pass.draw(0..6, instances);
-        }
+        self.splat(gpu, encoder, profiler, (targets, particles), sim.count());
         for round in 0..BLUR_ROUNDS {
             for (direction, (from, to)) in [(0usize, (0usize, 1usize)), (1, (1, 0))] {
                 let group = self.surface_group(
@@ -218,6 +215,83 @@ impl FluidRenderer {
         let timestamps = profiler.render_pass("fluid.draw.shade");
         self.shade
             .draw(encoder, "fluid.draw.shade", target, &group, timestamps);
+    }
+
+    /// Splats `count` particles into the targets' eye depth and thickness.
+    fn splat(
+        &self,
+        gpu: &Gpu,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &mut GpuProfiler,
+        (targets, [positions, velocities, densities]): (&Targets, &[wgpu::Buffer; 3]),
+        count: u32,
+    ) {
+        let uniform = SplatUniform {
+            size: targets.size,
+            particle_count: count,
+            scale: THICKNESS_STEPS / self.radius.max(1e-6),
+        };
+        let [splat, footprint, dispatch] = &self.splat_buffers;
+        gpu.queue
+            .write_buffer(splat, 0, bytemuck::bytes_of(&uniform));
+        let [depth_bits, layer_sums] = &targets.sums;
+        let kernels = &self.splat;
+        let measure = kernels.measure.bind(
+            gpu,
+            &[
+                (0, &self.camera),
+                (1, &self.look),
+                (2, positions),
+                (5, splat),
+                (6, footprint),
+            ],
+        );
+        let size = kernels
+            .size
+            .bind(gpu, &[(5, splat), (6, footprint), (9, dispatch)]);
+        let rows = kernels.rows.bind(
+            gpu,
+            &[
+                (0, &self.camera),
+                (1, &self.look),
+                (2, positions),
+                (3, velocities),
+                (4, densities),
+                (5, splat),
+                (6, footprint),
+                (7, depth_bits),
+                (8, layer_sums),
+            ],
+        );
+        let resolve: Binding = kernels
+            .resolve
+            .bind(gpu, &[(5, splat), (7, depth_bits), (8, layer_sums)]);
+        let label = "fluid.draw.splat.measure";
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some(label),
+            timestamp_writes: profiler.compute_pass(label),
+        });
+        kernels.measure.dispatch(&mut pass, &measure, count, 64);
+        kernels.size.dispatch(&mut pass, &size, 1, 1);
+        drop(pass);
+        let label = "fluid.draw.splat";
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some(label),
+            timestamp_writes: profiler.compute_pass(label),
+        });
+        kernels
+            .rows
+            .dispatch_indirect(&mut pass, &rows, dispatch, 0);
+        drop(pass);
+        let label = "fluid.draw.splat.resolve";
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some(label),
+            timestamp_writes: profiler.compute_pass(label),
+        });
+        let [w, h] = targets.size;
+        kernels
+            .resolve
+            .dispatch_with(&mut pass, &resolve, &targets.resolved, w * h, 64);
     }
 
     fn surface_group(
@@ -247,19 +321,44 @@ fn camera_tan(camera: &CameraUniform) -> f32 {
 }
 
 impl Targets {
-    fn new(gpu: &Gpu, size: [u32; 2]) -> Self {
+    fn new(gpu: &Gpu, size: [u32; 2], resolve: &Kernel) -> Self {
+        let eye = [0, 1].map(|i| {
+            RenderTarget::storage(
+                &gpu.device,
+                &format!("fluid.eye_depth{i}"),
+                size,
+                EYE_DEPTH_FORMAT,
+            )
+        });
+        let thickness =
+            RenderTarget::storage(&gpu.device, "fluid.thickness", size, THICKNESS_FORMAT);
+        let pixels = u64::from(size[0].max(1)) * u64::from(size[1].max(1));
+        let none = wgpu::BufferUsages::empty();
+        let depth_bits = storage_buffer(gpu, "fluid.splat.depth", pixels * 4, none);
+        let empty = vec![EMPTY; pixels as usize];
+        gpu.queue
+            .write_buffer(&depth_bits, 0, bytemuck::cast_slice(&empty));
+        let layer_sums = storage_buffer(gpu, "fluid.splat.layer", pixels * 8, none);
+        let resolved = resolve.group_at(
+            gpu,
+            1,
+            &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: wgpu::BindingResource::TextureView(&eye[0].view),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: wgpu::BindingResource::TextureView(&thickness.view),
+                },
+            ],
+        );
         Self {
             size,
-            eye: [0, 1].map(|i| {
-                RenderTarget::new(
-                    &gpu.device,
-                    &format!("fluid.eye_depth{i}"),
-                    size,
-                    EYE_DEPTH_FORMAT,
-                )
-            }),
-            thickness: RenderTarget::new(&gpu.device, "fluid.thickness", size, THICKNESS_FORMAT),
-            depth: depth_view(&gpu.device, "fluid.depth_buffer", size),
+            eye,
+            thickness,
+            sums: [depth_bits, layer_sums],
+            resolved,
         }
     }
 }
@@ -285,28 +384,6 @@ impl Drawer<FluidSim> for FluidRenderer {
             ("vs_disc", "fs_glow"),
             Output {
                 format: HDR_FORMAT,
-                blend: Some(additive()),
-                depth: false,
-            },
-        );
-        let depth = instanced_pipeline(
-            &gpu.device,
-            &module,
-            "fluid.depth",
-            ("vs_disc", "fs_depth"),
-            Output {
-                format: EYE_DEPTH_FORMAT,
-                blend: None,
-                depth: true,
-            },
-        );
-        let thickness = instanced_pipeline(
-            &gpu.device,
-            &module,
-            "fluid.thickness",
-            ("vs_disc", "fs_thickness"),
-            Output {
-                format: THICKNESS_FORMAT,
                 blend: Some(additive()),
                 depth: false,
             },
@@ -340,10 +417,28 @@ impl Drawer<FluidSim> for FluidRenderer {
                 entry,
             )
         };
+        let kernel = |entry| Kernel::new(gpu, assets, "fluid/splat.wgsl", entry);
+        let splat = SplatKernels {
+            measure: kernel("measure")?,
+            size: kernel("size_splat")?,
+            rows: kernel("splat_rows")?,
+            resolve: kernel("resolve")?,
+        };
+        let none = wgpu::BufferUsages::empty();
+        let splat_buffers = [
+            uniform_buffer(&gpu.device, "fluid.splat", size_of::<SplatUniform>()),
+            storage_buffer(gpu, "fluid.splat.footprint", 16, none),
+            storage_buffer(
+                gpu,
+                "fluid.splat.dispatch",
+                16,
+                wgpu::BufferUsages::INDIRECT,
+            ),
+        ];
         Ok(Self {
             glow,
-            depth,
-            thickness,
+            splat,
+            splat_buffers,
             blur: fullscreen("fs_blur", EYE_DEPTH_FORMAT)?,
             shade: fullscreen("fs_shade", HDR_FORMAT)?,
             surface_layout,
@@ -356,7 +451,9 @@ impl Drawer<FluidSim> for FluidRenderer {
                     size_of::<SurfaceUniform>(),
                 )
             }),
-            groups: None,
+            glow_group: None,
+            radius: 0.0,
+            particles: None,
             targets: None,
         })
     }
@@ -370,11 +467,16 @@ impl Drawer<FluidSim> for FluidRenderer {
             (3, &sim.velocities),
             (4, &sim.densities),
         ];
-        let group = |pipeline| buffers_group(&gpu.device, pipeline, "fluid.particles", &buffers);
-        self.groups = Some([
-            group(&self.glow),
-            group(&self.depth),
-            group(&self.thickness),
+        self.glow_group = Some(buffers_group(
+            &gpu.device,
+            &self.glow,
+            "fluid.particles",
+            &buffers,
+        ));
+        self.particles = Some([
+            sim.positions.clone(),
+            sim.velocities.clone(),
+            sim.densities.clone(),
         ]);
     }
 }

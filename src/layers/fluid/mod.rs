@@ -402,9 +402,10 @@ pub const KIND: LayerKind = LayerKind {
         UniformLayout::of::<sim::FluidParams>("FluidParams", "fluid/integrate.wgsl", "FluidParams"),
         UniformLayout::of::<draw::ParticleDraw>(
             "ParticleDraw",
-            "fluid/particles.wgsl",
+            "fluid/particle_look.wgsl",
             "ParticleDraw",
         ),
+        UniformLayout::of::<draw::SplatUniform>("SplatUniform", "fluid/splat.wgsl", "Splat"),
         UniformLayout::of::<draw::SurfaceUniform>(
             "SurfaceUniform",
             "fluid/surface.wgsl",

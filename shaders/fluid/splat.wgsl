@@ -1,0 +1,159 @@
+// The liquid's eye depth, thickness and foam splatted by compute instead
+// of rasterized discs (a rasterizer that runs a fragment for each of
+// millions of overlapping discs, writing depth by hand so early depth
+// tests are off, is what made the surface slow). One thread covers one
+// row of one particle's disc: `measure` finds the widest disc on screen,
+// `size_splat` writes the dispatch for that many rows, `splat_rows` adds each
+// pixel of the row with atomics (nearest sphere surface by atomicMin on
+// the depth's bits, thickness and foam added in fixed point), and
+// `resolve` turns the sums into the textures the smoothing and shading
+// read, leaving the sums cleared for the next frame.
+
+#include "fluid/particle_look.wgsl"
+
+struct Splat {
+    // Target size in pixels.
+    size: vec2<u32>,
+    particle_count: u32,
+    // Thickness units per metre in the fixed-point sums.
+    scale: f32,
+}
+
+// Rows of the widest disc (found by `measure`), then the rows `splat_rows`
+// covers (set by `size_splat`, which clears the first for the next frame).
+struct Footprint {
+    widest: atomic<u32>,
+    rows: u32,
+}
+
+@group(0) @binding(5) var<uniform> splat: Splat;
+@group(0) @binding(6) var<storage, read_write> footprint: Footprint;
+@group(0) @binding(7) var<storage, read_write> depth_bits: array<atomic<u32>>;
+// Thickness then foam, two words a pixel.
+@group(0) @binding(8) var<storage, read_write> layer_sums: array<atomic<u32>>;
+@group(0) @binding(9) var<storage, read_write> dispatch_args: array<u32>;
+@group(1) @binding(0) var eye_out: texture_storage_2d<r32float, write>;
+@group(1) @binding(1) var layer_out: texture_storage_2d<rgba16float, write>;
+
+// Larger discs are drawn this large (a particle right at the lens).
+const MAX_RADIUS_PX: f32 = 128.0;
+const WORKGROUP: u32 = 64u;
+const MAX_GROUPS: u32 = 65535u;
+
+// Where particle `i` falls on screen: centre (pixels), radius (pixels)
+// and eye depth; radius 0 when it is off or behind the camera.
+fn on_screen(i: u32) -> vec4<f32> {
+    let p = positions[i];
+    let eye_depth = dot(p.xyz - camera.eye.xyz, camera_axes()[2]);
+    if p.w == 0.0 || eye_depth < look.radius {
+        return vec4<f32>(0.0);
+    }
+    let clip = camera.view_proj * vec4<f32>(p.xyz, 1.0);
+    let ndc = clip.xy / clip.w;
+    let size = vec2<f32>(splat.size);
+    let centre = vec2<f32>(ndc.x * 0.5 + 0.5, 0.5 - ndc.y * 0.5) * size;
+    let radius = min(look.radius * size.y / (2.0 * camera.viewport.z * eye_depth), MAX_RADIUS_PX);
+    let outside = any(centre + radius < vec2<f32>(0.0)) || any(centre - radius > size);
+    return select(vec4<f32>(centre, radius, eye_depth), vec4<f32>(0.0), outside);
+}
+
+var<workgroup> widest: atomic<u32>;
+
+@compute @workgroup_size(64)
+fn measure(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    let i = global.x + global.y * groups.x * WORKGROUP;
+    if local == 0u {
+        atomicStore(&widest, 0u);
+    }
+    workgroupBarrier();
+    if i < splat.particle_count {
+        let disc = on_screen(i);
+        if disc.z > 0.0 {
+            atomicMax(&widest, u32(ceil(disc.z)) * 2u + 1u);
+        }
+    }
+    workgroupBarrier();
+    // One global atomic a workgroup, not one a particle.
+    if local == 0u {
+        atomicMax(&footprint.widest, atomicLoad(&widest));
+    }
+}
+
+@compute @workgroup_size(1)
+fn size_splat() {
+    let rows = atomicLoad(&footprint.widest);
+    let groups = (splat.particle_count * rows + WORKGROUP - 1u) / WORKGROUP;
+    let x = min(max(groups, 1u), MAX_GROUPS);
+    dispatch_args[0] = x;
+    dispatch_args[1] = select(0u, (groups + x - 1u) / x, groups > 0u);
+    dispatch_args[2] = 1u;
+    footprint.rows = rows;
+    atomicStore(&footprint.widest, 0u);
+}
+
+@compute @workgroup_size(64)
+fn splat_rows(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let thread = global.x + global.y * groups.x * WORKGROUP;
+    let rows = footprint.rows;
+    let i = thread % splat.particle_count;
+    let row = thread / splat.particle_count;
+    if row >= rows {
+        return;
+    }
+    let disc = on_screen(i);
+    let radius = disc.z;
+    let reach = i32(ceil(radius));
+    let dy = i32(row) - i32(rows / 2u);
+    if radius == 0.0 || abs(dy) > reach {
+        return;
+    }
+    let y = i32(floor(disc.y)) + dy;
+    let size = vec2<i32>(splat.size);
+    if y < 0 || y >= size.y {
+        return;
+    }
+    let shading = disc_shading(i);
+    let foam = shading.x;
+    let spray = shading.y;
+    let fy = (f32(y) + 0.5 - disc.y) / radius;
+    let first = max(i32(floor(disc.x - radius)), 0);
+    let last = min(i32(ceil(disc.x + radius)), size.x - 1);
+    for (var x = first; x <= last; x++) {
+        let fx = (f32(x) + 0.5 - disc.x) / radius;
+        let r2 = fx * fx + fy * fy;
+        if r2 > 1.0 {
+            continue;
+        }
+        let at = u32(y * size.x + x);
+        if spray <= 0.5 {
+            // The sphere's near surface; positive floats order as their bits.
+            let eye = bitcast<u32>(disc.w - sqrt(1.0 - r2) * look.radius);
+            if eye < atomicLoad(&depth_bits[at]) {
+                atomicMin(&depth_bits[at], eye);
+            }
+        }
+        // Spray is drawn at half size, as fine droplets, and adds no body.
+        let r2_layer = r2 * mix(1.0, 4.0, spray);
+        if r2_layer <= 1.0 {
+            let chord = 2.0 * sqrt(1.0 - r2_layer) * look.radius * splat.scale;
+            atomicAdd(&layer_sums[at * 2u], u32(chord * (1.0 - spray)));
+            atomicAdd(&layer_sums[at * 2u + 1u], u32(chord * foam));
+        }
+    }
+}
+
+const EMPTY_BITS: u32 = 0x4e6e6b28u; // bitcast<u32>(1e9), EMPTY in surface.wgsl
+
+@compute @workgroup_size(64)
+fn resolve(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let at = global.x + global.y * groups.x * WORKGROUP;
+    if at >= splat.size.x * splat.size.y {
+        return;
+    }
+    let pixel = vec2<i32>(vec2<u32>(at % splat.size.x, at / splat.size.x));
+    let eye = bitcast<f32>(atomicExchange(&depth_bits[at], EMPTY_BITS));
+    let thickness = f32(atomicExchange(&layer_sums[at * 2u], 0u)) / splat.scale;
+    let foam = f32(atomicExchange(&layer_sums[at * 2u + 1u], 0u)) / splat.scale;
+    textureStore(eye_out, pixel, vec4<f32>(eye));
+    textureStore(layer_out, pixel, vec4<f32>(thickness, foam, 0.0, 0.0));
+}

@@ -1,0 +1,256 @@
+//! `sylva bench --whole-frame`: a preset (or a playlist) as the show plays
+//! it, every pass of its frames timed by timestamp queries (a pass run
+//! several times a frame, like the fluid's substeps, summed per frame),
+//! the frame's GPU time (the sum of its passes), the wall time of a frame
+//! waited for, and the frames a second it holds unpaced (frames submitted
+//! back to back, as `run --headless --unpaced` does).
+
+use std::time::Instant;
+
+use anyhow::bail;
+use serde::Serialize;
+
+use super::bench::percentile;
+use crate::gpu::{OUTPUT_FORMAT, PassTime, RenderTarget};
+use crate::show::{Show, ShowOptions};
+
+/// Options of `sylva bench --whole-frame`.
+#[derive(Debug, Clone)]
+pub struct WholeFrameOptions {
+    /// The show: adapter, folder, seed, preset or playlist, outputs.
+    pub show: ShowOptions,
+    /// The canvas size.
+    pub resolution: [u32; 2],
+    /// Frames measured, each waited for; as many again run unpaced.
+    pub steps: usize,
+    /// Frames played first (show time at 60 fps), so the preset has faded
+    /// in and its simulations have been built and are running.
+    pub warm_up: usize,
+}
+
+/// One pass over the measured frames.
+#[derive(Debug, Clone, Serialize)]
+pub struct FramePass {
+    /// Pass label.
+    pub pass: String,
+    /// Times it ran in a frame (the median frame).
+    pub runs: usize,
+    /// Median milliseconds a frame (all its runs).
+    pub median_ms: f64,
+    /// 95th percentile milliseconds a frame.
+    pub p95_ms: f64,
+}
+
+/// Median and p95 milliseconds.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Spread {
+    /// Median.
+    pub median_ms: f64,
+    /// 95th percentile.
+    pub p95_ms: f64,
+}
+
+/// A whole-frame run.
+#[derive(Debug, Clone, Serialize)]
+pub struct WholeFrameReport {
+    /// The adapter line.
+    pub adapter: String,
+    /// The preset, or `playlist NAME`.
+    pub show: String,
+    /// Canvas size.
+    pub resolution: [u32; 2],
+    /// Frames measured.
+    pub steps: usize,
+    /// Every pass, in the order they first ran.
+    pub passes: Vec<FramePass>,
+    /// The frame's GPU time: its passes added up.
+    pub frame: Spread,
+    /// A frame waited for, CPU and GPU: what one frame costs alone.
+    pub wall: Spread,
+    /// Frames a second with frames submitted back to back.
+    pub unpaced_fps: f64,
+}
+
+/// Plays the show and measures it.
+pub fn run(options: &WholeFrameOptions) -> anyhow::Result<WholeFrameReport> {
+    let mut show = crate::show::start(&options.show, OUTPUT_FORMAT)?;
+    if !show.gpu.timestamps {
+        bail!(
+            "{} has no timestamp queries; GPU times cannot be measured",
+            show.gpu.info.name
+        );
+    }
+    let device = show.gpu.device.clone();
+    let mut output = RenderTarget::new(&device, "bench.output", options.resolution, OUTPUT_FORMAT);
+    let dt = 1.0 / 60.0;
+    for _ in 0..options.warm_up {
+        show.frame(dt, None, &mut output, |_, _| {});
+        show.profiler.collect();
+    }
+    show.gpu.wait_idle();
+    show.profiler.collect();
+    let mut frames = Vec::with_capacity(options.steps);
+    let mut walls = Vec::with_capacity(options.steps);
+    for _ in 0..options.steps {
+        let started = Instant::now();
+        let mut finished = show.frame(dt, None, &mut output, |_, _| {});
+        show.gpu.wait_idle();
+        walls.push(started.elapsed().as_secs_f64() * 1e3);
+        finished.extend(show.profiler.collect());
+        frames.extend(finished);
+    }
+    let started = Instant::now();
+    for _ in 0..options.steps {
+        show.frame(dt, None, &mut output, |_, _| {});
+        show.profiler.collect();
+    }
+    show.gpu.wait_idle();
+    let unpaced_fps = options.steps as f64 / started.elapsed().as_secs_f64().max(1e-9);
+    if let Some(error) = show.errors.snapshot().first() {
+        bail!("{}: {}", error.origin, error.message);
+    }
+    let name = match &options.show.playlist {
+        Some(playlist) => format!("playlist {playlist}"),
+        None => options.show.preset.clone(),
+    };
+    Ok(report(
+        &show,
+        name,
+        options.resolution,
+        &frames,
+        walls,
+        unpaced_fps,
+    ))
+}
+
+fn report(
+    show: &Show,
+    name: String,
+    resolution: [u32; 2],
+    frames: &[Vec<PassTime>],
+    mut walls: Vec<f64>,
+    unpaced_fps: f64,
+) -> WholeFrameReport {
+    let mut totals: Vec<f64> = frames
+        .iter()
+        .map(|f| f.iter().map(|p| p.ms).sum())
+        .collect();
+    totals.sort_by(f64::total_cmp);
+    walls.sort_by(f64::total_cmp);
+    WholeFrameReport {
+        adapter: show.gpu.adapter_line(),
+        show: name,
+        resolution,
+        steps: frames.len(),
+        passes: per_frame(frames),
+        frame: spread(&totals),
+        wall: spread(&walls),
+        unpaced_fps,
+    }
+}
+
+/// Each label's time a frame (its runs added up), median and p95 over the
+/// frames it ran in, in the order labels first appeared.
+pub fn per_frame(frames: &[Vec<PassTime>]) -> Vec<FramePass> {
+    let mut labels: Vec<&str> = Vec::new();
+    for pass in frames.iter().flatten() {
+        if !labels.contains(&pass.label.as_str()) {
+            labels.push(&pass.label);
+        }
+    }
+    labels
+        .into_iter()
+        .map(|label| {
+            let mut times = Vec::new();
+            let mut runs = Vec::new();
+            for frame in frames {
+                let these: Vec<f64> = frame
+                    .iter()
+                    .filter(|p| p.label == label)
+                    .map(|p| p.ms)
+                    .collect();
+                if !these.is_empty() {
+                    runs.push(these.len() as f64);
+                    times.push(these.iter().sum::<f64>());
+                }
+            }
+            times.sort_by(f64::total_cmp);
+            runs.sort_by(f64::total_cmp);
+            let Spread { median_ms, p95_ms } = spread(&times);
+            FramePass {
+                pass: label.to_string(),
+                runs: percentile(&runs, 0.5) as usize,
+                median_ms,
+                p95_ms,
+            }
+        })
+        .collect()
+}
+
+fn spread(sorted: &[f64]) -> Spread {
+    Spread {
+        median_ms: percentile(sorted, 0.5),
+        p95_ms: percentile(sorted, 0.95),
+    }
+}
+
+/// The report as a table for a terminal.
+pub fn table(report: &WholeFrameReport) -> String {
+    let mut text = format!(
+        "adapter: {}\nshow: {}, {}x{}, {} frames\n  {:<36} {:>5} {:>10} {:>10}\n",
+        report.adapter,
+        report.show,
+        report.resolution[0],
+        report.resolution[1],
+        report.steps,
+        "pass",
+        "runs",
+        "median ms",
+        "p95 ms"
+    );
+    for pass in &report.passes {
+        text.push_str(&format!(
+            "  {:<36} {:>5} {:>10.4} {:>10.4}\n",
+            pass.pass, pass.runs, pass.median_ms, pass.p95_ms
+        ));
+    }
+    text.push_str(&format!(
+        "  frame (GPU, passes added up): median {:.4} ms, p95 {:.4} ms\n  frame waited for (wall): median {:.4} ms, p95 {:.4} ms\n  unpaced: {:.1} fps\n",
+        report.frame.median_ms,
+        report.frame.p95_ms,
+        report.wall.median_ms,
+        report.wall.p95_ms,
+        report.unpaced_fps
+    ));
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pass(label: &str, ms: f64) -> PassTime {
+        PassTime {
+            label: label.into(),
+            ms,
+        }
+    }
+
+    #[test]
+    fn a_pass_run_several_times_a_frame_is_added_up_per_frame() {
+        let frames: Vec<Vec<PassTime>> = (1..=20)
+            .map(|i| {
+                vec![
+                    pass("fluid.substep", 1.0),
+                    pass("fluid.substep", 1.0),
+                    pass("compositor.master", f64::from(i)),
+                ]
+            })
+            .collect();
+        let passes = per_frame(&frames);
+        assert_eq!(passes[0].pass, "fluid.substep");
+        assert_eq!((passes[0].runs, passes[0].median_ms), (2, 2.0));
+        assert_eq!(passes[1].runs, 1);
+        assert_eq!((passes[1].median_ms, passes[1].p95_ms), (10.0, 19.0));
+    }
+}
