@@ -1,6 +1,10 @@
 // Drawing the forest: every live tree an instance of a trunk and a conical
 // crown sized by its height and species, lit with the shared light, on a
-// ground plane, fading into fog with distance; or, seen from above, the
+// ground plane, fading into fog with distance. `cull` sorts the live trees
+// first: those outside the view or under a pixel are left out, those a few
+// pixels wide are drawn as one triangle (the cone's silhouette), only
+// those close enough to show their shape as the whole tree. Or, seen from
+// above, the
 // space maps coloured by the species that owns each pixel (the paper's
 // figures), brighter where the owning crown is higher.
 
@@ -27,7 +31,14 @@ struct DrawParams {
 @group(0) @binding(3) var<uniform> species: array<Species, 8>;
 @group(0) @binding(4) var<storage, read> trees: array<Tree>;
 @group(0) @binding(5) var<storage, read> maps: array<u32>;
+// The trees to draw: the simulation's list of live trees for `cull`; the
+// near or the far list it writes for the drawing passes.
 @group(0) @binding(6) var<storage, read> draw_list: array<u32>;
+@group(0) @binding(7) var<storage, read_write> near_out: array<u32>;
+@group(0) @binding(8) var<storage, read_write> far_out: array<u32>;
+// Indirect draws: near (vertices, instances, 0, 0), then far.
+@group(0) @binding(9) var<storage, read_write> cull_args: array<atomic<u32>, 8>;
+@group(0) @binding(10) var<storage, read> state: array<u32>;
 
 struct Surface {
     @builtin(position) position: vec4<f32>,
@@ -103,6 +114,126 @@ fn vs_tree(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instance
         return lit(base + vec3<f32>(0.0, crown_base, 0.0), tint * 0.5, vec3<f32>(0.0, -1.0, 0.0));
     }
     return lit(base + ring * crown_radius + vec3<f32>(0.0, crown_base, 0.0), tint * 0.5, vec3<f32>(0.0, -1.0, 0.0));
+}
+
+// A far tree: the cone's silhouette as one triangle facing the camera,
+// tinted as the near crown is.
+@vertex
+fn vs_far(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instance: u32) -> Surface {
+    let slot = draw_list[instance];
+    let tree = trees[slot];
+    let kind = species[tree.species];
+    let base = ground(tree.position);
+    let h = tree.height;
+    let crown_base = h * 0.3;
+    let crown_radius = (h - crown_base) * kind.tan_spread;
+    let to_eye = camera.eye.xyz - base;
+    let right = normalize(cross(vec3<f32>(0.0, 1.0, 0.0), to_eye + vec3<f32>(1e-4, 0.0, 0.0)));
+    let facing = normalize(vec3<f32>(to_eye.x, 0.0, to_eye.z) + vec3<f32>(1e-4, 0.0, 0.0));
+    let jitter = vec3<f32>(random01(slot, 11u), random01(slot, 12u), random01(slot, 13u)) - 0.5;
+    let tint = draw.colours[tree.species].rgb * (0.75 + 0.5 * h / max(kind.max_height, 0.1)) * (vec3<f32>(1.0) + 0.35 * jitter);
+    let slope = normalize(facing * (h - crown_base) + vec3<f32>(0.0, crown_radius, 0.0));
+    let side = select(-1.0, 1.0, vertex == 1u);
+    if vertex == 2u {
+        return lit(base + vec3<f32>(0.0, h, 0.0), tint, slope);
+    }
+    return lit(base + right * side * crown_radius + vec3<f32>(0.0, crown_base * 0.5, 0.0), tint, slope);
+}
+
+// Crowns at least this many pixels across are drawn whole.
+const NEAR_PIXELS: f32 = 16.0;
+// Crowns under this many pixels across are not drawn.
+const TINY_PIXELS: f32 = 0.5;
+const FAR_VERTICES: u32 = 3u;
+
+@compute @workgroup_size(1)
+fn cull_start() {
+    atomicStore(&cull_args[0], TREE_VERTICES);
+    atomicStore(&cull_args[1], 0u);
+    atomicStore(&cull_args[4], FAR_VERTICES);
+    atomicStore(&cull_args[5], 0u);
+}
+
+// Whether a sphere lies at least partly inside the view (its left, right,
+// bottom, top and near planes, from the rows of the projection).
+fn in_view(centre: vec3<f32>, radius: f32) -> bool {
+    let m = camera.view_proj;
+    let row = array<vec4<f32>, 4>(
+        vec4<f32>(m[0].x, m[1].x, m[2].x, m[3].x),
+        vec4<f32>(m[0].y, m[1].y, m[2].y, m[3].y),
+        vec4<f32>(m[0].z, m[1].z, m[2].z, m[3].z),
+        vec4<f32>(m[0].w, m[1].w, m[2].w, m[3].w),
+    );
+    let planes = array<vec4<f32>, 5>(row[3] + row[0], row[3] - row[0], row[3] + row[1], row[3] - row[1], row[2]);
+    for (var k = 0u; k < 5u; k++) {
+        let plane = planes[k];
+        if dot(plane.xyz, centre) + plane.w < -radius * length(plane.xyz) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// How a tree is drawn: not at all, whole, or as its silhouette.
+const UNSEEN: u32 = 0u;
+const NEAR: u32 = 1u;
+const FAR: u32 = 2u;
+
+fn lod(i: u32) -> u32 {
+    if i >= state[ALIVE] {
+        return UNSEEN;
+    }
+    let tree = trees[draw_list[i]];
+    if tree.alive == 0u || tree.height <= 0.0 {
+        return UNSEEN;
+    }
+    let h = tree.height;
+    let crown_radius = h * 0.7 * species[tree.species].tan_spread;
+    let centre = ground(tree.position) + vec3<f32>(0.0, h * 0.5, 0.0);
+    if !in_view(centre, length(vec2<f32>(h * 0.5, crown_radius))) {
+        return UNSEEN;
+    }
+    let distance = max(length(centre - camera.eye.xyz), 1e-3);
+    let across = crown_radius * camera.viewport.y / (camera.viewport.z * distance);
+    if across < TINY_PIXELS {
+        return UNSEEN;
+    }
+    return select(FAR, NEAR, across >= NEAR_PIXELS);
+}
+
+var<workgroup> near_count: atomic<u32>;
+var<workgroup> far_count: atomic<u32>;
+var<workgroup> near_first: u32;
+var<workgroup> far_first: u32;
+
+// Each live tree into the near or the far list. A workgroup counts its
+// own first and reserves its places with one global atomic per list, so
+// a million trees do not queue on two counters.
+@compute @workgroup_size(256)
+fn cull(@builtin(global_invocation_id) global: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    if local == 0u {
+        atomicStore(&near_count, 0u);
+        atomicStore(&far_count, 0u);
+    }
+    workgroupBarrier();
+    let kind = lod(global.x);
+    var place = 0u;
+    if kind == NEAR {
+        place = atomicAdd(&near_count, 1u);
+    } else if kind == FAR {
+        place = atomicAdd(&far_count, 1u);
+    }
+    workgroupBarrier();
+    if local == 0u {
+        near_first = atomicAdd(&cull_args[1], atomicLoad(&near_count));
+        far_first = atomicAdd(&cull_args[5], atomicLoad(&far_count));
+    }
+    workgroupBarrier();
+    if kind == NEAR {
+        near_out[near_first + place] = draw_list[global.x];
+    } else if kind == FAR {
+        far_out[far_first + place] = draw_list[global.x];
+    }
 }
 
 fn fogged(surface: Surface, colour: vec3<f32>) -> vec4<f32> {

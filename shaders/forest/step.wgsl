@@ -211,11 +211,6 @@ fn finish() {
     args[3] = (count + 255u) / 256u;
     args[4] = 1u;
     args[5] = 1u;
-    // Drawing: a tree's vertices, one instance per live tree.
-    args[6] = TREE_VERTICES;
-    args[7] = state[ALIVE];
-    args[8] = 0u;
-    args[9] = 0u;
 }
 
 // Live slots flagged for the prefix sum that lists them for drawing.

@@ -1,18 +1,21 @@
 //! Drawing the forest (`shaders/forest/draw.wgsl`): instanced trees on a
-//! ground plane in fog under the orbit camera, or the space maps from
-//! above coloured by species.
+//! ground plane in fog under the orbit camera — culled on the GPU each
+//! frame and drawn whole only where they are big enough on screen to show
+//! their shape, as one triangle where they are a few pixels wide — or the
+//! space maps from above coloured by species.
 
 use crate::engine::simulation::Drawer;
 use bytemuck::{Pod, Zeroable};
 
-use super::sim::{DRAW_ARGS, ForestSim};
+use super::sim::{ForestSim, TREE_DISPATCH};
 use super::species::MAX_SPECIES;
 use crate::base::Assets;
 use crate::engine::camera::CameraUniform;
 use crate::gpu::bindings::uniform_buffer;
+use crate::gpu::compute::{Binding, Kernel, read_buffer, storage_buffer};
 use crate::gpu::raster::{DepthBuffer, Output, begin_3d_pass, buffers_group, instanced_pipeline};
 use crate::gpu::wgsl::Composer;
-use crate::gpu::{BuildError, Gpu, GpuProfiler, HDR_FORMAT};
+use crate::gpu::{BuildError, Gpu, GpuProfiler, HDR_FORMAT, ReadbackError};
 
 const FILE: &str = "forest/draw.wgsl";
 
@@ -46,13 +49,24 @@ pub enum View {
 /// The forest's pipelines.
 pub struct ForestRenderer {
     trees: wgpu::RenderPipeline,
+    far: wgpu::RenderPipeline,
     ground: wgpu::RenderPipeline,
     maps: wgpu::RenderPipeline,
+    cull_start: Kernel,
+    cull: Kernel,
     camera: wgpu::Buffer,
     params: wgpu::Buffer,
-    groups: Option<[wgpu::BindGroup; 3]>,
+    /// The near and far trees' draws (`cull_args` in WGSL).
+    cull_args: wgpu::Buffer,
+    /// Trees, far trees, ground, maps.
+    groups: Option<[wgpu::BindGroup; 4]>,
+    /// The culling's two passes over a (new) forest's buffers.
+    culling: Option<[Binding; 2]>,
     depth: DepthBuffer,
 }
+
+/// Byte offset of the far trees' draw in `cull_args`.
+const FAR_DRAW: u64 = 4 * 4;
 
 impl ForestRenderer {
     /// This frame's uploads: the camera and the look, and a depth buffer
@@ -81,10 +95,22 @@ impl ForestRenderer {
         params: &ForestDraw,
         view: View,
     ) {
-        let (Some([trees, ground, maps]), Some(depth)) = (&self.groups, self.depth.view()) else {
+        let (Some([trees, far, ground, maps]), Some(depth), Some([start, cull])) =
+            (&self.groups, self.depth.view(), &self.culling)
+        else {
             return;
         };
         let forest = view == View::Forest;
+        if forest {
+            let label = "forest.draw.cull";
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some(label),
+                timestamp_writes: profiler.compute_pass(label),
+            });
+            self.cull_start.dispatch(&mut pass, start, 1, 1);
+            self.cull
+                .dispatch_indirect(&mut pass, cull, &sim.args, TREE_DISPATCH);
+        }
         let fog = params.fog_colour;
         let label = if forest {
             "forest.draw.trees"
@@ -110,12 +136,24 @@ impl ForestRenderer {
             pass.draw(0..6, 0..1);
             pass.set_pipeline(&self.trees);
             pass.set_bind_group(0, trees, &[]);
-            pass.draw_indirect(&sim.args, DRAW_ARGS);
+            pass.draw_indirect(&self.cull_args, 0);
+            pass.set_pipeline(&self.far);
+            pass.set_bind_group(0, far, &[]);
+            pass.draw_indirect(&self.cull_args, FAR_DRAW);
         } else {
             pass.set_pipeline(&self.maps);
             pass.set_bind_group(0, maps, &[]);
             pass.draw(0..3, 0..1);
         }
+    }
+}
+
+impl ForestRenderer {
+    /// Trees the last frame drew whole and as silhouettes (waits for the
+    /// device: reports and tests only).
+    pub fn read_drawn(&self, gpu: &Gpu) -> Result<[u32; 2], ReadbackError> {
+        let args: Vec<u32> = read_buffer(gpu, &self.cull_args, 8)?;
+        Ok([args[1], args[5]])
     }
 }
 
@@ -146,11 +184,21 @@ impl Drawer<ForestSim> for ForestRenderer {
             };
             Ok::<_, BuildError>(Self {
                 trees: pipeline("forest.trees", ("vs_tree", "fs_tree"), true),
+                far: pipeline("forest.far_trees", ("vs_far", "fs_tree"), true),
                 ground: pipeline("forest.ground", ("vs_ground", "fs_ground"), true),
                 maps: pipeline("forest.maps", ("vs_fullscreen", "fs_maps"), false),
                 camera: uniform_buffer(&gpu.device, "forest.camera", size_of::<CameraUniform>()),
                 params: uniform_buffer(&gpu.device, "forest.draw", size_of::<ForestDraw>()),
+                cull_start: Kernel::new(gpu, assets, FILE, "cull_start")?,
+                cull: Kernel::new(gpu, assets, FILE, "cull")?,
+                cull_args: storage_buffer(
+                    gpu,
+                    "forest.cull_args",
+                    8 * 4,
+                    wgpu::BufferUsages::INDIRECT,
+                ),
                 groups: None,
+                culling: None,
                 depth: DepthBuffer::default(),
             })
         })
@@ -175,10 +223,40 @@ impl Drawer<ForestSim> for ForestRenderer {
                 .collect();
             buffers_group(&gpu.device, pipeline, "forest.draw", &chosen)
         };
+        let none = wgpu::BufferUsages::empty();
+        let near = storage_buffer(gpu, "forest.near_trees", sim.draw_list.size(), none);
+        let far = storage_buffer(gpu, "forest.far_trees", sim.draw_list.size(), none);
+        let drawn = |pipeline, list| {
+            let [camera, params, _, species, trees, _, _] = buffers;
+            buffers_group(
+                &gpu.device,
+                pipeline,
+                "forest.draw",
+                &[camera, params, species, trees, (6, list)],
+            )
+        };
         self.groups = Some([
-            group(&self.trees, &[0, 1, 3, 4, 6]),
+            drawn(&self.trees, &near),
+            drawn(&self.far, &far),
             group(&self.ground, &[0, 1]),
             group(&self.maps, &[0, 1, 2, 4, 5]),
+        ]);
+        self.culling = Some([
+            self.cull_start.bind(gpu, &[(9, &self.cull_args)]),
+            self.cull.bind(
+                gpu,
+                &[
+                    (0, &self.camera),
+                    (1, &self.params),
+                    (3, &sim.species),
+                    (4, &sim.trees),
+                    (6, &sim.draw_list),
+                    (7, &near),
+                    (8, &far),
+                    (9, &self.cull_args),
+                    (10, &sim.state),
+                ],
+            ),
         ]);
     }
 }

@@ -433,8 +433,16 @@ impl Layer for ForestLayer {
         let Ok([slots, alive, dead, seeds]) = grown.sim.read_state(gpu) else {
             return Vec::new();
         };
+        let [near, far] = self
+            .core
+            .drawer
+            .as_ref()
+            .and_then(|drawer| drawer.read_drawn(gpu).ok())
+            .unwrap_or_default();
         vec![
             ("trees".into(), f64::from(alive)),
+            ("trees_drawn_whole".into(), f64::from(near)),
+            ("trees_drawn_as_silhouettes".into(), f64::from(far)),
             ("slots".into(), f64::from(slots)),
             ("free_slots".into(), f64::from(dead)),
             ("seeds_last_step".into(), f64::from(seeds)),

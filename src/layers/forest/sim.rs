@@ -16,11 +16,9 @@ use crate::gpu::{BuildError, Gpu, GpuProfiler, ReadbackError};
 
 const FILE: &str = "forest/step.wgsl";
 
-/// Vertices of a drawn tree (`TREE_VERTICES` in WGSL).
-pub const TREE_VERTICES: u32 = 96;
-
-/// Byte offset of the tree drawing's indirect arguments in `args`.
-pub const DRAW_ARGS: u64 = 6 * 4;
+/// Byte offset in `args` of the dispatch over every tree slot in use (in
+/// workgroups of 256), which the drawing's culling runs too.
+pub const TREE_DISPATCH: u64 = 3 * 4;
 
 /// Most trees: ids take 20 bits of a space-map pixel (`MAX_TREES`).
 pub const MAX_TREES: u32 = 0xffffe;
@@ -228,25 +226,12 @@ impl ForestSim {
             0,
             bytemuck::cast_slice(&[live, live, 0, 0, live, 0u32, 0, 0]),
         );
-        let args = storage_buffer(gpu, "forest.args", 12 * 4, wgpu::BufferUsages::INDIRECT);
+        let args = storage_buffer(gpu, "forest.args", 6 * 4, wgpu::BufferUsages::INDIRECT);
         let groups = live.div_ceil(256).max(1);
         gpu.queue.write_buffer(
             &args,
             0,
-            bytemuck::cast_slice(&[
-                groups,
-                1,
-                params.slices,
-                groups,
-                1,
-                1,
-                TREE_VERTICES,
-                live,
-                0,
-                0,
-                0u32,
-                0,
-            ]),
+            bytemuck::cast_slice(&[groups, 1, params.slices, groups, 1, 1u32]),
         );
         let uniform = uniform_buffer(&gpu.device, "forest.params", size_of::<ForestParams>());
         gpu.queue
@@ -341,7 +326,7 @@ impl ForestSim {
             256,
         );
         let per_tree = |pass: &mut wgpu::ComputePass<'_>, (kernel, group): &(Kernel, Binding)| {
-            kernel.dispatch_indirect(pass, group, &self.args, 3 * 4);
+            kernel.dispatch_indirect(pass, group, &self.args, TREE_DISPATCH);
         };
         per_tree(&mut pass, &k.update);
         self.seed_scan.encode(&mut pass);

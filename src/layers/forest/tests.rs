@@ -480,3 +480,49 @@ fn a_picture_paints_the_density_maps_it_is_asked_to_towards_its_brightness() {
         );
     }
 }
+
+#[test]
+fn culling_draws_near_trees_whole_far_ones_as_silhouettes_and_tiny_ones_not_at_all() {
+    use sylva::params::{Source, Value};
+    let root = forest_show("forest_culled", "", &[]);
+    let mut show = support::show(root.clone(), "f", sylva::gpu::OUTPUT_FORMAT);
+    let mut output = sylva::gpu::RenderTarget::new(
+        &show.gpu.device,
+        "forest.output",
+        [192, 108],
+        sylva::gpu::OUTPUT_FORMAT,
+    );
+    let mut drawn_at = |show: &mut sylva::show::Show, distance: f32| {
+        show.registry
+            .set_now("forest.camera_distance", Value::Float(distance), Source::Ui)
+            .checked("moving the camera");
+        for _ in 0..3 {
+            show.frame(1.0 / 30.0, None, &mut output, |_, _| {});
+        }
+        let gpu = show.gpu.clone();
+        let report: std::collections::HashMap<String, f64> =
+            show.layers()[0].report(&gpu).into_iter().collect();
+        let count = |name: &str| report.get(name).copied().checked(name) as u32;
+        (
+            count("trees"),
+            count("trees_drawn_whole"),
+            count("trees_drawn_as_silhouettes"),
+        )
+    };
+    let (alive, near, far) = drawn_at(&mut show, 1.0);
+    assert!(alive > 100, "{alive} trees");
+    assert!(near + far <= alive, "{near} + {far} drawn of {alive}");
+    assert!(near + far > alive / 4, "{near} + {far} drawn of {alive}");
+    let (alive, near_close, _) = drawn_at(&mut show, 0.15);
+    assert!(
+        near_close > near && near_close <= alive,
+        "closer, more trees are drawn whole: {near} then {near_close} of {alive}"
+    );
+    let (alive, near_far, far_far) = drawn_at(&mut show, 10_000.0);
+    assert_eq!(
+        (near_far, far_far),
+        (0, 0),
+        "from far away every tree is under a pixel ({alive} alive)"
+    );
+    std::fs::remove_dir_all(root).ok();
+}
