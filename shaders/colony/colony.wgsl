@@ -36,11 +36,10 @@ const EDGE_COUNT: u32 = 1u;
 const SEED_COUNT: u32 = 2u;
 const MAX_OFFSET: u32 = 3u;
 
-// args[]: node dispatch (x, y, z), line draw (vertices, instances, first
-// vertex, first instance), tube draw (the same).
+// args[]: node dispatch (x, y, z), tube draw (vertices, instances, first
+// vertex, first instance).
 const ARGS_NODES: u32 = 0u;
-const ARGS_LINES: u32 = 3u;
-const ARGS_TUBES: u32 = 7u;
+const ARGS_TUBES: u32 = 3u;
 
 // Fixed-point scale for summing directions with integer atomics: the sum
 // is the same in any order, so growth is deterministic.

@@ -1,11 +1,15 @@
 // Drawing the colony: each node with a parent is one branch segment, from
 // the parent to a + (b - a) * t, so branches visibly extend as they grow.
-// Lines are screen-space quads (hardware lines are one pixel wide); tubes
-// are six-sided cylinders with a cone cap, built from the vertex index
-// (WGSL has no geometry shaders), lit and depth-tested.
+// Lines are drawn by compute (`splat_lines`: a thread a segment walks the
+// pixels its screen-space band covers and adds its colour with fixed-point
+// atomics; `fs_lines` turns the sums into the layer), since a rasterizer
+// spends six vertices on each of a million short segments; tubes are
+// six-sided cylinders with a cone cap, built from the vertex index (WGSL
+// has no geometry shaders), lit and depth-tested.
 
 #include "common/camera.wgsl"
 #include "common/lighting.wgsl"
+#include "common/fullscreen.wgsl"
 #include "colony/colony.wgsl"
 #include "colony/transform.wgsl"
 
@@ -25,6 +29,11 @@ struct DrawParams {
 @group(0) @binding(2) var<storage, read> nodes: array<vec4<f32>>;
 @group(0) @binding(3) var<storage, read> info: array<NodeInfo>;
 @group(0) @binding(4) var<storage, read> state: array<u32>;
+// The lines' colour and coverage added up, four words a pixel: written by
+// `splat_lines`, read by `fs_lines` (two names for one buffer, one a
+// pipeline).
+@group(0) @binding(12) var<storage, read_write> line_sums: array<atomic<u32>>;
+@group(0) @binding(13) var<storage, read> line_totals: array<u32>;
 
 struct Branch {
     @builtin(position) position: vec4<f32>,
@@ -71,33 +80,90 @@ fn hidden() -> Branch {
     return out;
 }
 
-@vertex
-fn vs_line(@builtin(vertex_index) vertex: u32, @builtin(instance_index) i: u32) -> Branch {
-    if info[i].parent < 0 || i >= state[NODE_COUNT] {
-        return hidden();
+// Fixed-point steps of one unit of colour in the line sums.
+const LINE_STEPS: f32 = 256.0;
+// Most pixels one segment walks along, and across.
+const MAX_ALONG: i32 = 4096;
+const MAX_ACROSS: i32 = 32;
+
+// Adds `colour` (coverage 1) at pixel (x, y) of the sums.
+fn add_line_pixel(x: i32, y: i32, colour: vec3<f32>) {
+    let size = vec2<i32>(camera.viewport.xy);
+    if x < 0 || y < 0 || x >= size.x || y >= size.y {
+        return;
+    }
+    let at = u32(y * size.x + x) * 4u;
+    let steps = vec3<u32>(max(colour, vec3<f32>(0.0)) * LINE_STEPS);
+    atomicAdd(&line_sums[at], steps.x);
+    atomicAdd(&line_sums[at + 1u], steps.y);
+    atomicAdd(&line_sums[at + 2u], steps.z);
+    atomicAdd(&line_sums[at + 3u], u32(LINE_STEPS));
+}
+
+// The pixels whose centres lie in the band `width` wide around the
+// segment from `a` to `b` (pixels, y down), walked along its longer axis
+// as a rasterizer covers the same band drawn as a quad.
+fn splat_band(a: vec2<f32>, b: vec2<f32>, colour: vec3<f32>) {
+    let d = b - a;
+    let x_major = abs(d.x) >= abs(d.y);
+    // Along: the major axis; across: the other.
+    let a2 = select(a.yx, a, x_major);
+    let d2 = select(d.yx, d, x_major);
+    if abs(d2.x) < 1e-6 {
+        return;
+    }
+    let half = 0.5 * draw.width * length(d) / abs(d2.x);
+    let low = min(a2.x, a2.x + d2.x);
+    let high = max(a2.x, a2.x + d2.x);
+    let first = i32(ceil(low - 0.5));
+    let last = min(i32(floor(high - 0.5)), first + MAX_ALONG);
+    for (var c = first; c <= last; c++) {
+        let t = clamp((f32(c) + 0.5 - a2.x) / d2.x, 0.0, 1.0);
+        let centre = a2.y + d2.y * t;
+        let top = i32(ceil(centre - 0.5 - half));
+        let bottom = min(i32(floor(centre - 0.5 + half)), top + MAX_ACROSS);
+        for (var r = top; r <= bottom; r++) {
+            if x_major {
+                add_line_pixel(c, r, colour);
+            } else {
+                add_line_pixel(r, c, colour);
+            }
+        }
+    }
+}
+
+@compute @workgroup_size(256)
+fn splat_lines(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = global.x + global.y * groups.x * 256u;
+    if i >= state[NODE_COUNT] || info[i].parent < 0 {
+        return;
     }
     let ends = segment(i);
     let clip_a = camera.view_proj * vec4<f32>(ends[0], 1.0);
     let clip_b = camera.view_proj * vec4<f32>(ends[1], 1.0);
-    let screen = (clip_b.xy / clip_b.w - clip_a.xy / clip_a.w) * camera.viewport.xy;
-    let along = select(vec2<f32>(1.0, 0.0), normalize(screen), dot(screen, screen) > 1e-12);
-    let across = vec2<f32>(-along.y, along.x);
-    // Two triangles: corners (end, side).
-    let corners = array<vec2<f32>, 6>(
-        vec2<f32>(0.0, -1.0), vec2<f32>(1.0, -1.0), vec2<f32>(1.0, 1.0),
-        vec2<f32>(0.0, -1.0), vec2<f32>(1.0, 1.0), vec2<f32>(0.0, 1.0),
-    );
-    let corner = corners[vertex % 6u];
-    let clip = select(clip_a, clip_b, corner.x > 0.5);
-    var out: Branch;
-    out.position = clip + vec4<f32>(across * corner.y * draw.width / camera.viewport.xy * clip.w, 0.0, 0.0);
-    out.colour = shade(i) * (0.35 + 0.65 * nodes[i].w);
-    return out;
+    // A segment reaching behind the camera is left out (a rasterizer would
+    // clip it; growth seldom passes the lens).
+    if clip_a.w < 1e-4 || clip_b.w < 1e-4 {
+        return;
+    }
+    let size = camera.viewport.xy;
+    let a = vec2<f32>(clip_a.x / clip_a.w * 0.5 + 0.5, 0.5 - clip_a.y / clip_a.w * 0.5) * size;
+    let b = vec2<f32>(clip_b.x / clip_b.w * 0.5 + 0.5, 0.5 - clip_b.y / clip_b.w * 0.5) * size;
+    let margin = draw.width;
+    if (a.x < -margin && b.x < -margin) || (a.y < -margin && b.y < -margin)
+        || (a.x > size.x + margin && b.x > size.x + margin) || (a.y > size.y + margin && b.y > size.y + margin) {
+        return;
+    }
+    splat_band(a, b, shade(i) * (0.35 + 0.65 * nodes[i].w));
 }
 
+// The sums into the layer: colour and coverage as the additive quads gave.
 @fragment
-fn fs_line(in: Branch) -> @location(0) vec4<f32> {
-    return vec4<f32>(in.colour, 1.0);
+fn fs_lines(in: FullscreenVertex) -> @location(0) vec4<f32> {
+    let pixel = vec2<u32>(in.position.xy);
+    let at = (pixel.y * u32(camera.viewport.x) + pixel.x) * 4u;
+    let sums = vec4<f32>(f32(line_totals[at]), f32(line_totals[at + 1u]), f32(line_totals[at + 2u]), f32(line_totals[at + 3u]));
+    return sums / LINE_STEPS;
 }
 
 // Radius at a node: thinner towards the tips.

@@ -146,7 +146,6 @@ fn finalize() {
     atomicStore(&state[NODE_COUNT], next);
     atomicAdd(&state[EDGE_COUNT], edges_added);
     args[ARGS_NODES] = (next + 255u) / 256u;
-    args[ARGS_LINES + 1u] = next;
     args[ARGS_TUBES + 1u] = next;
 }
 

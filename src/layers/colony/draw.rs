@@ -1,6 +1,8 @@
-//! Drawing a colony into its layer target: screen-space line quads
-//! (additive, for glowing filaments) or lit tubes (depth-tested), one
-//! instance per node, sized by the indirect arguments the simulation writes.
+//! Drawing a colony into its layer target: glowing filaments splatted by
+//! compute (each segment's screen-space band added up per pixel, then
+//! turned into the layer by a fullscreen pass), or lit tubes
+//! (depth-tested), one instance per node, sized by the indirect arguments
+//! the simulation writes.
 
 use crate::engine::simulation::Drawer;
 use bytemuck::{Pod, Zeroable};
@@ -9,9 +11,8 @@ use super::sim::ColonySim;
 use crate::base::Assets;
 use crate::engine::camera::CameraUniform;
 use crate::gpu::bindings::uniform_buffer;
-use crate::gpu::raster::{
-    DepthBuffer, Output, additive, begin_3d_pass, buffers_group, instanced_pipeline,
-};
+use crate::gpu::compute::storage_buffer;
+use crate::gpu::raster::{DepthBuffer, Output, begin_3d_pass, buffers_group, instanced_pipeline};
 use crate::gpu::wgsl::Composer;
 use crate::gpu::{BuildError, Gpu, GpuProfiler, HDR_FORMAT};
 
@@ -84,13 +85,25 @@ pub enum Style {
 
 /// Pipelines and per-colony bind groups.
 pub struct BranchRenderer {
-    lines: wgpu::RenderPipeline,
+    splat_lines: wgpu::ComputePipeline,
+    resolve_lines: wgpu::RenderPipeline,
     tubes: wgpu::RenderPipeline,
     camera: wgpu::Buffer,
     params: wgpu::Buffer,
-    groups: Option<(wgpu::BindGroup, wgpu::BindGroup)>,
+    tubes_group: Option<wgpu::BindGroup>,
+    /// The colony's and the transform's buffers, for the lines' groups.
+    buffers: Vec<(u32, wgpu::Buffer)>,
+    lines: Option<LineSums>,
     depth: DepthBuffer,
     transform_buffers: Vec<(u32, wgpu::Buffer)>,
+}
+
+/// The lines' per-pixel sums for one target size, and the groups of the
+/// splat and of the pass that reads it.
+struct LineSums {
+    size: [u32; 2],
+    sums: wgpu::Buffer,
+    groups: Option<(wgpu::BindGroup, wgpu::BindGroup)>,
 }
 
 impl BranchRenderer {
@@ -114,14 +127,24 @@ impl BranchRenderer {
                 label: Some(FILE),
                 source: wgpu::ShaderSource::Wgsl(composed.text().into()),
             });
-        let lines = instanced_pipeline(
+        let splat_lines = gpu
+            .device
+            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some("colony.splat_lines"),
+                layout: None,
+                module: &module,
+                entry_point: Some("splat_lines"),
+                compilation_options: Default::default(),
+                cache: None,
+            });
+        let resolve_lines = instanced_pipeline(
             &gpu.device,
             &module,
             "colony.lines",
-            ("vs_line", "fs_line"),
+            ("vs_fullscreen", "fs_lines"),
             Output {
                 format: HDR_FORMAT,
-                blend: Some(additive()),
+                blend: None,
                 depth: false,
             },
         );
@@ -143,11 +166,14 @@ impl BranchRenderer {
             });
         }
         Ok(Self {
-            lines,
+            splat_lines,
+            resolve_lines,
             tubes,
             camera: uniform_buffer(&gpu.device, "colony.camera", size_of::<CameraUniform>()),
             params: uniform_buffer(&gpu.device, "colony.draw", size_of::<DrawParams>()),
-            groups: None,
+            tubes_group: None,
+            buffers: Vec::new(),
+            lines: None,
             depth: DepthBuffer::default(),
             transform_buffers: transform.buffers.clone(),
         })
@@ -173,6 +199,43 @@ impl BranchRenderer {
         gpu.queue
             .write_buffer(&self.params, 0, bytemuck::bytes_of(params));
         self.depth.at(&gpu.device, "colony.depth", size);
+        if self.lines.as_ref().is_none_or(|l| l.size != size) {
+            let pixels = u64::from(size[0].max(1)) * u64::from(size[1].max(1));
+            let none = wgpu::BufferUsages::empty();
+            self.lines = Some(LineSums {
+                size,
+                sums: storage_buffer(gpu, "colony.line_sums", pixels * 16, none),
+                groups: None,
+            });
+        }
+        if let Some(lines) = self.lines.as_mut().filter(|l| l.groups.is_none())
+            && !self.buffers.is_empty()
+        {
+            let mut splat: Vec<wgpu::BindGroupEntry<'_>> = self
+                .buffers
+                .iter()
+                .map(|(binding, buffer)| wgpu::BindGroupEntry {
+                    binding: *binding,
+                    resource: buffer.as_entire_binding(),
+                })
+                .collect();
+            splat.push(wgpu::BindGroupEntry {
+                binding: 12,
+                resource: lines.sums.as_entire_binding(),
+            });
+            let splat = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("colony.splat_lines"),
+                layout: &self.splat_lines.get_bind_group_layout(0),
+                entries: &splat,
+            });
+            let resolve = buffers_group(
+                &gpu.device,
+                &self.resolve_lines,
+                "colony.lines",
+                &[(0, &self.camera), (13, &lines.sums)],
+            );
+            lines.groups = Some((splat, resolve));
+        }
     }
 
     /// Records the draw into `target` (cleared first), with what
@@ -185,34 +248,69 @@ impl BranchRenderer {
         target: &wgpu::TextureView,
         style: Style,
     ) {
-        let (Some((lines_group, tubes_group)), Some(depth)) = (&self.groups, self.depth.view())
-        else {
+        if style == Style::Lines {
+            self.draw_lines(encoder, profiler, sim, target);
+            return;
+        }
+        let (Some(tubes_group), Some(depth)) = (&self.tubes_group, self.depth.view()) else {
             return;
         };
-        let tubes = style == Style::Tubes;
-        let label = if tubes {
-            "colony.draw.tubes"
-        } else {
-            "colony.draw.lines"
-        };
+        let label = "colony.draw.tubes";
         let mut pass = begin_3d_pass(
             encoder,
             label,
             (target, wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT)),
-            tubes.then_some(depth),
+            Some(depth),
             profiler.render_pass(label),
         );
-        if tubes {
-            pass.set_pipeline(&self.tubes);
-            pass.set_bind_group(0, tubes_group, &[]);
-            pass.draw_indirect(&sim.args, 7 * 4);
-        } else {
-            pass.set_pipeline(&self.lines);
-            pass.set_bind_group(0, lines_group, &[]);
-            pass.draw_indirect(&sim.args, 3 * 4);
-        }
+        pass.set_pipeline(&self.tubes);
+        pass.set_bind_group(0, tubes_group, &[]);
+        pass.draw_indirect(&sim.args, TUBE_DRAW);
+    }
+
+    /// The lines: the sums cleared, every segment splatted, the sums
+    /// turned into `target`.
+    fn draw_lines(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &mut GpuProfiler,
+        sim: &ColonySim,
+        target: &wgpu::TextureView,
+    ) {
+        let Some(LineSums {
+            sums,
+            groups: Some((splat, resolve)),
+            ..
+        }) = &self.lines
+        else {
+            return;
+        };
+        encoder.clear_buffer(sums, 0, None);
+        let label = "colony.draw.lines";
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some(label),
+            timestamp_writes: profiler.compute_pass(label),
+        });
+        pass.set_pipeline(&self.splat_lines);
+        pass.set_bind_group(0, splat, &[]);
+        pass.dispatch_workgroups_indirect(&sim.args, 0);
+        drop(pass);
+        let label = "colony.draw.lines.resolve";
+        let mut pass = begin_3d_pass(
+            encoder,
+            label,
+            (target, wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT)),
+            None,
+            profiler.render_pass(label),
+        );
+        pass.set_pipeline(&self.resolve_lines);
+        pass.set_bind_group(0, resolve, &[]);
+        pass.draw(0..3, 0..1);
     }
 }
+
+/// Byte offset of the tube draw in the simulation's `args` (`ARGS_TUBES`).
+const TUBE_DRAW: u64 = 3 * 4;
 
 impl Drawer<ColonySim> for BranchRenderer {
     /// Compiles both pipelines, drawing nodes where they grew.
@@ -234,7 +332,18 @@ impl Drawer<ColonySim> for BranchRenderer {
                 .iter()
                 .map(|(b, buffer)| (*b, buffer)),
         );
-        let group = |pipeline| buffers_group(&gpu.device, pipeline, "colony.draw", &buffers);
-        self.groups = Some((group(&self.lines), group(&self.tubes)));
+        self.tubes_group = Some(buffers_group(
+            &gpu.device,
+            &self.tubes,
+            "colony.draw",
+            &buffers,
+        ));
+        self.buffers = buffers
+            .iter()
+            .map(|(binding, buffer)| (*binding, (*buffer).clone()))
+            .collect();
+        if let Some(lines) = self.lines.as_mut() {
+            lines.groups = None;
+        }
     }
 }

@@ -205,7 +205,7 @@ impl ColonySim {
         let last_pull = buffer("colony.last_pull", u64::from(capacity) * 16, none);
         let pulled_by = buffer("colony.pulled_by", u64::from(capacity) * 4, none);
         let state = buffer("colony.state", 16 * 4, none);
-        let args = buffer("colony.args", 12 * 4, wgpu::BufferUsages::INDIRECT);
+        let args = buffer("colony.args", 8 * 4, wgpu::BufferUsages::INDIRECT);
         let (seed_positions, seed_info) = seed_nodes(attractors, seed_count, params);
         let seeds = seed_positions.len() as u32;
         gpu.queue
@@ -214,20 +214,7 @@ impl ColonySim {
             .write_buffer(&info, 0, bytemuck::cast_slice(&seed_info));
         gpu.queue
             .write_buffer(&state, 0, bytemuck::cast_slice(&[seeds, 0, seeds, 0]));
-        let initial_args = [
-            seeds.div_ceil(256),
-            1,
-            1,
-            6,
-            seeds,
-            0,
-            0,
-            TUBE_VERTICES,
-            seeds,
-            0,
-            0,
-            0,
-        ];
+        let initial_args = [seeds.div_ceil(256), 1, 1, TUBE_VERTICES, seeds, 0, 0, 0];
         gpu.queue
             .write_buffer(&args, 0, bytemuck::cast_slice(&initial_args));
         let uniform = uniform_buffer(&gpu.device, "colony.params", size_of::<StepParams>());
