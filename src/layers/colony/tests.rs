@@ -4,14 +4,16 @@
 use sylva::base::Assets;
 use sylva::engine::camera::{OrbitCamera, camera_params};
 use sylva::engine::simulation::Drawer;
+use sylva::gpu::compute::read_buffer;
 use sylva::gpu::{GpuProfiler, HDR_FORMAT, RenderTarget, read_rgba16f};
 use sylva::layers::colony::attractors::{AttractionSource, Shape};
 use sylva::layers::colony::draw::{BranchRenderer, DrawParams, NodeTransform, Style};
 use sylva::layers::colony::reference::{ColonyCpu, branch_length};
-use sylva::layers::colony::sim::{ColonySim, StepParams};
+use sylva::layers::colony::sim::{ColonySim, NodeInfo, StepParams};
 use sylva::params::Registry;
 
 use crate::support;
+use crate::support::Checked;
 
 /// Attractions uniform in a sphere; influence 3x their mean spacing,
 /// growth and kill 1x (the bench's workload, small).
@@ -226,4 +228,111 @@ fn another_layer_can_replace_where_nodes_are_drawn() {
         "the hook moved them away: {away} of {grown}"
     );
     std::fs::remove_dir_all(root).ok();
+}
+
+/// The pixels a line `width` wide from `a` to `b` (pixels, y down) covers
+/// on the CPU: those whose centre lies within `width / 2` of the segment,
+/// measured across its longer axis, between its ends along that axis.
+fn band(a: glam::Vec2, b: glam::Vec2, width: f32, size: [u32; 2]) -> Vec<(i32, i32)> {
+    let d = b - a;
+    let x_major = d.x.abs() >= d.y.abs();
+    let (a2, d2) = if x_major {
+        (a, d)
+    } else {
+        (glam::Vec2::new(a.y, a.x), glam::Vec2::new(d.y, d.x))
+    };
+    if d2.x.abs() < 1e-6 {
+        return Vec::new();
+    }
+    let half = 0.5 * width * d.length() / d2.x.abs();
+    let (low, high) = (a2.x.min(a2.x + d2.x), a2.x.max(a2.x + d2.x));
+    let mut covered = Vec::new();
+    for c in (low - 0.5).ceil() as i32..=(high - 0.5).floor() as i32 {
+        let t = ((c as f32 + 0.5 - a2.x) / d2.x).clamp(0.0, 1.0);
+        let centre = a2.y + d2.y * t;
+        for r in (centre - 0.5 - half).ceil() as i32..=(centre - 0.5 + half).floor() as i32 {
+            let (x, y) = if x_major { (c, r) } else { (r, c) };
+            if x >= 0 && y >= 0 && x < size[0] as i32 && y < size[1] as i32 {
+                covered.push((x, y));
+            }
+        }
+    }
+    covered
+}
+
+#[test]
+fn splatted_lines_cover_the_pixels_the_cpu_reference_does() {
+    let gpu = support::gpu();
+    let (points, params) = setup(2000, 4096);
+    let sim = gpu_run(&points, 3, &params, 20);
+    let size = [96u32, 64];
+    let mut renderer = BranchRenderer::with_transform(
+        &gpu,
+        &Assets::new(env!("CARGO_MANIFEST_DIR")),
+        &NodeTransform::default(),
+    )
+    .checked("building the renderer");
+    renderer.attach(&gpu, &sim);
+    let mut registry = Registry::new();
+    for spec in camera_params("c", 16.0, 0.0) {
+        registry.register(spec);
+    }
+    let camera = OrbitCamera::new("c").look(&registry, 0.0, glam::Vec3::ZERO, size);
+    let target = RenderTarget::new(&gpu.device, "lines.target", size, HDR_FORMAT);
+    let mut profiler = GpuProfiler::new(&gpu.device, &gpu.queue, false);
+    let width = 1.5;
+    renderer.prepare(
+        &gpu,
+        size,
+        &camera,
+        &DrawParams::new(width, 0.1, 1.0, 1.0, 0, 0),
+    );
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    renderer.draw(
+        &mut encoder,
+        &mut profiler,
+        &sim,
+        &target.view,
+        Style::Lines,
+    );
+    gpu.queue.submit([encoder.finish()]);
+    let pixels = read_rgba16f(&gpu, &target.texture).checked("reading the lines");
+
+    let [count, ..] = sim.read_state(&gpu).checked("reading the state");
+    let nodes: Vec<[f32; 4]> =
+        read_buffer(&gpu, &sim.nodes, count as usize).checked("reading the nodes");
+    let info: Vec<NodeInfo> =
+        read_buffer(&gpu, &sim.info, count as usize).checked("reading the nodes' parents");
+    let floats: &[f32] = bytemuck::cast_slice(bytemuck::bytes_of(&camera));
+    let view_proj = glam::Mat4::from_cols_slice(&floats[..16]);
+    let screen = |p: glam::Vec3| {
+        let clip = view_proj * p.extend(1.0);
+        let ndc = clip.truncate() / clip.w;
+        glam::Vec2::new(
+            (ndc.x * 0.5 + 0.5) * size[0] as f32,
+            (0.5 - ndc.y * 0.5) * size[1] as f32,
+        )
+    };
+    let mut coverage = vec![0u32; (size[0] * size[1]) as usize];
+    for (node, node_info) in nodes.iter().zip(&info) {
+        let Ok(parent) = usize::try_from(node_info.parent) else {
+            continue;
+        };
+        let a = glam::Vec3::from_slice(&nodes[parent][..3]);
+        let b = a + (glam::Vec3::from_slice(&node[..3]) - a) * node[3];
+        for (x, y) in band(screen(a), screen(b), width, size) {
+            coverage[(y as u32 * size[0] + x as u32) as usize] += 1;
+        }
+    }
+    let covered = coverage.iter().filter(|&&c| c > 0).count();
+    let differ = pixels
+        .iter()
+        .zip(&coverage)
+        .filter(|(p, c)| (p[3] - **c as f32).abs() > 0.01)
+        .count();
+    assert!(covered > 200, "the lines cover {covered} pixels");
+    assert!(
+        differ * 100 <= covered,
+        "{differ} of {covered} covered pixels counted differently"
+    );
 }
