@@ -1,7 +1,9 @@
 // SPH stage 4: symplectic Euler back into set A, with sinks, emitters,
-// the container and NaN guards: nothing leaves the tank or stays broken.
+// the bodies other layers move (pushed out, given their velocity), the
+// container and NaN guards: nothing leaves the tank or stays broken.
 
 #include "fluid/substep.wgsl"
+#include "common/world.wgsl"
 
 @group(0) @binding(0) var<uniform> params: FluidParams;
 @group(0) @binding(2) var<storage, read_write> position_a: array<vec4<f32>>;
@@ -10,6 +12,7 @@
 @group(0) @binding(5) var<storage, read> velocity_b: array<vec4<f32>>;
 @group(0) @binding(7) var<storage, read> acceleration: array<vec4<f32>>;
 @group(0) @binding(10) var<storage, read> substeps: array<u32>;
+@group(0) @binding(11) var<storage, read> bodies: Bodies;
 
 @compute @workgroup_size(256)
 fn integrate(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
@@ -36,6 +39,14 @@ fn integrate(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_work
         let jitter = vec3<f32>(random01(s, stream + 1u), random01(s, stream + 2u), random01(s, stream + 3u)) - 0.5;
         x = vec4<f32>(params.emitter.xyz + jitter * params.emitter.w, 1.0);
         v = params.emitter_velocity.xyz;
+    }
+    // Bounded: at most 64 capsules a particle, the world's limit.
+    if x.w != 0.0 {
+        var at = x.xyz;
+        for (var k = 0u; k < min(bodies.count, 64u); k++) {
+            collide_with_capsule(bodies.capsules[k], vec2<f32>(bodies.bounce, bodies.margin), &at, &v);
+        }
+        x = vec4<f32>(at, x.w);
     }
     // Nothing leaves the container, and nothing stays NaN.
     let broken = any(x.xyz != x.xyz) || any(v != v) || any(abs(v) > vec3<f32>(1e4));

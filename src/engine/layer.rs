@@ -59,6 +59,8 @@ pub struct LayerEnv<'a> {
     /// The show's seed (`--seed`): a new layer's random choices start from
     /// it, so one seed gives identical frames and another a different show.
     pub seed: u64,
+    /// What the simulations share this frame (bodies the water meets).
+    pub world: &'a crate::engine::world::World,
 }
 
 /// The per-frame inputs of a layer's draw.

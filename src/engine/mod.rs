@@ -3,7 +3,8 @@
 //! stack of layers with their health, the frame uniform block, the
 //! shared orbit camera and simulation plumbing, the compositor that
 //! blends the layers and runs the master section into the engine's own
-//! picture, and the outputs that picture is delivered to.
+//! picture, the outputs that picture is delivered to, and the world the
+//! simulations share (the bodies that touch the water).
 
 pub mod camera;
 pub mod compositor;
@@ -15,6 +16,7 @@ mod preset;
 pub mod renderer;
 pub mod simulation;
 pub mod stack;
+pub mod world;
 
 pub use layer::{
     BLEND_MODES, BenchWorkload, Layer, LayerEnv, LayerError, LayerFrame, LayerKind, LayerSwitches,
@@ -40,4 +42,5 @@ pub const ENGINE_LAYOUTS: &[UniformLayout] = &[
         "Master",
     ),
     UniformLayout::of::<outputs::WarpUniforms>("WarpUniforms", "outputs/warp.wgsl", "Warp"),
+    UniformLayout::of::<world::Capsule>("Capsule", "common/world.wgsl", "Capsule"),
 ];

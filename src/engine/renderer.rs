@@ -56,6 +56,21 @@ pub fn prepare(
             .fit(env.gpu, scene.registry, clock, output_size);
         out.stack.prepare(env, &mut out.registry, clock);
     }
+    let mut on_stage: Vec<&str> = enabled_ids(scene.stack, scene.registry);
+    if let Some(out) = scene.outgoing.as_deref() {
+        on_stage.extend(enabled_ids(&out.stack, &out.registry));
+    }
+    env.world.keep_only(&on_stage);
+}
+
+/// The ids of `stack`'s layers switched on.
+fn enabled_ids<'s>(stack: &'s Stack, registry: &Registry) -> Vec<&'s str> {
+    stack
+        .layers
+        .iter()
+        .filter(|layer| layer.switches().enabled(registry))
+        .map(|layer| layer.id())
+        .collect()
 }
 
 /// Records the frame into `encoder`, ending in `picture`: the stack's

@@ -71,6 +71,7 @@ pub fn export_forest(options: &ExportArgs) -> anyhow::Result<usize> {
         assets: &show.assets,
         errors: &show.errors,
         seed: options.show.seed,
+        world: &crate::engine::world::World::default(),
     };
     let grown = crate::layers::forest::sow(&env, &registry, &id, options.show.seed)?;
     let mut profiler = crate::gpu::GpuProfiler::new(&show.gpu.device, &show.gpu.queue, false);

@@ -88,6 +88,9 @@ pub struct FluidKnobs {
     brightness: Handle<f32>,
     absorption: Handle<f32>,
     foam: Handle<f32>,
+    bodies: Handle<bool>,
+    body_bounce: Handle<f32>,
+    scene_offset: Handle<[f32; 3]>,
 }
 
 impl FluidKnobs {
@@ -127,6 +130,9 @@ impl FluidKnobs {
             brightness: Handle::new(id, "brightness"),
             absorption: Handle::new(id, "absorption"),
             foam: Handle::new(id, "foam"),
+            bodies: Handle::new(id, "bodies"),
+            body_bounce: Handle::new(id, "body_bounce"),
+            scene_offset: Handle::new(id, "scene_offset"),
         }
     }
 
@@ -160,6 +166,21 @@ impl FluidKnobs {
         // The integrate stage mixes in the GPU's own substep count.
         params.seed = seed as u32;
         params
+    }
+
+    /// Whether the water meets the world's bodies.
+    pub fn bodies(&self, registry: &Registry) -> bool {
+        self.bodies.get(registry)
+    }
+
+    /// How much of the water's speed into a body bounces back.
+    pub fn body_bounce(&self, registry: &Registry) -> f32 {
+        self.body_bounce.get(registry)
+    }
+
+    /// Where the tank's floor centre stands in the scene.
+    pub fn scene_offset(&self, registry: &Registry) -> glam::Vec3 {
+        glam::Vec3::from_array(self.scene_offset.get(registry))
     }
 
     /// The reach of the mouse's interaction point.
@@ -208,7 +229,7 @@ impl FluidKnobs {
             self.gravity, self.strengths[0], self.strengths[1], self.emitter_velocity,
             self.emitter_rate, self.pointer_radius, self.speed, self.iterations, self.render,
             self.colour, self.colour_by, self.particle_size, self.brightness, self.absorption,
-            self.foam);
+            self.foam, self.bodies, self.body_bounce, self.scene_offset);
         for place in places {
             wrong.extend(crate::check_handles!(specs; place.at, place.radius));
         }

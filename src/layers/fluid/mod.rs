@@ -9,6 +9,7 @@
 //! ten times the fastest flow, a CFL-limited step); the knobs scale them,
 //! so any setting in range still forms a liquid.
 
+pub mod bodies;
 pub(crate) mod draw;
 pub mod knobs;
 pub mod reference;
@@ -120,6 +121,14 @@ pub fn fluid_params(id: &str) -> Vec<ParamSpec> {
         ParamSpec::vec3(p("sink"), [1.5, 0.05, 0.4], -1000.0, 1000.0)
             .with_description("Where the sink drains"),
         ParamSpec::float(p("sink_radius"), 0.0, 0.0, 100.0).with_description("Sink size; 0 is off"),
+        ParamSpec::bool(p("bodies"), true).with_description(
+            "The water meets the bodies other layers move (the skinned figure's limbs)",
+        ),
+        ParamSpec::float(p("body_bounce"), 0.2, 0.0, 1.0)
+            .with_description("How much of the water's speed into a body bounces back"),
+        ParamSpec::vec3(p("scene_offset"), [0.0, 0.0, 0.0], -1000.0, 1000.0)
+            .with_unit("m")
+            .with_description("Where the tank's floor centre stands in the shared scene"),
         ParamSpec::enumeration(p("render"), &["surface", "particles"], 0)
             .with_description("Liquid surface or glowing particles"),
         ParamSpec::enumeration(p("colour_by"), &["speed", "density"], 0)
@@ -285,6 +294,20 @@ impl Layer for FluidLayer {
             params.point1 = point;
         }
         running.sim.set_params(env.gpu, &params);
+        let capsules = if knobs.bodies(registry) {
+            env.world.bodies()
+        } else {
+            Vec::new()
+        };
+        let tank = (
+            knobs.scene_offset(registry),
+            glam::Vec3::from_array(c),
+            params.dimensions == 2,
+        );
+        let keep = (knobs.body_bounce(registry), running.dx * 0.5);
+        running
+            .sim
+            .set_bodies(env.gpu, &bodies::block(&capsules, tank, keep));
         self.substeps = knobs.substeps(registry, clock.dt, params.dt);
         let look = knobs.look(registry, running.dx, params.rest_density);
         if let Some(renderer) = self.core.drawer.as_mut() {

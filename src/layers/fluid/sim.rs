@@ -5,6 +5,7 @@
 use crate::engine::simulation::Simulation;
 use bytemuck::{Pod, Zeroable};
 
+use super::bodies::BODIES_BYTES;
 use crate::base::{Assets, ChangedFile};
 use crate::gpu::bindings::uniform_buffer;
 use crate::gpu::compute::{Binding, Kernel, KernelReload, read_buffer, storage_buffer};
@@ -129,6 +130,8 @@ pub struct FluidSim {
     /// Accelerations, B order.
     pub accelerations: wgpu::Buffer,
     substeps: wgpu::Buffer,
+    /// The bodies the water meets (`Bodies` in `common/world.wgsl`).
+    bodies: wgpu::Buffer,
     count: u32,
 }
 
@@ -157,6 +160,7 @@ impl FluidSim {
         // on every substep although the parameters are written once a frame.
         let substeps = storage_buffer(gpu, "fluid.substeps", 4, none);
         let count_buffer = storage_buffer(gpu, "fluid.count", 4, none);
+        let bodies = storage_buffer(gpu, "fluid.bodies", BODIES_BYTES, none);
         gpu.queue
             .write_buffer(&count_buffer, 0, bytemuck::bytes_of(&count));
         let uniform = uniform_buffer(&gpu.device, "fluid.params", size_of::<FluidParams>());
@@ -232,6 +236,7 @@ impl FluidSim {
                     (5, &velocity_b),
                     (7, &accelerations),
                     (10, &substeps),
+                    (11, &bodies),
                 ],
             )?,
             grid,
@@ -241,6 +246,7 @@ impl FluidSim {
             densities,
             accelerations,
             substeps,
+            bodies,
             count,
         })
     }
@@ -252,6 +258,12 @@ impl FluidSim {
             .first()
             .copied()
             .unwrap_or(0))
+    }
+
+    /// Writes the bodies the next substeps meet (a [`super::bodies::block`]).
+    pub fn set_bodies(&self, gpu: &Gpu, block: &[u8]) {
+        let fits = block.len().min(BODIES_BYTES as usize) & !3;
+        gpu.queue.write_buffer(&self.bodies, 0, &block[..fits]);
     }
 
     /// Writes the parameters for the next substeps.

@@ -350,3 +350,85 @@ fn a_small_fluid_matches_its_golden_image() {
     let image = crate::golden::render_project(support::fixtures(), "fluid_small", [192, 108], 30);
     crate::golden::check_golden("src/layers/fluid/golden/fluid_small_192x108.png", &image);
 }
+
+/// The particles of a 2D tank after a capsule `radius` wide swept through
+/// it from x = 0.25 to 0.75 over `frames` frames (when `solid`), with the
+/// capsule where it ended and the water's mean x velocity near it.
+fn swept(solid: bool, frames: usize, radius: f32) -> (Vec<[f32; 4]>, [glam::Vec3; 2], f32) {
+    use sylva::engine::world::Capsule;
+    use sylva::layers::fluid::bodies;
+    let gpu = support::gpu();
+    let scene = block(
+        2,
+        [1.0, 1.0, 0.0],
+        [0.0, 0.0, 0.0],
+        [1.0, 0.4, 0.0],
+        40,
+        3.0,
+        9.81,
+        0.0,
+        7,
+    );
+    let sim = upload(&scene);
+    let substeps = 4;
+    let frame_dt = scene.params.dt * substeps as f32;
+    let ends = |frame: usize| {
+        let x = 0.25 + 0.5 * frame as f32 / frames as f32;
+        [glam::Vec3::new(x, 0.12, 0.0), glam::Vec3::new(x, 0.55, 0.0)]
+    };
+    let tank = (
+        glam::Vec3::new(0.5, 0.0, 0.0),
+        glam::Vec3::new(1.0, 1.0, 0.0),
+        true,
+    );
+    for frame in 1..=frames {
+        let [a, b] = ends(frame);
+        let [then_a, then_b] = ends(frame - 1);
+        let capsule = Capsule::moving(a, b, radius, Some((then_a, then_b)), frame_dt);
+        let capsules = if solid { vec![capsule] } else { Vec::new() };
+        sim.set_bodies(&gpu, &bodies::block(&capsules, tank, (0.2, scene.dx * 0.5)));
+        run(&sim, substeps);
+    }
+    let (positions, velocities) = sim.read_particles(&gpu).checked("reading the water");
+    let [a, b] = ends(frames);
+    let near: Vec<f32> = positions
+        .iter()
+        .zip(&velocities)
+        .filter(|(p, _)| to_axis(p, a, b) < radius * 2.0)
+        .map(|(_, v)| v[0])
+        .collect();
+    let pushed = near.iter().sum::<f32>() / near.len().max(1) as f32;
+    (positions, [a, b], pushed)
+}
+
+/// Distance from particle `p` to the segment from `a` to `b`.
+fn to_axis(p: &[f32; 4], a: glam::Vec3, b: glam::Vec3) -> f32 {
+    let p = glam::Vec3::new(p[0], p[1], p[2]);
+    let axis = b - a;
+    let t = ((p - a).dot(axis) / axis.length_squared()).clamp(0.0, 1.0);
+    (p - (a + axis * t)).length()
+}
+
+#[test]
+fn water_never_stays_inside_a_moving_body_and_is_swept_along() {
+    let radius = 0.06;
+    let (positions, [a, b], pushed) = swept(true, 40, radius);
+    let inside = positions
+        .iter()
+        .filter(|p| p[3] != 0.0 && to_axis(p, a, b) < radius - 1e-3)
+        .count();
+    assert_eq!(inside, 0, "particles inside the body after its sweep");
+    let (unswept, _, still) = swept(false, 40, radius);
+    let would_be = unswept
+        .iter()
+        .filter(|p| p[3] != 0.0 && to_axis(p, a, b) < radius - 1e-3)
+        .count();
+    assert!(
+        would_be > 5,
+        "without the body, water fills its place: {would_be}"
+    );
+    assert!(
+        pushed > still + 0.1,
+        "the body drags the water beside it: {pushed} m/s against {still}"
+    );
+}

@@ -46,6 +46,7 @@ struct BodyKnobs {
     style: Handle<usize>,
     colour: Handle<[f32; 4]>,
     opacity: Handle<f32>,
+    solid: Handle<bool>,
 }
 
 impl SkinnedKnobs {
@@ -75,6 +76,7 @@ impl SkinnedKnobs {
                 style: Handle::new(id, "body"),
                 colour: Handle::new(id, "body_colour"),
                 opacity: Handle::new(id, "body_opacity"),
+                solid: Handle::new(id, "solid"),
             },
         }
     }
@@ -129,6 +131,11 @@ impl SkinnedKnobs {
         player.advance(model, dt, speed, knobs.looping.get(registry));
     }
 
+    /// Whether the moving body is a body in the shared scene.
+    pub fn solid(&self, registry: &Registry) -> bool {
+        self.body.solid.get(registry)
+    }
+
     /// Whether bones go to the GPU as matrices (else quaternions).
     pub fn matrices(&self, registry: &Registry) -> bool {
         self.playing.bones.get(registry) == 1
@@ -154,7 +161,7 @@ impl SkinnedKnobs {
         let (s, p, b) = (&self.structure, &self.playing, &self.body);
         let own = crate::check_handles!(specs; s.model, s.detail, s.attraction_count,
             s.attraction_spacing, s.node_capacity, s.seed_count, p.clip, p.clip_fade, p.time,
-            p.speed, p.looping, p.bones, b.style, b.colour, b.opacity);
+            p.speed, p.looping, p.bones, b.style, b.colour, b.opacity, b.solid);
         [
             self.growth.check(specs),
             self.branches.check(specs),

@@ -11,6 +11,7 @@
 pub mod anim;
 pub mod asset;
 pub mod body;
+pub mod capsules;
 pub mod clips;
 pub mod creature;
 mod knobs;
@@ -31,6 +32,7 @@ use super::colony::spacing;
 use crate::base::clock::Clock;
 use crate::base::{AssetError, Assets, ChangedFile};
 use crate::engine::simulation::{Drawer, Running, Simulation, SimulationCore};
+use crate::engine::world::Capsule;
 use crate::engine::{
     BenchWorkload, Layer, LayerEnv, LayerError, LayerFrame, LayerKind, LayerSwitches,
 };
@@ -39,6 +41,7 @@ use crate::gpu::compute::{KernelReload, storage_buffer};
 use crate::gpu::{BuildError, Gpu, GpuProfiler};
 use crate::params::{ParamSpec, Registry};
 use body::BodyRenderer;
+use capsules::{BodyCapsule, body_capsules};
 pub use knobs::SkinnedKnobs;
 use model::{Model, ModelError};
 pub use params::skinned_params;
@@ -167,6 +170,10 @@ struct Character {
     centre: Vec3,
     born: f64,
     seen_time: f32,
+    /// Its body for the world, in bind pose, and where their ends were
+    /// last frame (for their velocity).
+    capsules: Vec<BodyCapsule>,
+    last_ends: Option<Vec<(Vec3, Vec3)>>,
 }
 
 impl Running for Character {
@@ -291,6 +298,8 @@ impl SkinnedLayer {
             centre: (lo + hi) * 0.5,
             born: time,
             seen_time: -1.0,
+            capsules: body_capsules(&model),
+            last_ends: None,
             model,
         })
     }
@@ -376,6 +385,23 @@ impl SkinnedLayer {
         let skin = pose::skin_matrices(&character.model, &local);
         let matrices = self.knobs.matrices(registry);
         character.sim.skin.write_bones(env.gpu, &skin, matrices);
+        if !self.knobs.solid(registry) {
+            character.last_ends = None;
+            env.world.publish_bodies(&self.core.id, Vec::new());
+            return;
+        }
+        let posed = capsules::posed(&character.capsules, &skin);
+        let before = character.last_ends.take();
+        let bodies = posed
+            .iter()
+            .enumerate()
+            .map(|(k, &(a, b, radius))| {
+                let then = before.as_ref().and_then(|ends| ends.get(k).copied());
+                Capsule::moving(a, b, radius, then, dt)
+            })
+            .collect();
+        env.world.publish_bodies(&self.core.id, bodies);
+        character.last_ends = Some(posed.iter().map(|&(a, b, _)| (a, b)).collect());
     }
 }
 

@@ -96,6 +96,9 @@ pub fn skinned_params(id: &str, clips: Option<&[String]>) -> Vec<ParamSpec> {
         ParamSpec::float(p("body_opacity"), 0.6, 0.0, 1.0)
             .with_smoothing(0.1)
             .with_description("How much of the glass skin shows"),
+        ParamSpec::bool(p("solid"), true).with_description(
+            "The moving body is a body in the shared scene: water meets it (model units are scene metres)",
+        ),
     ]);
     if let Some(clips) = clips {
         let names: Vec<&str> = if clips.is_empty() {

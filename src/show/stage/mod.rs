@@ -31,6 +31,7 @@ use crate::engine::inputs::media::MediaShelf;
 use crate::engine::outputs::{Output, Picture};
 use crate::engine::renderer::{self, Scene};
 use crate::engine::stack::{Outgoing, Stack, sync_params};
+use crate::engine::world::World;
 use crate::engine::{Layer, LayerEnv};
 use crate::gpu::bindings::uniform_buffer;
 use crate::gpu::{Gpu, GpuProfiler};
@@ -90,6 +91,8 @@ pub struct Show {
     preset_mappings: Vec<String>,
     mappings: LoadedMappings,
     pub(super) seed: u64,
+    /// What the simulations share within a frame.
+    world: World,
     script: ScriptHost,
     script_override: Option<String>,
     /// The playlist playing, if any.
@@ -138,6 +141,7 @@ impl Show {
                 assets: &assets,
                 errors: &errors,
                 seed,
+                world: &World::default(),
             };
             Compositor::new(&env, output_format)?
         };
@@ -168,6 +172,7 @@ impl Show {
             preset_mappings: Vec::new(),
             mappings: LoadedMappings::default(),
             seed,
+            world: World::default(),
             script,
             script_override: None,
             playlist: None,
@@ -341,6 +346,7 @@ impl Show {
             assets: &self.assets,
             errors: &self.errors,
             seed: self.seed,
+            world: &self.world,
         };
         self.stack.reload(&env, &mut self.registry, &changed);
         if let Some(out) = self.outgoing.as_mut() {
@@ -394,6 +400,7 @@ impl Show {
             assets: &self.assets,
             errors: &self.errors,
             seed: self.seed,
+            world: &self.world,
         };
         let layer = (kind.create)(id, &env);
         sync_params(
@@ -524,6 +531,7 @@ impl Show {
             assets: &self.assets,
             errors: &self.errors,
             seed: self.seed,
+            world: &self.world,
         };
         let mut scene = Scene {
             stack: &mut self.stack,

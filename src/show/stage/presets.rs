@@ -116,6 +116,7 @@ impl Show {
             assets: &self.assets,
             errors: &self.errors,
             seed: self.seed,
+            world: &self.world,
         };
         Compositor::new(&env, self.output_format)
             .inspect_err(|e| self.errors.report("crossfade", e))
@@ -132,6 +133,7 @@ impl Show {
             assets: &self.assets,
             errors: &self.errors,
             seed: self.seed,
+            world: &self.world,
         };
         // The master section belongs to the performer, not the preset: it
         // keeps its values unless the preset sets them; the audio section

@@ -1,0 +1,130 @@
+//! What the show's simulations share within a frame, so they can touch:
+//! the bodies a layer moves (capsules with the velocity of each end, in
+//! scene metres: y up, the ground at 0) that another layer's particles
+//! collide with. A layer publishes in `prepare`; a layer that prepares
+//! after it in the same frame reads this frame's bodies, one before it
+//! last frame's. Bounded: at most [`MAX_CAPSULES`] in all.
+
+use std::cell::RefCell;
+
+use bytemuck::{Pod, Zeroable};
+use glam::Vec3;
+
+/// Capsules the world holds, from every layer together.
+pub const MAX_CAPSULES: usize = 64;
+
+/// Fastest a body's end may move, m/s: a clip that jumps (a cut, a new
+/// character) is a teleport, not a blow that flings the water away.
+pub const MAX_BODY_SPEED: f32 = 25.0;
+
+/// One capsule (`struct Capsule` in `shaders/common/world.wgsl`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Pod, Zeroable)]
+pub struct Capsule {
+    /// One end (xyz) and the radius (w).
+    pub a: [f32; 4],
+    /// The other end (xyz; w unused).
+    pub b: [f32; 4],
+    /// Velocity of end a (xyz), m/s.
+    pub velocity_a: [f32; 4],
+    /// Velocity of end b (xyz), m/s.
+    pub velocity_b: [f32; 4],
+}
+
+impl Capsule {
+    /// A capsule from `a` to `b` of `radius` whose ends were at `before`
+    /// `dt` seconds ago (none: at rest).
+    pub fn moving(a: Vec3, b: Vec3, radius: f32, before: Option<(Vec3, Vec3)>, dt: f32) -> Self {
+        let velocity = |now: Vec3, then: Vec3| {
+            let v = if dt > 0.0 {
+                (now - then) / dt
+            } else {
+                Vec3::ZERO
+            };
+            v.clamp_length_max(MAX_BODY_SPEED)
+        };
+        let (va, vb) = before.map_or((Vec3::ZERO, Vec3::ZERO), |(then_a, then_b)| {
+            (velocity(a, then_a), velocity(b, then_b))
+        });
+        Self {
+            a: a.extend(radius).to_array(),
+            b: b.extend(0.0).to_array(),
+            velocity_a: va.extend(0.0).to_array(),
+            velocity_b: vb.extend(0.0).to_array(),
+        }
+    }
+
+    /// This capsule moved by `offset` (into another layer's frame).
+    pub fn shifted(mut self, offset: Vec3) -> Self {
+        for end in [&mut self.a, &mut self.b] {
+            let moved = Vec3::from_slice(&end[..3]) + offset;
+            end[..3].copy_from_slice(&moved.to_array());
+        }
+        self
+    }
+}
+
+/// The bodies each layer published, by layer id.
+#[derive(Debug, Default)]
+pub struct World {
+    bodies: RefCell<Vec<(String, Vec<Capsule>)>>,
+}
+
+impl World {
+    /// Sets `layer`'s bodies for this frame, replacing its last ones.
+    pub fn publish_bodies(&self, layer: &str, capsules: Vec<Capsule>) {
+        let mut bodies = self.bodies.borrow_mut();
+        bodies.retain(|(id, _)| id != layer);
+        bodies.push((layer.to_string(), capsules));
+    }
+
+    /// Every layer's bodies, at most [`MAX_CAPSULES`], those of the layer
+    /// that published first first.
+    pub fn bodies(&self) -> Vec<Capsule> {
+        self.bodies
+            .borrow()
+            .iter()
+            .flat_map(|(_, capsules)| capsules.iter().copied())
+            .take(MAX_CAPSULES)
+            .collect()
+    }
+
+    /// Forgets the bodies of layers not in `on_stage` (gone, or switched
+    /// off), so nothing collides with a figure no longer there.
+    pub fn keep_only(&self, on_stage: &[&str]) {
+        self.bodies
+            .borrow_mut()
+            .retain(|(id, _)| on_stage.contains(&id.as_str()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bodies_are_replaced_per_layer_bounded_and_forgotten_with_it() {
+        let world = World::default();
+        let one = Capsule::moving(Vec3::ZERO, Vec3::Y, 0.1, None, 0.0);
+        world.publish_bodies("skinned", vec![one; 10]);
+        world.publish_bodies("skinned", vec![one; 3]);
+        world.publish_bodies("skinned.b", vec![one; 100]);
+        assert_eq!(world.bodies().len(), MAX_CAPSULES);
+        world.keep_only(&["skinned"]);
+        assert_eq!(world.bodies().len(), 3);
+    }
+
+    #[test]
+    fn a_jump_is_no_faster_than_the_limit() {
+        let moved = Capsule::moving(
+            Vec3::ZERO,
+            Vec3::Y,
+            0.1,
+            Some((Vec3::new(-100.0, 0.0, 0.0), Vec3::Y)),
+            1.0 / 60.0,
+        );
+        let speed = Vec3::from_slice(&moved.velocity_a[..3]).length();
+        assert!((speed - MAX_BODY_SPEED).abs() < 1e-3, "{speed}");
+        assert_eq!(moved.velocity_b, [0.0; 4]);
+    }
+}

@@ -1,0 +1,81 @@
+//! The bodies the water meets: the world's capsules (scene metres, the
+//! ground at 0) moved into the tank's frame, whose floor's centre stands at
+//! `fluid.scene_offset` in the scene, and laid into the `Bodies` block
+//! (`shaders/common/world.wgsl`) the integrate stage reads.
+
+use bytemuck::{Pod, Zeroable};
+use glam::Vec3;
+
+use crate::engine::world::{Capsule, MAX_CAPSULES};
+
+/// The head of `struct Bodies` in WGSL; the capsules follow it.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Pod, Zeroable)]
+pub struct BodiesHeader {
+    /// Capsules in use.
+    pub count: u32,
+    /// Share of the velocity into a body that bounces back.
+    pub bounce: f32,
+    /// Distance kept from a body's surface.
+    pub margin: f32,
+    _pad: u32,
+}
+
+/// Bytes of the block: the head and room for every capsule.
+pub const BODIES_BYTES: u64 =
+    (size_of::<BodiesHeader>() + MAX_CAPSULES * size_of::<Capsule>()) as u64;
+
+/// The block's bytes for `capsules` (scene frame) seen from a tank of
+/// `container` standing at `offset`; a flat (2D) tank meets them in its
+/// plane, z = 0.
+pub fn block(
+    capsules: &[Capsule],
+    (offset, container, flat): (Vec3, Vec3, bool),
+    (bounce, margin): (f32, f32),
+) -> Vec<u8> {
+    let shift = Vec3::new(container.x * 0.5, 0.0, container.z * 0.5) - offset;
+    let placed: Vec<Capsule> = capsules
+        .iter()
+        .take(MAX_CAPSULES)
+        .map(|c| {
+            let mut placed = c.shifted(shift);
+            if flat {
+                placed.a[2] = 0.0;
+                placed.b[2] = 0.0;
+                placed.velocity_a[2] = 0.0;
+                placed.velocity_b[2] = 0.0;
+            }
+            placed
+        })
+        .collect();
+    let header = BodiesHeader {
+        count: placed.len() as u32,
+        bounce,
+        margin,
+        _pad: 0,
+    };
+    let mut bytes = bytemuck::bytes_of(&header).to_vec();
+    bytes.extend_from_slice(bytemuck::cast_slice(&placed));
+    bytes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_capsule_at_the_scene_origin_stands_in_the_middle_of_the_tank_floor() {
+        let capsule = Capsule::moving(Vec3::ZERO, Vec3::Y, 0.1, None, 0.0);
+        let bytes = block(
+            &[capsule],
+            (Vec3::ZERO, Vec3::new(2.0, 1.0, 1.0), false),
+            (0.2, 0.01),
+        );
+        let header: BodiesHeader = bytemuck::pod_read_unaligned(&bytes[..16]);
+        let placed: Capsule = bytemuck::pod_read_unaligned(&bytes[16..80]);
+        assert_eq!(header.count, 1);
+        assert_eq!(&placed.a[..3], &[1.0, 0.0, 0.5]);
+        assert_eq!(&placed.b[..3], &[1.0, 1.0, 0.5]);
+        assert_eq!(placed.a[3], 0.1);
+    }
+}
