@@ -1,6 +1,6 @@
 // What the show's simulations share (src/engine/world.rs): bodies as
-// capsules with the velocity of each end, and how a particle is kept out
-// of them.
+// capsules with the velocity of each end, how a particle is kept out of
+// them, and the rain map's cells.
 
 struct Capsule {
     // One end, and the radius in w.
@@ -16,8 +16,15 @@ struct Bodies {
     bounce: f32,
     // Extra distance kept from the surface (a particle's radius).
     margin: f32,
-    _pad: u32,
+    // Cells along a side of the rain map landings are counted in; 0: none.
+    rain_side: u32,
     capsules: array<Capsule, 64>,
+}
+
+// The rain map's cell under `uv` (0..1 across the ground that spans it).
+fn rain_cell(uv: vec2<f32>, side: u32) -> u32 {
+    let cell = min(vec2<u32>(clamp(uv, vec2<f32>(0.0), vec2<f32>(1.0)) * f32(side)), vec2<u32>(side - 1u));
+    return cell.y * side + cell.x;
 }
 
 // A particle at `x` moving at `v`, pushed out of capsule `c` if it

@@ -13,6 +13,11 @@
 @group(0) @binding(7) var<storage, read> acceleration: array<vec4<f32>>;
 @group(0) @binding(10) var<storage, read> substeps: array<u32>;
 @group(0) @binding(11) var<storage, read> bodies: Bodies;
+// Landings on the floor, counted for the ground that drinks them.
+@group(0) @binding(12) var<storage, read_write> rain: array<atomic<u32>>;
+
+// Slower than this onto the floor is water at rest, not rain.
+const RAIN_SPEED: f32 = 0.3;
 
 @compute @workgroup_size(256)
 fn integrate(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
@@ -47,6 +52,15 @@ fn integrate(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_work
             collide_with_capsule(bodies.capsules[k], vec2<f32>(bodies.bounce, bodies.margin), &at, &v);
         }
         x = vec4<f32>(at, x.w);
+    }
+    // Water falling within half a smoothing length of the floor (where the
+    // wall's push slows it) lands there as rain, once each substep it is
+    // still falling; the floor spans the rain map (a flat tank: a line
+    // across it).
+    if bodies.rain_side > 0u & x.w != 0.0 & x.y < params.h * 0.5 & v.y < -RAIN_SPEED {
+        var uv = x.xz / max(params.container.xz, vec2<f32>(1e-6));
+        uv.y = select(uv.y, 0.5, params.dimensions == 2u);
+        atomicAdd(&rain[rain_cell(uv, bodies.rain_side)], 1u);
     }
     // Nothing leaves the container, and nothing stays NaN.
     let broken = any(x.xyz != x.xyz) || any(v != v) || any(abs(v) > vec3<f32>(1e4));

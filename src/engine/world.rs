@@ -1,17 +1,26 @@
 //! What the show's simulations share within a frame, so they can touch:
 //! the bodies a layer moves (capsules with the velocity of each end, in
 //! scene metres: y up, the ground at 0) that another layer's particles
-//! collide with. A layer publishes in `prepare`; a layer that prepares
-//! after it in the same frame reads this frame's bodies, one before it
-//! last frame's. Bounded: at most [`MAX_CAPSULES`] in all.
+//! collide with, and the rain map, where water that lands on a tank's
+//! floor is counted for the ground that drinks it (the forest's). A layer
+//! publishes bodies in `prepare`; a layer that prepares after it in the
+//! same frame reads this frame's bodies, one before it last frame's.
+//! Bounded: at most [`MAX_CAPSULES`] bodies, one rain map of
+//! [`RAIN_SIDE`]² cells.
 
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
 
 /// Capsules the world holds, from every layer together.
 pub const MAX_CAPSULES: usize = 64;
+
+/// Cells along each side of the rain map. Water and ground meet it in
+/// their own terms (the tank's floor and the forest's map each span it
+/// whole), since the two simulations live at scales far apart: a tank of
+/// a metre or two, a forest of hundreds.
+pub const RAIN_SIDE: u32 = 256;
 
 /// Fastest a body's end may move, m/s: a clip that jumps (a cut, a new
 /// character) is a teleport, not a blow that flings the water away.
@@ -68,6 +77,7 @@ impl Capsule {
 #[derive(Debug, Default)]
 pub struct World {
     bodies: RefCell<Vec<(String, Vec<Capsule>)>>,
+    rain: OnceCell<wgpu::Buffer>,
 }
 
 impl World {
@@ -87,6 +97,23 @@ impl World {
             .flat_map(|(_, capsules)| capsules.iter().copied())
             .take(MAX_CAPSULES)
             .collect()
+    }
+
+    /// The rain map (`RAIN_SIDE`² `u32` counts of landings, row by row):
+    /// made at its first use and kept for the show's life, so every layer
+    /// binds the same buffer once.
+    pub fn rain(&self, gpu: &crate::gpu::Gpu) -> wgpu::Buffer {
+        self.rain
+            .get_or_init(|| {
+                let bytes = u64::from(RAIN_SIDE * RAIN_SIDE) * 4;
+                crate::gpu::compute::storage_buffer(
+                    gpu,
+                    "world.rain",
+                    bytes,
+                    wgpu::BufferUsages::empty(),
+                )
+            })
+            .clone()
     }
 
     /// Forgets the bodies of layers not in `on_stage` (gone, or switched

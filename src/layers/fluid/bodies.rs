@@ -1,7 +1,8 @@
 //! The bodies the water meets: the world's capsules (scene metres, the
 //! ground at 0) moved into the tank's frame, whose floor's centre stands at
 //! `fluid.scene_offset` in the scene, and laid into the `Bodies` block
-//! (`shaders/common/world.wgsl`) the integrate stage reads.
+//! (`shaders/common/world.wgsl`) the integrate stage reads, with whether
+//! the water that lands on the floor is counted in the world's rain map.
 
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
@@ -18,7 +19,8 @@ pub struct BodiesHeader {
     pub bounce: f32,
     /// Distance kept from a body's surface.
     pub margin: f32,
-    _pad: u32,
+    /// Cells along a side of the rain map landings are counted in; 0: none.
+    pub rain_side: u32,
 }
 
 /// Bytes of the block: the head and room for every capsule.
@@ -32,6 +34,7 @@ pub fn block(
     capsules: &[Capsule],
     (offset, container, flat): (Vec3, Vec3, bool),
     (bounce, margin): (f32, f32),
+    rain_side: u32,
 ) -> Vec<u8> {
     let shift = Vec3::new(container.x * 0.5, 0.0, container.z * 0.5) - offset;
     let placed: Vec<Capsule> = capsules
@@ -52,7 +55,7 @@ pub fn block(
         count: placed.len() as u32,
         bounce,
         margin,
-        _pad: 0,
+        rain_side,
     };
     let mut bytes = bytemuck::bytes_of(&header).to_vec();
     bytes.extend_from_slice(bytemuck::cast_slice(&placed));
@@ -70,6 +73,7 @@ mod tests {
             &[capsule],
             (Vec3::ZERO, Vec3::new(2.0, 1.0, 1.0), false),
             (0.2, 0.01),
+            0,
         );
         let header: BodiesHeader = bytemuck::pod_read_unaligned(&bytes[..16]);
         let placed: Capsule = bytemuck::pod_read_unaligned(&bytes[16..80]);

@@ -90,6 +90,7 @@ pub struct FluidKnobs {
     foam: Handle<f32>,
     bodies: Handle<bool>,
     body_bounce: Handle<f32>,
+    rain: Handle<bool>,
     scene_offset: Handle<[f32; 3]>,
 }
 
@@ -132,6 +133,7 @@ impl FluidKnobs {
             foam: Handle::new(id, "foam"),
             bodies: Handle::new(id, "bodies"),
             body_bounce: Handle::new(id, "body_bounce"),
+            rain: Handle::new(id, "rain"),
             scene_offset: Handle::new(id, "scene_offset"),
         }
     }
@@ -176,6 +178,11 @@ impl FluidKnobs {
     /// How much of the water's speed into a body bounces back.
     pub fn body_bounce(&self, registry: &Registry) -> f32 {
         self.body_bounce.get(registry)
+    }
+
+    /// Whether water landing on the floor is counted as rain.
+    pub fn rain(&self, registry: &Registry) -> bool {
+        self.rain.get(registry)
     }
 
     /// Where the tank's floor centre stands in the scene.
@@ -229,7 +236,7 @@ impl FluidKnobs {
             self.gravity, self.strengths[0], self.strengths[1], self.emitter_velocity,
             self.emitter_rate, self.pointer_radius, self.speed, self.iterations, self.render,
             self.colour, self.colour_by, self.particle_size, self.brightness, self.absorption,
-            self.foam, self.bodies, self.body_bounce, self.scene_offset);
+            self.foam, self.bodies, self.body_bounce, self.rain, self.scene_offset);
         for place in places {
             wrong.extend(crate::check_handles!(specs; place.at, place.radius));
         }

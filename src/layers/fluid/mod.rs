@@ -26,6 +26,7 @@ use crate::base::ChangedFile;
 use crate::base::clock::Clock;
 use crate::engine::camera::camera_params;
 use crate::engine::simulation::{self as sim_core, SimulationCore};
+use crate::engine::world::RAIN_SIDE;
 use crate::engine::{BenchWorkload, Layer, LayerEnv, LayerFrame, LayerKind, LayerSwitches};
 use crate::gpu::UniformLayout;
 use crate::gpu::{BuildError, Gpu, GpuProfiler};
@@ -126,6 +127,9 @@ pub fn fluid_params(id: &str) -> Vec<ParamSpec> {
         ),
         ParamSpec::float(p("body_bounce"), 0.2, 0.0, 1.0)
             .with_description("How much of the water's speed into a body bounces back"),
+        ParamSpec::bool(p("rain"), true).with_description(
+            "Water falling onto the tank's floor is counted as rain for a forest (its floor spans the forest's map)",
+        ),
         ParamSpec::vec3(p("scene_offset"), [0.0, 0.0, 0.0], -1000.0, 1000.0)
             .with_unit("m")
             .with_description("Where the tank's floor centre stands in the shared scene"),
@@ -230,9 +234,9 @@ impl FluidLayer {
             FluidSim::new(
                 env.gpu,
                 env.assets,
-                &scene.positions,
-                &scene.velocities,
+                (&scene.positions, &scene.velocities),
                 &scene.params,
+                &env.world.rain(env.gpu),
             )
         })?;
         Ok(Running {
@@ -305,9 +309,10 @@ impl Layer for FluidLayer {
             params.dimensions == 2,
         );
         let keep = (knobs.body_bounce(registry), running.dx * 0.5);
+        let rain = if knobs.rain(registry) { RAIN_SIDE } else { 0 };
         running
             .sim
-            .set_bodies(env.gpu, &bodies::block(&capsules, tank, keep));
+            .set_bodies(env.gpu, &bodies::block(&capsules, tank, keep, rain));
         self.substeps = knobs.substeps(registry, clock.dt, params.dt);
         let look = knobs.look(registry, running.dx, params.rest_density);
         if let Some(renderer) = self.core.drawer.as_mut() {

@@ -137,13 +137,15 @@ pub struct FluidSim {
 
 impl FluidSim {
     /// Uploads `positions` (xyz, w = 1) and `velocities` and prepares the
-    /// passes for a container of `params.container` with cells of `params.h`.
+    /// passes for a container of `params.container` with cells of
+    /// `params.h`; landings on the floor are counted in `rain` (the
+    /// world's rain map) when the bodies block asks.
     pub fn new(
         gpu: &Gpu,
         assets: &Assets,
-        positions: &[[f32; 4]],
-        velocities: &[[f32; 4]],
+        (positions, velocities): (&[[f32; 4]], &[[f32; 4]]),
         params: &FluidParams,
+        rain: &wgpu::Buffer,
     ) -> Result<Self, BuildError> {
         let count = positions.len().max(1) as u32;
         let none = wgpu::BufferUsages::empty();
@@ -237,6 +239,7 @@ impl FluidSim {
                     (7, &accelerations),
                     (10, &substeps),
                     (11, &bodies),
+                    (12, rain),
                 ],
             )?,
             grid,

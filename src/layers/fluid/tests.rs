@@ -17,12 +17,14 @@ fn upload(scene: &Scene) -> FluidSim {
 
 /// The fluid of `scene` with its kernels read from `assets`.
 fn upload_from(scene: &Scene, assets: &Assets) -> FluidSim {
+    let gpu = support::gpu();
+    let rain = sylva::engine::world::World::default().rain(&gpu);
     FluidSim::new(
-        &support::gpu(),
+        &gpu,
         assets,
-        &scene.positions,
-        &scene.velocities,
+        (&scene.positions, &scene.velocities),
         &scene.params,
+        &rain,
     )
     .unwrap_or_else(|e| panic!("{e}"))
 }
@@ -386,7 +388,10 @@ fn swept(solid: bool, frames: usize, radius: f32) -> (Vec<[f32; 4]>, [glam::Vec3
         let [then_a, then_b] = ends(frame - 1);
         let capsule = Capsule::moving(a, b, radius, Some((then_a, then_b)), frame_dt);
         let capsules = if solid { vec![capsule] } else { Vec::new() };
-        sim.set_bodies(&gpu, &bodies::block(&capsules, tank, (0.2, scene.dx * 0.5)));
+        sim.set_bodies(
+            &gpu,
+            &bodies::block(&capsules, tank, (0.2, scene.dx * 0.5), 0),
+        );
         run(&sim, substeps);
     }
     let (positions, velocities) = sim.read_particles(&gpu).checked("reading the water");
@@ -430,5 +435,60 @@ fn water_never_stays_inside_a_moving_body_and_is_swept_along() {
     assert!(
         pushed > still + 0.1,
         "the body drags the water beside it: {pushed} m/s against {still}"
+    );
+}
+
+#[test]
+fn water_falling_on_the_floor_is_counted_as_rain_where_it_lands() {
+    use sylva::engine::world::{RAIN_SIDE, World};
+    use sylva::gpu::compute::read_buffer;
+    use sylva::layers::fluid::bodies;
+    let gpu = support::gpu();
+    // A column of water above the left quarter of the floor, falling.
+    let scene = block(
+        2,
+        [1.0, 1.0, 0.0],
+        [0.1, 0.5, 0.0],
+        [0.15, 0.3, 0.0],
+        10,
+        3.0,
+        9.81,
+        0.0,
+        5,
+    );
+    let world = World::default();
+    let rain = world.rain(&gpu);
+    let sim = FluidSim::new(
+        &gpu,
+        &Assets::new(env!("CARGO_MANIFEST_DIR")),
+        (&scene.positions, &scene.velocities),
+        &scene.params,
+        &rain,
+    )
+    .checked("building the fluid");
+    let tank = (
+        glam::Vec3::new(0.5, 0.0, 0.0),
+        glam::Vec3::new(1.0, 1.0, 0.0),
+        true,
+    );
+    sim.set_bodies(&gpu, &bodies::block(&[], tank, (0.2, 0.0), RAIN_SIDE));
+    // Long enough to fall half a metre and land.
+    run(&sim, (0.5 / scene.params.dt).ceil() as usize);
+    let counts: Vec<u32> =
+        read_buffer(&gpu, &rain, (RAIN_SIDE * RAIN_SIDE) as usize).checked("reading the rain");
+    let row = (RAIN_SIDE / 2 * RAIN_SIDE) as usize;
+    let landed: u32 = counts.iter().sum();
+    let under: u32 = counts[row..row + (RAIN_SIDE as usize) / 2].iter().sum();
+    assert!(landed > 20, "{landed} landings counted");
+    assert!(
+        counts[..row]
+            .iter()
+            .chain(&counts[row + RAIN_SIDE as usize..])
+            .all(|&c| c == 0),
+        "a flat tank's floor is the rain map's middle row"
+    );
+    assert!(
+        under * 10 >= landed * 9,
+        "{under} of {landed} landings under the falling water's half of the floor"
     );
 }

@@ -183,12 +183,14 @@ pub fn hydrostatic(
 }
 
 fn upload(gpu: &Gpu, assets: &Assets, scene: &Scene) -> Result<FluidSim, BuildError> {
+    // Validation measures the water alone: its rain goes nowhere.
+    let rain = crate::engine::world::World::default().rain(gpu);
     FluidSim::new(
         gpu,
         assets,
-        &scene.positions,
-        &scene.velocities,
+        (&scene.positions, &scene.velocities),
         &scene.params,
+        &rain,
     )
 }
 

@@ -5,6 +5,7 @@
 use super::density::MAPS;
 use super::draw::View;
 use super::paint::Paint;
+use super::rain::Soak;
 use crate::engine::camera::OrbitCamera;
 use crate::params::{Handle, ParamSpec, Registry};
 
@@ -29,6 +30,8 @@ pub struct ForestKnobs {
     pub(super) density_source: Handle<String>,
     density_source_maps: Handle<usize>,
     density_source_amount: Handle<f32>,
+    rain: Handle<f32>,
+    drought: Handle<f32>,
     steps_per_frame: Handle<f32>,
     view: Handle<usize>,
     pub(super) fog: Handle<[f32; 4]>,
@@ -62,6 +65,8 @@ impl ForestKnobs {
             density_source: Handle::new(id, "density_source"),
             density_source_maps: Handle::new(id, "density_source_maps"),
             density_source_amount: Handle::new(id, "density_source_amount"),
+            rain: Handle::new(id, "rain"),
+            drought: Handle::new(id, "drought"),
             steps_per_frame: Handle::new(id, "steps_per_frame"),
             view: Handle::new(id, "view"),
             fog: Handle::new(id, "fog"),
@@ -95,6 +100,21 @@ impl ForestKnobs {
         Paint::new(maps, self.density_source_amount.get(registry))
     }
 
+    /// How the rain soaks the ground this frame of `dt` seconds (a
+    /// landing's worth: a hundredth of `rain`).
+    pub fn soak(&self, registry: &Registry, dt: f32) -> Soak {
+        Soak::new(
+            self.rain.get(registry) * 0.01,
+            self.drought.get(registry),
+            dt,
+        )
+    }
+
+    /// Whether the ground drinks rain.
+    pub fn raining(&self, registry: &Registry) -> bool {
+        self.rain.get(registry) > 0.0
+    }
+
     /// What in `specs` its handles do not find.
     pub fn check(&self, specs: &[ParamSpec]) -> Vec<String> {
         let mut wrong = crate::check_handles!(specs; self.map_size, self.metres_per_pixel,
@@ -102,7 +122,7 @@ impl ForestKnobs {
             self.r1, self.r2, self.years_per_step, self.density_maps, self.brush,
             self.brush_at, self.brush_map, self.brush_radius, self.brush_value,
             self.density_source, self.density_source_maps, self.density_source_amount,
-            self.steps_per_frame, self.view, self.fog, self.fog_density, self.brightness,
+            self.rain, self.drought, self.steps_per_frame, self.view, self.fog, self.fog_density, self.brightness,
             self.view_slice);
         wrong.extend(self.camera.check(specs));
         wrong

@@ -7,6 +7,7 @@ pub mod density;
 pub mod draw;
 pub mod knobs;
 pub mod paint;
+pub mod rain;
 pub mod reference;
 pub mod sim;
 pub mod species;
@@ -25,6 +26,7 @@ use crate::params::{ParamSpec, Registry, Value};
 use density::DensityMaps;
 use draw::{ForestDraw, ForestRenderer};
 use knobs::ForestKnobs;
+use rain::RainSoak;
 use sim::{ForestParams, ForestSim, Tree};
 use species::{MAX_SPECIES, Species};
 
@@ -63,6 +65,12 @@ pub fn forest_params(id: &str) -> Vec<ParamSpec> {
         ParamSpec::float(p("density_source_amount"), 0.1, 0.0, 1.0)
             .with_smoothing(0.1)
             .with_description("How far the maps move towards the picture each frame (1: at once)"),
+        ParamSpec::float(p("rain"), 0.0, 0.0, 1.0).with_description(
+            "How much each drop of a fluid's water landing on its floor (the floor spans this map) raises the density under it; 0: off",
+        ),
+        ParamSpec::float(p("drought"), 0.02, 0.0, 1.0)
+            .with_unit("/s")
+            .with_description("With rain on, the share of the density the ground loses each second"),
         ParamSpec::float(p("r1"), 0.12, 0.0, 1.0)
             .with_description("A tree whose R = V / Vmax falls below this dies"),
         ParamSpec::float(p("r2"), 0.3, 0.0, 1.0)
@@ -239,6 +247,8 @@ pub struct Grown {
     /// The species it was sown with.
     pub species: Vec<Species>,
     density: DensityMaps,
+    /// Drinks the world's rain, made when `rain` is first turned up.
+    rain: Option<RainSoak>,
 }
 
 impl Running for Grown {
@@ -285,6 +295,7 @@ pub fn sow(
         structure,
         species,
         density,
+        rain: None,
     })
 }
 
@@ -382,9 +393,21 @@ impl Layer for ForestLayer {
             self.core.start(env, built);
         }
         self.tend(env, registry);
-        if let Some(grown) = &self.core.running {
+        if let Some(grown) = self.core.running.as_mut() {
             let paint = self.knobs.paint(registry);
             grown.sim.painter.set(env.gpu, &paint);
+            let soak = self.knobs.soak(registry, clock.dt);
+            if soak.wetness > 0.0 && grown.rain.is_none() {
+                let sim = &grown.sim;
+                let rain = env.world.rain(env.gpu);
+                let buffers = (&sim.params_buffer, &sim.density, &rain);
+                grown.rain = RainSoak::new(env.gpu, env.assets, buffers)
+                    .inspect_err(|e| env.errors.report(&self.core.id, e))
+                    .ok();
+            }
+            if let Some(rain) = &grown.rain {
+                rain.set(env.gpu, &soak);
+            }
         }
         let (Some(grown), Some(renderer)) = (&self.core.running, self.core.drawer.as_mut()) else {
             return false;
@@ -414,6 +437,10 @@ impl Layer for ForestLayer {
             let cells = grown.structure.map_size * grown.structure.map_size;
             let painter = &grown.sim.painter;
             painter.encode(env.gpu, (encoder, profiler), picture, cells);
+        }
+        if let Some(rain) = grown.rain.as_ref().filter(|_| self.knobs.raining(registry)) {
+            let cells = grown.structure.map_size * grown.structure.map_size;
+            rain.encode((encoder, profiler), cells);
         }
         for _ in 0..self.knobs.steps(registry) {
             grown.sim.step(encoder, profiler);
@@ -470,6 +497,7 @@ pub const KIND: LayerKind = LayerKind {
         UniformLayout::of::<species::SpeciesGpu>("SpeciesGpu", "forest/step.wgsl", "Species"),
         UniformLayout::of::<sim::Tree>("Tree", "forest/step.wgsl", "Tree"),
         UniformLayout::of::<paint::Paint>("Paint", "forest/paint.wgsl", "Paint"),
+        UniformLayout::of::<rain::Soak>("Soak", "forest/soak.wgsl", "Soak"),
     ],
 };
 

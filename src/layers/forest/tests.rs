@@ -526,3 +526,63 @@ fn culling_draws_near_trees_whole_far_ones_as_silhouettes_and_tiny_ones_not_at_a
     );
     std::fs::remove_dir_all(root).ok();
 }
+
+#[test]
+fn rain_raises_the_density_where_it_fell_and_the_ground_dries_elsewhere() {
+    use sylva::engine::world::{RAIN_SIDE, World};
+    use sylva::layers::forest::rain::{RainSoak, Soak};
+    let gpu = support::gpu();
+    let species = defaults();
+    let params = params(64, 8, 256, &species);
+    let maps = params.density_maps as usize;
+    let density = vec![0.3f32; maps * 64 * 64];
+    let sim = forest(&params, &species, &[], &density);
+    let world = World::default();
+    let rain = world.rain(&gpu);
+    // Forty landings on every rain cell of the map's left half, rows 0..64.
+    let side = RAIN_SIDE as usize;
+    let mut counts = vec![0u32; side * side];
+    for y in 0..64 {
+        for x in 0..side / 2 {
+            counts[y * side + x] = 40;
+        }
+    }
+    gpu.queue
+        .write_buffer(&rain, 0, bytemuck::cast_slice(&counts));
+    let soak = RainSoak::new(
+        &gpu,
+        &Assets::new(env!("CARGO_MANIFEST_DIR")),
+        (&sim.params_buffer, &sim.density, &rain),
+    )
+    .checked("building the soak");
+    soak.set(&gpu, &Soak::new(0.0001, 0.5, 0.1));
+    let mut profiler = GpuProfiler::new(&gpu.device, &gpu.queue, false);
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    soak.encode((&mut encoder, &mut profiler), 64 * 64);
+    gpu.queue.submit([encoder.finish()]);
+    let after: Vec<f32> =
+        read_buffer(&gpu, &sim.density, density.len()).checked("reading the density");
+    // The 64-pixel map spans the 256-cell rain map: a pixel covers 4x4
+    // cells; rows 0..64 of the rain are the map's top 16 rows.
+    let at = |map: usize, x: usize, y: usize| after[map * 64 * 64 + y * 64 + x];
+    let wet = 0.3 * (1.0 - 0.05) + 16.0 * 40.0 * 0.0001;
+    let dry = 0.3 * (1.0 - 0.05);
+    for map in 0..maps {
+        assert!((at(map, 5, 5) - wet).abs() < 1e-4, "wet: {}", at(map, 5, 5));
+        assert!(
+            (at(map, 50, 5) - dry).abs() < 1e-4,
+            "dry: {}",
+            at(map, 50, 5)
+        );
+        assert!(
+            (at(map, 5, 40) - dry).abs() < 1e-4,
+            "dry: {}",
+            at(map, 5, 40)
+        );
+    }
+    let left: Vec<u32> = read_buffer(&gpu, &rain, side * side).checked("reading the rain map");
+    assert!(
+        left.iter().all(|&c| c == 0),
+        "the rain map is cleared once drunk"
+    );
+}
