@@ -34,6 +34,15 @@ fn integrate(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_work
         v += acceleration[s].xyz * params.dt;
         x = vec4<f32>(x.xyz + v * params.dt, 1.0);
     }
+    // Water falling within half a smoothing length of the floor (where the
+    // wall's push slows it) lands there as rain, once each substep it is
+    // still falling; the floor spans the rain map (a flat tank: a line
+    // across it), before a sink there can drain it.
+    if bodies.rain_side > 0u & x.w != 0.0 & x.y < params.h * 0.5 & v.y < -RAIN_SPEED {
+        var uv = x.xz / max(params.container.xz, vec2<f32>(1e-6));
+        uv.y = select(uv.y, 0.5, params.dimensions == 2u);
+        atomicAdd(&rain[rain_cell(uv, bodies.rain_side)], 1u);
+    }
     // A sink drains what enters it. (`&`, not `&&`: see `interaction` in
     // substep.wgsl; the sink and emitter sizes are choreographed.)
     if params.sink.w > 0.0 & x.w != 0.0 & distance(x.xyz, params.sink.xyz) < params.sink.w {
@@ -45,29 +54,21 @@ fn integrate(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_work
         x = vec4<f32>(params.emitter.xyz + jitter * params.emitter.w, 1.0);
         v = params.emitter_velocity.xyz;
     }
-    // Bounded: at most 64 capsules a particle, the world's limit.
-    if x.w != 0.0 {
-        var at = x.xyz;
-        for (var k = 0u; k < min(bodies.count, 64u); k++) {
-            collide_with_capsule(bodies.capsules[k], vec2<f32>(bodies.bounce, bodies.margin), &at, &v);
-        }
-        x = vec4<f32>(at, x.w);
-    }
-    // Water falling within half a smoothing length of the floor (where the
-    // wall's push slows it) lands there as rain, once each substep it is
-    // still falling; the floor spans the rain map (a flat tank: a line
-    // across it).
-    if bodies.rain_side > 0u & x.w != 0.0 & x.y < params.h * 0.5 & v.y < -RAIN_SPEED {
-        var uv = x.xz / max(params.container.xz, vec2<f32>(1e-6));
-        uv.y = select(uv.y, 0.5, params.dimensions == 2u);
-        atomicAdd(&rain[rain_cell(uv, bodies.rain_side)], 1u);
-    }
     // Nothing leaves the container, and nothing stays NaN.
     let broken = any(x.xyz != x.xyz) || any(v != v) || any(abs(v) > vec3<f32>(1e4));
     if broken {
         let r = vec3<f32>(random01(s, stream + 7u), random01(s, stream + 8u), random01(s, stream + 9u));
         x = vec4<f32>(params.container * (0.25 + 0.5 * r), 1.0);
         v = vec3<f32>(0.0);
+    }
+    // Bodies push out whatever entered them, a particle just put back
+    // whole too; at most 64 capsules a particle, the world's limit.
+    if x.w != 0.0 {
+        var at = x.xyz;
+        for (var k = 0u; k < min(bodies.count, 64u); k++) {
+            collide_with_capsule(bodies.capsules[k], vec2<f32>(bodies.bounce, bodies.margin), &at, &v);
+        }
+        x = vec4<f32>(at, x.w);
     }
     let low = vec3<f32>(0.0);
     let high = params.container;

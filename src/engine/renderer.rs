@@ -46,6 +46,9 @@ pub fn prepare(
     let mut registries = vec![&*scene.registry];
     registries.extend(scene.outgoing.as_deref().map(|out| &out.registry));
     let files = (env.gpu, env.assets, env.errors);
+    scene
+        .media
+        .fit_clips_to(scene.stack.compositor.render_size());
     scene.media.prepare(files, &registries, dt);
     scene.stack.prepare(env, scene.registry, clock);
     if let Some(out) = scene.outgoing.as_deref_mut() {

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use super::camera::{CameraSource, Cameras, SystemCameras, is_camera};
 use super::still::{Picture, StillLoad};
-use super::video::{Transport, Video};
+use super::video::{Decoding, Transport, Video};
 use super::yuv::{YuvColour, YuvConverter, YuvFrame};
 use crate::base::status::ErrorLog;
 use crate::base::{Assets, inside_show};
@@ -68,10 +68,11 @@ pub struct MediaShelf {
     cameras: Arc<dyn Cameras>,
     /// The 4:2:0 conversion, made for the first clip that needs it.
     converter: Option<YuvConverter>,
-    /// Whether clips come as planes to convert here: on a GPU, yes; on a
+    /// Whether clips come as planes to convert here (on a GPU, yes; on a
     /// software adapter ffmpeg's converter is far cheaper than a shader
-    /// run on the CPU (38 ms a 1080p frame on lavapipe).
-    planes: bool,
+    /// run on the CPU: 38 ms a 1080p frame on lavapipe), and the canvas
+    /// they are scaled down to fit.
+    decoding: Decoding,
 }
 
 impl MediaShelf {
@@ -85,14 +86,23 @@ impl MediaShelf {
             black,
             cameras: Arc::new(SystemCameras),
             converter: None,
-            planes: gpu.info.device_type != wgpu::DeviceType::Cpu,
+            decoding: Decoding {
+                planes: gpu.info.device_type != wgpu::DeviceType::Cpu,
+                fit: None,
+            },
         }
     }
 
     /// Has clips opened from now on come as planes converted on the GPU
     /// (`true`) or as RGBA from ffmpeg, whatever the adapter.
     pub fn set_planes(&mut self, planes: bool) {
-        self.planes = planes;
+        self.decoding.planes = planes;
+    }
+
+    /// Clips opened from now on are decoded no larger than `canvas` (the
+    /// renderer sets it each frame to the render size).
+    pub fn fit_clips_to(&mut self, canvas: [u32; 2]) {
+        self.decoding.fit = Some(canvas);
     }
 
     /// Takes camera pictures from `cameras` (a test's own) from now on.
@@ -159,7 +169,7 @@ impl MediaShelf {
         self.shelved.retain(|name, _| wanted.contains_key(name));
         for (name, transport) in &wanted {
             if !self.shelved.contains_key(name) {
-                match open(assets, name, (*transport, self.planes)) {
+                match open(assets, name, (*transport, self.decoding)) {
                     Ok(shelved) => {
                         self.shelved.insert(name.clone(), shelved);
                     }
@@ -172,7 +182,7 @@ impl MediaShelf {
             let Some(shelved) = self.shelved.get_mut(name) else {
                 continue;
             };
-            shelved.reopen_if_saved((*transport, self.planes));
+            shelved.reopen_if_saved((*transport, self.decoding));
             let playing = (f64::from(dt), *transport, self.lockstep);
             match shelved.advance(playing, &*self.cameras) {
                 Ok(Some(picture)) => {
@@ -241,7 +251,7 @@ fn wanted(registries: &[&Registry]) -> HashMap<String, Transport> {
 fn open(
     assets: &Assets,
     name: &str,
-    (transport, planes): (Transport, bool),
+    (transport, decoding): (Transport, Decoding),
 ) -> Result<Shelved, String> {
     if is_camera(name) {
         return Ok(Shelved {
@@ -261,7 +271,7 @@ fn open(
         .modified()
         .ok();
     Ok(Shelved {
-        kind: start(&path, transport, planes),
+        kind: start(&path, transport, decoding),
         planes: None,
         uploads: (0, 0.0),
         texture: None,
@@ -272,7 +282,7 @@ fn open(
 }
 
 /// Starts reading the file at `path`.
-fn start(path: &std::path::Path, transport: Transport, planes: bool) -> Kind {
+fn start(path: &std::path::Path, transport: Transport, decoding: Decoding) -> Kind {
     let ending = path
         .extension()
         .and_then(|e| e.to_str())
@@ -281,13 +291,17 @@ fn start(path: &std::path::Path, transport: Transport, planes: bool) -> Kind {
     if STILLS.contains(&ending.as_str()) {
         Kind::Still(Some(StillLoad::start(path.to_path_buf())))
     } else {
-        Kind::Video(Box::new(Video::open(path.to_path_buf(), transport, planes)))
+        Kind::Video(Box::new(Video::open(
+            path.to_path_buf(),
+            transport,
+            decoding,
+        )))
     }
 }
 
 impl Shelved {
     /// Reads the file again when it was saved since.
-    fn reopen_if_saved(&mut self, (transport, planes): (Transport, bool)) {
+    fn reopen_if_saved(&mut self, (transport, decoding): (Transport, Decoding)) {
         if self.checked.elapsed() < RECHECK || matches!(self.kind, Kind::Camera(_)) {
             return;
         }
@@ -297,7 +311,7 @@ impl Shelved {
             .and_then(|m| m.modified().ok());
         if modified.is_some() && modified != self.modified {
             self.modified = modified;
-            self.kind = start(&self.path, transport, planes);
+            self.kind = start(&self.path, transport, decoding);
         }
     }
 

@@ -65,6 +65,34 @@ pub(super) enum Decoded {
     Failed(String),
 }
 
+/// How a clip is decoded: as 4:2:0 planes (converted on the GPU) where
+/// `planes` allows and the clip is 4:2:0, else RGBA; and no larger than
+/// `fit` (the canvas when it opened), so a 1080p clip under a 640x360
+/// show is scaled down by ffmpeg instead of uploaded whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Decoding {
+    /// Planes allowed.
+    pub planes: bool,
+    /// The largest size worth decoding to; `None` keeps the clip's own.
+    pub fit: Option<[u32; 2]>,
+}
+
+impl Decoding {
+    /// The size a clip of `size` is decoded to: scaled down, aspect kept,
+    /// to fit within `fit`, even on both sides (4:2:0 halves them).
+    pub fn size_of(&self, size: [u32; 2]) -> [u32; 2] {
+        let Some([w, h]) = self.fit else {
+            return size;
+        };
+        let scale = (f64::from(w) / f64::from(size[0].max(1)))
+            .min(f64::from(h) / f64::from(size[1].max(1)));
+        if scale >= 1.0 {
+            return size;
+        }
+        size.map(|side| ((f64::from(side) * scale / 2.0).round() as u32 * 2).max(2))
+    }
+}
+
 /// How a clip plays: the input's `…_speed`, `…_loop` and `…_position`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Transport {
@@ -99,7 +127,7 @@ pub struct Video {
     ahead: Option<(u64, Vec<u8>)>,
     shown: Option<u64>,
     ended: bool,
-    planes: bool,
+    decoding: Decoding,
     /// Frames shown, and frames of the clip passed over unshown (the
     /// decoder fell behind, or the show runs slower than the clip).
     pub counts: (u64, u64),
@@ -107,10 +135,9 @@ pub struct Video {
 }
 
 impl Video {
-    /// Starts decoding `path` from its start.
-    /// As 4:2:0 planes when `planes` (and the clip is 4:2:0), else RGBA.
-    pub fn open(path: PathBuf, transport: Transport, planes: bool) -> Self {
-        let decoder = Decoder::start(&path, (0.0, transport.looping), planes);
+    /// Starts decoding `path` from its start, as `decoding` says.
+    pub fn open(path: PathBuf, transport: Transport, decoding: Decoding) -> Self {
+        let decoder = Decoder::start(&path, (0.0, transport.looping), decoding);
         Self {
             path,
             info: None,
@@ -120,7 +147,7 @@ impl Video {
             ahead: None,
             shown: None,
             ended: false,
-            planes,
+            decoding,
             counts: (0, 0),
             transport,
         }
@@ -198,7 +225,7 @@ impl Video {
 
     /// Starts the decoder again `at` seconds into the clip.
     fn restart(&mut self, at: f64, looping: bool) {
-        self.decoder = Decoder::start(&self.path, (at, looping), self.planes);
+        self.decoder = Decoder::start(&self.path, (at, looping), self.decoding);
         self.info = None;
         self.offset = at;
         self.played = 0.0;
@@ -232,16 +259,18 @@ pub(super) struct Decoder {
 }
 
 impl Decoder {
-    /// Decodes the clip at `path` from `at` seconds, as planes if
-    /// `planes` allows.
-    fn start(path: &Path, (at, looping): (f64, bool), planes: bool) -> Self {
+    /// Decodes the clip at `path` from `at` seconds as `decoding` says.
+    fn start(path: &Path, (at, looping): (f64, bool), decoding: Decoding) -> Self {
         let path = path.to_path_buf();
         Self::run(move || {
             let mut info = probe(&path)?;
-            if !planes {
+            if !decoding.planes {
                 info.planar = None;
             }
-            Ok((clip_command(&path, at, looping, &info), info))
+            let scaled = decoding.size_of(info.size);
+            let scale = (scaled != info.size).then_some(scaled);
+            info.size = scaled;
+            Ok((clip_command(&path, (at, looping), scale, &info), info))
         })
     }
 
@@ -319,8 +348,14 @@ impl Drop for Decoder {
 }
 
 /// ffmpeg decoding the clip at `path` from `at` seconds into raw frames
-/// (4:2:0 planes, or RGBA).
-fn clip_command(path: &Path, at: f64, looping: bool, info: &ClipInfo) -> Command {
+/// (4:2:0 planes, or RGBA), scaled down to `scale` when given (area
+/// averaging: no aliasing however far down).
+fn clip_command(
+    path: &Path,
+    (at, looping): (f64, bool),
+    scale: Option<[u32; 2]>,
+    info: &ClipInfo,
+) -> Command {
     let mut command = program("ffmpeg");
     command.args(["-v", "error", "-nostdin"]);
     if looping {
@@ -334,6 +369,9 @@ fn clip_command(path: &Path, at: f64, looping: bool, info: &ClipInfo) -> Command
         .args(["-ss", &format!("{at:.6}"), "-i"])
         .arg(path)
         .args(["-an", "-fps_mode", "passthrough"]);
+    if let Some([w, h]) = scale {
+        command.args(["-vf", &format!("scale={w}:{h}:flags=bilinear")]);
+    }
     let pixels = if info.planar.is_some() {
         "yuv420p"
     } else {
@@ -482,6 +520,19 @@ fn missing_ffmpeg(program: &str, error: &std::io::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_clip_larger_than_the_canvas_is_decoded_to_fit_it_and_a_smaller_one_as_it_is() {
+        let fit = Decoding {
+            planes: false,
+            fit: Some([640, 360]),
+        };
+        assert_eq!(fit.size_of([1920, 1080]), [640, 360]);
+        assert_eq!(fit.size_of([3840, 2160]), [640, 360]);
+        assert_eq!(fit.size_of([1080, 1920]), [202, 360]);
+        assert_eq!(fit.size_of([320, 240]), [320, 240]);
+        assert_eq!(Decoding::default().size_of([3840, 2160]), [3840, 2160]);
+    }
 
     #[test]
     fn probes_are_read_and_absurd_clips_refused() {

@@ -418,11 +418,15 @@ fn to_axis(p: &[f32; 4], a: glam::Vec3, b: glam::Vec3) -> f32 {
 fn water_never_stays_inside_a_moving_body_and_is_swept_along() {
     let radius = 0.06;
     let (positions, [a, b], pushed) = swept(true, 40, radius);
-    let inside = positions
+    let inside: Vec<(f32, [f32; 4])> = positions
         .iter()
         .filter(|p| p[3] != 0.0 && to_axis(p, a, b) < radius - 1e-3)
-        .count();
-    assert_eq!(inside, 0, "particles inside the body after its sweep");
+        .map(|p| (to_axis(p, a, b), *p))
+        .collect();
+    assert!(
+        inside.is_empty(),
+        "particles inside the body (radius {radius}, axis {a}..{b}) after its sweep: {inside:?}"
+    );
     let (unswept, _, still) = swept(false, 40, radius);
     let would_be = unswept
         .iter()
