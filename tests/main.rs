@@ -32,3 +32,4 @@ mod show;
 #[path = "../src/layers/skinned/tests.rs"]
 mod skinned;
 mod support;
+mod world;

@@ -22,6 +22,21 @@ impl CameraUniform {
     pub fn tan_half_fov(&self) -> f32 {
         self.viewport[2]
     }
+
+    /// This camera seen from a layer whose own coordinates `model` places
+    /// in the scene: it draws in its own units, and its depth is the
+    /// scene's.
+    pub fn placed(&self, model: glam::Mat4) -> Self {
+        let view_proj = glam::Mat4::from_cols_array_2d(&self.view_proj) * model;
+        let eye = model
+            .inverse()
+            .transform_point3(Vec3::from_slice(&self.eye[..3]));
+        Self {
+            view_proj: view_proj.to_cols_array_2d(),
+            eye: [eye.x, eye.y, eye.z, 1.0],
+            viewport: self.viewport,
+        }
+    }
 }
 
 /// The camera parameters of layer `id`, looking from `distance` by default.

@@ -17,6 +17,7 @@ use crate::base::clock::Clock;
 use crate::base::rebuild::Rebuild;
 use crate::engine::LayerEnv;
 use crate::gpu::bindings::{Slot, bind, layout, linear_sampler, uniform_buffer};
+use crate::gpu::raster::{clear_depth, depth_view};
 use crate::gpu::wgsl::{Composer, ShaderError};
 use crate::gpu::{BuildError, FullscreenPipeline, Gpu, GpuProfiler, HDR_FORMAT, RenderTarget};
 use crate::params::{ParamSpec, Registry};
@@ -90,6 +91,8 @@ pub struct LayerTargets<'a> {
     pub inputs: TextureInputs<'a>,
     /// Their size in pixels.
     pub size: [u32; 2],
+    /// The depth the layers in the scene share this frame.
+    pub scene_depth: &'a wgpu::TextureView,
 }
 
 /// A layer's two HDR targets and its blend uniforms.
@@ -119,6 +122,9 @@ pub struct Compositor {
     composite: [RenderTarget; 2],
     composite_current: usize,
     render_size: [u32; 2],
+    /// The depth the layers in the shared scene draw into, cleared each
+    /// frame.
+    scene_depth: wgpu::TextureView,
     scale: f32,
     scale_rest: Rebuild<f32>,
 }
@@ -180,6 +186,7 @@ impl Compositor {
             }),
             composite_current: 0,
             render_size: [0, 0],
+            scene_depth: depth_view(device, "scene.depth", [1, 1]),
             scale: 1.0,
             scale_rest: Rebuild::default(),
         })
@@ -215,6 +222,7 @@ impl Compositor {
         let ids: Vec<&str> = ids.collect();
         self.slots.retain(|id, _| ids.contains(&id.as_str()));
         self.composite[self.composite_current].clear(encoder);
+        clear_depth(encoder, &self.scene_depth);
     }
 
     /// The targets layer `id` draws into this frame, flipped from last
@@ -243,6 +251,7 @@ impl Compositor {
                 media,
             ),
             size: self.render_size,
+            scene_depth: &self.scene_depth,
         }
     }
 
@@ -384,6 +393,7 @@ impl Compositor {
         if size != self.render_size {
             self.render_size = size;
             self.slots.clear();
+            self.scene_depth = depth_view(&gpu.device, "scene.depth", size);
             self.composite = [0, 1].map(|i| {
                 RenderTarget::new(
                     &gpu.device,

@@ -78,6 +78,9 @@ pub struct LayerFrame<'a> {
     pub inputs: TextureInputs<'a>,
     /// Target size in pixels.
     pub size: [u32; 2],
+    /// The depth the layers in the shared scene (`<id>.in_scene`) draw
+    /// into, in stack order; cleared at the frame's start.
+    pub scene_depth: &'a wgpu::TextureView,
 }
 
 /// One simulation or effect in the show.

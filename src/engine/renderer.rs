@@ -145,6 +145,7 @@ fn record_stack(
             target: targets.target,
             inputs: targets.inputs,
             size: targets.size,
+            scene_depth: targets.scene_depth,
         };
         if grouped {
             encoder.push_debug_group(id);

@@ -13,6 +13,114 @@ use std::cell::{OnceCell, RefCell};
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
 
+use crate::engine::camera::{CameraUniform, OrbitCamera, camera_params};
+use crate::params::{Handle, ParamSpec, Registry};
+
+/// The scene's parameters: one orbit camera (`scene.camera_*`) around
+/// `scene.target`, which every layer with `<id>.in_scene` draws with, into
+/// one depth, so what is nearer hides what is farther whatever layer
+/// either belongs to.
+pub fn scene_params() -> Vec<ParamSpec> {
+    let mut specs = camera_params("scene", 6.0, 0.0);
+    specs.push(
+        ParamSpec::vec3("scene.target", [0.0, 1.0, 0.0], -10_000.0, 10_000.0)
+            .with_smoothing(0.3)
+            .with_unit("m")
+            .with_description("The point the scene's camera turns around and looks at"),
+    );
+    specs
+}
+
+/// Where layer `id` stands in the scene: `<id>.in_scene` (draw with the
+/// scene's camera into its depth), `<id>.scene_offset` and
+/// `<id>.scene_scale` (its own units placed and sized in scene metres).
+pub fn placement_params(id: &str) -> Vec<ParamSpec> {
+    vec![
+        ParamSpec::bool(format!("{id}.in_scene"), false).with_description(
+            "Share the scene: draw with its camera (scene.camera_*) into one depth with the other layers in it",
+        ),
+        ParamSpec::vec3(format!("{id}.scene_offset"), [0.0, 0.0, 0.0], -10_000.0, 10_000.0)
+            .with_smoothing(0.3)
+            .with_unit("m")
+            .with_description("Where the layer's origin stands in the scene"),
+        ParamSpec::float(format!("{id}.scene_scale"), 1.0, 0.001, 1000.0)
+            .with_smoothing(0.3)
+            .with_description("Scene metres per unit of the layer (a 500 m forest at 0.02 is a 10 m grove)"),
+    ]
+}
+
+/// A layer's place in the scene, its parameters named once.
+pub struct Placement {
+    in_scene: Handle<bool>,
+    offset: Handle<[f32; 3]>,
+    scale: Handle<f32>,
+    camera: SceneCamera,
+}
+
+impl Placement {
+    /// The handles of layer `id`'s [`placement_params`].
+    pub fn new(id: &str) -> Self {
+        Self {
+            in_scene: Handle::new(id, "in_scene"),
+            offset: Handle::new(id, "scene_offset"),
+            scale: Handle::new(id, "scene_scale"),
+            camera: SceneCamera::default(),
+        }
+    }
+
+    /// Whether the layer draws in the shared scene.
+    pub fn in_scene(&self, registry: &Registry) -> bool {
+        self.in_scene.get(registry)
+    }
+
+    /// The layer's own coordinates to the scene's.
+    pub fn model(&self, registry: &Registry) -> glam::Mat4 {
+        glam::Mat4::from_scale_rotation_translation(
+            Vec3::splat(self.scale.get(registry)),
+            glam::Quat::IDENTITY,
+            Vec3::from_array(self.offset.get(registry)),
+        )
+    }
+
+    /// The scene's camera as the layer draws with it, when it is in the
+    /// scene.
+    pub fn camera(&self, registry: &Registry, time: f64, size: [u32; 2]) -> Option<CameraUniform> {
+        self.in_scene(registry).then(|| {
+            (self.camera)
+                .look(registry, time, size)
+                .placed(self.model(registry))
+        })
+    }
+
+    /// What in `specs` its handles do not find.
+    pub fn check(&self, specs: &[ParamSpec]) -> Vec<String> {
+        crate::check_handles!(specs; self.in_scene, self.offset, self.scale)
+    }
+}
+
+/// The scene's camera, its parameters named once (a layer keeps one).
+pub struct SceneCamera {
+    orbit: OrbitCamera,
+    target: Handle<[f32; 3]>,
+}
+
+impl Default for SceneCamera {
+    fn default() -> Self {
+        Self {
+            orbit: OrbitCamera::new("scene"),
+            target: Handle::new("scene", "target"),
+        }
+    }
+}
+
+impl SceneCamera {
+    /// The scene's camera for a target of `size`.
+    pub fn look(&self, registry: &Registry, time: f64, size: [u32; 2]) -> CameraUniform {
+        let target = Vec3::from_array(self.target.get(registry));
+        self.orbit.look(registry, time, target, size)
+    }
+}
+
 /// Capsules the world holds, from every layer together.
 pub const MAX_CAPSULES: usize = 64;
 

@@ -141,6 +141,54 @@ pub fn begin_3d_pass<'e>(
     depth: Option<&wgpu::TextureView>,
     timestamp_writes: Option<wgpu::RenderPassTimestampWrites<'_>>,
 ) -> wgpu::RenderPass<'e> {
+    let depth = depth.map(|view| (view, wgpu::LoadOp::Clear(1.0), wgpu::StoreOp::Discard));
+    begin_pass(encoder, label, (target, load), depth, timestamp_writes)
+}
+
+/// A 3D layer's render pass in the shared scene: like [`begin_3d_pass`],
+/// but on the scene's depth as the layers before it left it, kept for
+/// the layers after, so each hides what lies behind it in the others.
+pub fn begin_scene_pass<'e>(
+    encoder: &'e mut wgpu::CommandEncoder,
+    label: &str,
+    (target, load): (&wgpu::TextureView, wgpu::LoadOp<wgpu::Color>),
+    scene_depth: &wgpu::TextureView,
+    timestamp_writes: Option<wgpu::RenderPassTimestampWrites<'_>>,
+) -> wgpu::RenderPass<'e> {
+    let depth = Some((scene_depth, wgpu::LoadOp::Load, wgpu::StoreOp::Store));
+    begin_pass(encoder, label, (target, load), depth, timestamp_writes)
+}
+
+/// Clears the scene's depth to the far plane (each frame, before its
+/// layers).
+pub fn clear_depth(encoder: &mut wgpu::CommandEncoder, depth: &wgpu::TextureView) {
+    encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+        label: Some("scene.depth.clear"),
+        color_attachments: &[],
+        depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+            view: depth,
+            depth_ops: Some(wgpu::Operations {
+                load: wgpu::LoadOp::Clear(1.0),
+                store: wgpu::StoreOp::Store,
+            }),
+            stencil_ops: None,
+        }),
+        timestamp_writes: None,
+        occlusion_query_set: None,
+        multiview_mask: None,
+    });
+}
+
+/// How a pass uses its depth buffer: the view, its load and its store.
+type DepthUse<'v> = (&'v wgpu::TextureView, wgpu::LoadOp<f32>, wgpu::StoreOp);
+
+fn begin_pass<'e>(
+    encoder: &'e mut wgpu::CommandEncoder,
+    label: &str,
+    (target, load): (&wgpu::TextureView, wgpu::LoadOp<wgpu::Color>),
+    depth: Option<DepthUse<'_>>,
+    timestamp_writes: Option<wgpu::RenderPassTimestampWrites<'_>>,
+) -> wgpu::RenderPass<'e> {
     encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
         label: Some(label),
         color_attachments: &[Some(wgpu::RenderPassColorAttachment {
@@ -152,13 +200,12 @@ pub fn begin_3d_pass<'e>(
                 store: wgpu::StoreOp::Store,
             },
         })],
-        depth_stencil_attachment: depth.map(|view| wgpu::RenderPassDepthStencilAttachment {
-            view,
-            depth_ops: Some(wgpu::Operations {
-                load: wgpu::LoadOp::Clear(1.0),
-                store: wgpu::StoreOp::Discard,
-            }),
-            stencil_ops: None,
+        depth_stencil_attachment: depth.map(|(view, load, store)| {
+            wgpu::RenderPassDepthStencilAttachment {
+                view,
+                depth_ops: Some(wgpu::Operations { load, store }),
+                stencil_ops: None,
+            }
         }),
         timestamp_writes,
         occlusion_query_set: None,

@@ -186,6 +186,7 @@ pub fn preset_holds(assets: &Assets, preset: &Preset) -> Result<(), CheckError> 
     for spec in master_params()
         .into_iter()
         .chain(crate::audio::audio_params())
+        .chain(crate::engine::world::scene_params())
     {
         registry.register(spec);
     }

@@ -1,11 +1,11 @@
 //! The bodies the water meets: the world's capsules (scene metres, the
 //! ground at 0) moved into the tank's frame, whose floor's centre stands at
-//! `fluid.scene_offset` in the scene, and laid into the `Bodies` block
+//! `fluid.scene_offset` in the scene (sized by `fluid.scene_scale`), laid into the `Bodies` block
 //! (`shaders/common/world.wgsl`) the integrate stage reads, with whether
 //! the water that lands on the floor is counted in the world's rain map.
 
 use bytemuck::{Pod, Zeroable};
-use glam::Vec3;
+use glam::{Mat4, Vec3};
 
 use crate::engine::world::{Capsule, MAX_CAPSULES};
 
@@ -27,21 +27,30 @@ pub struct BodiesHeader {
 pub const BODIES_BYTES: u64 =
     (size_of::<BodiesHeader>() + MAX_CAPSULES * size_of::<Capsule>()) as u64;
 
-/// The block's bytes for `capsules` (scene frame) seen from a tank of
-/// `container` standing at `offset`; a flat (2D) tank meets them in its
-/// plane, z = 0.
+/// The block's bytes for `capsules` (scene frame) seen from a tank that
+/// `to_scene` places in the scene (its floor centre at the layer's
+/// origin, scaled by its `scene_scale`); a flat (2D) tank meets them in
+/// its plane, z = 0.
 pub fn block(
     capsules: &[Capsule],
-    (offset, container, flat): (Vec3, Vec3, bool),
+    (to_scene, flat): (Mat4, bool),
     (bounce, margin): (f32, f32),
     rain_side: u32,
 ) -> Vec<u8> {
-    let shift = Vec3::new(container.x * 0.5, 0.0, container.z * 0.5) - offset;
+    let to_tank = to_scene.inverse();
+    let shrink = to_tank.x_axis.truncate().length();
     let placed: Vec<Capsule> = capsules
         .iter()
         .take(MAX_CAPSULES)
         .map(|c| {
-            let mut placed = c.shifted(shift);
+            let point = |p: &[f32; 4]| to_tank.transform_point3(Vec3::from_slice(&p[..3]));
+            let speed = |v: &[f32; 4]| to_tank.transform_vector3(Vec3::from_slice(&v[..3]));
+            let mut placed = Capsule {
+                a: point(&c.a).extend(c.a[3] * shrink).to_array(),
+                b: point(&c.b).extend(0.0).to_array(),
+                velocity_a: speed(&c.velocity_a).extend(0.0).to_array(),
+                velocity_b: speed(&c.velocity_b).extend(0.0).to_array(),
+            };
             if flat {
                 placed.a[2] = 0.0;
                 placed.b[2] = 0.0;
@@ -69,12 +78,8 @@ mod tests {
     #[test]
     fn a_capsule_at_the_scene_origin_stands_in_the_middle_of_the_tank_floor() {
         let capsule = Capsule::moving(Vec3::ZERO, Vec3::Y, 0.1, None, 0.0);
-        let bytes = block(
-            &[capsule],
-            (Vec3::ZERO, Vec3::new(2.0, 1.0, 1.0), false),
-            (0.2, 0.01),
-            0,
-        );
+        let floor_centre = Mat4::from_translation(Vec3::new(-1.0, 0.0, -0.5));
+        let bytes = block(&[capsule], (floor_centre, false), (0.2, 0.01), 0);
         let header: BodiesHeader = bytemuck::pod_read_unaligned(&bytes[..16]);
         let placed: Capsule = bytemuck::pod_read_unaligned(&bytes[16..80]);
         assert_eq!(header.count, 1);

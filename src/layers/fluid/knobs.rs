@@ -6,6 +6,7 @@
 use super::draw::{Look, ParticleDraw};
 use super::sim::FluidParams;
 use crate::engine::camera::OrbitCamera;
+use crate::engine::world::{Placement, SceneCamera};
 use crate::params::{Handle, ParamSpec, Registry};
 
 /// What a tank is built from, read from the targets (a change rebuilds).
@@ -91,7 +92,11 @@ pub struct FluidKnobs {
     bodies: Handle<bool>,
     body_bounce: Handle<f32>,
     rain: Handle<bool>,
-    scene_offset: Handle<[f32; 3]>,
+    /// Its place in the shared scene (the tank's floor centre at the
+    /// layer's origin) and the scene's camera.
+    pub placement: Placement,
+    /// The scene's camera.
+    pub scene: SceneCamera,
 }
 
 impl FluidKnobs {
@@ -134,7 +139,8 @@ impl FluidKnobs {
             bodies: Handle::new(id, "bodies"),
             body_bounce: Handle::new(id, "body_bounce"),
             rain: Handle::new(id, "rain"),
-            scene_offset: Handle::new(id, "scene_offset"),
+            placement: Placement::new(id),
+            scene: SceneCamera::default(),
         }
     }
 
@@ -185,11 +191,6 @@ impl FluidKnobs {
         self.rain.get(registry)
     }
 
-    /// Where the tank's floor centre stands in the scene.
-    pub fn scene_offset(&self, registry: &Registry) -> glam::Vec3 {
-        glam::Vec3::from_array(self.scene_offset.get(registry))
-    }
-
     /// The reach of the mouse's interaction point.
     pub fn pointer_radius(&self, registry: &Registry) -> f32 {
         self.pointer_radius.get(registry)
@@ -236,11 +237,12 @@ impl FluidKnobs {
             self.gravity, self.strengths[0], self.strengths[1], self.emitter_velocity,
             self.emitter_rate, self.pointer_radius, self.speed, self.iterations, self.render,
             self.colour, self.colour_by, self.particle_size, self.brightness, self.absorption,
-            self.foam, self.bodies, self.body_bounce, self.rain, self.scene_offset);
+            self.foam, self.bodies, self.body_bounce, self.rain);
         for place in places {
             wrong.extend(crate::check_handles!(specs; place.at, place.radius));
         }
         wrong.extend(self.camera.check(specs));
+        wrong.extend(self.placement.check(specs));
         wrong
     }
 }

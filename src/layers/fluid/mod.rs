@@ -130,9 +130,6 @@ pub fn fluid_params(id: &str) -> Vec<ParamSpec> {
         ParamSpec::bool(p("rain"), true).with_description(
             "Water falling onto the tank's floor is counted as rain for a forest (its floor spans the forest's map)",
         ),
-        ParamSpec::vec3(p("scene_offset"), [0.0, 0.0, 0.0], -1000.0, 1000.0)
-            .with_unit("m")
-            .with_description("Where the tank's floor centre stands in the shared scene"),
         ParamSpec::enumeration(p("render"), &["surface", "particles"], 0)
             .with_description("Liquid surface or glowing particles"),
         ParamSpec::enumeration(p("colour_by"), &["speed", "density"], 0)
@@ -151,6 +148,7 @@ pub fn fluid_params(id: &str) -> Vec<ParamSpec> {
             .with_description("Drawn size, in particle spacings"),
     ]);
     specs.extend(camera_params(id, 2.6, 0.0));
+    specs.extend(crate::engine::world::placement_params(id));
     specs
 }
 
@@ -292,7 +290,17 @@ impl Layer for FluidLayer {
         let mut params = knobs.substep(registry, &running.base, self.core.seed);
         let c = running.structure.container;
         let centre = glam::Vec3::new(c[0] * 0.5, c[1] * 0.4, c[2] * 0.5);
-        let camera = knobs.camera.look(registry, clock.time, centre, size);
+        // In the scene the tank's floor centre stands at the layer's origin.
+        let floor_centre =
+            glam::Mat4::from_translation(glam::Vec3::new(-c[0] * 0.5, 0.0, -c[2] * 0.5));
+        let to_scene = knobs.placement.model(registry) * floor_centre;
+        let camera = match knobs.placement.in_scene(registry) {
+            true => knobs
+                .scene
+                .look(registry, clock.time, size)
+                .placed(to_scene),
+            false => knobs.camera.look(registry, clock.time, centre, size),
+        };
         let reach = knobs.pointer_radius(registry);
         if let Some(point) = pointer_point(registry, &camera, centre, c, reach) {
             params.point1 = point;
@@ -303,11 +311,7 @@ impl Layer for FluidLayer {
         } else {
             Vec::new()
         };
-        let tank = (
-            knobs.scene_offset(registry),
-            glam::Vec3::from_array(c),
-            params.dimensions == 2,
-        );
+        let tank = (to_scene, params.dimensions == 2);
         let keep = (knobs.body_bounce(registry), running.dx * 0.5);
         let rain = if knobs.rain(registry) { RAIN_SIDE } else { 0 };
         running

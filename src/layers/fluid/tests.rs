@@ -378,11 +378,8 @@ fn swept(solid: bool, frames: usize, radius: f32) -> (Vec<[f32; 4]>, [glam::Vec3
         let x = 0.25 + 0.5 * frame as f32 / frames as f32;
         [glam::Vec3::new(x, 0.12, 0.0), glam::Vec3::new(x, 0.55, 0.0)]
     };
-    let tank = (
-        glam::Vec3::new(0.5, 0.0, 0.0),
-        glam::Vec3::new(1.0, 1.0, 0.0),
-        true,
-    );
+    // The scene's frame is the tank's own.
+    let tank = (glam::Mat4::IDENTITY, true);
     for frame in 1..=frames {
         let [a, b] = ends(frame);
         let [then_a, then_b] = ends(frame - 1);
@@ -470,11 +467,8 @@ fn water_falling_on_the_floor_is_counted_as_rain_where_it_lands() {
         &rain,
     )
     .checked("building the fluid");
-    let tank = (
-        glam::Vec3::new(0.5, 0.0, 0.0),
-        glam::Vec3::new(1.0, 1.0, 0.0),
-        true,
-    );
+    // The scene's frame is the tank's own.
+    let tank = (glam::Mat4::IDENTITY, true);
     sim.set_bodies(&gpu, &bodies::block(&[], tank, (0.2, 0.0), RAIN_SIDE));
     // Long enough to fall half a metre and land.
     run(&sim, (0.5 / scene.params.dt).ceil() as usize);

@@ -13,7 +13,9 @@ use crate::base::Assets;
 use crate::engine::camera::CameraUniform;
 use crate::gpu::bindings::uniform_buffer;
 use crate::gpu::compute::{Binding, Kernel, read_buffer, storage_buffer};
-use crate::gpu::raster::{DepthBuffer, Output, begin_3d_pass, buffers_group, instanced_pipeline};
+use crate::gpu::raster::{
+    DepthBuffer, Output, begin_3d_pass, begin_scene_pass, buffers_group, instanced_pipeline,
+};
 use crate::gpu::wgsl::Composer;
 use crate::gpu::{BuildError, Gpu, GpuProfiler, HDR_FORMAT, ReadbackError};
 
@@ -86,12 +88,13 @@ impl ForestRenderer {
 
     /// Records the draw into `target` (cleared to the fog's sky first) with
     /// what [`ForestRenderer::prepare`] uploaded; `params` gives the sky.
+    /// In the shared scene (`scene_depth`) the trees and ground draw into
+    /// its depth, hiding and hidden by the other layers in it.
     pub fn draw(
         &self,
-        encoder: &mut wgpu::CommandEncoder,
-        profiler: &mut GpuProfiler,
+        (encoder, profiler): (&mut wgpu::CommandEncoder, &mut GpuProfiler),
         sim: &ForestSim,
-        target: &wgpu::TextureView,
+        (target, scene_depth): (&wgpu::TextureView, Option<&wgpu::TextureView>),
         params: &ForestDraw,
         view: View,
     ) {
@@ -123,13 +126,12 @@ impl ForestRenderer {
             b: f64::from(fog[2] * params.brightness),
             a: 1.0,
         };
-        let mut pass = begin_3d_pass(
-            encoder,
-            label,
-            (target, wgpu::LoadOp::Clear(sky)),
-            forest.then_some(depth),
-            profiler.render_pass(label),
-        );
+        let colour = (target, wgpu::LoadOp::Clear(sky));
+        let timestamps = profiler.render_pass(label);
+        let mut pass = match scene_depth.filter(|_| forest) {
+            Some(scene) => begin_scene_pass(encoder, label, colour, scene, timestamps),
+            None => begin_3d_pass(encoder, label, colour, forest.then_some(depth), timestamps),
+        };
         if forest {
             pass.set_pipeline(&self.ground);
             pass.set_bind_group(0, ground, &[]);

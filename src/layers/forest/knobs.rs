@@ -7,6 +7,7 @@ use super::draw::View;
 use super::paint::Paint;
 use super::rain::Soak;
 use crate::engine::camera::OrbitCamera;
+use crate::engine::world::Placement;
 use crate::params::{Handle, ParamSpec, Registry};
 
 /// Every parameter the forest layer's frames read.
@@ -40,6 +41,8 @@ pub struct ForestKnobs {
     pub(super) view_slice: Handle<f32>,
     /// Its orbit camera.
     pub camera: OrbitCamera,
+    /// Its place in the shared scene.
+    pub placement: Placement,
 }
 
 impl ForestKnobs {
@@ -74,6 +77,7 @@ impl ForestKnobs {
             brightness: Handle::new(id, "brightness"),
             view_slice: Handle::new(id, "view_slice"),
             camera: OrbitCamera::new(id),
+            placement: Placement::new(id),
         }
     }
 
@@ -125,6 +129,7 @@ impl ForestKnobs {
             self.rain, self.drought, self.steps_per_frame, self.view, self.fog, self.fog_density, self.brightness,
             self.view_slice);
         wrong.extend(self.camera.check(specs));
+        wrong.extend(self.placement.check(specs));
         wrong
     }
 }

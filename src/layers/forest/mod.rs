@@ -19,6 +19,7 @@ use crate::base::rng::Rng;
 use crate::base::{AssetError, Assets, ChangedFile, inside_show};
 use crate::engine::camera::{CameraUniform, camera_params};
 use crate::engine::simulation::{Running, SimulationCore};
+use crate::engine::world::placement_params;
 use crate::engine::{BenchWorkload, Layer, LayerEnv, LayerFrame, LayerKind, LayerSwitches};
 use crate::gpu::UniformLayout;
 use crate::gpu::{BuildError, Gpu, GpuProfiler};
@@ -112,6 +113,7 @@ pub fn forest_params(id: &str) -> Vec<ParamSpec> {
         }
     }
     specs.extend(camera);
+    specs.extend(placement_params(id));
     specs
 }
 
@@ -446,7 +448,18 @@ impl Layer for ForestLayer {
             grown.sim.step(encoder, profiler);
         }
         let view = self.knobs.view(registry);
-        renderer.draw(encoder, profiler, &grown.sim, frame.target, draw, view);
+        let scene = self
+            .knobs
+            .placement
+            .in_scene(registry)
+            .then_some(frame.scene_depth);
+        renderer.draw(
+            (encoder, profiler),
+            &grown.sim,
+            (frame.target, scene),
+            draw,
+            view,
+        );
     }
 
     fn reseed(&mut self, seed: u64) {
@@ -533,12 +546,17 @@ fn forest_look(
         .iter()
         .map(|s| s.max_height)
         .fold(1.0, f32::max);
-    let camera = knobs.camera.look_scaled(
-        registry,
-        time,
-        (Vec3::new(0.0, tallest * 0.3, 0.0), extent),
-        size,
-    );
+    let camera = knobs
+        .placement
+        .camera(registry, time, size)
+        .unwrap_or_else(|| {
+            knobs.camera.look_scaled(
+                registry,
+                time,
+                (Vec3::new(0.0, tallest * 0.3, 0.0), extent),
+                size,
+            )
+        });
     let mut colours = [[0.0; 4]; MAX_SPECIES];
     for (slot, s) in colours.iter_mut().zip(&grown.species) {
         *slot = [s.colour[0], s.colour[1], s.colour[2], 1.0];

@@ -8,7 +8,9 @@ use super::skin_gpu::{SKINNED_VERTEX_BYTES, SkinGpu};
 use crate::base::Assets;
 use crate::engine::camera::CameraUniform;
 use crate::gpu::bindings::uniform_buffer;
-use crate::gpu::raster::{DEPTH_FORMAT, DepthBuffer, additive, begin_3d_pass, buffers_group};
+use crate::gpu::raster::{
+    DEPTH_FORMAT, DepthBuffer, additive, begin_3d_pass, begin_scene_pass, buffers_group,
+};
 use crate::gpu::wgsl::Composer;
 use crate::gpu::{BuildError, Gpu, GpuProfiler, HDR_FORMAT};
 
@@ -153,12 +155,12 @@ impl BodyRenderer {
 
     /// Records the skinned mesh over what `target` holds, in `style` (0
     /// lit, else glass), with what [`BodyRenderer::prepare`] uploaded.
+    /// In the shared scene (`scene_depth`) the skin draws into its depth.
     pub fn draw(
         &self,
-        encoder: &mut wgpu::CommandEncoder,
-        profiler: &mut GpuProfiler,
+        (encoder, profiler): (&mut wgpu::CommandEncoder, &mut GpuProfiler),
         skin: &SkinGpu,
-        target: &wgpu::TextureView,
+        (target, scene_depth): (&wgpu::TextureView, Option<&wgpu::TextureView>),
         style: u32,
     ) {
         let (lit, glass) = &self.groups;
@@ -171,13 +173,12 @@ impl BodyRenderer {
             (&self.glass, glass)
         };
         let label = "skinned.draw.body";
-        let mut pass = begin_3d_pass(
-            encoder,
-            label,
-            (target, wgpu::LoadOp::Load),
-            Some(depth),
-            profiler.render_pass(label),
-        );
+        let colour = (target, wgpu::LoadOp::Load);
+        let timestamps = profiler.render_pass(label);
+        let mut pass = match scene_depth {
+            Some(scene) => begin_scene_pass(encoder, label, colour, scene, timestamps),
+            None => begin_3d_pass(encoder, label, colour, Some(depth), timestamps),
+        };
         pass.set_pipeline(pipeline);
         pass.set_bind_group(0, group, &[]);
         pass.set_vertex_buffer(0, skin.skinned.slice(..));

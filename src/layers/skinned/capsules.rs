@@ -85,13 +85,19 @@ pub fn body_capsules(model: &Model) -> Vec<BodyCapsule> {
         .collect()
 }
 
-/// Each capsule's ends posed by this frame's skin matrices.
-pub fn posed(capsules: &[BodyCapsule], skin: &[Mat4]) -> Vec<(Vec3, Vec3, f32)> {
+/// Each capsule's ends posed by this frame's skin matrices and placed in
+/// the scene by `model` (its scale sizes the radius too).
+pub fn posed(capsules: &[BodyCapsule], skin: &[Mat4], model: Mat4) -> Vec<(Vec3, Vec3, f32)> {
+    let scale = model.x_axis.truncate().length();
     capsules
         .iter()
         .filter_map(|c| {
-            let m = skin.get(c.joint)?;
-            Some((m.transform_point3(c.a), m.transform_point3(c.b), c.radius))
+            let m = model * *skin.get(c.joint)?;
+            Some((
+                m.transform_point3(c.a),
+                m.transform_point3(c.b),
+                c.radius * scale,
+            ))
         })
         .collect()
 }

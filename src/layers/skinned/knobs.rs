@@ -9,6 +9,7 @@ use super::params::{Structure, model_path};
 use super::player::Player;
 use crate::base::Assets;
 use crate::engine::camera::OrbitCamera;
+use crate::engine::world::Placement;
 use crate::params::{Handle, ParamSpec, Registry};
 
 /// Every parameter the skinned layer's frames read.
@@ -19,6 +20,8 @@ pub struct SkinnedKnobs {
     pub branches: BranchKnobs,
     /// Its orbit camera.
     pub camera: OrbitCamera,
+    /// Its place in the shared scene.
+    pub placement: Placement,
     structure: StructureKnobs,
     playing: PlayingKnobs,
     body: BodyKnobs,
@@ -56,6 +59,7 @@ impl SkinnedKnobs {
             growth: GrowthKnobs::new(id),
             branches: BranchKnobs::new(id),
             camera: OrbitCamera::new(id),
+            placement: Placement::new(id),
             structure: StructureKnobs {
                 model: Handle::new(id, "model"),
                 detail: Handle::new(id, "detail"),
@@ -166,6 +170,7 @@ impl SkinnedKnobs {
             self.growth.check(specs),
             self.branches.check(specs),
             self.camera.check(specs),
+            self.placement.check(specs),
             own,
         ]
         .concat()

@@ -390,7 +390,8 @@ impl SkinnedLayer {
             env.world.publish_bodies(&self.core.id, Vec::new());
             return;
         }
-        let posed = capsules::posed(&character.capsules, &skin);
+        let model = self.knobs.placement.model(registry);
+        let posed = capsules::posed(&character.capsules, &skin, model);
         let before = character.last_ends.take();
         let bodies = posed
             .iter()
@@ -456,8 +457,12 @@ impl Layer for SkinnedLayer {
         );
         character.sim.colony.set_params(env.gpu, &params);
         let scale = character.model.size();
-        let camera =
-            (knobs.camera).look_scaled(registry, clock.time, (character.centre, scale), size);
+        let camera = knobs
+            .placement
+            .camera(registry, clock.time, size)
+            .unwrap_or_else(|| {
+                (knobs.camera).look_scaled(registry, clock.time, (character.centre, scale), size)
+            });
         let draw = knobs.branches.draw_params(registry, scale, self.fade);
         drawer.branches.prepare(env.gpu, size, &camera, &draw);
         let body = knobs.body_params(registry);
@@ -490,11 +495,11 @@ impl Layer for SkinnedLayer {
         // body: glass, lit or hidden (BODY_STYLES).
         let body = self.knobs.body_style(registry);
         if body < 2 {
+            let in_scene = self.knobs.placement.in_scene(registry);
             drawer.body.draw(
-                encoder,
-                profiler,
+                (encoder, profiler),
                 &sim.skin,
-                frame.target,
+                (frame.target, in_scene.then_some(frame.scene_depth)),
                 u32::from(body == 0),
             );
         }

@@ -100,6 +100,7 @@ pub fn skinned_params(id: &str, clips: Option<&[String]>) -> Vec<ParamSpec> {
             "The moving body is a body in the shared scene: water meets it (model units are scene metres)",
         ),
     ]);
+    specs.extend(crate::engine::world::placement_params(id));
     if let Some(clips) = clips {
         let names: Vec<&str> = if clips.is_empty() {
             vec!["none"]

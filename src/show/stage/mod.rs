@@ -146,7 +146,11 @@ impl Show {
             Compositor::new(&env, output_format)?
         };
         let mut registry = Registry::new();
-        for spec in master_params().into_iter().chain(audio_params()) {
+        for spec in master_params()
+            .into_iter()
+            .chain(audio_params())
+            .chain(crate::engine::world::scene_params())
+        {
             registry.register(spec);
         }
         let frame_uniforms =

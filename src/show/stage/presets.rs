@@ -145,6 +145,11 @@ impl Show {
                 .set_now(&spec.name, value.clone(), Source::Show)
                 .ok();
         }
+        // The scene's camera belongs to the preset (and glides from the
+        // last one's in a crossfade, as layer parameters do).
+        for spec in crate::engine::world::scene_params() {
+            registry.register(spec);
+        }
         let mut layers = Vec::new();
         for (id, line) in &preset.layers {
             let layer = layers::create(id, &env).map_err(|e| PresetError {
