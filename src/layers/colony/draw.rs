@@ -12,7 +12,9 @@ use crate::base::Assets;
 use crate::engine::camera::CameraUniform;
 use crate::gpu::bindings::uniform_buffer;
 use crate::gpu::compute::storage_buffer;
-use crate::gpu::raster::{DepthBuffer, Output, begin_3d_pass, buffers_group, instanced_pipeline};
+use crate::gpu::raster::{
+    DepthBuffer, Output, begin_3d_pass, begin_scene_pass, buffers_group, instanced_pipeline,
+};
 use crate::gpu::wgsl::Composer;
 use crate::gpu::{BuildError, Gpu, GpuProfiler, HDR_FORMAT};
 
@@ -240,12 +242,13 @@ impl BranchRenderer {
 
     /// Records the draw into `target` (cleared first), with what
     /// [`BranchRenderer::prepare`] uploaded.
+    /// In the shared scene (`scene_depth`) tubes draw into its depth;
+    /// glowing lines add over whatever the scene holds.
     pub fn draw(
         &self,
-        encoder: &mut wgpu::CommandEncoder,
-        profiler: &mut GpuProfiler,
+        (encoder, profiler): (&mut wgpu::CommandEncoder, &mut GpuProfiler),
         sim: &ColonySim,
-        target: &wgpu::TextureView,
+        (target, scene_depth): (&wgpu::TextureView, Option<&wgpu::TextureView>),
         style: Style,
     ) {
         if style == Style::Lines {
@@ -256,13 +259,12 @@ impl BranchRenderer {
             return;
         };
         let label = "colony.draw.tubes";
-        let mut pass = begin_3d_pass(
-            encoder,
-            label,
-            (target, wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT)),
-            Some(depth),
-            profiler.render_pass(label),
-        );
+        let colour = (target, wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT));
+        let timestamps = profiler.render_pass(label);
+        let mut pass = match scene_depth {
+            Some(scene) => begin_scene_pass(encoder, label, colour, scene, timestamps),
+            None => begin_3d_pass(encoder, label, colour, Some(depth), timestamps),
+        };
         pass.set_pipeline(&self.tubes);
         pass.set_bind_group(0, tubes_group, &[]);
         pass.draw_indirect(&sim.args, TUBE_DRAW);

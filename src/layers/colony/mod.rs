@@ -28,6 +28,7 @@ use crate::base::clock::Clock;
 use crate::base::{Assets, ChangedFile, inside_show};
 use crate::engine::camera::{OrbitCamera, camera_params};
 use crate::engine::simulation::{Running, SimulationCore};
+use crate::engine::world::Placement;
 use crate::engine::{BenchWorkload, Layer, LayerEnv, LayerFrame, LayerKind, LayerSwitches};
 use crate::gpu::UniformLayout;
 use crate::gpu::{BuildError, Gpu, GpuProfiler};
@@ -96,6 +97,7 @@ pub fn colony_params(id: &str) -> Vec<ParamSpec> {
             .with_description("Time a growth lives before it fades"),
     ];
     specs.extend(camera_params(id, 22.0, 6.0));
+    specs.extend(crate::engine::world::placement_params(id));
     specs
 }
 
@@ -244,6 +246,7 @@ pub struct ColonyKnobs {
     branches: BranchKnobs,
     structure: StructureKnobs,
     camera: OrbitCamera,
+    placement: Placement,
 }
 
 impl ColonyKnobs {
@@ -254,6 +257,7 @@ impl ColonyKnobs {
             branches: BranchKnobs::new(id),
             structure: StructureKnobs::new(id),
             camera: OrbitCamera::new(id),
+            placement: Placement::new(id),
         }
     }
 
@@ -264,6 +268,7 @@ impl ColonyKnobs {
             self.branches.check(specs),
             self.structure.check(specs),
             self.camera.check(specs),
+            self.placement.check(specs),
         ]
         .concat()
     }
@@ -377,7 +382,10 @@ impl Layer for ColonyLayer {
             knobs.growth.unit(registry, grown.spacing),
         );
         grown.sim.set_params(env.gpu, &params);
-        let camera = knobs.camera.look(registry, clock.time, grown.centre, size);
+        let camera = knobs
+            .placement
+            .camera(registry, clock.time, size)
+            .unwrap_or_else(|| knobs.camera.look(registry, clock.time, grown.centre, size));
         let draw = knobs.branches.draw_params(registry, 1.0, self.fade);
         if let Some(renderer) = self.core.drawer.as_mut() {
             renderer.prepare(env.gpu, size, &camera, &draw);
@@ -406,7 +414,9 @@ impl Layer for ColonyLayer {
             return;
         };
         let style = branches.style(registry);
-        renderer.draw(encoder, profiler, &grown.sim, frame.target, style);
+        let in_scene = self.knobs.placement.in_scene(registry);
+        let target = (frame.target, in_scene.then_some(frame.scene_depth));
+        renderer.draw((encoder, profiler), &grown.sim, target, style);
     }
 
     fn report(&self, gpu: &Gpu) -> Vec<(String, f64)> {

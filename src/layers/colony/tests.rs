@@ -200,7 +200,12 @@ fn drawn_light(sim: &ColonySim, assets: &Assets, transform: &NodeTransform) -> f
         &camera,
         &DrawParams::new(2.0, 0.1, 1.0, 1.0, 0, 0),
     );
-    show.draw(&mut encoder, &mut profiler, sim, &target.view, Style::Lines);
+    show.draw(
+        (&mut encoder, &mut profiler),
+        sim,
+        (&target.view, None),
+        Style::Lines,
+    );
     gpu.queue.submit([encoder.finish()]);
     let pixels = read_rgba16f(&gpu, &target.texture).unwrap_or_else(|e| panic!("{e}"));
     pixels.iter().map(|p| p[0] + p[1] + p[2]).sum()
@@ -289,10 +294,9 @@ fn splatted_lines_cover_the_pixels_the_cpu_reference_does() {
     );
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
     renderer.draw(
-        &mut encoder,
-        &mut profiler,
+        (&mut encoder, &mut profiler),
         &sim,
-        &target.view,
+        (&target.view, None),
         Style::Lines,
     );
     gpu.queue.submit([encoder.finish()]);

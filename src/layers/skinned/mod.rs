@@ -489,13 +489,14 @@ impl Layer for SkinnedLayer {
         }
         sim.skin.encode(encoder, profiler);
         let style = branches.style(registry);
+        let in_scene = self.knobs.placement.in_scene(registry);
+        let target = (frame.target, in_scene.then_some(frame.scene_depth));
         drawer
             .branches
-            .draw(encoder, profiler, &sim.colony, frame.target, style);
+            .draw((encoder, profiler), &sim.colony, target, style);
         // body: glass, lit or hidden (BODY_STYLES).
         let body = self.knobs.body_style(registry);
         if body < 2 {
-            let in_scene = self.knobs.placement.in_scene(registry);
             drawer.body.draw(
                 (encoder, profiler),
                 &sim.skin,

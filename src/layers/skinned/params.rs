@@ -17,7 +17,7 @@ use std::time::SystemTime;
 /// Growth parameters the skinned layer does not take from the colony's
 /// (its attractions fill the character, not a shape, and it has its own
 /// camera).
-pub(super) const NOT_GROWTH: [&str; 8] = [
+pub(super) const NOT_GROWTH: [&str; 11] = [
     "shape",
     "radius",
     "attractors",
@@ -26,6 +26,9 @@ pub(super) const NOT_GROWTH: [&str; 8] = [
     "camera_pitch",
     "camera_fov",
     "auto_rotate",
+    "in_scene",
+    "scene_offset",
+    "scene_scale",
 ];
 
 /// The layer's parameters; `clips` names the model's clips (`None`
