@@ -11,9 +11,11 @@ end
 
 function rain.update(dt)
   local t = sylva.time
-  local x = 0.5 + 0.38 * math.sin(t * 0.21) * math.cos(t * 0.057)
-  local z = 0.5 + 0.38 * math.sin(t * 0.13 + 1.7)
-  sylva.set("fluid.emitter", { x, 1.12, z })
+  -- The cloud keeps within the tank, whatever its size, just under its lid.
+  local tank = sylva.get("fluid.container")
+  local x = tank[1] * (0.5 + 0.38 * math.sin(t * 0.21) * math.cos(t * 0.057))
+  local z = tank[3] * (0.5 + 0.38 * math.sin(t * 0.13 + 1.7))
+  sylva.set("fluid.emitter", { x, tank[2] * 0.93, z })
   local wind = 1.5 * math.sin(t * 0.09)
   sylva.set("fluid.gravity", { wind, -9.81, 0.6 * math.cos(t * 0.11) })
   local swell = sylva.beat % 4 < 1 and (1 - sylva.beat_phase) or 0
