@@ -41,7 +41,7 @@ fn a_mesh_pipeline_draws_indexed_vertex_buffers() {
         Output {
             format: HDR_FORMAT,
             blend: None,
-            depth: false,
+            depth: sylva::gpu::raster::Depth::None,
         },
     );
     // The left half of clip space as two triangles sharing an edge.

@@ -78,3 +78,56 @@ fn layers_in_one_scene_hide_each_other_by_depth_whatever_their_order() {
     crate::golden::check_golden("tests/golden/scene_two_figures_160x90.png", &near_first);
     crate::golden::check_golden("tests/golden/scene_two_figures_160x90.png", &far_first);
 }
+
+/// A red figure in front of a fluid's tank in one scene (`look`: the
+/// fluid's `render`), or the figure alone.
+fn figure_before_water(name: &str, look: &str, water: bool) -> image::RgbaImage {
+    let mut layers = vec!["\"skinned\""];
+    let mut params = String::from(
+        "\"scene.camera_distance\" = 4.0\n\"scene.camera_pitch\" = 0.0\n\"scene.target\" = [0.0, 1.0, 0.0]\n\"skinned.in_scene\" = true\n\"skinned.body\" = \"lit\"\n\"skinned.body_colour\" = [0.9, 0.05, 0.05, 1.0]\n\"skinned.brightness\" = 0.0\n\"skinned.attraction_count\" = 600\n\"skinned.node_capacity\" = 2000\n\"skinned.detail\" = 8\n\"skinned.speed\" = 0.0\n\"skinned.scene_offset\" = [0.0, 0.0, 1.0]\n",
+    );
+    if water {
+        layers.push("\"fluid\"");
+        params.push_str(&format!(
+            "\"fluid.in_scene\" = true\n\"fluid.render\" = \"{look}\"\n\"fluid.count\" = 3000\n\"fluid.container\" = [1.6, 1.6, 0.4]\n\"fluid.scene_offset\" = [0.0, 0.0, -0.6]\n\"fluid.gravity\" = [0.0, 0.0, 0.0]\n\"fluid.brightness\" = 2.0\n"
+        ));
+    }
+    let preset = format!("layers = [{}]\n[params]\n{params}", layers.join(", "));
+    let root = support::show_folder(name, &[("presets/w.toml", preset.as_str())]);
+    let image = crate::golden::render_project(root.clone(), "w", [160, 90], 3);
+    std::fs::remove_dir_all(root).ok();
+    image
+}
+
+#[test]
+fn water_behind_a_figure_in_the_scene_is_hidden_by_it() {
+    let alone = figure_before_water("scene_figure_alone", "particles", false);
+    let red = |p: &image::Rgba<u8>| p[0] > 40 && u32::from(p[0]) > u32::from(p[2]) * 2;
+    let figure: Vec<usize> = alone
+        .pixels()
+        .enumerate()
+        .filter(|(_, p)| red(p))
+        .map(|(i, _)| i)
+        .collect();
+    assert!(
+        figure.len() > 200,
+        "the figure covers {} pixels",
+        figure.len()
+    );
+    for look in ["particles", "surface"] {
+        let both = figure_before_water(&format!("scene_water_{look}"), look, true);
+        let (a, b): (Vec<_>, Vec<_>) = (alone.pixels().collect(), both.pixels().collect());
+        let changed = |i: usize| (0..3).any(|c| a[i][c].abs_diff(b[i][c]) > 12);
+        let over_figure = figure.iter().filter(|&&i| changed(i)).count();
+        let elsewhere = (0..a.len()).filter(|&i| changed(i)).count() - over_figure;
+        assert!(
+            elsewhere > 100,
+            "{look}: the water shows beside the figure ({elsewhere} px)"
+        );
+        assert!(
+            over_figure * 50 <= figure.len(),
+            "{look}: water behind the figure shows through it at {over_figure} of {} pixels",
+            figure.len()
+        );
+    }
+}

@@ -17,6 +17,12 @@ struct Splat {
     particle_count: u32,
     // Thickness units per metre in the fixed-point sums.
     scale: f32,
+    // 1 in the shared scene: water behind what the scene's layers drew
+    // before it is hidden.
+    in_scene: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
 }
 
 // Rows of the widest disc (found by `measure`), then the rows `splat_rows`
@@ -34,6 +40,7 @@ struct Footprint {
 @group(0) @binding(9) var<storage, read_write> dispatch_args: array<u32>;
 @group(1) @binding(0) var eye_out: texture_storage_2d<r32float, write>;
 @group(1) @binding(1) var layer_out: texture_storage_2d<rgba16float, write>;
+@group(1) @binding(2) var scene_depth: texture_depth_2d;
 
 // Larger discs are drawn this large (a particle right at the lens).
 const MAX_RADIUS_PX: f32 = 128.0;
@@ -143,6 +150,7 @@ fn splat_rows(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_wor
 }
 
 const EMPTY_BITS: u32 = 0x4e6e6b28u; // bitcast<u32>(1e9), EMPTY in surface.wgsl
+const EMPTY_DEPTH: f32 = 1e9;
 
 @compute @workgroup_size(64)
 fn resolve(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
@@ -151,9 +159,16 @@ fn resolve(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgr
         return;
     }
     let pixel = vec2<i32>(vec2<u32>(at % splat.size.x, at / splat.size.x));
-    let eye = bitcast<f32>(atomicExchange(&depth_bits[at], EMPTY_BITS));
-    let thickness = f32(atomicExchange(&layer_sums[at * 2u], 0u)) / splat.scale;
-    let foam = f32(atomicExchange(&layer_sums[at * 2u + 1u], 0u)) / splat.scale;
+    var eye = bitcast<f32>(atomicExchange(&depth_bits[at], EMPTY_BITS));
+    var thickness = f32(atomicExchange(&layer_sums[at * 2u], 0u)) / splat.scale;
+    var foam = f32(atomicExchange(&layer_sums[at * 2u + 1u], 0u)) / splat.scale;
+    let hidden = splat.in_scene == 1u && eye < EMPTY_DEPTH
+        && depth_of(camera, eye) > textureLoad(scene_depth, pixel, 0);
+    if hidden {
+        eye = EMPTY_DEPTH;
+        thickness = 0.0;
+        foam = 0.0;
+    }
     textureStore(eye_out, pixel, vec4<f32>(eye));
     textureStore(layer_out, pixel, vec4<f32>(thickness, foam, 0.0, 0.0));
 }

@@ -8,6 +8,10 @@ use glam::camera::rh::proj;
 
 use crate::params::{Handle, ParamSpec, Registry};
 
+/// How much farther the far plane is than the near one (`CLIP_RANGE` in
+/// `shaders/common/camera.wgsl`).
+pub const CLIP_RANGE: f32 = 1000.0;
+
 /// `struct Camera` in WGSL.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable)]
@@ -127,12 +131,13 @@ impl OrbitCamera {
         let aspect = size[0] as f32 / size[1].max(1) as f32;
         let fov = p(&self.fov).clamp(1.0, 179.0).to_radians();
         // wgpu's clip space is DirectX's: depth 0..1, y up.
-        let projection = proj::directx::perspective(fov, aspect, distance * 0.01, distance * 10.0);
+        let near = distance * 0.01;
+        let projection = proj::directx::perspective(fov, aspect, near, near * CLIP_RANGE);
         let view = glam::camera::rh::view::look_at_mat4(eye, target, Vec3::Y);
         CameraUniform {
             view_proj: (projection * view).to_cols_array_2d(),
             eye: [eye.x, eye.y, eye.z, 1.0],
-            viewport: [size[0] as f32, size[1] as f32, (fov * 0.5).tan(), 0.0],
+            viewport: [size[0] as f32, size[1] as f32, (fov * 0.5).tan(), near],
         }
     }
 }

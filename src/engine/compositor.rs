@@ -17,7 +17,7 @@ use crate::base::clock::Clock;
 use crate::base::rebuild::Rebuild;
 use crate::engine::LayerEnv;
 use crate::gpu::bindings::{Slot, bind, layout, linear_sampler, uniform_buffer};
-use crate::gpu::raster::{clear_depth, depth_view};
+use crate::gpu::raster::{clear_depth, scene_depth_view};
 use crate::gpu::wgsl::{Composer, ShaderError};
 use crate::gpu::{BuildError, FullscreenPipeline, Gpu, GpuProfiler, HDR_FORMAT, RenderTarget};
 use crate::params::{ParamSpec, Registry};
@@ -186,7 +186,7 @@ impl Compositor {
             }),
             composite_current: 0,
             render_size: [0, 0],
-            scene_depth: depth_view(device, "scene.depth", [1, 1]),
+            scene_depth: scene_depth_view(device, [1, 1]),
             scale: 1.0,
             scale_rest: Rebuild::default(),
         })
@@ -393,7 +393,7 @@ impl Compositor {
         if size != self.render_size {
             self.render_size = size;
             self.slots.clear();
-            self.scene_depth = depth_view(&gpu.device, "scene.depth", size);
+            self.scene_depth = scene_depth_view(&gpu.device, size);
             self.composite = [0, 1].map(|i| {
                 RenderTarget::new(
                     &gpu.device,

@@ -29,8 +29,20 @@ pub struct Output {
     pub format: wgpu::TextureFormat,
     /// Blending, `None` to overwrite.
     pub blend: Option<wgpu::BlendState>,
-    /// Depth-tested and written (Less) against [`DEPTH_FORMAT`].
-    pub depth: bool,
+    /// How it meets the depth buffer ([`DEPTH_FORMAT`]).
+    pub depth: Depth,
+}
+
+/// How a pipeline meets the depth buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Depth {
+    /// It draws without one.
+    None,
+    /// Tested (Less) and written: opaque surfaces.
+    Written,
+    /// Tested, not written: light added over a scene (glowing particles),
+    /// hidden by what stands in front, hiding nothing.
+    Tested,
 }
 
 /// A pipeline with no vertex buffers and an automatic layout.
@@ -64,9 +76,9 @@ pub fn mesh_pipeline(
             buffers,
         },
         primitive: wgpu::PrimitiveState::default(),
-        depth_stencil: output.depth.then_some(wgpu::DepthStencilState {
+        depth_stencil: (output.depth != Depth::None).then_some(wgpu::DepthStencilState {
             format: DEPTH_FORMAT,
-            depth_write_enabled: Some(true),
+            depth_write_enabled: Some(output.depth == Depth::Written),
             depth_compare: Some(wgpu::CompareFunction::Less),
             stencil: Default::default(),
             bias: Default::default(),
@@ -89,6 +101,26 @@ pub fn mesh_pipeline(
 
 /// A depth buffer of `size` pixels.
 pub fn depth_view(device: &wgpu::Device, label: &str, size: [u32; 2]) -> wgpu::TextureView {
+    depth_texture(device, label, size, wgpu::TextureUsages::empty())
+}
+
+/// The scene's depth buffer: drawn into, and read by compute that joins
+/// the scene (the fluid's splat).
+pub fn scene_depth_view(device: &wgpu::Device, size: [u32; 2]) -> wgpu::TextureView {
+    depth_texture(
+        device,
+        "scene.depth",
+        size,
+        wgpu::TextureUsages::TEXTURE_BINDING,
+    )
+}
+
+fn depth_texture(
+    device: &wgpu::Device,
+    label: &str,
+    size: [u32; 2],
+    extra: wgpu::TextureUsages,
+) -> wgpu::TextureView {
     device
         .create_texture(&wgpu::TextureDescriptor {
             label: Some(label),
@@ -101,7 +133,7 @@ pub fn depth_view(device: &wgpu::Device, label: &str, size: [u32; 2]) -> wgpu::T
             sample_count: 1,
             dimension: wgpu::TextureDimension::D2,
             format: DEPTH_FORMAT,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | extra,
             view_formats: &[],
         })
         .create_view(&Default::default())

@@ -13,7 +13,7 @@ use crate::engine::camera::CameraUniform;
 use crate::gpu::bindings::uniform_buffer;
 use crate::gpu::compute::storage_buffer;
 use crate::gpu::raster::{
-    DepthBuffer, Output, begin_3d_pass, begin_scene_pass, buffers_group, instanced_pipeline,
+    Depth, DepthBuffer, Output, begin_3d_pass, begin_scene_pass, buffers_group, instanced_pipeline,
 };
 use crate::gpu::wgsl::Composer;
 use crate::gpu::{BuildError, Gpu, GpuProfiler, HDR_FORMAT};
@@ -147,7 +147,7 @@ impl BranchRenderer {
             Output {
                 format: HDR_FORMAT,
                 blend: None,
-                depth: false,
+                depth: Depth::None,
             },
         );
         let tubes = instanced_pipeline(
@@ -158,7 +158,7 @@ impl BranchRenderer {
             Output {
                 format: HDR_FORMAT,
                 blend: None,
-                depth: true,
+                depth: Depth::Written,
             },
         );
         if let Some(error) = pollster::block_on(scope.pop()) {

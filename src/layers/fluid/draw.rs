@@ -15,7 +15,9 @@ use crate::base::Assets;
 use crate::engine::camera::CameraUniform;
 use crate::gpu::bindings::{Slot, bind, layout, uniform_buffer};
 use crate::gpu::compute::{Binding, Kernel, storage_buffer};
-use crate::gpu::raster::{Output, additive, begin_3d_pass, buffers_group, instanced_pipeline};
+use crate::gpu::raster::{
+    Depth, Output, additive, begin_3d_pass, begin_scene_pass, buffers_group, instanced_pipeline,
+};
 use crate::gpu::wgsl::Composer;
 use crate::gpu::{BuildError, FullscreenPipeline, Gpu, GpuProfiler, HDR_FORMAT, RenderTarget};
 
@@ -75,6 +77,8 @@ pub(crate) struct SplatUniform {
     size: [u32; 2],
     particle_count: u32,
     scale: f32,
+    in_scene: u32,
+    _pad: [u32; 3],
 }
 
 /// Particles or surface.
@@ -89,6 +93,8 @@ pub enum Look {
 /// Pipelines and screen-sized textures.
 pub struct FluidRenderer {
     glow: wgpu::RenderPipeline,
+    /// The glow hidden by what stands in front of it in the shared scene.
+    glow_in_scene: wgpu::RenderPipeline,
     splat: SplatKernels,
     blur: FullscreenPipeline,
     shade: FullscreenPipeline,
@@ -98,7 +104,9 @@ pub struct FluidRenderer {
     surface: [wgpu::Buffer; 2],
     /// `Splat`, the widest disc, and the rows' dispatch.
     splat_buffers: [wgpu::Buffer; 3],
-    glow_group: Option<wgpu::BindGroup>,
+    /// The particles bound for `glow` and for `glow_in_scene` (each
+    /// pipeline's own automatic layout).
+    glow_groups: Option<[wgpu::BindGroup; 2]>,
     /// The particles' radius this frame, world units.
     radius: f32,
     /// The simulation's positions, velocities and densities.
@@ -121,8 +129,6 @@ struct Targets {
     /// The nearest eye depth's bits and the thickness and foam sums, per
     /// pixel; the resolve leaves them cleared.
     sums: [wgpu::Buffer; 2],
-    /// The resolve's textures (eye depth, thickness), group 1.
-    resolved: wgpu::BindGroup,
 }
 
 impl FluidRenderer {
@@ -142,7 +148,7 @@ impl FluidRenderer {
             .write_buffer(&self.look, 0, bytemuck::bytes_of(look));
         self.radius = look.radius;
         if self.targets.as_ref().is_none_or(|t| t.size != size) {
-            self.targets = Some(Targets::new(gpu, size, &self.splat.resolve));
+            self.targets = Some(Targets::new(gpu, size));
         }
         let pixels = look.radius * size[1] as f32 / (2.0 * camera_tan(camera));
         for direction in 0..2 {
@@ -169,31 +175,48 @@ impl FluidRenderer {
         encoder: &mut wgpu::CommandEncoder,
         profiler: &mut GpuProfiler,
         sim: &FluidSim,
-        (target, below): (&wgpu::TextureView, &wgpu::TextureView),
+        (target, below, (scene_depth, in_scene)): (
+            &wgpu::TextureView,
+            &wgpu::TextureView,
+            (&wgpu::TextureView, bool),
+        ),
         style: Look,
     ) {
         let instances = 0..sim.count();
         if style == Look::Particles {
-            let Some(glow_group) = &self.glow_group else {
+            let Some([glow_group, scene_group]) = &self.glow_groups else {
                 return;
             };
             let label = "fluid.draw.particles";
-            let mut pass = begin_3d_pass(
-                encoder,
-                label,
-                (target, wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT)),
-                None,
-                profiler.render_pass(label),
-            );
-            pass.set_pipeline(&self.glow);
-            pass.set_bind_group(0, glow_group, &[]);
+            let colour = (target, wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT));
+            let timestamps = profiler.render_pass(label);
+            let (mut pass, pipeline, group) = match in_scene.then_some(scene_depth) {
+                Some(scene) => (
+                    begin_scene_pass(encoder, label, colour, scene, timestamps),
+                    &self.glow_in_scene,
+                    scene_group,
+                ),
+                None => (
+                    begin_3d_pass(encoder, label, colour, None, timestamps),
+                    &self.glow,
+                    glow_group,
+                ),
+            };
+            pass.set_pipeline(pipeline);
+            pass.set_bind_group(0, group, &[]);
             pass.draw(0..6, instances);
             return;
         }
         let (Some(targets), Some(particles)) = (&self.targets, &self.particles) else {
             return;
         };
-        self.splat(gpu, encoder, profiler, (targets, particles), sim.count());
+        let scene = (scene_depth, in_scene);
+        self.splat(
+            gpu,
+            (encoder, profiler),
+            (targets, particles, scene),
+            sim.count(),
+        );
         for round in 0..BLUR_ROUNDS {
             for (direction, (from, to)) in [(0usize, (0usize, 1usize)), (1, (1, 0))] {
                 let group = self.surface_group(
@@ -218,18 +241,24 @@ impl FluidRenderer {
     }
 
     /// Splats `count` particles into the targets' eye depth and thickness.
+    /// In the scene, water behind what the scene's depth holds is left out.
     fn splat(
         &self,
         gpu: &Gpu,
-        encoder: &mut wgpu::CommandEncoder,
-        profiler: &mut GpuProfiler,
-        (targets, [positions, velocities, densities]): (&Targets, &[wgpu::Buffer; 3]),
+        (encoder, profiler): (&mut wgpu::CommandEncoder, &mut GpuProfiler),
+        (targets, [positions, velocities, densities], (scene_depth, in_scene)): (
+            &Targets,
+            &[wgpu::Buffer; 3],
+            (&wgpu::TextureView, bool),
+        ),
         count: u32,
     ) {
         let uniform = SplatUniform {
             size: targets.size,
             particle_count: count,
             scale: THICKNESS_STEPS / self.radius.max(1e-6),
+            in_scene: u32::from(in_scene),
+            _pad: [0; 3],
         };
         let [splat, footprint, dispatch] = &self.splat_buffers;
         gpu.queue
@@ -263,9 +292,24 @@ impl FluidRenderer {
                 (8, layer_sums),
             ],
         );
-        let resolve: Binding = kernels
-            .resolve
-            .bind(gpu, &[(5, splat), (7, depth_bits), (8, layer_sums)]);
+        let resolve: Binding = kernels.resolve.bind(
+            gpu,
+            &[
+                (0, &self.camera),
+                (5, splat),
+                (7, depth_bits),
+                (8, layer_sums),
+            ],
+        );
+        let textures = [&targets.eye[0].view, &targets.thickness.view, scene_depth];
+        let entries: Vec<wgpu::BindGroupEntry<'_>> = (0u32..)
+            .zip(textures)
+            .map(|(binding, view)| wgpu::BindGroupEntry {
+                binding,
+                resource: wgpu::BindingResource::TextureView(view),
+            })
+            .collect();
+        let resolved = kernels.resolve.group_at(gpu, 1, &entries);
         let label = "fluid.draw.splat.measure";
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some(label),
@@ -291,7 +335,7 @@ impl FluidRenderer {
         let [w, h] = targets.size;
         kernels
             .resolve
-            .dispatch_with(&mut pass, &resolve, &targets.resolved, w * h, 64);
+            .dispatch_with(&mut pass, &resolve, &resolved, w * h, 64);
     }
 
     fn surface_group(
@@ -321,7 +365,7 @@ fn camera_tan(camera: &CameraUniform) -> f32 {
 }
 
 impl Targets {
-    fn new(gpu: &Gpu, size: [u32; 2], resolve: &Kernel) -> Self {
+    fn new(gpu: &Gpu, size: [u32; 2]) -> Self {
         let eye = [0, 1].map(|i| {
             RenderTarget::storage(
                 &gpu.device,
@@ -339,26 +383,11 @@ impl Targets {
         gpu.queue
             .write_buffer(&depth_bits, 0, bytemuck::cast_slice(&empty));
         let layer_sums = storage_buffer(gpu, "fluid.splat.layer", pixels * 8, none);
-        let resolved = resolve.group_at(
-            gpu,
-            1,
-            &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: wgpu::BindingResource::TextureView(&eye[0].view),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: wgpu::BindingResource::TextureView(&thickness.view),
-                },
-            ],
-        );
         Self {
             size,
             eye,
             thickness,
             sums: [depth_bits, layer_sums],
-            resolved,
         }
     }
 }
@@ -377,17 +406,20 @@ impl Drawer<FluidSim> for FluidRenderer {
                 label: Some("fluid/particles.wgsl"),
                 source: wgpu::ShaderSource::Wgsl(particles.text().into()),
             });
-        let glow = instanced_pipeline(
-            &gpu.device,
-            &module,
-            "fluid.glow",
-            ("vs_disc", "fs_glow"),
-            Output {
-                format: HDR_FORMAT,
-                blend: Some(additive()),
-                depth: false,
-            },
-        );
+        let glow = |depth| {
+            instanced_pipeline(
+                &gpu.device,
+                &module,
+                "fluid.glow",
+                ("vs_disc", "fs_glow"),
+                Output {
+                    format: HDR_FORMAT,
+                    blend: Some(additive()),
+                    depth,
+                },
+            )
+        };
+        let (glow, glow_in_scene) = (glow(Depth::None), glow(Depth::Tested));
         if let Some(error) = pollster::block_on(scope.pop()) {
             return Err(BuildError::Device {
                 label: "fluid/particles.wgsl".into(),
@@ -437,6 +469,7 @@ impl Drawer<FluidSim> for FluidRenderer {
         ];
         Ok(Self {
             glow,
+            glow_in_scene,
             splat,
             splat_buffers,
             blur: fullscreen("fs_blur", EYE_DEPTH_FORMAT)?,
@@ -451,7 +484,7 @@ impl Drawer<FluidSim> for FluidRenderer {
                     size_of::<SurfaceUniform>(),
                 )
             }),
-            glow_group: None,
+            glow_groups: None,
             radius: 0.0,
             particles: None,
             targets: None,
@@ -467,12 +500,8 @@ impl Drawer<FluidSim> for FluidRenderer {
             (3, &sim.velocities),
             (4, &sim.densities),
         ];
-        self.glow_group = Some(buffers_group(
-            &gpu.device,
-            &self.glow,
-            "fluid.particles",
-            &buffers,
-        ));
+        let group = |pipeline| buffers_group(&gpu.device, pipeline, "fluid.particles", &buffers);
+        self.glow_groups = Some([group(&self.glow), group(&self.glow_in_scene)]);
         self.particles = Some([
             sim.positions.clone(),
             sim.velocities.clone(),

@@ -345,7 +345,14 @@ impl Layer for FluidLayer {
             encoder,
             profiler,
             &running.sim,
-            (frame.target, frame.inputs.below()),
+            (
+                frame.target,
+                frame.inputs.below(),
+                (
+                    frame.scene_depth,
+                    self.knobs.placement.in_scene(frame.registry),
+                ),
+            ),
             style,
         );
     }

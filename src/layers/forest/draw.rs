@@ -14,7 +14,7 @@ use crate::engine::camera::CameraUniform;
 use crate::gpu::bindings::uniform_buffer;
 use crate::gpu::compute::{Binding, Kernel, read_buffer, storage_buffer};
 use crate::gpu::raster::{
-    DepthBuffer, Output, begin_3d_pass, begin_scene_pass, buffers_group, instanced_pipeline,
+    Depth, DepthBuffer, Output, begin_3d_pass, begin_scene_pass, buffers_group, instanced_pipeline,
 };
 use crate::gpu::wgsl::Composer;
 use crate::gpu::{BuildError, Gpu, GpuProfiler, HDR_FORMAT, ReadbackError};
@@ -180,7 +180,7 @@ impl Drawer<ForestSim> for ForestRenderer {
                     Output {
                         format: HDR_FORMAT,
                         blend: None,
-                        depth,
+                        depth: if depth { Depth::Written } else { Depth::None },
                     },
                 )
             };
