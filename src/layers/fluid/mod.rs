@@ -123,7 +123,7 @@ pub fn fluid_params(id: &str) -> Vec<ParamSpec> {
             .with_description("Where the sink drains"),
         ParamSpec::float(p("sink_radius"), 0.0, 0.0, 100.0).with_description("Sink size; 0 is off"),
         ParamSpec::bool(p("bodies"), true).with_description(
-            "The water meets the bodies other layers move (the skinned figure's limbs)",
+            "In the shared scene, the water meets the bodies other layers there move (the skinned figure's limbs)",
         ),
         ParamSpec::float(p("body_bounce"), 0.2, 0.0, 1.0)
             .with_description("How much of the water's speed into a body bounces back"),
@@ -306,7 +306,9 @@ impl Layer for FluidLayer {
             params.point1 = point;
         }
         running.sim.set_params(env.gpu, &params);
-        let capsules = if knobs.bodies(registry) {
+        // Bodies share the water's space only in the scene: a tank and a
+        // figure each on their own camera do not stand anywhere together.
+        let capsules = if knobs.bodies(registry) && knobs.placement.in_scene(registry) {
             env.world.bodies()
         } else {
             Vec::new()

@@ -385,7 +385,7 @@ impl SkinnedLayer {
         let skin = pose::skin_matrices(&character.model, &local);
         let matrices = self.knobs.matrices(registry);
         character.sim.skin.write_bones(env.gpu, &skin, matrices);
-        if !self.knobs.solid(registry) {
+        if !(self.knobs.solid(registry) && self.knobs.placement.in_scene(registry)) {
             character.last_ends = None;
             env.world.publish_bodies(&self.core.id, Vec::new());
             return;

@@ -100,7 +100,7 @@ pub fn skinned_params(id: &str, clips: Option<&[String]>) -> Vec<ParamSpec> {
             .with_smoothing(0.1)
             .with_description("How much of the glass skin shows"),
         ParamSpec::bool(p("solid"), true).with_description(
-            "The moving body is a body in the shared scene: water meets it (model units are scene metres)",
+            "In the shared scene, the moving body is a body the water meets",
         ),
     ]);
     specs.extend(crate::engine::world::placement_params(id));
