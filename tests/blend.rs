@@ -292,3 +292,32 @@ fn a_layer_binds_its_inputs_by_name_and_another_layers_output_as_layer_id() {
         "a layer's own output is `previous`, not `layer:` itself"
     );
 }
+
+/// A bright dot in the middle of black, through the master section with
+/// `bloom` (linear, 8-bit output read back).
+fn dot_with_bloom(name: &str, bloom: f32) -> image::RgbaImage {
+    let dot = "@fragment\nfn fs_main(in: FullscreenVertex) -> @location(0) vec4<f32> {\n    let d = distance(in.uv * sylva.resolution.xy, sylva.resolution.xy * 0.5);\n    return select(vec4<f32>(0.0, 0.0, 0.0, 1.0), vec4<f32>(8.0, 8.0, 8.0, 1.0), d < 3.0);\n}\n";
+    let preset = format!(
+        "layers = [\"shader.dot\"]\n[params]\n\"shader.dot.file\" = \"shader/dot.wgsl\"\n\"master.bloom\" = {bloom:.1}\n\"master.bloom_radius\" = 6.0\n\"master.tonemap\" = \"clamp\"\n"
+    );
+    let root = support::show_folder(
+        name,
+        &[("presets/d.toml", preset.as_str()), ("shaders/shader/dot.wgsl", dot)],
+    );
+    let image = crate::golden::render_project(root.clone(), "d", [96, 64], 2);
+    std::fs::remove_dir_all(root).ok();
+    image
+}
+
+#[test]
+fn bloom_spreads_a_bright_dot_s_light_around_it_and_nowhere_far() {
+    let plain = dot_with_bloom("bloom_off", 0.0);
+    let bloomed = dot_with_bloom("bloom_on", 1.0);
+    let at = |image: &image::RgbaImage, x: u32, y: u32| image.get_pixel(x, y)[0];
+    // Six pixels from the dot's edge: black without bloom, lit with it.
+    assert_eq!(at(&plain, 48 + 9, 32), 0);
+    assert!(at(&bloomed, 48 + 9, 32) > 8, "{}", at(&bloomed, 48 + 9, 32));
+    // Its centre stays white, the corners black.
+    assert_eq!(at(&bloomed, 48, 32), 255);
+    assert_eq!(at(&bloomed, 2, 2), 0);
+}

@@ -11,6 +11,7 @@ use std::collections::HashMap;
 
 use bytemuck::{Pod, Zeroable};
 
+use super::bloom::Bloom;
 use super::inputs::media::MediaShelf;
 use super::inputs::{LayerOutputs, TextureInputs};
 use crate::base::clock::Clock;
@@ -39,6 +40,16 @@ pub fn master_params() -> Vec<ParamSpec> {
         ),
         ParamSpec::enumeration("master.tonemap", &TONEMAPS, 0)
             .with_description("Curve from linear HDR to the display"),
+        ParamSpec::float("master.bloom", 0.0, 0.0, 4.0)
+            .with_smoothing(0.1)
+            .with_description("Light bleeding from the brightest parts of the picture (0: off)"),
+        ParamSpec::float("master.bloom_threshold", 1.0, 0.0, 16.0)
+            .with_smoothing(0.1)
+            .with_description("How bright (linear) a part must be to bloom"),
+        ParamSpec::float("master.bloom_radius", 8.0, 1.0, 32.0)
+            .with_smoothing(0.1)
+            .with_unit("px")
+            .with_description("How far the bloom spreads, in half-size pixels"),
         ParamSpec::float("master.bpm", 120.0, 20.0, 300.0)
             .with_unit("bpm")
             .with_description("Tempo of the beat clock"),
@@ -72,6 +83,8 @@ pub(crate) struct MasterUniforms {
     blackout: f32,
     tonemap: u32,
     encode_srgb: u32,
+    bloom: f32,
+    _pad: [f32; 3],
 }
 
 /// Why the compositor could not be built.
@@ -115,6 +128,7 @@ pub struct Compositor {
     master_pipeline: FullscreenPipeline,
     master_layout: wgpu::BindGroupLayout,
     master_uniforms: wgpu::Buffer,
+    bloom: Bloom,
     crossfade_uniforms: wgpu::Buffer,
     sampler: wgpu::Sampler,
     output_format: wgpu::TextureFormat,
@@ -144,7 +158,12 @@ impl Compositor {
         let master_layout = layout(
             device,
             "compositor.master",
-            &[Slot::Uniform, Slot::Texture(true), Slot::Sampler],
+            &[
+                Slot::Uniform,
+                Slot::Texture(true),
+                Slot::Sampler,
+                Slot::Texture(true),
+            ],
         );
         let compile = |file: &'static str, layout: &wgpu::BindGroupLayout, format| {
             let fail = |reason: BuildError| CompositorError { file, reason };
@@ -158,11 +177,23 @@ impl Compositor {
         };
         let blend_pipeline = compile("compositor/blend.wgsl", &blend_layout, HDR_FORMAT)?;
         let master_pipeline = compile("compositor/master.wgsl", &master_layout, output_format)?;
+        let bloom = {
+            let file = "compositor/bloom.wgsl";
+            let fail = |reason: BuildError| CompositorError { file, reason };
+            let shader = |error: ShaderError| fail(error.into());
+            let composed = Composer::new(env.assets)
+                .file(file)
+                .and_then(Composer::finish)
+                .map_err(shader)?;
+            composed.validate().map_err(shader)?;
+            Bloom::new(device, composed.text()).map_err(fail)?
+        };
         Ok(Self {
             blend_pipeline,
             blend_layout,
             master_pipeline,
             master_layout,
+            bloom,
             master_uniforms: uniform_buffer(
                 device,
                 "compositor.master",
@@ -357,7 +388,18 @@ impl Compositor {
             blackout: registry.float("master.blackout"),
             tonemap: registry.index("master.tonemap") as u32,
             encode_srgb: u32::from(!self.output_format.is_srgb()),
+            bloom: registry.float("master.bloom"),
+            _pad: [0.0; 3],
         };
+        let composite = &self.composite[self.composite_current].view;
+        if master.bloom > 0.0 {
+            let shape = (
+                registry.float("master.bloom_threshold"),
+                registry.float("master.bloom_radius"),
+            );
+            let frame = (&mut *encoder, &mut *profiler);
+            (self.bloom).encode(env.gpu, frame, (composite, &self.sampler), shape);
+        }
         env.gpu
             .queue
             .write_buffer(&self.master_uniforms, 0, bytemuck::bytes_of(&master));
@@ -367,8 +409,9 @@ impl Compositor {
             "compositor.master",
             &[
                 self.master_uniforms.as_entire_binding(),
-                wgpu::BindingResource::TextureView(&self.composite[self.composite_current].view),
+                wgpu::BindingResource::TextureView(composite),
                 wgpu::BindingResource::Sampler(&self.sampler),
+                wgpu::BindingResource::TextureView(self.bloom.light()),
             ],
         );
         let timestamps = profiler.render_pass("compositor.master");
@@ -394,6 +437,7 @@ impl Compositor {
             self.render_size = size;
             self.slots.clear();
             self.scene_depth = scene_depth_view(&gpu.device, size);
+            self.bloom.fit(&gpu.device, size);
             self.composite = [0, 1].map(|i| {
                 RenderTarget::new(
                     &gpu.device,

@@ -6,6 +6,7 @@
 //! picture, the outputs that picture is delivered to, and the world the
 //! simulations share (the bodies that touch the water).
 
+pub mod bloom;
 pub mod camera;
 pub mod compositor;
 pub mod frame;
@@ -43,4 +44,5 @@ pub const ENGINE_LAYOUTS: &[UniformLayout] = &[
     ),
     UniformLayout::of::<outputs::WarpUniforms>("WarpUniforms", "outputs/warp.wgsl", "Warp"),
     UniformLayout::of::<world::Capsule>("Capsule", "common/world.wgsl", "Capsule"),
+    UniformLayout::of::<bloom::BloomUniforms>("BloomUniforms", "compositor/bloom.wgsl", "Bloom"),
 ];
