@@ -302,7 +302,10 @@ fn dot_with_bloom(name: &str, bloom: f32) -> image::RgbaImage {
     );
     let root = support::show_folder(
         name,
-        &[("presets/d.toml", preset.as_str()), ("shaders/shader/dot.wgsl", dot)],
+        &[
+            ("presets/d.toml", preset.as_str()),
+            ("shaders/shader/dot.wgsl", dot),
+        ],
     );
     let image = crate::golden::render_project(root.clone(), "d", [96, 64], 2);
     std::fs::remove_dir_all(root).ok();
