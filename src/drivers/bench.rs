@@ -264,8 +264,8 @@ fn step_statistics(frames: &[Vec<PassTime>], prefixes: &[String]) -> Option<[f64
     Some([percentile(&steps, 0.5), *steps.last()?])
 }
 
-/// Median and p95 per pass label, in the order passes first appeared.
-pub fn statistics(frames: &[Vec<PassTime>]) -> Vec<PassStats> {
+/// The pass labels of `frames`, each once, in the order they first ran.
+pub(crate) fn labels_in_order(frames: &[Vec<PassTime>]) -> Vec<&str> {
     let mut labels: Vec<&str> = Vec::new();
     for pass in frames.iter().flatten() {
         if !labels.contains(&pass.label.as_str()) {
@@ -273,6 +273,11 @@ pub fn statistics(frames: &[Vec<PassTime>]) -> Vec<PassStats> {
         }
     }
     labels
+}
+
+/// Median and p95 per pass label, in the order passes first appeared.
+pub fn statistics(frames: &[Vec<PassTime>]) -> Vec<PassStats> {
+    labels_in_order(frames)
         .into_iter()
         .map(|label| {
             let mut times: Vec<f64> = frames

@@ -10,7 +10,7 @@ use std::time::Instant;
 use anyhow::bail;
 use serde::Serialize;
 
-use super::bench::percentile;
+use super::bench::{labels_in_order, percentile};
 use crate::gpu::{OUTPUT_FORMAT, PassTime, RenderTarget};
 use crate::show::{Show, ShowOptions};
 
@@ -152,13 +152,7 @@ fn report(
 /// Each label's time a frame (its runs added up), median and p95 over the
 /// frames it ran in, in the order labels first appeared.
 pub fn per_frame(frames: &[Vec<PassTime>]) -> Vec<FramePass> {
-    let mut labels: Vec<&str> = Vec::new();
-    for pass in frames.iter().flatten() {
-        if !labels.contains(&pass.label.as_str()) {
-            labels.push(&pass.label);
-        }
-    }
-    labels
+    labels_in_order(frames)
         .into_iter()
         .map(|label| {
             let mut times = Vec::new();

@@ -165,29 +165,26 @@ impl Compositor {
                 Slot::Texture(true),
             ],
         );
-        let compile = |file: &'static str, layout: &wgpu::BindGroupLayout, format| {
-            let fail = |reason: BuildError| CompositorError { file, reason };
+        // A compositor file composed and validated, and what its build
+        // failing is reported as.
+        let compose = |file: &'static str| {
+            let fail = move |reason: BuildError| CompositorError { file, reason };
             let shader = |error: ShaderError| fail(error.into());
             let composed = Composer::new(env.assets)
                 .file(file)
                 .and_then(Composer::finish)
                 .map_err(shader)?;
             composed.validate().map_err(shader)?;
+            Ok::<_, CompositorError>((composed, fail))
+        };
+        let compile = |file: &'static str, layout: &wgpu::BindGroupLayout, format| {
+            let (composed, fail) = compose(file)?;
             FullscreenPipeline::new(device, file, composed.text(), layout, format).map_err(fail)
         };
         let blend_pipeline = compile("compositor/blend.wgsl", &blend_layout, HDR_FORMAT)?;
         let master_pipeline = compile("compositor/master.wgsl", &master_layout, output_format)?;
-        let bloom = {
-            let file = "compositor/bloom.wgsl";
-            let fail = |reason: BuildError| CompositorError { file, reason };
-            let shader = |error: ShaderError| fail(error.into());
-            let composed = Composer::new(env.assets)
-                .file(file)
-                .and_then(Composer::finish)
-                .map_err(shader)?;
-            composed.validate().map_err(shader)?;
-            Bloom::new(device, composed.text()).map_err(fail)?
-        };
+        let (composed, fail) = compose("compositor/bloom.wgsl")?;
+        let bloom = Bloom::new(device, composed.text()).map_err(fail)?;
         Ok(Self {
             blend_pipeline,
             blend_layout,

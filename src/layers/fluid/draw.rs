@@ -107,8 +107,6 @@ pub struct FluidRenderer {
     /// The particles bound for `glow` and for `glow_in_scene` (each
     /// pipeline's own automatic layout).
     glow_groups: Option<[wgpu::BindGroup; 2]>,
-    /// The particles' radius this frame, world units.
-    radius: f32,
     /// The simulation's positions, velocities and densities.
     particles: Option<[wgpu::Buffer; 3]>,
     targets: Option<Targets>,
@@ -122,6 +120,59 @@ struct SplatKernels {
     resolve: Kernel,
 }
 
+/// The camera, the look, the particles (positions, velocities, densities)
+/// and the splat's own buffers (uniform, footprint, dispatch).
+type SplatBuffers<'b> = (
+    &'b wgpu::Buffer,
+    &'b wgpu::Buffer,
+    &'b [wgpu::Buffer; 3],
+    &'b [wgpu::Buffer; 3],
+);
+
+impl SplatKernels {
+    /// The four kernels bound to `buffers` and the per-pixel sums
+    /// (`depth_bits`, `layer_sums`).
+    fn bind(
+        &self,
+        gpu: &Gpu,
+        (camera, look, [positions, velocities, densities], [splat, footprint, dispatch]): SplatBuffers<'_>,
+        (depth_bits, layer_sums): (&wgpu::Buffer, &wgpu::Buffer),
+    ) -> [Binding; 4] {
+        [
+            self.measure.bind(
+                gpu,
+                &[
+                    (0, camera),
+                    (1, look),
+                    (2, positions),
+                    (5, splat),
+                    (6, footprint),
+                ],
+            ),
+            self.size
+                .bind(gpu, &[(5, splat), (6, footprint), (9, dispatch)]),
+            self.rows.bind(
+                gpu,
+                &[
+                    (0, camera),
+                    (1, look),
+                    (2, positions),
+                    (3, velocities),
+                    (4, densities),
+                    (5, splat),
+                    (6, footprint),
+                    (7, depth_bits),
+                    (8, layer_sums),
+                ],
+            ),
+            self.resolve.bind(
+                gpu,
+                &[(0, camera), (5, splat), (7, depth_bits), (8, layer_sums)],
+            ),
+        ]
+    }
+}
+
 struct Targets {
     size: [u32; 2],
     eye: [RenderTarget; 2],
@@ -129,26 +180,45 @@ struct Targets {
     /// The nearest eye depth's bits and the thickness and foam sums, per
     /// pixel; the resolve leaves them cleared.
     sums: [wgpu::Buffer; 2],
+    /// The splat's four kernels bound to these sums and the particles
+    /// (made in `prepare` once both are known).
+    bindings: Option<[Binding; 4]>,
 }
 
 impl FluidRenderer {
     /// This frame's uploads for a target of `size`: the camera, the look,
     /// the surface passes' uniforms, and the screen-space targets the
     /// surface is built in (made again only when the size changes).
+    /// `particles` and `in_scene` set the splat's uniforms.
     pub fn prepare(
         &mut self,
         gpu: &Gpu,
         size: [u32; 2],
-        camera: &CameraUniform,
-        look: &ParticleDraw,
+        (camera, look): (&CameraUniform, &ParticleDraw),
+        (particles, in_scene): (u32, bool),
     ) {
         gpu.queue
             .write_buffer(&self.camera, 0, bytemuck::bytes_of(camera));
         gpu.queue
             .write_buffer(&self.look, 0, bytemuck::bytes_of(look));
-        self.radius = look.radius;
         if self.targets.as_ref().is_none_or(|t| t.size != size) {
             self.targets = Some(Targets::new(gpu, size));
+        }
+        let splat = SplatUniform {
+            size,
+            particle_count: particles,
+            scale: THICKNESS_STEPS / look.radius.max(1e-6),
+            in_scene: u32::from(in_scene),
+            _pad: [0; 3],
+        };
+        gpu.queue
+            .write_buffer(&self.splat_buffers[0], 0, bytemuck::bytes_of(&splat));
+        if let (Some(targets), Some(buffers)) = (self.targets.as_mut(), &self.particles)
+            && targets.bindings.is_none()
+        {
+            let sums = (&targets.sums[0], &targets.sums[1]);
+            let buffers = (&self.camera, &self.look, buffers, &self.splat_buffers);
+            targets.bindings = Some(self.splat.bind(gpu, buffers, sums));
         }
         let pixels = look.radius * size[1] as f32 / (2.0 * camera_tan(camera));
         for direction in 0..2 {
@@ -207,14 +277,13 @@ impl FluidRenderer {
             pass.draw(0..6, instances);
             return;
         }
-        let (Some(targets), Some(particles)) = (&self.targets, &self.particles) else {
+        let Some(targets) = &self.targets else {
             return;
         };
-        let scene = (scene_depth, in_scene);
         self.splat(
             gpu,
             (encoder, profiler),
-            (targets, particles, scene),
+            (targets, scene_depth),
             sim.count(),
         );
         for round in 0..BLUR_ROUNDS {
@@ -241,66 +310,20 @@ impl FluidRenderer {
     }
 
     /// Splats `count` particles into the targets' eye depth and thickness.
-    /// In the scene, water behind what the scene's depth holds is left out.
+    /// The water behind what the scene's depth holds is left out (the
+    /// resolve reads `scene_depth`).
     fn splat(
         &self,
         gpu: &Gpu,
         (encoder, profiler): (&mut wgpu::CommandEncoder, &mut GpuProfiler),
-        (targets, [positions, velocities, densities], (scene_depth, in_scene)): (
-            &Targets,
-            &[wgpu::Buffer; 3],
-            (&wgpu::TextureView, bool),
-        ),
+        (targets, scene_depth): (&Targets, &wgpu::TextureView),
         count: u32,
     ) {
-        let uniform = SplatUniform {
-            size: targets.size,
-            particle_count: count,
-            scale: THICKNESS_STEPS / self.radius.max(1e-6),
-            in_scene: u32::from(in_scene),
-            _pad: [0; 3],
+        let Some([measure, size, rows, resolve]) = &targets.bindings else {
+            return;
         };
-        let [splat, footprint, dispatch] = &self.splat_buffers;
-        gpu.queue
-            .write_buffer(splat, 0, bytemuck::bytes_of(&uniform));
-        let [depth_bits, layer_sums] = &targets.sums;
         let kernels = &self.splat;
-        let measure = kernels.measure.bind(
-            gpu,
-            &[
-                (0, &self.camera),
-                (1, &self.look),
-                (2, positions),
-                (5, splat),
-                (6, footprint),
-            ],
-        );
-        let size = kernels
-            .size
-            .bind(gpu, &[(5, splat), (6, footprint), (9, dispatch)]);
-        let rows = kernels.rows.bind(
-            gpu,
-            &[
-                (0, &self.camera),
-                (1, &self.look),
-                (2, positions),
-                (3, velocities),
-                (4, densities),
-                (5, splat),
-                (6, footprint),
-                (7, depth_bits),
-                (8, layer_sums),
-            ],
-        );
-        let resolve: Binding = kernels.resolve.bind(
-            gpu,
-            &[
-                (0, &self.camera),
-                (5, splat),
-                (7, depth_bits),
-                (8, layer_sums),
-            ],
-        );
+        let dispatch = &self.splat_buffers[2];
         let textures = [&targets.eye[0].view, &targets.thickness.view, scene_depth];
         let entries: Vec<wgpu::BindGroupEntry<'_>> = (0u32..)
             .zip(textures)
@@ -315,17 +338,15 @@ impl FluidRenderer {
             label: Some(label),
             timestamp_writes: profiler.compute_pass(label),
         });
-        kernels.measure.dispatch(&mut pass, &measure, count, 64);
-        kernels.size.dispatch(&mut pass, &size, 1, 1);
+        kernels.measure.dispatch(&mut pass, measure, count, 64);
+        kernels.size.dispatch(&mut pass, size, 1, 1);
         drop(pass);
         let label = "fluid.draw.splat";
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some(label),
             timestamp_writes: profiler.compute_pass(label),
         });
-        kernels
-            .rows
-            .dispatch_indirect(&mut pass, &rows, dispatch, 0);
+        kernels.rows.dispatch_indirect(&mut pass, rows, dispatch, 0);
         drop(pass);
         let label = "fluid.draw.splat.resolve";
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
@@ -335,7 +356,7 @@ impl FluidRenderer {
         let [w, h] = targets.size;
         kernels
             .resolve
-            .dispatch_with(&mut pass, &resolve, &resolved, w * h, 64);
+            .dispatch_with(&mut pass, resolve, &resolved, w * h, 64);
     }
 
     fn surface_group(
@@ -388,6 +409,7 @@ impl Targets {
             eye,
             thickness,
             sums: [depth_bits, layer_sums],
+            bindings: None,
         }
     }
 }
@@ -485,7 +507,6 @@ impl Drawer<FluidSim> for FluidRenderer {
                 )
             }),
             glow_groups: None,
-            radius: 0.0,
             particles: None,
             targets: None,
         })
@@ -507,5 +528,8 @@ impl Drawer<FluidSim> for FluidRenderer {
             sim.velocities.clone(),
             sim.densities.clone(),
         ]);
+        if let Some(targets) = self.targets.as_mut() {
+            targets.bindings = None;
+        }
     }
 }

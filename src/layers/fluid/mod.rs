@@ -322,7 +322,8 @@ impl Layer for FluidLayer {
         self.substeps = knobs.substeps(registry, clock.dt, params.dt);
         let look = knobs.look(registry, running.dx, params.rest_density);
         if let Some(renderer) = self.core.drawer.as_mut() {
-            renderer.prepare(env.gpu, size, &camera, &look);
+            let splat = (running.sim.count(), knobs.placement.in_scene(registry));
+            renderer.prepare(env.gpu, size, (&camera, &look), splat);
         }
         false
     }

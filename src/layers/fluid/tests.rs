@@ -17,16 +17,22 @@ fn upload(scene: &Scene) -> FluidSim {
 
 /// The fluid of `scene` with its kernels read from `assets`.
 fn upload_from(scene: &Scene, assets: &Assets) -> FluidSim {
+    raining(scene, assets).0
+}
+
+/// The same, and the rain map its landings are counted in.
+fn raining(scene: &Scene, assets: &Assets) -> (FluidSim, wgpu::Buffer) {
     let gpu = support::gpu();
     let rain = sylva::engine::world::World::default().rain(&gpu);
-    FluidSim::new(
+    let sim = FluidSim::new(
         &gpu,
         assets,
         (&scene.positions, &scene.velocities),
         &scene.params,
         &rain,
     )
-    .unwrap_or_else(|e| panic!("{e}"))
+    .unwrap_or_else(|e| panic!("{e}"));
+    (sim, rain)
 }
 
 fn run(sim: &FluidSim, steps: usize) {
@@ -443,7 +449,7 @@ fn water_never_stays_inside_a_moving_body_and_is_swept_along() {
 
 #[test]
 fn water_falling_on_the_floor_is_counted_as_rain_where_it_lands() {
-    use sylva::engine::world::{RAIN_SIDE, World};
+    use sylva::engine::world::RAIN_SIDE;
     use sylva::gpu::compute::read_buffer;
     use sylva::layers::fluid::bodies;
     let gpu = support::gpu();
@@ -459,16 +465,7 @@ fn water_falling_on_the_floor_is_counted_as_rain_where_it_lands() {
         0.0,
         5,
     );
-    let world = World::default();
-    let rain = world.rain(&gpu);
-    let sim = FluidSim::new(
-        &gpu,
-        &Assets::new(env!("CARGO_MANIFEST_DIR")),
-        (&scene.positions, &scene.velocities),
-        &scene.params,
-        &rain,
-    )
-    .checked("building the fluid");
+    let (sim, rain) = raining(&scene, &Assets::new(env!("CARGO_MANIFEST_DIR")));
     // The scene's frame is the tank's own.
     let tank = (glam::Mat4::IDENTITY, true);
     sim.set_bodies(&gpu, &bodies::block(&[], tank, (0.2, 0.0), RAIN_SIDE));
