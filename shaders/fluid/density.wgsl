@@ -1,5 +1,5 @@
 // SPH stage 2: density (Poly6, the particle itself and its mirrors
-// included) and Tait pressure.
+// included) and Tait pressure, LANES threads to a particle.
 
 #include "fluid/substep.wgsl"
 
@@ -9,48 +9,67 @@
 @group(0) @binding(6) var<storage, read_write> density: array<vec2<f32>>;
 @group(0) @binding(8) var<storage, read> grid_starts: array<u32>;
 
-@compute @workgroup_size(256)
-fn compute_density(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let s = particle(global, groups);
-    if s >= params.count {
-        return;
-    }
-    let me = position_b[s];
-    if me.w == 0.0 {
-        density[s] = vec2<f32>(params.rest_density, 0.0);
-        return;
-    }
+var<workgroup> lane_sums: array<f32, 256>;
+
+// The Poly6 sum over this lane's rows of the neighbourhood of `me`.
+fn poly6_sum(me: vec3<f32>, lane: u32) -> f32 {
     let h2 = params.kernel.w;
-    let home = grid_coords(grid, me.xyz);
-    let walls = walls_near(me.xyz);
+    let home = grid_coords(grid, me);
+    let walls = walls_near(me);
     var sum = 0.0;
     var cells: array<u32, 2>;
-    for (var dz = -REACH; dz <= REACH; dz++) {
-        for (var dy = -REACH; dy <= REACH; dy++) {
-            row_range(grid, &cells, home, dy, dz);
-            for (var j = grid_starts[cells[0]]; j < grid_starts[cells[1]]; j++) {
-                let other = position_b[j];
-                if other.w == 0.0 {
-                    continue;
-                }
-                let d = other.xyz - me.xyz;
-                let r2 = dot(d, d);
-                if r2 < h2 {
-                    let q = h2 - r2;
+    for (var r = lane; r < ROWS; r += LANES) {
+        row_span(grid, &cells, me, home, r, h2);
+        for (var j = grid_starts[cells[0]]; j < grid_starts[cells[1]]; j++) {
+            let other = position_b[j];
+            if other.w == 0.0 {
+                continue;
+            }
+            let d = other.xyz - me;
+            let r2 = dot(d, d);
+            if r2 < h2 {
+                let q = h2 - r2;
+                sum += q * q * q;
+            }
+            for (var w = 0u; w < walls.count; w++) {
+                let g = mirrored(other.xyz, walls.axis[w], walls.at[w]) - me;
+                let g2 = dot(g, g);
+                if g2 < h2 {
+                    let q = h2 - g2;
                     sum += q * q * q;
-                }
-                for (var w = 0u; w < walls.count; w++) {
-                    let g = mirrored(other.xyz, walls.axis[w], walls.at[w]) - me.xyz;
-                    let g2 = dot(g, g);
-                    if g2 < h2 {
-                        let q = h2 - g2;
-                        sum += q * q * q;
-                    }
                 }
             }
         }
     }
+    return sum;
+}
+
+@compute @workgroup_size(256)
+fn compute_density(
+    @builtin(global_invocation_id) global: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) local: u32,
+) {
+    let s = particle(global, groups) / LANES;
+    let lane = local % LANES;
+    let live = s < params.count;
+    let me = select(vec4<f32>(0.0), position_b[min(s, params.count - 1u)], live);
+    var sum = 0.0;
+    if live & me.w != 0.0 {
+        sum = poly6_sum(me.xyz, lane);
+    }
+    lane_sums[local] = sum;
+    workgroupBarrier();
+    if !live | lane != 0u {
+        return;
+    }
+    for (var k = 1u; k < LANES; k++) {
+        sum += lane_sums[local + k];
+    }
+    if me.w == 0.0 {
+        density[s] = vec2<f32>(params.rest_density, 0.0);
+        return;
+    }
     let rho = max(params.mass * params.kernel.x * sum, 1e-6);
     density[s] = vec2<f32>(rho, tait_pressure(params, rho));
 }
-

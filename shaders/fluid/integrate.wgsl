@@ -1,16 +1,13 @@
-// SPH stage 4: symplectic Euler back into set A, with sinks, emitters,
-// the bodies other layers move (pushed out, given their velocity), the
-// container and NaN guards: nothing leaves the tank or stays broken.
+// SPH stage 4, run by the force stage for each particle once its
+// acceleration is known: symplectic Euler back into set A, with sinks,
+// emitters, the bodies other layers move (pushed out, given their
+// velocity), the container and NaN guards: nothing leaves the tank or
+// stays broken.
 
-#include "fluid/substep.wgsl"
 #include "common/world.wgsl"
 
-@group(0) @binding(0) var<uniform> params: FluidParams;
 @group(0) @binding(2) var<storage, read_write> position_a: array<vec4<f32>>;
 @group(0) @binding(3) var<storage, read_write> velocity_a: array<vec4<f32>>;
-@group(0) @binding(4) var<storage, read> position_b: array<vec4<f32>>;
-@group(0) @binding(5) var<storage, read> velocity_b: array<vec4<f32>>;
-@group(0) @binding(7) var<storage, read> acceleration: array<vec4<f32>>;
 @group(0) @binding(10) var<storage, read> substeps: array<u32>;
 @group(0) @binding(11) var<storage, read> bodies: Bodies;
 // Landings on the floor, counted for the ground that drinks them.
@@ -19,19 +16,15 @@
 // Slower than this onto the floor is water at rest, not rain.
 const RAIN_SPEED: f32 = 0.3;
 
-@compute @workgroup_size(256)
-fn integrate(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let s = particle(global, groups);
-    if s >= params.count {
-        return;
-    }
+// Particle `s`, at `before` moving at `velocity` before this substep, under `a`.
+fn integrate_particle(s: u32, before: vec4<f32>, velocity: vec3<f32>, a: vec3<f32>) {
     // A fresh random stream every substep (the frame's seed alone would
     // make each substep of a frame pick the same particles).
     let stream = params.seed ^ (substeps[0] * 2654435761u);
-    var x = position_b[s];
-    var v = velocity_b[s].xyz;
+    var x = before;
+    var v = velocity;
     if x.w != 0.0 {
-        v += acceleration[s].xyz * params.dt;
+        v += a * params.dt;
         x = vec4<f32>(x.xyz + v * params.dt, 1.0);
     }
     // Water falling within half a smoothing length of the floor (where the

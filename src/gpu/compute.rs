@@ -21,6 +21,7 @@ pub struct Kernel {
     file: String,
     entry: String,
     files: Vec<String>,
+    constants: Vec<(&'static str, f64)>,
 }
 
 /// A bind group and the buffers it binds, so it can be made again for a
@@ -34,6 +35,17 @@ impl Kernel {
     /// Compiles entry point `entry` of shader file `file` (relative to
     /// `shaders/`, includes resolved).
     pub fn new(gpu: &Gpu, assets: &Assets, file: &str, entry: &str) -> Result<Self, BuildError> {
+        Self::with_constants(gpu, assets, file, entry, &[])
+    }
+
+    /// Like [`Kernel::new`], with the file's `override` constants set.
+    pub fn with_constants(
+        gpu: &Gpu,
+        assets: &Assets,
+        file: &str,
+        entry: &str,
+        constants: &[(&'static str, f64)],
+    ) -> Result<Self, BuildError> {
         let composed = Composer::new(assets).file(file)?.finish()?;
         composed.validate()?;
         let label = format!("{file}:{entry}");
@@ -50,7 +62,10 @@ impl Kernel {
                     layout: None,
                     module: &module,
                     entry_point: Some(entry),
-                    compilation_options: Default::default(),
+                    compilation_options: wgpu::PipelineCompilationOptions {
+                        constants,
+                        ..Default::default()
+                    },
                     cache: None,
                 },
             ))
@@ -62,6 +77,7 @@ impl Kernel {
             file: file.to_string(),
             entry: entry.to_string(),
             files: composed.files().map(str::to_string).collect(),
+            constants: constants.to_vec(),
         })
     }
 
@@ -112,7 +128,7 @@ impl Kernel {
         assets: &Assets,
         bindings: &mut [&mut Binding],
     ) -> Result<(), BuildError> {
-        let kernel = Kernel::new(gpu, assets, &self.file, &self.entry)?;
+        let kernel = Kernel::with_constants(gpu, assets, &self.file, &self.entry, &self.constants)?;
         let groups: Vec<wgpu::BindGroup> = gpu.scoped(&self.label, || {
             Ok::<_, BuildError>(
                 bindings

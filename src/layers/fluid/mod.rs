@@ -441,7 +441,7 @@ pub const KIND: LayerKind = LayerKind {
         ],
     },
     layouts: &[
-        UniformLayout::of::<sim::FluidParams>("FluidParams", "fluid/integrate.wgsl", "FluidParams"),
+        UniformLayout::of::<sim::FluidParams>("FluidParams", "fluid/force.wgsl", "FluidParams"),
         UniformLayout::of::<draw::ParticleDraw>(
             "ParticleDraw",
             "fluid/particle_look.wgsl",

@@ -119,7 +119,8 @@ pub struct FluidSim {
     reorder: (Kernel, Binding),
     density: (Kernel, Binding),
     force: (Kernel, Binding),
-    integrate: (Kernel, Binding),
+    /// Threads sharing each particle's neighbour walk (`LANES` in fluid.wgsl).
+    lanes: u32,
     params: wgpu::Buffer,
     /// Positions in grid order between substeps: xyz, w = 1 alive, 0 drained.
     pub positions: wgpu::Buffer,
@@ -180,6 +181,7 @@ impl FluidSim {
             &count_buffer,
             count,
         )?;
+        let lanes = lanes_for(count);
         let kernel = |entry: &str,
                       bindings: &[(u32, &wgpu::Buffer)]|
          -> Result<(Kernel, Binding), BuildError> {
@@ -189,7 +191,8 @@ impl FluidSim {
                 "compute_force" => "fluid/force.wgsl".to_string(),
                 other => format!("fluid/{other}.wgsl"),
             };
-            let kernel = Kernel::new(gpu, assets, &file, entry)?;
+            let constants = [("LANES", f64::from(lanes))];
+            let kernel = Kernel::with_constants(gpu, assets, &file, entry, &constants)?;
             let group = kernel.bind(gpu, bindings);
             Ok((kernel, group))
         };
@@ -226,22 +229,14 @@ impl FluidSim {
                     (6, &densities),
                     (7, &accelerations),
                     (8, &grid.starts),
-                ],
-            )?,
-            integrate: kernel(
-                "integrate",
-                &[
-                    (0, &uniform),
                     (2, &position_a),
                     (3, &velocity_a),
-                    (4, &position_b),
-                    (5, &velocity_b),
-                    (7, &accelerations),
                     (10, &substeps),
                     (11, &bodies),
                     (12, rain),
                 ],
             )?,
+            lanes,
             grid,
             params: uniform,
             positions: position_a,
@@ -275,20 +270,20 @@ impl FluidSim {
             .write_buffer(&self.params, 0, bytemuck::bytes_of(&params.with_kernel()));
     }
 
-    /// Records one substep, each stage in its own timed pass.
+    /// Records one substep, each stage in its own timed pass (the force
+    /// stage integrates too).
     pub fn step(&self, encoder: &mut wgpu::CommandEncoder, profiler: &mut GpuProfiler) {
         self.grid.encode(encoder, None, profiler);
-        for (label, (kernel, group)) in [
-            ("fluid.reorder", &self.reorder),
-            ("fluid.density", &self.density),
-            ("fluid.force", &self.force),
-            ("fluid.integrate", &self.integrate),
+        for (label, (kernel, group), threads) in [
+            ("fluid.reorder", &self.reorder, self.count),
+            ("fluid.density", &self.density, self.count * self.lanes),
+            ("fluid.force", &self.force, self.count * self.lanes),
         ] {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                 label: Some(label),
                 timestamp_writes: profiler.compute_pass(label),
             });
-            kernel.dispatch(&mut pass, group, self.count, 256);
+            kernel.dispatch(&mut pass, group, threads, 256);
         }
     }
 
@@ -338,10 +333,19 @@ impl FluidSim {
         let grid = cells * 4.0 * 5.0 + n * (16.0 + 4.0 + 4.0 + 4.0 + 4.0 + 4.0);
         let reorder = n * (4.0 + 16.0 * 4.0);
         let density = n * (16.0 + 8.0) + n * neighbours * 16.0;
-        let force = n * (16.0 * 3.0 + 8.0) + n * neighbours * (16.0 + 16.0 + 8.0);
-        let integrate = n * 16.0 * 5.0;
-        (grid + reorder + density + force + integrate) as u64
+        let force = n * (16.0 * 5.0 + 8.0) + n * neighbours * (16.0 + 16.0 + 8.0);
+        (grid + reorder + density + force) as u64
     }
+}
+
+/// Threads per particle's neighbour walk for a fluid of `count`: eight
+/// while eight times the particles still fit on a large GPU at once (a
+/// small fluid's substep is one walk's latency, not its work), one past it.
+fn lanes_for(count: u32) -> u32 {
+    if let Some(lanes) = std::env::var("SYLVA_FLUID_LANES").ok().and_then(|v| v.parse().ok()) {
+        return lanes;
+    }
+    if count <= 1 << 18 { 8 } else { 1 }
 }
 
 impl Simulation for FluidSim {
@@ -351,12 +355,7 @@ impl Simulation for FluidSim {
         let mut report = KernelReload::default();
         let context = (gpu, assets, changed);
         self.grid.reload(context, &mut report);
-        for (kernel, binding) in [
-            &mut self.reorder,
-            &mut self.density,
-            &mut self.force,
-            &mut self.integrate,
-        ] {
+        for (kernel, binding) in [&mut self.reorder, &mut self.density, &mut self.force] {
             report.kernel(context, kernel, &mut [binding]);
         }
         report
