@@ -300,10 +300,11 @@ fn structural_values_beyond_the_device_are_refused_before_allocating() {
 fn a_live_layer_the_device_cannot_run_goes_back_to_the_values_it_ran_with() {
     // The probe of issue 20: structural maxima set over OSC took the show
     // to 0.7 fps on a small device. Here a shader's work, sent from 1 to
-    // 8000 loop turns a pixel, makes one frame take most of a second.
+    // 8000 loop turns a pixel, makes one frame take most of a second
+    // (`dpdx` keeps it on the rasterizer, whose frame times this measured).
     let shader = "// @param work int 1 min=1 max=100000 \"Loop turns a pixel\"\n\n\
                   @fragment\nfn fs_main(in: FullscreenVertex) -> @location(0) vec4<f32> {\n\
-                  \x20   var x = in.uv.x;\n\
+                  \x20   var x = in.uv.x + dpdx(in.uv.x) * 0.0;\n\
                   \x20   for (var i = 0; i < params.work; i = i + 1) { x = fract(x * 1.618 + 0.1); }\n\
                   \x20   return vec4<f32>(x, in.uv.y, 0.0, 1.0);\n}\n";
     let root = support::show_folder(

@@ -171,3 +171,76 @@ fn a_compute_pass_paints_a_storage_texture_bound_by_the_helpers() {
         assert_eq!([p[0], p[1]], [(i % 8) as f32, (i / 8) as f32], "texel {i}");
     }
 }
+
+/// A plain HDR texture the compute form cannot store to, so the same
+/// pipeline draws into it with the rasterizer.
+fn raster_only_target(size: u32) -> wgpu::Texture {
+    support::gpu()
+        .device
+        .create_texture(&wgpu::TextureDescriptor {
+            label: Some("raster.only"),
+            size: wgpu::Extent3d {
+                width: size,
+                height: size,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: HDR_FORMAT,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+            view_formats: &[],
+        })
+}
+
+#[test]
+fn a_fullscreen_pass_run_as_compute_gives_the_rasterizers_pixels() {
+    let gpu = support::gpu();
+    let source = String::from(
+        "struct FullscreenVertex {\n    @builtin(position) position: vec4<f32>,\n    @location(0) uv: vec2<f32>,\n}\n\
+           @vertex fn vs_fullscreen(@builtin(vertex_index) i: u32) -> FullscreenVertex {\n\
+               let c = vec2<f32>(f32((i << 1u) & 2u), f32(i & 2u));\n\
+               return FullscreenVertex(vec4<f32>(c * 2.0 - 1.0, 0.0, 1.0), vec2<f32>(c.x, 1.0 - c.y));\n\
+           }\n\
+           @group(0) @binding(0) var<uniform> tint: vec4<f32>;\n\
+           @fragment\nfn fs_main(in: FullscreenVertex) -> @location(0) vec4<f32> {\n\
+               return vec4<f32>(in.uv, fract(in.position.x * 0.37 + in.position.y * 0.11), 1.0) * tint;\n\
+           }\n",
+    );
+    let layout = sylva::gpu::bindings::layout(&gpu.device, "raster.tint", &[Slot::Uniform]);
+    let pipeline = sylva::gpu::FullscreenPipeline::new(
+        &gpu.device,
+        "raster.fullscreen",
+        &source,
+        &layout,
+        HDR_FORMAT,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert!(pipeline.computes(), "the shader runs as compute");
+    let tint = sylva::gpu::bindings::uniform_buffer(&gpu.device, "raster.tint", 16);
+    gpu.queue
+        .write_buffer(&tint, 0, bytemuck::cast_slice(&[0.5f32, 2.0, 1.0, 1.0]));
+    let group = bind(&gpu, &layout, "raster.tint", &[tint.as_entire_binding()]);
+    let stored = RenderTarget::new(&gpu.device, "raster.stored", [24, 24], HDR_FORMAT);
+    let drawn = raster_only_target(24);
+    let drawn_view = drawn.create_view(&Default::default());
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    pipeline.draw(&mut encoder, "raster.stored", &stored.view, &group, None);
+    pipeline.draw(&mut encoder, "raster.drawn", &drawn_view, &group, None);
+    gpu.queue.submit([encoder.finish()]);
+    let a = read_rgba16f(&gpu, &stored.texture).unwrap_or_else(|e| panic!("{e}"));
+    let b = read_rgba16f(&gpu, &drawn).unwrap_or_else(|e| panic!("{e}"));
+    for (i, (p, q)) in a.iter().zip(&b).enumerate() {
+        for c in 0..4 {
+            assert!(
+                (p[c] - q[c]).abs() < 2e-3,
+                "pixel {i} channel {c}: compute {p:?}, raster {q:?}"
+            );
+        }
+    }
+    assert!(
+        a[24 * 23 + 23][1] > 1.8,
+        "the uv reaches the bottom right: {:?}",
+        a[24 * 23 + 23]
+    );
+}

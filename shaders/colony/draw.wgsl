@@ -2,14 +2,13 @@
 // the parent to a + (b - a) * t, so branches visibly extend as they grow.
 // Lines are drawn by compute (`splat_lines`: a thread a segment walks the
 // pixels its screen-space band covers and adds its colour with fixed-point
-// atomics; `fs_lines` turns the sums into the layer), since a rasterizer
+// atomics; `resolve_lines` turns the sums into the layer), since a rasterizer
 // spends six vertices on each of a million short segments; tubes are
 // six-sided cylinders with a cone cap, built from the vertex index (WGSL
 // has no geometry shaders), lit and depth-tested.
 
 #include "common/camera.wgsl"
 #include "common/lighting.wgsl"
-#include "common/fullscreen.wgsl"
 #include "colony/colony.wgsl"
 #include "colony/transform.wgsl"
 
@@ -30,7 +29,7 @@ struct DrawParams {
 @group(0) @binding(3) var<storage, read> info: array<NodeInfo>;
 @group(0) @binding(4) var<storage, read> state: array<u32>;
 // The lines' colour and coverage added up, four words a pixel: written by
-// `splat_lines`, read by `fs_lines` (two names for one buffer, one a
+// `splat_lines`, read by `resolve_lines` (two names for one buffer, one a
 // pipeline).
 @group(0) @binding(12) var<storage, read_write> line_sums: array<atomic<u32>>;
 @group(0) @binding(13) var<storage, read> line_totals: array<u32>;
@@ -157,13 +156,19 @@ fn splat_lines(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_wo
     splat_band(a, b, shade(i) * (0.35 + 0.65 * nodes[i].w));
 }
 
-// The sums into the layer: colour and coverage as the additive quads gave.
-@fragment
-fn fs_lines(in: FullscreenVertex) -> @location(0) vec4<f32> {
-    let pixel = vec2<u32>(in.position.xy);
-    let at = (pixel.y * u32(camera.viewport.x) + pixel.x) * 4u;
+@group(1) @binding(0) var lines_target: texture_storage_2d<rgba16float, write>;
+
+// The sums into the layer: colour and coverage as the additive quads gave
+// (every pixel written, so the target needs no clearing).
+@compute @workgroup_size(8, 8)
+fn resolve_lines(@builtin(global_invocation_id) id: vec3<u32>) {
+    let size = textureDimensions(lines_target);
+    if id.x >= size.x || id.y >= size.y {
+        return;
+    }
+    let at = (id.y * u32(camera.viewport.x) + id.x) * 4u;
     let sums = vec4<f32>(f32(line_totals[at]), f32(line_totals[at + 1u]), f32(line_totals[at + 2u]), f32(line_totals[at + 3u]));
-    return sums / LINE_STEPS;
+    textureStore(lines_target, id.xy, sums / LINE_STEPS);
 }
 
 // Radius at a node: thinner towards the tips.

@@ -39,9 +39,11 @@ pub fn linear_sampler(device: &wgpu::Device, label: &str) -> wgpu::Sampler {
     })
 }
 
-/// A bind group layout whose binding `i` is `slots[i]`, fragment stage.
+/// A bind group layout whose binding `i` is `slots[i]`, for a fullscreen
+/// pass (fragment stage, or compute where it runs as compute).
 pub fn layout(device: &wgpu::Device, label: &str, slots: &[Slot]) -> wgpu::BindGroupLayout {
-    layout_for(device, label, wgpu::ShaderStages::FRAGMENT, slots)
+    let stages = wgpu::ShaderStages::FRAGMENT | wgpu::ShaderStages::COMPUTE;
+    layout_for(device, label, stages, slots)
 }
 
 /// A bind group layout whose binding `i` is `slots[i]`, seen by `stages`.

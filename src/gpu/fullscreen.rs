@@ -1,15 +1,31 @@
-//! A render pipeline that draws one fullscreen triangle with a WGSL
-//! fragment shader: the compositor's blend and master passes and every
-//! `shader` layer are built on it. Creation runs inside a validation error
+//! A fullscreen pass of a WGSL fragment shader: the compositor's blend and
+//! master passes, the layers' own passes and every `shader` layer are built
+//! on it. It draws one triangle, or, where the shader can run as compute
+//! and the target can be stored to, runs the same function as a compute
+//! shader over the pixels (compute_variant.rs): GPUs whose rasterizer is
+//! their narrow part (the H200 blends half-float pixels at 28 GB/s) then
+//! fill a target at memory speed. Creation runs inside a validation error
 //! scope so a broken shader yields an error message, never a panic.
 
 use super::BuildError;
+use super::compute_variant::{self, OUTPUT_ENTRY};
 use super::target::begin_cleared_pass;
 
-/// A compiled fullscreen pass: vertex entry `vs_fullscreen`, fragment entry
-/// `fs_main`, one bind group at index 0.
+/// A compiled fullscreen pass: vertex entry `vs_fullscreen`, a fragment
+/// entry (`fs_main` by default), bind groups from index 0, and the same
+/// as compute when the shader allows it.
 pub struct FullscreenPipeline {
     pipeline: wgpu::RenderPipeline,
+    compute: Option<ComputeVariant>,
+}
+
+/// The fragment function run per pixel by a compute shader that stores to
+/// the target, bound at group `group`.
+struct ComputeVariant {
+    device: wgpu::Device,
+    pipeline: wgpu::ComputePipeline,
+    output: wgpu::BindGroupLayout,
+    group: u32,
 }
 
 impl FullscreenPipeline {
@@ -54,13 +70,16 @@ impl FullscreenPipeline {
         });
         let stages = ((&module, "vs_fullscreen"), (&module, fragment));
         let pipeline = Self::from_stages(device, label, layouts, stages, format).pipeline;
-        match pollster::block_on(scope.pop()) {
-            Some(error) => Err(BuildError::Device {
+        if let Some(error) = pollster::block_on(scope.pop()) {
+            return Err(BuildError::Device {
                 label: label.to_string(),
                 message: error.to_string(),
-            }),
-            None => Ok(Self { pipeline }),
+            });
         }
+        Ok(Self {
+            pipeline,
+            compute: ComputeVariant::new(device, label, source, layouts, (format, fragment)),
+        })
     }
 
     /// A pass of compiled stages: a vertex and a fragment module with
@@ -98,7 +117,15 @@ impl FullscreenPipeline {
             multiview_mask: None,
             cache: None,
         });
-        Self { pipeline }
+        Self {
+            pipeline,
+            compute: None,
+        }
+    }
+
+    /// Whether it runs as compute into targets that can be stored to.
+    pub fn computes(&self) -> bool {
+        self.compute.is_some()
     }
 
     /// Draws the pass into `target`, overwriting it.
@@ -122,11 +149,124 @@ impl FullscreenPipeline {
         groups: &[&wgpu::BindGroup],
         timestamp_writes: Option<wgpu::RenderPassTimestampWrites<'_>>,
     ) {
+        let storable = target
+            .texture()
+            .usage()
+            .contains(wgpu::TextureUsages::STORAGE_BINDING);
+        if let Some(compute) = self.compute.as_ref().filter(|_| storable) {
+            return compute.run(encoder, label, target, groups, timestamp_writes);
+        }
         let mut pass = begin_cleared_pass(encoder, label, target, timestamp_writes);
         pass.set_pipeline(&self.pipeline);
         for (index, group) in groups.iter().enumerate() {
             pass.set_bind_group(index as u32, *group, &[]);
         }
         pass.draw(0..3, 0..1);
+    }
+}
+
+impl ComputeVariant {
+    /// The compute form of `fragment` in `source` for targets of `format`,
+    /// or none where the format cannot be stored to or the shader needs the
+    /// rasterizer (derivatives, implicit-level sampling, discard, its own
+    /// entry signature): those draw as before.
+    fn new(
+        device: &wgpu::Device,
+        label: &str,
+        source: &str,
+        layouts: &[&wgpu::BindGroupLayout],
+        (format, fragment): (wgpu::TextureFormat, &str),
+    ) -> Option<Self> {
+        let features = format.guaranteed_format_features(device.features());
+        if !features
+            .allowed_usages
+            .contains(wgpu::TextureUsages::STORAGE_BINDING)
+        {
+            return None;
+        }
+        let group = layouts.len() as u32;
+        let text = compute_variant::source(source, fragment, format, group)?;
+        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let output = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some(label),
+            entries: &[wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::StorageTexture {
+                    access: wgpu::StorageTextureAccess::WriteOnly,
+                    format,
+                    view_dimension: wgpu::TextureViewDimension::D2,
+                },
+                count: None,
+            }],
+        });
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(label),
+            source: wgpu::ShaderSource::Wgsl(text.into()),
+        });
+        let all: Vec<Option<&wgpu::BindGroupLayout>> = layouts
+            .iter()
+            .copied()
+            .chain(std::iter::once(&output))
+            .map(Some)
+            .collect();
+        let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some(label),
+            bind_group_layouts: &all,
+            immediate_size: 0,
+        });
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some(label),
+            layout: Some(&layout),
+            module: &module,
+            entry_point: Some(OUTPUT_ENTRY),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        if let Some(error) = pollster::block_on(scope.pop()) {
+            tracing::debug!("{label}: drawn by the rasterizer ({error})");
+            return None;
+        }
+        Some(Self {
+            device: device.clone(),
+            pipeline,
+            output,
+            group,
+        })
+    }
+
+    /// Fills `target` with the shader run once per pixel.
+    fn run(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        label: &str,
+        target: &wgpu::TextureView,
+        groups: &[&wgpu::BindGroup],
+        timestamps: Option<wgpu::RenderPassTimestampWrites<'_>>,
+    ) {
+        let output = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(label),
+            layout: &self.output,
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: wgpu::BindingResource::TextureView(target),
+            }],
+        });
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some(label),
+            timestamp_writes: timestamps.map(|t| wgpu::ComputePassTimestampWrites {
+                query_set: t.query_set,
+                beginning_of_pass_write_index: t.beginning_of_pass_write_index,
+                end_of_pass_write_index: t.end_of_pass_write_index,
+            }),
+        });
+        pass.set_pipeline(&self.pipeline);
+        for (index, group) in groups.iter().enumerate() {
+            pass.set_bind_group(index as u32, *group, &[]);
+        }
+        pass.set_bind_group(self.group, &output, &[]);
+        let size = target.texture().size();
+        let [x, y] = compute_variant::WORKGROUP;
+        pass.dispatch_workgroups(size.width.div_ceil(x), size.height.div_ceil(y), 1);
     }
 }

@@ -18,40 +18,24 @@ pub struct RenderTarget {
 }
 
 impl RenderTarget {
-    /// A new target of `format`, labelled for validation messages.
+    /// A new target of `format`, labelled for validation messages. Compute
+    /// shaders can store to it too where the format allows (`Rgba16Float`,
+    /// `R32Float`; not the sRGB output), as fullscreen passes run as compute.
     pub fn new(
         device: &wgpu::Device,
         label: &str,
         size: [u32; 2],
         format: wgpu::TextureFormat,
     ) -> Self {
-        Self::with_usage(device, label, size, format, wgpu::TextureUsages::empty())
-    }
-
-    /// A target compute shaders can also write (`format` must be one
-    /// WebGPU stores to, e.g. `R32Float` or `Rgba16Float`).
-    pub fn storage(
-        device: &wgpu::Device,
-        label: &str,
-        size: [u32; 2],
-        format: wgpu::TextureFormat,
-    ) -> Self {
-        Self::with_usage(
-            device,
-            label,
-            size,
-            format,
-            wgpu::TextureUsages::STORAGE_BINDING,
-        )
-    }
-
-    fn with_usage(
-        device: &wgpu::Device,
-        label: &str,
-        size: [u32; 2],
-        format: wgpu::TextureFormat,
-        extra: wgpu::TextureUsages,
-    ) -> Self {
+        let storage = wgpu::TextureUsages::STORAGE_BINDING;
+        let allowed = format
+            .guaranteed_format_features(device.features())
+            .allowed_usages;
+        let extra = if allowed.contains(storage) {
+            storage
+        } else {
+            wgpu::TextureUsages::empty()
+        };
         let texture = device.create_texture(&wgpu::TextureDescriptor {
             label: Some(label),
             size: wgpu::Extent3d {

@@ -88,8 +88,10 @@ pub enum Style {
 /// Pipelines and per-colony bind groups.
 pub struct BranchRenderer {
     splat_lines: wgpu::ComputePipeline,
-    resolve_lines: wgpu::RenderPipeline,
+    resolve_lines: wgpu::ComputePipeline,
     tubes: wgpu::RenderPipeline,
+    /// For the lines' target group, made each frame for the target drawn.
+    device: wgpu::Device,
     camera: wgpu::Buffer,
     params: wgpu::Buffer,
     tubes_group: Option<wgpu::BindGroup>,
@@ -139,17 +141,16 @@ impl BranchRenderer {
                 compilation_options: Default::default(),
                 cache: None,
             });
-        let resolve_lines = instanced_pipeline(
-            &gpu.device,
-            &module,
-            "colony.lines",
-            ("vs_fullscreen", "fs_lines"),
-            Output {
-                format: HDR_FORMAT,
-                blend: None,
-                depth: Depth::None,
-            },
-        );
+        let resolve_lines = gpu
+            .device
+            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some("colony.resolve_lines"),
+                layout: None,
+                module: &module,
+                entry_point: Some("resolve_lines"),
+                compilation_options: Default::default(),
+                cache: None,
+            });
         let tubes = instanced_pipeline(
             &gpu.device,
             &module,
@@ -171,6 +172,7 @@ impl BranchRenderer {
             splat_lines,
             resolve_lines,
             tubes,
+            device: gpu.device.clone(),
             camera: uniform_buffer(&gpu.device, "colony.camera", size_of::<CameraUniform>()),
             params: uniform_buffer(&gpu.device, "colony.draw", size_of::<DrawParams>()),
             tubes_group: None,
@@ -230,12 +232,20 @@ impl BranchRenderer {
                 layout: &self.splat_lines.get_bind_group_layout(0),
                 entries: &splat,
             });
-            let resolve = buffers_group(
-                &gpu.device,
-                &self.resolve_lines,
-                "colony.lines",
-                &[(0, &self.camera), (13, &lines.sums)],
-            );
+            let resolve = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("colony.lines"),
+                layout: &self.resolve_lines.get_bind_group_layout(0),
+                entries: &[
+                    wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: self.camera.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 13,
+                        resource: lines.sums.as_entire_binding(),
+                    },
+                ],
+            });
             lines.groups = Some((splat, resolve));
         }
     }
@@ -298,16 +308,23 @@ impl BranchRenderer {
         pass.dispatch_workgroups_indirect(&sim.args, 0);
         drop(pass);
         let label = "colony.draw.lines.resolve";
-        let mut pass = begin_3d_pass(
-            encoder,
-            label,
-            (target, wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT)),
-            None,
-            profiler.render_pass(label),
-        );
+        let output = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(label),
+            layout: &self.resolve_lines.get_bind_group_layout(1),
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: wgpu::BindingResource::TextureView(target),
+            }],
+        });
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some(label),
+            timestamp_writes: profiler.compute_pass(label),
+        });
         pass.set_pipeline(&self.resolve_lines);
         pass.set_bind_group(0, resolve, &[]);
-        pass.draw(0..3, 0..1);
+        pass.set_bind_group(1, &output, &[]);
+        let [width, height] = self.lines.as_ref().map_or([1, 1], |l| l.size);
+        pass.dispatch_workgroups(width.div_ceil(8), height.div_ceil(8), 1);
     }
 }
 

@@ -388,15 +388,14 @@ fn camera_tan(camera: &CameraUniform) -> f32 {
 impl Targets {
     fn new(gpu: &Gpu, size: [u32; 2]) -> Self {
         let eye = [0, 1].map(|i| {
-            RenderTarget::storage(
+            RenderTarget::new(
                 &gpu.device,
                 &format!("fluid.eye_depth{i}"),
                 size,
                 EYE_DEPTH_FORMAT,
             )
         });
-        let thickness =
-            RenderTarget::storage(&gpu.device, "fluid.thickness", size, THICKNESS_FORMAT);
+        let thickness = RenderTarget::new(&gpu.device, "fluid.thickness", size, THICKNESS_FORMAT);
         let pixels = u64::from(size[0].max(1)) * u64::from(size[1].max(1));
         let none = wgpu::BufferUsages::empty();
         let depth_bits = storage_buffer(gpu, "fluid.splat.depth", pixels * 4, none);

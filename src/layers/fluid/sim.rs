@@ -342,7 +342,10 @@ impl FluidSim {
 /// while eight times the particles still fit on a large GPU at once (a
 /// small fluid's substep is one walk's latency, not its work), one past it.
 fn lanes_for(count: u32) -> u32 {
-    if let Some(lanes) = std::env::var("SYLVA_FLUID_LANES").ok().and_then(|v| v.parse().ok()) {
+    if let Some(lanes) = std::env::var("SYLVA_FLUID_LANES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
         return lanes;
     }
     if count <= 1 << 18 { 8 } else { 1 }
