@@ -24,6 +24,9 @@
 // stored inverted (~index) so zero means none and atomicMax keeps the
 // lowest whatever the thread order.
 @group(0) @binding(14) var<storage, read_write> pulled_by: array<atomic<u32>>;
+// Attractions are kept along a space-filling curve (src/layers/colony/order.rs):
+// for each slot, the index it was given under, which ties and tags use.
+@group(0) @binding(15) var<storage, read> attraction_index: array<u32>;
 
 fn thread_index(global: vec3<u32>, groups: vec3<u32>) -> u32 {
     return global.x + global.y * groups.x * 256u;
@@ -77,7 +80,7 @@ fn search(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgro
     atomicAdd(&accum[4 * best + 1], fixed.y);
     atomicAdd(&accum[4 * best + 2], fixed.z);
     atomicAdd(&accum[4 * best + 3], 1);
-    atomicMax(&pulled_by[best], ~i);
+    atomicMax(&pulled_by[best], ~attraction_index[i]);
 }
 
 // For each grown node (t = 1) that attractions chose: a candidate one

@@ -12,6 +12,7 @@
 pub mod attractors;
 pub mod draw;
 pub mod knobs;
+mod order;
 pub mod picture;
 pub mod reference;
 pub mod sim;

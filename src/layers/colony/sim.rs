@@ -160,6 +160,9 @@ pub struct ColonySim {
     params: wgpu::Buffer,
     /// Attraction points: xyz, w = 1 active, 0 removed.
     pub attractors: wgpu::Buffer,
+    /// For each slot of `attractors`, the attraction's index as given (they
+    /// are kept in spatial order, order.rs).
+    attraction_index: wgpu::Buffer,
     /// Node positions: xyz, w = growth t.
     pub nodes: wgpu::Buffer,
     /// Node attributes.
@@ -189,9 +192,16 @@ impl ColonySim {
         let none = wgpu::BufferUsages::empty();
         let buffer = |label: &str, size: u64, extra| storage_buffer(gpu, label, size, extra);
         let attractor_buffer = buffer("colony.attractors", u64::from(count.max(1)) * 16, none);
-        let points: Vec<[f32; 4]> = attractors.iter().map(|p| [p[0], p[1], p[2], 1.0]).collect();
+        let order = super::order::morton_order(attractors);
+        let points: Vec<[f32; 4]> = (order.iter())
+            .map(|&i| attractors[i as usize])
+            .map(|p| [p[0], p[1], p[2], 1.0])
+            .collect();
         gpu.queue
             .write_buffer(&attractor_buffer, 0, bytemuck::cast_slice(&points));
+        let attraction_index = buffer("colony.attraction_index", u64::from(count.max(1)) * 4, none);
+        gpu.queue
+            .write_buffer(&attraction_index, 0, bytemuck::cast_slice(&order));
         let nodes = buffer(
             "colony.nodes",
             u64::from(capacity) * 16,
@@ -250,6 +260,7 @@ impl ColonySim {
                     (11, &grid.starts),
                     (12, &grid.sorted),
                     (14, &pulled_by),
+                    (15, &attraction_index),
                 ],
             )?,
             attract: kernel(
@@ -304,6 +315,7 @@ impl ColonySim {
             scan,
             params: uniform,
             attractors: attractor_buffer,
+            attraction_index,
             nodes,
             info,
             edges,
@@ -384,9 +396,19 @@ impl ColonySim {
         ))
     }
 
-    /// Reads the attraction points (waits for the GPU).
+    /// Reads the attraction points, in the order they were given (waits
+    /// for the GPU).
     pub fn read_attractors(&self, gpu: &Gpu) -> Result<Vec<[f32; 4]>, ReadbackError> {
-        read_buffer(gpu, &self.attractors, self.attraction_count as usize)
+        let count = self.attraction_count as usize;
+        let kept: Vec<[f32; 4]> = read_buffer(gpu, &self.attractors, count)?;
+        let index: Vec<u32> = read_buffer(gpu, &self.attraction_index, count)?;
+        let mut given = vec![[0.0; 4]; count];
+        for (point, &i) in kept.into_iter().zip(&index) {
+            if let Some(slot) = given.get_mut(i as usize) {
+                *slot = point;
+            }
+        }
+        Ok(given)
     }
 }
 
