@@ -1,6 +1,8 @@
 // Counting sort of points into a uniform grid: count per cell, exclusive
 // prefix sum (prefix_sum.wgsl, over cell_total + 1 entries so the last one
-// is the total), then scatter each point's index to its cell's range.
+// is the total), then scatter each point's index to its cell's range at
+// its start plus a per-cell cursor (cleared with the counts, so the whole
+// sort is dispatches in one pass, no copy between them).
 // After it, cell c holds sorted[starts[c] .. starts[c + 1]]. The number of
 // points lives on the GPU (point_count[0]); dispatches come from it.
 
@@ -10,6 +12,7 @@
 @group(0) @binding(1) var<storage, read> points: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read> point_count: array<u32>;
 @group(0) @binding(3) var<storage, read_write> cell_of: array<u32>;
+// Counts per cell, then (the prefix sum run over them) each cell's start.
 @group(0) @binding(4) var<storage, read_write> cell_counts: array<atomic<u32>>;
 @group(0) @binding(5) var<storage, read_write> cell_cursor: array<atomic<u32>>;
 @group(0) @binding(6) var<storage, read_write> sorted: array<u32>;
@@ -23,6 +26,7 @@ fn grid_clear(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_wor
     let cell = flat_id(global, groups);
     if cell <= grid.cell_total {
         atomicStore(&cell_counts[cell], 0u);
+        atomicStore(&cell_cursor[cell], 0u);
     }
 }
 
@@ -43,6 +47,7 @@ fn grid_scatter(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_w
     if i >= point_count[0] {
         return;
     }
-    let slot = atomicAdd(&cell_cursor[cell_of[i]], 1u);
+    let cell = cell_of[i];
+    let slot = atomicLoad(&cell_counts[cell]) + atomicAdd(&cell_cursor[cell], 1u);
     sorted[slot] = i;
 }

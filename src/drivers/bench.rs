@@ -130,6 +130,7 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<BenchReport> {
             show.use_outputs(outputs);
         }
         show.apply_preset("bench", &preset)?;
+        show.profiler.time_stages();
         let frames = measure(&mut show, resolution, options.steps)?;
         let layer_report = show
             .layers()

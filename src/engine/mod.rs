@@ -7,6 +7,7 @@
 //! simulations share (the bodies that touch the water).
 
 pub mod bloom;
+pub mod bodies;
 pub mod camera;
 pub mod compositor;
 pub mod frame;

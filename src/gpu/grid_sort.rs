@@ -73,7 +73,6 @@ pub struct GridSort {
     pub starts: wgpu::Buffer,
     /// Point indices, cell by cell.
     pub sorted: wgpu::Buffer,
-    cursor: wgpu::Buffer,
     cells: u32,
     capacity: u32,
     label: String,
@@ -140,7 +139,7 @@ impl GridSort {
             Ok((kernel, bind_group))
         };
         Ok(Self {
-            clear: kernel("grid_clear", &[(0, &uniform), (4, &starts)])?,
+            clear: kernel("grid_clear", &[(0, &uniform), (4, &starts), (5, &cursor)])?,
             count: kernel(
                 "grid_count",
                 &[
@@ -153,59 +152,57 @@ impl GridSort {
             )?,
             scatter: kernel(
                 "grid_scatter",
-                &[(2, point_count), (3, &cell_of), (5, &cursor), (6, &sorted)],
+                &[
+                    (2, point_count),
+                    (3, &cell_of),
+                    (4, &starts),
+                    (5, &cursor),
+                    (6, &sorted),
+                ],
             )?,
             scan: PrefixSum::new(gpu, assets, &starts, cells + 1)?,
             grid: uniform,
             starts,
             sorted,
-            cursor,
             cells,
             capacity,
             label: label.to_string(),
         })
     }
 
-    /// Records the sort. `indirect` holds dispatch arguments sized for the
-    /// point count (workgroups of 256); without it every slot up to the
-    /// capacity is visited and those past the count return at once.
+    /// Records the sort in a pass of its own, timed as `<label>.grid`.
+    /// `indirect` holds dispatch arguments sized for the point count
+    /// (workgroups of 256); without it every slot up to the capacity is
+    /// visited and those past the count return at once.
     pub fn encode(
         &self,
         encoder: &mut wgpu::CommandEncoder,
         indirect: Option<(&wgpu::Buffer, u64)>,
         profiler: &mut GpuProfiler,
     ) {
+        let label = format!("{}.grid", self.label);
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some(&label),
+            timestamp_writes: profiler.compute_pass(&label),
+        });
+        self.record(&mut pass, indirect);
+    }
+
+    /// Records the sort's dispatches into `pass` (the device orders them:
+    /// each reads what the one before wrote).
+    pub fn record(&self, pass: &mut wgpu::ComputePass<'_>, indirect: Option<(&wgpu::Buffer, u64)>) {
         let points = |pass: &mut wgpu::ComputePass<'_>, (kernel, group): &(Kernel, Binding)| {
             match indirect {
                 Some((args, offset)) => kernel.dispatch_indirect(pass, group, args, offset),
                 None => kernel.dispatch(pass, group, self.capacity, 256),
             }
         };
-        {
-            let label = format!("{}.grid.count", self.label);
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some(&label),
-                timestamp_writes: profiler.compute_pass(&label),
-            });
-            self.clear
-                .0
-                .dispatch(&mut pass, &self.clear.1, self.cells + 1, 256);
-            points(&mut pass, &self.count);
-            self.scan.encode(&mut pass);
-        }
-        encoder.copy_buffer_to_buffer(
-            &self.starts,
-            0,
-            &self.cursor,
-            0,
-            u64::from(self.cells + 1) * 4,
-        );
-        let label = format!("{}.grid.scatter", self.label);
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some(&label),
-            timestamp_writes: profiler.compute_pass(&label),
-        });
-        points(&mut pass, &self.scatter);
+        self.clear
+            .0
+            .dispatch(pass, &self.clear.1, self.cells + 1, 256);
+        points(pass, &self.count);
+        self.scan.encode(pass);
+        points(pass, &self.scatter);
     }
 
     /// Rebuilds the kernels a saved file touches (the sort's and the

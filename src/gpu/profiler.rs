@@ -55,6 +55,7 @@ pub struct GpuProfiler {
     frame_labels: Vec<String>,
     ns_per_tick: f64,
     latest: Vec<PassTime>,
+    stages: bool,
 }
 
 impl GpuProfiler {
@@ -75,6 +76,7 @@ impl GpuProfiler {
             frame_labels: Vec::new(),
             ns_per_tick: f64::from(queue.get_timestamp_period()),
             latest: Vec::new(),
+            stages: false,
         };
         if timestamps {
             profiler.allocate(FIRST_CAPACITY);
@@ -234,5 +236,18 @@ impl GpuProfiler {
     /// Whether timestamps are being recorded.
     pub fn enabled(&self) -> bool {
         self.queries.is_some()
+    }
+
+    /// Asks simulations to time each stage of a step in a pass of its own
+    /// (`sylva bench --layer`), where a show records a frame's steps in as
+    /// few passes as it can (each pass costs the CPU tens of microseconds,
+    /// and a fluid runs fifty substeps a frame).
+    pub fn time_stages(&mut self) {
+        self.stages = true;
+    }
+
+    /// Whether each stage is timed on its own.
+    pub fn times_stages(&self) -> bool {
+        self.stages && self.enabled()
     }
 }

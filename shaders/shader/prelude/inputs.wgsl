@@ -4,12 +4,32 @@
 
 #include "common/frame.wgsl"
 #include "common/fullscreen.wgsl"
+#include "common/camera.wgsl"
+#include "common/world.wgsl"
 
 @group(0) @binding(0) var<uniform> sylva: Frame;
 @group(0) @binding(1) var<uniform> params: Params;
 @group(0) @binding(2) var previous_frame: texture_2d<f32>;
 @group(0) @binding(3) var below_layers: texture_2d<f32>;
 @group(0) @binding(4) var linear_sampler: sampler;
+// The shared scene's camera (the `scene.*` parameters) and the bodies that
+// stand in it (the dancing figure's capsules, scene metres, ground at
+// y = 0): a backdrop drawn here sees the sky and ground from where the 3D
+// layers are seen, and can darken the ground under the figure.
+@group(0) @binding(5) var<uniform> scene: Camera;
+@group(0) @binding(6) var<uniform> scene_bodies: Bodies;
+
+// The ray from the scene's eye through `uv` (0..1 from the top left).
+fn scene_ray(uv: vec2<f32>) -> vec3<f32> {
+    let m = scene.view_proj;
+    let right = normalize(vec3<f32>(m[0].x, m[1].x, m[2].x));
+    let up = normalize(vec3<f32>(m[0].y, m[1].y, m[2].y));
+    let forward = normalize(vec3<f32>(m[0].w, m[1].w, m[2].w));
+    let aspect = scene.viewport.x / max(scene.viewport.y, 1.0);
+    let ndc = vec2<f32>(uv.x * 2.0 - 1.0, 1.0 - uv.y * 2.0);
+    let tan_half = scene.viewport.z;
+    return normalize(forward + right * ndc.x * tan_half * aspect + up * ndc.y * tan_half);
+}
 
 // This layer's own output last frame, for feedback and trails.
 fn sample_previous(uv: vec2<f32>) -> vec4<f32> {

@@ -9,7 +9,6 @@
 //! ten times the fastest flow, a CFL-limited step); the knobs scale them,
 //! so any setting in range still forms a liquid.
 
-pub mod bodies;
 pub(crate) mod draw;
 pub mod knobs;
 pub mod reference;
@@ -24,6 +23,7 @@ use sim::FluidSim;
 
 use crate::base::ChangedFile;
 use crate::base::clock::Clock;
+use crate::engine::bodies;
 use crate::engine::camera::camera_params;
 use crate::engine::simulation::{self as sim_core, SimulationCore};
 use crate::engine::world::RAIN_SIDE;
@@ -339,9 +339,7 @@ impl Layer for FluidLayer {
             crate::gpu::clear_view(encoder, frame.target);
             return;
         };
-        for _ in 0..self.substeps {
-            running.sim.step(encoder, profiler);
-        }
+        running.sim.steps(encoder, profiler, self.substeps);
         let style = self.knobs.style(frame.registry);
         renderer.draw(
             env.gpu,

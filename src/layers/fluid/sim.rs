@@ -270,21 +270,54 @@ impl FluidSim {
             .write_buffer(&self.params, 0, bytemuck::bytes_of(&params.with_kernel()));
     }
 
-    /// Records one substep, each stage in its own timed pass (the force
-    /// stage integrates too).
-    pub fn step(&self, encoder: &mut wgpu::CommandEncoder, profiler: &mut GpuProfiler) {
-        self.grid.encode(encoder, None, profiler);
-        for (label, (kernel, group), threads) in [
-            ("fluid.reorder", &self.reorder, self.count),
-            ("fluid.density", &self.density, self.count * self.lanes),
-            ("fluid.force", &self.force, self.count * self.lanes),
-        ] {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some(label),
-                timestamp_writes: profiler.compute_pass(label),
-            });
-            kernel.dispatch(&mut pass, group, threads, 256);
+    /// Records `substeps` substeps: each stage in its own timed pass when
+    /// the profiler times stages, else all in one pass `fluid.substeps`
+    /// (the force stage integrates too).
+    pub fn steps(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &mut GpuProfiler,
+        substeps: u32,
+    ) {
+        if profiler.times_stages() {
+            for _ in 0..substeps {
+                self.grid.encode(encoder, None, profiler);
+                for (label, stage) in ["fluid.reorder", "fluid.density", "fluid.force"]
+                    .iter()
+                    .zip(self.stages())
+                {
+                    let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                        label: Some(label),
+                        timestamp_writes: profiler.compute_pass(label),
+                    });
+                    stage(&mut pass);
+                }
+            }
+            return;
         }
+        let label = "fluid.substeps";
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some(label),
+            timestamp_writes: profiler.compute_pass(label),
+        });
+        for _ in 0..substeps {
+            self.grid.record(&mut pass, None);
+            for stage in self.stages() {
+                stage(&mut pass);
+            }
+        }
+    }
+
+    /// The dispatches of a substep after the grid sort, in order.
+    fn stages(&self) -> [impl Fn(&mut wgpu::ComputePass<'_>) + '_; 3] {
+        [
+            (&self.reorder, self.count),
+            (&self.density, self.count * self.lanes),
+            (&self.force, self.count * self.lanes),
+        ]
+        .map(|((kernel, group), threads)| {
+            move |pass: &mut wgpu::ComputePass<'_>| kernel.dispatch(pass, group, threads, 256)
+        })
     }
 
     /// Particles.
@@ -348,7 +381,7 @@ fn lanes_for(count: u32) -> u32 {
     {
         return lanes;
     }
-    if count <= 1 << 18 { 8 } else { 1 }
+    if count < 1 << 16 { 8 } else { 1 }
 }
 
 impl Simulation for FluidSim {

@@ -40,9 +40,11 @@ fn run(sim: &FluidSim, steps: usize) {
     let mut profiler = GpuProfiler::new(&gpu.device, &gpu.queue, false);
     for chunk in 0..steps.div_ceil(50) {
         let mut encoder = gpu.device.create_command_encoder(&Default::default());
-        for _ in 0..(steps - chunk * 50).min(50) {
-            sim.step(&mut encoder, &mut profiler);
-        }
+        sim.steps(
+            &mut encoder,
+            &mut profiler,
+            (steps - chunk * 50).min(50) as u32,
+        );
         gpu.queue.submit([encoder.finish()]);
     }
 }
@@ -363,8 +365,8 @@ fn a_small_fluid_matches_its_golden_image() {
 /// it from x = 0.25 to 0.75 over `frames` frames (when `solid`), with the
 /// capsule where it ended and the water's mean x velocity near it.
 fn swept(solid: bool, frames: usize, radius: f32) -> (Vec<[f32; 4]>, [glam::Vec3; 2], f32) {
+    use sylva::engine::bodies;
     use sylva::engine::world::Capsule;
-    use sylva::layers::fluid::bodies;
     let gpu = support::gpu();
     let scene = block(
         2,
@@ -449,9 +451,9 @@ fn water_never_stays_inside_a_moving_body_and_is_swept_along() {
 
 #[test]
 fn water_falling_on_the_floor_is_counted_as_rain_where_it_lands() {
+    use sylva::engine::bodies;
     use sylva::engine::world::RAIN_SIDE;
     use sylva::gpu::compute::read_buffer;
-    use sylva::layers::fluid::bodies;
     let gpu = support::gpu();
     // A column of water above the left quarter of the floor, falling.
     let scene = block(

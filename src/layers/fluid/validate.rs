@@ -206,13 +206,10 @@ impl Clock {
         let mut profiler = GpuProfiler::new(&gpu.device, &gpu.queue, false);
         while self.time + dt * 0.5 < until {
             let mut encoder = gpu.device.create_command_encoder(&Default::default());
-            for _ in 0..64 {
-                if self.time + dt * 0.5 >= until {
-                    break;
-                }
-                sim.step(&mut encoder, &mut profiler);
-                self.time += dt;
-            }
+            let left = ((until - self.time) / dt + 0.5).floor().max(1.0);
+            let substeps = left.min(64.0) as u32;
+            sim.steps(&mut encoder, &mut profiler, substeps);
+            self.time += dt * f64::from(substeps);
             gpu.queue.submit([encoder.finish()]);
         }
         gpu.wait_idle();

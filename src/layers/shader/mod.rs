@@ -17,6 +17,9 @@ pub use header::{HeaderError, HeaderParam};
 use crate::base::clock::Clock;
 use crate::base::{AssetError, Assets, ChangedFile, Folder};
 use crate::engine::Preset;
+use crate::engine::bodies::{self, BODIES_BYTES};
+use crate::engine::camera::CameraUniform;
+use crate::engine::world::SceneCamera;
 use crate::engine::{
     BenchWorkload, Layer, LayerEnv, LayerError, LayerFrame, LayerKind, LayerSwitches,
 };
@@ -24,6 +27,7 @@ use crate::gpu::bindings::{Slot, bind, layout, linear_sampler, uniform_buffer};
 use crate::gpu::wgsl::{Composed, Composer, ShaderError};
 use crate::gpu::{BuildError, FullscreenPipeline, GpuProfiler, HDR_FORMAT, clear_view};
 use crate::params::{ParamSpec, Registry};
+use glam::Mat4;
 use isf::program::IsfProgram;
 use isf::{IsfError, IsfSource};
 
@@ -214,6 +218,9 @@ pub struct ShaderLayer {
     program: Option<Program>,
     layout: wgpu::BindGroupLayout,
     sampler: wgpu::Sampler,
+    /// The shared scene's camera and bodies, for the prelude's `scene` and
+    /// `scene_bodies`.
+    scene: (SceneCamera, wgpu::Buffer, wgpu::Buffer),
 }
 
 impl ShaderLayer {
@@ -237,9 +244,16 @@ impl ShaderLayer {
                     Slot::Texture(true),
                     Slot::Texture(true),
                     Slot::Sampler,
+                    Slot::Uniform,
+                    Slot::Uniform,
                 ],
             ),
             sampler: linear_sampler(device, &format!("{id}.sampler")),
+            scene: (
+                SceneCamera::default(),
+                uniform_buffer(device, &format!("{id}.scene"), size_of::<CameraUniform>()),
+                uniform_buffer(device, &format!("{id}.scene_bodies"), BODIES_BYTES as usize),
+            ),
         }
     }
 
@@ -361,6 +375,11 @@ impl Layer for ShaderLayer {
         size: [u32; 2],
     ) -> bool {
         let changed = self.declare(env, registry, clock);
+        let (camera, camera_buffer, bodies_buffer) = &self.scene;
+        let look = camera.look(registry, clock.time, size);
+        (env.gpu.queue).write_buffer(camera_buffer, 0, bytemuck::bytes_of(&look));
+        let standing = bodies::block(&env.world.bodies(), (Mat4::IDENTITY, false), (0.0, 0.0), 0);
+        (env.gpu.queue).write_buffer(bodies_buffer, 0, &standing);
         match &mut self.program {
             Some(Program::Isf(isf)) => isf.prepare(env, registry, clock, size),
             Some(Program::Wgsl(compiled)) => {
@@ -413,6 +432,8 @@ impl Layer for ShaderLayer {
                 wgpu::BindingResource::TextureView(frame.inputs.previous()),
                 wgpu::BindingResource::TextureView(frame.inputs.below()),
                 wgpu::BindingResource::Sampler(&self.sampler),
+                self.scene.1.as_entire_binding(),
+                self.scene.2.as_entire_binding(),
             ],
         );
         let textures = compiled.textures_layout.as_ref().map(|layout| {

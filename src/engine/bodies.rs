@@ -1,13 +1,14 @@
-//! The bodies the water meets: the world's capsules (scene metres, the
-//! ground at 0) moved into the tank's frame, whose floor's centre stands at
-//! `fluid.scene_offset` in the scene (sized by `fluid.scene_scale`), laid into the `Bodies` block
-//! (`shaders/common/world.wgsl`) the integrate stage reads, with whether
-//! the water that lands on the floor is counted in the world's rain map.
+//! The `Bodies` block (`shaders/common/world.wgsl`): the world's capsules
+//! (scene metres, the ground at 0) moved into a layer's own frame — the
+//! fluid's tank, whose floor's centre stands at `fluid.scene_offset` in the
+//! scene, for its integrate stage; the scene itself for a shader layer's
+//! backdrop, which darkens the ground under them — with, for the water,
+//! whether what lands on the floor is counted in the world's rain map.
 
 use bytemuck::{Pod, Zeroable};
 use glam::{Mat4, Vec3};
 
-use crate::engine::world::{Capsule, MAX_CAPSULES};
+use super::world::{Capsule, MAX_CAPSULES};
 
 /// The head of `struct Bodies` in WGSL; the capsules follow it.
 #[repr(C)]

@@ -1,0 +1,97 @@
+// Stage: the ground and sky the 3D layers of a scene stand in, seen by the
+// scene's camera. A floor that fades into fog at the horizon, a sky from a
+// warm glow low where the light comes from up to night overhead, slow
+// clouds drifting across it, and the shadows of the bodies in the scene
+// (the dancing figure's limbs) cast on the floor along the key light, with
+// a contact darkening under each. Put it first in a scene preset's layers.
+//
+// @param zenith colour 0.015,0.02,0.06,1 "Sky overhead"
+// @param horizon colour 0.2,0.12,0.16,1 "Sky at the horizon; the fog takes this colour"
+// @param glow colour 1.0,0.55,0.3,1 "The light low in the sky behind the key light"
+// @param floor colour 0.06,0.055,0.05,1 "The floor near the camera"
+// @param fog float 0.05 min=0 max=1 smooth=0.3 "Fog per metre over the floor"
+// @param shadow float 0.75 min=0 max=1 smooth=0.2 "How dark the bodies' shadows fall"
+// @param rings float 0.35 min=0 max=1 smooth=0.2 "Rings on the floor around the centre, pulsing on the beat"
+// @param clouds float 0.5 min=0 max=2 smooth=0.3 "How much cloud drifts across the sky"
+// @param stars float 0.6 min=0 max=3 "Brightness of the stars"
+
+#include "common/noise.wgsl"
+#include "common/lighting.wgsl"
+
+// Where the glow stands in the sky: the key light's bearing, low.
+fn glow_direction() -> vec3<f32> {
+    let key = normalize(KEY_LIGHT);
+    return normalize(vec3<f32>(-key.x, 0.12, -key.z));
+}
+
+fn sky_colour(ray: vec3<f32>) -> vec3<f32> {
+    let up = clamp(ray.y, 0.0, 1.0);
+    var colour = mix(params.horizon.rgb, params.zenith.rgb, pow(up, 0.45));
+    let towards = max(dot(ray, glow_direction()), 0.0);
+    colour += params.glow.rgb * (pow(towards, 6.0) * 0.5 + pow(towards, 60.0) * 1.5) * (1.0 - up * 0.7);
+    // Clouds: noise on the sky's plane, drifting, thinner overhead.
+    let plane = ray.xz / max(ray.y + 0.15, 0.05);
+    let drift = vec2<f32>(sylva.time * 0.012, sylva.time * 0.004);
+    let cloud = smoothstep(0.45, 0.85, fbm2(plane * 0.6 + drift)) * params.clouds;
+    colour = mix(colour, params.horizon.rgb * 1.3 + params.glow.rgb * 0.08, cloud * (1.0 - up * 0.5) * 0.6);
+    // Stars where no cloud is.
+    let cell = floor(plane * 90.0);
+    let twinkle = 0.6 + 0.4 * sin(sylva.time * 2.0 + hash21(cell + 3.0) * 30.0);
+    let star = step(0.996, hash21(cell)) * twinkle * params.stars * smoothstep(0.05, 0.3, up);
+    return colour + vec3<f32>(star * (1.0 - cloud));
+}
+
+// How much light reaches floor point `p` past the bodies: each capsule's
+// shadow along the key light (its ends projected onto the floor, softer
+// the higher they stand) and a darkening close under it.
+fn floor_light(p: vec3<f32>) -> f32 {
+    let key = normalize(KEY_LIGHT);
+    var light = 1.0;
+    for (var k = 0u; k < min(scene_bodies.count, 64u); k++) {
+        let c = scene_bodies.capsules[k];
+        let r = c.a.w;
+        let a = c.a.xyz - key * (c.a.y / key.y);
+        let b = c.b.xyz - key * (c.b.y / key.y);
+        let axis = b.xz - a.xz;
+        let t = clamp(dot(p.xz - a.xz, axis) / max(dot(axis, axis), 1e-9), 0.0, 1.0);
+        let distance = length(p.xz - (a.xz + axis * t));
+        let height = mix(c.a.y, c.b.y, t);
+        let soft = r + 0.15 * height;
+        let cast = 1.0 - smoothstep(r * 0.5, soft + r, distance);
+        // Close under the body the floor is darkest, whatever the light.
+        let axis3 = c.b.xyz - c.a.xyz;
+        let s = clamp(dot(p - c.a.xyz, axis3) / max(dot(axis3, axis3), 1e-9), 0.0, 1.0);
+        let gap = length(p - (c.a.xyz + axis3 * s)) - r;
+        let contact = 1.0 - smoothstep(0.0, r * 3.0 + 0.05, gap);
+        light *= 1.0 - params.shadow * max(cast * 0.8, contact * 0.9);
+    }
+    return light;
+}
+
+fn floor_colour(p: vec3<f32>, distance: f32) -> vec3<f32> {
+    // Large soft patches and fine grain, so the floor reads as a surface.
+    let patches = fbm2(p.xz * 0.35);
+    let grain = value_noise2(p.xz * 9.0);
+    var colour = params.floor.rgb * (0.7 + 0.6 * patches) * (0.9 + 0.2 * grain);
+    // Rings around the centre, one pulse running outwards each beat.
+    let radius = length(p.xz);
+    let ring = smoothstep(0.03, 0.0, abs(fract(radius * 0.5) - 0.5) - 0.47);
+    let pulse = exp(-abs(radius - sylva.beat_phase * 6.0) * 2.0) * exp(-radius * 0.15);
+    colour += params.glow.rgb * params.rings * (ring * 0.05 + pulse * 0.12) / (1.0 + distance * 0.2);
+    return lambert(colour, vec3<f32>(0.0, 1.0, 0.0)) * 1.6 * floor_light(p);
+}
+
+@fragment
+fn fs_main(in: FullscreenVertex) -> @location(0) vec4<f32> {
+    let ray = scene_ray(in.uv);
+    let eye = scene.eye.xyz;
+    var colour = sky_colour(ray);
+    if ray.y < 0.0 && eye.y > 0.0 {
+        let t = -eye.y / ray.y;
+        let p = eye + ray * t;
+        let fog = 1.0 - exp(-params.fog * t);
+        let horizon = sky_colour(vec3<f32>(ray.x, 0.0, ray.z));
+        colour = mix(floor_colour(p, t), horizon, fog);
+    }
+    return vec4<f32>(colour, 1.0);
+}
