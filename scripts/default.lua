@@ -1,27 +1,35 @@
 -- The default show's choreography: one script for every entry of the
 -- playlist `default` (presets/playlists/default.toml). Each preset that
--- comes on stage is danced by its moves from scripts/moves/: the colony's
--- growth surges with the beat and its reach breathes, the fluid is rocked,
--- swept and poured, the figure dances while branches fill it, the forest
--- grows and is carved by a wandering brush. Save this file, or a move,
--- while the show runs to change it on the next frame.
+-- comes on stage is danced by the moves of its layers from scripts/moves/,
+-- all at once: the figure dances while branches fill it and the shower
+-- wanders over it, the colony's growth surges with the beat, the rain
+-- feeds the forest, the camera of a shared scene breathes and swings to a
+-- new side every eight bars. Save this file, or a move, while the show
+-- runs to change it on the next frame.
+
+local colony, fluid, skinned = require("moves.colony"), require("moves.fluid"), require("moves.skinned")
+local forest, rain, camera = require("moves.forest"), require("moves.rain"), require("moves.scene")
 
 local scenes = {
-  colony = require("moves.colony"),
-  fluid = require("moves.fluid"),
-  skinned = require("moves.skinned"),
-  forest = require("moves.forest"),
+  world = { skinned, colony, rain, camera },
+  downpour = { skinned, rain, camera },
+  rain = { rain },
+  skinned = { skinned, camera },
+  colony = { colony },
+  fluid = { fluid },
+  forest = { forest },
 }
 
--- The scene on stage, kept in persist so a saved script picks up where
--- the old one was.
-local function scene()
-  return scenes[persist.scene or ""]
+-- Every move of the preset on stage (kept in persist, so a saved script
+-- picks up where the old one was) runs `step`.
+local function each(step, ...)
+  for _, moves in ipairs(scenes[persist.scene or ""] or {}) do
+    if moves[step] then moves[step](...) end
+  end
 end
 
 function setup()
-  local moves = scene()
-  if moves and moves.setup then moves.setup() end
+  each("setup")
 end
 
 function on_preset(name)
@@ -31,11 +39,9 @@ function on_preset(name)
 end
 
 function update(dt)
-  local moves = scene()
-  if moves and moves.update then moves.update(dt) end
+  each("update", dt)
 end
 
 function on_beat(n)
-  local moves = scene()
-  if moves and moves.beat then moves.beat(n) end
+  each("beat", n)
 end

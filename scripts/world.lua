@@ -1,8 +1,8 @@
 -- The world preset's choreography: the figure's moves, the colony's
--- surges and the rain's wandering cloud, all at once (scripts/moves/).
+-- surges, the rain's wandering cloud and the scene camera's, all at once (scripts/moves/).
 -- Save this file, or a move, while the show runs to change it.
 
-local parts = { require("moves.skinned"), require("moves.colony"), require("moves.rain") }
+local parts = { require("moves.skinned"), require("moves.colony"), require("moves.rain"), require("moves.scene") }
 
 function setup()
   for _, moves in ipairs(parts) do

@@ -1,7 +1,8 @@
 //! One world: layers that share the scene draw with one camera into one
 //! depth, so what is nearer hides what is farther whatever their order in
 //! the stack (a golden image, and the same picture in both orders), and
-//! water in the scene is hidden by a figure standing before it.
+//! water in the scene is hidden by a figure standing before it; the stage
+//! puts a floor and sky around the scene and the figure's shadow on it.
 
 use crate::support;
 
@@ -125,4 +126,73 @@ fn water_behind_a_figure_in_the_scene_is_hidden_by_it() {
             figure.len()
         );
     }
+}
+
+/// The stage (shaders/shader/stage.wgsl) as the scene's ground and sky,
+/// without its clouds, stars and rings, casting shadows as `shadow` says.
+fn stage(shadow: f32) -> String {
+    format!(
+        "\"shader.stage.file\" = \"shader/stage.wgsl\"\n\"shader.stage.clouds\" = 0.0\n\"shader.stage.stars\" = 0.0\n\"shader.stage.rings\" = 0.0\n\"shader.stage.shadow\" = {shadow}\n"
+    )
+}
+
+/// Summed brightness of the pixels of `image` in `rows` x `columns` that
+/// the figure does not cover.
+fn floor_light(
+    image: &image::RgbaImage,
+    rows: std::ops::Range<u32>,
+    columns: std::ops::Range<u32>,
+) -> f64 {
+    let mut sum = 0.0;
+    for y in rows {
+        for x in columns.clone() {
+            let p = image.get_pixel(x, y);
+            if !red(p) {
+                sum += f64::from(p[0]) + f64::from(p[1]) + f64::from(p[2]);
+            }
+        }
+    }
+    sum
+}
+
+#[test]
+fn the_stage_gives_the_scene_a_floor_and_sky_and_the_figure_a_shadow_on_it() {
+    let layers = ["shader.stage", "skinned.near"];
+    let body = figure("skinned.near", "[0.9, 0.05, 0.05, 1.0]", "[0.0, 0.0, 0.0]");
+    let shaded = render("stage_shadow", &layers, &(stage(0.9) + &body), 4);
+    let unshaded = render("stage_no_shadow", &layers, &(stage(0.0) + &body), 4);
+    let _ = red_pixels(&shaded);
+    for (image, name) in [
+        (&shaded, "stage_shadow.png"),
+        (&unshaded, "stage_no_shadow.png"),
+    ] {
+        image.save(support::out_dir().join(name)).ok();
+    }
+    // Sky above, floor below: neither black, and not the same colour.
+    let sky = shaded.get_pixel(10, 2);
+    let floor = shaded.get_pixel(10, 88);
+    assert!(
+        u32::from(sky[0]) + u32::from(sky[1]) + u32::from(sky[2]) > 15,
+        "sky {sky:?}"
+    );
+    assert!(
+        u32::from(floor[0]) + u32::from(floor[1]) + u32::from(floor[2]) > 5,
+        "floor {floor:?}"
+    );
+    assert_ne!(sky, floor);
+    // Where its shadow falls (behind and left of it, along the key light)
+    // the floor is darker with shadows than without.
+    let near_feet = (65..74, 45..80);
+    let with = floor_light(&shaded, near_feet.0.clone(), near_feet.1.clone());
+    let without = floor_light(&unshaded, near_feet.0, near_feet.1);
+    assert!(
+        with < without * 0.9,
+        "floor light near the feet: {with} with shadows, {without} without"
+    );
+    // Far from the figure the floor is the same either way.
+    let aside = floor_light(&shaded, 70..90, 0..12) - floor_light(&unshaded, 70..90, 0..12);
+    assert!(
+        aside.abs() < 0.02 * floor_light(&unshaded, 70..90, 0..12) + 50.0,
+        "aside: {aside}"
+    );
 }

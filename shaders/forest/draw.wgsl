@@ -23,6 +23,10 @@ struct DrawParams {
     brightness: f32,
     // The slice the maps view shows; past the last: the highest owner.
     view_slice: u32,
+    time: f32,
+    wind: f32,
+    _pad0: f32,
+    _pad1: f32,
 }
 
 @group(0) @binding(0) var<uniform> camera: Camera;
@@ -61,6 +65,19 @@ fn lit(world: vec3<f32>, colour: vec3<f32>, normal: vec3<f32>) -> Surface {
 // Ground position (x, z) of map position p, with the map centred on 0.
 fn ground(p: vec2<f32>) -> vec3<f32> {
     return vec3<f32>(p.x - draw.extent * 0.5, 0.0, p.y - draw.extent * 0.5);
+}
+
+// A crown point `p` of a tree standing at `base`, `h` tall, bent by the
+// wind: nothing at the foot, most at the tip, in gusts that roll across
+// the forest (their phase runs with the ground position).
+fn swayed(p: vec3<f32>, base: vec3<f32>, h: f32) -> vec3<f32> {
+    let up = clamp((p.y - base.y) / max(h, 1e-3), 0.0, 1.0);
+    let phase = dot(base.xz, vec2<f32>(0.11, 0.07));
+    let t = draw.time;
+    let gust = 0.6 + 0.4 * sin(t * 0.23 - phase * 0.5);
+    let swing = sin(t * 1.3 - phase) * 0.7 + sin(t * 2.9 - phase * 1.7) * 0.3;
+    let bend = draw.wind * 0.05 * h * up * up * (gust + swing * gust);
+    return p + vec3<f32>(0.8, 0.0, 0.6) * bend;
 }
 
 @vertex
@@ -105,15 +122,15 @@ fn vs_tree(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instance
         // Crown side: ring at its base to the apex.
         let slope = normalize(ring * (h - crown_base) + vec3<f32>(0.0, crown_radius, 0.0));
         if corner == 2u {
-            return lit(base + vec3<f32>(0.0, h, 0.0), tint, slope);
+            return lit(swayed(base + vec3<f32>(0.0, h, 0.0), base, h), tint * 1.15, slope);
         }
-        return lit(base + ring * crown_radius + vec3<f32>(0.0, crown_base, 0.0), tint, slope);
+        return lit(swayed(base + ring * crown_radius + vec3<f32>(0.0, crown_base, 0.0), base, h), tint, slope);
     }
     // Crown underside: a flat disc.
     if corner == 2u {
-        return lit(base + vec3<f32>(0.0, crown_base, 0.0), tint * 0.5, vec3<f32>(0.0, -1.0, 0.0));
+        return lit(swayed(base + vec3<f32>(0.0, crown_base, 0.0), base, h), tint * 0.5, vec3<f32>(0.0, -1.0, 0.0));
     }
-    return lit(base + ring * crown_radius + vec3<f32>(0.0, crown_base, 0.0), tint * 0.5, vec3<f32>(0.0, -1.0, 0.0));
+    return lit(swayed(base + ring * crown_radius + vec3<f32>(0.0, crown_base, 0.0), base, h), tint * 0.5, vec3<f32>(0.0, -1.0, 0.0));
 }
 
 // A far tree: the cone's silhouette as one triangle facing the camera,
@@ -135,9 +152,9 @@ fn vs_far(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instance:
     let slope = normalize(facing * (h - crown_base) + vec3<f32>(0.0, crown_radius, 0.0));
     let side = select(-1.0, 1.0, vertex == 1u);
     if vertex == 2u {
-        return lit(base + vec3<f32>(0.0, h, 0.0), tint, slope);
+        return lit(swayed(base + vec3<f32>(0.0, h, 0.0), base, h), tint, slope);
     }
-    return lit(base + right * side * crown_radius + vec3<f32>(0.0, crown_base * 0.5, 0.0), tint, slope);
+    return lit(swayed(base + right * side * crown_radius + vec3<f32>(0.0, crown_base * 0.5, 0.0), base, h), tint, slope);
 }
 
 // Crowns at least this many pixels across are drawn whole.

@@ -8,8 +8,8 @@
 // @param zenith colour 0.015,0.02,0.06,1 "Sky overhead"
 // @param horizon colour 0.2,0.12,0.16,1 "Sky at the horizon; the fog takes this colour"
 // @param glow colour 1.0,0.55,0.3,1 "The light low in the sky behind the key light"
-// @param floor colour 0.06,0.055,0.05,1 "The floor near the camera"
-// @param fog float 0.05 min=0 max=1 smooth=0.3 "Fog per metre over the floor"
+// @param floor colour 0.035,0.032,0.03,1 "The floor near the camera"
+// @param fog float 0.03 min=0 max=1 smooth=0.3 "Fog per metre over the floor"
 // @param shadow float 0.75 min=0 max=1 smooth=0.2 "How dark the bodies' shadows fall"
 // @param rings float 0.35 min=0 max=1 smooth=0.2 "Rings on the floor around the centre, pulsing on the beat"
 // @param clouds float 0.5 min=0 max=2 smooth=0.3 "How much cloud drifts across the sky"
@@ -57,13 +57,13 @@ fn floor_light(p: vec3<f32>) -> f32 {
         let distance = length(p.xz - (a.xz + axis * t));
         let height = mix(c.a.y, c.b.y, t);
         let soft = r + 0.15 * height;
-        let cast = 1.0 - smoothstep(r * 0.5, soft + r, distance);
+        let shade = 1.0 - smoothstep(r * 0.5, soft + r, distance);
         // Close under the body the floor is darkest, whatever the light.
         let axis3 = c.b.xyz - c.a.xyz;
         let s = clamp(dot(p - c.a.xyz, axis3) / max(dot(axis3, axis3), 1e-9), 0.0, 1.0);
         let gap = length(p - (c.a.xyz + axis3 * s)) - r;
         let contact = 1.0 - smoothstep(0.0, r * 3.0 + 0.05, gap);
-        light *= 1.0 - params.shadow * max(cast * 0.8, contact * 0.9);
+        light *= 1.0 - params.shadow * max(shade * 0.8, contact * 0.9);
     }
     return light;
 }
@@ -78,7 +78,7 @@ fn floor_colour(p: vec3<f32>, distance: f32) -> vec3<f32> {
     let ring = smoothstep(0.03, 0.0, abs(fract(radius * 0.5) - 0.5) - 0.47);
     let pulse = exp(-abs(radius - sylva.beat_phase * 6.0) * 2.0) * exp(-radius * 0.15);
     colour += params.glow.rgb * params.rings * (ring * 0.05 + pulse * 0.12) / (1.0 + distance * 0.2);
-    return lambert(colour, vec3<f32>(0.0, 1.0, 0.0)) * 1.6 * floor_light(p);
+    return lambert(colour, vec3<f32>(0.0, 1.0, 0.0)) * 1.3 * floor_light(p);
 }
 
 @fragment

@@ -37,6 +37,12 @@ pub struct ForestDraw {
     pub brightness: f32,
     /// Slice the maps view shows (past the last: the highest owner).
     pub view_slice: u32,
+    /// Show time, seconds (within the hour: the sway's phase).
+    pub time: f32,
+    /// How far the crowns sway.
+    pub wind: f32,
+    /// Padding to 16 bytes.
+    pub _pad: [f32; 2],
 }
 
 /// What is drawn.
@@ -86,8 +92,9 @@ impl ForestRenderer {
         self.depth.at(&gpu.device, "forest.depth", size);
     }
 
-    /// Records the draw into `target` (cleared to the fog's sky first) with
-    /// what [`ForestRenderer::prepare`] uploaded; `params` gives the sky.
+    /// Records the draw into `target` (cleared to the fog's sky first, or
+    /// with `backdrop` off left clear with no ground, for a stage below)
+    /// with what [`ForestRenderer::prepare`] uploaded; `params` gives the sky.
     /// In the shared scene (`scene_depth`) the trees and ground draw into
     /// its depth, hiding and hidden by the other layers in it.
     pub fn draw(
@@ -96,7 +103,7 @@ impl ForestRenderer {
         sim: &ForestSim,
         (target, scene_depth): (&wgpu::TextureView, Option<&wgpu::TextureView>),
         params: &ForestDraw,
-        view: View,
+        (view, backdrop): (View, bool),
     ) {
         let (Some([trees, far, ground, maps]), Some(depth), Some([start, cull])) =
             (&self.groups, self.depth.view(), &self.culling)
@@ -120,11 +127,15 @@ impl ForestRenderer {
         } else {
             "forest.draw.maps"
         };
-        let sky = wgpu::Color {
-            r: f64::from(fog[0] * params.brightness),
-            g: f64::from(fog[1] * params.brightness),
-            b: f64::from(fog[2] * params.brightness),
-            a: 1.0,
+        let backdrop = backdrop || !forest;
+        let sky = match backdrop {
+            true => wgpu::Color {
+                r: f64::from(fog[0] * params.brightness),
+                g: f64::from(fog[1] * params.brightness),
+                b: f64::from(fog[2] * params.brightness),
+                a: 1.0,
+            },
+            false => wgpu::Color::TRANSPARENT,
         };
         let colour = (target, wgpu::LoadOp::Clear(sky));
         let timestamps = profiler.render_pass(label);
@@ -133,9 +144,11 @@ impl ForestRenderer {
             None => begin_3d_pass(encoder, label, colour, forest.then_some(depth), timestamps),
         };
         if forest {
-            pass.set_pipeline(&self.ground);
-            pass.set_bind_group(0, ground, &[]);
-            pass.draw(0..6, 0..1);
+            if backdrop {
+                pass.set_pipeline(&self.ground);
+                pass.set_bind_group(0, ground, &[]);
+                pass.draw(0..6, 0..1);
+            }
             pass.set_pipeline(&self.trees);
             pass.set_bind_group(0, trees, &[]);
             pass.draw_indirect(&self.cull_args, 0);

@@ -39,6 +39,8 @@ pub struct ForestKnobs {
     pub(super) fog_density: Handle<f32>,
     pub(super) brightness: Handle<f32>,
     pub(super) view_slice: Handle<f32>,
+    pub(super) backdrop: Handle<bool>,
+    pub(super) wind: Handle<f32>,
     /// Its orbit camera.
     pub camera: OrbitCamera,
     /// Its place in the shared scene.
@@ -76,6 +78,8 @@ impl ForestKnobs {
             fog_density: Handle::new(id, "fog_density"),
             brightness: Handle::new(id, "brightness"),
             view_slice: Handle::new(id, "view_slice"),
+            backdrop: Handle::new(id, "backdrop"),
+            wind: Handle::new(id, "wind"),
             camera: OrbitCamera::new(id),
             placement: Placement::new(id),
         }
@@ -126,7 +130,7 @@ impl ForestKnobs {
             self.r1, self.r2, self.years_per_step, self.density_maps, self.brush,
             self.brush_at, self.brush_map, self.brush_radius, self.brush_value,
             self.density_source, self.density_source_maps, self.density_source_amount,
-            self.rain, self.drought, self.steps_per_frame, self.view, self.fog, self.fog_density, self.brightness,
+            self.rain, self.drought, self.steps_per_frame, self.view, self.fog, self.fog_density, self.brightness, self.backdrop, self.wind,
             self.view_slice);
         wrong.extend(self.camera.check(specs));
         wrong.extend(self.placement.check(specs));

@@ -104,6 +104,12 @@ pub fn forest_params(id: &str) -> Vec<ParamSpec> {
         ParamSpec::float(p("brightness"), 1.0, 0.0, 20.0)
             .with_smoothing(0.1)
             .with_description("HDR brightness"),
+        ParamSpec::bool(p("backdrop"), true).with_description(
+            "Its own sky and ground behind the trees (off: the layers below, a stage, show through)",
+        ),
+        ParamSpec::float(p("wind"), 0.4, 0.0, 3.0)
+            .with_smoothing(0.5)
+            .with_description("How far the crowns sway in the wind"),
     ];
     // The camera distance counts the map's sides.
     let mut camera = camera_params(id, 0.6, 3.0);
@@ -458,7 +464,7 @@ impl Layer for ForestLayer {
             &grown.sim,
             (frame.target, scene),
             draw,
-            view,
+            (view, self.knobs.backdrop.get(registry)),
         );
     }
 
@@ -568,6 +574,9 @@ fn forest_look(
         fog_density: knobs.fog_density.get(registry),
         brightness: knobs.brightness.get(registry),
         view_slice: knobs.view_slice.get(registry) as u32,
+        time: (time % 3600.0) as f32,
+        wind: knobs.wind.get(registry),
+        _pad: [0.0; 2],
     };
     (camera, draw)
 }
