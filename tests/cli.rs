@@ -395,7 +395,7 @@ fn bench_whole_frame_lists_every_pass_of_a_preset_and_the_frame() {
         .filter_map(|p| p["pass"].as_str())
         .collect();
     for expected in [
-        "fluid.density",
+        "fluid.substeps",
         "fluid.draw.splat",
         "fluid.draw.shade",
         "compositor.master",
