@@ -19,7 +19,7 @@ function rain.update(dt)
   local wind = 1.5 * math.sin(t * 0.09)
   sylva.set("fluid.gravity", { wind, -9.81, 0.6 * math.cos(t * 0.11) })
   local swell = sylva.beat % 4 < 1 and (1 - sylva.beat_phase) or 0
-  local radius = persist.dry and 0 or 0.06 + 0.05 * swell
+  local radius = persist.dry and 0 or tank[1] * (0.05 + 0.04 * swell)
   sylva.set("fluid.emitter_radius", radius)
 end
 

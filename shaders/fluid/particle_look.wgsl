@@ -13,6 +13,8 @@ struct ParticleDraw {
     rest_density: f32,
     absorption: f32,
     foam: f32,
+    // Seconds of motion a glow is drawn along (0: a disc).
+    streak: f32,
 }
 
 @group(0) @binding(0) var<uniform> camera: Camera;

@@ -1,5 +1,7 @@
 // Camera-facing billboards, one per particle (the seed's rendering): soft
-// discs coloured by speed or density, drawn additively for a glowing look.
+// discs coloured by speed or density, drawn additively for a glowing look,
+// drawn out along the particle's motion across the view by `look.streak`
+// seconds of it (falling water as rain, spray as streaks).
 // The liquid surface's depth and thickness are splatted by compute
 // (splat.wgsl) from the same particles.
 
@@ -25,7 +27,16 @@ fn vs_disc(@builtin(vertex_index) vertex: u32, @builtin(instance_index) i: u32) 
     );
     let corner = corners[vertex % 6u];
     let axes = camera_axes();
-    let world = p.xyz + (axes[0] * corner.x + axes[1] * corner.y) * look.radius;
+    let v = velocities[i].xyz;
+    let across_view = v - axes[2] * dot(v, axes[2]);
+    // Drawn no longer than at rain's own speed: a particle flung hard is a
+    // short bright streak, not a line across the picture.
+    let moving = length(across_view);
+    let speed = min(moving, 8.0);
+    let along = select(axes[1], across_view / moving, moving > 1e-5);
+    let side = normalize(cross(along, axes[2]));
+    let reach = look.radius + 0.5 * look.streak * speed;
+    let world = p.xyz - along * 0.5 * look.streak * speed + side * corner.x * look.radius + along * corner.y * reach;
     out.position = camera.view_proj * vec4<f32>(world, 1.0);
     out.corner = corner;
     out.colour = disc_colour(i);

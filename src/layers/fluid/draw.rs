@@ -52,8 +52,10 @@ pub struct ParticleDraw {
     pub absorption: f32,
     /// Brightness of the foam.
     pub foam: f32,
+    /// Seconds of motion a particle's glow is drawn along (0: a disc).
+    pub streak: f32,
     /// Keeps the block a multiple of 16 bytes.
-    pub _pad: [f32; 2],
+    pub _pad: f32,
 }
 
 /// `struct Surface` in surface.wgsl.

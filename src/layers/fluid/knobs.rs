@@ -86,6 +86,7 @@ pub struct FluidKnobs {
     colour: Handle<[f32; 4]>,
     colour_by: Handle<usize>,
     particle_size: Handle<f32>,
+    streak: Handle<f32>,
     brightness: Handle<f32>,
     absorption: Handle<f32>,
     foam: Handle<f32>,
@@ -133,6 +134,7 @@ impl FluidKnobs {
             colour: Handle::new(id, "colour"),
             colour_by: Handle::new(id, "colour_by"),
             particle_size: Handle::new(id, "particle_size"),
+            streak: Handle::new(id, "streak"),
             brightness: Handle::new(id, "brightness"),
             absorption: Handle::new(id, "absorption"),
             foam: Handle::new(id, "foam"),
@@ -215,7 +217,8 @@ impl FluidKnobs {
             rest_density,
             absorption: self.absorption.get(registry),
             foam: self.foam.get(registry),
-            _pad: [0.0; 2],
+            streak: self.streak.get(registry),
+            _pad: 0.0,
         }
     }
 
@@ -236,7 +239,7 @@ impl FluidKnobs {
             self.stiffness, self.viscosity, self.wall_stiffness, self.time_step, self.cfl,
             self.gravity, self.strengths[0], self.strengths[1], self.emitter_velocity,
             self.emitter_rate, self.pointer_radius, self.speed, self.iterations, self.render,
-            self.colour, self.colour_by, self.particle_size, self.brightness, self.absorption,
+            self.colour, self.colour_by, self.particle_size, self.streak, self.brightness, self.absorption,
             self.foam, self.bodies, self.body_bounce, self.rain);
         for place in places {
             wrong.extend(crate::check_handles!(specs; place.at, place.radius));

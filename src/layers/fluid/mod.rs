@@ -146,6 +146,10 @@ pub fn fluid_params(id: &str) -> Vec<ParamSpec> {
             .with_description("Brightness of white water where the liquid breaks and splashes"),
         ParamSpec::float(p("particle_size"), 1.6, 0.1, 10.0)
             .with_description("Drawn size, in particle spacings"),
+        ParamSpec::float(p("streak"), 0.0, 0.0, 0.5)
+            .with_unit("s")
+            .with_smoothing(0.2)
+            .with_description("Particles look: each glow drawn along this much of its motion, so falling water reads as rain"),
     ]);
     specs.extend(camera_params(id, 2.6, 0.0));
     specs.extend(crate::engine::world::placement_params(id));
