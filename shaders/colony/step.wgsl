@@ -27,15 +27,33 @@
 // Attractions are kept along a space-filling curve (src/layers/colony/order.rs):
 // for each slot, the index it was given under, which ties and tags use.
 @group(0) @binding(15) var<storage, read> attraction_index: array<u32>;
+@group(0) @binding(16) var<storage, read_write> sorted_nodes: array<vec4<f32>>;
 
 fn thread_index(global: vec3<u32>, groups: vec3<u32>) -> u32 {
     return global.x + global.y * groups.x * 256u;
 }
 
+// The nodes copied into grid order beside their indices (w, as bits), so
+// the search reads each cell's nodes from one run of memory.
+@compute @workgroup_size(256)
+fn gather_nodes(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let s = thread_index(global, groups);
+    if s >= atomicLoad(&state[NODE_COUNT]) {
+        return;
+    }
+    let j = grid_sorted[s];
+    sorted_nodes[s] = vec4<f32>(nodes[j].xyz, bitcast<f32>(j));
+}
+
+// The 25 rows of the search, nearest the attraction's own first, so the
+// nearest node found early cuts the rows after it short.
+const NEAR_FIRST = array<u32, 25>(12u, 7u, 11u, 13u, 17u, 6u, 8u, 16u, 18u, 2u, 10u, 14u, 22u, 1u, 3u, 5u, 9u, 15u, 19u, 21u, 23u, 0u, 4u, 20u, 24u);
+
 // For each active attraction: the nearest node within the influence
-// distance (ties go to the lower index). Within the kill distance the
-// attraction is removed; otherwise its unit direction is added to that
-// node's sum.
+// distance (ties go to the lower index), searched in cells half the
+// influence wide, each row cut to the sphere of the nearest distance so
+// far. Within the kill distance the attraction is removed; otherwise its
+// unit direction is added to that node's sum.
 @compute @workgroup_size(256)
 fn search(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let i = thread_index(global, groups);
@@ -46,23 +64,17 @@ fn search(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgro
     let home = grid_coords(grid, a);
     var best = -1;
     var best_d2 = params.influence * params.influence;
-    for (var dz = -1; dz <= 1; dz++) {
-        for (var dy = -1; dy <= 1; dy++) {
-            for (var dx = -1; dx <= 1; dx++) {
-                let c = home + vec3<i32>(dx, dy, dz);
-                if any(c < vec3<i32>(0)) || any(c >= vec3<i32>(grid.dims)) {
-                    continue;
-                }
-                let cell = grid_index(grid, c);
-                for (var s = grid_starts[cell]; s < grid_starts[cell + 1u]; s++) {
-                    let j = i32(grid_sorted[s]);
-                    let d = nodes[j].xyz - a;
-                    let d2 = dot(d, d);
-                    if d2 < best_d2 || (d2 == best_d2 && best >= 0 && j < best) {
-                        best = j;
-                        best_d2 = d2;
-                    }
-                }
+    var cells: array<u32, 2>;
+    for (var k = 0u; k < ROWS; k++) {
+        row_span(grid, &cells, a, home, NEAR_FIRST[k], best_d2);
+        for (var s = grid_starts[cells[0]]; s < grid_starts[cells[1]]; s++) {
+            let node = sorted_nodes[s];
+            let j = bitcast<i32>(node.w);
+            let d = node.xyz - a;
+            let d2 = dot(d, d);
+            if d2 < best_d2 || (d2 == best_d2 && best >= 0 && j < best) {
+                best = j;
+                best_d2 = d2;
             }
         }
     }

@@ -145,6 +145,7 @@ pub type Graph = (Vec<[f32; 4]>, Vec<NodeInfo>, Vec<[u32; 2]>);
 
 /// Kernels with their bind groups.
 struct Kernels {
+    gather_nodes: (Kernel, Binding),
     search: (Kernel, Binding),
     attract: (Kernel, Binding),
     connect: (Kernel, Binding),
@@ -233,12 +234,16 @@ impl ColonySim {
 
         let (min, max) = bounds(attractors);
         let margin = params.influence + params.growth;
+        // Cells half the influence wide: the search walks 5 x 5 rows of
+        // them, each cut to the sphere of its nearest node so far
+        // (`row_span` in common/grid.wgsl).
         let grid_box = GridBox::covering(
             min.map(|v| v - margin),
             max.map(|v| v + margin),
-            params.influence,
+            params.influence * 0.5,
             1 << 22,
         );
+        let sorted_nodes = buffer("colony.sorted_nodes", u64::from(capacity) * 16, none);
         let grid = GridSort::new(gpu, assets, "colony", grid_box, &nodes, &state, capacity)?;
         let scan = PrefixSum::new(gpu, assets, &grow_scan, capacity)?;
         let kernel = |entry: &str,
@@ -249,6 +254,15 @@ impl ColonySim {
             Ok((kernel, group))
         };
         let kernels = Kernels {
+            gather_nodes: kernel(
+                "gather_nodes",
+                &[
+                    (3, &nodes),
+                    (9, &state),
+                    (12, &grid.sorted),
+                    (16, &sorted_nodes),
+                ],
+            )?,
             search: kernel(
                 "search",
                 &[
@@ -258,9 +272,9 @@ impl ColonySim {
                     (3, &nodes),
                     (5, &accum),
                     (11, &grid.starts),
-                    (12, &grid.sorted),
                     (14, &pulled_by),
                     (15, &attraction_index),
+                    (16, &sorted_nodes),
                 ],
             )?,
             attract: kernel(
@@ -341,6 +355,8 @@ impl ColonySim {
             label: Some("colony.search"),
             timestamp_writes: profiler.compute_pass("colony.search"),
         });
+        let (gather, group) = &self.kernels.gather_nodes;
+        gather.dispatch_indirect(&mut pass, group, &self.args, 0);
         let (search, group) = &self.kernels.search;
         search.dispatch(&mut pass, group, self.attraction_count, 256);
         drop(pass);
@@ -366,12 +382,14 @@ impl ColonySim {
 
     /// Memory one step moves with `nodes` nodes, counted per buffer touch
     /// (a lower bound: the search's reads of neighbouring nodes, about a
-    /// cell's worth per attraction, are counted once per attraction).
+    /// cell's worth per attraction, are counted once per attraction; its
+    /// 25 rows' starts as 25 pairs).
     pub fn bytes_per_step(&self, nodes: u32) -> u64 {
         let (a, n) = (u64::from(self.attraction_count), u64::from(nodes));
         let cells = u64::from(self.grid.cells() + 1);
         let grid = cells * 4 * 5 + n * (16 + 4 + 4 + 4 + 4 + 4);
-        let search = a * (16 + 16 + 27 * 8) + a * 20;
+        let gather = n * (4 + 16 + 16);
+        let search = a * (16 + 16 + 25 * 8) + a * 20 + gather;
         let attract = n * (16 + 16 + 16 + 16 + 4);
         let allocate = u64::from(self.capacity) * 4 * 3;
         let connect = n * (16 + 4) + n / 4 * (16 + 16 + 8 + 4);
@@ -439,6 +457,7 @@ impl Simulation for ColonySim {
         self.scan.reload(context, &mut report);
         let k = &mut self.kernels;
         for (kernel, binding) in [
+            &mut k.gather_nodes,
             &mut k.search,
             &mut k.attract,
             &mut k.connect,
