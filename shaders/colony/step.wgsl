@@ -49,10 +49,16 @@ fn gather_nodes(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_w
 // nearest node found early cuts the rows after it short.
 const NEAR_FIRST = array<u32, 25>(12u, 7u, 11u, 13u, 17u, 6u, 8u, 16u, 18u, 2u, 10u, 14u, 22u, 1u, 3u, 5u, 9u, 15u, 19u, 21u, 23u, 0u, 4u, 20u, 24u);
 
+// Most nodes one attraction compares: where growth has packed a few cells
+// with thousands of nodes (the busiest iteration at ten million
+// attractions took 4.6 ms against 1.1 ms for the median), the search takes
+// the nearest of the first this many, its own row's first.
+const MOST_VISITED: u32 = 2048u;
+
 // For each active attraction: the nearest node within the influence
 // distance (ties go to the lower index), searched in cells half the
 // influence wide, each row cut to the sphere of the nearest distance so
-// far. Within the kill distance the attraction is removed; otherwise its
+// far, at most MOST_VISITED nodes. Within the kill distance the attraction is removed; otherwise its
 // unit direction is added to that node's sum.
 @compute @workgroup_size(256)
 fn search(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
@@ -65,9 +71,12 @@ fn search(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgro
     var best = -1;
     var best_d2 = params.influence * params.influence;
     var cells: array<u32, 2>;
-    for (var k = 0u; k < ROWS; k++) {
+    var visited = 0u;
+    for (var k = 0u; k < ROWS && visited < MOST_VISITED; k++) {
         row_span(grid, &cells, a, home, NEAR_FIRST[k], best_d2);
-        for (var s = grid_starts[cells[0]]; s < grid_starts[cells[1]]; s++) {
+        let end = min(grid_starts[cells[1]], grid_starts[cells[0]] + MOST_VISITED - visited);
+        visited += end - min(grid_starts[cells[0]], end);
+        for (var s = grid_starts[cells[0]]; s < end; s++) {
             let node = sorted_nodes[s];
             let j = bitcast<i32>(node.w);
             let d = node.xyz - a;
