@@ -49,101 +49,50 @@ fn gather_nodes(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_w
 // nearest node found early cuts the rows after it short.
 const NEAR_FIRST = array<u32, 25>(12u, 7u, 11u, 13u, 17u, 6u, 8u, 16u, 18u, 2u, 10u, 14u, 22u, 1u, 3u, 5u, 9u, 15u, 19u, 21u, 23u, 0u, 4u, 20u, 24u);
 
-// A workgroup's pulls gathered per node before they reach memory: with
-// the attractions in space order, most of a workgroup's 256 pull the same
-// few nodes, and early on, when a few seeds are all there is, millions of
-// attractions pull the same eight: their atomics on the same words were
-// the busiest iteration (2.9x the median at ten million). A node takes a
-// slot of this table by its index; when the table is full the pull goes
-// to memory directly.
-const TABLE: u32 = 64u;
-var<workgroup> table_node: array<atomic<i32>, TABLE>;
-var<workgroup> table_sum: array<atomic<i32>, 256>;
-var<workgroup> table_by: array<atomic<u32>, TABLE>;
-
-// Adds a pull of `fixed` (x, y, z, count) by attraction `by` (inverted) to
-// node `node`'s sums: into the workgroup's table, or memory.
-fn pull_node(node: i32, fixed: vec4<i32>, by: u32) {
-    var slot = u32(node) % TABLE;
-    for (var tries = 0u; tries < 8u; tries++) {
-        let claim = atomicCompareExchangeWeak(&table_node[slot], -1, node);
-        if claim.exchanged || claim.old_value == node {
-            for (var c = 0u; c < 4u; c++) {
-                atomicAdd(&table_sum[4u * slot + c], fixed[c]);
-            }
-            atomicMax(&table_by[slot], by);
-            return;
-        }
-        if claim.old_value != -1 {
-            slot = (slot + 1u) % TABLE;
-        }
-    }
-    for (var c = 0u; c < 4u; c++) {
-        atomicAdd(&accum[4 * node + i32(c)], fixed[c]);
-    }
-    atomicMax(&pulled_by[node], by);
-}
-
 // For each active attraction: the nearest node within the influence
 // distance (ties go to the lower index), searched in cells half the
 // influence wide, each row cut to the sphere of the nearest distance so
 // far. Within the kill distance the attraction is removed; otherwise its
-// unit direction is added to that node's sum (through the workgroup's
-// table).
+// unit direction is added to that node's sum.
 @compute @workgroup_size(256)
-fn search(
-    @builtin(global_invocation_id) global: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
-    if local < TABLE {
-        atomicStore(&table_node[local], -1);
-        atomicStore(&table_by[local], 0u);
-        for (var c = 0u; c < 4u; c++) {
-            atomicStore(&table_sum[4u * local + c], 0);
-        }
-    }
-    workgroupBarrier();
+fn search(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let i = thread_index(global, groups);
-    let searching = i < params.attraction_count && attractors[min(i, params.attraction_count - 1u)].w != 0.0;
-    let a = attractors[min(i, params.attraction_count - 1u)].xyz;
+    if i >= params.attraction_count || attractors[i].w == 0.0 {
+        return;
+    }
+    let a = attractors[i].xyz;
+    let home = grid_coords(grid, a);
     var best = -1;
     var best_d2 = params.influence * params.influence;
-    if searching {
-        let home = grid_coords(grid, a);
-        var cells: array<u32, 2>;
-        for (var k = 0u; k < ROWS; k++) {
-            row_span(grid, &cells, a, home, NEAR_FIRST[k], best_d2);
-            for (var s = grid_starts[cells[0]]; s < grid_starts[cells[1]]; s++) {
-                let node = sorted_nodes[s];
-                let j = bitcast<i32>(node.w);
-                let d = node.xyz - a;
-                let d2 = dot(d, d);
-                if d2 < best_d2 || (d2 == best_d2 && best >= 0 && j < best) {
-                    best = j;
-                    best_d2 = d2;
-                }
+    var cells: array<u32, 2>;
+    for (var k = 0u; k < ROWS; k++) {
+        row_span(grid, &cells, a, home, NEAR_FIRST[k], best_d2);
+        for (var s = grid_starts[cells[0]]; s < grid_starts[cells[1]]; s++) {
+            let node = sorted_nodes[s];
+            let j = bitcast<i32>(node.w);
+            let d = node.xyz - a;
+            let d2 = dot(d, d);
+            if d2 < best_d2 || (d2 == best_d2 && best >= 0 && j < best) {
+                best = j;
+                best_d2 = d2;
             }
         }
     }
-    if best >= 0 && best_d2 < params.kill * params.kill {
+    if best < 0 {
+        return;
+    }
+    if best_d2 < params.kill * params.kill {
         attractors[i].w = 0.0;
-    } else if best >= 0 {
-        let v = a - nodes[best].xyz;
-        let direction = v / sqrt(dot(v, v));
-        let fixed = vec4<i32>(vec3<i32>(round(direction * FIXED)), 1);
-        pull_node(best, fixed, ~attraction_index[i]);
+        return;
     }
-    workgroupBarrier();
-    if local < TABLE {
-        let node = atomicLoad(&table_node[local]);
-        if node >= 0 {
-            for (var c = 0u; c < 4u; c++) {
-                atomicAdd(&accum[4 * node + i32(c)], atomicLoad(&table_sum[4u * local + c]));
-            }
-            atomicMax(&pulled_by[node], atomicLoad(&table_by[local]));
-        }
-    }
+    let v = a - nodes[best].xyz;
+    let direction = v / sqrt(dot(v, v));
+    let fixed = vec3<i32>(round(direction * FIXED));
+    atomicAdd(&accum[4 * best], fixed.x);
+    atomicAdd(&accum[4 * best + 1], fixed.y);
+    atomicAdd(&accum[4 * best + 2], fixed.z);
+    atomicAdd(&accum[4 * best + 3], 1);
+    atomicMax(&pulled_by[best], ~attraction_index[i]);
 }
 
 // For each grown node (t = 1) that attractions chose: a candidate one
