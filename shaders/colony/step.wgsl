@@ -45,15 +45,18 @@ fn gather_nodes(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_w
     sorted_nodes[s] = vec4<f32>(nodes[j].xyz, bitcast<f32>(j));
 }
 
-// The 25 rows of the search, nearest the attraction's own first, so the
-// nearest node found early cuts the rows after it short.
-const NEAR_FIRST = array<u32, 25>(12u, 7u, 11u, 13u, 17u, 6u, 8u, 16u, 18u, 2u, 10u, 14u, 22u, 1u, 3u, 5u, 9u, 15u, 19u, 21u, 23u, 0u, 4u, 20u, 24u);
+// Row and slab offsets nearest first, so the nearest node found early cuts
+// the rows after it short.
+const NEAR_FIRST = array<i32, 5>(0, -1, 1, -2, 2);
 
 // For each active attraction: the nearest node within the influence
 // distance (ties go to the lower index), searched in cells half the
-// influence wide, each row cut to the sphere of the nearest distance so
-// far. Within the kill distance the attraction is removed; otherwise its
-// unit direction is added to that node's sum.
+// influence wide: the five slabs of 5 x 5 cells around it (one pair of
+// starts tells a slab holds no node at all: far from the growth, as all
+// are at first, an attraction reads ten words, not fifty), each slab's
+// rows cut to the sphere of the nearest node so far. Within the kill
+// distance the attraction is removed; otherwise its unit direction is
+// added to that node's sum.
 @compute @workgroup_size(256)
 fn search(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let i = thread_index(global, groups);
@@ -65,16 +68,31 @@ fn search(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgro
     var best = -1;
     var best_d2 = params.influence * params.influence;
     var cells: array<u32, 2>;
-    for (var k = 0u; k < ROWS; k++) {
-        row_span(grid, &cells, a, home, NEAR_FIRST[k], best_d2);
-        for (var s = grid_starts[cells[0]]; s < grid_starts[cells[1]]; s++) {
-            let node = sorted_nodes[s];
-            let j = bitcast<i32>(node.w);
-            let d = node.xyz - a;
-            let d2 = dot(d, d);
-            if d2 < best_d2 || (d2 == best_d2 && best >= 0 && j < best) {
-                best = j;
-                best_d2 = d2;
+    let top = vec3<i32>(grid.dims) - 1;
+    for (var kz = 0u; kz < 5u; kz++) {
+        let z = home.z + NEAR_FIRST[kz];
+        let low = grid.origin.z + f32(z) * grid.cell_size;
+        let off = max(max(low - a.z, a.z - (low + grid.cell_size)), 0.0);
+        if z < 0 || z > top.z || off * off >= best_d2 * 1.0001 {
+            continue;
+        }
+        let first = grid_index(grid, vec3<i32>(max(home.xy - REACH, vec2<i32>(0)), z));
+        let last = grid_index(grid, vec3<i32>(min(home.xy + REACH, top.xy), z));
+        if grid_starts[first] == grid_starts[last + 1u] {
+            continue;
+        }
+        for (var ky = 0u; ky < 5u; ky++) {
+            let r = u32(NEAR_FIRST[ky] + REACH) + 5u * u32(NEAR_FIRST[kz] + REACH);
+            row_span(grid, &cells, a, home, r, best_d2);
+            for (var s = grid_starts[cells[0]]; s < grid_starts[cells[1]]; s++) {
+                let node = sorted_nodes[s];
+                let j = bitcast<i32>(node.w);
+                let d = node.xyz - a;
+                let d2 = dot(d, d);
+                if d2 < best_d2 || (d2 == best_d2 && best >= 0 && j < best) {
+                    best = j;
+                    best_d2 = d2;
+                }
             }
         }
     }
