@@ -2,7 +2,8 @@
 //! depth, so what is nearer hides what is farther whatever their order in
 //! the stack (a golden image, and the same picture in both orders), and
 //! water in the scene is hidden by a figure standing before it; the stage
-//! puts a floor and sky around the scene and the figure's shadow on it.
+//! puts a floor and sky around the scene and the figure's shadow on it, and
+//! a forest without its backdrop lets it show.
 
 use crate::support;
 
@@ -194,5 +195,53 @@ fn the_stage_gives_the_scene_a_floor_and_sky_and_the_figure_a_shadow_on_it() {
     assert!(
         aside.abs() < 0.02 * floor_light(&unshaded, 70..90, 0..12) + 50.0,
         "aside: {aside}"
+    );
+}
+
+#[test]
+fn a_forest_without_its_backdrop_lets_the_stage_below_show_around_its_trees() {
+    // A magenta "stage" under a small forest seen level from its edge: with
+    // its backdrop the forest's own sky covers the top of the picture, without
+    // it the magenta shows there and the trees still stand in front of it.
+    let magenta = "@fragment\nfn fs_main(in: FullscreenVertex) -> @location(0) vec4<f32> {\n    return vec4<f32>(1.0, 0.0, 1.0, 1.0);\n}\n";
+    let picture = |backdrop: bool| {
+        let preset = format!(
+            "layers = [\"shader.magenta\", \"forest\"]\n[params]\n\"forest.initial_trees\" = 400\n\"forest.map_size\" = 64\n\"forest.camera_pitch\" = 5.0\n\"forest.backdrop\" = {backdrop}\n"
+        );
+        let root = support::show_folder(
+            &format!("forest_backdrop_{backdrop}"),
+            &[
+                ("presets/p.toml", preset.as_str()),
+                ("shaders/shader/magenta.wgsl", magenta),
+            ],
+        );
+        let image = crate::golden::render_project(root.clone(), "p", [160, 90], 2);
+        std::fs::remove_dir_all(root).ok();
+        image
+    };
+    let magenta_share = |image: &image::RgbaImage| {
+        let top = image.pixels().take(160 * 10);
+        top.filter(|p| p[0] > 200 && p[1] < 60 && p[2] > 200)
+            .count()
+    };
+    let with = picture(true);
+    let without = picture(false);
+    assert_eq!(
+        magenta_share(&with),
+        0,
+        "the forest's own sky hides the stage"
+    );
+    assert!(
+        magenta_share(&without) > 800,
+        "the stage shows above the trees: {}",
+        magenta_share(&without)
+    );
+    let green = without
+        .pixels()
+        .filter(|p| p[1] > p[0] && p[1] > p[2])
+        .count();
+    assert!(
+        green > 300,
+        "trees drawn over the stage: {green} green pixels"
     );
 }
