@@ -267,6 +267,41 @@ fn both_looks_draw_the_liquid() {
     }
 }
 
+#[test]
+fn streaks_draw_moving_particles_along_their_motion() {
+    use sylva::gpu::{OUTPUT_FORMAT, RenderTarget, read_rgba16f};
+    use sylva::params::{Source, Value};
+    // The same falling block (a small tank, in slow motion), its glows drawn
+    // as discs and as streaks of 0.4 s of motion: the streaks cover more.
+    let covered = |streak: f32| {
+        let mut show = support::show(support::fixtures(), "fluid_small", OUTPUT_FORMAT);
+        for (name, value) in [
+            ("fluid.render", Value::Text("particles".into())),
+            ("fluid.streak", Value::Float(streak)),
+        ] {
+            (show.registry.set_now(name, value, Source::Ui)).checked("setting a test value");
+        }
+        let mut output =
+            RenderTarget::new(&show.gpu.device, "fluid.output", [96, 64], OUTPUT_FORMAT);
+        for _ in 0..40 {
+            show.frame(1.0 / 60.0, None, &mut output, |_, _| {});
+        }
+        let target = show
+            .compositor()
+            .layer_target("fluid")
+            .map(|t| read_rgba16f(&show.gpu, t));
+        let Some(Ok(texels)) = target else {
+            panic!("no layer target");
+        };
+        texels.iter().filter(|t| t[3] > 0.01).count()
+    };
+    let (discs, streaks) = (covered(0.0), covered(0.4));
+    assert!(
+        streaks as f64 > discs as f64 * 1.15,
+        "{streaks} pixels with streaks, {discs} with discs"
+    );
+}
+
 /// Mean vertical velocity of the particles.
 fn mean_vy(sim: &FluidSim) -> f32 {
     let (_, velocities) = sim
