@@ -52,8 +52,9 @@ const NEAR_FIRST = array<i32, 5>(0, -1, 1, -2, 2);
 // For each active attraction: the nearest node within the influence
 // distance (ties go to the lower index), searched in cells half the
 // influence wide: the five slabs of 5 x 5 cells around it (one pair of
-// starts tells a slab holds no node at all: far from the growth, as all
-// are at first, an attraction reads ten words, not fifty), each slab's
+// starts tells the five hold no node at all, another pair a slab: far from
+// the growth, as all are at first, an attraction reads two to ten words,
+// not fifty), each slab's
 // rows cut to the sphere of the nearest node so far. Within the kill
 // distance the attraction is removed; otherwise its unit direction is
 // added to that node's sum.
@@ -69,6 +70,13 @@ fn search(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgro
     var best_d2 = params.influence * params.influence;
     var cells: array<u32, 2>;
     let top = vec3<i32>(grid.dims) - 1;
+    // Nothing at all between the block's first and last cell (whole slabs
+    // of the grid apart): no slab to look into.
+    let nearest = grid_index(grid, max(home - REACH, vec3<i32>(0)));
+    let farthest = grid_index(grid, min(home + REACH, top));
+    if grid_starts[nearest] == grid_starts[farthest + 1u] {
+        return;
+    }
     for (var kz = 0u; kz < 5u; kz++) {
         let z = home.z + NEAR_FIRST[kz];
         let low = grid.origin.z + f32(z) * grid.cell_size;
