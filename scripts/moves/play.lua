@@ -1,17 +1,24 @@
--- Makes a module of moves (setup, update, beat) the script's own
--- handlers: `require("moves.play")(require("moves.fluid"))` is a whole
--- preset script.
+-- Makes modules of moves (setup, update, beat) the script's own handlers,
+-- each module's in turn: `require("moves.play")(require("moves.fluid"))`
+-- is a whole preset script, and so is a call with several modules.
 
-return function(moves)
+return function(...)
+  local parts = { ... }
+  local function each(step, ...)
+    for _, moves in ipairs(parts) do
+      if moves[step] then moves[step](...) end
+    end
+  end
+
   function setup()
-    if moves.setup then moves.setup() end
+    each("setup")
   end
 
   function update(dt)
-    if moves.update then moves.update(dt) end
+    each("update", dt)
   end
 
   function on_beat(n)
-    if moves.beat then moves.beat(n) end
+    each("beat", n)
   end
 end

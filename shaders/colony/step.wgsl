@@ -27,14 +27,17 @@
 // Attractions are kept along a space-filling curve (src/layers/colony/order.rs):
 // for each slot, the index it was given under, which ties and tags use.
 @group(0) @binding(15) var<storage, read> attraction_index: array<u32>;
-@group(0) @binding(16) var<storage, read_write> sorted_nodes: array<vec4<f32>>;
+// Node positions in grid order, their index in w (as u32: float bits of a
+// small integer are a denormal some compilers flush).
+@group(0) @binding(16) var<storage, read_write> sorted_nodes: array<vec4<u32>>;
 
 fn thread_index(global: vec3<u32>, groups: vec3<u32>) -> u32 {
     return global.x + global.y * groups.x * 256u;
 }
 
-// The nodes copied into grid order beside their indices (w, as bits), so
-// the search reads each cell's nodes from one run of memory.
+// The nodes copied into grid order beside their indices (xyz as float
+// bits, the index in w), so the search reads each cell's nodes from one
+// run of memory.
 @compute @workgroup_size(256)
 fn gather_nodes(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let s = thread_index(global, groups);
@@ -42,7 +45,7 @@ fn gather_nodes(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_w
         return;
     }
     let j = grid_sorted[s];
-    sorted_nodes[s] = vec4<f32>(nodes[j].xyz, bitcast<f32>(j));
+    sorted_nodes[s] = vec4<u32>(bitcast<vec3<u32>>(nodes[j].xyz), j);
 }
 
 // Row and slab offsets nearest first, so the nearest node found early cuts
@@ -54,8 +57,8 @@ const NEAR_FIRST = array<i32, 5>(0, -1, 1, -2, 2);
 // influence wide: the five slabs of 5 x 5 cells around it (one pair of
 // starts tells the five hold no node at all, another pair a slab: far from
 // the growth, as all are at first, an attraction reads two to ten words,
-// not fifty), each slab's
-// rows cut to the sphere of the nearest node so far. Within the kill
+// not fifty), each slab's rows cut to the sphere of the nearest node so
+// far. Within the kill
 // distance the attraction is removed; otherwise its unit direction is
 // added to that node's sum.
 @compute @workgroup_size(256)
@@ -94,8 +97,8 @@ fn search(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgro
             row_span(grid, &cells, a, home, r, best_d2);
             for (var s = grid_starts[cells[0]]; s < grid_starts[cells[1]]; s++) {
                 let node = sorted_nodes[s];
-                let j = bitcast<i32>(node.w);
-                let d = node.xyz - a;
+                let j = i32(node.w);
+                let d = bitcast<vec3<f32>>(node.xyz) - a;
                 let d2 = dot(d, d);
                 if d2 < best_d2 || (d2 == best_d2 && best >= 0 && j < best) {
                     best = j;

@@ -73,9 +73,11 @@ fn ground(p: vec2<f32>) -> vec3<f32> {
 fn swayed(p: vec3<f32>, base: vec3<f32>, h: f32) -> vec3<f32> {
     let up = clamp((p.y - base.y) / max(h, 1e-3), 0.0, 1.0);
     let phase = dot(base.xz, vec2<f32>(0.11, 0.07));
-    let t = draw.time;
-    let gust = 0.6 + 0.4 * sin(t * 0.23 - phase * 0.5);
-    let swing = sin(t * 1.3 - phase) * 0.7 + sin(t * 2.9 - phase * 1.7) * 0.3;
+    // Whole turns in the hour the time wraps at (about 0.23, 1.3 and 2.9
+    // radians a second), so the sway runs on across the wrap unbroken.
+    let turn = draw.time * 6.2831853 / 3600.0;
+    let gust = 0.6 + 0.4 * sin(turn * 132.0 - phase * 0.5);
+    let swing = sin(turn * 745.0 - phase) * 0.7 + sin(turn * 1662.0 - phase * 1.7) * 0.3;
     let bend = draw.wind * 0.05 * h * up * up * (gust + swing * gust);
     return p + vec3<f32>(0.8, 0.0, 0.6) * bend;
 }

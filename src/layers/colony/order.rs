@@ -2,8 +2,8 @@
 //! through their bounding box, so the threads of one workgroup search the
 //! same few grid cells and share them in cache. Drawn at random, a
 //! workgroup's 256 attractions lay all over the cloud and each walked its
-//! own 27 cells through memory (the busiest iteration at ten million was
-//! 2.2x the median). The simulation does not depend on the order (ties go
+//! own neighbourhood of cells through memory (the busiest iteration at ten
+//! million was 2.2x the median). The simulation does not depend on the order (ties go
 //! to the lower original index, sums are fixed-point): only speed changes.
 
 /// For each GPU slot, the index into `points` of the attraction kept there.

@@ -372,15 +372,12 @@ impl FluidSim {
 }
 
 /// Threads per particle's neighbour walk for a fluid of `count`: eight
-/// while eight times the particles still fit on a large GPU at once (a
-/// small fluid's substep is one walk's latency, not its work), one past it.
+/// below 65,536 particles (a small fluid's substep is one walk's latency,
+/// not its work: 12k particles 0.142 ms a substep with one, 0.068 with
+/// eight on the H200), one above (at 100k even, at 1M one is 1.4x faster
+/// than eight: the sums' exchange costs more than the latency it hides).
+/// A power of two dividing the workgroup, so a particle's lanes share one.
 fn lanes_for(count: u32) -> u32 {
-    if let Some(lanes) = std::env::var("SYLVA_FLUID_LANES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-    {
-        return lanes;
-    }
     if count < 1 << 16 { 8 } else { 1 }
 }
 

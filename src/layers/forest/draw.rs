@@ -37,7 +37,7 @@ pub struct ForestDraw {
     pub brightness: f32,
     /// Slice the maps view shows (past the last: the highest owner).
     pub view_slice: u32,
-    /// Show time, seconds (within the hour: the sway's phase).
+    /// Show time, seconds, within the hour (the sway turns whole times in it).
     pub time: f32,
     /// How far the crowns sway.
     pub wind: f32,
