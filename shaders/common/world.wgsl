@@ -1,6 +1,7 @@
 // What the show's simulations share (src/engine/world.rs): bodies as
-// capsules with the velocity of each end, how a particle is kept out of
-// them, and the rain map's cells.
+// capsules with the velocity of each end (the dancing figure's, moving;
+// the colony's branches, standing), how a particle is kept out of them,
+// and the rain map's cells.
 
 struct Capsule {
     // One end, and the radius in w.
@@ -18,7 +19,25 @@ struct Bodies {
     margin: f32,
     // Cells along a side of the rain map landings are counted in; 0: none.
     rain_side: u32,
+    // Whether the world's branches (scene frame) are met too, and the
+    // matrix from the scene into this block's frame.
+    branches: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+    to_frame: mat4x4<f32>,
     capsules: array<Capsule, 64>,
+}
+
+// Capsule `c` of the scene seen in the frame `m` takes it to (a uniform
+// scale: the radius shrinks with the axes).
+fn capsule_in(m: mat4x4<f32>, c: Capsule) -> Capsule {
+    let scale = length(m[0].xyz);
+    let a = (m * vec4<f32>(c.a.xyz, 1.0)).xyz;
+    let b = (m * vec4<f32>(c.b.xyz, 1.0)).xyz;
+    let va = (m * vec4<f32>(c.velocity_a.xyz, 0.0)).xyz;
+    let vb = (m * vec4<f32>(c.velocity_b.xyz, 0.0)).xyz;
+    return Capsule(vec4<f32>(a, c.a.w * scale), vec4<f32>(b, 0.0), vec4<f32>(va, 0.0), vec4<f32>(vb, 0.0));
 }
 
 // The rain map's cell under `uv` (0..1 across the ground that spans it).

@@ -12,6 +12,9 @@
 @group(0) @binding(11) var<storage, read> bodies: Bodies;
 // Landings on the floor, counted for the ground that drinks them.
 @group(0) @binding(12) var<storage, read_write> rain: array<atomic<u32>>;
+// The branches standing in the scene (its frame; `bodies.to_frame` brings
+// them into the tank's), met when `bodies.branches` says so.
+@group(0) @binding(13) var<storage, read> branches: Bodies;
 
 // Slower than this onto the floor is water at rest, not rain.
 const RAIN_SPEED: f32 = 0.3;
@@ -58,8 +61,16 @@ fn integrate_particle(s: u32, before: vec4<f32>, velocity: vec3<f32>, a: vec3<f3
     // whole too; at most 64 capsules a particle, the world's limit.
     if x.w != 0.0 {
         var at = x.xyz;
+        let keep = vec2<f32>(bodies.bounce, bodies.margin);
         for (var k = 0u; k < min(bodies.count, 64u); k++) {
-            collide_with_capsule(bodies.capsules[k], vec2<f32>(bodies.bounce, bodies.margin), &at, &v);
+            collide_with_capsule(bodies.capsules[k], keep, &at, &v);
+        }
+        let standing = select(0u, min(branches.count, 64u), bodies.branches != 0u);
+        for (var k = 0u; k < standing; k++) {
+            var branch = capsule_in(bodies.to_frame, branches.capsules[k]);
+            branch.a.z = select(branch.a.z, 0.0, params.dimensions == 2u);
+            branch.b.z = select(branch.b.z, 0.0, params.dimensions == 2u);
+            collide_with_capsule(branch, keep, &at, &v);
         }
         x = vec4<f32>(at, x.w);
     }

@@ -22,6 +22,14 @@ pub struct BodiesHeader {
     pub margin: f32,
     /// Cells along a side of the rain map landings are counted in; 0: none.
     pub rain_side: u32,
+    /// Whether the branches the world holds (`World::branches`, scene
+    /// frame) are met too.
+    pub branches: u32,
+    /// Padding to 16 bytes.
+    pub _pad: [u32; 3],
+    /// From the scene into this block's frame (column-major), for the
+    /// branches, which a GPU pass writes in the scene's.
+    pub to_frame: [[f32; 4]; 4],
 }
 
 /// Bytes of the block: the head and room for every capsule.
@@ -31,12 +39,12 @@ pub const BODIES_BYTES: u64 =
 /// The block's bytes for `capsules` (scene frame) seen from a tank that
 /// `to_scene` places in the scene (its floor centre at the layer's
 /// origin, scaled by its `scene_scale`); a flat (2D) tank meets them in
-/// its plane, z = 0.
+/// its plane, z = 0. With `branches` the world's branches are met too.
 pub fn block(
     capsules: &[Capsule],
     (to_scene, flat): (Mat4, bool),
     (bounce, margin): (f32, f32),
-    rain_side: u32,
+    (rain_side, branches): (u32, bool),
 ) -> Vec<u8> {
     let to_tank = to_scene.inverse();
     let shrink = to_tank.x_axis.truncate().length();
@@ -66,6 +74,9 @@ pub fn block(
         bounce,
         margin,
         rain_side,
+        branches: u32::from(branches),
+        _pad: [0; 3],
+        to_frame: to_tank.to_cols_array_2d(),
     };
     let mut bytes = bytemuck::bytes_of(&header).to_vec();
     bytes.extend_from_slice(bytemuck::cast_slice(&placed));
@@ -80,9 +91,12 @@ mod tests {
     fn a_capsule_at_the_scene_origin_stands_in_the_middle_of_the_tank_floor() {
         let capsule = Capsule::moving(Vec3::ZERO, Vec3::Y, 0.1, None, 0.0);
         let floor_centre = Mat4::from_translation(Vec3::new(-1.0, 0.0, -0.5));
-        let bytes = block(&[capsule], (floor_centre, false), (0.2, 0.01), 0);
-        let header: BodiesHeader = bytemuck::pod_read_unaligned(&bytes[..16]);
-        let placed: Capsule = bytemuck::pod_read_unaligned(&bytes[16..80]);
+        let bytes = block(&[capsule], (floor_centre, false), (0.2, 0.01), (0, true));
+        let head = size_of::<BodiesHeader>();
+        let header: BodiesHeader = bytemuck::pod_read_unaligned(&bytes[..head]);
+        let placed: Capsule = bytemuck::pod_read_unaligned(&bytes[head..head + 64]);
+        assert_eq!(header.branches, 1);
+        assert_eq!(header.to_frame[3][..3], [1.0, 0.0, 0.5]);
         assert_eq!(header.count, 1);
         assert_eq!(&placed.a[..3], &[1.0, 0.0, 0.5]);
         assert_eq!(&placed.b[..3], &[1.0, 1.0, 0.5]);

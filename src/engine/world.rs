@@ -186,6 +186,9 @@ impl Capsule {
 pub struct World {
     bodies: RefCell<Vec<(String, Vec<Capsule>)>>,
     rain: OnceCell<wgpu::Buffer>,
+    branches: OnceCell<wgpu::Buffer>,
+    /// The layer whose branches the buffer holds this frame.
+    branches_from: RefCell<Option<String>>,
 }
 
 impl World {
@@ -224,12 +227,55 @@ impl World {
             .clone()
     }
 
-    /// Forgets the bodies of layers not in `on_stage` (gone, or switched
-    /// off), so nothing collides with a figure no longer there.
+    /// The branches standing in the scene: a `Bodies` block
+    /// (`shaders/common/world.wgsl`, scene frame, at most [`MAX_CAPSULES`])
+    /// that a layer's GPU pass writes each frame (the colony's, from its
+    /// grown nodes) and the water reads; made at its first use.
+    pub fn branches(&self, gpu: &crate::gpu::Gpu) -> wgpu::Buffer {
+        self.branches
+            .get_or_init(|| {
+                crate::gpu::compute::storage_buffer(
+                    gpu,
+                    "world.branches",
+                    super::bodies::BODIES_BYTES,
+                    wgpu::BufferUsages::empty(),
+                )
+            })
+            .clone()
+    }
+
+    /// Says `layer` writes the branches this frame.
+    pub fn publish_branches(&self, layer: &str) {
+        *self.branches_from.borrow_mut() = Some(layer.to_string());
+    }
+
+    /// Says `layer` no longer writes the branches (switched off, or out of
+    /// the scene), if it did.
+    pub fn withdraw_branches(&self, layer: &str) {
+        let mut branches = self.branches_from.borrow_mut();
+        if branches.as_deref() == Some(layer) {
+            *branches = None;
+        }
+    }
+
+    /// Whether a layer on stage writes the branches.
+    pub fn has_branches(&self) -> bool {
+        self.branches_from.borrow().is_some()
+    }
+
+    /// Forgets the bodies and branches of layers not in `on_stage` (gone,
+    /// or switched off), so nothing collides with a figure no longer there.
     pub fn keep_only(&self, on_stage: &[&str]) {
         self.bodies
             .borrow_mut()
             .retain(|(id, _)| on_stage.contains(&id.as_str()));
+        let mut branches = self.branches_from.borrow_mut();
+        if branches
+            .as_deref()
+            .is_some_and(|id| !on_stage.contains(&id))
+        {
+            *branches = None;
+        }
     }
 }
 

@@ -91,6 +91,7 @@ pub struct FluidKnobs {
     absorption: Handle<f32>,
     foam: Handle<f32>,
     bodies: Handle<bool>,
+    branches: Handle<bool>,
     body_bounce: Handle<f32>,
     rain: Handle<bool>,
     /// Its place in the shared scene (the tank's floor centre at the
@@ -139,6 +140,7 @@ impl FluidKnobs {
             absorption: Handle::new(id, "absorption"),
             foam: Handle::new(id, "foam"),
             bodies: Handle::new(id, "bodies"),
+            branches: Handle::new(id, "branches"),
             body_bounce: Handle::new(id, "body_bounce"),
             rain: Handle::new(id, "rain"),
             placement: Placement::new(id),
@@ -181,6 +183,11 @@ impl FluidKnobs {
     /// Whether the water meets the world's bodies.
     pub fn bodies(&self, registry: &Registry) -> bool {
         self.bodies.get(registry)
+    }
+
+    /// Whether the water meets the world's branches.
+    pub fn branches(&self, registry: &Registry) -> bool {
+        self.branches.get(registry)
     }
 
     /// How much of the water's speed into a body bounces back.
@@ -240,7 +247,7 @@ impl FluidKnobs {
             self.gravity, self.strengths[0], self.strengths[1], self.emitter_velocity,
             self.emitter_rate, self.pointer_radius, self.speed, self.iterations, self.render,
             self.colour, self.colour_by, self.particle_size, self.streak, self.brightness, self.absorption,
-            self.foam, self.bodies, self.body_bounce, self.rain);
+            self.foam, self.bodies, self.branches, self.body_bounce, self.rain);
         for place in places {
             wrong.extend(crate::check_handles!(specs; place.at, place.radius));
         }

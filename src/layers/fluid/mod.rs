@@ -125,6 +125,9 @@ pub fn fluid_params(id: &str) -> Vec<ParamSpec> {
         ParamSpec::bool(p("bodies"), true).with_description(
             "In the shared scene, the water meets the bodies other layers there move (the skinned figure's limbs)",
         ),
+        ParamSpec::bool(p("branches"), true).with_description(
+            "In the shared scene, the water meets the branches a colony there grew (its first from each root, standing)",
+        ),
         ParamSpec::float(p("body_bounce"), 0.2, 0.0, 1.0)
             .with_description("How much of the water's speed into a body bounces back"),
         ParamSpec::bool(p("rain"), true).with_description(
@@ -238,7 +241,7 @@ impl FluidLayer {
                 env.assets,
                 (&scene.positions, &scene.velocities),
                 &scene.params,
-                &env.world.rain(env.gpu),
+                (&env.world.rain(env.gpu), &env.world.branches(env.gpu)),
             )
         })?;
         Ok(Running {
@@ -320,9 +323,10 @@ impl Layer for FluidLayer {
         let tank = (to_scene, params.dimensions == 2);
         let keep = (knobs.body_bounce(registry), running.dx * 0.5);
         let rain = if knobs.rain(registry) { RAIN_SIDE } else { 0 };
-        running
-            .sim
-            .set_bodies(env.gpu, &bodies::block(&capsules, tank, keep, rain));
+        let in_scene = knobs.placement.in_scene(registry);
+        let branches = knobs.branches(registry) && in_scene && env.world.has_branches();
+        let block = bodies::block(&capsules, tank, keep, (rain, branches));
+        running.sim.set_bodies(env.gpu, &block);
         self.substeps = knobs.substeps(registry, clock.dt, params.dt);
         let look = knobs.look(registry, running.dx, params.rest_density);
         if let Some(renderer) = self.core.drawer.as_mut() {

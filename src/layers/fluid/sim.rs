@@ -140,13 +140,14 @@ impl FluidSim {
     /// Uploads `positions` (xyz, w = 1) and `velocities` and prepares the
     /// passes for a container of `params.container` with cells of
     /// `params.h`; landings on the floor are counted in `rain` (the
-    /// world's rain map) when the bodies block asks.
+    /// world's rain map) and `branches` (the world's, a `Bodies` block in
+    /// the scene's frame) are met when the bodies block asks.
     pub fn new(
         gpu: &Gpu,
         assets: &Assets,
         (positions, velocities): (&[[f32; 4]], &[[f32; 4]]),
         params: &FluidParams,
-        rain: &wgpu::Buffer,
+        (rain, branches): (&wgpu::Buffer, &wgpu::Buffer),
     ) -> Result<Self, BuildError> {
         let count = positions.len().max(1) as u32;
         let none = wgpu::BufferUsages::empty();
@@ -234,6 +235,7 @@ impl FluidSim {
                     (10, &substeps),
                     (11, &bodies),
                     (12, rain),
+                    (13, branches),
                 ],
             )?,
             lanes,

@@ -22,17 +22,23 @@ fn upload_from(scene: &Scene, assets: &Assets) -> FluidSim {
 
 /// The same, and the rain map its landings are counted in.
 fn raining(scene: &Scene, assets: &Assets) -> (FluidSim, wgpu::Buffer) {
+    let (sim, world) = in_world(scene, assets);
+    (sim, world.rain(&support::gpu()))
+}
+
+/// The fluid of `scene` and the world whose rain map and branches it binds.
+fn in_world(scene: &Scene, assets: &Assets) -> (FluidSim, sylva::engine::world::World) {
     let gpu = support::gpu();
-    let rain = sylva::engine::world::World::default().rain(&gpu);
+    let world = sylva::engine::world::World::default();
     let sim = FluidSim::new(
         &gpu,
         assets,
         (&scene.positions, &scene.velocities),
         &scene.params,
-        &rain,
+        (&world.rain(&gpu), &world.branches(&gpu)),
     )
     .unwrap_or_else(|e| panic!("{e}"));
-    (sim, rain)
+    (sim, world)
 }
 
 fn run(sim: &FluidSim, steps: usize) {
@@ -430,7 +436,7 @@ fn swept(solid: bool, frames: usize, radius: f32) -> (Vec<[f32; 4]>, [glam::Vec3
         let capsules = if solid { vec![capsule] } else { Vec::new() };
         sim.set_bodies(
             &gpu,
-            &bodies::block(&capsules, tank, (0.2, scene.dx * 0.5), 0),
+            &bodies::block(&capsules, tank, (0.2, scene.dx * 0.5), (0, false)),
         );
         run(&sim, substeps);
     }
@@ -505,7 +511,10 @@ fn water_falling_on_the_floor_is_counted_as_rain_where_it_lands() {
     let (sim, rain) = raining(&scene, &Assets::new(env!("CARGO_MANIFEST_DIR")));
     // The scene's frame is the tank's own.
     let tank = (glam::Mat4::IDENTITY, true);
-    sim.set_bodies(&gpu, &bodies::block(&[], tank, (0.2, 0.0), RAIN_SIDE));
+    sim.set_bodies(
+        &gpu,
+        &bodies::block(&[], tank, (0.2, 0.0), (RAIN_SIDE, false)),
+    );
     // Long enough to fall half a metre and land.
     run(&sim, (0.5 / scene.params.dt).ceil() as usize);
     let counts: Vec<u32> =
@@ -524,5 +533,51 @@ fn water_falling_on_the_floor_is_counted_as_rain_where_it_lands() {
     assert!(
         under * 10 >= landed * 9,
         "{under} of {landed} landings under the falling water's half of the floor"
+    );
+}
+
+#[test]
+fn water_never_stays_inside_a_branch_standing_in_the_scene() {
+    use sylva::engine::bodies;
+    use sylva::engine::world::Capsule;
+    let gpu = support::gpu();
+    let scene = block(
+        2,
+        [1.0, 1.0, 0.0],
+        [0.0; 3],
+        [1.0, 0.4, 0.0],
+        40,
+        3.0,
+        9.81,
+        0.0,
+        7,
+    );
+    // A branch across the water, given in the scene, where the tank
+    // stands 10 m aside: the block brings it into the tank's frame.
+    let offset = glam::Vec3::new(10.0, 0.0, 5.0);
+    let (a, b) = (
+        glam::Vec3::new(0.3, 0.2, 0.0),
+        glam::Vec3::new(0.7, 0.2, 0.0),
+    );
+    let radius = 0.06;
+    let inside_after = |standing: bool| {
+        let (sim, world) = in_world(&scene, &Assets::new(env!("CARGO_MANIFEST_DIR")));
+        let branch = Capsule::moving(a + offset, b + offset, radius, None, 0.0);
+        let in_scene = (glam::Mat4::IDENTITY, false);
+        let written = bodies::block(&[branch], in_scene, (0.0, 0.0), (0, false));
+        gpu.queue.write_buffer(&world.branches(&gpu), 0, &written);
+        let tank = (glam::Mat4::from_translation(offset), true);
+        let keep = (0.2, scene.dx * 0.5);
+        sim.set_bodies(&gpu, &bodies::block(&[], tank, keep, (0, standing)));
+        run(&sim, 200);
+        let (positions, _) = sim.read_particles(&gpu).checked("reading the water");
+        let inside = |p: &&[f32; 4]| p[3] != 0.0 && to_axis(p, a, b) < radius - 1e-3;
+        positions.iter().filter(inside).count()
+    };
+    let (with, without) = (inside_after(true), inside_after(false));
+    assert_eq!(with, 0, "particles inside the standing branch");
+    assert!(
+        without > 10,
+        "without it the water fills its place: {without}"
     );
 }

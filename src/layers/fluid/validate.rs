@@ -183,14 +183,15 @@ pub fn hydrostatic(
 }
 
 fn upload(gpu: &Gpu, assets: &Assets, scene: &Scene) -> Result<FluidSim, BuildError> {
-    // Validation measures the water alone: its rain goes nowhere.
-    let rain = crate::engine::world::World::default().rain(gpu);
+    // Validation measures the water alone: its rain goes nowhere, no
+    // branches stand in it.
+    let world = crate::engine::world::World::default();
     FluidSim::new(
         gpu,
         assets,
         (&scene.positions, &scene.velocities),
         &scene.params,
-        &rain,
+        (&world.rain(gpu), &world.branches(gpu)),
     )
 }
 

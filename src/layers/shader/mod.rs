@@ -378,7 +378,12 @@ impl Layer for ShaderLayer {
         let (camera, camera_buffer, bodies_buffer) = &self.scene;
         let look = camera.look(registry, clock.time, size);
         (env.gpu.queue).write_buffer(camera_buffer, 0, bytemuck::bytes_of(&look));
-        let standing = bodies::block(&env.world.bodies(), (Mat4::IDENTITY, false), (0.0, 0.0), 0);
+        let standing = bodies::block(
+            &env.world.bodies(),
+            (Mat4::IDENTITY, false),
+            (0.0, 0.0),
+            (0, false),
+        );
         (env.gpu.queue).write_buffer(bodies_buffer, 0, &standing);
         match &mut self.program {
             Some(Program::Isf(isf)) => isf.prepare(env, registry, clock, size),
