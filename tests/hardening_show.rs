@@ -324,7 +324,9 @@ fn a_live_layer_the_device_cannot_run_goes_back_to_the_values_it_ran_with() {
             pace.keep(show, &finished);
         }
     };
-    run(&mut show, 8);
+    // Enough light frames that one within budget is seen even when the
+    // test machine is busy with the other tests (the values to go back to).
+    run(&mut show, 30);
     show.apply(sylva::command::Command::Set(
         "shader.heavy.work".into(),
         sylva::params::Value::Int(8000),

@@ -17,6 +17,7 @@ pub mod picture;
 pub mod reference;
 pub mod sim;
 pub mod spacing;
+pub mod standing;
 
 use std::path::PathBuf;
 
@@ -33,7 +34,7 @@ use crate::engine::world::Placement;
 use crate::engine::{BenchWorkload, Layer, LayerEnv, LayerFrame, LayerKind, LayerSwitches};
 use crate::gpu::UniformLayout;
 use crate::gpu::{BuildError, Gpu, GpuProfiler};
-use crate::params::{ParamSpec, Registry};
+use crate::params::{Handle, ParamSpec, Registry};
 
 /// Palettes, in the order of `colony.palette`.
 pub const PALETTES: [&str; 4] = ["aurora", "ember", "moss", "ice"];
@@ -96,6 +97,9 @@ pub fn colony_params(id: &str) -> Vec<ParamSpec> {
         ParamSpec::float(p("regrow_seconds"), 40.0, 2.0, 3600.0)
             .with_unit("s")
             .with_description("Time a growth lives before it fades"),
+        ParamSpec::bool(p("solid"), true).with_description(
+            "In the shared scene, its first branches from each root stand as capsules the water meets",
+        ),
     ];
     specs.extend(camera_params(id, 22.0, 6.0));
     specs.extend(crate::engine::world::placement_params(id));
@@ -216,6 +220,8 @@ pub enum ColonyError {
 /// A running colony.
 struct Grown {
     sim: ColonySim,
+    /// Its first branches written into the world's, for the water.
+    standing: standing::StandingBranches,
     structure: Structure,
     spacing: Option<f32>,
     centre: glam::Vec3,
@@ -248,6 +254,7 @@ pub struct ColonyKnobs {
     structure: StructureKnobs,
     camera: OrbitCamera,
     placement: Placement,
+    solid: Handle<bool>,
 }
 
 impl ColonyKnobs {
@@ -259,7 +266,13 @@ impl ColonyKnobs {
             structure: StructureKnobs::new(id),
             camera: OrbitCamera::new(id),
             placement: Placement::new(id),
+            solid: Handle::new(id, "solid"),
         }
+    }
+
+    /// Whether its branches stand in the scene for the water this frame.
+    fn standing(&self, registry: &Registry) -> bool {
+        self.solid.get(registry) && self.placement.in_scene(registry)
     }
 
     /// What in `specs` its handles do not find.
@@ -270,6 +283,7 @@ impl ColonyKnobs {
             self.structure.check(specs),
             self.camera.check(specs),
             self.placement.check(specs),
+            crate::check_handles!(specs; self.solid),
         ]
         .concat()
     }
@@ -315,8 +329,13 @@ impl ColonyLayer {
             ColonySim::new(env.gpu, env.assets, &points, structure.seed_count, &params)
         })?;
         let (min, max) = sim::bounds(&points);
+        let branches = env.world.branches(env.gpu);
+        let standing = env.gpu.scoped(&self.core.id, || {
+            standing::StandingBranches::new(env.gpu, env.assets, &sim, &branches)
+        })?;
         Ok(Grown {
             sim,
+            standing,
             structure,
             spacing,
             centre: (glam::Vec3::from(min) + glam::Vec3::from(max)) * 0.5,
@@ -388,6 +407,13 @@ impl Layer for ColonyLayer {
             .camera(registry, clock.time, size)
             .unwrap_or_else(|| knobs.camera.look(registry, clock.time, grown.centre, size));
         let draw = knobs.branches.draw_params(registry, 1.0, self.fade);
+        if knobs.standing(registry) {
+            let model = knobs.placement.model(registry);
+            grown.standing.prepare(env.gpu, model, draw.thickness);
+            env.world.publish_branches(&self.core.id);
+        } else {
+            env.world.withdraw_branches(&self.core.id);
+        }
         if let Some(renderer) = self.core.drawer.as_mut() {
             renderer.prepare(env.gpu, size, &camera, &draw);
         }
@@ -409,6 +435,14 @@ impl Layer for ColonyLayer {
         let branches = &self.knobs.branches;
         for _ in 0..branches.steps(registry) {
             grown.sim.step(encoder, profiler);
+        }
+        if self.knobs.standing(registry) {
+            let label = "colony.standing";
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some(label),
+                timestamp_writes: profiler.compute_pass(label),
+            });
+            grown.standing.encode(&mut pass);
         }
         let Some(renderer) = &self.core.drawer else {
             crate::gpu::clear_view(encoder, frame.target);
