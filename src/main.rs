@@ -468,6 +468,7 @@ fn bench_command(args: BenchArgs) -> anyhow::Result<()> {
             resolution: args.resolution.unwrap_or([1920, 1080]),
             steps: args.steps,
             warm_up: args.warm_up,
+            set: args.set.clone(),
         })?;
         if args.json {
             println!("{}", serde_json::to_string_pretty(&report)?);

@@ -188,7 +188,7 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<BenchReport> {
 /// `param=value` settings as preset parameters, so the layer's first
 /// build already has them (a later change may rebuild on a worker thread,
 /// after measuring has begun).
-fn preset_params(settings: &[String]) -> anyhow::Result<Vec<PresetParam>> {
+pub(crate) fn preset_params(settings: &[String]) -> anyhow::Result<Vec<PresetParam>> {
     settings
         .iter()
         .map(|setting| {

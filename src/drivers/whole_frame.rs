@@ -7,7 +7,7 @@
 
 use std::time::Instant;
 
-use anyhow::bail;
+use anyhow::{Context, bail};
 use serde::Serialize;
 
 use super::bench::{labels_in_order, percentile};
@@ -26,6 +26,9 @@ pub struct WholeFrameOptions {
     /// Frames played first (show time at 60 fps), so the preset has faded
     /// in and its simulations have been built and are running.
     pub warm_up: usize,
+    /// `param=value` settings applied once the preset (a playlist's first)
+    /// has loaded: a coupling switched off to see what it costs.
+    pub set: Vec<String>,
 }
 
 /// One pass over the measured frames.
@@ -79,6 +82,12 @@ pub fn run(options: &WholeFrameOptions) -> anyhow::Result<WholeFrameReport> {
             "{} has no timestamp queries; GPU times cannot be measured",
             show.gpu.info.name
         );
+    }
+    for setting in super::bench::preset_params(&options.set)? {
+        let value = crate::engine::toml_value(&setting.value)
+            .with_context(|| format!("cannot read {:?}", setting.value))?;
+        let set = crate::command::Command::Set(setting.name, value, crate::params::Source::Ui);
+        show.apply(set)?;
     }
     let device = show.gpu.device.clone();
     let mut output = RenderTarget::new(&device, "bench.output", options.resolution, OUTPUT_FORMAT);
