@@ -238,32 +238,38 @@ fn a_sink_drains_and_an_emitter_pours() {
     );
 }
 
+/// The fluid layer's own target after `frames` frames of the small 2D
+/// tank (`tests/fixtures`) with `settings`; the show reported no error.
+fn fluid_layer(settings: &[(&str, sylva::params::Value)], frames: usize) -> Vec<[f32; 4]> {
+    use sylva::gpu::{OUTPUT_FORMAT, RenderTarget, read_rgba16f};
+    let mut show = support::show(support::fixtures(), "fluid_small", OUTPUT_FORMAT);
+    for (name, value) in settings {
+        let set = show
+            .registry
+            .set_now(name, value.clone(), sylva::params::Source::Ui);
+        set.checked("setting a test value");
+    }
+    let mut output = RenderTarget::new(&show.gpu.device, "fluid.output", [96, 64], OUTPUT_FORMAT);
+    for _ in 0..frames {
+        show.frame(1.0 / 60.0, None, &mut output, |_, _| {});
+    }
+    let errors = show.errors.snapshot();
+    assert!(errors.is_empty(), "{settings:?}: {errors:?}");
+    let target = show
+        .compositor()
+        .layer_target("fluid")
+        .map(|t| read_rgba16f(&show.gpu, t));
+    let Some(Ok(texels)) = target else {
+        panic!("{settings:?}: no layer target");
+    };
+    texels
+}
+
 #[test]
 fn both_looks_draw_the_liquid() {
-    use sylva::gpu::{OUTPUT_FORMAT, RenderTarget, read_rgba16f};
-    use sylva::params::{Source, Value};
+    use sylva::params::Value;
     for look in ["surface", "particles"] {
-        let mut show = support::show(support::fixtures(), "fluid_small", OUTPUT_FORMAT);
-        show.registry
-            .set_now("fluid.render", Value::Text(look.into()), Source::Ui)
-            .checked("setting a test value");
-        let mut output =
-            RenderTarget::new(&show.gpu.device, "fluid.output", [96, 64], OUTPUT_FORMAT);
-        for _ in 0..3 {
-            show.frame(1.0 / 60.0, None, &mut output, |_, _| {});
-        }
-        assert!(
-            show.errors.snapshot().is_empty(),
-            "{look}: {:?}",
-            show.errors.snapshot()
-        );
-        let texels = show
-            .compositor()
-            .layer_target("fluid")
-            .map(|t| read_rgba16f(&show.gpu, t));
-        let Some(Ok(texels)) = texels else {
-            panic!("{look}: no layer target");
-        };
+        let texels = fluid_layer(&[("fluid.render", Value::Text(look.into()))], 3);
         let covered = texels.iter().filter(|t| t[3] > 0.0).count();
         assert!(
             covered > texels.len() / 50 && covered < texels.len(),
@@ -275,30 +281,15 @@ fn both_looks_draw_the_liquid() {
 
 #[test]
 fn streaks_draw_moving_particles_along_their_motion() {
-    use sylva::gpu::{OUTPUT_FORMAT, RenderTarget, read_rgba16f};
-    use sylva::params::{Source, Value};
+    use sylva::params::Value;
     // The same falling block (a small tank, in slow motion), its glows drawn
     // as discs and as streaks of 0.4 s of motion: the streaks cover more.
     let covered = |streak: f32| {
-        let mut show = support::show(support::fixtures(), "fluid_small", OUTPUT_FORMAT);
-        for (name, value) in [
+        let settings = [
             ("fluid.render", Value::Text("particles".into())),
             ("fluid.streak", Value::Float(streak)),
-        ] {
-            (show.registry.set_now(name, value, Source::Ui)).checked("setting a test value");
-        }
-        let mut output =
-            RenderTarget::new(&show.gpu.device, "fluid.output", [96, 64], OUTPUT_FORMAT);
-        for _ in 0..40 {
-            show.frame(1.0 / 60.0, None, &mut output, |_, _| {});
-        }
-        let target = show
-            .compositor()
-            .layer_target("fluid")
-            .map(|t| read_rgba16f(&show.gpu, t));
-        let Some(Ok(texels)) = target else {
-            panic!("no layer target");
-        };
+        ];
+        let texels = fluid_layer(&settings, 40);
         texels.iter().filter(|t| t[3] > 0.01).count()
     };
     let (discs, streaks) = (covered(0.0), covered(0.4));
