@@ -9,8 +9,6 @@
 @group(0) @binding(6) var<storage, read_write> density: array<vec2<f32>>;
 @group(0) @binding(8) var<storage, read> grid_starts: array<u32>;
 
-var<workgroup> lane_sums: array<f32, 256>;
-
 // The Poly6 sum over this lane's rows of the neighbourhood of `me`.
 fn poly6_sum(me: vec3<f32>, lane: u32) -> f32 {
     let h2 = params.kernel.w;
@@ -50,26 +48,20 @@ fn compute_density(
     @builtin(num_workgroups) groups: vec3<u32>,
     @builtin(local_invocation_index) local: u32,
 ) {
-    let s = particle(global, groups) / LANES;
-    let lane = local % LANES;
-    let live = s < params.count;
-    let me = select(vec4<f32>(0.0), position_b[min(s, params.count - 1u)], live);
+    let walker = lane_of(global, groups, local);
+    let me = select(vec4<f32>(0.0), position_b[walker.at], walker.live);
     var sum = 0.0;
-    if live & me.w != 0.0 {
-        sum = poly6_sum(me.xyz, lane);
+    if walker.live & me.w != 0.0 {
+        sum = poly6_sum(me.xyz, walker.lane);
     }
-    lane_sums[local] = sum;
-    workgroupBarrier();
-    if !live | lane != 0u {
+    sum = lanes_added(local, vec4<f32>(sum, 0.0, 0.0, 0.0)).x;
+    if !walker.live | walker.lane != 0u {
         return;
     }
-    for (var k = 1u; k < LANES; k++) {
-        sum += lane_sums[local + k];
-    }
     if me.w == 0.0 {
-        density[s] = vec2<f32>(params.rest_density, 0.0);
+        density[walker.particle] = vec2<f32>(params.rest_density, 0.0);
         return;
     }
     let rho = max(params.mass * params.kernel.x * sum, 1e-6);
-    density[s] = vec2<f32>(rho, tait_pressure(params, rho));
+    density[walker.particle] = vec2<f32>(rho, tait_pressure(params, rho));
 }

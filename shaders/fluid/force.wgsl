@@ -16,9 +16,6 @@
 @group(0) @binding(7) var<storage, read_write> acceleration: array<vec4<f32>>;
 @group(0) @binding(8) var<storage, read> grid_starts: array<u32>;
 
-var<workgroup> lane_pressure: array<vec3<f32>, 256>;
-var<workgroup> lane_viscous: array<vec3<f32>, 256>;
-
 struct Terms {
     pressure: vec3<f32>,
     viscous: vec3<f32>,
@@ -78,26 +75,19 @@ fn compute_force(
     @builtin(num_workgroups) groups: vec3<u32>,
     @builtin(local_invocation_index) local: u32,
 ) {
-    let s = particle(global, groups) / LANES;
-    let lane = local % LANES;
-    let live = s < params.count;
-    let at = min(s, params.count - 1u);
-    let me = select(vec4<f32>(0.0), position_b[at], live);
-    let v = velocity_b[at].xyz;
-    let own = density[at];
+    let walker = lane_of(global, groups, local);
+    let s = walker.particle;
+    let me = select(vec4<f32>(0.0), position_b[walker.at], walker.live);
+    let v = velocity_b[walker.at].xyz;
+    let own = density[walker.at];
     var t = Terms(vec3<f32>(0.0), vec3<f32>(0.0));
-    if live & me.w != 0.0 {
-        t = pair_terms(s, me.xyz, v, own, lane);
+    if walker.live & me.w != 0.0 {
+        t = pair_terms(s, me.xyz, v, own, walker.lane);
     }
-    lane_pressure[local] = t.pressure;
-    lane_viscous[local] = t.viscous;
-    workgroupBarrier();
-    if !live | lane != 0u {
+    t.pressure = lanes_added(local, vec4<f32>(t.pressure, 0.0)).xyz;
+    t.viscous = lanes_added(local, vec4<f32>(t.viscous, 0.0)).xyz;
+    if !walker.live | walker.lane != 0u {
         return;
-    }
-    for (var k = 1u; k < LANES; k++) {
-        t.pressure += lane_pressure[local + k];
-        t.viscous += lane_viscous[local + k];
     }
     var a = vec3<f32>(0.0);
     if me.w != 0.0 {

@@ -9,6 +9,39 @@ fn particle(global: vec3<u32>, groups: vec3<u32>) -> u32 {
     return global.x + global.y * groups.x * 256u;
 }
 
+// The particle a thread of a neighbour walk works for (`LANES` threads to
+// one), its lane, whether it is a particle at all, and an index safe to
+// read at either way.
+struct LaneOf {
+    particle: u32,
+    lane: u32,
+    live: bool,
+    at: u32,
+}
+
+fn lane_of(global: vec3<u32>, groups: vec3<u32>, local: u32) -> LaneOf {
+    let s = particle(global, groups) / LANES;
+    return LaneOf(s, local % LANES, s < params.count, min(s, params.count - 1u));
+}
+
+var<workgroup> lane_shares: array<vec4<f32>, 256>;
+
+// `share` added up over a particle's lanes, in lane order: its first lane
+// gets the total, the others their own share back. Every thread of the
+// workgroup calls it, in uniform control flow, as often as it needs.
+fn lanes_added(local: u32, share: vec4<f32>) -> vec4<f32> {
+    workgroupBarrier();
+    lane_shares[local] = share;
+    workgroupBarrier();
+    var total = share;
+    if local % LANES == 0u {
+        for (var k = 1u; k < LANES; k++) {
+            total += lane_shares[local + k];
+        }
+    }
+    return total;
+}
+
 // Walls near a particle, as (axis, wall coordinate) pairs: the fluid is
 // mirrored across them, so a particle at a wall has a full neighbourhood
 // (mirror particles). Without this the layer along a wall has too little
