@@ -41,6 +41,14 @@ const MAX_OFFSET: u32 = 3u;
 const ARGS_NODES: u32 = 0u;
 const ARGS_TUBES: u32 = 3u;
 
+// A tube's radius at a node `offset` nodes from its root when the deepest
+// is `deepest`: thinner towards the tips. Drawn (draw.wgsl) and met by the
+// water (standing.wgsl) alike.
+fn tube_radius(thickness: f32, offset: u32, deepest: u32) -> f32 {
+    let depth = f32(offset) / f32(max(deepest, 1u));
+    return thickness * (0.25 + 0.75 * (1.0 - depth) * (1.0 - depth));
+}
+
 // Fixed-point scale for summing directions with integer atomics: the sum
 // is the same in any order, so growth is deterministic.
 const FIXED: f32 = 65536.0;

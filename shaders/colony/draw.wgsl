@@ -173,8 +173,7 @@ fn resolve_lines(@builtin(global_invocation_id) id: vec3<u32>) {
 
 // Radius at a node: thinner towards the tips.
 fn radius(node: u32) -> f32 {
-    let depth = f32(info[node].offset) / f32(max(state[MAX_OFFSET], 1u));
-    return draw.thickness * (0.25 + 0.75 * (1.0 - depth) * (1.0 - depth));
+    return tube_radius(draw.thickness, info[node].offset, state[MAX_OFFSET]);
 }
 
 const SIDES: u32 = 6u;

@@ -36,9 +36,8 @@ fn stand_branches(@builtin(local_invocation_index) k: u32) {
     }
     let node = roots + k;
     let parent = u32(max(info[node].parent, 0));
-    // As thick as the tubes draw it (`radius` in draw.wgsl), as far as it has grown.
-    let depth = f32(info[node].offset) / f32(max(state[MAX_OFFSET], 1u));
-    let radius = standing.thickness * (0.25 + 0.75 * (1.0 - depth) * (1.0 - depth));
+    // As thick as the tubes draw it, as far as it has grown.
+    let radius = tube_radius(standing.thickness, info[node].offset, state[MAX_OFFSET]);
     let root_end = nodes[parent].xyz;
     let tip = root_end + (nodes[node].xyz - root_end) * nodes[node].w;
     let a = (standing.model * vec4<f32>(root_end, 1.0)).xyz;

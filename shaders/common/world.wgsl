@@ -40,6 +40,12 @@ fn capsule_in(m: mat4x4<f32>, c: Capsule) -> Capsule {
     return Capsule(vec4<f32>(a, c.a.w * scale), vec4<f32>(b, 0.0), vec4<f32>(va, 0.0), vec4<f32>(vb, 0.0));
 }
 
+// Where along the segment from `a` to `b` (0..1) it comes nearest `p`.
+fn along_segment(p: vec3<f32>, a: vec3<f32>, b: vec3<f32>) -> f32 {
+    let axis = b - a;
+    return clamp(dot(p - a, axis) / max(dot(axis, axis), 1e-12), 0.0, 1.0);
+}
+
 // The rain map's cell under `uv` (0..1 across the ground that spans it).
 fn rain_cell(uv: vec2<f32>, side: u32) -> u32 {
     let cell = min(vec2<u32>(clamp(uv, vec2<f32>(0.0), vec2<f32>(1.0)) * f32(side)), vec2<u32>(side - 1u));
@@ -53,7 +59,7 @@ fn rain_cell(uv: vec2<f32>, side: u32) -> u32 {
 // before it and throws it off.
 fn collide_with_capsule(c: Capsule, keep: vec2<f32>, x: ptr<function, vec3<f32>>, v: ptr<function, vec3<f32>>) {
     let axis = c.b.xyz - c.a.xyz;
-    let t = clamp(dot(*x - c.a.xyz, axis) / max(dot(axis, axis), 1e-12), 0.0, 1.0);
+    let t = along_segment(*x, c.a.xyz, c.b.xyz);
     let nearest = c.a.xyz + axis * t;
     let away = *x - nearest;
     let reach = c.a.w + keep.y;

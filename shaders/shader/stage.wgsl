@@ -50,18 +50,16 @@ fn floor_light(p: vec3<f32>) -> f32 {
     for (var k = 0u; k < min(scene_bodies.count, 64u); k++) {
         let c = scene_bodies.capsules[k];
         let r = c.a.w;
-        let a = c.a.xyz - key * (c.a.y / key.y);
-        let b = c.b.xyz - key * (c.b.y / key.y);
-        let axis = b.xz - a.xz;
-        let t = clamp(dot(p.xz - a.xz, axis) / max(dot(axis, axis), 1e-9), 0.0, 1.0);
-        let distance = length(p.xz - (a.xz + axis * t));
+        let on_floor = vec3<f32>(1.0, 0.0, 1.0);
+        let a = (c.a.xyz - key * (c.a.y / key.y)) * on_floor;
+        let b = (c.b.xyz - key * (c.b.y / key.y)) * on_floor;
+        let t = along_segment(p * on_floor, a, b);
+        let distance = length(p * on_floor - mix(a, b, t));
         let height = mix(c.a.y, c.b.y, t);
         let soft = r + 0.15 * height;
         let shade = 1.0 - smoothstep(r * 0.5, soft + r, distance);
         // Close under the body the floor is darkest, whatever the light.
-        let axis3 = c.b.xyz - c.a.xyz;
-        let s = clamp(dot(p - c.a.xyz, axis3) / max(dot(axis3, axis3), 1e-9), 0.0, 1.0);
-        let gap = length(p - (c.a.xyz + axis3 * s)) - r;
+        let gap = length(p - mix(c.a.xyz, c.b.xyz, along_segment(p, c.a.xyz, c.b.xyz))) - r;
         let contact = 1.0 - smoothstep(0.0, r * 3.0 + 0.05, gap);
         light *= 1.0 - params.shadow * max(shade * 0.8, contact * 0.9);
     }

@@ -214,17 +214,8 @@ impl World {
     /// made at its first use and kept for the show's life, so every layer
     /// binds the same buffer once.
     pub fn rain(&self, gpu: &crate::gpu::Gpu) -> wgpu::Buffer {
-        self.rain
-            .get_or_init(|| {
-                let bytes = u64::from(RAIN_SIDE * RAIN_SIDE) * 4;
-                crate::gpu::compute::storage_buffer(
-                    gpu,
-                    "world.rain",
-                    bytes,
-                    wgpu::BufferUsages::empty(),
-                )
-            })
-            .clone()
+        let bytes = u64::from(RAIN_SIDE * RAIN_SIDE) * 4;
+        made_once(&self.rain, gpu, "world.rain", bytes)
     }
 
     /// The branches standing in the scene: a `Bodies` block
@@ -232,16 +223,12 @@ impl World {
     /// that a layer's GPU pass writes each frame (the colony's, from its
     /// grown nodes) and the water reads; made at its first use.
     pub fn branches(&self, gpu: &crate::gpu::Gpu) -> wgpu::Buffer {
-        self.branches
-            .get_or_init(|| {
-                crate::gpu::compute::storage_buffer(
-                    gpu,
-                    "world.branches",
-                    super::bodies::BODIES_BYTES,
-                    wgpu::BufferUsages::empty(),
-                )
-            })
-            .clone()
+        made_once(
+            &self.branches,
+            gpu,
+            "world.branches",
+            super::bodies::BODIES_BYTES,
+        )
     }
 
     /// Says `layer` writes the branches this frame.
@@ -277,6 +264,19 @@ impl World {
             *branches = None;
         }
     }
+}
+
+/// The storage buffer `cell` holds, made (`bytes`, zeroed) at the first ask.
+fn made_once(
+    cell: &OnceCell<wgpu::Buffer>,
+    gpu: &crate::gpu::Gpu,
+    label: &str,
+    bytes: u64,
+) -> wgpu::Buffer {
+    cell.get_or_init(|| {
+        crate::gpu::compute::storage_buffer(gpu, label, bytes, wgpu::BufferUsages::empty())
+    })
+    .clone()
 }
 
 #[cfg(test)]
