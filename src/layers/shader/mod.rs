@@ -375,19 +375,17 @@ impl Layer for ShaderLayer {
         size: [u32; 2],
     ) -> bool {
         let changed = self.declare(env, registry, clock);
-        let (camera, camera_buffer, bodies_buffer) = &self.scene;
-        let look = camera.look(registry, clock.time, size);
-        (env.gpu.queue).write_buffer(camera_buffer, 0, bytemuck::bytes_of(&look));
-        let standing = bodies::block(
-            &env.world.bodies(),
-            (Mat4::IDENTITY, false),
-            (0.0, 0.0),
-            (0, false),
-        );
-        (env.gpu.queue).write_buffer(bodies_buffer, 0, &standing);
         match &mut self.program {
             Some(Program::Isf(isf)) => isf.prepare(env, registry, clock, size),
             Some(Program::Wgsl(compiled)) => {
+                // The scene as the prelude's `scene` and `scene_bodies` see it
+                // (ISF programs have no such bindings).
+                let (camera, camera_buffer, bodies_buffer) = &self.scene;
+                let look = camera.look(registry, clock.time, size);
+                (env.gpu.queue).write_buffer(camera_buffer, 0, bytemuck::bytes_of(&look));
+                let in_scene = (Mat4::IDENTITY, false);
+                let standing = bodies::block(&env.world.bodies(), in_scene, (0.0, 0.0), (0, false));
+                (env.gpu.queue).write_buffer(bodies_buffer, 0, &standing);
                 let names = compiled.fields.iter().map(String::as_str);
                 let bytes = compiled.block.bytes(names, registry);
                 env.gpu
