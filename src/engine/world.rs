@@ -233,7 +233,10 @@ impl World {
 
     /// Says `layer` writes the branches this frame.
     pub fn publish_branches(&self, layer: &str) {
-        *self.branches_from.borrow_mut() = Some(layer.to_string());
+        let mut from = self.branches_from.borrow_mut();
+        if from.as_deref() != Some(layer) {
+            *from = Some(layer.to_string());
+        }
     }
 
     /// Says `layer` no longer writes the branches (switched off, or out of
@@ -293,6 +296,22 @@ mod tests {
         assert_eq!(world.bodies().len(), MAX_CAPSULES);
         world.keep_only(&["skinned"]);
         assert_eq!(world.bodies().len(), 3);
+    }
+
+    #[test]
+    fn branches_stand_while_their_layer_writes_them() {
+        let world = World::default();
+        assert!(!world.has_branches());
+        world.publish_branches("colony");
+        world.keep_only(&["colony", "fluid"]);
+        assert!(world.has_branches());
+        world.withdraw_branches("colony.other");
+        assert!(world.has_branches(), "only its own layer withdraws them");
+        world.keep_only(&["fluid"]);
+        assert!(!world.has_branches(), "gone with the colony");
+        world.publish_branches("colony");
+        world.withdraw_branches("colony");
+        assert!(!world.has_branches());
     }
 
     #[test]
