@@ -218,7 +218,7 @@ fn measure(show: &mut Show, size: [u32; 2], steps: usize) -> anyhow::Result<Vec<
         show.gpu.wait_idle();
         finished.extend(show.profiler.collect());
         if step >= WARM_UP {
-            frames.extend(finished);
+            frames.extend(finished.into_iter().map(|f| f.passes));
         }
     }
     if let Some(error) = show.errors.snapshot().first() {

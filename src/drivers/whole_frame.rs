@@ -106,7 +106,7 @@ pub fn run(options: &WholeFrameOptions) -> anyhow::Result<WholeFrameReport> {
         show.gpu.wait_idle();
         walls.push(started.elapsed().as_secs_f64() * 1e3);
         finished.extend(show.profiler.collect());
-        frames.extend(finished);
+        frames.extend(finished.into_iter().map(|f| f.passes));
     }
     let started = Instant::now();
     for _ in 0..options.steps {

@@ -22,6 +22,6 @@ pub use build_error::BuildError;
 pub use context::{ADAPTER_ENV, AdapterChoice, Gpu, GpuError};
 pub use fullscreen::FullscreenPipeline;
 pub use layouts::{GPU_LAYOUTS, UniformLayout, mismatches as layout_mismatches};
-pub use profiler::{GpuProfiler, PassTime};
+pub use profiler::{FrameTimes, GpuProfiler, PassTime};
 pub use readback::{ReadbackError, read_rgba8, read_rgba16f, read_texture};
 pub use target::{HDR_FORMAT, OUTPUT_FORMAT, RenderTarget, begin_cleared_pass, clear_view};

@@ -26,6 +26,17 @@ pub struct PassTime {
     pub ms: f64,
 }
 
+/// One finished frame's pass times.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FrameTimes {
+    /// The frame's number: frames are counted from 0 by
+    /// [`GpuProfiler::resolve`], timed or not, so a frame that found no
+    /// free staging buffer leaves a gap rather than shifting the rest.
+    pub frame: u64,
+    /// Its passes in the order they ran.
+    pub passes: Vec<PassTime>,
+}
+
 /// Where a staging buffer is in its round trip.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum StagingState {
@@ -40,6 +51,7 @@ enum StagingState {
 struct Staging {
     buffer: wgpu::Buffer,
     labels: Vec<String>,
+    frame: u64,
     state: StagingState,
     ready: Arc<AtomicBool>,
 }
@@ -53,6 +65,7 @@ pub struct GpuProfiler {
     resolve: wgpu::Buffer,
     ring: Vec<Staging>,
     frame_labels: Vec<String>,
+    frames_resolved: u64,
     ns_per_tick: f64,
     latest: Vec<PassTime>,
     stages: bool,
@@ -74,6 +87,7 @@ impl GpuProfiler {
             }),
             ring: Vec::new(),
             frame_labels: Vec::new(),
+            frames_resolved: 0,
             ns_per_tick: f64::from(queue.get_timestamp_period()),
             latest: Vec::new(),
             stages: false,
@@ -110,6 +124,7 @@ impl GpuProfiler {
                     mapped_at_creation: false,
                 }),
                 labels: Vec::new(),
+                frame: 0,
                 state: StagingState::Free,
                 ready: Arc::new(AtomicBool::new(false)),
             })
@@ -153,6 +168,7 @@ impl GpuProfiler {
     /// the frame's last pass, before finishing the encoder.
     pub fn resolve(&mut self, encoder: &mut wgpu::CommandEncoder) {
         self.record_resolve(encoder);
+        self.frames_resolved += 1;
         let asked = std::mem::take(&mut self.asked);
         if asked > self.capacity && self.capacity < MAX_PASSES {
             self.allocate(asked.next_power_of_two().min(MAX_PASSES));
@@ -171,6 +187,7 @@ impl GpuProfiler {
         encoder.resolve_query_set(queries, 0..count, &self.resolve, 0);
         encoder.copy_buffer_to_buffer(&self.resolve, 0, &staging.buffer, 0, u64::from(count) * 8);
         staging.labels = std::mem::take(&mut self.frame_labels);
+        staging.frame = self.frames_resolved;
         staging.state = StagingState::Resolved;
     }
 
@@ -192,11 +209,16 @@ impl GpuProfiler {
         }
     }
 
+    /// The number the next frame to be resolved will carry.
+    pub fn next_frame(&self) -> u64 {
+        self.frames_resolved
+    }
+
     /// Reads every finished frame's timings; the newest become [`latest`].
-    /// Returns each finished frame's passes, oldest first.
+    /// Returns each finished frame, oldest first.
     ///
     /// [`latest`]: GpuProfiler::latest
-    pub fn collect(&mut self) -> Vec<Vec<PassTime>> {
+    pub fn collect(&mut self) -> Vec<FrameTimes> {
         let mut frames = Vec::new();
         for staging in self.ring.iter_mut() {
             if staging.state != StagingState::Mapping
@@ -220,10 +242,15 @@ impl GpuProfiler {
                 })
                 .collect::<Vec<_>>();
             staging.state = StagingState::Free;
-            frames.push(passes);
+            frames.push(FrameTimes {
+                frame: staging.frame,
+                passes,
+            });
         }
+        // The ring is reused in whatever order buffers come free.
+        frames.sort_by_key(|f| f.frame);
         if let Some(newest) = frames.last() {
-            self.latest = newest.clone();
+            self.latest = newest.passes.clone();
         }
         frames
     }

@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 
 use super::Show;
-use crate::gpu::PassTime;
+use crate::gpu::{FrameTimes, PassTime};
 use crate::params::{Registry, Source, Value};
 
 /// GPU milliseconds one layer may take a frame, as long as it likes (4
@@ -46,7 +46,8 @@ struct Watch {
 }
 
 /// Frames whose values are kept until their timings come back (the GPU
-/// answers a frame or two late; without timestamps it never does).
+/// answers a frame or two late; a frame that found the profiler's ring
+/// full never does).
 const KEPT_FRAMES: usize = 8;
 
 /// Each layer's parameter values, by layer id.
@@ -56,37 +57,57 @@ type LayerValues = HashMap<String, Vec<(String, Value)>>;
 #[derive(Debug, Default)]
 pub struct Pace {
     layers: HashMap<String, Watch>,
-    /// The values each frame in flight ran with, oldest first.
-    in_flight: std::collections::VecDeque<LayerValues>,
+    /// The values each frame in flight ran with, by the profiler's frame
+    /// number, oldest first.
+    in_flight: std::collections::VecDeque<(u64, LayerValues)>,
 }
 
 impl Pace {
     /// After a frame of a live show: judges the frames that finished
     /// (`finished`, as [`Show::frame`] returns them) and puts back, or
     /// switches off, each layer that overran, saying so on screen.
-    pub fn keep(&mut self, show: &mut Show, finished: &[Vec<PassTime>]) {
+    pub fn keep(&mut self, show: &mut Show, finished: &[FrameTimes]) {
         // Without timestamp queries no frame's timings ever come back.
         if !show.profiler.enabled() {
             return;
         }
         let layers: Vec<String> = show.layers().iter().map(|l| l.id().to_string()).collect();
-        self.in_flight.push_back(
+        let submitted = show.profiler.next_frame().saturating_sub(1);
+        self.in_flight.push_back((
+            submitted,
             layers
                 .iter()
                 .map(|id| (id.clone(), values_of(&show.registry, id)))
                 .collect(),
-        );
+        ));
         if self.in_flight.len() > KEPT_FRAMES {
             self.in_flight.pop_front();
         }
         for times in finished {
-            let ran_with = self.in_flight.pop_front().unwrap_or_default();
-            for overrun in self.observe(times, &layers, &ran_with, &show.registry) {
+            let Some(ran_with) = self.values_of_frame(times.frame) else {
+                continue;
+            };
+            for overrun in self.observe(&times.passes, &layers, &ran_with, &show.registry) {
                 let message = put_back(&mut show.registry, &overrun);
                 tracing::warn!("{}: {message}", overrun.id);
                 show.errors.report(&overrun.id, message);
             }
         }
+    }
+
+    /// The values frame `frame` ran with, taken from those kept. A frame is
+    /// judged only by its own values: those of frames whose timings never
+    /// came back are passed over, and a frame whose values are no longer
+    /// kept is not judged at all (a later frame's might be taken for its
+    /// own, and a heavy value for the one it ran within budget with).
+    fn values_of_frame(&mut self, frame: u64) -> Option<LayerValues> {
+        while self.in_flight.front().is_some_and(|(n, _)| *n < frame) {
+            self.in_flight.pop_front();
+        }
+        if self.in_flight.front().is_none_or(|(n, _)| *n != frame) {
+            return None;
+        }
+        self.in_flight.pop_front().map(|(_, values)| values)
     }
 
     /// Judges one finished frame: `times` its passes, `layers` the ids on
@@ -280,6 +301,28 @@ mod tests {
             let judged = pace.observe(&slow, &layers, &after, &registry);
             assert!(judged.is_empty(), "in grace");
         }
+    }
+
+    #[test]
+    fn a_frame_is_judged_by_its_own_values_whatever_frames_never_came_back() {
+        let values = |work: i32| -> LayerValues {
+            HashMap::from([(
+                "shader.heavy".to_string(),
+                vec![("shader.heavy.work".to_string(), Value::Int(work))],
+            )])
+        };
+        let mut pace = Pace::default();
+        for frame in 0..KEPT_FRAMES as u64 {
+            pace.in_flight
+                .push_back((frame, values(if frame < 4 { 1 } else { 8000 })));
+        }
+        // Frames 0 and 1 found the profiler's ring full: frame 2 comes back
+        // first and is still judged with the light value it ran with.
+        assert_eq!(pace.values_of_frame(2), Some(values(1)));
+        assert_eq!(pace.values_of_frame(5), Some(values(8000)));
+        // A frame whose values were dropped is not judged by another's.
+        assert_eq!(pace.values_of_frame(3), None);
+        assert_eq!(pace.values_of_frame(6), Some(values(8000)));
     }
 
     #[test]

@@ -449,7 +449,7 @@ impl Show {
         control: Option<&mut ControlSurface>,
         output: &mut dyn Output,
         overlay: impl FnOnce(&mut Show, &mut wgpu::CommandEncoder),
-    ) -> Vec<Vec<crate::gpu::PassTime>> {
+    ) -> Vec<crate::gpu::FrameTimes> {
         if let Some(control) = control {
             self.take_control(control);
         }
@@ -580,7 +580,7 @@ impl Show {
     /// Step 7: one submit; timings of finished frames are collected and
     /// returned, oldest first. Waits for the frame [`FRAMES_IN_FLIGHT`]
     /// submissions back, so the CPU never runs further ahead of the GPU.
-    fn submit(&mut self, encoder: wgpu::CommandEncoder) -> Vec<Vec<crate::gpu::PassTime>> {
+    fn submit(&mut self, encoder: wgpu::CommandEncoder) -> Vec<crate::gpu::FrameTimes> {
         let index = self.gpu.queue.submit([encoder.finish()]);
         self.profiler.after_submit();
         self.in_flight.push_back(index);
