@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use sylva::engine::inputs::camera::{CameraFeed, Cameras, RETRY};
 use sylva::engine::inputs::still::Picture;
@@ -196,6 +197,50 @@ fn a_clip_in_lockstep_shows_frame_n_at_n_over_fps() {
     }
     assert!(distance_from(&show, &pattern(7)) < 4e-3, "held at the end");
     assert!(!show.errors.has("media/clip.mkv"), "no error");
+}
+
+#[test]
+fn a_live_clip_at_the_shows_rate_shows_every_frame_from_its_first_whatever_the_jitter() {
+    use sylva::engine::inputs::video::{Decoding, Transport, Video};
+    let root = support::show_folder("media_live", &[]);
+    std::fs::create_dir_all(root.join("media")).checked("making media/");
+    let clip = root.join("media/clip.mkv");
+    write_patterns(&clip, 10, 30);
+    let mut video = Video::open(clip, Transport::default(), Decoding::default());
+    // The show's frames at the clip's rate, as a paced show's wall clock
+    // measures them: each a few ms early or late, now and then one 7 ms
+    // late and the next early to catch up. ffmpeg takes a moment to start:
+    // its first frame is the clip's first, not one caught up to.
+    let period = 1.0 / 30.0;
+    let jitter = [0.004, -0.004, 0.0, 0.007, -0.007, 0.003, -0.003, 0.0];
+    let mut shown = Vec::new();
+    for n in 0..200 {
+        let dt = if shown.is_empty() {
+            period
+        } else {
+            period + jitter[n % jitter.len()]
+        };
+        std::thread::sleep(Duration::from_secs_f64(dt));
+        if let Some(rgba) = video
+            .advance(dt, Transport::default(), false)
+            .checked("playing")
+        {
+            let rgb: Vec<u8> = rgba
+                .chunks_exact(4)
+                .flat_map(|p| [p[0], p[1], p[2]])
+                .collect();
+            let k = (0..10).find(|k| pattern(*k) == rgb);
+            shown.push(k);
+            video.give_back(rgba);
+        }
+        if shown.len() == 25 {
+            break;
+        }
+    }
+    let expected: Vec<Option<u32>> = (0..25).map(|n| Some(n % 10)).collect();
+    assert_eq!(shown, expected, "every frame once, in order, looping");
+    assert_eq!(video.counts, (25, 0), "none passed over");
+    std::fs::remove_dir_all(root).ok();
 }
 
 #[test]

@@ -4,7 +4,7 @@
 //! into a pipe that the worker cuts into frames and hands over through a
 //! queue of [`QUEUED_FRAMES`]; a full queue holds the decoder back, so
 //! memory stays flat however long a clip loops. The frame thread never
-//! waits in a live show: it takes the newest frame that is due. In
+//! waits in a live show: it takes the frame nearest the clip's clock. In
 //! lockstep (`sylva render`) it waits for exactly the frame show time
 //! asks for, so a music video is the same every time.
 //!
@@ -28,6 +28,9 @@ pub const QUEUED_FRAMES: usize = 3;
 pub const MAX_VIDEO_SIDE: u32 = 4096;
 /// The highest frame rate a clip may declare.
 pub const MAX_VIDEO_FPS: f64 = 240.0;
+/// How much of each frame's time the live clip clock takes in: a late
+/// frame moves it a tenth as far as it was late.
+const FRAME_TIME_SMOOTHING: f64 = 0.1;
 /// How long lockstep waits for a frame before it gives up on the clip.
 const LOCKSTEP_WAIT: Duration = Duration::from_secs(20);
 
@@ -127,6 +130,8 @@ pub struct Video {
     ahead: Option<(u64, Vec<u8>)>,
     shown: Option<u64>,
     ended: bool,
+    /// The show's frame time, smoothed (live only).
+    frame_time: Option<f64>,
     decoding: Decoding,
     /// Frames shown, and frames of the clip passed over unshown (the
     /// decoder fell behind, or the show runs slower than the clip).
@@ -147,6 +152,7 @@ impl Video {
             ahead: None,
             shown: None,
             ended: false,
+            frame_time: None,
             decoding,
             counts: (0, 0),
             transport,
@@ -185,11 +191,31 @@ impl Video {
         let Some(info) = self.info else {
             return Ok(None);
         };
-        if !self.ended {
-            self.played += dt * f64::from(transport.speed.clamp(0.0, 16.0));
+        // Live, the clip's clock starts with its first frame (ffmpeg takes
+        // a moment to start, and its first frames would be passed over
+        // catching up) and runs on the show's frame time smoothed: a
+        // frame that starts late is followed by one that starts early,
+        // and each shows the picture of its own moment.
+        let step = if lockstep {
+            dt
+        } else {
+            self.frame_time = match self.frame_time {
+                Some(smooth) => Some(smooth + (dt - smooth) * FRAME_TIME_SMOOTHING),
+                None => Some(dt),
+            };
+            self.frame_time.unwrap_or(dt)
+        };
+        let started = lockstep || self.shown.is_some() || self.ahead.is_some();
+        if !self.ended && started {
+            self.played += step * f64::from(transport.speed.clamp(0.0, 16.0));
         }
-        // A hair past the frame's time, so frame n at n / fps is due exactly then.
-        let due = ((self.played * info.fps) + 1e-6).floor() as u64;
+        // In lockstep frame n is due at n / fps exactly (a hair past, for
+        // the sum's rounding). Live, the nearest frame is due: the show's
+        // frames land close to the clip's own when the rates match, and a
+        // frame time that jitters across a frame's edge would show one
+        // frame twice and pass over the next.
+        let phase = if lockstep { 1e-6 } else { 0.5 };
+        let due = ((self.played * info.fps) + phase).floor() as u64;
         let mut newest = None;
         loop {
             if let Some((index, _)) = &self.ahead {
