@@ -238,6 +238,9 @@ pub fn run(options: &HeadlessOptions) -> anyhow::Result<()> {
         });
         senders.submitted();
         senders.keep(&mut show);
+        // No window turns the main run loop here: Syphon's clients find
+        // its servers through it.
+        crate::drivers::send::syphon::turn_main_run_loop();
         pace.keep(&mut show, &finished);
         installation.keep(&show);
         frames += 1;

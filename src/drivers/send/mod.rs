@@ -1,12 +1,14 @@
 //! The picture sent out of the show while it plays: to NDI receivers,
-//! network streams through ffmpeg (SRT, UDP, RTMP, RTSP), a v4l2loopback
-//! virtual camera on Linux, and a recording of the performance with the
+//! Spout receivers on Windows, Syphon clients on macOS, network streams through ffmpeg (SRT, UDP,
+//! RTMP, RTSP), a v4l2loopback virtual camera on Linux, and a recording of the performance with the
 //! live input as its soundtrack. Each target reads back the canvas or one
 //! output off the main thread ([`tap`]); one that fails is an error on
 //! screen and tries again, and the show never waits for any of them.
 
 pub mod ndi;
 pub mod record;
+pub mod spout;
+pub mod syphon;
 pub mod tap;
 pub mod v4l2;
 
@@ -32,10 +34,15 @@ pub enum Target {
     Stream(String),
     /// A v4l2loopback device node.
     Camera(String),
+    /// A Spout sender of this name (Windows).
+    Spout(String),
+    /// A Syphon server of this name (macOS).
+    Syphon(String),
 }
 
 impl Target {
-    /// Reads `ndi:NAME`, `v4l2:/dev/videoN` or a stream URL.
+    /// Reads `ndi:NAME`, `spout:NAME`, `syphon:NAME`, `v4l2:/dev/videoN`
+    /// or a stream URL.
     pub fn parse(text: &str) -> Result<Self, String> {
         let stream_schemes = [
             "srt://", "udp://", "rtmp://", "rtmps://", "rtsp://", "tcp://",
@@ -53,13 +60,28 @@ impl Target {
             }
         } else if stream_schemes.iter().any(|s| text.starts_with(s)) {
             Ok(Self::Stream(text.to_string()))
-        } else if text.starts_with("syphon:") || text.starts_with("spout:") {
-            Err(format!(
-                "{text:?}: Syphon and Spout are not in this build; send NDI instead (ndi:NAME), which Resolume, OBS, TouchDesigner and VDMX receive"
-            ))
+        } else if let Some(name) = text.strip_prefix("spout:") {
+            spout::protocol::check_name(name)?;
+            if cfg!(windows) {
+                Ok(Self::Spout(name.to_string()))
+            } else {
+                Err(format!(
+                    "{text:?}: Spout is Windows'; send NDI instead (ndi:NAME), which Resolume, OBS, TouchDesigner and VDMX receive everywhere"
+                ))
+            }
+        } else if let Some(name) = text.strip_prefix("syphon:") {
+            if name.is_empty() || name.len() > 200 {
+                Err(format!("{text:?}: a Syphon name of 1 to 200 characters"))
+            } else if cfg!(target_os = "macos") {
+                Ok(Self::Syphon(name.to_string()))
+            } else {
+                Err(format!(
+                    "{text:?}: Syphon is macOS'; send NDI instead (ndi:NAME), which Resolume, OBS, TouchDesigner, VDMX and MadMapper receive everywhere"
+                ))
+            }
         } else {
             Err(format!(
-                "{text:?}: send to ndi:NAME, v4l2:/dev/videoN, or a stream URL ({})",
+                "{text:?}: send to ndi:NAME, spout:NAME (Windows), syphon:NAME (macOS), v4l2:/dev/videoN (Linux), or a stream URL ({})",
                 stream_schemes.join(", ")
             ))
         }
@@ -68,6 +90,8 @@ impl Target {
     fn label(&self) -> String {
         match self {
             Self::Ndi(name) => format!("ndi:{name}"),
+            Self::Spout(name) => format!("spout:{name}"),
+            Self::Syphon(name) => format!("syphon:{name}"),
             Self::Stream(url) | Self::Camera(url) => url.clone(),
         }
     }
@@ -84,8 +108,22 @@ impl Target {
                     .map_err(|e| format!("{url}: {e}"))
             }),
             Self::Camera(device) => Box::new(move |_| camera(&device)),
+            Self::Spout(name) => Box::new(move |size| spout_sender(&name, size)),
+            Self::Syphon(name) => Box::new(move |size| {
+                syphon::SyphonSender::open(&name, size).map(|s| Box::new(s) as Box<dyn Sink>)
+            }),
         }
     }
+}
+
+#[cfg(windows)]
+fn spout_sender(name: &str, size: [u32; 2]) -> Result<Box<dyn Sink>, String> {
+    Ok(Box::new(spout::SpoutSender::open(name, size)?))
+}
+
+#[cfg(not(windows))]
+fn spout_sender(name: &str, _size: [u32; 2]) -> Result<Box<dyn Sink>, String> {
+    Err(format!("spout:{name}: Spout is Windows'"))
 }
 
 #[cfg(target_os = "linux")]
@@ -435,7 +473,23 @@ mod tests {
             Ok(Target::Stream("srt://127.0.0.1:9000".into()))
         );
         assert!(Target::parse("ndi:").is_err());
-        assert!(Target::parse("spout:sylva").unwrap_err().contains("NDI"));
+        if cfg!(windows) {
+            assert_eq!(
+                Target::parse("spout:sylva"),
+                Ok(Target::Spout("sylva".into()))
+            );
+        } else {
+            assert!(Target::parse("spout:sylva").unwrap_err().contains("NDI"));
+        }
+        assert!(Target::parse("spout:").is_err());
+        if cfg!(target_os = "macos") {
+            assert_eq!(
+                Target::parse("syphon:sylva"),
+                Ok(Target::Syphon("sylva".into()))
+            );
+        } else {
+            assert!(Target::parse("syphon:sylva").unwrap_err().contains("NDI"));
+        }
         assert!(Target::parse("/tmp/x").is_err());
     }
 

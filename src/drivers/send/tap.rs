@@ -30,6 +30,19 @@ pub struct Frame {
     pub time: f64,
 }
 
+impl Frame {
+    /// The frame's pixels as BGRA, what Spout's and Syphon's textures
+    /// hold, into `out` (kept between frames, so no allocation).
+    pub fn bgra_into(&self, out: &mut Vec<u8>) {
+        out.clear();
+        out.extend(
+            self.rgba
+                .chunks_exact(4)
+                .flat_map(|p| [p[2], p[1], p[0], p[3]]),
+        );
+    }
+}
+
 /// Where frames go: a receiver of NDI, a stream, a recording, a device.
 pub trait Sink: Send {
     /// Takes one frame; an error ends this sink (it is made again later).
@@ -374,5 +387,22 @@ impl Worker {
         self.counts.fail(Some(why));
         self.counts.dropped.fetch_add(1, Ordering::Relaxed);
         self.rested = Some(Instant::now());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Frame;
+
+    #[test]
+    fn bgra_swaps_red_and_blue_and_keeps_alpha() {
+        let frame = Frame {
+            size: [2, 1],
+            rgba: vec![1, 2, 3, 4, 5, 6, 7, 8],
+            time: 0.0,
+        };
+        let mut out = vec![9; 3];
+        frame.bgra_into(&mut out);
+        assert_eq!(out, [3, 2, 1, 4, 7, 6, 5, 8]);
     }
 }

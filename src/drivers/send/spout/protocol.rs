@@ -1,0 +1,285 @@
+//! What Spout's receivers read, as bytes: the list of sender names, the
+//! block that describes one sender's shared texture, and the names of the
+//! Windows objects around them. Kept apart from the Windows calls so that
+//! it is tested on every platform; `windows.rs` puts these bytes into
+//! named shared memory.
+
+use std::collections::BTreeSet;
+
+/// Bytes a name takes in the sender list (255 characters and a NUL).
+pub const NAME_SLOT: usize = 256;
+/// Sender slots when the registry does not say (`MaxSenders`).
+pub const DEFAULT_MAX_SENDERS: usize = 64;
+/// The longest sender name sylva gives: the Windows objects named after
+/// it append up to 16 characters, and Spout's buffers hold 256.
+pub const MAX_NAME: usize = 200;
+/// Bytes of one sender's description block (`SharedTextureInfo`).
+pub const INFO_BYTES: usize = 280;
+/// `DXGI_FORMAT_B8G8R8A8_UNORM`: what every Spout receiver takes,
+/// DirectX 9 ones included.
+pub const FORMAT_BGRA: u32 = 87;
+
+/// The shared memory holding every sender's name.
+pub const SENDER_NAMES: &str = "SpoutSenderNames";
+/// The shared memory naming the sender a receiver takes by default.
+pub const ACTIVE_SENDER: &str = "ActiveSenderName";
+
+/// The mutex guarding the shared memory `map`.
+pub fn mutex_of(map: &str) -> String {
+    format!("{map}_mutex")
+}
+
+/// The mutex a sender holds while it writes its texture.
+pub fn access_mutex(sender: &str) -> String {
+    format!("{sender}_SpoutAccessMutex")
+}
+
+/// The semaphore counting a sender's frames (receivers skip a copy when
+/// it has not moved).
+pub fn frame_semaphore(sender: &str) -> String {
+    format!("{sender}_Count_Semaphore")
+}
+
+/// Checks a name asked for on the command line (`spout:NAME`).
+pub fn check_name(name: &str) -> Result<(), String> {
+    if name.is_empty() || name.len() > MAX_NAME {
+        return Err(format!(
+            "spout:{name}: a Spout name of 1 to {MAX_NAME} characters"
+        ));
+    }
+    if !name.chars().all(|c| c.is_ascii_graphic() || c == ' ') || name.contains('\\') {
+        return Err(format!(
+            "spout:{name}: Spout names are ASCII letters, digits, spaces and punctuation, without \\"
+        ));
+    }
+    Ok(())
+}
+
+/// The names in the sender list `slots`: one a slot, up to the first empty
+/// slot (bytes after a name's NUL are stale and ignored).
+pub fn read_names(slots: &[u8]) -> BTreeSet<String> {
+    slots
+        .chunks_exact(NAME_SLOT)
+        .map(|slot| &slot[..slot.iter().position(|b| *b == 0).unwrap_or(NAME_SLOT)])
+        .take_while(|name| !name.is_empty())
+        .map(|name| String::from_utf8_lossy(name).into_owned())
+        .collect()
+}
+
+/// Writes `names` into `slots`, sorted as Spout keeps them, each with its
+/// NUL, and an empty slot after the last when there is room.
+fn write_names(slots: &mut [u8], names: &BTreeSet<String>) {
+    let mut chunks = slots.chunks_exact_mut(NAME_SLOT);
+    for name in names {
+        let Some(slot) = chunks.next() else {
+            return;
+        };
+        let bytes = &name.as_bytes()[..name.len().min(NAME_SLOT - 1)];
+        slot[..bytes.len()].copy_from_slice(bytes);
+        slot[bytes.len()] = 0;
+    }
+    if let Some(slot) = chunks.next() {
+        slot[0] = 0;
+    }
+}
+
+/// `wanted`, or the first of `wanted_1`, `wanted_2`, … not in `names`, as
+/// Spout's own senders name themselves.
+pub fn free_name(names: &BTreeSet<String>, wanted: &str) -> String {
+    std::iter::once(wanted.to_string())
+        .chain((1..).map(|n| format!("{wanted}_{n}")))
+        .find(|name| !names.contains(name))
+        .unwrap_or_else(|| wanted.to_string())
+}
+
+/// Adds a sender called `wanted` to the list `slots`, under its
+/// [`free_name`]. `alive` says whether a listed sender still runs (its
+/// description can be opened); those that do not are dropped when the
+/// list is full. Returns the name given.
+pub fn register(
+    slots: &mut [u8],
+    wanted: &str,
+    alive: impl Fn(&str) -> bool,
+) -> Result<String, String> {
+    let mut names = read_names(slots);
+    let capacity = slots.len() / NAME_SLOT;
+    if names.len() >= capacity {
+        names.retain(|name| alive(name));
+    }
+    if names.len() >= capacity {
+        return Err(format!(
+            "Spout's list of senders is full ({capacity}); close a sender, or raise MaxSenders in Spout's settings"
+        ));
+    }
+    let name = free_name(&names, wanted);
+    names.insert(name.clone());
+    write_names(slots, &names);
+    Ok(name)
+}
+
+/// Takes `name` off the list `slots`. Returns the sender that becomes the
+/// active one (the first left) when `name` was active or one is left.
+pub fn release(slots: &mut [u8], name: &str, active: &str) -> Option<String> {
+    let mut names = read_names(slots);
+    names.remove(name);
+    write_names(slots, &names);
+    let first = names.first()?;
+    (active == name || names.len() == 1).then(|| first.clone())
+}
+
+/// Writes `name` as the active sender into its 256-byte block.
+pub fn write_active(block: &mut [u8], name: &str) {
+    let bytes = &name.as_bytes()[..name.len().min(block.len().saturating_sub(1))];
+    block[..bytes.len()].copy_from_slice(bytes);
+    if let Some(end) = block.get_mut(bytes.len()) {
+        *end = 0;
+    }
+}
+
+/// The active sender's name, as [`write_active`] left it.
+pub fn read_active(block: &[u8]) -> String {
+    let end = block.iter().position(|b| *b == 0).unwrap_or(block.len());
+    String::from_utf8_lossy(&block[..end]).into_owned()
+}
+
+/// One sender's shared texture, as receivers find it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SenderInfo {
+    /// The texture's legacy DXGI shared handle (receivers open it with
+    /// `OpenSharedResource`; it fits 32 bits by design).
+    pub share_handle: u32,
+    /// Width and height in pixels.
+    pub size: [u32; 2],
+    /// Its DXGI format.
+    pub format: u32,
+    /// The program sending (its executable's path).
+    pub host: String,
+}
+
+impl SenderInfo {
+    /// The 280 bytes of `SharedTextureInfo`: handle, width, height,
+    /// format, usage (0), description (256 bytes, NUL-terminated), and
+    /// partner id (0: a Direct3D 11 sender sharing on the GPU).
+    pub fn to_bytes(&self) -> [u8; INFO_BYTES] {
+        let mut bytes = [0u8; INFO_BYTES];
+        let words = [
+            self.share_handle,
+            self.size[0],
+            self.size[1],
+            self.format,
+            0,
+        ];
+        for (slot, word) in bytes.chunks_exact_mut(4).zip(words) {
+            slot.copy_from_slice(&word.to_le_bytes());
+        }
+        let host = self.host.as_bytes();
+        let kept = host.len().min(255);
+        bytes[20..20 + kept].copy_from_slice(&host[..kept]);
+        bytes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn list(slots: usize) -> Vec<u8> {
+        vec![0u8; slots * NAME_SLOT]
+    }
+
+    #[test]
+    fn senders_are_listed_sorted_and_a_taken_name_gets_a_number() {
+        let mut slots = list(DEFAULT_MAX_SENDERS);
+        let alive = |_: &str| true;
+        assert_eq!(register(&mut slots, "sylva", alive), Ok("sylva".into()));
+        assert_eq!(
+            register(&mut slots, "Resolume", alive),
+            Ok("Resolume".into())
+        );
+        assert_eq!(register(&mut slots, "sylva", alive), Ok("sylva_1".into()));
+        assert_eq!(register(&mut slots, "sylva", alive), Ok("sylva_2".into()));
+        let names: Vec<String> = read_names(&slots).into_iter().collect();
+        assert_eq!(names, ["Resolume", "sylva", "sylva_1", "sylva_2"]);
+        // As receivers read the memory: NUL-terminated slots, then an empty one.
+        assert_eq!(&slots[..9], b"Resolume\0");
+        assert_eq!(&slots[NAME_SLOT..NAME_SLOT + 6], b"sylva\0");
+        assert_eq!(slots[4 * NAME_SLOT], 0);
+    }
+
+    #[test]
+    fn a_released_sender_leaves_the_list_and_hands_on_the_active_name() {
+        let mut slots = list(8);
+        for name in ["b", "a", "c"] {
+            register(&mut slots, name, |_| true).ok();
+        }
+        assert_eq!(release(&mut slots, "b", "b"), Some("a".into()));
+        assert_eq!(release(&mut slots, "a", "c"), Some("c".into()), "one left");
+        assert_eq!(read_names(&slots).len(), 1);
+        assert_eq!(release(&mut slots, "c", "c"), None);
+        assert!(read_names(&slots).is_empty());
+        // Stale bytes after a shorter list's end are not read as names.
+        let mut slots = list(4);
+        for name in ["x", "y", "z"] {
+            register(&mut slots, name, |_| true).ok();
+        }
+        release(&mut slots, "z", "x");
+        let names: Vec<String> = read_names(&slots).into_iter().collect();
+        assert_eq!(names, ["x", "y"]);
+    }
+
+    #[test]
+    fn a_full_list_drops_senders_that_are_gone_before_it_refuses() {
+        let mut slots = list(2);
+        register(&mut slots, "crashed", |_| true).ok();
+        register(&mut slots, "running", |_| true).ok();
+        let alive = |name: &str| name != "crashed";
+        assert_eq!(register(&mut slots, "sylva", alive), Ok("sylva".into()));
+        let names: Vec<String> = read_names(&slots).into_iter().collect();
+        assert_eq!(names, ["running", "sylva"]);
+        let full = register(&mut slots, "more", |_| true);
+        assert!(full.is_err_and(|e| e.contains("full (2)")));
+    }
+
+    #[test]
+    fn the_description_block_is_spouts_shared_texture_info() {
+        let info = SenderInfo {
+            share_handle: 0x4000_0a02,
+            size: [1920, 1080],
+            format: FORMAT_BGRA,
+            host: "C:\\sylva\\sylva.exe".into(),
+        };
+        let bytes = info.to_bytes();
+        assert_eq!(bytes.len(), 280);
+        assert_eq!(bytes[0..4], 0x4000_0a02u32.to_le_bytes());
+        assert_eq!(bytes[4..8], 1920u32.to_le_bytes());
+        assert_eq!(bytes[8..12], 1080u32.to_le_bytes());
+        assert_eq!(bytes[12..16], 87u32.to_le_bytes());
+        assert_eq!(bytes[16..20], [0; 4], "usage");
+        assert_eq!(&bytes[20..39], b"C:\\sylva\\sylva.exe\0");
+        assert_eq!(bytes[276..280], [0; 4], "partner id");
+        let long = SenderInfo {
+            host: "p".repeat(400),
+            ..info
+        };
+        assert_eq!(
+            long.to_bytes()[20 + 255],
+            0,
+            "the description keeps its NUL"
+        );
+    }
+
+    #[test]
+    fn names_and_objects_are_what_receivers_open() {
+        assert_eq!(mutex_of(SENDER_NAMES), "SpoutSenderNames_mutex");
+        assert_eq!(access_mutex("sylva"), "sylva_SpoutAccessMutex");
+        assert_eq!(frame_semaphore("sylva"), "sylva_Count_Semaphore");
+        assert!(check_name("sylva main").is_ok());
+        assert!(check_name("").is_err());
+        assert!(check_name("a\\b").is_err());
+        assert!(check_name("ü").is_err());
+        assert!(check_name(&"n".repeat(MAX_NAME + 1)).is_err());
+        let mut block = [7u8; NAME_SLOT];
+        write_active(&mut block, "sylva");
+        assert_eq!(read_active(&block), "sylva");
+    }
+}

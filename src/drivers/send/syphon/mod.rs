@@ -1,0 +1,240 @@
+//! Syphon out (`--send syphon:NAME`, macOS): the picture as a Syphon
+//! server that Resolume, VDMX, MadMapper, TouchDesigner and OBS list
+//! beside their other sources. Syphon.framework and Metal are loaded when
+//! the sender starts ([`runtime`]), so sylva builds everywhere and runs
+//! on a Mac without Syphon; one without it is an error on screen saying
+//! where to put it. Each frame, read back on the tap's worker thread, is
+//! written into a Metal texture that the server publishes (a GPU copy
+//! into the IOSurface its clients read).
+//!
+//! Syphon answers clients looking for servers on the main thread's run
+//! loop: the window's event loop turns it; a headless show turns it each
+//! frame ([`turn_main_run_loop`]).
+
+pub mod runtime;
+
+use std::ffi::c_void;
+
+use runtime::{Id, Rect, Region, Runtime};
+
+use super::tap::{Frame, Sink};
+
+/// `MTLPixelFormatBGRA8Unorm`: what Syphon's surfaces hold, so the
+/// publish is a plain blit.
+const BGRA8_UNORM: usize = 80;
+/// `MTLTextureUsageShaderRead`.
+const USAGE_SHADER_READ: usize = 1;
+/// The publishing method of Syphon's Metal server (Syphon 5 and older
+/// copies have no Metal server: they are refused by name).
+const PUBLISH: &str = "publishFrameTexture:onCommandBuffer:imageRegion:flipped:";
+
+/// A Syphon server of frames of one size.
+pub struct SyphonSender {
+    runtime: &'static Runtime,
+    server: Id,
+    queue: Id,
+    texture: Id,
+    device: Id,
+    size: [u32; 2],
+    bgra: Vec<u8>,
+}
+
+// SAFETY: Syphon's Metal server and Metal's device, queue and textures
+// may be used from any thread; each frame's command buffer stays on the
+// worker thread that owns the sender.
+unsafe impl Send for SyphonSender {}
+
+impl SyphonSender {
+    /// Starts a server called `name` for frames of `size`.
+    pub fn open(name: &str, size: [u32; 2]) -> Result<Self, String> {
+        if name.is_empty() || name.len() > 200 {
+            return Err(format!("syphon:{name}: a name of 1 to 200 characters"));
+        }
+        let runtime = runtime::runtime().map_err(|e| format!("syphon:{name}: {e}"))?;
+        let class = runtime
+            .class_answering("SyphonMetalServer", PUBLISH)
+            .ok_or_else(|| {
+                format!("syphon:{name}: this Syphon.framework has no Metal server; a 2023 or later one has")
+            })?;
+        runtime.pooled(|| {
+            // SAFETY: each message is sent with its method's signature, to
+            // objects checked for nil first.
+            unsafe {
+                let device = (runtime.default_device)();
+                if device.is_null() {
+                    return Err(format!("syphon:{name}: no Metal device"));
+                }
+                let queue = runtime.call(device, "newCommandQueue");
+                let title = runtime.string(name).ok_or("syphon: the name")?;
+                let alloc = runtime.call(class, "alloc");
+                let init: unsafe extern "C" fn(Id, Id, Id, Id, Id) -> Id = runtime.message();
+                let server = init(
+                    alloc,
+                    runtime.selector("initWithName:device:options:"),
+                    title,
+                    device,
+                    std::ptr::null_mut(),
+                );
+                if server.is_null() || queue.is_null() {
+                    return Err(format!("syphon:{name}: the server did not start"));
+                }
+                let texture = texture(runtime, device, size);
+                if texture.is_null() {
+                    return Err(format!("syphon:{name}: no {}x{} texture", size[0], size[1]));
+                }
+                tracing::info!("syphon: serving {name:?}, {}x{}", size[0], size[1]);
+                Ok(Self {
+                    runtime,
+                    server,
+                    queue,
+                    texture,
+                    device,
+                    size,
+                    bgra: Vec::new(),
+                })
+            }
+        })
+    }
+}
+
+/// A BGRA texture of `size` on `device` (retained: released by the sender).
+///
+/// # Safety
+/// `device` must be a live `MTLDevice`.
+unsafe fn texture(runtime: &Runtime, device: Id, size: [u32; 2]) -> Id {
+    let Some(descriptors) = runtime.class("MTLTextureDescriptor") else {
+        return std::ptr::null_mut();
+    };
+    // SAFETY: signatures from MTLTextureDescriptor.h and MTLDevice.h.
+    unsafe {
+        let describe: unsafe extern "C" fn(Id, Id, usize, usize, usize, u8) -> Id =
+            runtime.message();
+        let descriptor = describe(
+            descriptors,
+            runtime.selector("texture2DDescriptorWithPixelFormat:width:height:mipmapped:"),
+            BGRA8_UNORM,
+            size[0] as usize,
+            size[1] as usize,
+            0,
+        );
+        if descriptor.is_null() {
+            return std::ptr::null_mut();
+        }
+        let set_usage: unsafe extern "C" fn(Id, Id, usize) = runtime.message();
+        set_usage(descriptor, runtime.selector("setUsage:"), USAGE_SHADER_READ);
+        let make: unsafe extern "C" fn(Id, Id, Id) -> Id = runtime.message();
+        make(
+            device,
+            runtime.selector("newTextureWithDescriptor:"),
+            descriptor,
+        )
+    }
+}
+
+impl Sink for SyphonSender {
+    fn send(&mut self, frame: &Frame) -> Result<(), String> {
+        let runtime = self.runtime;
+        if frame.size != self.size {
+            // SAFETY: the old texture is ours to release; the device is live.
+            let texture = unsafe { texture(runtime, self.device, frame.size) };
+            if texture.is_null() {
+                return Err(format!("syphon: no {:?} texture", frame.size));
+            }
+            // SAFETY: as above.
+            unsafe { runtime.call(self.texture, "release") };
+            self.texture = texture;
+            self.size = frame.size;
+        }
+        frame.bgra_into(&mut self.bgra);
+        let [width, height] = self.size.map(|side| side as usize);
+        runtime.pooled(|| {
+            // SAFETY: signatures from MTLTexture.h, MTLCommandQueue.h,
+            // MTLCommandBuffer.h and SyphonMetalServer.h; the bytes are
+            // `height` rows of `4 * width`.
+            unsafe {
+                let replace: unsafe extern "C" fn(Id, Id, Region, usize, *const c_void, usize) =
+                    runtime.message();
+                replace(
+                    self.texture,
+                    runtime.selector("replaceRegion:mipmapLevel:withBytes:bytesPerRow:"),
+                    Region {
+                        origin: [0, 0, 0],
+                        size: [width, height, 1],
+                    },
+                    0,
+                    self.bgra.as_ptr().cast(),
+                    width * 4,
+                );
+                let commands = runtime.call(self.queue, "commandBuffer");
+                if commands.is_null() {
+                    return Err("syphon: no command buffer".to_string());
+                }
+                let publish: unsafe extern "C" fn(Id, Id, Id, Id, Rect, u8) = runtime.message();
+                publish(
+                    self.server,
+                    runtime.selector(PUBLISH),
+                    self.texture,
+                    commands,
+                    Rect {
+                        xywh: [0.0, 0.0, width as f64, height as f64],
+                    },
+                    0,
+                );
+                runtime.call(commands, "commit");
+                // The copy into the server's surface runs on the GPU: the
+                // texture is written again only once it has.
+                runtime.call(commands, "waitUntilCompleted");
+                Ok(())
+            }
+        })
+    }
+}
+
+impl Drop for SyphonSender {
+    fn drop(&mut self) {
+        // SAFETY: each object is this sender's own, released once.
+        unsafe {
+            self.runtime.call(self.server, "stop");
+            for object in [self.server, self.texture, self.queue, self.device] {
+                self.runtime.call(object, "release");
+            }
+        }
+    }
+}
+
+/// Turns the main thread's run loop once without waiting, so Syphon's
+/// clients find the servers of a show that has no window (call it on the
+/// main thread; it does nothing where Syphon is not loaded).
+pub fn turn_main_run_loop() {
+    if let Some(runtime) = runtime::loaded() {
+        runtime.turn_run_loop();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn syphon_is_looked_for_beside_sylva_then_in_the_frameworks_folders() {
+        let candidates = runtime::framework_candidates();
+        let system = std::path::Path::new("/Library/Frameworks/Syphon.framework");
+        let at = candidates.iter().position(|c| c == system);
+        let beside = candidates
+            .iter()
+            .position(|c| c.ends_with("../Frameworks/Syphon.framework"));
+        assert!(
+            beside.is_some_and(|b| at.is_some_and(|a| b < a)),
+            "{candidates:?}"
+        );
+        if !cfg!(target_os = "macos") {
+            let refused = SyphonSender::open("sylva", [8, 8])
+                .err()
+                .unwrap_or_default();
+            assert!(refused.contains("macOS"), "{refused}");
+            assert!(runtime::loaded().is_none());
+            turn_main_run_loop();
+        }
+        assert!(SyphonSender::open("", [8, 8]).is_err());
+    }
+}
