@@ -12,8 +12,11 @@ SHELL := /bin/bash
 # software Vulkan driver (lavapipe: tests run on it), ffmpeg (clips in
 # media/, `render --video`), and the X11, Wayland and xkbcommon libraries
 # winit loads at run time; mingw, so the Windows build is checked too;
-# Chromium and pip for the phone page's browser test (Playwright drives it).
+# Chromium and pip for the phone page's browser test (Playwright drives it);
+# PipeWire and GStreamer's PipeWire plugin (`--send pipewire:NAME`, tested
+# against a private daemon).
 PACKAGES := build-essential pkg-config cmake libclang-dev libasound2-dev libvulkan1 mesa-vulkan-drivers ffmpeg gcc-mingw-w64-x86-64 chromium python3-pip \
+	pipewire pipewire-bin gstreamer1.0-tools gstreamer1.0-pipewire gstreamer1.0-plugins-base \
 	libx11-6 libx11-xcb1 libxcursor1 libxi6 libxrandr2 libxkbcommon0 libxkbcommon-x11-0 \
 	libwayland-client0 libwayland-cursor0 libegl1
 

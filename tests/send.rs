@@ -1,7 +1,8 @@
 //! The picture out of a live show: frames read back off the main thread
 //! reach an NDI runtime (a stub library the test builds with the C
 //! compiler, recording what it is sent), a UDP stream listener on
-//! 127.0.0.1 through ffmpeg, and a recording whose length and streams
+//! 127.0.0.1 through ffmpeg, a PipeWire client of a private PipeWire
+//! daemon the test starts, and a recording whose length and streams
 //! ffprobe checks; a failing target never stops the frames.
 
 use std::net::UdpSocket;
@@ -144,6 +145,127 @@ fn a_stream_reaches_a_listener_on_loopback() {
     // MPEG-TS: 188-byte packets, each starting with the sync byte.
     assert_eq!(got % 188, 0, "{got} bytes");
     assert!(packet[..got].chunks(188).all(|p| p[0] == 0x47));
+}
+
+/// A PipeWire daemon of the test's own, stopped when dropped.
+struct PrivatePipeWire {
+    daemon: std::process::Child,
+    socket: PathBuf,
+}
+
+impl PrivatePipeWire {
+    fn start(dir: &Path) -> Self {
+        std::fs::create_dir_all(dir).checked("the daemon's folder");
+        let daemon = Command::new("pipewire")
+            .env("XDG_RUNTIME_DIR", dir)
+            .env("PIPEWIRE_RUNTIME_DIR", dir)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .checked("starting pipewire (make test installs it)");
+        let socket = dir.join("pipewire-0");
+        let started = std::time::Instant::now();
+        while !socket.exists() {
+            assert!(
+                started.elapsed() < Duration::from_secs(10),
+                "no socket at {socket:?}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Self { daemon, socket }
+    }
+
+    /// A PipeWire tool on this daemon.
+    fn tool(&self, program: &str) -> Command {
+        let mut command = Command::new(program);
+        command.env("PIPEWIRE_REMOTE", &self.socket);
+        command
+    }
+}
+
+impl Drop for PrivatePipeWire {
+    fn drop(&mut self) {
+        self.daemon.kill().ok();
+        self.daemon.wait().ok();
+    }
+}
+
+#[test]
+fn a_pipewire_client_receives_the_shows_frames() {
+    use sylva::drivers::send::pipewire::PipeWireSource;
+    let dir = support::out_dir().join("send_pipewire");
+    std::fs::remove_dir_all(&dir).ok();
+    let pipewire = PrivatePipeWire::start(&dir);
+    let got = dir.join("got.raw");
+    // A client taking three frames, as OBS or a browser would once linked
+    // (a session manager links them on a desktop; here pw-link does).
+    let mut taker = pipewire
+        .tool("gst-launch-1.0")
+        .args([
+            "-q",
+            "pipewiresrc",
+            "client-name=taker",
+            "num-buffers=3",
+            "!",
+        ])
+        .args(["video/x-raw,format=RGBA", "!", "filesink"])
+        .arg(format!("location={}", got.display()))
+        .spawn()
+        .checked("gst-launch-1.0 (make test installs it)");
+    let mut show = show("send_pipewire_show");
+    let socket = pipewire.socket.clone();
+    let make: MakeSink = Box::new(move |size| {
+        PipeWireSource::open("sylva-test", size, 30.0, Some(&socket))
+            .map(|s| Box::new(s) as Box<dyn Sink>)
+    });
+    let mut tap = tap(&show, make);
+    play(&mut show, &mut tap, 15);
+    let started = std::time::Instant::now();
+    loop {
+        let linked = pipewire
+            .tool("pw-link")
+            .args(["sylva-test:out_0", "taker:in_0"])
+            .output()
+            .checked("pw-link (make test installs it)");
+        if linked.status.success() {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the node and the client never met: {}",
+            String::from_utf8_lossy(&linked.stderr)
+        );
+        play(&mut show, &mut tap, 3);
+    }
+    let canvas = play(&mut show, &mut tap, 60);
+    let waited = std::time::Instant::now();
+    while taker.try_wait().checked("the client").is_none() {
+        if waited.elapsed() > Duration::from_secs(10) {
+            taker.kill().ok();
+            panic!("the client did not get three frames");
+        }
+        play(&mut show, &mut tap, 3);
+    }
+    let counts = tap.finish();
+    assert_eq!(counts.failure(), None);
+    let bytes = std::fs::read(&got).checked("the client's frames");
+    let frame = (SIZE[0] * SIZE[1] * 4) as usize;
+    assert_eq!(bytes.len(), 3 * frame, "three whole frames");
+    // Red (the ramp across) and green are the same in every frame; blue
+    // moves with time.
+    for received in bytes.chunks_exact(frame) {
+        for (sent, got) in canvas
+            .as_raw()
+            .chunks_exact(4)
+            .zip(received.chunks_exact(4))
+        {
+            assert!(
+                sent[0].abs_diff(got[0]) <= 1 && sent[1] == got[1],
+                "{sent:?} {got:?}"
+            );
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// The stream sink as the show makes it (`Senders` wraps the writer the

@@ -6,6 +6,7 @@
 //! screen and tries again, and the show never waits for any of them.
 
 pub mod ndi;
+pub mod pipewire;
 pub mod record;
 pub mod spout;
 pub mod syphon;
@@ -38,11 +39,13 @@ pub enum Target {
     Spout(String),
     /// A Syphon server of this name (macOS).
     Syphon(String),
+    /// A PipeWire video source node of this name (Linux).
+    PipeWire(String),
 }
 
 impl Target {
-    /// Reads `ndi:NAME`, `spout:NAME`, `syphon:NAME`, `v4l2:/dev/videoN`
-    /// or a stream URL.
+    /// Reads `ndi:NAME`, `spout:NAME`, `syphon:NAME`, `pipewire:NAME`,
+    /// `v4l2:/dev/videoN` or a stream URL.
     pub fn parse(text: &str) -> Result<Self, String> {
         let stream_schemes = [
             "srt://", "udp://", "rtmp://", "rtmps://", "rtsp://", "tcp://",
@@ -60,6 +63,13 @@ impl Target {
             }
         } else if stream_schemes.iter().any(|s| text.starts_with(s)) {
             Ok(Self::Stream(text.to_string()))
+        } else if let Some(name) = text.strip_prefix("pipewire:") {
+            pipewire::check_name(name)?;
+            if cfg!(target_os = "linux") {
+                Ok(Self::PipeWire(name.to_string()))
+            } else {
+                Err(format!("{text:?}: PipeWire is Linux's"))
+            }
         } else if let Some(name) = text.strip_prefix("spout:") {
             spout::protocol::check_name(name)?;
             if cfg!(windows) {
@@ -81,7 +91,7 @@ impl Target {
             }
         } else {
             Err(format!(
-                "{text:?}: send to ndi:NAME, spout:NAME (Windows), syphon:NAME (macOS), v4l2:/dev/videoN (Linux), or a stream URL ({})",
+                "{text:?}: send to ndi:NAME, spout:NAME (Windows), syphon:NAME (macOS), pipewire:NAME or v4l2:/dev/videoN (Linux), or a stream URL ({})",
                 stream_schemes.join(", ")
             ))
         }
@@ -92,6 +102,7 @@ impl Target {
             Self::Ndi(name) => format!("ndi:{name}"),
             Self::Spout(name) => format!("spout:{name}"),
             Self::Syphon(name) => format!("syphon:{name}"),
+            Self::PipeWire(name) => format!("pipewire:{name}"),
             Self::Stream(url) | Self::Camera(url) => url.clone(),
         }
     }
@@ -109,6 +120,10 @@ impl Target {
             }),
             Self::Camera(device) => Box::new(move |_| camera(&device)),
             Self::Spout(name) => Box::new(move |size| spout_sender(&name, size)),
+            Self::PipeWire(name) => Box::new(move |size| {
+                pipewire::PipeWireSource::open(&name, size, fps, None)
+                    .map(|s| Box::new(s) as Box<dyn Sink>)
+            }),
             Self::Syphon(name) => Box::new(move |size| {
                 syphon::SyphonSender::open(&name, size).map(|s| Box::new(s) as Box<dyn Sink>)
             }),
@@ -482,6 +497,13 @@ mod tests {
             assert!(Target::parse("spout:sylva").unwrap_err().contains("NDI"));
         }
         assert!(Target::parse("spout:").is_err());
+        if cfg!(target_os = "linux") {
+            assert_eq!(
+                Target::parse("pipewire:sylva"),
+                Ok(Target::PipeWire("sylva".into()))
+            );
+        }
+        assert!(Target::parse("pipewire:a,b").is_err());
         if cfg!(target_os = "macos") {
             assert_eq!(
                 Target::parse("syphon:sylva"),

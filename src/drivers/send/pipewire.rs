@@ -1,0 +1,176 @@
+//! A PipeWire video source on Linux (`--send pipewire:NAME`): the picture
+//! as a node of media class `Video/Source` that OBS, GStreamer, browsers
+//! (through the camera portal) and any PipeWire client can take, on the
+//! desktop's own PipeWire daemon, no kernel module needed (unlike
+//! v4l2loopback). GStreamer's `pipewiresink` makes the node, run as a
+//! supervised program fed raw frames on its input, as ffmpeg is for
+//! streams: PipeWire's C API describes formats with inline functions of
+//! its headers that a library loaded at run time cannot offer, and a
+//! program keeps sylva building on systems without PipeWire.
+
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::tap::{Frame, Sink};
+
+/// The longest node name.
+const MAX_NAME: usize = 64;
+
+/// Checks a node name asked for (`pipewire:NAME`): it goes into a
+/// GStreamer structure, so letters, digits, `-`, `_` and `.` only.
+pub fn check_name(name: &str) -> Result<(), String> {
+    let allowed = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.');
+    if name.is_empty() || name.len() > MAX_NAME || !name.chars().all(allowed) {
+        return Err(format!(
+            "pipewire:{name}: a node name of 1 to {MAX_NAME} letters, digits, '-', '_' or '.'"
+        ));
+    }
+    Ok(())
+}
+
+/// The command that makes node `name` for RGBA frames of `size` at `fps`.
+fn command(name: &str, size: [u32; 2], fps: f32) -> Command {
+    let program = std::env::var_os("SYLVA_GST_LAUNCH").unwrap_or_else(|| "gst-launch-1.0".into());
+    let mut command = Command::new(program);
+    let rate = (f64::from(fps.clamp(1.0, 240.0)) * 1000.0).round() as u64;
+    command
+        .arg("-q")
+        .args(["fdsrc", "fd=0"])
+        .arg(format!("blocksize={}", size[0] as usize * size[1] as usize * 4))
+        .args(["!", "rawvideoparse"])
+        .args([
+            format!("width={}", size[0]),
+            format!("height={}", size[1]),
+            "format=rgba".into(),
+            format!("framerate={rate}/1000"),
+        ])
+        // videoconvert hands the client whatever format it asks for (a
+        // browser's camera wants YUV) and, when it asks for RGBA, passes
+        // frames through in buffers pipewiresink copies whole (fed the
+        // parser's own, PipeWire 0.3.65's sink crashes).
+        .args(["!", "videoconvert", "!", "pipewiresink", "mode=provide"])
+        .arg(format!(
+            "stream-properties=props,media.class=Video/Source,node.name={name},node.description=sylva-{name}"
+        ));
+    command
+}
+
+/// A PipeWire node taking the show's frames.
+pub struct PipeWireSource {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    name: String,
+}
+
+impl PipeWireSource {
+    /// Starts node `name` for frames of `size` at `fps` on the daemon
+    /// PipeWire's clients find (`PIPEWIRE_REMOTE`, else the default), or
+    /// on the one listening at `remote` (a socket path).
+    pub fn open(
+        name: &str,
+        size: [u32; 2],
+        fps: f32,
+        remote: Option<&Path>,
+    ) -> Result<Self, String> {
+        check_name(name)?;
+        let mut command = command(name, size, fps);
+        if let Some(remote) = remote {
+            command.env("PIPEWIRE_REMOTE", remote);
+        }
+        let mut child = command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| match e.kind() {
+                std::io::ErrorKind::NotFound => format!(
+                    "pipewire:{name}: needs GStreamer's gst-launch-1.0 with PipeWire's plugin (Debian/Ubuntu: sudo apt install gstreamer1.0-tools gstreamer1.0-pipewire)"
+                ),
+                _ => format!("pipewire:{name}: {e}"),
+            })?;
+        let stdin = child.stdin.take();
+        tracing::info!("pipewire: node {name:?}, {}x{}", size[0], size[1]);
+        Ok(Self {
+            child,
+            stdin,
+            name: name.to_string(),
+        })
+    }
+
+    /// Why the program stopped taking frames: its exit and the end of
+    /// what it printed (GStreamer names a missing plugin or daemon).
+    fn why_it_stopped(&mut self) -> String {
+        let deadline = Instant::now() + Duration::from_secs(1);
+        let status = loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => break status.to_string(),
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                _ => {
+                    self.child.kill().ok();
+                    break "stopped taking frames".to_string();
+                }
+            }
+        };
+        let mut printed = String::new();
+        if let Some(stderr) = self.child.stderr.as_mut() {
+            stderr.take(4096).read_to_string(&mut printed).ok();
+        }
+        let last = printed
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("");
+        format!("pipewire:{}: gst-launch-1.0 {status}: {last}", self.name)
+    }
+}
+
+impl Sink for PipeWireSource {
+    fn send(&mut self, frame: &Frame) -> Result<(), String> {
+        let written = match self.stdin.as_mut() {
+            Some(stdin) => stdin.write_all(&frame.rgba),
+            None => Err(std::io::Error::other("closed")),
+        };
+        if written.is_err() {
+            drop(self.stdin.take());
+            return Err(self.why_it_stopped());
+        }
+        Ok(())
+    }
+}
+
+impl Drop for PipeWireSource {
+    fn drop(&mut self) {
+        drop(self.stdin.take());
+        self.child.kill().ok();
+        self.child.wait().ok();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn node_names_that_would_break_the_pipeline_are_refused() {
+        assert!(check_name("sylva-main_2.out").is_ok());
+        for bad in ["", "a,b", "a b", "a=b", "a\"b", &"n".repeat(MAX_NAME + 1)] {
+            assert!(check_name(bad).is_err(), "{bad:?}");
+        }
+        let args: Vec<String> = command("sylva", [64, 36], 59.94)
+            .get_args()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        assert!(
+            args.contains(&"framerate=59940/1000".to_string()),
+            "{args:?}"
+        );
+        assert!(
+            args.iter().any(|a| a.contains("node.name=sylva,")),
+            "{args:?}"
+        );
+    }
+}
