@@ -147,6 +147,50 @@ fn a_stream_reaches_a_listener_on_loopback() {
     assert!(packet[..got].chunks(188).all(|p| p[0] == 0x47));
 }
 
+#[test]
+fn a_target_keeps_sending_after_the_canvas_is_resized() {
+    use sylva::drivers::send::{SendOptions, Senders};
+    let mut show = show("send_resize");
+    // A stream to the discard port: ffmpeg sends whether or not anyone
+    // listens, a new one for each size.
+    let options = SendOptions {
+        sends: vec!["udp://127.0.0.1:9?pkt_size=1316".into()],
+        ..SendOptions::default()
+    };
+    let mut senders = Senders::new(&mut show, &options, 30.0);
+    for size in [[64, 32], [32, 16], [64, 32]] {
+        let mut canvas = RenderTarget::new(&show.gpu.device, "send.canvas", size, OUTPUT_FORMAT);
+        let sent = |senders: &Senders| -> u64 {
+            let status = senders.status();
+            let line = status.first().cloned().unwrap_or_default();
+            line.split(": ")
+                .nth(1)
+                .and_then(|s| s.split(' ').next())
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(0)
+        };
+        let started = std::time::Instant::now();
+        // The first frame of a new size finishes the last size's tap and
+        // starts one of its own, which counts from zero.
+        let mut frames = 0;
+        while frames < 2 || sent(&senders) < 10 {
+            frames += 1;
+            assert!(
+                started.elapsed() < Duration::from_secs(20),
+                "at {size:?}: {:?}",
+                senders.status()
+            );
+            show.frame(1.0 / 30.0, None, &mut canvas, |show, encoder| {
+                senders.capture(show, encoder);
+            });
+            senders.submitted();
+            senders.keep(&mut show);
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+    senders.finish(&show);
+}
+
 /// A PipeWire daemon of the test's own, stopped when dropped.
 struct PrivatePipeWire {
     daemon: std::process::Child,

@@ -14,8 +14,8 @@ pub mod tap;
 pub mod v4l2;
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::drivers::video::VideoWriter;
 use crate::params::ParamSpec;
@@ -197,8 +197,30 @@ struct Sending {
     label: String,
     /// The output it sends, or the canvas.
     output: Option<String>,
-    make: Option<MakeSink>,
+    /// What makes its sink: shared by each tap it has, one per frame size
+    /// (a resized window finishes the old tap and starts a new one).
+    make: Arc<Mutex<MakeSink>>,
+    /// No thread could be started for it: not tried again every frame.
+    stalled: bool,
     tap: Option<Tap>,
+}
+
+impl Sending {
+    fn new(label: String, output: Option<String>, make: MakeSink) -> Self {
+        Self {
+            label,
+            output,
+            make: Arc::new(Mutex::new(make)),
+            stalled: false,
+            tap: None,
+        }
+    }
+
+    /// A maker for one tap, calling the target's own.
+    fn maker(&self) -> MakeSink {
+        let shared = self.make.clone();
+        Box::new(move |size| (shared.lock().unwrap_or_else(PoisonError::into_inner))(size))
+    }
 }
 
 /// Every target of a live show.
@@ -242,12 +264,7 @@ impl Senders {
         let mut list = Vec::new();
         for (output, text) in wanted {
             match Target::parse(&text) {
-                Ok(target) => list.push(Sending {
-                    label: target.label(),
-                    output,
-                    make: Some(target.maker(fps)),
-                    tap: None,
-                }),
+                Ok(target) => list.push(Sending::new(target.label(), output, target.maker(fps))),
                 Err(error) => show.errors.report("send", error),
             }
         }
@@ -294,20 +311,20 @@ impl Senders {
                     old.finish();
                 }
             }
-            if sending.tap.is_none()
-                && let Some(make) = sending.make.take()
-            {
+            if sending.tap.is_none() && !sending.stalled {
                 match Tap::start(
                     &show.gpu.device,
                     "sylva-send",
                     size,
-                    make,
+                    sending.maker(),
                     show.errors.clone(),
                 ) {
                     Ok(tap) => sending.tap = Some(tap),
-                    Err(error) => show
-                        .errors
-                        .report("send", format!("{}: no thread: {error}", sending.label)),
+                    Err(error) => {
+                        sending.stalled = true;
+                        show.errors
+                            .report("send", format!("{}: no thread: {error}", sending.label));
+                    }
                 }
             }
             if let Some(tap) = sending.tap.as_mut() {
@@ -377,12 +394,11 @@ impl Senders {
                 .map(|r| Box::new(r) as Box<dyn Sink>)
         });
         tracing::info!("recording to {}", path.display());
-        Ok(Sending {
-            label: format!("recording {}", path.display()),
-            output: self.record.output.clone(),
-            make: Some(make),
-            tap: None,
-        })
+        Ok(Sending::new(
+            format!("recording {}", path.display()),
+            self.record.output.clone(),
+            make,
+        ))
     }
 
     /// One line per target for the HUD: what it sends, how many frames,
