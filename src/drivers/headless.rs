@@ -217,6 +217,9 @@ pub fn run(options: &HeadlessOptions) -> anyhow::Result<()> {
             now.duration_since(last).as_secs_f32().clamp(0.0, 0.25)
         };
         last = now;
+        // No window turns the main run loop here, on air or off: Syphon's
+        // clients find its servers through it.
+        crate::drivers::send::syphon::turn_main_run_loop();
         if show.gpu.is_lost() {
             show.recover_device(None)?;
             output = RenderTarget::new(
@@ -238,9 +241,6 @@ pub fn run(options: &HeadlessOptions) -> anyhow::Result<()> {
         });
         senders.submitted();
         senders.keep(&mut show);
-        // No window turns the main run loop here: Syphon's clients find
-        // its servers through it.
-        crate::drivers::send::syphon::turn_main_run_loop();
         pace.keep(&mut show, &finished);
         installation.keep(&show);
         frames += 1;

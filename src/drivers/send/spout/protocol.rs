@@ -40,6 +40,9 @@ pub fn frame_semaphore(sender: &str) -> String {
     format!("{sender}_Count_Semaphore")
 }
 
+/// The names of Spout's own shared memory, which no sender may take.
+const RESERVED: [&str; 2] = [SENDER_NAMES, ACTIVE_SENDER];
+
 /// Checks a name asked for on the command line (`spout:NAME`).
 pub fn check_name(name: &str) -> Result<(), String> {
     if name.is_empty() || name.len() > MAX_NAME {
@@ -52,29 +55,37 @@ pub fn check_name(name: &str) -> Result<(), String> {
             "spout:{name}: Spout names are ASCII letters, digits, spaces and punctuation, without \\"
         ));
     }
+    if RESERVED.contains(&name) {
+        return Err(format!("spout:{name}: the name of Spout's own list"));
+    }
     Ok(())
 }
 
+/// A sender's name as the list holds it: bytes in the sending program's
+/// code page, kept as they are (another program's name is never
+/// rewritten), sorted byte by byte as Spout sorts them.
+pub type Name = Vec<u8>;
+
 /// The names in the sender list `slots`: one a slot, up to the first empty
 /// slot (bytes after a name's NUL are stale and ignored).
-pub fn read_names(slots: &[u8]) -> BTreeSet<String> {
+pub fn read_names(slots: &[u8]) -> BTreeSet<Name> {
     slots
         .chunks_exact(NAME_SLOT)
         .map(|slot| &slot[..slot.iter().position(|b| *b == 0).unwrap_or(NAME_SLOT)])
         .take_while(|name| !name.is_empty())
-        .map(|name| String::from_utf8_lossy(name).into_owned())
+        .map(<[u8]>::to_vec)
         .collect()
 }
 
 /// Writes `names` into `slots`, sorted as Spout keeps them, each with its
 /// NUL, and an empty slot after the last when there is room.
-fn write_names(slots: &mut [u8], names: &BTreeSet<String>) {
+fn write_names(slots: &mut [u8], names: &BTreeSet<Name>) {
     let mut chunks = slots.chunks_exact_mut(NAME_SLOT);
     for name in names {
         let Some(slot) = chunks.next() else {
             return;
         };
-        let bytes = &name.as_bytes()[..name.len().min(NAME_SLOT - 1)];
+        let bytes = &name[..name.len().min(NAME_SLOT - 1)];
         slot[..bytes.len()].copy_from_slice(bytes);
         slot[bytes.len()] = 0;
     }
@@ -83,24 +94,23 @@ fn write_names(slots: &mut [u8], names: &BTreeSet<String>) {
     }
 }
 
-/// `wanted`, or the first of `wanted_1`, `wanted_2`, … not in `names`, as
-/// Spout's own senders name themselves.
-pub fn free_name(names: &BTreeSet<String>, wanted: &str) -> String {
+/// `wanted`, or the first of `wanted_1`, `wanted_2`, … (as Spout's own
+/// senders name themselves) that is neither in `names` nor `taken` (a
+/// sender running unlisted); `None` after a thousand.
+pub fn free_name(
+    names: &BTreeSet<Name>,
+    wanted: &str,
+    taken: impl Fn(&str) -> bool,
+) -> Option<String> {
     std::iter::once(wanted.to_string())
-        .chain((1..).map(|n| format!("{wanted}_{n}")))
-        .find(|name| !names.contains(name))
-        .unwrap_or_else(|| wanted.to_string())
+        .chain((1..1000).map(|n| format!("{wanted}_{n}")))
+        .find(|name| !names.contains(name.as_bytes()) && !taken(name))
 }
 
-/// Adds a sender called `wanted` to the list `slots`, under its
-/// [`free_name`]. `alive` says whether a listed sender still runs (its
-/// description can be opened); those that do not are dropped when the
-/// list is full. Returns the name given.
-pub fn register(
-    slots: &mut [u8],
-    wanted: &str,
-    alive: impl Fn(&str) -> bool,
-) -> Result<String, String> {
+/// Adds `name` to the list `slots`. `alive` says whether a listed sender
+/// still runs (its description can be opened); those that do not are
+/// dropped when the list is full.
+pub fn register(slots: &mut [u8], name: &str, alive: impl Fn(&[u8]) -> bool) -> Result<(), String> {
     let mut names = read_names(slots);
     let capacity = slots.len() / NAME_SLOT;
     if names.len() >= capacity {
@@ -111,25 +121,24 @@ pub fn register(
             "Spout's list of senders is full ({capacity}); close a sender, or raise MaxSenders in Spout's settings"
         ));
     }
-    let name = free_name(&names, wanted);
-    names.insert(name.clone());
+    names.insert(name.as_bytes().to_vec());
     write_names(slots, &names);
-    Ok(name)
+    Ok(())
 }
 
 /// Takes `name` off the list `slots`. Returns the sender that becomes the
 /// active one (the first left) when `name` was active or one is left.
-pub fn release(slots: &mut [u8], name: &str, active: &str) -> Option<String> {
+pub fn release(slots: &mut [u8], name: &str, active: &[u8]) -> Option<Name> {
     let mut names = read_names(slots);
-    names.remove(name);
+    names.remove(name.as_bytes());
     write_names(slots, &names);
     let first = names.first()?;
-    (active == name || names.len() == 1).then(|| first.clone())
+    (active == name.as_bytes() || names.len() == 1).then(|| first.clone())
 }
 
 /// Writes `name` as the active sender into its 256-byte block.
-pub fn write_active(block: &mut [u8], name: &str) {
-    let bytes = &name.as_bytes()[..name.len().min(block.len().saturating_sub(1))];
+pub fn write_active(block: &mut [u8], name: &[u8]) {
+    let bytes = &name[..name.len().min(block.len().saturating_sub(1))];
     block[..bytes.len()].copy_from_slice(bytes);
     if let Some(end) = block.get_mut(bytes.len()) {
         *end = 0;
@@ -137,9 +146,9 @@ pub fn write_active(block: &mut [u8], name: &str) {
 }
 
 /// The active sender's name, as [`write_active`] left it.
-pub fn read_active(block: &[u8]) -> String {
+pub fn read_active(block: &[u8]) -> Name {
     let end = block.iter().position(|b| *b == 0).unwrap_or(block.len());
-    String::from_utf8_lossy(&block[..end]).into_owned()
+    block[..end].to_vec()
 }
 
 /// One sender's shared texture, as receivers find it.
@@ -152,8 +161,8 @@ pub struct SenderInfo {
     pub size: [u32; 2],
     /// Its DXGI format.
     pub format: u32,
-    /// The program sending (its executable's path).
-    pub host: String,
+    /// The program sending (its executable's path, as Windows gave it).
+    pub host: Vec<u8>,
 }
 
 impl SenderInfo {
@@ -172,9 +181,8 @@ impl SenderInfo {
         for (slot, word) in bytes.chunks_exact_mut(4).zip(words) {
             slot.copy_from_slice(&word.to_le_bytes());
         }
-        let host = self.host.as_bytes();
-        let kept = host.len().min(255);
-        bytes[20..20 + kept].copy_from_slice(&host[..kept]);
+        let kept = self.host.len().min(255);
+        bytes[20..20 + kept].copy_from_slice(&self.host[..kept]);
         bytes
     }
 }
@@ -187,55 +195,82 @@ mod tests {
         vec![0u8; slots * NAME_SLOT]
     }
 
+    fn names(slots: &[u8]) -> Vec<String> {
+        read_names(slots)
+            .into_iter()
+            .map(|n| String::from_utf8_lossy(&n).into_owned())
+            .collect()
+    }
+
+    /// Registers `wanted` under its free name, as the sender does.
+    fn add(slots: &mut [u8], wanted: &str) -> Option<String> {
+        let name = free_name(&read_names(slots), wanted, |_| false)?;
+        register(slots, &name, |_| true).ok()?;
+        Some(name)
+    }
+
     #[test]
     fn senders_are_listed_sorted_and_a_taken_name_gets_a_number() {
         let mut slots = list(DEFAULT_MAX_SENDERS);
-        let alive = |_: &str| true;
-        assert_eq!(register(&mut slots, "sylva", alive), Ok("sylva".into()));
-        assert_eq!(
-            register(&mut slots, "Resolume", alive),
-            Ok("Resolume".into())
-        );
-        assert_eq!(register(&mut slots, "sylva", alive), Ok("sylva_1".into()));
-        assert_eq!(register(&mut slots, "sylva", alive), Ok("sylva_2".into()));
-        let names: Vec<String> = read_names(&slots).into_iter().collect();
-        assert_eq!(names, ["Resolume", "sylva", "sylva_1", "sylva_2"]);
+        assert_eq!(add(&mut slots, "sylva").as_deref(), Some("sylva"));
+        assert_eq!(add(&mut slots, "Resolume").as_deref(), Some("Resolume"));
+        assert_eq!(add(&mut slots, "sylva").as_deref(), Some("sylva_1"));
+        assert_eq!(add(&mut slots, "sylva").as_deref(), Some("sylva_2"));
+        assert_eq!(names(&slots), ["Resolume", "sylva", "sylva_1", "sylva_2"]);
         // As receivers read the memory: NUL-terminated slots, then an empty one.
         assert_eq!(&slots[..9], b"Resolume\0");
         assert_eq!(&slots[NAME_SLOT..NAME_SLOT + 6], b"sylva\0");
         assert_eq!(slots[4 * NAME_SLOT], 0);
+        // A sender running unlisted (the list was full when it started)
+        // keeps its name too.
+        let unlisted = |name: &str| name == "sylva_3";
+        let name = free_name(&read_names(&slots), "sylva", unlisted);
+        assert_eq!(name.as_deref(), Some("sylva_4"));
+    }
+
+    #[test]
+    fn another_programs_name_is_kept_byte_for_byte() {
+        let mut slots = list(8);
+        // "Caméra" in Windows-1252, as an ANSI program lists it.
+        let theirs = b"Cam\xe9ra".to_vec();
+        slots[..theirs.len()].copy_from_slice(&theirs);
+        add(&mut slots, "sylva");
+        release(&mut slots, "sylva", b"sylva");
+        assert_eq!(read_names(&slots).into_iter().collect::<Vec<_>>(), [theirs]);
     }
 
     #[test]
     fn a_released_sender_leaves_the_list_and_hands_on_the_active_name() {
         let mut slots = list(8);
         for name in ["b", "a", "c"] {
-            register(&mut slots, name, |_| true).ok();
+            add(&mut slots, name);
         }
-        assert_eq!(release(&mut slots, "b", "b"), Some("a".into()));
-        assert_eq!(release(&mut slots, "a", "c"), Some("c".into()), "one left");
-        assert_eq!(read_names(&slots).len(), 1);
-        assert_eq!(release(&mut slots, "c", "c"), None);
+        assert_eq!(release(&mut slots, "b", b"b"), Some(b"a".to_vec()));
+        assert_eq!(
+            release(&mut slots, "a", b"c"),
+            Some(b"c".to_vec()),
+            "one left"
+        );
+        assert_eq!(names(&slots), ["c"]);
+        assert_eq!(release(&mut slots, "c", b"c"), None);
         assert!(read_names(&slots).is_empty());
         // Stale bytes after a shorter list's end are not read as names.
         let mut slots = list(4);
         for name in ["x", "y", "z"] {
-            register(&mut slots, name, |_| true).ok();
+            add(&mut slots, name);
         }
-        release(&mut slots, "z", "x");
-        let names: Vec<String> = read_names(&slots).into_iter().collect();
-        assert_eq!(names, ["x", "y"]);
+        release(&mut slots, "z", b"x");
+        assert_eq!(names(&slots), ["x", "y"]);
     }
 
     #[test]
     fn a_full_list_drops_senders_that_are_gone_before_it_refuses() {
         let mut slots = list(2);
-        register(&mut slots, "crashed", |_| true).ok();
-        register(&mut slots, "running", |_| true).ok();
-        let alive = |name: &str| name != "crashed";
-        assert_eq!(register(&mut slots, "sylva", alive), Ok("sylva".into()));
-        let names: Vec<String> = read_names(&slots).into_iter().collect();
-        assert_eq!(names, ["running", "sylva"]);
+        add(&mut slots, "crashed");
+        add(&mut slots, "running");
+        let alive = |name: &[u8]| name != b"crashed";
+        assert_eq!(register(&mut slots, "sylva", alive), Ok(()));
+        assert_eq!(names(&slots), ["running", "sylva"]);
         let full = register(&mut slots, "more", |_| true);
         assert!(full.is_err_and(|e| e.contains("full (2)")));
     }
@@ -246,7 +281,7 @@ mod tests {
             share_handle: 0x4000_0a02,
             size: [1920, 1080],
             format: FORMAT_BGRA,
-            host: "C:\\sylva\\sylva.exe".into(),
+            host: b"C:\\sylva\\sylva.exe".to_vec(),
         };
         let bytes = info.to_bytes();
         assert_eq!(bytes.len(), 280);
@@ -258,7 +293,7 @@ mod tests {
         assert_eq!(&bytes[20..39], b"C:\\sylva\\sylva.exe\0");
         assert_eq!(bytes[276..280], [0; 4], "partner id");
         let long = SenderInfo {
-            host: "p".repeat(400),
+            host: vec![b'p'; 400],
             ..info
         };
         assert_eq!(
@@ -274,12 +309,12 @@ mod tests {
         assert_eq!(access_mutex("sylva"), "sylva_SpoutAccessMutex");
         assert_eq!(frame_semaphore("sylva"), "sylva_Count_Semaphore");
         assert!(check_name("sylva main").is_ok());
-        assert!(check_name("").is_err());
-        assert!(check_name("a\\b").is_err());
-        assert!(check_name("ü").is_err());
+        for bad in ["", "a\\b", "ü", SENDER_NAMES, ACTIVE_SENDER] {
+            assert!(check_name(bad).is_err(), "{bad:?}");
+        }
         assert!(check_name(&"n".repeat(MAX_NAME + 1)).is_err());
         let mut block = [7u8; NAME_SLOT];
-        write_active(&mut block, "sylva");
-        assert_eq!(read_active(&block), "sylva");
+        write_active(&mut block, b"sylva");
+        assert_eq!(read_active(&block), b"sylva");
     }
 }

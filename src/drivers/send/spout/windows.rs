@@ -8,7 +8,8 @@
 use std::ffi::CString;
 
 use windows::Win32::Foundation::{
-    CloseHandle, HANDLE, INVALID_HANDLE_VALUE, WAIT_ABANDONED, WAIT_OBJECT_0,
+    CloseHandle, ERROR_ALREADY_EXISTS, GetLastError, HANDLE, INVALID_HANDLE_VALUE, WAIT_ABANDONED,
+    WAIT_OBJECT_0,
 };
 use windows::Win32::Graphics::Direct3D::D3D_DRIVER_TYPE_HARDWARE;
 use windows::Win32::Graphics::Direct3D11::{
@@ -59,6 +60,16 @@ fn mutex(name: &str) -> Result<Owned, String> {
         .map_err(|e| format!("mutex {name}: {e}"))
 }
 
+/// The frame-counting semaphore `name`, created or opened (a receiver
+/// may have made it first): one to start, as Spout's senders make it.
+fn semaphore(name: &str) -> Result<Owned, String> {
+    let c = c_name(name)?;
+    // SAFETY: `c` outlives the call.
+    unsafe { CreateSemaphoreA(None, 1, i32::MAX, PCSTR(c.as_ptr().cast())) }
+        .map(Owned)
+        .map_err(|e| format!("Spout: frame counter {name}: {e}"))
+}
+
 /// Holds `mutex` for `f` if it can be had within [`LOCK_MS`].
 fn locked<R>(mutex: &Owned, f: impl FnOnce() -> R) -> Option<R> {
     // SAFETY: the handle is a live mutex.
@@ -73,7 +84,9 @@ fn locked<R>(mutex: &Owned, f: impl FnOnce() -> R) -> Option<R> {
     Some(result)
 }
 
-/// Named shared memory (backed by the page file) and its `_mutex`.
+/// Named shared memory (backed by the page file) and its `_mutex`. Its
+/// bytes are only ever copied in and out under the mutex, never lent as
+/// a slice: another process may write them.
 struct SharedMemory {
     view: MEMORY_MAPPED_VIEW_ADDRESS,
     len: usize,
@@ -81,15 +94,16 @@ struct SharedMemory {
     _mapping: Owned,
 }
 
-// SAFETY: the view is plain memory used only under its mutex.
+// SAFETY: the view is plain memory, touched only under its mutex.
 unsafe impl Send for SharedMemory {}
 
 impl SharedMemory {
     /// Creates `name` of `size` bytes, or opens it as it is if another
-    /// program made it (its size then wins).
-    fn create(name: &str, size: usize) -> Result<Self, String> {
+    /// program made it (its size then wins, within `size`); whether it
+    /// was there already comes with it.
+    fn create(name: &str, size: usize) -> Result<(Self, bool), String> {
         let c = c_name(name)?;
-        let size = u32::try_from(size).map_err(|_| format!("{name}: too large"))?;
+        let wanted = u32::try_from(size).map_err(|_| format!("{name}: too large"))?;
         // SAFETY: `c` outlives the call; the mapping is backed by the page file.
         let mapping = unsafe {
             CreateFileMappingA(
@@ -97,12 +111,16 @@ impl SharedMemory {
                 None,
                 PAGE_READWRITE,
                 0,
-                size,
+                wanted,
                 PCSTR(c.as_ptr().cast()),
             )
         }
         .map(Owned)
         .map_err(|e| format!("shared memory {name}: {e}"))?;
+        // SAFETY: read right after the call that set it.
+        let existed = unsafe { GetLastError() } == ERROR_ALREADY_EXISTS;
+        let mutex = mutex(&protocol::mutex_of(name))?;
+        // The view last: nothing after it can fail and leave it mapped.
         // SAFETY: the mapping is live; the whole section is mapped.
         let view = unsafe { MapViewOfFile(mapping.0, FILE_MAP_ALL_ACCESS, 0, 0, 0) };
         if view.Value.is_null() {
@@ -120,28 +138,41 @@ impl SharedMemory {
                 std::mem::size_of::<MEMORY_BASIC_INFORMATION>(),
             )
         };
+        // A section another program made smaller (an old Spout's list of
+        // ten) is read no further than its pages.
         let len = if queried == 0 {
-            size as usize
+            size
         } else {
-            region.RegionSize
+            region.RegionSize.min(size)
         };
-        Ok(Self {
+        let memory = Self {
             view,
             len,
-            mutex: mutex(&protocol::mutex_of(name))?,
+            mutex,
             _mapping: mapping,
-        })
+        };
+        Ok((memory, existed))
     }
 
-    /// The first `at_most` bytes, for `f`, under the mutex; `None` when
-    /// the lock could not be had.
-    fn with<R>(&self, at_most: usize, f: impl FnOnce(&mut [u8]) -> R) -> Option<R> {
+    /// Its bytes, copied out under the mutex.
+    fn read(&self) -> Option<Vec<u8>> {
+        self.update(|bytes| bytes.clone())
+    }
+
+    /// Copies its bytes out under the mutex, lets `f` change the copy and
+    /// copies it back; `None` when the lock could not be had.
+    fn update<R>(&self, f: impl FnOnce(&mut Vec<u8>) -> R) -> Option<R> {
         locked(&self.mutex, || {
-            // SAFETY: the view is `len` bytes long and held under its mutex.
-            let bytes = unsafe {
-                std::slice::from_raw_parts_mut(self.view.Value.cast::<u8>(), self.len.min(at_most))
-            };
-            f(bytes)
+            let mut bytes = vec![0u8; self.len];
+            let base = self.view.Value.cast::<u8>();
+            // SAFETY: the view is `len` bytes long and held under its
+            // mutex; the copy does not overlap it.
+            unsafe { std::ptr::copy_nonoverlapping(base, bytes.as_mut_ptr(), self.len) };
+            let result = f(&mut bytes);
+            let n = bytes.len().min(self.len);
+            // SAFETY: as above.
+            unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), base, n) };
+            result
         })
     }
 }
@@ -154,8 +185,8 @@ impl Drop for SharedMemory {
 }
 
 /// Whether a sender called `name` runs: its description can be opened.
-fn alive(name: &str) -> bool {
-    let Ok(c) = c_name(name) else {
+fn alive(name: &[u8]) -> bool {
+    let Ok(c) = CString::new(name.to_vec()) else {
         return false;
     };
     // SAFETY: `c` outlives the call; the handle is closed by `Owned`.
@@ -187,12 +218,13 @@ fn max_senders() -> usize {
     }
 }
 
-/// This program's path, for the sender's description.
-fn host() -> String {
+/// This program's path, for the sender's description (bytes in the
+/// system's code page, as Windows gives them).
+fn host() -> Vec<u8> {
     let mut path = [0u8; 260];
     // SAFETY: the buffer's length is passed with it.
     let len = unsafe { GetModuleFileNameA(None, &mut path) } as usize;
-    String::from_utf8_lossy(&path[..len.min(path.len())]).into_owned()
+    path[..len.min(path.len())].to_vec()
 }
 
 /// A Spout sender.
@@ -245,29 +277,37 @@ impl SpoutSender {
         };
         let (texture, handle) = shared_texture(&device, size)?;
         let slots = max_senders() * protocol::NAME_SLOT;
-        let names = SharedMemory::create(protocol::SENDER_NAMES, slots)?;
-        let active = SharedMemory::create(protocol::ACTIVE_SENDER, protocol::NAME_SLOT)?;
-        // The description exists before the name is listed: a receiver
-        // that finds a listed name it cannot open drops it from the list.
-        let registered = names
-            .with(slots, |list| {
-                let name = protocol::free_name(&protocol::read_names(list), wanted);
-                let info = SharedMemory::create(&name, protocol::INFO_BYTES)?;
-                describe(&info, &name, handle, size)?;
-                let name = protocol::register(list, &name, alive)?;
-                Ok::<_, String>((name, info))
+        let (names, _) = SharedMemory::create(protocol::SENDER_NAMES, slots)?;
+        let (active, _) = SharedMemory::create(protocol::ACTIVE_SENDER, protocol::NAME_SLOT)?;
+        // Everything a receiver opens exists before the name is listed (a
+        // listed name whose description cannot be opened is dropped by
+        // the next sender), and nothing is listed unless it all does.
+        let made = names
+            .update(|list| {
+                let listed = protocol::read_names(list);
+                let mut taken = Vec::new();
+                let made = loop {
+                    let name = protocol::free_name(&listed, wanted, |n| {
+                        taken.iter().any(|t: &String| t == n)
+                    })
+                    .ok_or_else(|| format!("Spout: no free name like {wanted:?}"))?;
+                    let (info, existed) = SharedMemory::create(&name, protocol::INFO_BYTES)?;
+                    if existed {
+                        // A sender running unlisted has it.
+                        taken.push(name);
+                        continue;
+                    }
+                    describe(&info, &name, handle, size)?;
+                    let access = mutex(&protocol::access_mutex(&name))?;
+                    let frames = semaphore(&protocol::frame_semaphore(&name))?;
+                    break (name, info, access, frames);
+                };
+                protocol::register(list, &made.0, alive)?;
+                active.update(|block| protocol::write_active(block, made.0.as_bytes()));
+                Ok::<_, String>(made)
             })
             .ok_or("Spout: the list of senders is locked by another program")?;
-        let (name, info) = registered?;
-        active.with(protocol::NAME_SLOT, |block| {
-            protocol::write_active(block, &name)
-        });
-        let access = mutex(&protocol::access_mutex(&name))?;
-        let c = c_name(&protocol::frame_semaphore(&name))?;
-        // SAFETY: `c` outlives the call.
-        let frames = unsafe { CreateSemaphoreA(None, 1, i32::MAX, PCSTR(c.as_ptr().cast())) }
-            .map(Owned)
-            .map_err(|e| format!("Spout: frame counter: {e}"))?;
+        let (name, info, access, frames) = made?;
         tracing::info!("spout: sending as {name:?}, {}x{}", size[0], size[1]);
         Ok(Self {
             name,
@@ -294,7 +334,7 @@ fn describe(info: &SharedMemory, name: &str, handle: u32, size: [u32; 2]) -> Res
         format: protocol::FORMAT_BGRA,
         host: host(),
     };
-    info.with(protocol::INFO_BYTES, |bytes| {
+    info.update(|bytes| {
         let written = described.to_bytes();
         let n = bytes.len().min(written.len());
         bytes[..n].copy_from_slice(&written[..n]);
@@ -345,6 +385,14 @@ impl Sink for SpoutSender {
             self.texture = texture;
             self.size = frame.size;
         }
+        let [width, height] = frame.size.map(|side| side as usize);
+        if frame.rgba.len() != width * height * 4 {
+            return Err(format!(
+                "Spout: a frame of {} bytes for {:?}",
+                frame.rgba.len(),
+                frame.size
+            ));
+        }
         frame.bgra_into(&mut self.bgra);
         let (context, texture, bgra, frames) =
             (&self.context, &self.texture, &self.bgra, &self.frames);
@@ -374,18 +422,15 @@ impl Sink for SpoutSender {
 impl Drop for SpoutSender {
     fn drop(&mut self) {
         let name = self.name.clone();
-        let active = self
-            .active
-            .with(protocol::NAME_SLOT, |block| protocol::read_active(block))
-            .unwrap_or_default();
-        let next = self
-            .names
-            .with(usize::MAX, |list| protocol::release(list, &name, &active))
-            .flatten();
-        if let Some(next) = next {
-            self.active.with(protocol::NAME_SLOT, |block| {
-                protocol::write_active(block, &next)
-            });
-        }
+        let active = &self.active;
+        self.names.update(|list| {
+            let now = active
+                .read()
+                .map(|b| protocol::read_active(&b))
+                .unwrap_or_default();
+            if let Some(next) = protocol::release(list, &name, &now) {
+                active.update(|block| protocol::write_active(block, &next));
+            }
+        });
     }
 }

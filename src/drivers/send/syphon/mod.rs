@@ -28,13 +28,51 @@ const USAGE_SHADER_READ: usize = 1;
 /// copies have no Metal server: they are refused by name).
 const PUBLISH: &str = "publishFrameTexture:onCommandBuffer:imageRegion:flipped:";
 
+/// An object this sender made (+1), released when dropped; a server is
+/// stopped first, so clients see it go.
+struct Retained {
+    runtime: &'static Runtime,
+    object: Id,
+    server: bool,
+}
+
+impl Retained {
+    /// Takes `object` (null: `what` failed).
+    fn new(runtime: &'static Runtime, object: Id, what: &str) -> Result<Self, String> {
+        if object.is_null() {
+            return Err(format!("syphon: {what} failed"));
+        }
+        Ok(Self {
+            runtime,
+            object,
+            server: false,
+        })
+    }
+}
+
+impl Drop for Retained {
+    fn drop(&mut self) {
+        self.runtime.pooled(|| {
+            // SAFETY: the object is this value's own (+1), released once.
+            unsafe {
+                if self.server {
+                    self.runtime.call(self.object, "stop");
+                }
+                self.runtime.call(self.object, "release");
+            }
+        });
+    }
+}
+
 /// A Syphon server of frames of one size.
 pub struct SyphonSender {
     runtime: &'static Runtime,
-    server: Id,
-    queue: Id,
-    texture: Id,
-    device: Id,
+    // Dropped in this order: the server stops before its texture, queue
+    // and device go.
+    server: Retained,
+    texture: Retained,
+    queue: Retained,
+    device: Retained,
     size: [u32; 2],
     bgra: Vec<u8>,
 }
@@ -47,7 +85,7 @@ unsafe impl Send for SyphonSender {}
 impl SyphonSender {
     /// Starts a server called `name` for frames of `size`.
     pub fn open(name: &str, size: [u32; 2]) -> Result<Self, String> {
-        if name.is_empty() || name.len() > 200 {
+        if name.is_empty() || name.len() > 200 || name.contains('\0') {
             return Err(format!("syphon:{name}: a name of 1 to 200 characters"));
         }
         let runtime = runtime::runtime().map_err(|e| format!("syphon:{name}: {e}"))?;
@@ -57,37 +95,36 @@ impl SyphonSender {
                 format!("syphon:{name}: this Syphon.framework has no Metal server; a 2023 or later one has")
             })?;
         runtime.pooled(|| {
-            // SAFETY: each message is sent with its method's signature, to
-            // objects checked for nil first.
+            // SAFETY: each message is sent with its method's signature;
+            // every object made is held by a `Retained` at once, so an
+            // error on the way releases what was made.
             unsafe {
-                let device = (runtime.default_device)();
-                if device.is_null() {
-                    return Err(format!("syphon:{name}: no Metal device"));
-                }
-                let queue = runtime.call(device, "newCommandQueue");
+                let device = Retained::new(runtime, (runtime.default_device)(), "a Metal device")?;
+                let queue = Retained::new(
+                    runtime,
+                    runtime.call(device.object, "newCommandQueue"),
+                    "a Metal command queue",
+                )?;
+                let texture =
+                    Retained::new(runtime, texture(runtime, device.object, size), "a texture")?;
                 let title = runtime.string(name).ok_or("syphon: the name")?;
                 let alloc = runtime.call(class, "alloc");
                 let init: unsafe extern "C" fn(Id, Id, Id, Id, Id) -> Id = runtime.message();
-                let server = init(
+                let made = init(
                     alloc,
                     runtime.selector("initWithName:device:options:"),
                     title,
-                    device,
+                    device.object,
                     std::ptr::null_mut(),
                 );
-                if server.is_null() || queue.is_null() {
-                    return Err(format!("syphon:{name}: the server did not start"));
-                }
-                let texture = texture(runtime, device, size);
-                if texture.is_null() {
-                    return Err(format!("syphon:{name}: no {}x{} texture", size[0], size[1]));
-                }
+                let mut server = Retained::new(runtime, made, "starting the server")?;
+                server.server = true;
                 tracing::info!("syphon: serving {name:?}, {}x{}", size[0], size[1]);
                 Ok(Self {
                     runtime,
                     server,
-                    queue,
                     texture,
+                    queue,
                     device,
                     size,
                     bgra: Vec::new(),
@@ -97,10 +134,10 @@ impl SyphonSender {
     }
 }
 
-/// A BGRA texture of `size` on `device` (retained: released by the sender).
+/// A BGRA texture of `size` on `device` (+1, or null).
 ///
 /// # Safety
-/// `device` must be a live `MTLDevice`.
+/// `device` must be a live `MTLDevice`; call inside an autorelease pool.
 unsafe fn texture(runtime: &Runtime, device: Id, size: [u32; 2]) -> Id {
     let Some(descriptors) = runtime.class("MTLTextureDescriptor") else {
         return std::ptr::null_mut();
@@ -134,19 +171,22 @@ unsafe fn texture(runtime: &Runtime, device: Id, size: [u32; 2]) -> Id {
 impl Sink for SyphonSender {
     fn send(&mut self, frame: &Frame) -> Result<(), String> {
         let runtime = self.runtime;
+        let [width, height] = frame.size.map(|side| side as usize);
+        if frame.rgba.len() != width * height * 4 {
+            return Err(format!(
+                "syphon: a frame of {} bytes for {:?}",
+                frame.rgba.len(),
+                frame.size
+            ));
+        }
         if frame.size != self.size {
-            // SAFETY: the old texture is ours to release; the device is live.
-            let texture = unsafe { texture(runtime, self.device, frame.size) };
-            if texture.is_null() {
-                return Err(format!("syphon: no {:?} texture", frame.size));
-            }
-            // SAFETY: as above.
-            unsafe { runtime.call(self.texture, "release") };
-            self.texture = texture;
+            // SAFETY: the device is live; inside a pool.
+            let made =
+                runtime.pooled(|| unsafe { texture(runtime, self.device.object, frame.size) });
+            self.texture = Retained::new(runtime, made, "a texture")?;
             self.size = frame.size;
         }
         frame.bgra_into(&mut self.bgra);
-        let [width, height] = self.size.map(|side| side as usize);
         runtime.pooled(|| {
             // SAFETY: signatures from MTLTexture.h, MTLCommandQueue.h,
             // MTLCommandBuffer.h and SyphonMetalServer.h; the bytes are
@@ -155,7 +195,7 @@ impl Sink for SyphonSender {
                 let replace: unsafe extern "C" fn(Id, Id, Region, usize, *const c_void, usize) =
                     runtime.message();
                 replace(
-                    self.texture,
+                    self.texture.object,
                     runtime.selector("replaceRegion:mipmapLevel:withBytes:bytesPerRow:"),
                     Region {
                         origin: [0, 0, 0],
@@ -165,15 +205,15 @@ impl Sink for SyphonSender {
                     self.bgra.as_ptr().cast(),
                     width * 4,
                 );
-                let commands = runtime.call(self.queue, "commandBuffer");
+                let commands = runtime.call(self.queue.object, "commandBuffer");
                 if commands.is_null() {
                     return Err("syphon: no command buffer".to_string());
                 }
                 let publish: unsafe extern "C" fn(Id, Id, Id, Id, Rect, u8) = runtime.message();
                 publish(
-                    self.server,
+                    self.server.object,
                     runtime.selector(PUBLISH),
-                    self.texture,
+                    self.texture.object,
                     commands,
                     Rect {
                         xywh: [0.0, 0.0, width as f64, height as f64],
@@ -187,18 +227,6 @@ impl Sink for SyphonSender {
                 Ok(())
             }
         })
-    }
-}
-
-impl Drop for SyphonSender {
-    fn drop(&mut self) {
-        // SAFETY: each object is this sender's own, released once.
-        unsafe {
-            self.runtime.call(self.server, "stop");
-            for object in [self.server, self.texture, self.queue, self.device] {
-                self.runtime.call(object, "release");
-            }
-        }
     }
 }
 

@@ -56,17 +56,22 @@ unsafe impl Send for Runtime {}
 // SAFETY: as above; nothing in it is mutated after loading.
 unsafe impl Sync for Runtime {}
 
-/// The runtime, once loaded (or found missing).
-static RUNTIME: OnceLock<Result<Runtime, String>> = OnceLock::new();
+/// The runtime, once loaded.
+static RUNTIME: OnceLock<Runtime> = OnceLock::new();
 
-/// The system libraries, then Syphon, loaded once.
+/// The system libraries, then Syphon, loaded once they load (a sender
+/// retried after Syphon was installed finds it).
 pub fn runtime() -> Result<&'static Runtime, String> {
-    RUNTIME.get_or_init(load).as_ref().map_err(Clone::clone)
+    if let Some(runtime) = RUNTIME.get() {
+        return Ok(runtime);
+    }
+    let loaded = load()?;
+    Ok(RUNTIME.get_or_init(|| loaded))
 }
 
 /// The runtime if a sender has loaded it.
 pub fn loaded() -> Option<&'static Runtime> {
-    RUNTIME.get()?.as_ref().ok()
+    RUNTIME.get()
 }
 
 /// Where Syphon.framework is looked for: `SYLVA_SYPHON_FRAMEWORK` (the
@@ -109,19 +114,38 @@ fn load() -> Result<Runtime, String> {
             "/System/Library/Frameworks/{framework}.framework/{framework}"
         ))?);
     }
+    // SAFETY: `objc_getClass` has this C type.
+    let get_class: unsafe extern "C" fn(*const std::ffi::c_char) -> Id =
+        unsafe { *objc.get(b"objc_getClass\0").map_err(|e| e.to_string())? };
+    // The first copy that loads and has the Metal server (an old one in
+    // /Library may be Intel-only, or from before it).
+    let mut tried = Vec::new();
     let syphon = framework_candidates()
         .into_iter()
-        .map(|dir| dir.join("Versions/A/Syphon"))
-        .find(|binary| binary.exists())
-        .ok_or(
-            "Syphon.framework not found: put it in /Library/Frameworks (it comes with Syphon's Simple apps), or name it in SYLVA_SYPHON_FRAMEWORK",
-        )?;
-    libraries.push(open(&syphon.to_string_lossy())?);
+        .flat_map(|dir| [dir.join("Versions/A/Syphon"), dir.join("Syphon")])
+        .filter(|binary| binary.exists())
+        .find_map(|binary| {
+            let library = open(&binary.to_string_lossy()).map_err(|e| tried.push(e)).ok()?;
+            // SAFETY: a NUL-terminated class name.
+            let class = unsafe { get_class(c"SyphonMetalServer".as_ptr()) };
+            if class.is_null() {
+                tried.push(format!("{}: no Metal server (before 2023)", binary.display()));
+                return None;
+            }
+            Some(library)
+        })
+        .ok_or_else(|| {
+            format!(
+                "no Syphon.framework with a Metal server found ({}): put one in /Library/Frameworks, or name it in SYLVA_SYPHON_FRAMEWORK",
+                if tried.is_empty() { "none installed".to_string() } else { tried.join("; ") }
+            )
+        })?;
+    libraries.push(syphon);
     // SAFETY: each symbol is cast to its C type from Apple's headers.
     let runtime = unsafe {
         let (metal, core_foundation) = (&libraries[2], &libraries[3]);
         Runtime {
-            get_class: *objc.get(b"objc_getClass\0").map_err(|e| e.to_string())?,
+            get_class,
             register_selector: *objc.get(b"sel_registerName\0").map_err(|e| e.to_string())?,
             class_method: *objc
                 .get(b"class_getInstanceMethod\0")
