@@ -218,44 +218,80 @@ impl Projectors {
     }
 }
 
+/// Where an output's window goes, given the monitors there now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Placement {
+    /// Leave it where it is.
+    Stay,
+    /// A plain window (there is one monitor: it is the show's).
+    Windowed,
+    /// Fullscreen on monitor `index`; `missing` when that is the first one
+    /// standing in for a monitor that is not there.
+    Fullscreen { index: usize, missing: bool },
+}
+
+/// Where the window of an output wanting `choice`, now fullscreen on
+/// the monitor named `placed` (none: windowed or on a stand-in), goes
+/// among `monitors` (their names, in the system's order). A stand-in is
+/// never `placed`, so the output moves to its own monitor at the first
+/// scan that finds it plugged in again.
+fn placement(
+    monitors: &[String],
+    choice: Option<&MonitorChoice>,
+    placed: Option<&str>,
+) -> Placement {
+    if monitors.len() <= 1 {
+        return if placed.is_some() {
+            Placement::Windowed
+        } else {
+            Placement::Stay
+        };
+    }
+    let wanted = match choice {
+        Some(MonitorChoice::Index(i)) => (*i < monitors.len()).then_some(*i),
+        Some(MonitorChoice::Name(part)) => monitors.iter().position(|m| m.contains(part.as_str())),
+        None => return Placement::Stay,
+    };
+    let (index, missing) = match wanted {
+        Some(index) => (index, false),
+        None => (0, true),
+    };
+    if !missing && placed == Some(monitors[index].as_str()) {
+        return Placement::Stay;
+    }
+    Placement::Fullscreen { index, missing }
+}
+
 impl OutputWindow {
     /// Puts the window fullscreen on its monitor if it is there, else on
     /// the first (said on screen); a plain window where there is one.
     fn place(&mut self, monitors: &[MonitorHandle], show: &Show) {
-        if monitors.len() <= 1 {
-            if self.placed.take().is_some() {
+        let names: Vec<String> = monitors
+            .iter()
+            .map(|m| m.name().unwrap_or_else(|| "monitor".into()))
+            .collect();
+        match placement(&names, self.monitor.as_ref(), self.placed.as_deref()) {
+            Placement::Stay => {}
+            Placement::Windowed => {
+                self.placed = None;
                 self.window.set_fullscreen(None);
             }
-            return;
+            Placement::Fullscreen { index, missing } => {
+                if missing {
+                    show.errors.report(
+                        "outputs",
+                        format!(
+                            "output {}: monitor {:?} is not there; showing it on {} until it is",
+                            self.name, self.monitor, names[index]
+                        ),
+                    );
+                }
+                self.window
+                    .set_fullscreen(Some(Fullscreen::Borderless(Some(monitors[index].clone()))));
+                // Placed on a stand-in: look again at the next scan.
+                self.placed = (!missing).then(|| names[index].clone());
+            }
         }
-        let wanted = match &self.monitor {
-            Some(MonitorChoice::Index(i)) => monitors.get(*i),
-            Some(MonitorChoice::Name(part)) => monitors
-                .iter()
-                .find(|m| m.name().is_some_and(|n| n.contains(part.as_str()))),
-            None => return,
-        };
-        let (monitor, missing) = match wanted {
-            Some(m) => (m, false),
-            None => (&monitors[0], true),
-        };
-        let name = monitor.name().unwrap_or_else(|| "monitor".into());
-        if self.placed.as_deref() == Some(name.as_str()) {
-            return;
-        }
-        if missing {
-            show.errors.report(
-                "outputs",
-                format!(
-                    "output {}: monitor {:?} is not there; showing it on {name} until it is",
-                    self.name, self.monitor
-                ),
-            );
-        }
-        self.window
-            .set_fullscreen(Some(Fullscreen::Borderless(Some(monitor.clone()))));
-        // Placed on a stand-in: look again at the next scan.
-        self.placed = (!missing).then_some(name);
     }
 }
 
@@ -341,4 +377,48 @@ fn selected(show: &Show) -> Option<(String, Grip)> {
         .outputs()
         .iter()
         .find_map(|o| o.selected.map(|g| (o.plan.name.clone(), g)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(list: &[&str]) -> Vec<String> {
+        list.iter().map(|n| n.to_string()).collect()
+    }
+
+    #[test]
+    fn an_output_unplugged_shows_on_the_first_monitor_and_returns_to_its_own() {
+        let right = MonitorChoice::Name("EPSON".into());
+        let both = names(&["DELL U2720", "EPSON EB-L"]);
+        let fullscreen = |index, missing| Placement::Fullscreen { index, missing };
+        // Opened with both monitors: on its own.
+        assert_eq!(placement(&both, Some(&right), None), fullscreen(1, false));
+        assert_eq!(
+            placement(&both, Some(&right), Some("EPSON EB-L")),
+            Placement::Stay
+        );
+        // Its projector unplugged, another plugged in: the first stands in,
+        // and is looked at again at each scan (never taken as placed).
+        let other = names(&["DELL U2720", "BenQ"]);
+        assert_eq!(
+            placement(&other, Some(&right), Some("EPSON EB-L")),
+            fullscreen(0, true)
+        );
+        assert_eq!(placement(&other, Some(&right), None), fullscreen(0, true));
+        // Plugged back: it returns to its monitor.
+        assert_eq!(placement(&both, Some(&right), None), fullscreen(1, false));
+        // Down to one monitor (the show's own): a plain window.
+        let one = names(&["DELL U2720"]);
+        assert_eq!(
+            placement(&one, Some(&right), Some("EPSON EB-L")),
+            Placement::Windowed
+        );
+        assert_eq!(placement(&one, Some(&right), None), Placement::Stay);
+        // By index: the second monitor, the first while there is no second.
+        let second = MonitorChoice::Index(1);
+        let three = names(&["A", "B", "C"]);
+        assert_eq!(placement(&three, Some(&second), None), fullscreen(1, false));
+        assert_eq!(placement(&both, None, None), Placement::Stay);
+    }
 }
