@@ -129,6 +129,54 @@ fn water_behind_a_figure_in_the_scene_is_hidden_by_it() {
     }
 }
 
+/// The fluid's tank as [`figure_before_water`] has it, its surface look.
+const WATER: &str = "\"fluid.in_scene\" = true\n\"fluid.render\" = \"surface\"\n\"fluid.count\" = 3000\n\"fluid.container\" = [1.6, 1.6, 0.4]\n\"fluid.scene_offset\" = [0.0, 0.0, -0.6]\n\"fluid.gravity\" = [0.0, 0.0, 0.0]\n\"fluid.brightness\" = 2.0\n";
+
+#[test]
+fn a_figure_behind_the_water_is_hidden_by_its_surface_though_drawn_after_it() {
+    // The figure stands behind the tank and comes after the fluid in the
+    // stack: only the surface's depth in the scene can hide it.
+    let body = figure("skinned", "[0.9, 0.05, 0.05, 1.0]", "[-0.5, 0.0, -1.6]");
+    let alone = render("scene_behind_alone", &["skinned"], &body, 3);
+    let figure_at = red_pixels(&alone);
+    let water = render("scene_water_only", &["fluid"], WATER, 3);
+    let both = render(
+        "scene_behind_water",
+        &["fluid", "skinned"],
+        &(body + WATER),
+        3,
+    );
+    for (image, name) in [
+        (&both, "scene_behind_water.png"),
+        (&water, "scene_water_only.png"),
+    ] {
+        image.save(support::out_dir().join(name)).ok();
+    }
+    let (w, b): (Vec<_>, Vec<_>) = (water.pixels().collect(), both.pixels().collect());
+    let wet = |i: usize| w[i][0] as u32 + w[i][1] as u32 + w[i][2] as u32 > 30;
+    let behind: Vec<usize> = figure_at.iter().copied().filter(|&i| wet(i)).collect();
+    let elsewhere: Vec<usize> = figure_at.iter().copied().filter(|&i| !wet(i)).collect();
+    assert!(
+        behind.len() > 100 && elsewhere.len() > 50,
+        "the tank covers {} of the figure's {} pixels",
+        behind.len(),
+        figure_at.len()
+    );
+    let shows = |pixels: &[usize]| pixels.iter().filter(|&&i| red(b[i])).count();
+    assert!(
+        shows(&behind) * 10 <= behind.len(),
+        "the figure shows through the water at {} of {} pixels",
+        shows(&behind),
+        behind.len()
+    );
+    assert!(
+        shows(&elsewhere) * 10 >= elsewhere.len() * 9,
+        "the figure beside the water stays: {} of {}",
+        shows(&elsewhere),
+        elsewhere.len()
+    );
+}
+
 /// The stage (shaders/shader/stage.wgsl) as the scene's ground and sky,
 /// without its clouds, stars and rings, casting shadows as `shadow` says.
 fn stage(shadow: f32) -> String {

@@ -3,7 +3,9 @@
 // come from the smoothed depth, and the shade reads as water: the layers
 // below refracted through it and absorbed by its thickness (clear where
 // thin, deep where thick), the sky reflected by Fresnel, the key light's
-// glint, and foam where particles break away and splash.
+// glint, and foam where particles break away and splash. In a shared
+// scene the surface also goes into the scene's depth, so what lies below
+// the water in a layer drawn after it is hidden as in one drawn before.
 
 #include "common/fullscreen.wgsl"
 #include "common/camera.wgsl"
@@ -118,6 +120,21 @@ fn fs_shade(in: FullscreenVertex) -> @location(0) vec4<f32> {
     let foam = foam_over(layer.g, 0.7 + 0.5 * max(dot(n, normalize(KEY_LIGHT)), 0.0));
     let lit = water * (1.0 - foam.a) + foam.rgb;
     // Thin edges fade out, so the silhouette is a meniscus, not beads.
-    let alpha = surface.colour.a * smoothstep(0.0, 0.04, thickness);
+    let alpha = surface.colour.a * smoothstep(0.0, OPAQUE_THICKNESS, thickness);
     return vec4<f32>(lit * alpha, alpha);
+}
+
+// Thickness (metres) past which the surface hides what is behind it in
+// the scene: the meniscus's thin edge stays see-through, as it is shaded.
+const OPAQUE_THICKNESS: f32 = 0.04;
+
+@fragment
+fn fs_depth(in: FullscreenVertex) -> @builtin(frag_depth) f32 {
+    let pixel = vec2<i32>(in.position.xy);
+    let depth = textureLoad(depth_in, pixel, 0).r;
+    let thickness = textureLoad(thickness_in, pixel, 0).r;
+    if depth >= EMPTY || thickness < OPAQUE_THICKNESS {
+        discard;
+    }
+    return depth_of(camera, depth);
 }

@@ -270,3 +270,99 @@ impl ComputeVariant {
         pass.dispatch_workgroups(size.width.div_ceil(x), size.height.div_ceil(y), 1);
     }
 }
+
+/// A fullscreen pass that writes only depth: its fragment entry returns
+/// `@builtin(frag_depth)` (or discards), tested Less against and written
+/// into a [`DEPTH_FORMAT`](crate::gpu::raster::DEPTH_FORMAT) buffer. A
+/// layer drawn in screen space (the fluid's surface) puts what it drew
+/// into the scene's depth with it, so the layers after it are hidden
+/// behind it as those before it hide it.
+pub struct DepthWriter {
+    pipeline: wgpu::RenderPipeline,
+}
+
+impl DepthWriter {
+    /// The pass of `source`'s entry `fragment` over bind group `layout`.
+    pub fn new(
+        device: &wgpu::Device,
+        label: &str,
+        source: &str,
+        layout: &wgpu::BindGroupLayout,
+        fragment: &str,
+    ) -> Result<Self, BuildError> {
+        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(label),
+            source: wgpu::ShaderSource::Wgsl(source.into()),
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some(label),
+            bind_group_layouts: &[Some(layout)],
+            immediate_size: 0,
+        });
+        let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some(label),
+            layout: Some(&pipeline_layout),
+            vertex: wgpu::VertexState {
+                module: &module,
+                entry_point: Some("vs_fullscreen"),
+                compilation_options: Default::default(),
+                buffers: &[],
+            },
+            primitive: wgpu::PrimitiveState::default(),
+            depth_stencil: Some(wgpu::DepthStencilState {
+                format: crate::gpu::raster::DEPTH_FORMAT,
+                depth_write_enabled: Some(true),
+                depth_compare: Some(wgpu::CompareFunction::Less),
+                stencil: Default::default(),
+                bias: Default::default(),
+            }),
+            multisample: wgpu::MultisampleState::default(),
+            fragment: Some(wgpu::FragmentState {
+                module: &module,
+                entry_point: Some(fragment),
+                compilation_options: Default::default(),
+                targets: &[],
+            }),
+            multiview_mask: None,
+            cache: None,
+        });
+        if let Some(error) = pollster::block_on(scope.pop()) {
+            return Err(BuildError::Device {
+                label: label.to_string(),
+                message: error.to_string(),
+            });
+        }
+        Ok(Self { pipeline })
+    }
+
+    /// Writes the pass's depth into `depth`, keeping what it holds where
+    /// that is nearer.
+    pub fn draw(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        label: &str,
+        depth: &wgpu::TextureView,
+        group: &wgpu::BindGroup,
+        timestamp_writes: Option<wgpu::RenderPassTimestampWrites<'_>>,
+    ) {
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some(label),
+            color_attachments: &[],
+            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                view: depth,
+                depth_ops: Some(wgpu::Operations {
+                    load: wgpu::LoadOp::Load,
+                    store: wgpu::StoreOp::Store,
+                }),
+                stencil_ops: None,
+            }),
+            timestamp_writes,
+            occlusion_query_set: None,
+            multiview_mask: None,
+        });
+        pass.set_pipeline(&self.pipeline);
+        pass.set_bind_group(0, group, &[]);
+        pass.draw(0..3, 0..1);
+    }
+}

@@ -19,7 +19,9 @@ use crate::gpu::raster::{
     Depth, Output, additive, begin_3d_pass, begin_scene_pass, buffers_group, instanced_pipeline,
 };
 use crate::gpu::wgsl::Composer;
-use crate::gpu::{BuildError, FullscreenPipeline, Gpu, GpuProfiler, HDR_FORMAT, RenderTarget};
+use crate::gpu::{
+    BuildError, DepthWriter, FullscreenPipeline, Gpu, GpuProfiler, HDR_FORMAT, RenderTarget,
+};
 
 const EYE_DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::R32Float;
 /// Thickness and foam (red, green), written by the splat's resolve.
@@ -100,6 +102,8 @@ pub struct FluidRenderer {
     splat: SplatKernels,
     blur: FullscreenPipeline,
     shade: FullscreenPipeline,
+    /// The surface into the scene's depth, when the fluid is in the scene.
+    surface_depth: DepthWriter,
     surface_layout: wgpu::BindGroupLayout,
     camera: wgpu::Buffer,
     look: wgpu::Buffer,
@@ -309,6 +313,12 @@ impl FluidRenderer {
         let timestamps = profiler.render_pass("fluid.draw.shade");
         self.shade
             .draw(encoder, "fluid.draw.shade", target, &group, timestamps);
+        if in_scene {
+            let label = "fluid.draw.depth";
+            let timestamps = profiler.render_pass(label);
+            self.surface_depth
+                .draw(encoder, label, scene_depth, &group, timestamps);
+        }
     }
 
     /// Splats `count` particles into the targets' eye depth and thickness.
@@ -497,6 +507,13 @@ impl Drawer<FluidSim> for FluidRenderer {
             splat_buffers,
             blur: fullscreen("fs_blur", EYE_DEPTH_FORMAT)?,
             shade: fullscreen("fs_shade", HDR_FORMAT)?,
+            surface_depth: DepthWriter::new(
+                &gpu.device,
+                "fluid.surface_depth",
+                surface.text(),
+                &surface_layout,
+                "fs_depth",
+            )?,
             surface_layout,
             camera: uniform_buffer(&gpu.device, "fluid.camera", size_of::<CameraUniform>()),
             look: uniform_buffer(&gpu.device, "fluid.look", size_of::<ParticleDraw>()),
