@@ -3,7 +3,10 @@
 // ground plane, fading into fog with distance. `cull` sorts the live trees
 // first: those outside the view or under a pixel are left out, those a few
 // pixels wide are drawn as one triangle (the cone's silhouette), only
-// those close enough to show their shape as the whole tree. Or, seen from
+// those close enough to show their shape as the whole tree; with grown
+// crowns on, the nearest (up to a cap) as their branches and leaves, the
+// crown the colony grew for their species and size (src/layers/forest/
+// crowns.rs). Or, seen from
 // above, the
 // space maps coloured by the species that owns each pixel (the paper's
 // figures), brighter where the owning crown is higher.
@@ -25,8 +28,18 @@ struct DrawParams {
     view_slice: u32,
     time: f32,
     wind: f32,
-    _pad0: f32,
-    _pad1: f32,
+    // Crown width on screen (pixels) from which a tree draws its grown
+    // crown, and how many may (0: grown crowns off).
+    grown_pixels: f32,
+    grown_cap: u32,
+}
+
+// One branch of a grown crown, in the frame of a tree one unit tall.
+struct CrownSegment {
+    a: vec3<f32>,
+    radius_a: f32,
+    b: vec3<f32>,
+    radius_b: f32,
 }
 
 @group(0) @binding(0) var<uniform> camera: Camera;
@@ -40,9 +53,15 @@ struct DrawParams {
 @group(0) @binding(6) var<storage, read> draw_list: array<u32>;
 @group(0) @binding(7) var<storage, read_write> near_out: array<u32>;
 @group(0) @binding(8) var<storage, read_write> far_out: array<u32>;
-// Indirect draws: near (vertices, instances, 0, 0), then far.
-@group(0) @binding(9) var<storage, read_write> cull_args: array<atomic<u32>, 8>;
+// Indirect draws: near (vertices, instances, 0, 0), far, then grown.
+@group(0) @binding(9) var<storage, read_write> cull_args: array<atomic<u32>, 12>;
 @group(0) @binding(10) var<storage, read> state: array<u32>;
+@group(0) @binding(11) var<storage, read_write> grown_out: array<u32>;
+// The grown crowns: branches, leaf clusters (xyz, size), and per crown
+// (species, class, variant) its first branch, branches, first leaf, leaves.
+@group(0) @binding(12) var<storage, read> crown_segments: array<CrownSegment>;
+@group(0) @binding(13) var<storage, read> crown_leaves: array<vec4<f32>>;
+@group(0) @binding(14) var<storage, read> crown_table: array<vec4<u32>>;
 
 struct Surface {
     @builtin(position) position: vec4<f32>,
@@ -96,7 +115,6 @@ fn vs_tree(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instance
     let crown_base = h * 0.3;
     let crown_radius = (h - crown_base) * kind.tan_spread;
     let trunk_radius = max(0.02 * h, 0.03);
-    let colour = draw.colours[tree.species].rgb;
     let bark = vec3<f32>(0.09, 0.06, 0.04);
     let step = 6.2831853 / f32(SIDES);
     if vertex < SIDES * 6u {
@@ -115,11 +133,7 @@ fn vs_tree(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instance
     let corner = k % 3u;
     let angle = f32(side + select(0u, 1u, corner == 1u)) * step;
     let ring = vec3<f32>(cos(angle), 0.0, sin(angle));
-    // A tint by height (old and young trees differ) and a little by the
-    // tree itself (no two neighbours quite alike).
-    let slot = draw_list[instance];
-    let jitter = vec3<f32>(random01(slot, 11u), random01(slot, 12u), random01(slot, 13u)) - 0.5;
-    let tint = colour * (0.75 + 0.5 * h / max(kind.max_height, 0.1)) * (vec3<f32>(1.0) + 0.35 * jitter);
+    let tint = tree_tint(draw_list[instance], tree);
     if k < SIDES * 3u {
         // Crown side: ring at its base to the apex.
         let slope = normalize(ring * (h - crown_base) + vec3<f32>(0.0, crown_radius, 0.0));
@@ -149,8 +163,7 @@ fn vs_far(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instance:
     let to_eye = camera.eye.xyz - base;
     let right = normalize(cross(vec3<f32>(0.0, 1.0, 0.0), to_eye + vec3<f32>(1e-4, 0.0, 0.0)));
     let facing = normalize(vec3<f32>(to_eye.x, 0.0, to_eye.z) + vec3<f32>(1e-4, 0.0, 0.0));
-    let jitter = vec3<f32>(random01(slot, 11u), random01(slot, 12u), random01(slot, 13u)) - 0.5;
-    let tint = draw.colours[tree.species].rgb * (0.75 + 0.5 * h / max(kind.max_height, 0.1)) * (vec3<f32>(1.0) + 0.35 * jitter);
+    let tint = tree_tint(slot, tree);
     let slope = normalize(facing * (h - crown_base) + vec3<f32>(0.0, crown_radius, 0.0));
     let side = select(-1.0, 1.0, vertex == 1u);
     if vertex == 2u {
@@ -165,12 +178,33 @@ const NEAR_PIXELS: f32 = 16.0;
 const TINY_PIXELS: f32 = 0.5;
 const FAR_VERTICES: u32 = 3u;
 
+// Vertices of a grown crown: a four-sided prism a branch, a quad a leaf
+// cluster (CROWN_SEGMENTS and CROWN_LEAVES in crowns.rs).
+const CROWN_SEGMENTS: u32 = 160u;
+const CROWN_LEAVES: u32 = 96u;
+const PRISM_VERTICES: u32 = 24u;
+// The trunk below the crown, then its branches.
+const PRISMS: u32 = CROWN_SEGMENTS + 1u;
+const CROWN_VERTICES: u32 = PRISMS * PRISM_VERTICES + CROWN_LEAVES * 6u;
+// Size classes and variants of the grown crowns.
+const CLASSES: u32 = 3u;
+const VARIANTS: u32 = 2u;
+const CROWN_BASE: f32 = 0.3;
+
 @compute @workgroup_size(1)
 fn cull_start() {
     atomicStore(&cull_args[0], TREE_VERTICES);
     atomicStore(&cull_args[1], 0u);
     atomicStore(&cull_args[4], FAR_VERTICES);
     atomicStore(&cull_args[5], 0u);
+    atomicStore(&cull_args[8], CROWN_VERTICES);
+    atomicStore(&cull_args[9], 0u);
+}
+
+// The grown trees' count, held to the cap (those past it drew as cones).
+@compute @workgroup_size(1)
+fn cull_finish() {
+    atomicMin(&cull_args[9], draw.grown_cap);
 }
 
 // Whether a sphere lies at least partly inside the view (its left, right,
@@ -193,10 +227,12 @@ fn in_view(centre: vec3<f32>, radius: f32) -> bool {
     return true;
 }
 
-// How a tree is drawn: not at all, whole, or as its silhouette.
+// How a tree is drawn: not at all, whole, as its silhouette, or with its
+// grown crown.
 const UNSEEN: u32 = 0u;
 const NEAR: u32 = 1u;
 const FAR: u32 = 2u;
+const GROWN: u32 = 3u;
 
 fn lod(i: u32) -> u32 {
     if i >= state[ALIVE] {
@@ -217,6 +253,9 @@ fn lod(i: u32) -> u32 {
     if across < TINY_PIXELS {
         return UNSEEN;
     }
+    if draw.grown_cap > 0u && across >= draw.grown_pixels {
+        return GROWN;
+    }
     return select(FAR, NEAR, across >= NEAR_PIXELS);
 }
 
@@ -235,7 +274,17 @@ fn cull(@builtin(global_invocation_id) global: vec3<u32>, @builtin(local_invocat
         atomicStore(&far_count, 0u);
     }
     workgroupBarrier();
-    let kind = lod(global.x);
+    var kind = lod(global.x);
+    if kind == GROWN {
+        // The few big on screen: one atomic each; past the cap, a cone.
+        let slot = atomicAdd(&cull_args[9], 1u);
+        if slot < draw.grown_cap {
+            grown_out[slot] = draw_list[global.x];
+            kind = UNSEEN;
+        } else {
+            kind = NEAR;
+        }
+    }
     var place = 0u;
     if kind == NEAR {
         place = atomicAdd(&near_count, 1u);
@@ -253,6 +302,90 @@ fn cull(@builtin(global_invocation_id) global: vec3<u32>, @builtin(local_invocat
     } else if kind == FAR {
         far_out[far_first + place] = draw_list[global.x];
     }
+}
+
+// A tree's colour: its species' by height (old and young trees differ) and
+// a little its own (no two neighbours quite alike).
+fn tree_tint(slot: u32, tree: Tree) -> vec3<f32> {
+    let kind = species[tree.species];
+    let jitter = vec3<f32>(random01(slot, 11u), random01(slot, 12u), random01(slot, 13u)) - 0.5;
+    return draw.colours[tree.species].rgb * (0.75 + 0.5 * tree.height / max(kind.max_height, 0.1))
+        * (vec3<f32>(1.0) + 0.35 * jitter);
+}
+
+// A tree drawn with its grown crown: the trunk up to the crown, then each
+// branch a four-sided prism and each tip a leaf cluster facing the camera,
+// the crown of its species, size class and variant scaled by its height
+// and turned about its trunk, swaying as the cone does.
+@vertex
+fn vs_crown(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instance: u32) -> Surface {
+    let slot = draw_list[instance];
+    let tree = trees[slot];
+    if tree.alive == 0u || tree.height <= 0.0 {
+        return hidden();
+    }
+    let h = tree.height;
+    let base = ground(tree.position);
+    let size_class = min(u32(h / max(species[tree.species].max_height, 1e-3) * f32(CLASSES)), CLASSES - 1u);
+    let crown = crown_table[(tree.species * CLASSES + size_class) * VARIANTS + slot % VARIANTS];
+    let turn = random01(slot, 14u) * 6.2831853;
+    let spin = vec2<f32>(cos(turn), sin(turn));
+    let tint = tree_tint(slot, tree);
+    if vertex < PRISMS * PRISM_VERTICES {
+        let index = vertex / PRISM_VERTICES;
+        // Prism 0 is the trunk below the crown, prism k its branch k - 1.
+        var segment = CrownSegment(vec3<f32>(0.0), 0.02, vec3<f32>(0.0, CROWN_BASE, 0.0), 0.018);
+        if index > crown.y {
+            return hidden();
+        }
+        if index > 0u {
+            segment = crown_segments[crown.x + index - 1u];
+        }
+        let corner = array<vec2<u32>, 6>(
+            vec2<u32>(0u, 0u), vec2<u32>(1u, 0u), vec2<u32>(1u, 1u),
+            vec2<u32>(0u, 0u), vec2<u32>(1u, 1u), vec2<u32>(0u, 1u),
+        )[vertex % 6u];
+        let side = (vertex % PRISM_VERTICES) / 6u + corner.x;
+        let local = select(segment.a, segment.b, corner.y == 1u);
+        let turned = vec3<f32>(local.x * spin.x - local.z * spin.y, local.y, local.x * spin.y + local.z * spin.x);
+        let end = swayed(base + turned * h, base, h);
+        let a = vec3<f32>(segment.a.x * spin.x - segment.a.z * spin.y, segment.a.y, segment.a.x * spin.y + segment.a.z * spin.x);
+        let b = vec3<f32>(segment.b.x * spin.x - segment.b.z * spin.y, segment.b.y, segment.b.x * spin.y + segment.b.z * spin.x);
+        let axis = normalize(b - a + vec3<f32>(0.0, 1e-6, 0.0));
+        let helper = select(vec3<f32>(0.0, 1.0, 0.0), vec3<f32>(1.0, 0.0, 0.0), abs(axis.y) > 0.9);
+        let u = normalize(cross(axis, helper));
+        let w = cross(axis, u);
+        let angle = f32(side) * 1.5707963 + 0.7853982;
+        let radial = cos(angle) * u + sin(angle) * w;
+        // At least half a pixel thick, so far twigs thin out, not vanish.
+        let pixel = length(end - camera.eye.xyz) * camera.viewport.z * 2.0 / camera.viewport.y;
+        let radius = max(select(segment.radius_a, segment.radius_b, corner.y == 1u) * h, 0.5 * pixel);
+        let bark = vec3<f32>(0.09, 0.06, 0.04) + tint * 0.08;
+        return lit(end + radial * radius, bark, radial);
+    }
+    let leaf = (vertex - PRISMS * PRISM_VERTICES) / 6u;
+    if leaf >= crown.w {
+        return hidden();
+    }
+    let cluster = crown_leaves[crown.z + leaf];
+    let turned = vec3<f32>(cluster.x * spin.x - cluster.z * spin.y, cluster.y, cluster.x * spin.y + cluster.z * spin.x);
+    let centre = swayed(base + turned * h, base, h);
+    let forward = normalize(centre - camera.eye.xyz);
+    let right = normalize(cross(forward, vec3<f32>(0.0, 1.0, 0.0)) + vec3<f32>(1e-6, 0.0, 0.0));
+    let up = cross(right, forward);
+    // Two leaves a cluster, each a triangle facing the camera, turned and
+    // set off its own way, lit as the crown's surface there: outward from
+    // the trunk and up.
+    let which = (vertex % 6u) / 3u;
+    let seed = slot ^ (leaf * 2u + which) * 7919u;
+    let twist = random01(seed, 15u) * 6.2831853;
+    let corner = f32(vertex % 3u) * 2.0943951 + twist;
+    let offset = (vec2<f32>(random01(seed, 17u), random01(seed, 18u)) - 0.5) * 0.9;
+    let c = vec2<f32>(cos(corner), sin(corner)) + offset;
+    let size = cluster.w * h * 0.55;
+    let outward = normalize(vec3<f32>(turned.x, 0.35, turned.z) + vec3<f32>(0.0, 1e-3, 0.0));
+    let shade = 0.75 + 0.5 * random01(seed, 16u);
+    return lit(centre + (right * c.x + up * c.y) * size, tint * shade, normalize(outward - forward * 0.5));
 }
 
 fn fogged(surface: Surface, colour: vec3<f32>) -> vec4<f32> {

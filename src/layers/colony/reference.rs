@@ -34,6 +34,25 @@ impl ColonyCpu {
         }
     }
 
+    /// A colony growing from `roots` (grown, mass 1) rather than from
+    /// seeds at attractions: a tree from its trunk's top.
+    pub fn from_roots(attractors: &[[f32; 3]], roots: &[[f32; 3]]) -> Self {
+        Self {
+            attractors: attractors.iter().map(|p| [p[0], p[1], p[2], 1.0]).collect(),
+            last_pull: vec![[0; 4]; roots.len()],
+            nodes: roots.iter().map(|p| [p[0], p[1], p[2], 1.0]).collect(),
+            info: (0..roots.len())
+                .map(|_| NodeInfo {
+                    offset: 0,
+                    mass: 1.0,
+                    parent: -1,
+                    tag: 0,
+                })
+                .collect(),
+            edges: Vec::new(),
+        }
+    }
+
     /// One iteration: search with removal, attract, connect, grow.
     pub fn step(&mut self, params: &StepParams) {
         let count = self.nodes.len();

@@ -1,8 +1,10 @@
 //! Drawing the forest (`shaders/forest/draw.wgsl`): instanced trees on a
 //! ground plane in fog under the orbit camera — culled on the GPU each
 //! frame and drawn whole only where they are big enough on screen to show
-//! their shape, as one triangle where they are a few pixels wide — or the
-//! space maps from above coloured by species.
+//! their shape, as one triangle where they are a few pixels wide, and with
+//! grown crowns on, the biggest on screen (up to a cap) as the branches
+//! and leaves the colony grew for them (`crowns.rs`) — or the space maps
+//! from above coloured by species.
 
 use crate::engine::simulation::Drawer;
 use bytemuck::{Pod, Zeroable};
@@ -41,8 +43,11 @@ pub struct ForestDraw {
     pub time: f32,
     /// How far the crowns sway.
     pub wind: f32,
-    /// Padding to 16 bytes.
-    pub _pad: [f32; 2],
+    /// Crown width on screen (pixels) from which a tree draws its grown
+    /// crown.
+    pub grown_pixels: f32,
+    /// Trees that may draw their grown crowns (0: grown crowns off).
+    pub grown_cap: u32,
 }
 
 /// What is drawn.
@@ -58,23 +63,27 @@ pub enum View {
 pub struct ForestRenderer {
     trees: wgpu::RenderPipeline,
     far: wgpu::RenderPipeline,
+    grown: wgpu::RenderPipeline,
     ground: wgpu::RenderPipeline,
     maps: wgpu::RenderPipeline,
     cull_start: Kernel,
     cull: Kernel,
+    cull_finish: Kernel,
     camera: wgpu::Buffer,
     params: wgpu::Buffer,
-    /// The near and far trees' draws (`cull_args` in WGSL).
+    /// The near, far and grown trees' draws (`cull_args` in WGSL).
     cull_args: wgpu::Buffer,
-    /// Trees, far trees, ground, maps.
-    groups: Option<[wgpu::BindGroup; 4]>,
-    /// The culling's two passes over a (new) forest's buffers.
-    culling: Option<[Binding; 2]>,
+    /// Trees, far trees, grown trees, ground, maps.
+    groups: Option<[wgpu::BindGroup; 5]>,
+    /// The culling's three passes over a (new) forest's buffers.
+    culling: Option<[Binding; 3]>,
     depth: DepthBuffer,
 }
 
 /// Byte offset of the far trees' draw in `cull_args`.
 const FAR_DRAW: u64 = 4 * 4;
+/// Byte offset of the grown trees' draw.
+const GROWN_DRAW: u64 = 8 * 4;
 
 impl ForestRenderer {
     /// This frame's uploads: the camera and the look, and a depth buffer
@@ -105,7 +114,7 @@ impl ForestRenderer {
         params: &ForestDraw,
         (view, backdrop): (View, bool),
     ) {
-        let (Some([trees, far, ground, maps]), Some(depth), Some([start, cull])) =
+        let (Some([trees, far, grown, ground, maps]), Some(depth), Some([start, cull, finish])) =
             (&self.groups, self.depth.view(), &self.culling)
         else {
             return;
@@ -120,6 +129,7 @@ impl ForestRenderer {
             self.cull_start.dispatch(&mut pass, start, 1, 1);
             self.cull
                 .dispatch_indirect(&mut pass, cull, &sim.args, TREE_DISPATCH);
+            self.cull_finish.dispatch(&mut pass, finish, 1, 1);
         }
         let fog = params.fog_colour;
         let label = if forest {
@@ -155,6 +165,11 @@ impl ForestRenderer {
             pass.set_pipeline(&self.far);
             pass.set_bind_group(0, far, &[]);
             pass.draw_indirect(&self.cull_args, FAR_DRAW);
+            if params.grown_cap > 0 {
+                pass.set_pipeline(&self.grown);
+                pass.set_bind_group(0, grown, &[]);
+                pass.draw_indirect(&self.cull_args, GROWN_DRAW);
+            }
         } else {
             pass.set_pipeline(&self.maps);
             pass.set_bind_group(0, maps, &[]);
@@ -164,11 +179,11 @@ impl ForestRenderer {
 }
 
 impl ForestRenderer {
-    /// Trees the last frame drew whole and as silhouettes (waits for the
-    /// device: reports and tests only).
-    pub fn read_drawn(&self, gpu: &Gpu) -> Result<[u32; 2], ReadbackError> {
-        let args: Vec<u32> = read_buffer(gpu, &self.cull_args, 8)?;
-        Ok([args[1], args[5]])
+    /// Trees the last frame drew whole, as silhouettes and with grown
+    /// crowns (waits for the device: reports and tests only).
+    pub fn read_drawn(&self, gpu: &Gpu) -> Result<[u32; 3], ReadbackError> {
+        let args: Vec<u32> = read_buffer(gpu, &self.cull_args, 12)?;
+        Ok([args[1], args[5], args[9]])
     }
 }
 
@@ -200,16 +215,18 @@ impl Drawer<ForestSim> for ForestRenderer {
             Ok::<_, BuildError>(Self {
                 trees: pipeline("forest.trees", ("vs_tree", "fs_tree"), true),
                 far: pipeline("forest.far_trees", ("vs_far", "fs_tree"), true),
+                grown: pipeline("forest.grown_trees", ("vs_crown", "fs_tree"), true),
                 ground: pipeline("forest.ground", ("vs_ground", "fs_ground"), true),
                 maps: pipeline("forest.maps", ("vs_fullscreen", "fs_maps"), false),
                 camera: uniform_buffer(&gpu.device, "forest.camera", size_of::<CameraUniform>()),
                 params: uniform_buffer(&gpu.device, "forest.draw", size_of::<ForestDraw>()),
                 cull_start: Kernel::new(gpu, assets, FILE, "cull_start")?,
                 cull: Kernel::new(gpu, assets, FILE, "cull")?,
+                cull_finish: Kernel::new(gpu, assets, FILE, "cull_finish")?,
                 cull_args: storage_buffer(
                     gpu,
                     "forest.cull_args",
-                    8 * 4,
+                    12 * 4,
                     wgpu::BufferUsages::INDIRECT,
                 ),
                 groups: None,
@@ -241,6 +258,7 @@ impl Drawer<ForestSim> for ForestRenderer {
         let none = wgpu::BufferUsages::empty();
         let near = storage_buffer(gpu, "forest.near_trees", sim.draw_list.size(), none);
         let far = storage_buffer(gpu, "forest.far_trees", sim.draw_list.size(), none);
+        let grown = storage_buffer(gpu, "forest.grown_trees", sim.draw_list.size(), none);
         let drawn = |pipeline, list| {
             let [camera, params, _, species, trees, _, _] = buffers;
             buffers_group(
@@ -250,9 +268,27 @@ impl Drawer<ForestSim> for ForestRenderer {
                 &[camera, params, species, trees, (6, list)],
             )
         };
+        let [crown_segments, crown_leaves, crown_table] = &sim.crowns;
+        let [camera, params, _, species, trees, _, _] = buffers;
+        let crowned = buffers_group(
+            &gpu.device,
+            &self.grown,
+            "forest.draw",
+            &[
+                camera,
+                params,
+                species,
+                trees,
+                (6, &grown),
+                (12, crown_segments),
+                (13, crown_leaves),
+                (14, crown_table),
+            ],
+        );
         self.groups = Some([
             drawn(&self.trees, &near),
             drawn(&self.far, &far),
+            crowned,
             group(&self.ground, &[0, 1]),
             group(&self.maps, &[0, 1, 2, 4, 5]),
         ]);
@@ -270,8 +306,11 @@ impl Drawer<ForestSim> for ForestRenderer {
                     (8, &far),
                     (9, &self.cull_args),
                     (10, &sim.state),
+                    (11, &grown),
                 ],
             ),
+            self.cull_finish
+                .bind(gpu, &[(1, &self.params), (9, &self.cull_args)]),
         ]);
     }
 }

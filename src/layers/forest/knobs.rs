@@ -41,6 +41,9 @@ pub struct ForestKnobs {
     pub(super) view_slice: Handle<f32>,
     pub(super) backdrop: Handle<bool>,
     pub(super) wind: Handle<f32>,
+    crowns: Handle<usize>,
+    grown_pixels: Handle<f32>,
+    grown_trees: Handle<i32>,
     /// Its orbit camera.
     pub camera: OrbitCamera,
     /// Its place in the shared scene.
@@ -80,6 +83,9 @@ impl ForestKnobs {
             view_slice: Handle::new(id, "view_slice"),
             backdrop: Handle::new(id, "backdrop"),
             wind: Handle::new(id, "wind"),
+            crowns: Handle::new(id, "crowns"),
+            grown_pixels: Handle::new(id, "grown_pixels"),
+            grown_trees: Handle::new(id, "grown_trees"),
             camera: OrbitCamera::new(id),
             placement: Placement::new(id),
         }
@@ -97,6 +103,16 @@ impl ForestKnobs {
         } else {
             View::Forest
         }
+    }
+
+    /// Crown width on screen from which trees draw grown crowns, and how
+    /// many may (0 when crowns are cones).
+    pub fn grown(&self, registry: &Registry) -> (f32, u32) {
+        let cap = match self.crowns.get(registry) {
+            1 => self.grown_trees.get(registry).max(0) as u32,
+            _ => 0,
+        };
+        (self.grown_pixels.get(registry), cap)
     }
 
     /// How the density source paints this frame.
@@ -131,7 +147,7 @@ impl ForestKnobs {
             self.brush_at, self.brush_map, self.brush_radius, self.brush_value,
             self.density_source, self.density_source_maps, self.density_source_amount,
             self.rain, self.drought, self.steps_per_frame, self.view, self.fog, self.fog_density, self.brightness, self.backdrop, self.wind,
-            self.view_slice);
+            self.view_slice, self.crowns, self.grown_pixels, self.grown_trees);
         wrong.extend(self.camera.check(specs));
         wrong.extend(self.placement.check(specs));
         wrong

@@ -3,6 +3,7 @@
 //! horizontal slices, guided by painted density maps, drawn as a living
 //! forest or as the space maps seen from above.
 
+pub mod crowns;
 pub mod density;
 pub mod draw;
 pub mod knobs;
@@ -110,6 +111,13 @@ pub fn forest_params(id: &str) -> Vec<ParamSpec> {
         ParamSpec::float(p("wind"), 0.4, 0.0, 3.0)
             .with_smoothing(0.5)
             .with_description("How far the crowns sway in the wind"),
+        ParamSpec::enumeration(p("crowns"), &["cone", "grown"], 0).with_description(
+            "Crowns as the simulation's cones, or as the branches and leaves the colony grew in them (the trees big on screen)",
+        ),
+        ParamSpec::float(p("grown_pixels"), 96.0, 16.0, 2000.0)
+            .with_description("Grown crowns: crown width on screen (pixels) from which a tree shows its branches"),
+        ParamSpec::int(p("grown_trees"), 2048, 0, 65_536)
+            .with_description("Grown crowns: trees that may show their branches at once (the rest stay cones)"),
     ];
     // The camera distance counts the map's sides.
     let mut camera = camera_params(id, 0.6, 3.0);
@@ -479,7 +487,7 @@ impl Layer for ForestLayer {
         let Ok([slots, alive, dead, seeds]) = grown.sim.read_state(gpu) else {
             return Vec::new();
         };
-        let [near, far] = self
+        let [near, far, grown_crowns] = self
             .core
             .drawer
             .as_ref()
@@ -489,6 +497,7 @@ impl Layer for ForestLayer {
             ("trees".into(), f64::from(alive)),
             ("trees_drawn_whole".into(), f64::from(near)),
             ("trees_drawn_as_silhouettes".into(), f64::from(far)),
+            ("trees_drawn_grown".into(), f64::from(grown_crowns)),
             ("slots".into(), f64::from(slots)),
             ("free_slots".into(), f64::from(dead)),
             ("seeds_last_step".into(), f64::from(seeds)),
@@ -576,7 +585,8 @@ fn forest_look(
         view_slice: knobs.view_slice.get(registry) as u32,
         time: (time % 3600.0) as f32,
         wind: knobs.wind.get(registry),
-        _pad: [0.0; 2],
+        grown_pixels: knobs.grown(registry).0,
+        grown_cap: knobs.grown(registry).1,
     };
     (camera, draw)
 }

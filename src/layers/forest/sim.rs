@@ -172,6 +172,40 @@ pub struct ForestSim {
     pub args: wgpu::Buffer,
     /// Paints the density maps from a picture.
     pub painter: DensityPainter,
+    /// The crowns the colony grew for its species: branches, leaves and
+    /// the table of where each crown's are (`crowns::CrownSet`).
+    pub crowns: [wgpu::Buffer; 3],
+}
+
+/// The crowns grown for `species`, on the GPU: branches, leaves, table
+/// (each as large as the most species can need, so a forest's draw binds
+/// them once).
+fn upload_crowns(gpu: &Gpu, species: &[Species]) -> [wgpu::Buffer; 3] {
+    use super::crowns::{CROWN_LEAVES, CROWN_SEGMENTS, CrownSegment, MAX_CROWNS, grow_all};
+    let spreads: Vec<f32> = species
+        .iter()
+        .map(|s| s.spread.to_radians().tan())
+        .collect();
+    let set = grow_all(&spreads);
+    let none = wgpu::BufferUsages::empty();
+    let sizes = [
+        MAX_CROWNS * CROWN_SEGMENTS * size_of::<CrownSegment>(),
+        MAX_CROWNS * CROWN_LEAVES * 16,
+        MAX_CROWNS * 16,
+    ];
+    let labels = [
+        "forest.crown_segments",
+        "forest.crown_leaves",
+        "forest.crown_table",
+    ];
+    let buffers = [0, 1, 2].map(|i| storage_buffer(gpu, labels[i], sizes[i] as u64, none));
+    gpu.queue
+        .write_buffer(&buffers[0], 0, bytemuck::cast_slice(&set.segments));
+    gpu.queue
+        .write_buffer(&buffers[1], 0, bytemuck::cast_slice(&set.leaves));
+    gpu.queue
+        .write_buffer(&buffers[2], 0, bytemuck::cast_slice(&set.table));
+    buffers
 }
 
 impl ForestSim {
@@ -240,6 +274,7 @@ impl ForestSim {
         for (slot, s) in table.iter_mut().zip(species) {
             *slot = s.gpu();
         }
+        let crowns = upload_crowns(gpu, species);
         let species_buffer = uniform_buffer(&gpu.device, "forest.species", size_of_val(&table));
         gpu.queue
             .write_buffer(&species_buffer, 0, bytemuck::cast_slice(&table));
@@ -283,6 +318,7 @@ impl ForestSim {
         let painter = DensityPainter::new(gpu, assets, (&uniform, &density_buffer))?;
         Ok(Self {
             painter,
+            crowns,
             seed_scan: PrefixSum::new(gpu, assets, &seed_scan, capacity)?,
             dead_scan: PrefixSum::new(gpu, assets, &dead_scan, capacity)?,
             live_scan: PrefixSum::new(gpu, assets, &live_scan, capacity)?,

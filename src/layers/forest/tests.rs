@@ -528,6 +528,62 @@ fn culling_draws_near_trees_whole_far_ones_as_silhouettes_and_tiny_ones_not_at_a
 }
 
 #[test]
+fn trees_big_on_screen_draw_the_crowns_the_colony_grew_up_to_the_cap() {
+    use sylva::params::{Source, Value};
+    let extra = "\"forest.crowns\" = \"grown\"\n\"forest.grown_pixels\" = 40.0\n\"forest.grown_trees\" = 7\n";
+    let root = forest_show("forest_grown", extra, &[]);
+    let mut show = support::show(root.clone(), "f", sylva::gpu::OUTPUT_FORMAT);
+    let mut output = sylva::gpu::RenderTarget::new(
+        &show.gpu.device,
+        "forest.output",
+        [192, 108],
+        sylva::gpu::OUTPUT_FORMAT,
+    );
+    let mut drawn = |show: &mut sylva::show::Show, (name, value): (&str, Value)| {
+        show.registry
+            .set_now(name, value, Source::Ui)
+            .checked("setting the forest");
+        for _ in 0..3 {
+            show.frame(1.0 / 30.0, None, &mut output, |_, _| {});
+        }
+        assert!(
+            show.errors.snapshot().is_empty(),
+            "{:?}",
+            show.errors.snapshot()
+        );
+        let gpu = show.gpu.clone();
+        let report: std::collections::HashMap<String, f64> =
+            show.layers()[0].report(&gpu).into_iter().collect();
+        let count = |name: &str| report.get(name).copied().checked(name) as u32;
+        let [alive, near, far, grown] = [
+            "trees",
+            "trees_drawn_whole",
+            "trees_drawn_as_silhouettes",
+            "trees_drawn_grown",
+        ]
+        .map(count);
+        assert!(
+            near + far + grown <= alive,
+            "{near} + {far} + {grown} of {alive}"
+        );
+        grown
+    };
+    // Close up, more trees are big on screen than the cap lets grow: the
+    // cap's worth draw their branches, the rest stay cones.
+    let close = drawn(&mut show, ("forest.camera_distance", Value::Float(0.12)));
+    assert_eq!(close, 7, "the cap's worth of trees grown");
+    let far = drawn(
+        &mut show,
+        ("forest.camera_distance", Value::Float(10_000.0)),
+    );
+    assert_eq!(far, 0, "from far away no crown is big enough");
+    drawn(&mut show, ("forest.camera_distance", Value::Float(0.12)));
+    let off = drawn(&mut show, ("forest.crowns", Value::Text("cone".into())));
+    assert_eq!(off, 0, "cones only");
+    std::fs::remove_dir_all(root).ok();
+}
+
+#[test]
 fn rain_raises_the_density_where_it_fell_and_the_ground_dries_elsewhere() {
     use sylva::engine::world::{RAIN_SIDE, World};
     use sylva::layers::forest::rain::{RainSoak, Soak};
