@@ -1,6 +1,7 @@
 //! The default character, built in code so `sylva --preset skinned` needs
 //! no asset: a figure of capsules on a bone chain (hips, spine, chest,
-//! neck, head, arms, legs) in a T pose, skinned smoothly across its joints,
+//! neck, head, arms, legs) in a T pose, joined into one smooth body
+//! (`fillets.rs`) and skinned smoothly across its joints,
 //! with three looping clips made of keyframes like any glTF clip: `Dance`,
 //! `Walk` and `Sway`.
 
@@ -9,7 +10,8 @@ use std::f32::consts::TAU;
 use glam::{Quat, Vec3};
 
 use super::anim::{Channel, Clip, Interpolation, Property};
-use super::model::{Joint, MeshSummary, Model, Node, Trs, Vertex, face_normals};
+use super::fillets::{Limb, join};
+use super::model::{Joint, MeshSummary, Model, Node, Trs, Vertex};
 
 /// A bone of the figure: where it starts and ends in the T pose, its
 /// parent and its capsule's radius (none for the root).
@@ -152,6 +154,8 @@ pub fn figure(detail: u32) -> Model {
     let mut positions = Vec::new();
     let mut weights = Vec::new();
     let mut indices = Vec::new();
+    let mut owners = Vec::new();
+    let mut limbs = Vec::new();
     for (index, b) in BONES.iter().enumerate().filter(|(_, b)| b.radius > 0.0) {
         capsule(
             b,
@@ -161,8 +165,15 @@ pub fn figure(detail: u32) -> Model {
             &mut weights,
             &mut indices,
         );
+        owners.resize(positions.len(), limbs.len());
+        limbs.push(Limb {
+            head: b.head,
+            tail: b.tail,
+            radius: b.radius,
+            joint: index as u32,
+        });
     }
-    let normals = face_normals(&positions, &indices);
+    let normals = join(&limbs, &owners, &mut positions, &mut weights);
     let vertices: Vec<Vertex> = positions
         .iter()
         .zip(&normals)

@@ -14,6 +14,7 @@ pub mod body;
 pub mod capsules;
 pub mod clips;
 pub mod creature;
+pub mod fillets;
 mod knobs;
 pub mod model;
 mod params;

@@ -1,0 +1,198 @@
+//! The built-in figure's skin made one body: its capsules joined by a
+//! smooth union (a polynomial smooth minimum of their distances), so the
+//! torso is one form, the shoulders, hips and neck flow into the limbs
+//! instead of meeting as tubes, and the skin is shaded by the union's
+//! gradient rather than by its facets. Each capsule's vertices near a
+//! joint move out onto the union's surface, and take a share of the
+//! neighbour's bone by how much that capsule shaped them there; vertices
+//! buried deep inside another capsule stay where they are, hidden.
+
+use glam::Vec3;
+
+/// A capsule of the figure: its axis from `head` to `tail`, its radius
+/// and its joint.
+#[derive(Debug, Clone, Copy)]
+pub struct Limb {
+    /// One end of the axis.
+    pub head: Vec3,
+    /// The other.
+    pub tail: Vec3,
+    /// Radius.
+    pub radius: f32,
+    /// The joint that moves it.
+    pub joint: u32,
+}
+
+impl Limb {
+    /// Signed distance from `p` to the capsule's surface.
+    fn distance(&self, p: Vec3) -> f32 {
+        let axis = self.tail - self.head;
+        let t = ((p - self.head).dot(axis) / axis.length_squared().max(1e-12)).clamp(0.0, 1.0);
+        (p - (self.head + axis * t)).length() - self.radius
+    }
+}
+
+/// How far (metres) the union rounds where two capsules meet.
+const BLEND: f32 = 0.045;
+/// A vertex this far inside another capsule is buried: left in place.
+const BURIED: f32 = 0.012;
+
+/// The union's distance at `p` and each limb's share of it (the smooth
+/// minimum's blend, summing to 1).
+fn union(limbs: &[Limb], p: Vec3) -> (f32, Vec<f32>) {
+    let distances: Vec<f32> = limbs.iter().map(|l| l.distance(p)).collect();
+    // Exponential smooth minimum: shares are its softmax weights.
+    let nearest = distances.iter().copied().fold(f32::INFINITY, f32::min);
+    let weights: Vec<f32> = distances
+        .iter()
+        .map(|d| (-(d - nearest) / BLEND * 4.0).exp())
+        .collect();
+    let total: f32 = weights.iter().sum();
+    let value = nearest - total.ln() * BLEND / 4.0;
+    (value, weights.into_iter().map(|w| w / total).collect())
+}
+
+/// The union's outward unit normal at `p`.
+fn gradient(limbs: &[Limb], p: Vec3) -> Vec3 {
+    let e = 1e-4;
+    let d = |q: Vec3| union(limbs, q).0;
+    Vec3::new(
+        d(p + Vec3::X * e) - d(p - Vec3::X * e),
+        d(p + Vec3::Y * e) - d(p - Vec3::Y * e),
+        d(p + Vec3::Z * e) - d(p - Vec3::Z * e),
+    )
+    .normalize_or(Vec3::Y)
+}
+
+/// Moves the vertices `positions` of the figure's capsules (each of limb
+/// `owners[i]`) onto the union of `limbs`, blends their `weights` (joints
+/// and weights, four each) with the limbs that shaped them, and returns
+/// every vertex's normal.
+pub fn join(
+    limbs: &[Limb],
+    owners: &[usize],
+    positions: &mut [Vec3],
+    weights: &mut [([u32; 4], [f32; 4])],
+) -> Vec<Vec3> {
+    let mut normals = Vec::with_capacity(positions.len());
+    for ((p, weight), &owner) in positions.iter_mut().zip(weights.iter_mut()).zip(owners) {
+        let buried = limbs
+            .iter()
+            .enumerate()
+            .any(|(i, l)| i != owner && l.distance(*p) < -BURIED);
+        if !buried {
+            // Two Newton steps onto the surface (it lies outward: the
+            // union is never smaller than the capsule it grows from).
+            for _ in 0..2 {
+                let (value, _) = union(limbs, *p);
+                *p -= gradient(limbs, *p) * value;
+            }
+            let (_, shares) = union(limbs, *p);
+            *weight = blended(*weight, limbs, &shares, owner);
+        }
+        normals.push(gradient(limbs, *p));
+    }
+    normals
+}
+
+/// `weight` (a vertex of limb `owner`) mixed with the other limbs'
+/// joints by `shares`, keeping the four strongest.
+fn blended(
+    (joints, own): ([u32; 4], [f32; 4]),
+    limbs: &[Limb],
+    shares: &[f32],
+    owner: usize,
+) -> ([u32; 4], [f32; 4]) {
+    let keep = shares[owner];
+    let mut mix: Vec<(u32, f32)> = joints
+        .iter()
+        .zip(own)
+        .map(|(&j, w)| (j, w * keep))
+        .collect();
+    for (i, limb) in limbs.iter().enumerate().filter(|(i, _)| *i != owner) {
+        match mix.iter_mut().find(|(j, _)| *j == limb.joint) {
+            Some(entry) => entry.1 += shares[i],
+            None => mix.push((limb.joint, shares[i])),
+        }
+    }
+    mix.sort_by(|a, b| b.1.total_cmp(&a.1));
+    mix.truncate(4);
+    let total: f32 = mix.iter().map(|(_, w)| w).sum::<f32>().max(1e-6);
+    let mut out = ([0u32; 4], [0.0f32; 4]);
+    for (k, (j, w)) in mix.into_iter().enumerate() {
+        out.0[k] = j;
+        out.1[k] = w / total;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn limbs() -> [Limb; 2] {
+        [
+            Limb {
+                head: Vec3::ZERO,
+                tail: Vec3::new(0.0, 0.5, 0.0),
+                radius: 0.1,
+                joint: 1,
+            },
+            Limb {
+                head: Vec3::new(0.0, 0.5, 0.0),
+                tail: Vec3::new(0.5, 0.5, 0.0),
+                radius: 0.05,
+                joint: 2,
+            },
+        ]
+    }
+
+    #[test]
+    fn vertices_by_a_joint_move_out_onto_one_smooth_surface_and_share_its_bones() {
+        let limbs = limbs();
+        // Under the elbow's bend, where the tubes meet at a crease, and far
+        // down the first tube.
+        let crease = Vec3::new(0.1, 0.45, 0.0);
+        let far = Vec3::new(-0.1, 0.1, 0.0);
+        let mut positions = [crease, far];
+        let mut weights = [([1, 0, 0, 0], [1.0, 0.0, 0.0, 0.0]); 2];
+        let normals = join(&limbs, &[0, 0], &mut positions, &mut weights);
+        assert!(union(&limbs, positions[0]).0.abs() < 1e-3, "on the union");
+        assert!(
+            positions[0].distance(crease) > 0.005,
+            "the crease is filled"
+        );
+        assert!(
+            positions[1].distance(far) < 1e-3,
+            "far from the joint, unmoved"
+        );
+        let share = |(joints, w): ([u32; 4], [f32; 4]), joint: u32| -> f32 {
+            joints
+                .iter()
+                .zip(w)
+                .filter(|(j, _)| **j == joint)
+                .map(|(_, w)| w)
+                .sum()
+        };
+        assert!(
+            share(weights[0], 2) > 0.05,
+            "the elbow's bone: {:?}",
+            weights[0]
+        );
+        assert_eq!(weights[1].1[0], 1.0);
+        for (w, n) in weights.iter().zip(&normals) {
+            assert!((w.1.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+            assert!((n.length() - 1.0).abs() < 1e-4);
+        }
+        assert!(
+            normals[1].x < -0.99,
+            "the tube's side faces out: {:?}",
+            normals[1]
+        );
+        // Buried inside the other tube: left alone.
+        let mut inside = [Vec3::new(0.25, 0.5, 0.0)];
+        let mut weight = [([1, 0, 0, 0], [1.0, 0.0, 0.0, 0.0])];
+        join(&limbs, &[0], &mut inside, &mut weight);
+        assert_eq!(inside[0], Vec3::new(0.25, 0.5, 0.0));
+    }
+}
