@@ -4,7 +4,8 @@
 // first: those outside the view or under a pixel are left out, those a few
 // pixels wide are drawn as one triangle (the cone's silhouette), only
 // those close enough to show their shape as the whole tree; with grown
-// crowns on, the nearest (up to a cap) as their branches and leaves, the
+// crowns on, those big on screen (up to a cap, the rest as cones) as their
+// branches and leaves, the
 // crown the colony grew for their species and size (src/layers/forest/
 // crowns.rs). Or, seen from
 // above, the
@@ -276,7 +277,8 @@ fn cull(@builtin(global_invocation_id) global: vec3<u32>, @builtin(local_invocat
     workgroupBarrier();
     var kind = lod(global.x);
     if kind == GROWN {
-        // The few big on screen: one atomic each; past the cap, a cone.
+        // The few big on screen: one atomic each; past the cap (whichever
+        // come last), a cone.
         let slot = atomicAdd(&cull_args[9], 1u);
         if slot < draw.grown_cap {
             grown_out[slot] = draw_list[global.x];
@@ -357,7 +359,7 @@ fn vs_crown(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instanc
         let w = cross(axis, u);
         let angle = f32(side) * 1.5707963 + 0.7853982;
         let radial = cos(angle) * u + sin(angle) * w;
-        // At least half a pixel thick, so far twigs thin out, not vanish.
+        // At least a pixel thick, so far twigs thin out, not vanish.
         let pixel = length(end - camera.eye.xyz) * camera.viewport.z * 2.0 / camera.viewport.y;
         let radius = max(select(segment.radius_a, segment.radius_b, corner.y == 1u) * h, 0.5 * pixel);
         let bark = vec3<f32>(0.09, 0.06, 0.04) + tint * 0.08;
@@ -377,7 +379,7 @@ fn vs_crown(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instanc
     // set off its own way, lit as the crown's surface there: outward from
     // the trunk and up.
     let which = (vertex % 6u) / 3u;
-    let seed = slot ^ (leaf * 2u + which) * 7919u;
+    let seed = slot ^ ((leaf * 2u + which) * 7919u);
     let twist = random01(seed, 15u) * 6.2831853;
     let corner = f32(vertex % 3u) * 2.0943951 + twist;
     let offset = (vec2<f32>(random01(seed, 17u), random01(seed, 18u)) - 0.5) * 0.9;

@@ -201,7 +201,9 @@ impl Video {
         } else {
             self.frame_time = match self.frame_time {
                 Some(smooth) => Some(smooth + (dt - smooth) * FRAME_TIME_SMOOTHING),
-                None => Some(dt),
+                // From no more than a tenth of a second: a first frame
+                // after a stall would run the clip ahead for seconds.
+                None => Some(dt.min(0.1)),
             };
             self.frame_time.unwrap_or(dt)
         };

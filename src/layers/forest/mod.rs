@@ -211,6 +211,16 @@ pub fn load_species(assets: &Assets, file: &str) -> Result<Vec<Species>, ForestE
     if parsed.species.is_empty() || parsed.species.len() > MAX_SPECIES {
         return Err(problem(format!("1 to {MAX_SPECIES} [[species]] please")));
     }
+    if let Some(wide) = parsed
+        .species
+        .iter()
+        .find(|s| !(1.0..=80.0).contains(&s.spread))
+    {
+        return Err(problem(format!(
+            "{}: a spread of 1 to 80 degrees please, not {}",
+            wide.name, wide.spread
+        )));
+    }
     Ok(parsed.species)
 }
 
@@ -576,6 +586,7 @@ fn forest_look(
     for (slot, s) in colours.iter_mut().zip(&grown.species) {
         *slot = [s.colour[0], s.colour[1], s.colour[2], 1.0];
     }
+    let (grown_pixels, grown_cap) = knobs.grown(registry);
     let draw = ForestDraw {
         colours,
         fog_colour: knobs.fog.get(registry),
@@ -585,8 +596,8 @@ fn forest_look(
         view_slice: knobs.view_slice.get(registry) as u32,
         time: (time % 3600.0) as f32,
         wind: knobs.wind.get(registry),
-        grown_pixels: knobs.grown(registry).0,
-        grown_cap: knobs.grown(registry).1,
+        grown_pixels,
+        grown_cap,
     };
     (camera, draw)
 }

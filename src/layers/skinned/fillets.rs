@@ -37,25 +37,38 @@ const BLEND: f32 = 0.045;
 /// A vertex this far inside another capsule is buried: left in place.
 const BURIED: f32 = 0.012;
 
-/// The union's distance at `p` and each limb's share of it (the smooth
-/// minimum's blend, summing to 1).
-fn union(limbs: &[Limb], p: Vec3) -> (f32, Vec<f32>) {
-    let distances: Vec<f32> = limbs.iter().map(|l| l.distance(p)).collect();
-    // Exponential smooth minimum: shares are its softmax weights.
-    let nearest = distances.iter().copied().fold(f32::INFINITY, f32::min);
-    let weights: Vec<f32> = distances
+/// The smooth minimum's sharpness: the union rounds over about `BLEND`.
+const SHARPNESS: f32 = 4.0 / BLEND;
+
+/// The union's distance at `p`: an exponential smooth minimum of the
+/// limbs' distances.
+fn union(limbs: &[Limb], p: Vec3) -> f32 {
+    let nearest = limbs
         .iter()
-        .map(|d| (-(d - nearest) / BLEND * 4.0).exp())
-        .collect();
-    let total: f32 = weights.iter().sum();
-    let value = nearest - total.ln() * BLEND / 4.0;
-    (value, weights.into_iter().map(|w| w / total).collect())
+        .map(|l| l.distance(p))
+        .fold(f32::INFINITY, f32::min);
+    let total: f32 = limbs
+        .iter()
+        .map(|l| (-(l.distance(p) - nearest) * SHARPNESS).exp())
+        .sum();
+    nearest - total.ln() / SHARPNESS
+}
+
+/// Limb `i`'s share of the union at `p` (the smooth minimum's softmax
+/// weights, summing to 1 over the limbs).
+fn share(limbs: &[Limb], p: Vec3, i: usize) -> f32 {
+    let nearest = limbs
+        .iter()
+        .map(|l| l.distance(p))
+        .fold(f32::INFINITY, f32::min);
+    let weight = |l: &Limb| (-(l.distance(p) - nearest) * SHARPNESS).exp();
+    weight(&limbs[i]) / limbs.iter().map(weight).sum::<f32>()
 }
 
 /// The union's outward unit normal at `p`.
 fn gradient(limbs: &[Limb], p: Vec3) -> Vec3 {
     let e = 1e-4;
-    let d = |q: Vec3| union(limbs, q).0;
+    let d = |q: Vec3| union(limbs, q);
     Vec3::new(
         d(p + Vec3::X * e) - d(p - Vec3::X * e),
         d(p + Vec3::Y * e) - d(p - Vec3::Y * e),
@@ -84,35 +97,38 @@ pub fn join(
             // Two Newton steps onto the surface (it lies outward: the
             // union is never smaller than the capsule it grows from).
             for _ in 0..2 {
-                let (value, _) = union(limbs, *p);
-                *p -= gradient(limbs, *p) * value;
+                *p -= gradient(limbs, *p) * union(limbs, *p);
             }
-            let (_, shares) = union(limbs, *p);
-            *weight = blended(*weight, limbs, &shares, owner);
+            *weight = blended(*weight, limbs, *p, owner);
         }
         normals.push(gradient(limbs, *p));
     }
     normals
 }
 
-/// `weight` (a vertex of limb `owner`) mixed with the other limbs'
-/// joints by `shares`, keeping the four strongest.
+/// `weight` (a vertex of limb `owner` at `p`) mixed with the joints of
+/// the other limbs by their shares of the union there, keeping the four
+/// strongest.
 fn blended(
     (joints, own): ([u32; 4], [f32; 4]),
     limbs: &[Limb],
-    shares: &[f32],
+    p: Vec3,
     owner: usize,
 ) -> ([u32; 4], [f32; 4]) {
-    let keep = shares[owner];
+    let keep = share(limbs, p, owner);
     let mut mix: Vec<(u32, f32)> = joints
         .iter()
         .zip(own)
         .map(|(&j, w)| (j, w * keep))
         .collect();
     for (i, limb) in limbs.iter().enumerate().filter(|(i, _)| *i != owner) {
+        let part = share(limbs, p, i);
+        if part < 1e-4 {
+            continue;
+        }
         match mix.iter_mut().find(|(j, _)| *j == limb.joint) {
-            Some(entry) => entry.1 += shares[i],
-            None => mix.push((limb.joint, shares[i])),
+            Some(entry) => entry.1 += part,
+            None => mix.push((limb.joint, part)),
         }
     }
     mix.sort_by(|a, b| b.1.total_cmp(&a.1));
@@ -157,7 +173,7 @@ mod tests {
         let mut positions = [crease, far];
         let mut weights = [([1, 0, 0, 0], [1.0, 0.0, 0.0, 0.0]); 2];
         let normals = join(&limbs, &[0, 0], &mut positions, &mut weights);
-        assert!(union(&limbs, positions[0]).0.abs() < 1e-3, "on the union");
+        assert!(union(&limbs, positions[0]).abs() < 1e-3, "on the union");
         assert!(
             positions[0].distance(crease) > 0.005,
             "the crease is filled"
