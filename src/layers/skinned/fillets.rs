@@ -34,6 +34,8 @@ impl Limb {
 
 /// How far (metres) the union rounds where two capsules meet.
 const BLEND: f32 = 0.045;
+/// Limbs farther than this from a vertex do not shape it.
+const REACH: f32 = BLEND * 3.0;
 /// A vertex this far inside another capsule is buried: left in place.
 const BURIED: f32 = 0.012;
 
@@ -88,20 +90,29 @@ pub fn join(
     weights: &mut [([u32; 4], [f32; 4])],
 ) -> Vec<Vec3> {
     let mut normals = Vec::with_capacity(positions.len());
+    let mut near = Vec::with_capacity(limbs.len());
     for ((p, weight), &owner) in positions.iter_mut().zip(weights.iter_mut()).zip(owners) {
-        let buried = limbs
-            .iter()
-            .enumerate()
-            .any(|(i, l)| i != owner && l.distance(*p) < -BURIED);
+        // Only the limbs within reach shape the union here (the rest weigh
+        // less than e^-12): the vertex's own first.
+        near.clear();
+        near.push(limbs[owner]);
+        near.extend(
+            limbs
+                .iter()
+                .enumerate()
+                .filter(|(i, l)| *i != owner && l.distance(*p) < REACH)
+                .map(|(_, l)| *l),
+        );
+        let buried = near[1..].iter().any(|l| l.distance(*p) < -BURIED);
         if !buried {
             // Two Newton steps onto the surface (it lies outward: the
             // union is never smaller than the capsule it grows from).
             for _ in 0..2 {
-                *p -= gradient(limbs, *p) * union(limbs, *p);
+                *p -= gradient(&near, *p) * union(&near, *p);
             }
-            *weight = blended(*weight, limbs, *p, owner);
+            *weight = blended(*weight, &near, *p, 0);
         }
-        normals.push(gradient(limbs, *p));
+        normals.push(gradient(&near, *p));
     }
     normals
 }
