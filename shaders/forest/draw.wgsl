@@ -4,8 +4,8 @@
 // first: those outside the view or under a pixel are left out, those a few
 // pixels wide are drawn as one triangle (the cone's silhouette), only
 // those close enough to show their shape as the whole tree; with grown
-// crowns on, those big on screen (up to a cap, the rest as cones) as their
-// branches and leaves, the
+// crowns on, the biggest on screen (up to a cap, the rest as cones) as
+// their branches and leaves, the
 // crown the colony grew for their species and size (src/layers/forest/
 // crowns.rs). Or, seen from
 // above, the
@@ -63,6 +63,8 @@ struct CrownSegment {
 @group(0) @binding(12) var<storage, read> crown_segments: array<CrownSegment>;
 @group(0) @binding(13) var<storage, read> crown_leaves: array<vec4<f32>>;
 @group(0) @binding(14) var<storage, read> crown_table: array<vec4<u32>>;
+// Grown-crown candidates by size on screen, then the lowest size drawn.
+@group(0) @binding(15) var<storage, read_write> grown_bins: array<atomic<u32>, 33>;
 
 struct Surface {
     @builtin(position) position: vec4<f32>,
@@ -235,29 +237,75 @@ const NEAR: u32 = 1u;
 const FAR: u32 = 2u;
 const GROWN: u32 = 3u;
 
-fn lod(i: u32) -> u32 {
+// Tree `i`'s crown radius on screen in pixels, or 0 when it is not seen.
+fn crown_pixels(i: u32) -> f32 {
     if i >= state[ALIVE] {
-        return UNSEEN;
+        return 0.0;
     }
     let tree = trees[draw_list[i]];
     if tree.alive == 0u || tree.height <= 0.0 {
-        return UNSEEN;
+        return 0.0;
     }
     let h = tree.height;
     let crown_radius = h * 0.7 * species[tree.species].tan_spread;
     let centre = ground(tree.position) + vec3<f32>(0.0, h * 0.5, 0.0);
     if !in_view(centre, length(vec2<f32>(h * 0.5, crown_radius))) {
-        return UNSEEN;
+        return 0.0;
     }
     let distance = max(length(centre - camera.eye.xyz), 1e-3);
-    let across = crown_radius * camera.viewport.y / (camera.viewport.z * distance);
+    return crown_radius * camera.viewport.y / (camera.viewport.z * distance);
+}
+
+// Bins of grown-crown candidates by size on screen: a quarter of an
+// octave each from `grown_pixels` wide up; the last also counts all
+// larger. `grown_bins[BINS]` is the lowest bin drawn grown this frame.
+const BINS: u32 = 32u;
+
+fn size_bin(across: f32) -> u32 {
+    let octaves = log2(max(across * 2.0 / draw.grown_pixels, 1.0));
+    return min(u32(octaves * 4.0), BINS - 1u);
+}
+
+fn lod(i: u32) -> u32 {
+    let across = crown_pixels(i);
     if across < TINY_PIXELS {
         return UNSEEN;
     }
-    if draw.grown_cap > 0u && across >= draw.grown_pixels {
+    // `across` is the crown's radius on screen; `grown_pixels` its width.
+    if draw.grown_cap > 0u && across * 2.0 >= draw.grown_pixels {
         return GROWN;
     }
     return select(FAR, NEAR, across >= NEAR_PIXELS);
+}
+
+// Counts the grown-crown candidates by size, so `cull_threshold` can give
+// the cap's places to the biggest on screen.
+@compute @workgroup_size(256)
+fn cull_measure(@builtin(global_invocation_id) global: vec3<u32>) {
+    if lod(global.x) == GROWN {
+        atomicAdd(&grown_bins[size_bin(crown_pixels(global.x))], 1u);
+    }
+}
+
+// The lowest size bin whose trees, with all bigger ones, fit the cap (the
+// biggest bin alone when even it does not); the bins cleared for the next
+// frame.
+@compute @workgroup_size(1)
+fn cull_threshold() {
+    var taken = 0u;
+    var lowest = BINS - 1u;
+    for (var k = 0u; k < BINS; k++) {
+        let bin = BINS - 1u - k;
+        taken += atomicLoad(&grown_bins[bin]);
+        if taken > draw.grown_cap && bin != BINS - 1u {
+            break;
+        }
+        lowest = bin;
+    }
+    for (var k = 0u; k < BINS; k++) {
+        atomicStore(&grown_bins[k], 0u);
+    }
+    atomicStore(&grown_bins[BINS], lowest);
 }
 
 var<workgroup> near_count: atomic<u32>;
@@ -276,9 +324,12 @@ fn cull(@builtin(global_invocation_id) global: vec3<u32>, @builtin(local_invocat
     }
     workgroupBarrier();
     var kind = lod(global.x);
+    if kind == GROWN && size_bin(crown_pixels(global.x)) < atomicLoad(&grown_bins[BINS]) {
+        kind = NEAR;
+    }
     if kind == GROWN {
-        // The few big on screen: one atomic each; past the cap (whichever
-        // come last), a cone.
+        // The biggest on screen: one atomic each; past the cap (only when
+        // the biggest bin alone overflows it: whichever come last), a cone.
         let slot = atomicAdd(&cull_args[9], 1u);
         if slot < draw.grown_cap {
             grown_out[slot] = draw_list[global.x];

@@ -67,16 +67,20 @@ pub struct ForestRenderer {
     ground: wgpu::RenderPipeline,
     maps: wgpu::RenderPipeline,
     cull_start: Kernel,
+    cull_measure: Kernel,
+    cull_threshold: Kernel,
     cull: Kernel,
     cull_finish: Kernel,
+    /// Grown-crown candidates by size, then the smallest drawn grown.
+    grown_bins: wgpu::Buffer,
     camera: wgpu::Buffer,
     params: wgpu::Buffer,
     /// The near, far and grown trees' draws (`cull_args` in WGSL).
     cull_args: wgpu::Buffer,
     /// Trees, far trees, grown trees, ground, maps.
     groups: Option<[wgpu::BindGroup; 5]>,
-    /// The culling's three passes over a (new) forest's buffers.
-    culling: Option<[Binding; 3]>,
+    /// The culling's five passes over a (new) forest's buffers.
+    culling: Option<[Binding; 5]>,
     depth: DepthBuffer,
 }
 
@@ -114,8 +118,11 @@ impl ForestRenderer {
         params: &ForestDraw,
         (view, backdrop): (View, bool),
     ) {
-        let (Some([trees, far, grown, ground, maps]), Some(depth), Some([start, cull, finish])) =
-            (&self.groups, self.depth.view(), &self.culling)
+        let (
+            Some([trees, far, grown, ground, maps]),
+            Some(depth),
+            Some([start, measure, threshold, cull, finish]),
+        ) = (&self.groups, self.depth.view(), &self.culling)
         else {
             return;
         };
@@ -127,6 +134,11 @@ impl ForestRenderer {
                 timestamp_writes: profiler.compute_pass(label),
             });
             self.cull_start.dispatch(&mut pass, start, 1, 1);
+            if params.grown_cap > 0 {
+                self.cull_measure
+                    .dispatch_indirect(&mut pass, measure, &sim.args, TREE_DISPATCH);
+                self.cull_threshold.dispatch(&mut pass, threshold, 1, 1);
+            }
             self.cull
                 .dispatch_indirect(&mut pass, cull, &sim.args, TREE_DISPATCH);
             self.cull_finish.dispatch(&mut pass, finish, 1, 1);
@@ -221,6 +233,8 @@ impl Drawer<ForestSim> for ForestRenderer {
                 camera: uniform_buffer(&gpu.device, "forest.camera", size_of::<CameraUniform>()),
                 params: uniform_buffer(&gpu.device, "forest.draw", size_of::<ForestDraw>()),
                 cull_start: Kernel::new(gpu, assets, FILE, "cull_start")?,
+                cull_measure: Kernel::new(gpu, assets, FILE, "cull_measure")?,
+                cull_threshold: Kernel::new(gpu, assets, FILE, "cull_threshold")?,
                 cull: Kernel::new(gpu, assets, FILE, "cull")?,
                 cull_finish: Kernel::new(gpu, assets, FILE, "cull_finish")?,
                 cull_args: storage_buffer(
@@ -228,6 +242,12 @@ impl Drawer<ForestSim> for ForestRenderer {
                     "forest.cull_args",
                     12 * 4,
                     wgpu::BufferUsages::INDIRECT,
+                ),
+                grown_bins: storage_buffer(
+                    gpu,
+                    "forest.grown_bins",
+                    33 * 4,
+                    wgpu::BufferUsages::empty(),
                 ),
                 groups: None,
                 culling: None,
@@ -292,8 +312,20 @@ impl Drawer<ForestSim> for ForestRenderer {
             group(&self.ground, &[0, 1]),
             group(&self.maps, &[0, 1, 2, 4, 5]),
         ]);
+        let measured = [
+            (0, &self.camera),
+            (1, &self.params),
+            (3, &sim.species),
+            (4, &sim.trees),
+            (6, &sim.draw_list),
+            (10, &sim.state),
+            (15, &self.grown_bins),
+        ];
         self.culling = Some([
             self.cull_start.bind(gpu, &[(9, &self.cull_args)]),
+            self.cull_measure.bind(gpu, &measured),
+            self.cull_threshold
+                .bind(gpu, &[(1, &self.params), (15, &self.grown_bins)]),
             self.cull.bind(
                 gpu,
                 &[
@@ -307,6 +339,7 @@ impl Drawer<ForestSim> for ForestRenderer {
                     (9, &self.cull_args),
                     (10, &sim.state),
                     (11, &grown),
+                    (15, &self.grown_bins),
                 ],
             ),
             self.cull_finish

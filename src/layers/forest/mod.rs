@@ -116,7 +116,7 @@ pub fn forest_params(id: &str) -> Vec<ParamSpec> {
         ),
         ParamSpec::float(p("grown_pixels"), 96.0, 16.0, 2000.0)
             .with_description("Grown crowns: crown width on screen (pixels) from which a tree shows its branches"),
-        ParamSpec::int(p("grown_trees"), 2048, 0, 65_536)
+        ParamSpec::int(p("grown_trees"), 512, 0, 65_536)
             .with_description("Grown crowns: trees that may show their branches at once (the rest stay cones)"),
     ];
     // The camera distance counts the map's sides.

@@ -568,10 +568,17 @@ fn trees_big_on_screen_draw_the_crowns_the_colony_grew_up_to_the_cap() {
         );
         grown
     };
-    // Close up, more trees are big on screen than the cap lets grow: the
-    // cap's worth draw their branches, the rest stay cones.
-    let close = drawn(&mut show, ("forest.camera_distance", Value::Float(0.12)));
-    assert_eq!(close, 7, "the cap's worth of trees grown");
+    // Close up, every tree big on screen grows its crown when the cap
+    // allows; under a cap of 7, the biggest that fit it do, the rest stay
+    // cones.
+    drawn(&mut show, ("forest.grown_trees", Value::Int(65_536)));
+    let all = drawn(&mut show, ("forest.camera_distance", Value::Float(0.12)));
+    assert!(all > 7, "{all} trees big on screen");
+    let close = drawn(&mut show, ("forest.grown_trees", Value::Int(7)));
+    assert!(
+        (1..=7).contains(&close),
+        "the biggest within the cap: {close}"
+    );
     let far = drawn(
         &mut show,
         ("forest.camera_distance", Value::Float(10_000.0)),
