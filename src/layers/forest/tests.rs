@@ -546,11 +546,8 @@ fn trees_big_on_screen_draw_the_crowns_the_colony_grew_up_to_the_cap() {
         for _ in 0..3 {
             show.frame(1.0 / 30.0, None, &mut output, |_, _| {});
         }
-        assert!(
-            show.errors.snapshot().is_empty(),
-            "{:?}",
-            show.errors.snapshot()
-        );
+        let errors = show.errors.snapshot();
+        assert!(errors.is_empty(), "{errors:?}");
         let gpu = show.gpu.clone();
         let report: std::collections::HashMap<String, f64> =
             show.layers()[0].report(&gpu).into_iter().collect();
