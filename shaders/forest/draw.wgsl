@@ -366,6 +366,12 @@ fn tree_tint(slot: u32, tree: Tree) -> vec3<f32> {
         * (vec3<f32>(1.0) + 0.35 * jitter);
 }
 
+// `p` turned about the trunk (the y axis) by the angle whose cosine and
+// sine `spin` holds.
+fn turned_by(p: vec3<f32>, spin: vec2<f32>) -> vec3<f32> {
+    return vec3<f32>(p.x * spin.x - p.z * spin.y, p.y, p.x * spin.y + p.z * spin.x);
+}
+
 // A tree drawn with its grown crown: the trunk up to the crown, then each
 // branch a four-sided prism and each tip a leaf cluster facing the camera,
 // the crown of its species, size class and variant scaled by its height
@@ -400,10 +406,10 @@ fn vs_crown(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instanc
         )[vertex % 6u];
         let side = (vertex % PRISM_VERTICES) / 6u + corner.x;
         let local = select(segment.a, segment.b, corner.y == 1u);
-        let turned = vec3<f32>(local.x * spin.x - local.z * spin.y, local.y, local.x * spin.y + local.z * spin.x);
+        let turned = turned_by(local, spin);
         let end = swayed(base + turned * h, base, h);
-        let a = vec3<f32>(segment.a.x * spin.x - segment.a.z * spin.y, segment.a.y, segment.a.x * spin.y + segment.a.z * spin.x);
-        let b = vec3<f32>(segment.b.x * spin.x - segment.b.z * spin.y, segment.b.y, segment.b.x * spin.y + segment.b.z * spin.x);
+        let a = turned_by(segment.a, spin);
+        let b = turned_by(segment.b, spin);
         let axis = normalize(b - a + vec3<f32>(0.0, 1e-6, 0.0));
         let helper = select(vec3<f32>(0.0, 1.0, 0.0), vec3<f32>(1.0, 0.0, 0.0), abs(axis.y) > 0.9);
         let u = normalize(cross(axis, helper));
@@ -421,7 +427,7 @@ fn vs_crown(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instanc
         return hidden();
     }
     let cluster = crown_leaves[crown.z + leaf];
-    let turned = vec3<f32>(cluster.x * spin.x - cluster.z * spin.y, cluster.y, cluster.x * spin.y + cluster.z * spin.x);
+    let turned = turned_by(cluster.xyz, spin);
     let centre = swayed(base + turned * h, base, h);
     let forward = normalize(centre - camera.eye.xyz);
     let right = normalize(cross(forward, vec3<f32>(0.0, 1.0, 0.0)) + vec3<f32>(1e-6, 0.0, 0.0));

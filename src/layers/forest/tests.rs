@@ -260,6 +260,16 @@ fn forest_show(name: &str, extra: &str, files: &[(&str, &[u8])]) -> std::path::P
     root
 }
 
+/// A target of `size` for `show`'s frames.
+fn output(show: &sylva::show::Show, size: [u32; 2]) -> sylva::gpu::RenderTarget {
+    sylva::gpu::RenderTarget::new(
+        &show.gpu.device,
+        "forest.output",
+        size,
+        sylva::gpu::OUTPUT_FORMAT,
+    )
+}
+
 /// A grey PNG of `size` pixels, 0 in rows `band`, 255 elsewhere.
 fn road_png(size: u32, band: std::ops::Range<u32>) -> Vec<u8> {
     let image = image::GrayImage::from_fn(size, size, |_, y| {
@@ -303,12 +313,7 @@ fn a_density_map_saved_while_it_grows_carves_a_road_and_a_bad_one_is_reported() 
         &[("assets/ground.png", &road_png(64, 0..64))],
     );
     let mut show = support::show(root.clone(), "f", sylva::gpu::OUTPUT_FORMAT);
-    let mut output = sylva::gpu::RenderTarget::new(
-        &show.gpu.device,
-        "forest.output",
-        [32, 32],
-        sylva::gpu::OUTPUT_FORMAT,
-    );
+    let mut output = output(&show, [32, 32]);
     let mut frame =
         |show: &mut sylva::show::Show| show.frame(1.0 / 30.0, None, &mut output, |_, _| {});
     for _ in 0..10 {
@@ -364,12 +369,7 @@ fn a_density_map_too_large_to_use_is_refused_from_its_header() {
         &[("assets/bomb.png", &bomb)],
     );
     let mut show = support::show(root.clone(), "f", sylva::gpu::OUTPUT_FORMAT);
-    let mut output = sylva::gpu::RenderTarget::new(
-        &show.gpu.device,
-        "bomb.output",
-        [32, 32],
-        sylva::gpu::OUTPUT_FORMAT,
-    );
+    let mut output = output(&show, [32, 32]);
     for _ in 0..3 {
         let started = std::time::Instant::now();
         show.frame(1.0 / 30.0, None, &mut output, |_, _| {});
@@ -398,12 +398,7 @@ fn the_brush_clears_what_it_paints_and_export_writes_csv() {
         &[],
     );
     let mut show = support::show(root.clone(), "f", sylva::gpu::OUTPUT_FORMAT);
-    let mut output = sylva::gpu::RenderTarget::new(
-        &show.gpu.device,
-        "brush.output",
-        [32, 32],
-        sylva::gpu::OUTPUT_FORMAT,
-    );
+    let mut output = output(&show, [32, 32]);
     for _ in 0..12 {
         show.frame(1.0 / 30.0, None, &mut output, |_, _| {});
     }
@@ -486,12 +481,7 @@ fn culling_draws_near_trees_whole_far_ones_as_silhouettes_and_tiny_ones_not_at_a
     use sylva::params::{Source, Value};
     let root = forest_show("forest_culled", "", &[]);
     let mut show = support::show(root.clone(), "f", sylva::gpu::OUTPUT_FORMAT);
-    let mut output = sylva::gpu::RenderTarget::new(
-        &show.gpu.device,
-        "forest.output",
-        [192, 108],
-        sylva::gpu::OUTPUT_FORMAT,
-    );
+    let mut output = output(&show, [192, 108]);
     let mut drawn_at = |show: &mut sylva::show::Show, distance: f32| {
         show.registry
             .set_now("forest.camera_distance", Value::Float(distance), Source::Ui)
@@ -533,12 +523,7 @@ fn trees_big_on_screen_draw_the_crowns_the_colony_grew_up_to_the_cap() {
     let extra = "\"forest.crowns\" = \"grown\"\n\"forest.grown_pixels\" = 40.0\n\"forest.grown_trees\" = 7\n";
     let root = forest_show("forest_grown", extra, &[]);
     let mut show = support::show(root.clone(), "f", sylva::gpu::OUTPUT_FORMAT);
-    let mut output = sylva::gpu::RenderTarget::new(
-        &show.gpu.device,
-        "forest.output",
-        [192, 108],
-        sylva::gpu::OUTPUT_FORMAT,
-    );
+    let mut output = output(&show, [192, 108]);
     let mut drawn = |show: &mut sylva::show::Show, (name, value): (&str, Value)| {
         show.registry
             .set_now(name, value, Source::Ui)
