@@ -266,8 +266,8 @@ fn size_bin(across: f32) -> u32 {
     return min(u32(octaves * 4.0), BINS - 1u);
 }
 
-fn lod(i: u32) -> u32 {
-    let across = crown_pixels(i);
+// How a tree whose crown is `across` pixels in radius on screen is drawn.
+fn lod(across: f32) -> u32 {
     if across < TINY_PIXELS {
         return UNSEEN;
     }
@@ -282,8 +282,9 @@ fn lod(i: u32) -> u32 {
 // the cap's places to the biggest on screen.
 @compute @workgroup_size(256)
 fn cull_measure(@builtin(global_invocation_id) global: vec3<u32>) {
-    if lod(global.x) == GROWN {
-        atomicAdd(&grown_bins[size_bin(crown_pixels(global.x))], 1u);
+    let across = crown_pixels(global.x);
+    if lod(across) == GROWN {
+        atomicAdd(&grown_bins[size_bin(across)], 1u);
     }
 }
 
@@ -323,8 +324,9 @@ fn cull(@builtin(global_invocation_id) global: vec3<u32>, @builtin(local_invocat
         atomicStore(&far_count, 0u);
     }
     workgroupBarrier();
-    var kind = lod(global.x);
-    if kind == GROWN && size_bin(crown_pixels(global.x)) < atomicLoad(&grown_bins[BINS]) {
+    let across = crown_pixels(global.x);
+    var kind = lod(across);
+    if kind == GROWN && size_bin(across) < atomicLoad(&grown_bins[BINS]) {
         kind = NEAR;
     }
     if kind == GROWN {

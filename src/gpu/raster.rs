@@ -194,21 +194,37 @@ pub fn begin_scene_pass<'e>(
 /// Clears the scene's depth to the far plane (each frame, before its
 /// layers).
 pub fn clear_depth(encoder: &mut wgpu::CommandEncoder, depth: &wgpu::TextureView) {
+    begin_depth_pass(
+        encoder,
+        "scene.depth.clear",
+        (depth, wgpu::LoadOp::Clear(1.0)),
+        None,
+    );
+}
+
+/// A pass with no colour, on `depth` as `load` says, kept for the passes
+/// after it.
+pub fn begin_depth_pass<'e>(
+    encoder: &'e mut wgpu::CommandEncoder,
+    label: &str,
+    (depth, load): (&wgpu::TextureView, wgpu::LoadOp<f32>),
+    timestamp_writes: Option<wgpu::RenderPassTimestampWrites<'_>>,
+) -> wgpu::RenderPass<'e> {
     encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-        label: Some("scene.depth.clear"),
+        label: Some(label),
         color_attachments: &[],
         depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
             view: depth,
             depth_ops: Some(wgpu::Operations {
-                load: wgpu::LoadOp::Clear(1.0),
+                load,
                 store: wgpu::StoreOp::Store,
             }),
             stencil_ops: None,
         }),
-        timestamp_writes: None,
+        timestamp_writes,
         occlusion_query_set: None,
         multiview_mask: None,
-    });
+    })
 }
 
 /// How a pass uses its depth buffer: the view, its load and its store.

@@ -1,7 +1,8 @@
 //! The picture sent out of the show while it plays: to NDI receivers,
-//! Spout receivers on Windows, Syphon clients on macOS, network streams through ffmpeg (SRT, UDP,
-//! RTMP, RTSP), a v4l2loopback virtual camera on Linux, and a recording of the performance with the
-//! live input as its soundtrack. Each target reads back the canvas or one
+//! Spout receivers on Windows, Syphon clients on macOS, network streams
+//! through ffmpeg (SRT, UDP, RTMP, RTSP), a PipeWire video source and a
+//! v4l2loopback virtual camera on Linux, and a recording of the
+//! performance with the live input as its soundtrack. Each target reads back the canvas or one
 //! output off the main thread ([`tap`]); one that fails is an error on
 //! screen and tries again, and the show never waits for any of them.
 
@@ -80,9 +81,8 @@ impl Target {
                 ))
             }
         } else if let Some(name) = text.strip_prefix("syphon:") {
-            if name.is_empty() || name.len() > 200 {
-                Err(format!("{text:?}: a Syphon name of 1 to 200 characters"))
-            } else if cfg!(target_os = "macos") {
+            syphon::check_name(name)?;
+            if cfg!(target_os = "macos") {
                 Ok(Self::Syphon(name.to_string()))
             } else {
                 Err(format!(

@@ -199,13 +199,13 @@ impl Video {
         let step = if lockstep {
             dt
         } else {
-            self.frame_time = match self.frame_time {
-                Some(smooth) => Some(smooth + (dt - smooth) * FRAME_TIME_SMOOTHING),
-                // From no more than a tenth of a second: a first frame
-                // after a stall would run the clip ahead for seconds.
-                None => Some(dt.min(0.1)),
-            };
-            self.frame_time.unwrap_or(dt)
+            // From no more than a tenth of a second: a first frame after a
+            // stall would run the clip ahead for seconds.
+            let smooth = self.frame_time.map_or(dt.min(0.1), |smooth| {
+                smooth + (dt - smooth) * FRAME_TIME_SMOOTHING
+            });
+            self.frame_time = Some(smooth);
+            smooth
         };
         let started = lockstep || self.shown.is_some() || self.ahead.is_some();
         if !self.ended && started {

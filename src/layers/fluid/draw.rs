@@ -508,7 +508,7 @@ impl Drawer<FluidSim> for FluidRenderer {
             blur: fullscreen("fs_blur", EYE_DEPTH_FORMAT)?,
             shade: fullscreen("fs_shade", HDR_FORMAT)?,
             surface_depth: DepthWriter::new(
-                &gpu.device,
+                gpu,
                 "fluid.surface_depth",
                 surface.text(),
                 &surface_layout,

@@ -279,39 +279,25 @@ impl Drawer<ForestSim> for ForestRenderer {
         let near = storage_buffer(gpu, "forest.near_trees", sim.draw_list.size(), none);
         let far = storage_buffer(gpu, "forest.far_trees", sim.draw_list.size(), none);
         let grown = storage_buffer(gpu, "forest.grown_trees", sim.draw_list.size(), none);
-        let drawn = |pipeline, list| {
+        // A drawing pass over the trees of `list`, with `more` bindings.
+        let drawn = |pipeline, list, more: &[(u32, &wgpu::Buffer)]| {
             let [camera, params, _, species, trees, _, _] = buffers;
-            buffers_group(
-                &gpu.device,
-                pipeline,
-                "forest.draw",
-                &[camera, params, species, trees, (6, list)],
-            )
+            let bound: Vec<(u32, &wgpu::Buffer)> = [camera, params, species, trees, (6, list)]
+                .into_iter()
+                .chain(more.iter().copied())
+                .collect();
+            buffers_group(&gpu.device, pipeline, "forest.draw", &bound)
         };
         let [crown_segments, crown_leaves, crown_table] = &sim.crowns;
-        let [camera, params, _, species, trees, _, _] = buffers;
-        let crowned = buffers_group(
-            &gpu.device,
-            &self.grown,
-            "forest.draw",
-            &[
-                camera,
-                params,
-                species,
-                trees,
-                (6, &grown),
-                (12, crown_segments),
-                (13, crown_leaves),
-                (14, crown_table),
-            ],
-        );
+        let crowns = [(12, crown_segments), (13, crown_leaves), (14, crown_table)];
         self.groups = Some([
-            drawn(&self.trees, &near),
-            drawn(&self.far, &far),
-            crowned,
+            drawn(&self.trees, &near, &[]),
+            drawn(&self.far, &far, &[]),
+            drawn(&self.grown, &grown, &crowns),
             group(&self.ground, &[0, 1]),
             group(&self.maps, &[0, 1, 2, 4, 5]),
         ]);
+        // What sizing the trees reads; the cull also writes the lists.
         let measured = [
             (0, &self.camera),
             (1, &self.params),
@@ -321,27 +307,16 @@ impl Drawer<ForestSim> for ForestRenderer {
             (10, &sim.state),
             (15, &self.grown_bins),
         ];
+        let culled: Vec<(u32, &wgpu::Buffer)> = measured
+            .into_iter()
+            .chain([(7, &near), (8, &far), (9, &self.cull_args), (11, &grown)])
+            .collect();
         self.culling = Some([
             self.cull_start.bind(gpu, &[(9, &self.cull_args)]),
             self.cull_measure.bind(gpu, &measured),
             self.cull_threshold
                 .bind(gpu, &[(1, &self.params), (15, &self.grown_bins)]),
-            self.cull.bind(
-                gpu,
-                &[
-                    (0, &self.camera),
-                    (1, &self.params),
-                    (3, &sim.species),
-                    (4, &sim.trees),
-                    (6, &sim.draw_list),
-                    (7, &near),
-                    (8, &far),
-                    (9, &self.cull_args),
-                    (10, &sim.state),
-                    (11, &grown),
-                    (15, &self.grown_bins),
-                ],
-            ),
+            self.cull.bind(gpu, &culled),
             self.cull_finish
                 .bind(gpu, &[(1, &self.params), (9, &self.cull_args)]),
         ]);

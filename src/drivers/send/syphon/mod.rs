@@ -28,6 +28,19 @@ const USAGE_SHADER_READ: usize = 1;
 /// copies have no Metal server: they are refused by name).
 const PUBLISH: &str = "publishFrameTexture:onCommandBuffer:imageRegion:flipped:";
 
+/// The longest server name.
+const MAX_NAME: usize = 200;
+
+/// Checks a server name asked for (`syphon:NAME`).
+pub fn check_name(name: &str) -> Result<(), String> {
+    if name.is_empty() || name.len() > MAX_NAME || name.contains('\0') {
+        return Err(format!(
+            "syphon:{name}: a Syphon name of 1 to {MAX_NAME} characters"
+        ));
+    }
+    Ok(())
+}
+
 /// An object this sender made (+1), released when dropped; a server is
 /// stopped first, so clients see it go.
 struct Retained {
@@ -85,9 +98,7 @@ unsafe impl Send for SyphonSender {}
 impl SyphonSender {
     /// Starts a server called `name` for frames of `size`.
     pub fn open(name: &str, size: [u32; 2]) -> Result<Self, String> {
-        if name.is_empty() || name.len() > 200 || name.contains('\0') {
-            return Err(format!("syphon:{name}: a name of 1 to 200 characters"));
-        }
+        check_name(name)?;
         let runtime = runtime::runtime().map_err(|e| format!("syphon:{name}: {e}"))?;
         let class = runtime
             .class_answering("SyphonMetalServer", PUBLISH)
