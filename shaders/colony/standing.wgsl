@@ -1,8 +1,8 @@
 // The colony's first branches as the world's standing capsules (the
-// `Bodies` block of common/world.wgsl, scene frame), which the water in the
-// scene meets. Nodes are made in growth order, so the first after the
-// roots are the oldest and thickest: the trunks near each root. At most 64,
-// one thread each.
+// `Branches` block of common/world.wgsl, scene frame), which the water in
+// the scene meets. Nodes are made in growth order, so the first after the
+// roots are the oldest and thickest: the trunks and limbs near each root.
+// At most MAX_BRANCHES, one thread each.
 
 #include "colony/colony.wgsl"
 #include "common/world.wgsl"
@@ -21,13 +21,14 @@ struct Standing {
 @group(0) @binding(1) var<storage, read> nodes: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read> info: array<NodeInfo>;
 @group(0) @binding(3) var<storage, read> state: array<u32>;
-@group(0) @binding(4) var<storage, read_write> branches: Bodies;
+@group(0) @binding(4) var<storage, read_write> branches: Branches;
 
 @compute @workgroup_size(64)
-fn stand_branches(@builtin(local_invocation_index) k: u32) {
+fn stand_branches(@builtin(global_invocation_id) global: vec3<u32>) {
+    let k = global.x;
     let count = state[NODE_COUNT];
     let roots = min(state[SEED_COUNT], count);
-    let grown = min(count - roots, 64u);
+    let grown = min(count - roots, MAX_BRANCHES);
     if k == 0u {
         branches.count = grown;
     }

@@ -7,10 +7,17 @@ struct Grid {
     cell_size: f32,
     dims: vec3<u32>,
     cell_total: u32,
+    // Points whose w is 0 are sorted after every cell (`GridBox::dead_left_out`).
+    dead_left_out: u32,
+    // 1 / cell_size: the searches multiply by it (a division is several
+    // instructions, and a walk computes two a row).
+    inverse_cell_size: f32,
+    _pad0: u32,
+    _pad1: u32,
 }
 
 fn grid_coords(grid: Grid, p: vec3<f32>) -> vec3<i32> {
-    let c = vec3<i32>(floor((p - grid.origin) / grid.cell_size));
+    let c = vec3<i32>(floor((p - grid.origin) * grid.inverse_cell_size));
     return clamp(c, vec3<i32>(0), vec3<i32>(grid.dims) - 1);
 }
 
@@ -46,8 +53,8 @@ fn row_span(grid: Grid, starts_of: ptr<function, array<u32, 2>>, x: vec3<f32>, h
         return;
     }
     let half_chord = sqrt(reach2);
-    let lowest = i32(floor((x.x - half_chord - grid.origin.x) / grid.cell_size));
-    let highest = i32(floor((x.x + half_chord - grid.origin.x) / grid.cell_size));
+    let lowest = i32(floor((x.x - half_chord - grid.origin.x) * grid.inverse_cell_size));
+    let highest = i32(floor((x.x + half_chord - grid.origin.x) * grid.inverse_cell_size));
     let first = clamp(max(lowest, home.x - REACH), 0, i32(grid.dims.x) - 1);
     let last = clamp(min(highest, home.x + REACH), 0, i32(grid.dims.x) - 1);
     (*starts_of)[0] = grid_index(grid, vec3<i32>(first, y, z));

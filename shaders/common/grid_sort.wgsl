@@ -3,7 +3,8 @@
 // is the total), then scatter each point's index to its cell's range at
 // its start plus a per-cell cursor (cleared with the counts, so the whole
 // sort is dispatches in one pass, no copy between them).
-// After it, cell c holds sorted[starts[c] .. starts[c + 1]]. The number of
+// After it, cell c holds sorted[starts[c] .. starts[c + 1]] (dead points,
+// where the grid leaves them out, follow the last cell). The number of
 // points lives on the GPU (point_count[0]); dispatches come from it.
 
 #include "common/grid.wgsl"
@@ -36,7 +37,11 @@ fn grid_count(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_wor
     if i >= point_count[0] {
         return;
     }
-    let cell = grid_index(grid, grid_coords(grid, points[i].xyz));
+    let point = points[i];
+    // Past the last cell (the slot whose start is the total): after every
+    // cell's points, where no search walks.
+    let dead = grid.dead_left_out != 0u & point.w == 0.0;
+    let cell = select(grid_index(grid, grid_coords(grid, point.xyz)), grid.cell_total, dead);
     cell_of[i] = cell;
     atomicAdd(&cell_counts[cell], 1u);
 }

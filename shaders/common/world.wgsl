@@ -29,6 +29,19 @@ struct Bodies {
     capsules: array<Capsule, 64>,
 }
 
+// The branches standing in the scene (its frame): written by a layer's GPU
+// pass each frame (the colony's, its oldest and thickest first), met by the
+// water. MAX_BRANCHES is `world::MAX_BRANCHES` in src/engine/world.rs.
+const MAX_BRANCHES: u32 = 4096u;
+
+struct Branches {
+    count: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+    capsules: array<Capsule, MAX_BRANCHES>,
+}
+
 // Capsule `c` of the scene seen in the frame `m` takes it to (a uniform
 // scale: the radius shrinks with the axes).
 fn capsule_in(m: mat4x4<f32>, c: Capsule) -> Capsule {

@@ -45,3 +45,20 @@ fn tait_pressure(p: FluidParams, density: f32) -> f32 {
 // walking 25 rows alone (the latency of one walk was a small fluid's whole
 // substep). The layer picks LANES for its particle count.
 override LANES: u32 = 1u;
+
+// The branches the water meets, binned once a frame (fluid/branches.wgsl)
+// in a coarse grid of BIN_SIDE^3 cells over the tank: `bins` holds each
+// cell's count, then BIN_DEPTH branch slots per cell. A particle tests the
+// branches of its own cell, each listed in every cell its reach overlaps.
+const BIN_SIDE: u32 = 16u;
+const BIN_CELLS: u32 = 4096u;
+const BIN_DEPTH: u32 = 32u;
+
+fn bin_coords(x: vec3<f32>, container: vec3<f32>) -> vec3<u32> {
+    let cell = floor(x / max(container, vec3<f32>(1e-6)) * f32(BIN_SIDE));
+    return vec3<u32>(clamp(cell, vec3<f32>(0.0), vec3<f32>(f32(BIN_SIDE - 1u))));
+}
+
+fn bin_index(c: vec3<u32>) -> u32 {
+    return c.x + BIN_SIDE * (c.y + BIN_SIDE * c.z);
+}

@@ -12,9 +12,10 @@
 @group(0) @binding(11) var<storage, read> bodies: Bodies;
 // Landings on the floor, counted for the ground that drinks them.
 @group(0) @binding(12) var<storage, read_write> rain: array<atomic<u32>>;
-// The branches standing in the scene (its frame; `bodies.to_frame` brings
-// them into the tank's), met when `bodies.branches` says so.
-@group(0) @binding(13) var<storage, read> branches: Bodies;
+// The branches standing in the scene, in the tank's frame and binned
+// (fluid/branches.wgsl), met when `bodies.branches` says so.
+@group(0) @binding(16) var<storage, read> tank_branches: array<Capsule>;
+@group(0) @binding(17) var<storage, read> bins: array<u32>;
 
 // Slower than this onto the floor is water at rest, not rain.
 const RAIN_SPEED: f32 = 0.3;
@@ -58,19 +59,18 @@ fn integrate_particle(s: u32, before: vec4<f32>, velocity: vec3<f32>, a: vec3<f3
         v = vec3<f32>(0.0);
     }
     // Bodies push out whatever entered them, a particle just put back
-    // whole too; at most 64 capsules a particle, the world's limit.
+    // whole too: the moving bodies (at most 64, the world's limit), then
+    // the branches listed in the particle's bin.
     if x.w != 0.0 {
         var at = x.xyz;
         let keep = vec2<f32>(bodies.bounce, bodies.margin);
         for (var k = 0u; k < min(bodies.count, 64u); k++) {
             collide_with_capsule(bodies.capsules[k], keep, &at, &v);
         }
-        let standing = select(0u, min(branches.count, 64u), bodies.branches != 0u);
-        for (var k = 0u; k < standing; k++) {
-            var branch = capsule_in(bodies.to_frame, branches.capsules[k]);
-            branch.a.z = select(branch.a.z, 0.0, params.dimensions == 2u);
-            branch.b.z = select(branch.b.z, 0.0, params.dimensions == 2u);
-            collide_with_capsule(branch, keep, &at, &v);
+        let bin = bin_index(bin_coords(at, params.container));
+        let listed = select(0u, min(bins[bin], BIN_DEPTH), bodies.branches != 0u);
+        for (var k = 0u; k < listed; k++) {
+            collide_with_capsule(tank_branches[bins[BIN_CELLS + bin * BIN_DEPTH + k]], keep, &at, &v);
         }
         x = vec4<f32>(at, x.w);
     }

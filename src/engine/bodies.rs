@@ -8,7 +8,7 @@
 use bytemuck::{Pod, Zeroable};
 use glam::{Mat4, Vec3};
 
-use super::world::{Capsule, MAX_CAPSULES};
+use super::world::{Capsule, MAX_BRANCHES, MAX_CAPSULES};
 
 /// The head of `struct Bodies` in WGSL; the capsules follow it.
 #[repr(C)]
@@ -80,6 +80,16 @@ pub fn block(
     };
     let mut bytes = bytemuck::bytes_of(&header).to_vec();
     bytes.extend_from_slice(bytemuck::cast_slice(&placed));
+    bytes
+}
+
+/// The bytes of a `Branches` block holding `capsules` (scene frame; at
+/// most [`MAX_BRANCHES`]), as a layer's GPU pass writes it.
+pub fn branches_block(capsules: &[Capsule]) -> Vec<u8> {
+    let kept = &capsules[..capsules.len().min(MAX_BRANCHES)];
+    let head = [kept.len() as u32, 0, 0, 0];
+    let mut bytes = bytemuck::cast_slice::<u32, u8>(&head).to_vec();
+    bytes.extend_from_slice(bytemuck::cast_slice(kept));
     bytes
 }
 

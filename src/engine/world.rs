@@ -130,6 +130,14 @@ pub const MAX_CAPSULES: usize = 64;
 /// a metre or two, a forest of hundreds.
 pub const RAIN_SIDE: u32 = 256;
 
+/// Branches the world holds at most (`MAX_BRANCHES` in
+/// `shaders/common/world.wgsl`): the colony's oldest and thickest.
+pub const MAX_BRANCHES: usize = 4096;
+
+/// Bytes of the branches block (`struct Branches`): a 16-byte head, then
+/// the capsules.
+pub const BRANCHES_BYTES: u64 = (16 + MAX_BRANCHES * size_of::<Capsule>()) as u64;
+
 /// Fastest a body's end may move, m/s: a clip that jumps (a cut, a new
 /// character) is a teleport, not a blow that flings the water away.
 pub const MAX_BODY_SPEED: f32 = 25.0;
@@ -218,17 +226,13 @@ impl World {
         made_once(&self.rain, gpu, "world.rain", bytes)
     }
 
-    /// The branches standing in the scene: a `Bodies` block
-    /// (`shaders/common/world.wgsl`, scene frame, at most [`MAX_CAPSULES`])
-    /// that a layer's GPU pass writes each frame (the colony's, from its
-    /// grown nodes) and the water reads; made at its first use.
+    /// The branches standing in the scene: a `Branches` block
+    /// (`shaders/common/world.wgsl`, scene frame, at most
+    /// [`MAX_BRANCHES`]) that a layer's GPU pass writes each frame (the
+    /// colony's, from its grown nodes) and the water reads; made at its
+    /// first use.
     pub fn branches(&self, gpu: &crate::gpu::Gpu) -> wgpu::Buffer {
-        made_once(
-            &self.branches,
-            gpu,
-            "world.branches",
-            super::bodies::BODIES_BYTES,
-        )
+        made_once(&self.branches, gpu, "world.branches", BRANCHES_BYTES)
     }
 
     /// Says `layer` writes the branches this frame.

@@ -24,6 +24,11 @@ pub struct GridBox {
     pub cell_size: f32,
     /// Cells along each axis.
     pub dims: [u32; 3],
+    /// Points whose w is 0 are dead: sorted after every cell, where no
+    /// search walks (a fluid's drained particles, which otherwise pile up
+    /// in the few cells of the sink that drained them, and every walk
+    /// near it goes through the pile).
+    pub dead_left_out: bool,
 }
 
 impl GridBox {
@@ -39,6 +44,7 @@ impl GridBox {
                     origin: min,
                     cell_size,
                     dims,
+                    dead_left_out: false,
                 };
             }
             cell_size *= 1.25;
@@ -48,6 +54,14 @@ impl GridBox {
     /// Number of cells.
     pub fn cells(&self) -> u32 {
         self.dims.iter().product()
+    }
+
+    /// This box, its sort leaving dead points (w = 0) out of the cells.
+    pub fn leaving_out_dead(self) -> Self {
+        Self {
+            dead_left_out: true,
+            ..self
+        }
     }
 }
 
@@ -59,6 +73,9 @@ pub struct GridUniform {
     cell_size: f32,
     dims: [u32; 3],
     cell_total: u32,
+    dead_left_out: u32,
+    inverse_cell_size: f32,
+    _pad: [u32; 2],
 }
 
 /// Buffers and kernels of one grid sort.
@@ -104,6 +121,9 @@ impl GridSort {
                 cell_size: grid.cell_size,
                 dims: grid.dims,
                 cell_total: cells,
+                dead_left_out: u32::from(grid.dead_left_out),
+                inverse_cell_size: 1.0 / grid.cell_size,
+                _pad: [0; 2],
             }),
         );
         let none = wgpu::BufferUsages::empty();

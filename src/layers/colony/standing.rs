@@ -1,12 +1,14 @@
 //! The colony's first branches standing in the shared scene: each frame a
-//! pass (`shaders/colony/standing.wgsl`) writes up to 64 of them, the
-//! oldest and thickest, as capsules into the world's branches block, which
-//! the water in the scene meets (`fluid.branches`).
+//! pass (`shaders/colony/standing.wgsl`) writes up to
+//! [`MAX_BRANCHES`] of them, the oldest and thickest, as capsules into the
+//! world's branches block, which the water in the scene meets
+//! (`fluid.branches`).
 
 use bytemuck::{Pod, Zeroable};
 
 use super::sim::ColonySim;
 use crate::base::Assets;
+use crate::engine::world::MAX_BRANCHES;
 use crate::gpu::bindings::uniform_buffer;
 use crate::gpu::compute::{Binding, Kernel};
 use crate::gpu::{BuildError, Gpu};
@@ -70,6 +72,7 @@ impl StandingBranches {
 
     /// Records the pass (after this frame's growth).
     pub fn encode(&self, pass: &mut wgpu::ComputePass<'_>) {
-        self.kernel.dispatch(pass, &self.binding, 64, 64);
+        self.kernel
+            .dispatch(pass, &self.binding, MAX_BRANCHES as u32, 64);
     }
 }

@@ -346,7 +346,7 @@ fn the_first_branches_stand_in_the_scene_where_the_colony_is_placed() {
     use sylva::layers::colony::standing::StandingBranches;
     let gpu = support::gpu();
     let (points, params) = setup(2000, 4096);
-    let sim = gpu_run(&points, 3, &params, 12);
+    let sim = gpu_run(&points, 3, &params, 40);
     let world = sylva::engine::world::World::default();
     let assets = Assets::new(env!("CARGO_MANIFEST_DIR"));
     let standing = StandingBranches::new(&gpu, &assets, &sim, &world.branches(&gpu))
@@ -358,15 +358,20 @@ fn the_first_branches_stand_in_the_scene_where_the_colony_is_placed() {
     standing.encode(&mut encoder.begin_compute_pass(&Default::default()));
     gpu.queue.submit([encoder.finish()]);
     let (nodes, info, _) = sim.read_graph(&gpu).unwrap_or_else(|e| panic!("{e}"));
-    // The block: a 96-byte head (count first), then capsules of four vec4s.
+    // The block: a 16-byte head (count first), then capsules of four vec4s.
     let words: Vec<f32> =
-        sylva::gpu::compute::read_buffer(&gpu, &world.branches(&gpu), 24 + 64 * 16)
+        sylva::gpu::compute::read_buffer(&gpu, &world.branches(&gpu), 4 + 4096 * 16)
             .unwrap_or_else(|e| panic!("{e}"));
     let count = words[0].to_bits() as usize;
+    assert!(
+        nodes.len() - 3 > 64,
+        "more branches than the old limit: {}",
+        nodes.len()
+    );
     assert_eq!(
         count,
-        (nodes.len() - 3).min(64),
-        "one capsule a grown node, at most 64"
+        (nodes.len() - 3).min(4096),
+        "one capsule a grown node, at most 4096"
     );
     for k in 0..count {
         let node = 3 + k;
@@ -374,7 +379,7 @@ fn the_first_branches_stand_in_the_scene_where_the_colony_is_placed() {
         let at = |p: [f32; 4]| model.transform_point3(glam::Vec3::new(p[0], p[1], p[2]));
         let from = nodes[parent];
         let grown = [0, 1, 2].map(|a| from[a] + (nodes[node][a] - from[a]) * nodes[node][3]);
-        let capsule = &words[24 + k * 16..24 + k * 16 + 8];
+        let capsule = &words[4 + k * 16..4 + k * 16 + 8];
         for (end, want) in [
             (&capsule[..3], at(nodes[parent])),
             (&capsule[4..7], at([grown[0], grown[1], grown[2], 1.0])),

@@ -126,7 +126,7 @@ pub fn fluid_params(id: &str) -> Vec<ParamSpec> {
             "In the shared scene, the water meets the bodies other layers there move (the skinned figure's limbs)",
         ),
         ParamSpec::bool(p("branches"), true).with_description(
-            "In the shared scene, the water meets the branches a colony there grew (its first from each root, standing)",
+            "In the shared scene, the water meets the branches a colony there grew (its oldest 4,096, standing)",
         ),
         ParamSpec::float(p("body_bounce"), 0.2, 0.0, 1.0)
             .with_description("How much of the water's speed into a body bounces back"),

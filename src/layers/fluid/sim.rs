@@ -1,5 +1,5 @@
 //! The SPH simulation on the GPU (SEEDS.md 002): particles in grid order,
-//! a counting sort into cells of size h each substep, then reorder,
+//! a counting sort into cells of h / 2 each substep, then reorder,
 //! density, force and integrate passes. Nothing is read back during a step.
 
 use crate::engine::simulation::Simulation;
@@ -7,6 +7,7 @@ use bytemuck::{Pod, Zeroable};
 
 use super::bodies::BODIES_BYTES;
 use crate::base::{Assets, ChangedFile};
+use crate::engine::world::{Capsule, MAX_BRANCHES};
 use crate::gpu::bindings::uniform_buffer;
 use crate::gpu::compute::{Binding, Kernel, KernelReload, read_buffer, storage_buffer};
 use crate::gpu::grid_sort::{GridBox, GridSort};
@@ -113,9 +114,16 @@ pub fn calibrated_mass(dimensions: u32, dx: f64, h: f64, rest_density: f64) -> f
     rest_density / (poly6 * sum)
 }
 
+/// Cells of the branch bins and slots a cell (`BIN_CELLS`, `BIN_DEPTH` in
+/// fluid.wgsl): the counts, then the slots.
+const BIN_WORDS: u64 = 4096 * (1 + 32);
+
 /// The GPU state of one fluid.
 pub struct FluidSim {
     grid: GridSort,
+    /// Bins the world's branches for the integrate stage, once a frame.
+    bin_branches: (Kernel, Binding),
+    bins: wgpu::Buffer,
     reorder: (Kernel, Binding),
     density: (Kernel, Binding),
     force: (Kernel, Binding),
@@ -140,7 +148,7 @@ impl FluidSim {
     /// Uploads `positions` (xyz, w = 1) and `velocities` and prepares the
     /// passes for a container of `params.container` with cells of
     /// `params.h`; landings on the floor are counted in `rain` (the
-    /// world's rain map) and `branches` (the world's, a `Bodies` block in
+    /// world's rain map) and `branches` (the world's, a `Branches` block in
     /// the scene's frame) are met when the bodies block asks.
     pub fn new(
         gpu: &Gpu,
@@ -165,6 +173,13 @@ impl FluidSim {
         let substeps = storage_buffer(gpu, "fluid.substeps", 4, none);
         let count_buffer = storage_buffer(gpu, "fluid.count", 4, none);
         let bodies = storage_buffer(gpu, "fluid.bodies", BODIES_BYTES, none);
+        let tank_branches = storage_buffer(
+            gpu,
+            "fluid.tank_branches",
+            (MAX_BRANCHES * size_of::<Capsule>()) as u64,
+            none,
+        );
+        let bins = storage_buffer(gpu, "fluid.branch_bins", BIN_WORDS * 4, none);
         gpu.queue
             .write_buffer(&count_buffer, 0, bytemuck::bytes_of(&count));
         let uniform = uniform_buffer(&gpu.device, "fluid.params", size_of::<FluidParams>());
@@ -172,7 +187,8 @@ impl FluidSim {
             .write_buffer(&uniform, 0, bytemuck::bytes_of(&params.with_kernel()));
         let h = params.h.max(1e-6);
         // Cells of h / 2: the kernels search 5 x 5 x 5 of them (REACH in fluid.wgsl).
-        let grid_box = GridBox::covering([0.0; 3], params.container, h * 0.5, 1 << 25);
+        let grid_box =
+            GridBox::covering([0.0; 3], params.container, h * 0.5, 1 << 25).leaving_out_dead();
         let grid = GridSort::new(
             gpu,
             assets,
@@ -190,6 +206,7 @@ impl FluidSim {
             let file = match entry {
                 "compute_density" => "fluid/density.wgsl".to_string(),
                 "compute_force" => "fluid/force.wgsl".to_string(),
+                "bin_branches" => "fluid/branches.wgsl".to_string(),
                 other => format!("fluid/{other}.wgsl"),
             };
             let constants = [("LANES", f64::from(lanes))];
@@ -198,6 +215,16 @@ impl FluidSim {
             Ok((kernel, group))
         };
         Ok(Self {
+            bin_branches: kernel(
+                "bin_branches",
+                &[
+                    (0, &uniform),
+                    (11, &bodies),
+                    (13, branches),
+                    (16, &tank_branches),
+                    (17, &bins),
+                ],
+            )?,
             reorder: kernel(
                 "reorder",
                 &[
@@ -235,9 +262,11 @@ impl FluidSim {
                     (10, &substeps),
                     (11, &bodies),
                     (12, rain),
-                    (13, branches),
+                    (16, &tank_branches),
+                    (17, &bins),
                 ],
             )?,
+            bins,
             lanes,
             grid,
             params: uniform,
@@ -272,16 +301,31 @@ impl FluidSim {
             .write_buffer(&self.params, 0, bytemuck::bytes_of(&params.with_kernel()));
     }
 
-    /// Records `substeps` substeps: each stage in its own timed pass when
-    /// the profiler times stages, else all in one pass `fluid.substeps`
-    /// (the force stage integrates too).
+    /// Records `substeps` substeps after binning the branches: each stage
+    /// in its own timed pass when the profiler times stages, else all in
+    /// one pass `fluid.substeps` (the force stage integrates too).
     pub fn steps(
         &self,
         encoder: &mut wgpu::CommandEncoder,
         profiler: &mut GpuProfiler,
         substeps: u32,
     ) {
+        if substeps == 0 {
+            return;
+        }
+        encoder.clear_buffer(&self.bins, 0, Some(4096 * 4));
+        let bin = |pass: &mut wgpu::ComputePass<'_>| {
+            let (kernel, group) = &self.bin_branches;
+            kernel.dispatch(pass, group, MAX_BRANCHES as u32, 64);
+        };
         if profiler.times_stages() {
+            let label = "fluid.branches";
+            bin(
+                &mut encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some(label),
+                    timestamp_writes: profiler.compute_pass(label),
+                }),
+            );
             for _ in 0..substeps {
                 self.grid.encode(encoder, None, profiler);
                 for (label, stage) in ["fluid.reorder", "fluid.density", "fluid.force"]
@@ -302,6 +346,7 @@ impl FluidSim {
             label: Some(label),
             timestamp_writes: profiler.compute_pass(label),
         });
+        bin(&mut pass);
         for _ in 0..substeps {
             self.grid.record(&mut pass, None);
             for stage in self.stages() {
@@ -390,7 +435,13 @@ impl Simulation for FluidSim {
         let mut report = KernelReload::default();
         let context = (gpu, assets, changed);
         self.grid.reload(context, &mut report);
-        for (kernel, binding) in [&mut self.reorder, &mut self.density, &mut self.force] {
+        let kernels = [
+            &mut self.bin_branches,
+            &mut self.reorder,
+            &mut self.density,
+            &mut self.force,
+        ];
+        for (kernel, binding) in kernels {
             report.kernel(context, kernel, &mut [binding]);
         }
         report

@@ -561,9 +561,16 @@ fn water_never_stays_inside_a_branch_standing_in_the_scene() {
     let radius = 0.06;
     let inside_after = |standing: bool| {
         let (sim, world) = in_world(&scene, &Assets::new(env!("CARGO_MANIFEST_DIR")));
-        let branch = Capsule::moving(a + offset, b + offset, radius, None, 0.0);
-        let in_scene = (glam::Mat4::IDENTITY, false);
-        let written = bodies::block(&[branch], in_scene, (0.0, 0.0), (0, false));
+        // Behind 149 branches elsewhere in the scene (the old limit met 64).
+        let elsewhere = glam::Vec3::new(-5.0, 0.0, 0.0);
+        let mut standing_ones: Vec<Capsule> = (0..149)
+            .map(|k| {
+                let along = glam::Vec3::new(0.0, k as f32 * 0.01, 0.0);
+                Capsule::moving(elsewhere + along, elsewhere + along + a, radius, None, 0.0)
+            })
+            .collect();
+        standing_ones.push(Capsule::moving(a + offset, b + offset, radius, None, 0.0));
+        let written = bodies::branches_block(&standing_ones);
         gpu.queue.write_buffer(&world.branches(&gpu), 0, &written);
         let tank = (glam::Mat4::from_translation(offset), true);
         let keep = (0.2, scene.dx * 0.5);
