@@ -67,10 +67,12 @@ fn integrate_particle(s: u32, before: vec4<f32>, velocity: vec3<f32>, a: vec3<f3
         for (var k = 0u; k < min(bodies.count, 64u); k++) {
             collide_with_capsule(bodies.capsules[k], keep, &at, &v);
         }
-        let bin = bin_index(bin_coords(at, params.container));
-        let listed = select(0u, min(bins[bin], BIN_DEPTH), bodies.branches != 0u);
-        for (var k = 0u; k < listed; k++) {
-            collide_with_capsule(tank_branches[bins[BIN_CELLS + bin * BIN_DEPTH + k]], keep, &at, &v);
+        // (A branch on storage, not a uniform: lavapipe keeps one variant.)
+        if bodies.branches != 0u {
+            let bin = bin_index(bin_coords(at, params.container));
+            for (var k = 0u; k < min(bins[bin], BIN_DEPTH); k++) {
+                collide_with_capsule(tank_branches[bins[BIN_CELLS + bin * BIN_DEPTH + k]], keep, &at, &v);
+            }
         }
         x = vec4<f32>(at, x.w);
     }
