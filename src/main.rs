@@ -286,6 +286,9 @@ struct BenchArgs {
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
+    /// With --layer: also list each measured frame's passes in the JSON (`timeline`), to see which steps are the busiest and why.
+    #[arg(long)]
+    timeline: bool,
     /// Output size instead of the layer's default.
     #[arg(long, value_name = "WxH", value_parser = parse_size)]
     resolution: Option<[u32; 2]>,
@@ -494,6 +497,7 @@ fn bench_command(args: BenchArgs) -> anyhow::Result<()> {
         steps: args.steps,
         set: args.set,
         resolution: args.resolution,
+        timeline: args.timeline,
     })?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);

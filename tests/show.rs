@@ -95,6 +95,7 @@ fn bench_reports_every_pass_of_a_layer() {
         steps: 5,
         set: vec!["shader.aurora.speed=0.5".into()],
         resolution: None,
+        timeline: true,
     });
     let report = match report {
         Ok(r) => r,
@@ -120,6 +121,14 @@ fn bench_reports_every_pass_of_a_layer() {
             .passes
             .iter()
             .all(|p| p.median_ms > 0.0 && p.p95_ms >= p.median_ms)
+    );
+    let timeline = &report.results[0].timeline;
+    assert_eq!(timeline.len(), 5, "one entry a measured frame");
+    assert!(
+        timeline
+            .iter()
+            .all(|f| f.len() == 3 && f[0].0 == "shader.aurora" && f[0].1 > 0.0),
+        "{timeline:?}"
     );
 }
 

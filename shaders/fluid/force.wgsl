@@ -15,54 +15,55 @@
 // Kept for the tests that check the forces against the CPU's.
 @group(0) @binding(7) var<storage, read_write> acceleration: array<vec4<f32>>;
 @group(0) @binding(8) var<storage, read> grid_starts: array<u32>;
+// 1 / density and pressure / density per particle (density.wgsl).
+@group(0) @binding(14) var<storage, read> neighbour_terms: array<vec2<f32>>;
 
 struct Terms {
     pressure: vec3<f32>,
     viscous: vec3<f32>,
 }
 
-// Pressure and viscosity terms over this lane's rows around particle `s`.
-fn pair_terms(s: u32, me: vec3<f32>, v: vec3<f32>, own: vec2<f32>, lane: u32) -> Terms {
-    let home = grid_coords(grid, me);
-    let spiky = params.kernel.y;
-    let laplacian = params.kernel.z;
+// Neighbour j's pressure and viscosity terms added to `t`, if it is near
+// (`d`: from the walk's centre to it). The terms' factors come from what
+// the density stage wrote, so nothing is divided: (p_own + p_theirs) / 2
+// / rho_theirs.
+fn add_pair(t: ptr<function, Terms>, s: u32, j: u32, d: vec3<f32>, own: vec2<f32>, v: vec3<f32>, mirror: bool) {
+    let r2 = dot(d, d);
+    if (j == s && !mirror) || r2 >= params.kernel.w || r2 < 1e-18 {
+        return;
+    }
+    let theirs = neighbour_terms[j];
+    let pairing = params.kernel.y * params.mass * 0.5 * (own.y * theirs.x + theirs.y);
+    let drag = params.kernel.z * params.mass * theirs.x;
+    let inverse_r = inverseSqrt(r2);
+    let w = params.h - r2 * inverse_r;
+    (*t).pressure += pairing * w * w * inverse_r * d;
+    (*t).viscous += drag * w * (select(1.0, -1.0, mirror) * velocity_b[j].xyz - v);
+}
+
+// Pressure and viscosity terms over this lane's rows around `centre`:
+// particle `s` itself, or (`mirror`) its mirror image across a wall, whose
+// neighbours stand for the mirror particles of s's own (|R(o) - x| = |o -
+// R(x)|; the pressure term comes back mirrored, see `compute_force`). A
+// mirror particle moves against its original: no-slip walls, whose
+// friction slows a surge as a real floor does; s's own mirror counts.
+fn pair_terms(s: u32, centre: vec3<f32>, v: vec3<f32>, own: vec2<f32>, lane: u32, mirror: bool) -> Terms {
+    let home = grid_coords(grid, centre);
     let h2 = params.kernel.w;
-    let walls = walls_near(me);
     var t = Terms(vec3<f32>(0.0), vec3<f32>(0.0));
     var cells: array<u32, 2>;
     for (var r = lane; r < ROWS; r += LANES) {
-        row_span(grid, &cells, me, home, r, h2);
-        for (var j = grid_starts[cells[0]]; j < grid_starts[cells[1]]; j++) {
-            let other = position_b[j];
-            let d = other.xyz - me;
-            let r2 = dot(d, d);
-            let near = j != s && r2 < h2 && r2 >= 1e-18;
-            if other.w == 0.0 || (!near && walls.count == 0u) {
-                continue;
-            }
-            let theirs = density[j];
-            let inverse_density = 1.0 / theirs.x;
-            let pairing = spiky * params.mass * (own.y + theirs.y) * 0.5 * inverse_density;
-            let drag = laplacian * params.mass * inverse_density;
-            let u = velocity_b[j].xyz;
-            if near {
-                let inverse_r = inverseSqrt(r2);
-                let w = params.h - r2 * inverse_r;
-                t.pressure += pairing * w * w * inverse_r * d;
-                t.viscous += drag * w * (u - v);
-            }
-            // Mirror particles across the walls, moving against their
-            // originals: no-slip walls, whose friction slows a surge
-            // as a real floor does.
-            for (var k = 0u; k < walls.count; k++) {
-                let g = mirrored(other.xyz, walls.axis[k], walls.at[k]) - me;
-                let g2 = dot(g, g);
-                if g2 < h2 && g2 >= 1e-18 {
-                    let gr = sqrt(g2);
-                    let w = params.h - gr;
-                    t.pressure += pairing * w * w / gr * g;
-                    t.viscous += drag * w * (-u - v);
-                }
+        row_span(grid, &cells, centre, home, r, h2);
+        // Two neighbours a step, their loads overlapping (force 0.408 ->
+        // 0.372 ms at 1M particles on the H200, 5.65 -> 4.80 at 10M).
+        let end = grid_starts[cells[1]];
+        for (var j = grid_starts[cells[0]]; j < end; j += 2u) {
+            let k = min(j + 1u, end - 1u);
+            let da = position_b[j].xyz - centre;
+            let db = position_b[k].xyz - centre;
+            add_pair(&t, s, j, da, own, v, mirror);
+            if k != j {
+                add_pair(&t, s, k, db, own, v, mirror);
             }
         }
     }
@@ -82,7 +83,16 @@ fn compute_force(
     let own = density[walker.at];
     var t = Terms(vec3<f32>(0.0), vec3<f32>(0.0));
     if walker.live & me.w != 0.0 {
-        t = pair_terms(s, me.xyz, v, own, walker.lane);
+        // The neighbours, then the mirror particles wall by wall, each a
+        // walk of its own (see `walks_around`).
+        let walls = walls_near(me.xyz);
+        for (var k = 0u; k <= walls.count; k++) {
+            let around = walks_around(me.xyz, walls, k);
+            var terms = pair_terms(s, around.centre, v, own, walker.lane, k > 0u);
+            terms.pressure[around.axis] *= around.flip;
+            t.pressure += terms.pressure;
+            t.viscous += terms.viscous;
+        }
     }
     t.pressure = lanes_added(local, vec4<f32>(t.pressure, 0.0)).xyz;
     t.viscous = lanes_added(local, vec4<f32>(t.viscous, 0.0)).xyz;

@@ -45,7 +45,12 @@ fn lanes_added(local: u32, share: vec4<f32>) -> vec4<f32> {
 // Walls near a particle, as (axis, wall coordinate) pairs: the fluid is
 // mirrored across them, so a particle at a wall has a full neighbourhood
 // (mirror particles). Without this the layer along a wall has too little
-// density, no pressure, and squirts out along the floor.
+// density, no pressure, and squirts out along the floor. The mirror
+// particles near x are the particles near x's own mirror image, so each
+// wall is a second walk around that image (`walks_around`), and the walk
+// itself holds no mirror code: testing every neighbour against the walls
+// took nearly half of each stage's time (1M particles on the H200:
+// density 0.302 ms with the test, 0.165 without).
 struct Walls {
     count: u32,
     axis: array<u32, 3>,
@@ -71,6 +76,23 @@ fn walls_near(x: vec3<f32>) -> Walls {
         }
     }
     return walls;
+}
+
+// Walk `k` around a particle at `x`: 0 around x itself, k around its mirror
+// image across its k-th wall, whose terms along `axis` are turned by `flip`
+// back into the mirror particles' (the reflection's linear part).
+struct Around {
+    centre: vec3<f32>,
+    axis: u32,
+    flip: f32,
+}
+
+fn walks_around(x: vec3<f32>, walls: Walls, k: u32) -> Around {
+    if k == 0u {
+        return Around(x, 0u, 1.0);
+    }
+    let axis = walls.axis[k - 1u];
+    return Around(mirrored(x, axis, walls.at[k - 1u]), axis, -1.0);
 }
 
 fn mirrored(v: vec3<f32>, axis: u32, at: f32) -> vec3<f32> {

@@ -34,6 +34,8 @@ pub struct BenchOptions {
     pub set: Vec<String>,
     /// Output size instead of the layer's default.
     pub resolution: Option<[u32; 2]>,
+    /// Keep each measured frame's passes in the report.
+    pub timeline: bool,
 }
 
 /// Timing of one pass at one size.
@@ -73,6 +75,10 @@ pub struct SizeResult {
     pub groups: Vec<(String, [f64; 2])>,
     /// What the layer reports after the run (node counts, bytes per step).
     pub layer: std::collections::BTreeMap<String, f64>,
+    /// With `--timeline`: each measured frame's compute and drawing
+    /// passes in order, label and ms.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub timeline: Vec<Vec<(String, f64)>>,
 }
 
 /// A whole bench run.
@@ -167,6 +173,14 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<BenchReport> {
             };
             pass.gb_per_s = pass.bytes as f64 / (pass.median_ms * 1e6).max(1e-12);
         }
+        let timeline = if options.timeline {
+            frames
+                .iter()
+                .map(|f| f.iter().map(|p| (p.label.clone(), p.ms)).collect())
+                .collect()
+        } else {
+            Vec::new()
+        };
         results.push(SizeResult {
             size,
             unit: unit.to_string(),
@@ -176,6 +190,7 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<BenchReport> {
             step: steps,
             groups,
             layer: layer_report.into_iter().collect(),
+            timeline,
         });
     }
     Ok(BenchReport {

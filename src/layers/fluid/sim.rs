@@ -164,6 +164,9 @@ impl FluidSim {
         let (position_b, velocity_b) = (vectors("fluid.position_b"), vectors("fluid.velocity_b"));
         let accelerations = vectors("fluid.acceleration");
         let densities = storage_buffer(gpu, "fluid.density", u64::from(count) * 8, none);
+        // 1 / density and pressure / density, for the force stage's walks.
+        let neighbour_terms =
+            storage_buffer(gpu, "fluid.neighbour_terms", u64::from(count) * 8, none);
         gpu.queue
             .write_buffer(&position_a, 0, bytemuck::cast_slice(positions));
         gpu.queue
@@ -245,6 +248,7 @@ impl FluidSim {
                     (4, &position_b),
                     (6, &densities),
                     (8, &grid.starts),
+                    (14, &neighbour_terms),
                 ],
             )?,
             force: kernel(
@@ -262,6 +266,7 @@ impl FluidSim {
                     (10, &substeps),
                     (11, &bodies),
                     (12, rain),
+                    (14, &neighbour_terms),
                     (16, &tank_branches),
                     (17, &bins),
                 ],
@@ -412,7 +417,7 @@ impl FluidSim {
         let cells = f64::from(self.grid.cells() + 1);
         let grid = cells * 4.0 * 5.0 + n * (16.0 + 4.0 + 4.0 + 4.0 + 4.0 + 4.0);
         let reorder = n * (4.0 + 16.0 * 4.0);
-        let density = n * (16.0 + 8.0) + n * neighbours * 16.0;
+        let density = n * (16.0 + 8.0 + 8.0) + n * neighbours * 16.0;
         let force = n * (16.0 * 5.0 + 8.0) + n * neighbours * (16.0 + 16.0 + 8.0);
         (grid + reorder + density + force) as u64
     }
