@@ -153,36 +153,26 @@ fn attract(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgr
     }
 }
 
-var<workgroup> deepest: atomic<u32>;
-
 // Each candidate takes the slot its prefix sum gives it (so the result does
 // not depend on thread order), while the pool lasts; its edge is appended.
-// The deepest offset grown is gathered per workgroup first: a growth burst
-// of a million nodes, each raising one word alone, queued a million atomics
-// on it (the busiest iterations' connect took 0.64 ms at 10M attractions).
 @compute @workgroup_size(256)
-fn connect(
-    @builtin(global_invocation_id) global: vec3<u32>,
-    @builtin(num_workgroups) groups: vec3<u32>,
-    @builtin(local_invocation_index) local: u32,
-) {
+fn connect(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let i = thread_index(global, groups);
     let count = atomicLoad(&state[NODE_COUNT]);
-    let before = grow_scan[min(i, params.capacity - 1u)];
-    let slot = count + before;
-    let edge = atomicLoad(&state[EDGE_COUNT]) + before;
-    if i < count && candidates[i].w != 0.0 && slot < params.capacity && edge < params.edge_capacity {
-        let t = random01(params.seed, slot);
-        nodes[slot] = vec4<f32>(candidates[i].xyz, 0.0);
-        let tag = ~atomicLoad(&pulled_by[i]);
-        info[slot] = NodeInfo(info[i].offset + 1u, params.mass_min + (params.mass_max - params.mass_min) * t, i32(i), tag);
-        edges[edge] = vec2<u32>(i, slot);
-        atomicMax(&deepest, info[i].offset + 1u);
+    if i >= count || candidates[i].w == 0.0 {
+        return;
     }
-    workgroupBarrier();
-    if local == 0u {
-        atomicMax(&state[MAX_OFFSET], atomicLoad(&deepest));
+    let slot = count + grow_scan[i];
+    let edge = atomicLoad(&state[EDGE_COUNT]) + grow_scan[i];
+    if slot >= params.capacity || edge >= params.edge_capacity {
+        return;
     }
+    let t = random01(params.seed, slot);
+    nodes[slot] = vec4<f32>(candidates[i].xyz, 0.0);
+    let tag = ~atomicLoad(&pulled_by[i]);
+    info[slot] = NodeInfo(info[i].offset + 1u, params.mass_min + (params.mass_max - params.mass_min) * t, i32(i), tag);
+    edges[edge] = vec2<u32>(i, slot);
+    atomicMax(&state[MAX_OFFSET], info[i].offset + 1u);
 }
 
 // One thread: the new counts, and the dispatch and draw sizes from them.

@@ -8,9 +8,6 @@
 @group(0) @binding(4) var<storage, read> position_b: array<vec4<f32>>;
 @group(0) @binding(6) var<storage, read_write> density: array<vec2<f32>>;
 @group(0) @binding(8) var<storage, read> grid_starts: array<u32>;
-// 1 / density and pressure / density: what the force stage's walks take of
-// a neighbour, so they divide by nothing.
-@group(0) @binding(14) var<storage, read_write> neighbour_terms: array<vec2<f32>>;
 
 // One neighbour's Poly6 term, branchless, so the walk takes two a step.
 fn poly6_of(d: vec3<f32>, h2: f32) -> f32 {
@@ -61,12 +58,10 @@ fn compute_density(
     if !walker.live | walker.lane != 0u {
         return;
     }
-    var rho = params.rest_density;
-    var pressure = 0.0;
-    if me.w != 0.0 {
-        rho = max(params.mass * params.kernel.x * sum, 1e-6);
-        pressure = tait_pressure(params, rho);
+    if me.w == 0.0 {
+        density[walker.particle] = vec2<f32>(params.rest_density, 0.0);
+        return;
     }
-    density[walker.particle] = vec2<f32>(rho, pressure);
-    neighbour_terms[walker.particle] = vec2<f32>(1.0 / rho, pressure / rho);
+    let rho = max(params.mass * params.kernel.x * sum, 1e-6);
+    density[walker.particle] = vec2<f32>(rho, tait_pressure(params, rho));
 }

@@ -15,8 +15,6 @@
 // Kept for the tests that check the forces against the CPU's.
 @group(0) @binding(7) var<storage, read_write> acceleration: array<vec4<f32>>;
 @group(0) @binding(8) var<storage, read> grid_starts: array<u32>;
-// 1 / density and pressure / density per particle (density.wgsl).
-@group(0) @binding(14) var<storage, read> neighbour_terms: array<vec2<f32>>;
 
 struct Terms {
     pressure: vec3<f32>,
@@ -24,17 +22,16 @@ struct Terms {
 }
 
 // Neighbour j's pressure and viscosity terms added to `t`, if it is near
-// (`d`: from the walk's centre to it). The terms' factors come from what
-// the density stage wrote, so nothing is divided: (p_own + p_theirs) / 2
-// / rho_theirs.
+// (`d`: from the walk's centre to it).
 fn add_pair(t: ptr<function, Terms>, s: u32, j: u32, d: vec3<f32>, own: vec2<f32>, v: vec3<f32>, mirror: bool) {
     let r2 = dot(d, d);
     if (j == s && !mirror) || r2 >= params.kernel.w || r2 < 1e-18 {
         return;
     }
-    let theirs = neighbour_terms[j];
-    let pairing = params.kernel.y * params.mass * 0.5 * (own.y * theirs.x + theirs.y);
-    let drag = params.kernel.z * params.mass * theirs.x;
+    let theirs = density[j];
+    let inverse_density = 1.0 / theirs.x;
+    let pairing = params.kernel.y * params.mass * (own.y + theirs.y) * 0.5 * inverse_density;
+    let drag = params.kernel.z * params.mass * inverse_density;
     let inverse_r = inverseSqrt(r2);
     let w = params.h - r2 * inverse_r;
     (*t).pressure += pairing * w * w * inverse_r * d;

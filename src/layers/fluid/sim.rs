@@ -115,8 +115,9 @@ pub fn calibrated_mass(dimensions: u32, dx: f64, h: f64, rest_density: f64) -> f
 }
 
 /// Cells of the branch bins and slots a cell (`BIN_CELLS`, `BIN_DEPTH` in
-/// fluid.wgsl): the counts, then the slots.
-const BIN_WORDS: u64 = 4096 * (1 + 32);
+/// fluid.wgsl); the bins buffer holds the counts, then the slots.
+const BIN_CELLS: u64 = 4096;
+const BIN_DEPTH: u64 = 32;
 
 /// The GPU state of one fluid.
 pub struct FluidSim {
@@ -164,9 +165,6 @@ impl FluidSim {
         let (position_b, velocity_b) = (vectors("fluid.position_b"), vectors("fluid.velocity_b"));
         let accelerations = vectors("fluid.acceleration");
         let densities = storage_buffer(gpu, "fluid.density", u64::from(count) * 8, none);
-        // 1 / density and pressure / density, for the force stage's walks.
-        let neighbour_terms =
-            storage_buffer(gpu, "fluid.neighbour_terms", u64::from(count) * 8, none);
         gpu.queue
             .write_buffer(&position_a, 0, bytemuck::cast_slice(positions));
         gpu.queue
@@ -182,7 +180,12 @@ impl FluidSim {
             (MAX_BRANCHES * size_of::<Capsule>()) as u64,
             none,
         );
-        let bins = storage_buffer(gpu, "fluid.branch_bins", BIN_WORDS * 4, none);
+        let bins = storage_buffer(
+            gpu,
+            "fluid.branch_bins",
+            BIN_CELLS * (1 + BIN_DEPTH) * 4,
+            none,
+        );
         gpu.queue
             .write_buffer(&count_buffer, 0, bytemuck::bytes_of(&count));
         let uniform = uniform_buffer(&gpu.device, "fluid.params", size_of::<FluidParams>());
@@ -248,7 +251,6 @@ impl FluidSim {
                     (4, &position_b),
                     (6, &densities),
                     (8, &grid.starts),
-                    (14, &neighbour_terms),
                 ],
             )?,
             force: kernel(
@@ -266,7 +268,6 @@ impl FluidSim {
                     (10, &substeps),
                     (11, &bodies),
                     (12, rain),
-                    (14, &neighbour_terms),
                     (16, &tank_branches),
                     (17, &bins),
                 ],
@@ -318,7 +319,7 @@ impl FluidSim {
         if substeps == 0 {
             return;
         }
-        encoder.clear_buffer(&self.bins, 0, Some(4096 * 4));
+        encoder.clear_buffer(&self.bins, 0, Some(BIN_CELLS * 4));
         let bin = |pass: &mut wgpu::ComputePass<'_>| {
             let (kernel, group) = &self.bin_branches;
             kernel.dispatch(pass, group, MAX_BRANCHES as u32, 64);
@@ -417,7 +418,7 @@ impl FluidSim {
         let cells = f64::from(self.grid.cells() + 1);
         let grid = cells * 4.0 * 5.0 + n * (16.0 + 4.0 + 4.0 + 4.0 + 4.0 + 4.0);
         let reorder = n * (4.0 + 16.0 * 4.0);
-        let density = n * (16.0 + 8.0 + 8.0) + n * neighbours * 16.0;
+        let density = n * (16.0 + 8.0) + n * neighbours * 16.0;
         let force = n * (16.0 * 5.0 + 8.0) + n * neighbours * (16.0 + 16.0 + 8.0);
         (grid + reorder + density + force) as u64
     }
