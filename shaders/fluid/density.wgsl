@@ -1,5 +1,6 @@
 // SPH stage 2: density (Poly6, the particle itself and its mirrors
-// included) and Tait pressure, LANES threads to a particle.
+// included) and Tait pressure, LANES threads to a particle, each listing
+// the neighbours it met for the force stage (`LISTED` in fluid.wgsl).
 
 #include "fluid/substep.wgsl"
 
@@ -8,6 +9,7 @@
 @group(0) @binding(4) var<storage, read> position_b: array<vec4<f32>>;
 @group(0) @binding(6) var<storage, read_write> density: array<vec2<f32>>;
 @group(0) @binding(8) var<storage, read> grid_starts: array<u32>;
+@group(0) @binding(18) var<storage, read_write> listed: array<u32>;
 
 // One neighbour's Poly6 term, branchless, so the walk takes two a step.
 fn poly6_of(d: vec3<f32>, h2: f32) -> f32 {
@@ -15,9 +17,21 @@ fn poly6_of(d: vec3<f32>, h2: f32) -> f32 {
     return q * q * q;
 }
 
+// Neighbour j, `d` from the walk's centre, put on `walker`'s list if it
+// is one; `count` counts them past the list's end too.
+fn list_if_near(walker: u32, j: u32, d: vec3<f32>, count: ptr<function, u32>) {
+    if is_neighbour(dot(d, d)) {
+        if *count < LISTED {
+            listed[listed_at(walker, 1u + *count, walkers())] = j;
+        }
+        *count += 1u;
+    }
+}
+
 // The Poly6 sum over this lane's rows of the neighbourhood of `me` (a
-// particle, or its mirror image: see `walks_around`).
-fn poly6_sum(me: vec3<f32>, lane: u32) -> f32 {
+// particle, or its mirror image: see `walks_around`), the neighbours
+// listed on the way.
+fn poly6_sum(me: vec3<f32>, lane: u32, walker: u32, count: ptr<function, u32>) -> f32 {
     let h2 = params.kernel.w;
     let home = grid_coords(grid, me);
     var sum = 0.0;
@@ -30,10 +44,16 @@ fn poly6_sum(me: vec3<f32>, lane: u32) -> f32 {
         let end = grid_starts[cells[1]];
         var j = grid_starts[cells[0]];
         for (; j + 1u < end; j += 2u) {
-            sum += poly6_of(position_b[j].xyz - me, h2) + poly6_of(position_b[j + 1u].xyz - me, h2);
+            let da = position_b[j].xyz - me;
+            let db = position_b[j + 1u].xyz - me;
+            sum += poly6_of(da, h2) + poly6_of(db, h2);
+            list_if_near(walker, j, da, count);
+            list_if_near(walker, j + 1u, db, count);
         }
         if j < end {
-            sum += poly6_of(position_b[j].xyz - me, h2);
+            let d = position_b[j].xyz - me;
+            sum += poly6_of(d, h2);
+            list_if_near(walker, j, d, count);
         }
     }
     return sum;
@@ -48,11 +68,18 @@ fn compute_density(
     let walker = lane_of(global, groups, local);
     let me = select(vec4<f32>(0.0), position_b[walker.at], walker.live);
     var sum = 0.0;
+    // Where each walk's entries end, a byte a walk.
+    var ends = 0u;
+    var count = 0u;
     if walker.live & me.w != 0.0 {
         let walls = walls_near(me.xyz);
         for (var k = 0u; k <= walls.count; k++) {
-            sum += poly6_sum(walks_around(me.xyz, walls, k).centre, walker.lane);
+            sum += poly6_sum(walks_around(me.xyz, walls, k).centre, walker.lane, walker.walker, &count);
+            ends |= min(count, 255u) << (8u * k);
         }
+    }
+    if walker.live {
+        listed[listed_at(walker.walker, 0u, walkers())] = select(ends, NOT_LISTED, count > LISTED);
     }
     sum = lanes_added(local, vec4<f32>(sum, 0.0, 0.0, 0.0)).x;
     if !walker.live | walker.lane != 0u {

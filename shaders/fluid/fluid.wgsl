@@ -46,6 +46,24 @@ fn tait_pressure(p: FluidParams, density: f32) -> f32 {
 // substep). The layer picks LANES for its particle count.
 override LANES: u32 = 1u;
 
+// The neighbours the density stage found near each walker (a particle's
+// lane: particle * LANES + lane), kept for the force stage so that it
+// walks only them and not the grid's rows again (every row's bounds and
+// the candidates in them farther than h were half of its time). Word 0
+// of a walker packs where each of its walks' entries end (a byte a walk:
+// its own neighbourhood, then its walls' mirror images), words 1 to
+// LISTED the neighbours' indices, walk after walk; NOT_LISTED there when
+// more were near than fit (the force stage then walks the grid itself).
+// Word w of walker t lies at w * walkers + t: walkers side by side read
+// and write side by side. The layer picks LISTED for the device's
+// buffer limit (0: nothing is listed).
+override LISTED: u32 = 0u;
+const NOT_LISTED: u32 = 0xffffffffu;
+
+fn listed_at(walker: u32, word: u32, walkers: u32) -> u32 {
+    return word * walkers + walker;
+}
+
 // The branches the water meets, binned once a frame (fluid/branches.wgsl)
 // in a coarse grid of BIN_SIDE^3 cells over the tank: `bins` holds each
 // cell's count, then BIN_DEPTH branch slots per cell. A particle tests the

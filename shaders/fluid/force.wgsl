@@ -1,6 +1,8 @@
 // SPH stage 3: acceleration from pressure (Spiky gradient, the symmetric
 // average of the seed's code), viscosity (its Laplacian), gravity, walls
-// and interaction points, LANES threads to a particle; then stage 4 (the
+// and interaction points, LANES threads to a particle, over the neighbours
+// the density stage listed (the grid's rows where the list overflowed);
+// then stage 4 (the
 // integrate step, integrate.wgsl) for it in the same pass, which saves a
 // pass and the accelerations' round trip each substep.
 
@@ -15,19 +17,17 @@
 // Kept for the tests that check the forces against the CPU's.
 @group(0) @binding(7) var<storage, read_write> acceleration: array<vec4<f32>>;
 @group(0) @binding(8) var<storage, read> grid_starts: array<u32>;
+@group(0) @binding(18) var<storage, read> listed: array<u32>;
 
 struct Terms {
     pressure: vec3<f32>,
     viscous: vec3<f32>,
 }
 
-// Neighbour j's pressure and viscosity terms added to `t`, if it is near
-// (`d`: from the walk's centre to it).
-fn add_pair(t: ptr<function, Terms>, s: u32, j: u32, d: vec3<f32>, own: vec2<f32>, v: vec3<f32>, mirror: bool) {
+// Neighbour j's pressure and viscosity terms added to `t` (`d`: from the
+// walk's centre to it, which `is_neighbour` took).
+fn add_pair(t: ptr<function, Terms>, j: u32, d: vec3<f32>, own: vec2<f32>, v: vec3<f32>, mirror: bool) {
     let r2 = dot(d, d);
-    if (j == s && !mirror) || r2 >= params.kernel.w || r2 < 1e-18 {
-        return;
-    }
     let theirs = density[j];
     let inverse_density = 1.0 / theirs.x;
     let pairing = params.kernel.y * params.mass * (own.y + theirs.y) * 0.5 * inverse_density;
@@ -38,13 +38,38 @@ fn add_pair(t: ptr<function, Terms>, s: u32, j: u32, d: vec3<f32>, own: vec2<f32
     (*t).viscous += drag * w * (select(1.0, -1.0, mirror) * velocity_b[j].xyz - v);
 }
 
-// Pressure and viscosity terms over this lane's rows around `centre`:
-// particle `s` itself, or (`mirror`) its mirror image across a wall, whose
-// neighbours stand for the mirror particles of s's own (|R(o) - x| = |o -
-// R(x)|; the pressure term comes back mirrored, see `compute_force`). A
-// mirror particle moves against its original: no-slip walls, whose
-// friction slows a surge as a real floor does; s's own mirror counts.
-fn pair_terms(s: u32, centre: vec3<f32>, v: vec3<f32>, own: vec2<f32>, lane: u32, mirror: bool) -> Terms {
+// The same for a candidate of a grid walk, if it is near.
+fn add_if_near(t: ptr<function, Terms>, j: u32, d: vec3<f32>, own: vec2<f32>, v: vec3<f32>, mirror: bool) {
+    if is_neighbour(dot(d, d)) {
+        add_pair(t, j, d, own, v, mirror);
+    }
+}
+
+// Pressure and viscosity terms around `centre`: particle s itself, or
+// (`mirror`) its mirror image across a wall, whose neighbours stand for
+// the mirror particles of s's own (|R(o) - x| = |o - R(x)|; the pressure
+// term comes back mirrored, see `compute_force`). A mirror particle moves
+// against its original: no-slip walls, whose friction slows a surge as a
+// real floor does; s's own mirror counts. This over the walker's listed
+// entries `begin` to `end` of the walk...
+fn listed_terms(walker: u32, begin: u32, end: u32, centre: vec3<f32>, v: vec3<f32>, own: vec2<f32>, mirror: bool) -> Terms {
+    var t = Terms(vec3<f32>(0.0), vec3<f32>(0.0));
+    // Two neighbours a step, their loads overlapping.
+    for (var e = begin; e < end; e += 2u) {
+        let a = listed[listed_at(walker, 1u + e, walkers())];
+        let b = listed[listed_at(walker, 1u + min(e + 1u, end - 1u), walkers())];
+        let da = position_b[a].xyz - centre;
+        let db = position_b[b].xyz - centre;
+        add_pair(&t, a, da, own, v, mirror);
+        if e + 1u < end {
+            add_pair(&t, b, db, own, v, mirror);
+        }
+    }
+    return t;
+}
+
+// ...and this over the lane's rows of the grid, where the list overflowed.
+fn walked_terms(centre: vec3<f32>, v: vec3<f32>, own: vec2<f32>, lane: u32, mirror: bool) -> Terms {
     let home = grid_coords(grid, centre);
     let h2 = params.kernel.w;
     var t = Terms(vec3<f32>(0.0), vec3<f32>(0.0));
@@ -58,9 +83,9 @@ fn pair_terms(s: u32, centre: vec3<f32>, v: vec3<f32>, own: vec2<f32>, lane: u32
             let k = min(j + 1u, end - 1u);
             let da = position_b[j].xyz - centre;
             let db = position_b[k].xyz - centre;
-            add_pair(&t, s, j, da, own, v, mirror);
+            add_if_near(&t, j, da, own, v, mirror);
             if k != j {
-                add_pair(&t, s, k, db, own, v, mirror);
+                add_if_near(&t, k, db, own, v, mirror);
             }
         }
     }
@@ -83,9 +108,18 @@ fn compute_force(
         // The neighbours, then the mirror particles wall by wall, each a
         // walk of its own (see `walks_around`).
         let walls = walls_near(me.xyz);
+        let ends = listed[listed_at(walker.walker, 0u, walkers())];
+        var begin = 0u;
         for (var k = 0u; k <= walls.count; k++) {
             let around = walks_around(me.xyz, walls, k);
-            var terms = pair_terms(s, around.centre, v, own, walker.lane, k > 0u);
+            let end = (ends >> (8u * k)) & 0xffu;
+            var terms: Terms;
+            if ends == NOT_LISTED {
+                terms = walked_terms(around.centre, v, own, walker.lane, k > 0u);
+            } else {
+                terms = listed_terms(walker.walker, begin, end, around.centre, v, own, k > 0u);
+            }
+            begin = end;
             terms.pressure[around.axis] *= around.flip;
             t.pressure += terms.pressure;
             t.viscous += terms.viscous;

@@ -10,18 +10,33 @@ fn particle(global: vec3<u32>, groups: vec3<u32>) -> u32 {
 }
 
 // The particle a thread of a neighbour walk works for (`LANES` threads to
-// one), its lane, whether it is a particle at all, and an index safe to
-// read at either way.
+// one), its lane, whether it is a particle at all, an index safe to read
+// at either way, and the thread as a walker of the neighbour lists
+// (`listed_at` in fluid.wgsl).
 struct LaneOf {
     particle: u32,
     lane: u32,
     live: bool,
     at: u32,
+    walker: u32,
 }
 
 fn lane_of(global: vec3<u32>, groups: vec3<u32>, local: u32) -> LaneOf {
-    let s = particle(global, groups) / LANES;
-    return LaneOf(s, local % LANES, s < params.count, min(s, params.count - 1u));
+    let t = particle(global, groups);
+    let s = t / LANES;
+    return LaneOf(s, local % LANES, s < params.count, min(s, params.count - 1u), t);
+}
+
+// Walkers of the neighbour lists: every lane of every particle.
+fn walkers() -> u32 {
+    return params.count * LANES;
+}
+
+// Whether a candidate `r2` away from a walk's centre is a neighbour whose
+// terms count: within h, and not the particle itself (0 away from its own
+// walk's centre).
+fn is_neighbour(r2: f32) -> bool {
+    return (r2 < params.kernel.w) & (r2 >= 1e-18);
 }
 
 var<workgroup> lane_shares: array<vec4<f32>, 256>;

@@ -1,6 +1,6 @@
 //! `sylva bench`: runs one layer at increasing sizes and prints the GPU
-//! milliseconds of each pass (median and p95 over many frames after a
-//! warm-up), from timestamp queries. Each frame is waited for, so the
+//! milliseconds of each pass (median and p95 over many frames after the
+//! GPU's clocks and the layer are warmed up), from timestamp queries. Each frame is waited for, so the
 //! numbers are per pass, not overlapped. A size is in the layer's own unit;
 //! for `shader` layers it is the output height in pixels at 16:9.
 
@@ -123,7 +123,12 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<BenchReport> {
         let (unit, settings) = (workload.unit, &workload.settings);
         let resolution = options.resolution.unwrap_or(workload.resolution);
         let (assets, _) = options.show.assets();
-        let mut show = Show::new(gpu.clone(), assets, OUTPUT_FORMAT, options.show.seed)?;
+        let mut show = Show::new(
+            gpu.clone(),
+            assets.clone(),
+            OUTPUT_FORMAT,
+            options.show.seed,
+        )?;
         let preset = Preset {
             file: "bench".into(),
             description: String::new(),
@@ -137,6 +142,7 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<BenchReport> {
         }
         show.apply_preset("bench", &preset)?;
         show.profiler.time_stages();
+        super::warm_up::warm_clocks(&gpu, &assets)?;
         let frames = measure(&mut show, resolution, options.steps)?;
         let layer_report = show
             .layers()

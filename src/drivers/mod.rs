@@ -9,5 +9,6 @@ pub mod cli;
 pub mod headless;
 pub mod send;
 pub mod video;
+pub mod warm_up;
 pub mod whole_frame;
 pub mod window;

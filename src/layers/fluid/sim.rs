@@ -1,6 +1,7 @@
 //! The SPH simulation on the GPU (SEEDS.md 002): particles in grid order,
 //! a counting sort into cells of h / 2 each substep, then reorder,
-//! density, force and integrate passes. Nothing is read back during a step.
+//! density (listing each particle's neighbours), force over those lists
+//! and integrate passes. Nothing is read back during a step.
 
 use crate::engine::simulation::Simulation;
 use bytemuck::{Pod, Zeroable};
@@ -119,6 +120,23 @@ pub fn calibrated_mass(dimensions: u32, dx: f64, h: f64, rest_density: f64) -> f
 const BIN_CELLS: u64 = 4096;
 const BIN_DEPTH: u64 = 32;
 
+/// Neighbours a walker's list holds (`LISTED` in fluid.wgsl): the ~28 of a
+/// particle in the bulk, with room for the mirror particles at a wall and
+/// for compression; a walker with more walks the grid in the force stage.
+pub const LIST_DEPTH: u32 = 48;
+
+/// The list depth for `walkers` that fits a storage buffer of `limit`
+/// bytes, at most `cap`: none (every force walks the grid) where fewer
+/// than eight would fit.
+fn list_depth(walkers: u32, limit: u64, cap: u32) -> u32 {
+    let fits = (limit / (u64::from(walkers) * 4)).saturating_sub(1);
+    if fits < 8 {
+        0
+    } else {
+        fits.min(u64::from(cap)) as u32
+    }
+}
+
 /// The GPU state of one fluid.
 pub struct FluidSim {
     grid: GridSort,
@@ -130,6 +148,9 @@ pub struct FluidSim {
     force: (Kernel, Binding),
     /// Threads sharing each particle's neighbour walk (`LANES` in fluid.wgsl).
     lanes: u32,
+    /// Each walker's neighbours, from the density stage to the force stage
+    /// (`LISTED` in fluid.wgsl).
+    listed: wgpu::Buffer,
     params: wgpu::Buffer,
     /// Positions in grid order between substeps: xyz, w = 1 alive, 0 drained.
     pub positions: wgpu::Buffer,
@@ -154,9 +175,22 @@ impl FluidSim {
     pub fn new(
         gpu: &Gpu,
         assets: &Assets,
+        particles: (&[[f32; 4]], &[[f32; 4]]),
+        params: &FluidParams,
+        world: (&wgpu::Buffer, &wgpu::Buffer),
+    ) -> Result<Self, BuildError> {
+        Self::with_lists_of(gpu, assets, particles, params, world, LIST_DEPTH)
+    }
+
+    /// The same with neighbour lists of at most `depth` (the tests' way to
+    /// make the force stage walk the grid for some particles or all).
+    pub fn with_lists_of(
+        gpu: &Gpu,
+        assets: &Assets,
         (positions, velocities): (&[[f32; 4]], &[[f32; 4]]),
         params: &FluidParams,
         (rain, branches): (&wgpu::Buffer, &wgpu::Buffer),
+        depth: u32,
     ) -> Result<Self, BuildError> {
         let count = positions.len().max(1) as u32;
         let none = wgpu::BufferUsages::empty();
@@ -205,6 +239,17 @@ impl FluidSim {
             count,
         )?;
         let lanes = lanes_for(count);
+        let limits = gpu.device.limits();
+        let limit = limits
+            .max_storage_buffer_binding_size
+            .min(limits.max_buffer_size);
+        let depth = list_depth(count * lanes, limit, depth.min(255));
+        let listed = storage_buffer(
+            gpu,
+            "fluid.listed",
+            u64::from(count * lanes) * u64::from(1 + depth) * 4,
+            none,
+        );
         let kernel = |entry: &str,
                       bindings: &[(u32, &wgpu::Buffer)]|
          -> Result<(Kernel, Binding), BuildError> {
@@ -215,7 +260,7 @@ impl FluidSim {
                 "bin_branches" => "fluid/branches.wgsl".to_string(),
                 other => format!("fluid/{other}.wgsl"),
             };
-            let constants = [("LANES", f64::from(lanes))];
+            let constants = [("LANES", f64::from(lanes)), ("LISTED", f64::from(depth))];
             let kernel = Kernel::with_constants(gpu, assets, &file, entry, &constants)?;
             let group = kernel.bind(gpu, bindings);
             Ok((kernel, group))
@@ -251,6 +296,7 @@ impl FluidSim {
                     (4, &position_b),
                     (6, &densities),
                     (8, &grid.starts),
+                    (18, &listed),
                 ],
             )?,
             force: kernel(
@@ -270,10 +316,12 @@ impl FluidSim {
                     (12, rain),
                     (16, &tank_branches),
                     (17, &bins),
+                    (18, &listed),
                 ],
             )?,
             bins,
             lanes,
+            listed,
             grid,
             params: uniform,
             positions: position_a,
@@ -411,6 +459,14 @@ impl FluidSim {
         ))
     }
 
+    /// Walkers (particles' lanes) whose neighbours did not fit their list
+    /// in the last substep, so that the force stage walked the grid for
+    /// them, and walkers in all (waits for the GPU).
+    pub fn walked_unlisted(&self, gpu: &Gpu) -> Result<(usize, usize), ReadbackError> {
+        let ends = read_buffer::<u32>(gpu, &self.listed, (self.count * self.lanes) as usize)?;
+        Ok((ends.iter().filter(|&&e| e == u32::MAX).count(), ends.len()))
+    }
+
     /// Bytes one substep moves (each buffer touch counted once; the
     /// neighbour reads of density and force counted per neighbour).
     pub fn bytes_per_step(&self, neighbours: f64) -> u64 {
@@ -418,8 +474,8 @@ impl FluidSim {
         let cells = f64::from(self.grid.cells() + 1);
         let grid = cells * 4.0 * 5.0 + n * (16.0 + 4.0 + 4.0 + 4.0 + 4.0 + 4.0);
         let reorder = n * (4.0 + 16.0 * 4.0);
-        let density = n * (16.0 + 8.0) + n * neighbours * 16.0;
-        let force = n * (16.0 * 5.0 + 8.0) + n * neighbours * (16.0 + 16.0 + 8.0);
+        let density = n * (16.0 + 8.0 + 4.0) + n * neighbours * (16.0 + 4.0);
+        let force = n * (16.0 * 5.0 + 8.0 + 4.0) + n * neighbours * (4.0 + 16.0 + 16.0 + 8.0);
         (grid + reorder + density + force) as u64
     }
 }

@@ -6,7 +6,7 @@ use sylva::engine::simulation::Simulation;
 use sylva::gpu::GpuProfiler;
 use sylva::layers::fluid::reference::densities_and_accelerations;
 use sylva::layers::fluid::scene::{Scene, block};
-use sylva::layers::fluid::sim::FluidSim;
+use sylva::layers::fluid::sim::{FluidSim, LIST_DEPTH};
 
 use crate::support;
 use crate::support::Checked;
@@ -28,14 +28,20 @@ fn raining(scene: &Scene, assets: &Assets) -> (FluidSim, wgpu::Buffer) {
 
 /// The fluid of `scene` and the world whose rain map and branches it binds.
 fn in_world(scene: &Scene, assets: &Assets) -> (FluidSim, sylva::engine::world::World) {
+    listing(scene, assets, LIST_DEPTH)
+}
+
+/// The same with neighbour lists of at most `depth`.
+fn listing(scene: &Scene, assets: &Assets, depth: u32) -> (FluidSim, sylva::engine::world::World) {
     let gpu = support::gpu();
     let world = sylva::engine::world::World::default();
-    let sim = FluidSim::new(
+    let sim = FluidSim::with_lists_of(
         &gpu,
         assets,
         (&scene.positions, &scene.velocities),
         &scene.params,
         (&world.rain(&gpu), &world.branches(&gpu)),
+        depth,
     )
     .unwrap_or_else(|e| panic!("{e}"));
     (sim, world)
@@ -77,17 +83,39 @@ fn stirred() -> Scene {
     scene
 }
 
+/// The force stage walks the listed neighbours of every particle (full
+/// lists), of some (lists of two: the others walk the grid), or of none
+/// (no lists): the same forces each way.
 #[test]
 fn one_gpu_substep_matches_the_f64_reference() {
-    let gpu = support::gpu();
     let scene = stirred();
     assert!(
         (1800..2300).contains(&scene.positions.len()),
         "{}",
         scene.positions.len()
     );
-    let sim = upload(&scene);
-    run(&sim, 1);
+    let assets = Assets::new(env!("CARGO_MANIFEST_DIR"));
+    for depth in [LIST_DEPTH, 2, 0] {
+        let (sim, _world) = listing(&scene, &assets, depth);
+        run(&sim, 1);
+        let (walked, walkers) = sim
+            .walked_unlisted(&support::gpu())
+            .unwrap_or_else(|e| panic!("{e}"));
+        let expected = match depth {
+            LIST_DEPTH => 0..1,
+            2 => walkers / 10..walkers * 9 / 10,
+            _ => walkers / 2..walkers + 1,
+        };
+        assert!(
+            expected.contains(&walked),
+            "lists of {depth}: {walked} of {walkers} walked the grid"
+        );
+        assert_matches_the_reference(&sim, &scene);
+    }
+}
+
+fn assert_matches_the_reference(sim: &FluidSim, scene: &Scene) {
+    let gpu = support::gpu();
     let (densities, accelerations, order) = sim.read_forces(&gpu).unwrap_or_else(|e| panic!("{e}"));
     let (want_density, want_acceleration) =
         densities_and_accelerations(&scene.positions, &scene.velocities, &scene.params);
