@@ -22,7 +22,7 @@ fn poly6_of(d: vec3<f32>, h2: f32) -> f32 {
 fn list_if_near(walker: u32, j: u32, d: vec3<f32>, count: ptr<function, u32>) {
     if is_neighbour(dot(d, d)) {
         if *count < LISTED {
-            listed[listed_at(walker, 1u + *count, walkers())] = j;
+            listed[listed_at(walker, 1u + *count)] = j;
         }
         *count += 1u;
     }
@@ -79,7 +79,7 @@ fn compute_density(
         }
     }
     if walker.live {
-        listed[listed_at(walker.walker, 0u, walkers())] = select(ends, NOT_LISTED, count > LISTED);
+        listed[listed_at(walker.walker, 0u)] = select(ends, NOT_LISTED, count > LISTED);
     }
     sum = lanes_added(local, vec4<f32>(sum, 0.0, 0.0, 0.0)).x;
     if !walker.live | walker.lane != 0u {

@@ -54,14 +54,19 @@ override LANES: u32 = 1u;
 // its own neighbourhood, then its walls' mirror images), words 1 to
 // LISTED the neighbours' indices, walk after walk; NOT_LISTED there when
 // more were near than fit (the force stage then walks the grid itself).
-// Word w of walker t lies at w * walkers + t: walkers side by side read
-// and write side by side. The layer picks LISTED for the device's
-// buffer limit (0: nothing is listed).
+// The lists of 32 walkers side by side make one block, word by word (word
+// w of walker t at block t / 32, row w, column t % 32): a warp reads and
+// writes whole lines, and its lines lie together (10M particles on the
+// H200: density 3.61 ms with each word of every walker side by side
+// across the whole buffer, 3.38 in blocks of 32, 3.54 in blocks of 8).
+// The layer picks LISTED for the device's buffer limit (0: nothing is
+// listed) and rounds the walkers up to whole blocks.
 override LISTED: u32 = 0u;
 const NOT_LISTED: u32 = 0xffffffffu;
+const LIST_BLOCK: u32 = 32u;
 
-fn listed_at(walker: u32, word: u32, walkers: u32) -> u32 {
-    return word * walkers + walker;
+fn listed_at(walker: u32, word: u32) -> u32 {
+    return ((walker / LIST_BLOCK) * (LISTED + 1u) + word) * LIST_BLOCK + walker % LIST_BLOCK;
 }
 
 // The branches the water meets, binned once a frame (fluid/branches.wgsl)

@@ -27,11 +27,6 @@ fn lane_of(global: vec3<u32>, groups: vec3<u32>, local: u32) -> LaneOf {
     return LaneOf(s, local % LANES, s < params.count, min(s, params.count - 1u), t);
 }
 
-// Walkers of the neighbour lists: every lane of every particle.
-fn walkers() -> u32 {
-    return params.count * LANES;
-}
-
 // Whether a candidate `r2` away from a walk's centre is a neighbour whose
 // terms count: within h, and not the particle itself (0 away from its own
 // walk's centre).

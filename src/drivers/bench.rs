@@ -19,6 +19,13 @@ use crate::show::ShowOptions;
 /// Frames rendered before measuring, so pipelines and caches are warm.
 const WARM_UP: usize = 10;
 
+/// A frame whose fixed reference pass took more than this times its
+/// median was a frame of a slow GPU, not of a busy layer.
+pub const DISTURBED: f64 = 1.25;
+
+/// The pass every bench frame runs with the same work.
+const REFERENCE_PASS: &str = "compositor.master";
+
 /// Options of `sylva bench`.
 #[derive(Debug, Clone)]
 pub struct BenchOptions {
@@ -68,8 +75,15 @@ pub struct SizeResult {
     /// Per pass.
     pub passes: Vec<PassStats>,
     /// A simulation step (all the layer's compute passes of a frame):
-    /// median and busiest, in ms.
+    /// median and busiest, in ms, over the frames the GPU ran at its pace
+    /// (see `disturbed_frames`).
     pub step: Option<[f64; 2]>,
+    /// Frames left out of `step` and `groups`: those in which the
+    /// compositor's master pass, the same work every frame, took over
+    /// [`DISTURBED`] times its median, so the whole GPU ran slow (on the
+    /// H200 every pass 2-5x slower in runs of 5-45 frames, at full clocks,
+    /// at random points of a run).
+    pub disturbed_frames: usize,
     /// Further groups of passes the kind times on their own (the skinned
     /// layer's skinning and growth): name, median and busiest ms.
     pub groups: Vec<(String, [f64; 2])>,
@@ -149,13 +163,14 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<BenchReport> {
             .first()
             .map(|l| l.report(&gpu))
             .unwrap_or_default();
-        let steps = step_statistics(&frames, &[format!("{}.", options.layer)]);
+        let steady = steady_frames(&frames);
+        let steps = step_statistics(&steady, &[format!("{}.", options.layer)]);
         let groups = workload
             .groups
             .iter()
             .filter_map(|(name, prefixes)| {
                 let prefixes: Vec<String> = prefixes.iter().map(|p| p.to_string()).collect();
-                Some((name.to_string(), step_statistics(&frames, &prefixes)?))
+                Some((name.to_string(), step_statistics(&steady, &prefixes)?))
             })
             .collect();
         let mut passes = statistics(&frames);
@@ -194,6 +209,7 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<BenchReport> {
             steps: frames.len(),
             passes,
             step: steps,
+            disturbed_frames: frames.len() - steady.len(),
             groups,
             layer: layer_report.into_iter().collect(),
             timeline,
@@ -262,6 +278,28 @@ fn pass_bytes(label: &str, layer: &str, pixels: u64) -> u64 {
     } else {
         0
     }
+}
+
+/// The frames whose reference pass ran within [`DISTURBED`] times its
+/// median (all of them where no frame has it).
+fn steady_frames(frames: &[Vec<PassTime>]) -> Vec<Vec<PassTime>> {
+    let reference = |frame: &[PassTime]| {
+        frame
+            .iter()
+            .find(|p| p.label == REFERENCE_PASS)
+            .map(|p| p.ms)
+    };
+    let mut times: Vec<f64> = frames.iter().filter_map(|f| reference(f)).collect();
+    if times.is_empty() {
+        return frames.to_vec();
+    }
+    times.sort_by(f64::total_cmp);
+    let limit = percentile(&times, 0.5) * DISTURBED;
+    frames
+        .iter()
+        .filter(|f| reference(f).is_none_or(|ms| ms <= limit))
+        .cloned()
+        .collect()
 }
 
 /// Median and largest per-frame sum of the compute passes whose labels
@@ -357,6 +395,12 @@ pub fn table(report: &BenchReport) -> String {
                 "  step: median {median:.4} ms, busiest {busiest:.4} ms\n"
             ));
         }
+        if result.disturbed_frames > 0 {
+            text.push_str(&format!(
+                "  {} frames left out of the steps: {REFERENCE_PASS} over {DISTURBED}x its median (the whole GPU ran slow)\n",
+                result.disturbed_frames
+            ));
+        }
         for (name, [median, busiest]) in &result.groups {
             text.push_str(&format!(
                 "  {name}: median {median:.4} ms, busiest {busiest:.4} ms\n"
@@ -393,5 +437,32 @@ mod tests {
         assert_eq!(stats[0].pass, "a");
         assert_eq!((stats[0].median_ms, stats[0].p95_ms), (50.0, 95.0));
         assert_eq!((stats[1].median_ms, stats[1].p95_ms), (1.0, 1.0));
+    }
+
+    /// Frames in which the reference pass ran slow (a slow GPU, not a busy
+    /// layer) are left out of the steps; a layer's own busy frame is not.
+    #[test]
+    fn frames_of_a_slow_gpu_are_left_out_of_the_steps() {
+        let frame = |step: f64, master: f64| {
+            vec![
+                PassTime {
+                    label: "colony.search".into(),
+                    ms: step,
+                },
+                PassTime {
+                    label: REFERENCE_PASS.into(),
+                    ms: master,
+                },
+            ]
+        };
+        let mut frames: Vec<Vec<PassTime>> = (0..20)
+            .map(|i| frame(1.0 + f64::from(i) * 0.01, 0.33))
+            .collect();
+        frames.push(frame(3.0, 0.36));
+        frames.extend((0..5).map(|_| frame(4.0, 1.6)));
+        let steady = steady_frames(&frames);
+        assert_eq!(frames.len() - steady.len(), 5);
+        let [_, busiest] = step_statistics(&steady, &["colony.".to_string()]).unwrap_or_default();
+        assert_eq!(busiest, 3.0);
     }
 }

@@ -1,6 +1,7 @@
 //! Counting sort of points into a uniform grid on the GPU
-//! (`shaders/common/grid_sort.wgsl`): clear, count per cell, prefix sum,
-//! scatter. Neighbour searches (the colony's nearest node, the fluid's
+//! (`shaders/common/grid_sort.wgsl`): clear, count per cell (each point
+//! keeping its rank in its cell), prefix sum, scatter (the sort's own, or
+//! the caller's, which may move the points' data as it places them). Neighbour searches (the colony's nearest node, the fluid's
 //! neighbours) then visit only the 27 cells around a point. The point count
 //! stays on the GPU; the dispatches over points are indirect.
 
@@ -88,6 +89,9 @@ pub struct GridSort {
     pub grid: wgpu::Buffer,
     /// After a sort: the first sorted slot of each cell, and the total last.
     pub starts: wgpu::Buffer,
+    /// Each point's cell and its rank among the cell's points (vec2 of
+    /// u32): its slot is the cell's start plus the rank.
+    pub cell_of: wgpu::Buffer,
     /// Point indices, cell by cell.
     pub sorted: wgpu::Buffer,
     cells: u32,
@@ -133,16 +137,10 @@ impl GridSort {
             u64::from(cells + 1) * 4,
             none,
         );
-        let cursor = storage_buffer(
-            gpu,
-            &format!("{label}.cursor"),
-            u64::from(cells + 1) * 4,
-            none,
-        );
         let cell_of = storage_buffer(
             gpu,
             &format!("{label}.cell_of"),
-            u64::from(capacity) * 4,
+            u64::from(capacity) * 8,
             none,
         );
         let sorted = storage_buffer(
@@ -159,7 +157,7 @@ impl GridSort {
             Ok((kernel, bind_group))
         };
         Ok(Self {
-            clear: kernel("grid_clear", &[(0, &uniform), (4, &starts), (5, &cursor)])?,
+            clear: kernel("grid_clear", &[(0, &uniform), (4, &starts)])?,
             count: kernel(
                 "grid_count",
                 &[
@@ -172,17 +170,12 @@ impl GridSort {
             )?,
             scatter: kernel(
                 "grid_scatter",
-                &[
-                    (2, point_count),
-                    (3, &cell_of),
-                    (4, &starts),
-                    (5, &cursor),
-                    (6, &sorted),
-                ],
+                &[(2, point_count), (3, &cell_of), (4, &starts), (5, &sorted)],
             )?,
             scan: PrefixSum::new(gpu, assets, &starts, cells + 1)?,
             grid: uniform,
             starts,
+            cell_of,
             sorted,
             cells,
             capacity,
@@ -200,29 +193,57 @@ impl GridSort {
         indirect: Option<(&wgpu::Buffer, u64)>,
         profiler: &mut GpuProfiler,
     ) {
+        self.record(&mut self.timed_pass(encoder, profiler), indirect);
+    }
+
+    /// The same up to the scatter (see [`GridSort::record_cells`]).
+    pub fn encode_cells(&self, encoder: &mut wgpu::CommandEncoder, profiler: &mut GpuProfiler) {
+        self.record_cells(&mut self.timed_pass(encoder, profiler), None);
+    }
+
+    fn timed_pass<'a>(
+        &self,
+        encoder: &'a mut wgpu::CommandEncoder,
+        profiler: &mut GpuProfiler,
+    ) -> wgpu::ComputePass<'a> {
         let label = format!("{}.grid", self.label);
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+        encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some(&label),
             timestamp_writes: profiler.compute_pass(&label),
-        });
-        self.record(&mut pass, indirect);
+        })
     }
 
     /// Records the sort's dispatches into `pass` (the device orders them:
     /// each reads what the one before wrote).
     pub fn record(&self, pass: &mut wgpu::ComputePass<'_>, indirect: Option<(&wgpu::Buffer, u64)>) {
-        let points = |pass: &mut wgpu::ComputePass<'_>, (kernel, group): &(Kernel, Binding)| {
-            match indirect {
-                Some((args, offset)) => kernel.dispatch_indirect(pass, group, args, offset),
-                None => kernel.dispatch(pass, group, self.capacity, 256),
-            }
-        };
+        self.record_cells(pass, indirect);
+        self.over_points(pass, indirect, &self.scatter);
+    }
+
+    /// Records the sort up to its scatter: `starts` and `cell_of` are then
+    /// ready, for a caller whose own kernel places the points.
+    pub fn record_cells(
+        &self,
+        pass: &mut wgpu::ComputePass<'_>,
+        indirect: Option<(&wgpu::Buffer, u64)>,
+    ) {
         self.clear
             .0
             .dispatch(pass, &self.clear.1, self.cells + 1, 256);
-        points(pass, &self.count);
+        self.over_points(pass, indirect, &self.count);
         self.scan.encode(pass);
-        points(pass, &self.scatter);
+    }
+
+    fn over_points(
+        &self,
+        pass: &mut wgpu::ComputePass<'_>,
+        indirect: Option<(&wgpu::Buffer, u64)>,
+        (kernel, group): &(Kernel, Binding),
+    ) {
+        match indirect {
+            Some((args, offset)) => kernel.dispatch_indirect(pass, group, args, offset),
+            None => kernel.dispatch(pass, group, self.capacity, 256),
+        }
     }
 
     /// Rebuilds the kernels a saved file touches (the sort's and the

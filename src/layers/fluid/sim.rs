@@ -1,5 +1,6 @@
 //! The SPH simulation on the GPU (SEEDS.md 002): particles in grid order,
-//! a counting sort into cells of h / 2 each substep, then reorder,
+//! a counting sort into cells of h / 2 each substep whose scatter moves
+//! the particles into cell order (reorder), then
 //! density (listing each particle's neighbours), force over those lists
 //! and integrate passes. Nothing is read back during a step.
 
@@ -137,6 +138,9 @@ fn list_depth(walkers: u32, limit: u64, cap: u32) -> u32 {
     }
 }
 
+/// Walkers whose lists lie side by side (`LIST_BLOCK` in fluid.wgsl).
+const LIST_BLOCK: usize = 32;
+
 /// The GPU state of one fluid.
 pub struct FluidSim {
     grid: GridSort,
@@ -151,6 +155,8 @@ pub struct FluidSim {
     /// Each walker's neighbours, from the density stage to the force stage
     /// (`LISTED` in fluid.wgsl).
     listed: wgpu::Buffer,
+    /// Neighbours a list holds (`LISTED`).
+    depth: u32,
     params: wgpu::Buffer,
     /// Positions in grid order between substeps: xyz, w = 1 alive, 0 drained.
     pub positions: wgpu::Buffer,
@@ -243,11 +249,13 @@ impl FluidSim {
         let limit = limits
             .max_storage_buffer_binding_size
             .min(limits.max_buffer_size);
-        let depth = list_depth(count * lanes, limit, depth.min(255));
+        // (Walkers rounded up to a workgroup's: a layout may group them.)
+        let walkers = (count * lanes).next_multiple_of(256);
+        let depth = list_depth(walkers, limit, depth.min(255));
         let listed = storage_buffer(
             gpu,
             "fluid.listed",
-            u64::from(count * lanes) * u64::from(1 + depth) * 4,
+            u64::from(walkers) * u64::from(1 + depth) * 4,
             none,
         );
         let kernel = |entry: &str,
@@ -284,8 +292,10 @@ impl FluidSim {
                     (3, &velocity_a),
                     (4, &position_b),
                     (5, &velocity_b),
+                    (8, &grid.starts),
                     (9, &grid.sorted),
                     (10, &substeps),
+                    (19, &grid.cell_of),
                 ],
             )?,
             density: kernel(
@@ -322,6 +332,7 @@ impl FluidSim {
             bins,
             lanes,
             listed,
+            depth,
             grid,
             params: uniform,
             positions: position_a,
@@ -381,7 +392,7 @@ impl FluidSim {
                 }),
             );
             for _ in 0..substeps {
-                self.grid.encode(encoder, None, profiler);
+                self.grid.encode_cells(encoder, profiler);
                 for (label, stage) in ["fluid.reorder", "fluid.density", "fluid.force"]
                     .iter()
                     .zip(self.stages())
@@ -402,7 +413,7 @@ impl FluidSim {
         });
         bin(&mut pass);
         for _ in 0..substeps {
-            self.grid.record(&mut pass, None);
+            self.grid.record_cells(&mut pass, None);
             for stage in self.stages() {
                 stage(&mut pass);
             }
@@ -463,8 +474,15 @@ impl FluidSim {
     /// in the last substep, so that the force stage walked the grid for
     /// them, and walkers in all (waits for the GPU).
     pub fn walked_unlisted(&self, gpu: &Gpu) -> Result<(usize, usize), ReadbackError> {
-        let ends = read_buffer::<u32>(gpu, &self.listed, (self.count * self.lanes) as usize)?;
-        Ok((ends.iter().filter(|&&e| e == u32::MAX).count(), ends.len()))
+        let walkers = (self.count * self.lanes) as usize;
+        let words = self.listed.size() as usize / 4;
+        let listed = read_buffer::<u32>(gpu, &self.listed, words)?;
+        // Word 0 of each walker (`listed_at` in fluid.wgsl).
+        let block = LIST_BLOCK * (1 + self.depth as usize);
+        let walked = (0..walkers)
+            .filter(|t| listed[t / LIST_BLOCK * block + t % LIST_BLOCK] == u32::MAX)
+            .count();
+        Ok((walked, walkers))
     }
 
     /// Bytes one substep moves (each buffer touch counted once; the
@@ -472,8 +490,8 @@ impl FluidSim {
     pub fn bytes_per_step(&self, neighbours: f64) -> u64 {
         let n = f64::from(self.count);
         let cells = f64::from(self.grid.cells() + 1);
-        let grid = cells * 4.0 * 5.0 + n * (16.0 + 4.0 + 4.0 + 4.0 + 4.0 + 4.0);
-        let reorder = n * (4.0 + 16.0 * 4.0);
+        let grid = cells * 4.0 * 4.0 + n * (16.0 + 8.0 + 4.0);
+        let reorder = n * (8.0 + 4.0 + 4.0 + 16.0 * 4.0);
         let density = n * (16.0 + 8.0 + 4.0) + n * neighbours * (16.0 + 4.0);
         let force = n * (16.0 * 5.0 + 8.0 + 4.0) + n * neighbours * (4.0 + 16.0 + 16.0 + 8.0);
         (grid + reorder + density + force) as u64
