@@ -13,9 +13,7 @@ fn assets() -> Assets {
 #[test]
 fn prefix_sum_matches_the_cpu_at_every_level_count() {
     let gpu = support::gpu();
-    for count in [
-        1u32, 255, 256, 4095, 4096, 4097, 70_000, 1_100_000, 16_800_000,
-    ] {
+    for count in [1u32, 255, 256, 1023, 1024, 1025, 5000, 70_000, 1_100_000] {
         let values: Vec<u32> = (0..count)
             .map(|i| (i.wrapping_mul(2_654_435_761) >> 28) & 7)
             .collect();

@@ -1,4 +1,4 @@
-// Exclusive prefix sum of u32 in blocks of 4096, applied level by level
+// Exclusive prefix sum of u32 in blocks of 1024, applied level by level
 // (scan blocks, scan the block totals, add them back): no workgroup ever
 // waits on another, so it runs on every adapter (WGSL promises no forward
 // progress between workgroups). Shared by every grid sort.
@@ -14,13 +14,11 @@ struct ScanInfo {
 @group(0) @binding(1) var<storage, read_write> scan_data: array<u32>;
 @group(0) @binding(2) var<storage, read_write> scan_totals: array<u32>;
 
-// A workgroup of 256 threads scans 4096 elements, sixteen per thread: the
-// barriers of one element per thread for sixteen times the elements, and
-// a million cells scanned in three dispatches (two levels and an add)
-// instead of five at 1024 a block.
+// A workgroup of 256 threads scans 1024 elements, four per thread: a
+// quarter of the workgroups and barriers of one element per thread.
 const THREADS: u32 = 256u;
-const PER_THREAD: u32 = 16u;
-const SCAN_BLOCK: u32 = 4096u;
+const PER_THREAD: u32 = 4u;
+const SCAN_BLOCK: u32 = 1024u;
 
 var<workgroup> scan_shared: array<u32, 256>;
 
@@ -34,7 +32,7 @@ fn scan_blocks(
 ) {
     let block_index = block.x + block.y * groups.x;
     let first = block_index * SCAN_BLOCK + local * PER_THREAD;
-    var values: array<u32, PER_THREAD>;
+    var values: array<u32, 4>;
     var running = 0u;
     for (var k = 0u; k < PER_THREAD; k++) {
         var value = 0u;

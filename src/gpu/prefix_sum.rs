@@ -1,5 +1,5 @@
 //! Exclusive prefix sum of a u32 buffer on the GPU, level by level
-//! (`shaders/common/prefix_sum.wgsl`): scan blocks of 4096, scan the block
+//! (`shaders/common/prefix_sum.wgsl`): scan blocks of 1024, scan the block
 //! totals the same way, add them back. Used by the grid sort and by the
 //! colony's deterministic node allocation.
 
@@ -9,7 +9,7 @@ use super::{BuildError, Gpu};
 use crate::base::{Assets, ChangedFile};
 
 /// Elements per workgroup (`SCAN_BLOCK` in prefix_sum.wgsl).
-const BLOCK: u32 = 4096;
+const BLOCK: u32 = 1024;
 const FILE: &str = "common/prefix_sum.wgsl";
 
 /// One level: scans `count` elements into block totals.
