@@ -2,9 +2,8 @@
 // average of the seed's code), viscosity (its Laplacian), gravity, walls
 // and interaction points, LANES threads to a particle, over the neighbours
 // the density stage listed (the grid's rows where the list overflowed);
-// then stage 4 (the
-// integrate step, integrate.wgsl) for it in the same pass, which saves a
-// pass and the accelerations' round trip each substep.
+// then stage 4 (the integrate step, integrate.wgsl) for it in the same
+// pass, which saves a pass and the accelerations' round trip each substep.
 
 #include "fluid/substep.wgsl"
 #include "fluid/integrate.wgsl"

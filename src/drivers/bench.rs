@@ -1,7 +1,7 @@
 //! `sylva bench`: runs one layer at increasing sizes and prints the GPU
 //! milliseconds of each pass (median and p95 over many frames after the
-//! GPU's clocks and the layer are warmed up), from timestamp queries. Each frame is waited for, so the
-//! numbers are per pass, not overlapped. A size is in the layer's own unit;
+//! GPU's clocks and the layer are warmed up), from timestamp queries.
+//! Each frame is waited for, so the numbers are per pass, not overlapped. A size is in the layer's own unit;
 //! for `shader` layers it is the output height in pixels at 16:9.
 
 use std::sync::Arc;
@@ -21,7 +21,7 @@ const WARM_UP: usize = 10;
 
 /// A frame whose fixed reference pass took more than this times its
 /// median was a frame of a slow GPU, not of a busy layer.
-pub const DISTURBED: f64 = 1.25;
+const DISTURBED: f64 = 1.25;
 
 /// The pass every bench frame runs with the same work.
 const REFERENCE_PASS: &str = "compositor.master";
@@ -80,7 +80,7 @@ pub struct SizeResult {
     pub step: Option<[f64; 2]>,
     /// Frames left out of `step` and `groups`: those in which the
     /// compositor's master pass, the same work every frame, took over
-    /// [`DISTURBED`] times its median, so the whole GPU ran slow (on the
+    /// 1.25 times its median, so the whole GPU ran slow (on the
     /// H200 every pass 2-5x slower in runs of 5-45 frames, at full clocks,
     /// at random points of a run).
     pub disturbed_frames: usize,

@@ -1,9 +1,10 @@
 //! The GPU brought to its working clocks before a bench measures: an idle
-//! GPU runs slow (an H200 at 345 of its 1,980 MHz a second after its last
-//! work), and a layer's build leaves it idle while the CPU prepares the
-//! layer, so the first measured frames of a large layer were its busiest
-//! for no reason of their own. The warm-up runs its own kernel, not the
-//! layer's frames, so the measured frames start where they would have.
+//! GPU runs slow (an H200 drops to 345 of its 1,980 MHz within a second of
+//! its last work, and its first ~200 ms of new work ran there), and a
+//! layer's build leaves it idle while the CPU prepares the layer. The
+//! warm-up runs its own kernel, not the layer's frames, so the measured
+//! frames start where they would have. (Frames slowed for other reasons
+//! are the bench's `disturbed_frames`.)
 
 use std::time::{Duration, Instant};
 

@@ -1,8 +1,9 @@
 //! Counting sort of points into a uniform grid on the GPU
 //! (`shaders/common/grid_sort.wgsl`): clear, count per cell (each point
 //! keeping its rank in its cell), prefix sum, scatter (the sort's own, or
-//! the caller's, which may move the points' data as it places them). Neighbour searches (the colony's nearest node, the fluid's
-//! neighbours) then visit only the 27 cells around a point. The point count
+//! the caller's, which may move the points' data as it places them).
+//! Neighbour searches (the colony's nearest node, the fluid's neighbours)
+//! then visit only the cells around a point. The point count
 //! stays on the GPU; the dispatches over points are indirect.
 
 use bytemuck::{Pod, Zeroable};

@@ -1,8 +1,7 @@
 //! The SPH simulation on the GPU (SEEDS.md 002): particles in grid order,
 //! a counting sort into cells of h / 2 each substep whose scatter moves
-//! the particles into cell order (reorder), then
-//! density (listing each particle's neighbours), force over those lists
-//! and integrate passes. Nothing is read back during a step.
+//! the particles into cell order (reorder), then density (listing each
+//! particle's neighbours), force over those lists and integrate passes. Nothing is read back during a step.
 
 use crate::engine::simulation::Simulation;
 use bytemuck::{Pod, Zeroable};
