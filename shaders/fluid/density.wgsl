@@ -1,6 +1,8 @@
 // SPH stage 2: density (Poly6, the particle itself and its mirrors
-// included) and Tait pressure, LANES threads to a particle, each listing
-// the neighbours it met for the force stage (`LISTED` in fluid.wgsl).
+// included) and Tait pressure, LANES threads to a particle. A substep that
+// rebuilds the lists walks the grid and lists on the way every particle
+// within the lists' reach (`LISTED` in fluid.wgsl); one that reuses them
+// sums over those.
 
 #include "fluid/substep.wgsl"
 
@@ -10,51 +12,151 @@
 @group(0) @binding(6) var<storage, read_write> density: array<vec2<f32>>;
 @group(0) @binding(8) var<storage, read> grid_starts: array<u32>;
 @group(0) @binding(18) var<storage, read_write> listed: array<u32>;
+@group(0) @binding(20) var<storage, read> anchor: array<vec4<f32>>;
+@group(0) @binding(21) var<storage, read> plan: ListPlan;
 
-// One neighbour's Poly6 term, branchless, so the walk takes two a step.
+// Not a particle: what a mirror image's walk leaves in.
+const NOBODY: u32 = 0xffffffffu;
+
+// One neighbour's Poly6 term, branchless, so the walks take two a step.
 fn poly6_of(d: vec3<f32>, h2: f32) -> f32 {
     let q = max(h2 - dot(d, d), 0.0);
     return q * q * q;
 }
 
-// Neighbour j, `d` from the walk's centre, put on `walker`'s list if it
-// is one; `count` counts them past the list's end too.
-fn list_if_near(walker: u32, j: u32, d: vec3<f32>, count: ptr<function, u32>) {
-    if is_neighbour(dot(d, d)) {
-        if *count < LISTED {
-            listed[listed_at(walker, 1u + *count)] = j;
+// What one walker lists as it walks: the particles within sqrt(reach2)
+// but `skip` (the particle itself, in its own walk), none where reach2 is
+// 0, counted past its list's end too.
+struct Listing {
+    walker: u32,
+    skip: u32,
+    reach2: f32,
+    count: u32,
+}
+
+fn list_candidate(l: ptr<function, Listing>, j: u32, d: vec3<f32>) {
+    if (dot(d, d) < (*l).reach2) & (j != (*l).skip) {
+        if (*l).count < LISTED {
+            listed[listed_at((*l).walker, LIST_HEAD + (*l).count)] = j;
         }
-        *count += 1u;
+        (*l).count += 1u;
     }
 }
 
-// The Poly6 sum over this lane's rows of the neighbourhood of `me` (a
-// particle, or its mirror image: see `walks_around`), the neighbours
-// listed on the way.
-fn poly6_sum(me: vec3<f32>, lane: u32, walker: u32, count: ptr<function, u32>) -> f32 {
+// The Poly6 sum over this lane's rows about cell `home` of the grid within
+// sqrt(walk2) of `me` (a particle, or its mirror image: see
+// `walks_around`), leaving out `l.skip` (the particle adds its own term
+// once, in its first lane, whichever lane's rows it lies in and whether
+// its lanes walk the grid or their lists), listing on the way.
+fn poly6_walked(me: vec3<f32>, home: vec3<i32>, lane: u32, walk2: f32, l: ptr<function, Listing>) -> f32 {
     let h2 = params.kernel.w;
-    let home = grid_coords(grid, me);
+    let skip = (*l).skip;
     var sum = 0.0;
     var cells: array<u32, 2>;
+    var met_itself = false;
     for (var r = lane; r < ROWS; r += LANES) {
-        row_span(grid, &cells, me, home, r, h2);
-        // (No drained particle is in a cell: the grid sorts them after
-        // the last, so none is walked.) Two neighbours a step: their loads
-        // overlap (density 0.242 -> 0.220 ms at 1M particles on the H200).
+        row_span(grid, &cells, me, home, r, walk2);
+        // Two neighbours a step: their loads overlap (density 0.242 ->
+        // 0.220 ms at 1M particles on the H200). Each term weighed by w:
+        // no drained particle is in a cell when the grid is sorted (it
+        // sorts them after the last), but one drained since still is.
         let end = grid_starts[cells[1]];
         var j = grid_starts[cells[0]];
+        met_itself |= (j <= skip) & (skip < end);
         for (; j + 1u < end; j += 2u) {
-            let da = position_b[j].xyz - me;
-            let db = position_b[j + 1u].xyz - me;
-            sum += poly6_of(da, h2) + poly6_of(db, h2);
-            list_if_near(walker, j, da, count);
-            list_if_near(walker, j + 1u, db, count);
+            let a = position_b[j];
+            let b = position_b[j + 1u];
+            let da = a.xyz - me;
+            let db = b.xyz - me;
+            sum += a.w * poly6_of(da, h2) + b.w * poly6_of(db, h2);
+            list_candidate(l, j, da);
+            list_candidate(l, j + 1u, db);
         }
         if j < end {
-            let d = position_b[j].xyz - me;
-            sum += poly6_of(d, h2);
-            list_if_near(walker, j, d, count);
+            let a = position_b[j];
+            let d = a.xyz - me;
+            sum += a.w * poly6_of(d, h2);
+            list_candidate(l, j, d);
         }
+    }
+    // (Its own term taken back out, rather than a test each candidate.)
+    return sum - select(0.0, poly6_of(vec3<f32>(0.0), h2), met_itself);
+}
+
+// The same over the walker's listed entries `begin` to `end`, two a step
+// (a particle drained since they were built weighs nothing).
+fn poly6_listed(walker: u32, begin: u32, end: u32, me: vec3<f32>) -> f32 {
+    let h2 = params.kernel.w;
+    var sum = 0.0;
+    var e = begin;
+    for (; e + 1u < end; e += 2u) {
+        let a = position_b[listed[listed_at(walker, LIST_HEAD + e)]];
+        let b = position_b[listed[listed_at(walker, LIST_HEAD + e + 1u)]];
+        sum += a.w * poly6_of(a.xyz - me, h2) + b.w * poly6_of(b.xyz - me, h2);
+    }
+    if e < end {
+        let a = position_b[listed[listed_at(walker, LIST_HEAD + e)]];
+        sum += a.w * poly6_of(a.xyz - me, h2);
+    }
+    return sum;
+}
+
+// The particle's own term, added by its first lane (the walks and the
+// lists leave it out).
+fn poly6_itself(walker: LaneOf) -> f32 {
+    return select(0.0, poly6_of(vec3<f32>(0.0), params.kernel.w), walker.lane == 0u);
+}
+
+// A walker's list words 0 and 1 (`listed_at` in fluid.wgsl).
+fn finish_list(walker: u32, ends: u32, count: u32, walls: u32) {
+    listed[listed_at(walker, 0u)] = select(ends, NOT_LISTED, count > LISTED);
+    listed[listed_at(walker, 1u)] = walls;
+}
+
+// This lane's Poly6 sum for a particle at `me` whose lists are built now:
+// the grid walked at the lists' reach (Poly6 still only within h), its
+// own neighbourhood and the mirror images of the walls it may near before
+// the next rebuild.
+fn poly6_listing(me: vec3<f32>, walker: LaneOf) -> f32 {
+    let reach2 = reach2(SKIN);
+    let walls = walls_near(me, params.h * (1.0 + 0.5 * SKIN));
+    var l = Listing(walker.walker, walker.particle, reach2, 0u);
+    var sum = poly6_itself(walker);
+    var ends = 0u;
+    for (var k = 0u; k <= walls.count; k++) {
+        let centre = walks_around(me, walls, k).centre;
+        sum += poly6_walked(centre, grid_coords(grid, centre), walker.lane, reach2, &l);
+        ends |= min(l.count, 255u) << (8u * k);
+        l.skip = NOBODY;
+    }
+    finish_list(walker.walker, ends, l.count, walls_mask(walls));
+    return sum;
+}
+
+// ...and for one whose lists were built in an earlier substep: over them,
+// or (where they overflowed) over the grid as it was sorted then, about
+// the cells it was in then, as its other lanes' lists were. (A particle
+// poured since has empty lists: it meets the water at the next rebuild.)
+fn poly6_reusing(me: vec3<f32>, walker: LaneOf) -> f32 {
+    let ends = listed[listed_at(walker.walker, 0u)];
+    let walls = walls_of(listed[listed_at(walker.walker, 1u)]);
+    var sum = poly6_itself(walker);
+    if ends == NOT_LISTED {
+        let then = anchor[walker.particle].xyz;
+        var l = Listing(walker.walker, walker.particle, 0.0, 0u);
+        for (var k = 0u; k <= walls.count; k++) {
+            let centre = walks_around(me, walls, k).centre;
+            let home = grid_coords(grid, walks_around(then, walls, k).centre);
+            sum += poly6_walked(centre, home, walker.lane, reach2(0.5 * SKIN), &l);
+            l.skip = NOBODY;
+        }
+        return sum;
+    }
+    var begin = 0u;
+    for (var k = 0u; k <= walls.count; k++) {
+        let end = (ends >> (8u * k)) & 0xffu;
+        sum += poly6_listed(walker.walker, begin, end, walks_around(me, walls, k).centre);
+        begin = end;
     }
     return sum;
 }
@@ -67,19 +169,16 @@ fn compute_density(
 ) {
     let walker = lane_of(global, groups, local);
     let me = select(vec4<f32>(0.0), position_b[walker.at], walker.live);
+    let rebuild = plan.rebuild != 0u;
     var sum = 0.0;
-    // Where each walk's entries end, a byte a walk.
-    var ends = 0u;
-    var count = 0u;
     if walker.live & me.w != 0.0 {
-        let walls = walls_near(me.xyz);
-        for (var k = 0u; k <= walls.count; k++) {
-            sum += poly6_sum(walks_around(me.xyz, walls, k).centre, walker.lane, walker.walker, &count);
-            ends |= min(count, 255u) << (8u * k);
+        if rebuild {
+            sum = poly6_listing(me.xyz, walker);
+        } else {
+            sum = poly6_reusing(me.xyz, walker);
         }
-    }
-    if walker.live {
-        listed[listed_at(walker.walker, 0u)] = select(ends, NOT_LISTED, count > LISTED);
+    } else if walker.live & rebuild {
+        finish_list(walker.walker, 0u, 0u, 0u);
     }
     sum = lanes_added(local, vec4<f32>(sum, 0.0, 0.0, 0.0)).x;
     if !walker.live | walker.lane != 0u {

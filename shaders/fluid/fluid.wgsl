@@ -36,8 +36,9 @@ fn tait_pressure(p: FluidParams, density: f32) -> f32 {
     return p.stiffness * max(pow(density / p.rest_density, 7.0) - 1.0, 0.0);
 }
 
-// Cells are h / 2 wide, so the neighbours within h of a particle lie in
-// the grid's 5 x 5 rows around its own (`row_span` in common/grid.wgsl).
+// Cells are (1 + SKIN) h / 2 wide, so the particles within (1 + SKIN) h
+// of a particle lie in the grid's 5 x 5 rows around its own (`row_span`
+// in common/grid.wgsl).
 //
 // Each particle's neighbour walk is shared by LANES threads side by side,
 // each taking every LANES-th row and the workgroup adding their sums: a
@@ -49,24 +50,51 @@ override LANES: u32 = 1u;
 // The neighbours the density stage found near each walker (a particle's
 // lane: particle * LANES + lane), kept for the force stage so that it
 // walks only them and not the grid's rows again (every row's bounds and
-// the candidates in them farther than h were half of its time). Word 0
-// of a walker packs where each of its walks' entries end (a byte a walk:
-// its own neighbourhood, then its walls' mirror images), words 1 to
-// LISTED the neighbours' indices, walk after walk; NOT_LISTED there when
-// more were near than fit (the force stage then walks the grid itself).
-// The lists of 32 walkers side by side make one block, word by word (word
-// w of walker t at block t / 32, row w, column t % 32): a warp reads and
-// writes whole lines, and its lines lie together (10M particles on the
-// H200: density 3.61 ms with each word of every walker side by side
-// across the whole buffer, 3.38 in blocks of 32, 3.54 in blocks of 8).
-// The layer picks LISTED for the device's buffer limit (0: nothing is
-// listed) and rounds the walkers up to whole blocks.
+// the candidates in them farther than h were half of its time), and for
+// the next substeps, which reuse them (Verlet lists): a list holds every
+// particle within (1 + SKIN) h when it was built, so while no particle has
+// moved SKIN h / 2 since, it holds every neighbour within h. Word 0 of a
+// walker packs where each of its walks' entries end (a byte a walk: its
+// own neighbourhood, then its walls' mirror images), NOT_LISTED there when
+// more were near than fit (its stages then walk the grid themselves);
+// word 1 the walls walked (`walls_mask`); words 2 to LISTED + 1 the
+// neighbours' indices, walk after walk. The lists of 32 walkers side by
+// side make one block, word by word (word w of walker t at block t / 32,
+// row w, column t % 32): a warp reads and writes whole lines, and its
+// lines lie together (10M particles on the H200: density 3.61 ms with
+// each word of every walker side by side across the whole buffer, 3.38 in
+// blocks of 32, 3.54 in blocks of 8). The layer picks LISTED for the
+// device's buffer limit (0: nothing is listed) and rounds the walkers up
+// to whole blocks.
 override LISTED: u32 = 0u;
 const NOT_LISTED: u32 = 0xffffffffu;
 const LIST_BLOCK: u32 = 32u;
+const LIST_HEAD: u32 = 2u;
 
 fn listed_at(walker: u32, word: u32) -> u32 {
-    return ((walker / LIST_BLOCK) * (LISTED + 1u) + word) * LIST_BLOCK + walker % LIST_BLOCK;
+    return ((walker / LIST_BLOCK) * (LISTED + LIST_HEAD) + word) * LIST_BLOCK + walker % LIST_BLOCK;
+}
+
+// The lists' margin, a share of h (the grid's cells are (1 + SKIN) h / 2
+// wide, so a walk of that radius stays within its 5 x 5 rows), and the
+// most substeps a list serves (`plan.wgsl`).
+override SKIN: f32 = 0.0;
+override REUSE: u32 = 1u;
+
+// Whether this substep sorts and lists anew, decided on the GPU each
+// substep by `plan_lists` (plan.wgsl) from what the last one found.
+struct ListPlan {
+    // Set by any particle that moved over SKIN h / 2 from where it was
+    // when the lists were built: the next substep must rebuild. (Every
+    // writer writes 1, so no atomic.)
+    displaced: u32,
+    // 1 when this substep sorts the grid and builds the lists, 0 when it
+    // reuses them.
+    rebuild: u32,
+    // Substeps since the lists were built.
+    since: u32,
+    // Rebuilds so far (read by the bench and the tests).
+    rebuilds: u32,
 }
 
 // The branches the water meets, binned once a frame (fluid/branches.wgsl)

@@ -1,7 +1,7 @@
 // SPH stage 3: acceleration from pressure (Spiky gradient, the symmetric
 // average of the seed's code), viscosity (its Laplacian), gravity, walls
-// and interaction points, LANES threads to a particle, over the neighbours
-// the density stage listed (the grid's rows where the list overflowed);
+// and interaction points, LANES threads to a particle, over the particles
+// its lists hold (the grid's rows where they overflowed), those within h;
 // then stage 4 (the integrate step, integrate.wgsl) for it in the same
 // pass, which saves a pass and the accelerations' round trip each substep.
 
@@ -37,10 +37,12 @@ fn add_pair(t: ptr<function, Terms>, j: u32, d: vec3<f32>, own: vec2<f32>, v: ve
     (*t).viscous += drag * w * (select(1.0, -1.0, mirror) * velocity_b[j].xyz - v);
 }
 
-// The same for a candidate of a grid walk, if it is near.
-fn add_if_near(t: ptr<function, Terms>, j: u32, d: vec3<f32>, own: vec2<f32>, v: vec3<f32>, mirror: bool) {
-    if is_neighbour(dot(d, d)) {
-        add_pair(t, j, d, own, v, mirror);
+// The same for a listed particle or a grid walk's candidate `d.xyz` away
+// (its w in d.w), if it is a neighbour: within h (a list also holds those
+// within its skin), and not drained since the grid was sorted.
+fn add_if_near(t: ptr<function, Terms>, j: u32, d: vec4<f32>, own: vec2<f32>, v: vec3<f32>, mirror: bool) {
+    if is_neighbour(dot(d.xyz, d.xyz)) & (d.w != 0.0) {
+        add_pair(t, j, d.xyz, own, v, mirror);
     }
 }
 
@@ -58,41 +60,44 @@ fn listed_terms(walker: u32, begin: u32, end: u32, centre: vec3<f32>, v: vec3<f3
     // rest one by one.
     var e = begin;
     for (; e + 3u < end; e += 4u) {
-        let a = listed[listed_at(walker, 1u + e)];
-        let b = listed[listed_at(walker, 2u + e)];
-        let c = listed[listed_at(walker, 3u + e)];
-        let d = listed[listed_at(walker, 4u + e)];
-        let da = position_b[a].xyz - centre;
-        let db = position_b[b].xyz - centre;
-        let dc = position_b[c].xyz - centre;
-        let dd = position_b[d].xyz - centre;
-        add_pair(&t, a, da, own, v, mirror);
-        add_pair(&t, b, db, own, v, mirror);
-        add_pair(&t, c, dc, own, v, mirror);
-        add_pair(&t, d, dd, own, v, mirror);
+        let a = listed[listed_at(walker, LIST_HEAD + e)];
+        let b = listed[listed_at(walker, LIST_HEAD + 1u + e)];
+        let c = listed[listed_at(walker, LIST_HEAD + 2u + e)];
+        let d = listed[listed_at(walker, LIST_HEAD + 3u + e)];
+        let da = position_b[a] - vec4<f32>(centre, 0.0);
+        let db = position_b[b] - vec4<f32>(centre, 0.0);
+        let dc = position_b[c] - vec4<f32>(centre, 0.0);
+        let dd = position_b[d] - vec4<f32>(centre, 0.0);
+        add_if_near(&t, a, da, own, v, mirror);
+        add_if_near(&t, b, db, own, v, mirror);
+        add_if_near(&t, c, dc, own, v, mirror);
+        add_if_near(&t, d, dd, own, v, mirror);
     }
     for (; e < end; e++) {
-        let a = listed[listed_at(walker, 1u + e)];
-        add_pair(&t, a, position_b[a].xyz - centre, own, v, mirror);
+        let a = listed[listed_at(walker, LIST_HEAD + e)];
+        add_if_near(&t, a, position_b[a] - vec4<f32>(centre, 0.0), own, v, mirror);
     }
     return t;
 }
 
-// ...and this over the lane's rows of the grid, where the list overflowed.
-fn walked_terms(centre: vec3<f32>, v: vec3<f32>, own: vec2<f32>, lane: u32, mirror: bool) -> Terms {
-    let home = grid_coords(grid, centre);
-    let h2 = params.kernel.w;
+// ...and this over the lane's rows of the grid about cell `home`, where
+// the list overflowed: at h (1 + SKIN / 2), as the grid may have been
+// sorted up to REUSE - 1 substeps ago, about the cell the walk's centre
+// was in then (so the lanes that walk the grid and those that walk their
+// lists share out the same rows).
+fn walked_terms(centre: vec3<f32>, home: vec3<i32>, v: vec3<f32>, own: vec2<f32>, lane: u32, mirror: bool) -> Terms {
+    let walk2 = reach2(0.5 * SKIN);
     var t = Terms(vec3<f32>(0.0), vec3<f32>(0.0));
     var cells: array<u32, 2>;
     for (var r = lane; r < ROWS; r += LANES) {
-        row_span(grid, &cells, centre, home, r, h2);
+        row_span(grid, &cells, centre, home, r, walk2);
         // Two neighbours a step, their loads overlapping (force 0.408 ->
         // 0.372 ms at 1M particles on the H200, 5.65 -> 4.80 at 10M).
         let end = grid_starts[cells[1]];
         for (var j = grid_starts[cells[0]]; j < end; j += 2u) {
             let k = min(j + 1u, end - 1u);
-            let da = position_b[j].xyz - centre;
-            let db = position_b[k].xyz - centre;
+            let da = position_b[j] - vec4<f32>(centre, 0.0);
+            let db = position_b[k] - vec4<f32>(centre, 0.0);
             add_if_near(&t, j, da, own, v, mirror);
             if k != j {
                 add_if_near(&t, k, db, own, v, mirror);
@@ -116,16 +121,18 @@ fn compute_force(
     var t = Terms(vec3<f32>(0.0), vec3<f32>(0.0));
     if walker.live & me.w != 0.0 {
         // The neighbours, then the mirror particles wall by wall, each a
-        // walk of its own (see `walks_around`).
-        let walls = walls_near(me.xyz);
+        // walk of its own (see `walks_around`), for the walls the lists
+        // were built for.
         let ends = listed[listed_at(walker.walker, 0u)];
+        let walls = walls_of(listed[listed_at(walker.walker, 1u)]);
         var begin = 0u;
         for (var k = 0u; k <= walls.count; k++) {
             let around = walks_around(me.xyz, walls, k);
             let end = (ends >> (8u * k)) & 0xffu;
             var terms: Terms;
             if ends == NOT_LISTED {
-                terms = walked_terms(around.centre, v, own, walker.lane, k > 0u);
+                let home = grid_coords(grid, walks_around(anchor[s].xyz, walls, k).centre);
+                terms = walked_terms(around.centre, home, v, own, walker.lane, k > 0u);
             } else {
                 terms = listed_terms(walker.walker, begin, end, around.centre, v, own, k > 0u);
             }

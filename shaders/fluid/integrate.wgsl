@@ -16,6 +16,10 @@
 // (fluid/branches.wgsl), met when `bodies.branches` says so.
 @group(0) @binding(16) var<storage, read> tank_branches: array<Capsule>;
 @group(0) @binding(17) var<storage, read> bins: array<u32>;
+// Where each particle was when the lists were built (reorder.wgsl), and
+// the plan whose `displaced` a particle sets that left its skin.
+@group(0) @binding(20) var<storage, read> anchor: array<vec4<f32>>;
+@group(0) @binding(21) var<storage, read_write> plan: ListPlan;
 
 // Slower than this onto the floor is water at rest, not rain.
 const RAIN_SPEED: f32 = 0.3;
@@ -86,4 +90,13 @@ fn integrate_particle(s: u32, before: vec4<f32>, velocity: vec3<f32>, a: vec3<f3
     v.z = select(v.z, 0.0, flat);
     position_a[s] = x;
     velocity_a[s] = vec4<f32>(v, 0.0);
+    // Only a particle alive when the lists were built can leave its skin:
+    // one drained since weighs nothing in the walks, one poured since has
+    // empty lists and is on no other's until the next rebuild.
+    let built = anchor[s];
+    let moved = x.xyz - built.xyz;
+    let half_skin = 0.5 * SKIN * params.h;
+    if (dot(moved, moved) > half_skin * half_skin) & (built.w != 0.0) & (x.w != 0.0) {
+        plan.displaced = 1u;
+    }
 }

@@ -2,7 +2,9 @@
 // counts and ranks the particles in their cells), which moves each
 // particle from set A into its slot of set B as it places it: each cell's
 // particles are then contiguous for the neighbour walks, in one pass
-// instead of the sort's scatter and a copy in the order it wrote.
+// instead of the sort's scatter and a copy in the order it wrote. A
+// substep that reuses the lists (`ListPlan`) sorts nothing: each particle
+// keeps its slot, as the lists name it.
 
 #include "fluid/substep.wgsl"
 
@@ -18,6 +20,10 @@
 @group(0) @binding(10) var<storage, read_write> substeps: array<u32>;
 // Each particle's cell and rank there (`cell_of` of the grid sort).
 @group(0) @binding(19) var<storage, read> grid_cell_of: array<vec2<u32>>;
+// Where each particle is as the lists are built, for the integrate step's
+// test of how far it has moved since.
+@group(0) @binding(20) var<storage, read_write> anchor: array<vec4<f32>>;
+@group(0) @binding(21) var<storage, read> plan: ListPlan;
 
 @compute @workgroup_size(256)
 fn reorder(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
@@ -28,8 +34,12 @@ fn reorder(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgr
     if i >= params.count {
         return;
     }
-    let placed = grid_cell_of[i];
-    let slot = grid_starts[placed.x] + placed.y;
+    var slot = i;
+    if plan.rebuild != 0u {
+        let placed = grid_cell_of[i];
+        slot = grid_starts[placed.x] + placed.y;
+        anchor[slot] = position_a[i];
+    }
     grid_sorted[slot] = i;
     position_b[slot] = position_a[i];
     velocity_b[slot] = velocity_a[i];

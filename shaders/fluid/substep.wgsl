@@ -67,25 +67,58 @@ struct Walls {
     at: array<f32, 3>,
 }
 
-// Every loop runs over three axes and masks the third in 2D: a loop bound
-// or a branch on a uniform alone makes lavapipe compile (and keep) a new
-// variant of the kernel, every frame for a fluid built after the first.
-fn walls_near(x: vec3<f32>) -> Walls {
+// The walls within `reach` of x. Every loop runs over three axes and
+// masks the third in 2D: a loop bound or a branch on a uniform alone makes
+// lavapipe compile (and keep) a new variant of the kernel, every frame for
+// a fluid built after the first.
+fn walls_near(x: vec3<f32>, reach: f32) -> Walls {
     var walls: Walls;
     let axes = select(3u, 2u, params.dimensions == 2u);
     for (var k = 0u; k < 3u; k++) {
         let on = k < axes;
-        if on & x[k] < params.h {
+        if on & x[k] < reach {
             walls.axis[walls.count] = k;
             walls.at[walls.count] = 0.0;
             walls.count += 1u;
-        } else if on & x[k] > params.container[k] - params.h {
+        } else if on & x[k] > params.container[k] - reach {
             walls.axis[walls.count] = k;
             walls.at[walls.count] = params.container[k];
             walls.count += 1u;
         }
     }
     return walls;
+}
+
+// Walls as a list's word 1 keeps them: two bits an axis, the wall at 0 or
+// the one at the container's far side.
+fn walls_mask(walls: Walls) -> u32 {
+    var mask = 0u;
+    for (var k = 0u; k < walls.count; k++) {
+        let side = select(1u, 0u, walls.at[k] == 0.0);
+        mask |= 1u << (2u * walls.axis[k] + side);
+    }
+    return mask;
+}
+
+fn walls_of(mask: u32) -> Walls {
+    var walls: Walls;
+    for (var k = 0u; k < 3u; k++) {
+        let sides = (mask >> (2u * k)) & 3u;
+        if sides != 0u {
+            walls.axis[walls.count] = k;
+            walls.at[walls.count] = select(params.container[k], 0.0, sides == 1u);
+            walls.count += 1u;
+        }
+    }
+    return walls;
+}
+
+// The square of (1 + share) h: a list's reach (share SKIN), or a walk's
+// over a grid sorted up to REUSE - 1 substeps ago (SKIN / 2: no particle
+// has moved farther from the cell it was sorted into).
+fn reach2(share: f32) -> f32 {
+    let reach = params.h * (1.0 + share);
+    return reach * reach;
 }
 
 // Walk `k` around a particle at `x`: 0 around x itself, k around its mirror

@@ -78,6 +78,10 @@ pub struct SizeResult {
     /// median and busiest, in ms, over the frames the GPU ran at its pace
     /// (see `disturbed_frames`).
     pub step: Option<[f64; 2]>,
+    /// The mean of the same steps, in ms: where steps alternate between
+    /// kinds (the fluid's substeps that rebuild its neighbour lists and
+    /// those that reuse them), the cost a step averages.
+    pub step_mean: Option<f64>,
     /// Frames left out of `step` and `groups`: those in which the
     /// compositor's master pass, the same work every frame, took over
     /// 1.25 times its median, so the whole GPU ran slow (on the
@@ -164,7 +168,11 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<BenchReport> {
             .map(|l| l.report(&gpu))
             .unwrap_or_default();
         let steady = steady_frames(&frames);
-        let steps = step_statistics(&steady, &[format!("{}.", options.layer)]);
+        let own = [format!("{}.", options.layer)];
+        let steps = step_statistics(&steady, &own);
+        let step_times = layer_steps(&steady, &own);
+        let step_mean = (!step_times.is_empty())
+            .then(|| step_times.iter().sum::<f64>() / step_times.len() as f64);
         let groups = workload
             .groups
             .iter()
@@ -209,6 +217,7 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<BenchReport> {
             steps: frames.len(),
             passes,
             step: steps,
+            step_mean,
             disturbed_frames: frames.len() - steady.len(),
             groups,
             layer: layer_report.into_iter().collect(),
@@ -305,6 +314,12 @@ fn steady_frames(frames: &[Vec<PassTime>]) -> Vec<Vec<PassTime>> {
 /// Median and largest per-frame sum of the compute passes whose labels
 /// start with one of `prefixes` (drawing passes contain `.draw`).
 fn step_statistics(frames: &[Vec<PassTime>], prefixes: &[String]) -> Option<[f64; 2]> {
+    let steps = layer_steps(frames, prefixes);
+    Some([percentile(&steps, 0.5), *steps.last()?])
+}
+
+/// Those per-frame sums, sorted (frames without such a pass left out).
+fn layer_steps(frames: &[Vec<PassTime>], prefixes: &[String]) -> Vec<f64> {
     let mut steps: Vec<f64> = frames
         .iter()
         .map(|f| {
@@ -321,7 +336,7 @@ fn step_statistics(frames: &[Vec<PassTime>], prefixes: &[String]) -> Option<[f64
         .filter(|ms: &f64| *ms > 0.0)
         .collect();
     steps.sort_by(f64::total_cmp);
-    Some([percentile(&steps, 0.5), *steps.last()?])
+    steps
 }
 
 /// The pass labels of `frames`, each once, in the order they first ran.
@@ -390,9 +405,9 @@ pub fn table(report: &BenchReport) -> String {
                 pass.pass, pass.median_ms, pass.p95_ms, pass.bytes, pass.gb_per_s
             ));
         }
-        if let Some([median, busiest]) = result.step {
+        if let (Some([median, busiest]), Some(mean)) = (result.step, result.step_mean) {
             text.push_str(&format!(
-                "  step: median {median:.4} ms, busiest {busiest:.4} ms\n"
+                "  step: median {median:.4} ms, mean {mean:.4} ms, busiest {busiest:.4} ms\n"
             ));
         }
         if result.disturbed_frames > 0 {

@@ -9,7 +9,7 @@
 use bytemuck::{Pod, Zeroable};
 
 use super::bindings::uniform_buffer;
-use super::compute::{Binding, Kernel, KernelReload, storage_buffer};
+use super::compute::{Binding, Kernel, KernelReload, groups, storage_buffer};
 use super::prefix_sum::PrefixSum;
 use super::profiler::GpuProfiler;
 use super::{BuildError, Gpu};
@@ -197,23 +197,6 @@ impl GridSort {
         self.record(&mut self.timed_pass(encoder, profiler), indirect);
     }
 
-    /// The same up to the scatter (see [`GridSort::record_cells`]).
-    pub fn encode_cells(&self, encoder: &mut wgpu::CommandEncoder, profiler: &mut GpuProfiler) {
-        self.record_cells(&mut self.timed_pass(encoder, profiler), None);
-    }
-
-    fn timed_pass<'a>(
-        &self,
-        encoder: &'a mut wgpu::CommandEncoder,
-        profiler: &mut GpuProfiler,
-    ) -> wgpu::ComputePass<'a> {
-        let label = format!("{}.grid", self.label);
-        encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some(&label),
-            timestamp_writes: profiler.compute_pass(&label),
-        })
-    }
-
     /// Records the sort's dispatches into `pass` (the device orders them:
     /// each reads what the one before wrote).
     pub fn record(&self, pass: &mut wgpu::ComputePass<'_>, indirect: Option<(&wgpu::Buffer, u64)>) {
@@ -233,6 +216,42 @@ impl GridSort {
             .dispatch(pass, &self.clear.1, self.cells + 1, 256);
         self.over_points(pass, indirect, &self.count);
         self.scan.encode(pass);
+    }
+
+    /// The workgroups (x, y, z) of each dispatch [`GridSort::record_cells`]
+    /// records without `indirect`, in order.
+    pub fn cell_groups(&self) -> Vec<[u32; 3]> {
+        let over = |count| {
+            let (x, y) = groups(count, 256);
+            [x, y, 1]
+        };
+        let mut all = vec![over(self.cells + 1), over(self.capacity)];
+        all.extend(self.scan.groups());
+        all
+    }
+
+    /// The same, each dispatch's workgroups read from `args`
+    /// (twelve bytes a dispatch, in the order of [`GridSort::cell_groups`]):
+    /// a kernel before it may skip the sort by zeroing them.
+    pub fn record_cells_from(&self, pass: &mut wgpu::ComputePass<'_>, args: &wgpu::Buffer) {
+        self.clear.0.dispatch_indirect(pass, &self.clear.1, args, 0);
+        self.count
+            .0
+            .dispatch_indirect(pass, &self.count.1, args, 12);
+        self.scan.encode_from(pass, args, 24);
+    }
+
+    /// A pass timed as `<label>.grid`.
+    pub fn timed_pass<'a>(
+        &self,
+        encoder: &'a mut wgpu::CommandEncoder,
+        profiler: &mut GpuProfiler,
+    ) -> wgpu::ComputePass<'a> {
+        let label = format!("{}.grid", self.label);
+        encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some(&label),
+            timestamp_writes: profiler.compute_pass(&label),
+        })
     }
 
     fn over_points(

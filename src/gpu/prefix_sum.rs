@@ -4,7 +4,7 @@
 //! colony's deterministic node allocation.
 
 use super::bindings::uniform_buffer;
-use super::compute::{Binding, Kernel, KernelReload, storage_buffer};
+use super::compute::{Binding, Kernel, KernelReload, groups, storage_buffer};
 use super::{BuildError, Gpu};
 use crate::base::{Assets, ChangedFile};
 
@@ -90,11 +90,44 @@ impl PrefixSum {
 
     /// Records the scan.
     pub fn encode(&self, pass: &mut wgpu::ComputePass<'_>) {
-        for level in &self.levels {
-            self.scan.dispatch(pass, &level.scan, level.count, BLOCK);
+        for (kernel, binding, count) in self.dispatches() {
+            kernel.dispatch(pass, binding, count, BLOCK);
         }
-        for level in self.levels.iter().rev().skip(1) {
-            self.add.dispatch(pass, &level.add, level.count, BLOCK);
+    }
+
+    /// The workgroups (x, y, z) of each dispatch [`PrefixSum::encode`]
+    /// records, in order.
+    pub fn groups(&self) -> Vec<[u32; 3]> {
+        self.dispatches()
+            .map(|(_, _, count)| {
+                let (x, y) = groups(count, BLOCK);
+                [x, y, 1]
+            })
+            .collect()
+    }
+
+    /// Records the scan with each dispatch's workgroups read from `args`,
+    /// twelve bytes a dispatch from `offset`, in the order of
+    /// [`PrefixSum::groups`].
+    pub fn encode_from(&self, pass: &mut wgpu::ComputePass<'_>, args: &wgpu::Buffer, offset: u64) {
+        for (k, (kernel, binding, _)) in self.dispatches().enumerate() {
+            kernel.dispatch_indirect(pass, binding, args, offset + 12 * k as u64);
         }
+    }
+
+    /// Each dispatch's kernel, bind group and element count: the scans
+    /// down the levels, then the adds back up.
+    fn dispatches(&self) -> impl Iterator<Item = (&Kernel, &Binding, u32)> {
+        let scans = self
+            .levels
+            .iter()
+            .map(|level| (&self.scan, &level.scan, level.count));
+        let adds = self
+            .levels
+            .iter()
+            .rev()
+            .skip(1)
+            .map(|level| (&self.add, &level.add, level.count));
+        scans.chain(adds)
     }
 }

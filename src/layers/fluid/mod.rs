@@ -11,6 +11,7 @@
 
 pub(crate) mod draw;
 pub mod knobs;
+pub mod lists;
 pub mod reference;
 pub mod scene;
 pub mod sim;
@@ -371,12 +372,16 @@ impl Layer for FluidLayer {
             return Vec::new();
         };
         let neighbours = mean_neighbours(gpu, &running.sim, running.base.h).unwrap_or(0.0);
+        let sim = &running.sim;
+        let count = |read: Result<u32, _>| f64::from(read.unwrap_or(0));
         vec![
-            ("particles".into(), f64::from(running.sim.count())),
+            ("particles".into(), f64::from(sim.count())),
             ("mean_neighbours".into(), neighbours),
+            ("substeps".into(), count(sim.substeps_run(gpu))),
+            ("list_rebuilds".into(), count(sim.list_rebuilds(gpu))),
             (
                 "bytes_per_step".into(),
-                running.sim.bytes_per_step(neighbours) as f64,
+                sim.bytes_per_step(neighbours) as f64,
             ),
         ]
     }

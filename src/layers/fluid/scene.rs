@@ -38,11 +38,16 @@ pub fn block(
     seed: u64,
 ) -> Scene {
     let dx = block[0] / across as f32;
+    // Whole spacings along each axis, but never more than fit between the
+    // block's origin and the far wall: a layer closer to a wall than half
+    // a spacing sits on its own mirror image and starts with a pressure
+    // shock (a million particles in the default tank had one at the back).
     let counts = [0, 1, 2].map(|k| {
         if k == 2 && dimensions == 2 {
             1
         } else {
-            ((block[k] / dx).round() as u32).max(1)
+            let room = ((container[k] - origin[k]) / dx + 1e-3).floor() as u32;
+            ((block[k] / dx).round() as u32).min(room).max(1)
         }
     });
     let mut rng = Rng::new(seed);

@@ -1,12 +1,18 @@
 //! The SPH simulation on the GPU (SEEDS.md 002): particles in grid order,
-//! a counting sort into cells of h / 2 each substep whose scatter moves
-//! the particles into cell order (reorder), then density (listing each
-//! particle's neighbours), force over those lists and integrate passes. Nothing is read back during a step.
+//! a counting sort into cells of (1 + skin) h / 2 whose scatter moves the
+//! particles into cell order (reorder), then density (listing each
+//! particle's neighbours within (1 + skin) h), force over those lists and
+//! integrate passes. A large fluid's lists serve the next substeps too
+//! (Verlet lists, `lists.rs`): a substep sorts and lists anew only when a
+//! particle has moved half the skin since or the lists have served their
+//! substeps, which the GPU decides at the start of each substep
+//! (`fluid/plan.wgsl`). Nothing is read back during a step.
 
 use crate::engine::simulation::Simulation;
 use bytemuck::{Pod, Zeroable};
 
 use super::bodies::BODIES_BYTES;
+use super::lists::{LIST_BLOCK, LIST_HEAD, Lists, list_depth};
 use crate::base::{Assets, ChangedFile};
 use crate::engine::world::{Capsule, MAX_BRANCHES};
 use crate::gpu::bindings::uniform_buffer;
@@ -120,32 +126,21 @@ pub fn calibrated_mass(dimensions: u32, dx: f64, h: f64, rest_density: f64) -> f
 const BIN_CELLS: u64 = 4096;
 const BIN_DEPTH: u64 = 32;
 
-/// Neighbours a walker's list holds (`LISTED` in fluid.wgsl): the ~28 of a
-/// particle in the bulk, with room for the mirror particles at a wall and
-/// for compression; a walker with more walks the grid in the force stage.
-pub const LIST_DEPTH: u32 = 48;
-
-/// The list depth for `walkers` that fits a storage buffer of `limit`
-/// bytes, at most `cap`: none (every force walks the grid) where fewer
-/// than eight would fit.
-fn list_depth(walkers: u32, limit: u64, cap: u32) -> u32 {
-    let fits = (limit / (u64::from(walkers) * 4)).saturating_sub(1);
-    if fits < 8 {
-        0
-    } else {
-        fits.min(u64::from(cap)) as u32
-    }
-}
-
-/// Walkers whose lists lie side by side (`LIST_BLOCK` in fluid.wgsl).
-const LIST_BLOCK: usize = 32;
-
 /// The GPU state of one fluid.
 pub struct FluidSim {
     grid: GridSort,
     /// Bins the world's branches for the integrate stage, once a frame.
     bin_branches: (Kernel, Binding),
     bins: wgpu::Buffer,
+    /// Decides each substep whether to sort and list anew (plan.wgsl).
+    plan_lists: (Kernel, Binding),
+    /// `ListPlan`: what the plan decided and what the substep found.
+    plan: wgpu::Buffer,
+    /// The grid sort's dispatches as the plan runs them.
+    sort_args: wgpu::Buffer,
+    /// Substeps a list serves at most (1: no plan runs, every substep
+    /// sorts and lists).
+    reuse: u32,
     reorder: (Kernel, Binding),
     density: (Kernel, Binding),
     force: (Kernel, Binding),
@@ -184,18 +179,20 @@ impl FluidSim {
         params: &FluidParams,
         world: (&wgpu::Buffer, &wgpu::Buffer),
     ) -> Result<Self, BuildError> {
-        Self::with_lists_of(gpu, assets, particles, params, world, LIST_DEPTH)
+        let lists = Lists::for_count(particles.0.len() as u32);
+        Self::with_lists(gpu, assets, particles, params, world, lists)
     }
 
-    /// The same with neighbour lists of at most `depth` (the tests' way to
-    /// make the force stage walk the grid for some particles or all).
-    pub fn with_lists_of(
+    /// The same with neighbour lists kept as `lists` says (the tests' way
+    /// to make the stages walk the grid for some particles or all, and to
+    /// rebuild the lists every substep).
+    pub fn with_lists(
         gpu: &Gpu,
         assets: &Assets,
         (positions, velocities): (&[[f32; 4]], &[[f32; 4]]),
         params: &FluidParams,
         (rain, branches): (&wgpu::Buffer, &wgpu::Buffer),
-        depth: u32,
+        lists: Lists,
     ) -> Result<Self, BuildError> {
         let count = positions.len().max(1) as u32;
         let none = wgpu::BufferUsages::empty();
@@ -231,9 +228,11 @@ impl FluidSim {
         gpu.queue
             .write_buffer(&uniform, 0, bytemuck::bytes_of(&params.with_kernel()));
         let h = params.h.max(1e-6);
-        // Cells of h / 2: the kernels search 5 x 5 x 5 of them (REACH in fluid.wgsl).
+        // Cells of half the lists' reach: the kernels search 5 x 5 x 5 of
+        // them (REACH in common/grid.wgsl).
+        let cell = h * (1.0 + lists.skin) * 0.5;
         let grid_box =
-            GridBox::covering([0.0; 3], params.container, h * 0.5, 1 << 25).leaving_out_dead();
+            GridBox::covering([0.0; 3], params.container, cell, 1 << 25).leaving_out_dead();
         let grid = GridSort::new(
             gpu,
             assets,
@@ -250,12 +249,31 @@ impl FluidSim {
             .min(limits.max_buffer_size);
         // (Walkers rounded up to a workgroup's: a layout may group them.)
         let walkers = (count * lanes).next_multiple_of(256);
-        let depth = list_depth(walkers, limit, depth.min(255));
-        let listed = storage_buffer(
+        let depth = list_depth(walkers, limit, lists.depth.min(255));
+        // Without lists a reuse would only walk a stale grid.
+        let reuse = if depth == 0 { 1 } else { lists.reuse.max(1) };
+        let skin = if reuse == 1 { 0.0 } else { lists.skin };
+        let list = |label: &str| {
+            let words = u64::from(walkers) * (LIST_HEAD + u64::from(depth));
+            storage_buffer(gpu, label, words * 4, none)
+        };
+        let listed = list("fluid.listed");
+        let anchors = vectors("fluid.anchor");
+        // `displaced` set: the first substep sorts and lists; and
+        // `rebuild` set, as it stays where no plan runs (lists built every
+        // substep).
+        let plan = storage_buffer(gpu, "fluid.plan", 16, none);
+        gpu.queue
+            .write_buffer(&plan, 0, bytemuck::cast_slice(&[1u32, 1, 0, 0]));
+        let groups: Vec<u32> = grid.cell_groups().concat();
+        let sort_groups = storage_buffer(gpu, "fluid.sort_groups", groups.len() as u64 * 4, none);
+        gpu.queue
+            .write_buffer(&sort_groups, 0, bytemuck::cast_slice(&groups));
+        let sort_args = storage_buffer(
             gpu,
-            "fluid.listed",
-            u64::from(walkers) * u64::from(1 + depth) * 4,
-            none,
+            "fluid.sort_args",
+            groups.len() as u64 * 4,
+            wgpu::BufferUsages::INDIRECT,
         );
         let kernel = |entry: &str,
                       bindings: &[(u32, &wgpu::Buffer)]|
@@ -265,14 +283,24 @@ impl FluidSim {
                 "compute_density" => "fluid/density.wgsl".to_string(),
                 "compute_force" => "fluid/force.wgsl".to_string(),
                 "bin_branches" => "fluid/branches.wgsl".to_string(),
+                "plan_lists" => "fluid/plan.wgsl".to_string(),
                 other => format!("fluid/{other}.wgsl"),
             };
-            let constants = [("LANES", f64::from(lanes)), ("LISTED", f64::from(depth))];
+            let constants = [
+                ("LANES", f64::from(lanes)),
+                ("LISTED", f64::from(depth)),
+                ("SKIN", f64::from(skin)),
+                ("REUSE", f64::from(reuse)),
+            ];
             let kernel = Kernel::with_constants(gpu, assets, &file, entry, &constants)?;
             let group = kernel.bind(gpu, bindings);
             Ok((kernel, group))
         };
         Ok(Self {
+            plan_lists: kernel(
+                "plan_lists",
+                &[(21, &plan), (22, &sort_groups), (23, &sort_args)],
+            )?,
             bin_branches: kernel(
                 "bin_branches",
                 &[
@@ -295,6 +323,8 @@ impl FluidSim {
                     (9, &grid.sorted),
                     (10, &substeps),
                     (19, &grid.cell_of),
+                    (20, &anchors),
+                    (21, &plan),
                 ],
             )?,
             density: kernel(
@@ -306,6 +336,8 @@ impl FluidSim {
                     (6, &densities),
                     (8, &grid.starts),
                     (18, &listed),
+                    (20, &anchors),
+                    (21, &plan),
                 ],
             )?,
             force: kernel(
@@ -326,8 +358,13 @@ impl FluidSim {
                     (16, &tank_branches),
                     (17, &bins),
                     (18, &listed),
+                    (20, &anchors),
+                    (21, &plan),
                 ],
             )?,
+            plan,
+            sort_args,
+            reuse,
             bins,
             lanes,
             listed,
@@ -391,7 +428,7 @@ impl FluidSim {
                 }),
             );
             for _ in 0..substeps {
-                self.grid.encode_cells(encoder, profiler);
+                self.plan_and_sort(&mut self.grid.timed_pass(encoder, profiler));
                 for (label, stage) in ["fluid.reorder", "fluid.density", "fluid.force"]
                     .iter()
                     .zip(self.stages())
@@ -412,11 +449,23 @@ impl FluidSim {
         });
         bin(&mut pass);
         for _ in 0..substeps {
-            self.grid.record_cells(&mut pass, None);
+            self.plan_and_sort(&mut pass);
             for stage in self.stages() {
                 stage(&mut pass);
             }
         }
+    }
+
+    /// A substep's start: the grid sort up to its scatter, behind the plan
+    /// where lists are reused (it runs only when the plan rebuilds them).
+    fn plan_and_sort(&self, pass: &mut wgpu::ComputePass<'_>) {
+        if self.reuse == 1 {
+            self.grid.record_cells(pass, None);
+            return;
+        }
+        let (kernel, group) = &self.plan_lists;
+        kernel.dispatch(pass, group, 1, 1);
+        self.grid.record_cells_from(pass, &self.sort_args);
     }
 
     /// The dispatches of a substep after the grid sort, in order.
@@ -469,6 +518,18 @@ impl FluidSim {
         ))
     }
 
+    /// Substeps so far that sorted the grid and built the lists anew
+    /// (waits for the GPU).
+    pub fn list_rebuilds(&self, gpu: &Gpu) -> Result<u32, ReadbackError> {
+        if self.reuse == 1 {
+            return self.substeps_run(gpu);
+        }
+        Ok(read_buffer::<u32>(gpu, &self.plan, 4)?
+            .get(3)
+            .copied()
+            .unwrap_or(0))
+    }
+
     /// Walkers (particles' lanes) whose neighbours did not fit their list
     /// in the last substep, so that the force stage walked the grid for
     /// them, and walkers in all (waits for the GPU).
@@ -477,7 +538,7 @@ impl FluidSim {
         let words = self.listed.size() as usize / 4;
         let listed = read_buffer::<u32>(gpu, &self.listed, words)?;
         // Word 0 of each walker (`listed_at` in fluid.wgsl).
-        let block = LIST_BLOCK * (1 + self.depth as usize);
+        let block = LIST_BLOCK * (LIST_HEAD as usize + self.depth as usize);
         let walked = (0..walkers)
             .filter(|t| listed[t / LIST_BLOCK * block + t % LIST_BLOCK] == u32::MAX)
             .count();
@@ -515,6 +576,7 @@ impl Simulation for FluidSim {
         let context = (gpu, assets, changed);
         self.grid.reload(context, &mut report);
         let kernels = [
+            &mut self.plan_lists,
             &mut self.bin_branches,
             &mut self.reorder,
             &mut self.density,

@@ -4,12 +4,15 @@
 use sylva::base::{Assets, ChangedFile, Folder};
 use sylva::engine::simulation::Simulation;
 use sylva::gpu::GpuProfiler;
-use sylva::layers::fluid::reference::densities_and_accelerations;
+use sylva::layers::fluid::lists::Lists;
 use sylva::layers::fluid::scene::{Scene, block};
-use sylva::layers::fluid::sim::{FluidSim, LIST_DEPTH};
+use sylva::layers::fluid::sim::FluidSim;
 
 use crate::support;
 use crate::support::Checked;
+
+#[path = "list_tests.rs"]
+mod list_tests;
 
 fn upload(scene: &Scene) -> FluidSim {
     upload_from(scene, &Assets::new(env!("CARGO_MANIFEST_DIR")))
@@ -28,20 +31,25 @@ fn raining(scene: &Scene, assets: &Assets) -> (FluidSim, wgpu::Buffer) {
 
 /// The fluid of `scene` and the world whose rain map and branches it binds.
 fn in_world(scene: &Scene, assets: &Assets) -> (FluidSim, sylva::engine::world::World) {
-    listing(scene, assets, LIST_DEPTH)
+    let lists = Lists::for_count(scene.positions.len() as u32);
+    listing(scene, assets, lists)
 }
 
-/// The same with neighbour lists of at most `depth`.
-fn listing(scene: &Scene, assets: &Assets, depth: u32) -> (FluidSim, sylva::engine::world::World) {
+/// The same with neighbour lists kept as `lists` says.
+fn listing(
+    scene: &Scene,
+    assets: &Assets,
+    lists: Lists,
+) -> (FluidSim, sylva::engine::world::World) {
     let gpu = support::gpu();
     let world = sylva::engine::world::World::default();
-    let sim = FluidSim::with_lists_of(
+    let sim = FluidSim::with_lists(
         &gpu,
         assets,
         (&scene.positions, &scene.velocities),
         &scene.params,
         (&world.rain(&gpu), &world.branches(&gpu)),
-        depth,
+        lists,
     )
     .unwrap_or_else(|e| panic!("{e}"));
     (sim, world)
@@ -61,10 +69,10 @@ fn run(sim: &FluidSim, steps: usize) {
     }
 }
 
-/// A compressed, stirred 3D block of about 2000 particles: pressures and
-/// viscous forces are all non-zero.
-fn stirred() -> Scene {
-    let mut scene = block(
+/// A 3D block of about 2000 particles, away from the walls, its lattice
+/// jittered by `jitter` spacings.
+fn small_block(jitter: f32) -> Scene {
+    block(
         3,
         [1.0, 1.0, 1.0],
         [0.2, 0.1, 0.2],
@@ -72,81 +80,21 @@ fn stirred() -> Scene {
         12,
         2.0,
         9.81,
-        0.3,
+        jitter,
         5,
-    );
+    )
+}
+
+/// That block compressed and stirred: pressures and viscous forces are
+/// all non-zero.
+fn stirred() -> Scene {
+    let mut scene = small_block(0.3);
     for (i, v) in scene.velocities.iter_mut().enumerate() {
         let s = i as f32 * 0.37;
         *v = [s.sin(), s.cos(), (s * 1.7).sin(), 0.0];
     }
     scene.params.mass *= 1.05;
     scene
-}
-
-/// The force stage walks the listed neighbours of every particle (full
-/// lists), of some (lists of two: the others walk the grid), or of none
-/// (no lists): the same forces each way.
-#[test]
-fn one_gpu_substep_matches_the_f64_reference() {
-    let scene = stirred();
-    assert!(
-        (1800..2300).contains(&scene.positions.len()),
-        "{}",
-        scene.positions.len()
-    );
-    let assets = Assets::new(env!("CARGO_MANIFEST_DIR"));
-    for depth in [LIST_DEPTH, 2, 0] {
-        let (sim, _world) = listing(&scene, &assets, depth);
-        run(&sim, 1);
-        let (walked, walkers) = sim
-            .walked_unlisted(&support::gpu())
-            .unwrap_or_else(|e| panic!("{e}"));
-        let expected = match depth {
-            LIST_DEPTH => 0..1,
-            2 => walkers / 10..walkers * 9 / 10,
-            _ => walkers / 2..walkers + 1,
-        };
-        assert!(
-            expected.contains(&walked),
-            "lists of {depth}: {walked} of {walkers} walked the grid"
-        );
-        assert_matches_the_reference(&sim, &scene);
-    }
-}
-
-fn assert_matches_the_reference(sim: &FluidSim, scene: &Scene) {
-    let gpu = support::gpu();
-    let (densities, accelerations, order) = sim.read_forces(&gpu).unwrap_or_else(|e| panic!("{e}"));
-    let (want_density, want_acceleration) =
-        densities_and_accelerations(&scene.positions, &scene.velocities, &scene.params);
-    let largest = want_acceleration
-        .iter()
-        .map(|a| (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt())
-        .fold(0.0, f64::max);
-    let mut pressured = 0;
-    for (slot, &original) in order.iter().enumerate() {
-        let (got, want) = (densities[slot], want_density[original as usize]);
-        let relative = (f64::from(got[0]) - want[0]).abs() / want[0];
-        assert!(
-            relative < 1e-4,
-            "particle {original}: density {} vs {}",
-            got[0],
-            want[0]
-        );
-        pressured += usize::from(want[1] > 0.0);
-        for k in 0..3 {
-            let error =
-                (f64::from(accelerations[slot][k]) - want_acceleration[original as usize][k]).abs();
-            assert!(
-                error <= 1e-4 * largest,
-                "particle {original}: acceleration {k} off by {error} (largest {largest})"
-            );
-        }
-    }
-    assert!(
-        pressured > 100,
-        "the test exercises pressure: {pressured} particles under pressure"
-    );
 }
 
 #[test]
