@@ -8,7 +8,7 @@ use sylva::layers::fluid::reference::densities_and_accelerations;
 use sylva::layers::fluid::scene::Scene;
 use sylva::layers::fluid::sim::FluidSim;
 
-use super::{listing, run, small_block, stirred};
+use super::{listing, run, small_block, stirred, stirred_block};
 use crate::support;
 
 /// The stages walk the listed neighbours of every particle (full lists),
@@ -53,19 +53,52 @@ fn one_gpu_substep_matches_the_f64_reference() {
             "lists of {depth}: {walked} of {walkers} walked the grid"
         );
         assert_matches_the_reference(&sim, &scene);
-        let (positions, velocities) = sim.read_particles(&gpu).unwrap_or_else(|e| panic!("{e}"));
-        let moved = Scene {
-            positions,
-            velocities,
-            ..scene.clone()
-        };
-        run(&sim, 1);
-        let rebuilds = sim.list_rebuilds(&gpu).unwrap_or_else(|e| panic!("{e}"));
         // Without lists there is nothing to reuse: every substep sorts.
         let want = if depth == 0 || lists.reuse == 1 { 2 } else { 1 };
-        assert_eq!(rebuilds, want, "{lists:?}: rebuilds in two substeps");
-        assert_matches_the_reference(&sim, &moved);
+        assert_eq!(
+            the_next_substep_matches(&sim, &scene),
+            want,
+            "{lists:?}: rebuilds in two substeps"
+        );
     }
+}
+
+/// The same in 2D, where the lists' walls and cells have two axes.
+#[test]
+fn a_flat_fluid_s_reused_lists_match_the_f64_reference() {
+    let mut scene = stirred_block(true);
+    scene.params.dt *= 0.25;
+    let assets = Assets::new(env!("CARGO_MANIFEST_DIR"));
+    for depth in [LIST_DEPTH, 2] {
+        let lists = Lists {
+            depth,
+            ..Lists::REUSED
+        };
+        let (sim, _world) = listing(&scene, &assets, lists);
+        run(&sim, 1);
+        assert_matches_the_reference(&sim, &scene);
+        assert_eq!(
+            the_next_substep_matches(&sim, &scene),
+            1,
+            "{lists:?}: rebuilds in two substeps"
+        );
+    }
+}
+
+/// Runs one more substep of `sim` (which ran `scene` for some) and holds
+/// it to the reference from where the last left the particles; the
+/// rebuilds in all.
+fn the_next_substep_matches(sim: &FluidSim, scene: &Scene) -> u32 {
+    let gpu = support::gpu();
+    let (positions, velocities) = sim.read_particles(&gpu).unwrap_or_else(|e| panic!("{e}"));
+    let moved = Scene {
+        positions,
+        velocities,
+        ..scene.clone()
+    };
+    run(sim, 1);
+    assert_matches_the_reference(sim, &moved);
+    sim.list_rebuilds(&gpu).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// The lists are rebuilt every `LIST_REUSE` substeps, and at once when a
@@ -76,7 +109,7 @@ fn one_gpu_substep_matches_the_f64_reference() {
 fn the_lists_are_rebuilt_when_they_are_old_or_a_particle_leaves_its_skin() {
     let gpu = support::gpu();
     let assets = Assets::new(env!("CARGO_MANIFEST_DIR"));
-    let resting = small_block(0.0);
+    let resting = small_block(false, 0.0);
     let (sim, _world) = listing(&resting, &assets, Lists::REUSED);
     let substeps = 3 * Lists::REUSED.reuse;
     run(&sim, substeps as usize);
@@ -91,16 +124,8 @@ fn the_lists_are_rebuilt_when_they_are_old_or_a_particle_leaves_its_skin() {
     }
     let (sim, _world) = listing(&racing, &assets, Lists::REUSED);
     run(&sim, 3);
-    let (positions, velocities) = sim.read_particles(&gpu).unwrap_or_else(|e| panic!("{e}"));
-    run(&sim, 1);
-    let rebuilds = sim.list_rebuilds(&gpu).unwrap_or_else(|e| panic!("{e}"));
+    let rebuilds = the_next_substep_matches(&sim, &racing);
     assert_eq!(rebuilds, 4, "four fast substeps");
-    let moved = Scene {
-        positions,
-        velocities,
-        ..racing
-    };
-    assert_matches_the_reference(&sim, &moved);
 }
 
 fn assert_matches_the_reference(sim: &FluidSim, scene: &Scene) {

@@ -69,15 +69,17 @@ fn run(sim: &FluidSim, steps: usize) {
     }
 }
 
-/// A 3D block of about 2000 particles, away from the walls, its lattice
-/// jittered by `jitter` spacings.
-fn small_block(jitter: f32) -> Scene {
+/// A block of about 2000 particles (3D, or `flat`: 2D), away from the
+/// walls, its lattice jittered by `jitter` spacings.
+fn small_block(flat: bool, jitter: f32) -> Scene {
+    let (dimensions, depth, across) = if flat { (2, 0.0, 40) } else { (3, 1.0, 12) };
+    let [low, side] = if flat { [0.0, 0.3] } else { [0.2, 0.24] };
     block(
-        3,
-        [1.0, 1.0, 1.0],
-        [0.2, 0.1, 0.2],
-        [0.24, 0.3, 0.24],
-        12,
+        dimensions,
+        [1.0, 1.0, depth],
+        [0.2, 0.1, low],
+        [side, 0.3, side * depth],
+        across,
         2.0,
         9.81,
         jitter,
@@ -87,14 +89,20 @@ fn small_block(jitter: f32) -> Scene {
 
 /// That block compressed and stirred: pressures and viscous forces are
 /// all non-zero.
-fn stirred() -> Scene {
-    let mut scene = small_block(0.3);
+fn stirred_block(flat: bool) -> Scene {
+    let mut scene = small_block(flat, 0.3);
     for (i, v) in scene.velocities.iter_mut().enumerate() {
         let s = i as f32 * 0.37;
-        *v = [s.sin(), s.cos(), (s * 1.7).sin(), 0.0];
+        let z = if flat { 0.0 } else { (s * 1.7).sin() };
+        *v = [s.sin(), s.cos(), z, 0.0];
     }
     scene.params.mass *= 1.05;
     scene
+}
+
+/// The 3D one.
+fn stirred() -> Scene {
+    stirred_block(false)
 }
 
 #[test]
