@@ -91,8 +91,9 @@ fn integrate_particle(s: u32, before: vec4<f32>, velocity: vec3<f32>, a: vec3<f3
     position_a[s] = x;
     velocity_a[s] = vec4<f32>(v, 0.0);
     // Only a particle alive when the lists were built can leave its skin:
-    // one drained since weighs nothing in the walks, one poured since has
-    // empty lists and is on no other's until the next rebuild.
+    // one drained since weighs nothing in the walks, and one dead at the
+    // build and poured since has empty lists and is on no other's until the
+    // next rebuild.
     let built = anchor[s];
     let moved = x.xyz - built.xyz;
     let half_skin = 0.5 * SKIN * params.h;

@@ -10,17 +10,19 @@
 @group(0) @binding(21) var<storage, read_write> plan: ListPlan;
 // The sort's dispatches at full size, three words (x, y, z) each...
 @group(0) @binding(22) var<storage, read> sort_groups: array<u32>;
-// ...and as this substep runs them (indirect arguments).
+// ...and as this substep runs them (indirect arguments). Set by the CPU
+// too: a new smoothing length sets `displaced` (`FluidSim::set_params`).
 @group(0) @binding(23) var<storage, read_write> sort_args: array<u32>;
 
 @compute @workgroup_size(1)
 fn plan_lists() {
-    let rebuild = plan.displaced != 0u | plan.since + 1u >= REUSE;
+    let rebuild = (plan.displaced != 0u) | (plan.since + 1u >= REUSE);
     plan.rebuild = select(0u, 1u, rebuild);
     plan.since = select(plan.since + 1u, 0u, rebuild);
     plan.rebuilds += plan.rebuild;
     plan.displaced = 0u;
-    for (var k = 0u; k < arrayLength(&sort_groups); k += 3u) {
+    // (The buffer may hold padding past the last dispatch's three words.)
+    for (var k = 0u; k + 2u < arrayLength(&sort_groups); k += 3u) {
         sort_args[k] = select(0u, sort_groups[k], rebuild);
         sort_args[k + 1u] = sort_groups[k + 1u];
         sort_args[k + 2u] = sort_groups[k + 2u];

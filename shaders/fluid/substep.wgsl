@@ -76,11 +76,13 @@ fn walls_near(x: vec3<f32>, reach: f32) -> Walls {
     let axes = select(3u, 2u, params.dimensions == 2u);
     for (var k = 0u; k < 3u; k++) {
         let on = k < axes;
-        if on & x[k] < reach {
+        // The nearer wall, where a thin tank has both within reach.
+        let far = params.container[k] - x[k];
+        if on & (x[k] < reach) & (x[k] <= far) {
             walls.axis[walls.count] = k;
             walls.at[walls.count] = 0.0;
             walls.count += 1u;
-        } else if on & x[k] > params.container[k] - reach {
+        } else if on & (far < reach) {
             walls.axis[walls.count] = k;
             walls.at[walls.count] = params.container[k];
             walls.count += 1u;

@@ -141,6 +141,8 @@ pub struct FluidSim {
     /// Substeps a list serves at most (1: no plan runs, every substep
     /// sorts and lists).
     reuse: u32,
+    /// The smoothing length last written, which the lists were built for.
+    listed_for: std::cell::Cell<f32>,
     reorder: (Kernel, Binding),
     density: (Kernel, Binding),
     force: (Kernel, Binding),
@@ -227,21 +229,6 @@ impl FluidSim {
         let uniform = uniform_buffer(&gpu.device, "fluid.params", size_of::<FluidParams>());
         gpu.queue
             .write_buffer(&uniform, 0, bytemuck::bytes_of(&params.with_kernel()));
-        let h = params.h.max(1e-6);
-        // Cells of half the lists' reach: the kernels search 5 x 5 x 5 of
-        // them (REACH in common/grid.wgsl).
-        let cell = h * (1.0 + lists.skin) * 0.5;
-        let grid_box =
-            GridBox::covering([0.0; 3], params.container, cell, 1 << 25).leaving_out_dead();
-        let grid = GridSort::new(
-            gpu,
-            assets,
-            "fluid",
-            grid_box,
-            &position_a,
-            &count_buffer,
-            count,
-        )?;
         let lanes = lanes_for(count);
         let limits = gpu.device.limits();
         let limit = limits
@@ -253,6 +240,21 @@ impl FluidSim {
         // Without lists a reuse would only walk a stale grid.
         let reuse = if depth == 0 { 1 } else { lists.reuse.max(1) };
         let skin = if reuse == 1 { 0.0 } else { lists.skin };
+        let h = params.h.max(1e-6);
+        // Cells of half the lists' reach: the kernels search 5 x 5 x 5 of
+        // them (REACH in common/grid.wgsl).
+        let cell = h * (1.0 + skin) * 0.5;
+        let grid_box =
+            GridBox::covering([0.0; 3], params.container, cell, 1 << 25).leaving_out_dead();
+        let grid = GridSort::new(
+            gpu,
+            assets,
+            "fluid",
+            grid_box,
+            &position_a,
+            &count_buffer,
+            count,
+        )?;
         let list = |label: &str| {
             let words = u64::from(walkers) * (LIST_HEAD + u64::from(depth));
             storage_buffer(gpu, label, words * 4, none)
@@ -365,6 +367,7 @@ impl FluidSim {
             plan,
             sort_args,
             reuse,
+            listed_for: std::cell::Cell::new(params.h),
             bins,
             lanes,
             listed,
@@ -396,10 +399,18 @@ impl FluidSim {
         gpu.queue.write_buffer(&self.bodies, 0, &block[..fits]);
     }
 
-    /// Writes the parameters for the next substeps.
+    /// Writes the parameters for the next substeps. A new h (the knob is
+    /// smoothed, so it moves a little every frame while turned) makes the
+    /// next substep rebuild the lists: those built for a smaller h miss
+    /// neighbours within the new one.
     pub fn set_params(&self, gpu: &Gpu, params: &FluidParams) {
         gpu.queue
             .write_buffer(&self.params, 0, bytemuck::bytes_of(&params.with_kernel()));
+        if self.listed_for.replace(params.h) != params.h {
+            // `ListPlan.displaced`.
+            gpu.queue
+                .write_buffer(&self.plan, 0, bytemuck::bytes_of(&1u32));
+        }
     }
 
     /// Records `substeps` substeps after binning the branches: each stage
@@ -545,8 +556,10 @@ impl FluidSim {
         Ok((walked, walkers))
     }
 
-    /// Bytes one substep moves (each buffer touch counted once; the
-    /// neighbour reads of density and force counted per neighbour).
+    /// Bytes a substep that sorts and walks the grid moves (each buffer
+    /// touch counted once; the neighbour reads of density and force
+    /// counted per neighbour within h; a substep that reuses the lists
+    /// moves less, the list's skin more).
     pub fn bytes_per_step(&self, neighbours: f64) -> u64 {
         let n = f64::from(self.count);
         let cells = f64::from(self.grid.cells() + 1);
