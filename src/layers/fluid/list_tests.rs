@@ -162,3 +162,20 @@ fn assert_matches_the_reference(sim: &FluidSim, scene: &Scene) {
         "the test exercises pressure: {pressured} particles under pressure"
     );
 }
+
+/// A new smoothing length rebuilds the lists at the next substep (those
+/// built for a smaller h would miss neighbours), the same one keeps them.
+#[test]
+fn a_new_smoothing_length_rebuilds_the_lists() {
+    let gpu = support::gpu();
+    let assets = Assets::new(env!("CARGO_MANIFEST_DIR"));
+    let mut scene = small_block(false, 0.0);
+    let (sim, _world) = listing(&scene, &assets, Lists::REUSED);
+    run(&sim, 1);
+    sim.set_params(&gpu, &scene.params);
+    run(&sim, 1);
+    scene.params.h *= 1.02;
+    sim.set_params(&gpu, &scene.params);
+    let rebuilds = the_next_substep_matches(&sim, &scene);
+    assert_eq!(rebuilds, 2, "one substep with the old h, one with a new h");
+}
