@@ -34,13 +34,14 @@ fn reorder(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgr
     if i >= params.count {
         return;
     }
+    let position = position_a[i];
     var slot = i;
     if plan.rebuild != 0u {
         let placed = grid_cell_of[i];
         slot = grid_starts[placed.x] + placed.y;
-        anchor[slot] = position_a[i];
+        anchor[slot] = position;
     }
     grid_sorted[slot] = i;
-    position_b[slot] = position_a[i];
+    position_b[slot] = position;
     velocity_b[slot] = velocity_a[i];
 }

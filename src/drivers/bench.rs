@@ -1,8 +1,9 @@
 //! `sylva bench`: runs one layer at increasing sizes and prints the GPU
 //! milliseconds of each pass (median and p95 over many frames after the
 //! GPU's clocks and the layer are warmed up), from timestamp queries.
-//! Each frame is waited for, so the numbers are per pass, not overlapped. A size is in the layer's own unit;
-//! for `shader` layers it is the output height in pixels at 16:9.
+//! Each frame is waited for, so the numbers are per pass, not overlapped.
+//! A size is in the layer's own unit; for `shader` layers it is the
+//! output height in pixels at 16:9.
 
 use std::sync::Arc;
 
@@ -168,9 +169,8 @@ pub fn run(options: &BenchOptions) -> anyhow::Result<BenchReport> {
             .map(|l| l.report(&gpu))
             .unwrap_or_default();
         let steady = steady_frames(&frames);
-        let own = [format!("{}.", options.layer)];
-        let steps = step_statistics(&steady, &own);
-        let step_times = layer_steps(&steady, &own);
+        let step_times = layer_steps(&steady, &[format!("{}.", options.layer)]);
+        let steps = median_and_busiest(&step_times);
         let step_mean = (!step_times.is_empty())
             .then(|| step_times.iter().sum::<f64>() / step_times.len() as f64);
         let groups = workload
@@ -314,8 +314,12 @@ fn steady_frames(frames: &[Vec<PassTime>]) -> Vec<Vec<PassTime>> {
 /// Median and largest per-frame sum of the compute passes whose labels
 /// start with one of `prefixes` (drawing passes contain `.draw`).
 fn step_statistics(frames: &[Vec<PassTime>], prefixes: &[String]) -> Option<[f64; 2]> {
-    let steps = layer_steps(frames, prefixes);
-    Some([percentile(&steps, 0.5), *steps.last()?])
+    median_and_busiest(&layer_steps(frames, prefixes))
+}
+
+/// Median and largest of sorted step times.
+fn median_and_busiest(steps: &[f64]) -> Option<[f64; 2]> {
+    Some([percentile(steps, 0.5), *steps.last()?])
 }
 
 /// Those per-frame sums, sorted (frames without such a pass left out).

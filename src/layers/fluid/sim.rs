@@ -255,11 +255,8 @@ impl FluidSim {
             &count_buffer,
             count,
         )?;
-        let list = |label: &str| {
-            let words = u64::from(walkers) * (LIST_HEAD + u64::from(depth));
-            storage_buffer(gpu, label, words * 4, none)
-        };
-        let listed = list("fluid.listed");
+        let list_words = u64::from(walkers) * (LIST_HEAD + u64::from(depth));
+        let listed = storage_buffer(gpu, "fluid.listed", list_words * 4, none);
         let anchors = vectors("fluid.anchor");
         // `displaced` set: the first substep sorts and lists; and
         // `rebuild` set, as it stays where no plan runs (lists built every
