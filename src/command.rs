@@ -46,6 +46,9 @@ pub enum Command {
     /// Keep the phone page's favourites (a JSON list of addresses) in the
     /// show folder.
     KeepFavourites(String),
+    /// Hand a parameter a performer holds back to the script (every held
+    /// one when `None`).
+    Release(Option<String>),
 }
 
 /// An event passed to a script callback.

@@ -295,8 +295,9 @@ struct BenchArgs {
 }
 
 /// Logs to stderr, and with `log_dir` also to a file a day there (two
-/// weeks kept, so a show running for months never fills the disk).
-fn start_logging(log_dir: Option<&std::path::Path>) {
+/// weeks kept, so a show running for months never fills the disk);
+/// `quieted`: Mesa's device-select layer was left out.
+fn start_logging(log_dir: Option<&std::path::Path>, quieted: bool) {
     use tracing_subscriber::Layer;
     use tracing_subscriber::layer::SubscriberExt;
     use tracing_subscriber::util::SubscriberInitExt;
@@ -334,9 +335,35 @@ fn start_logging(log_dir: Option<&std::path::Path>) {
         )
         .with(to_file)
         .init();
+    if quieted {
+        tracing::debug!(
+            "XDG_RUNTIME_DIR unset or relative: no Wayland, Mesa's device-select layer left out"
+        );
+    }
+}
+
+/// Leaves Mesa's device-selection Vulkan layer out where no Wayland
+/// display can be reached (see [`sylva::gpu::skip_device_select`]), so a
+/// start with `XDG_RUNTIME_DIR` unset (a service, `su`, ssh) prints no
+/// stray `XDG_RUNTIME_DIR is invalid` lines; whether it did.
+#[cfg(target_os = "linux")]
+fn quiet_device_select() -> bool {
+    let skip = sylva::gpu::skip_device_select(|name| std::env::var_os(name));
+    if skip {
+        // SAFETY: called first in `main`, before any thread exists, so
+        // nothing reads the environment while it changes.
+        unsafe { std::env::set_var("NODEVICE_SELECT", "1") };
+    }
+    skip
+}
+
+#[cfg(not(target_os = "linux"))]
+fn quiet_device_select() -> bool {
+    false
 }
 
 fn main() -> ExitCode {
+    let quieted = quiet_device_select();
     // The layer kinds add their own tools under `export` and `validate`.
     let matches = ToolVerb::ALL
         .into_iter()
@@ -349,7 +376,7 @@ fn main() -> ExitCode {
         .find_map(|verb| Some((verb, matches.subcommand_matches(verb.name())?)));
     let result = match tool {
         Some((verb, matches)) => {
-            start_logging(None);
+            start_logging(None, quieted);
             run_tool(verb, matches)
         }
         None => match Cli::from_arg_matches(&matches) {
@@ -358,7 +385,7 @@ fn main() -> ExitCode {
                     Some(Command::Play(play)) => play.log_dir(),
                     _ => None,
                 };
-                start_logging(log_dir.as_deref());
+                start_logging(log_dir.as_deref(), quieted);
                 run_cli(cli)
             }
             Err(error) => error.exit(),
@@ -455,6 +482,9 @@ fn check_command(args: &CheckArgs) -> anyhow::Result<()> {
     let report = sylva::show::check::run(&assets);
     for problem in &report.problems {
         eprintln!("{problem}\n");
+    }
+    for warning in &report.warnings {
+        eprintln!("warning: {warning}\n");
     }
     println!("{}", report.summary());
     if report.problems.is_empty() {

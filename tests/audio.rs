@@ -24,7 +24,7 @@ use crate::support::{self, Checked};
 const RATE: u32 = 48_000;
 
 /// 16-bit mono PCM WAV.
-fn write_wav(path: &Path, samples: &[f32]) {
+pub(crate) fn write_wav(path: &Path, samples: &[f32]) {
     write_wav_at(path, samples, RATE);
 }
 

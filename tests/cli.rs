@@ -142,6 +142,59 @@ fn headless_run_stops_after_its_frames() {
 }
 
 #[test]
+fn the_default_show_on_the_software_adapter_plays_the_light_show() {
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            "--headless",
+            "--frames",
+            "3",
+            "--unpaced",
+            "--size",
+            "64x36",
+            "--no-osc",
+            "--no-midi",
+            "--no-audio",
+        ];
+        args.extend_from_slice(extra);
+        let output = sylva(&args);
+        assert!(output.status.success(), "{}", stderr(&output));
+        stderr(&output)
+    };
+    let chosen = "the light show (playlist light) plays";
+    let log = run(&[]);
+    assert_eq!(log.matches(chosen).count(), 1, "{log}");
+    assert!(log.contains("a software adapter"), "{log}");
+    assert!(!log.contains("switched off"), "{log}");
+    // Asked for by name, the full show plays on any adapter.
+    let log = run(&["--playlist", "default"]);
+    assert!(!log.contains(chosen), "{log}");
+    assert!(log.contains("preset world loaded"), "{log}");
+    // A render (a music video) plays the default show it was asked for.
+    let out = support::out_dir().join("cli_render_default_show");
+    std::fs::remove_dir_all(&out).ok();
+    let sound = out.join("quiet.wav");
+    crate::audio::write_wav(&sound, &vec![0.0; 4800]);
+    let output = sylva(&[
+        "render",
+        "--frames",
+        "1",
+        "--size",
+        "32x18",
+        "--audio",
+        &sound.to_string_lossy(),
+        "--out",
+        &out.join("frames").to_string_lossy(),
+    ]);
+    let log = stderr(&output);
+    assert!(output.status.success(), "{log}");
+    assert!(
+        !log.contains(chosen) && log.contains("preset world loaded"),
+        "{log}"
+    );
+}
+
+#[test]
 fn without_a_display_the_window_exits_2_and_names_the_alternatives() {
     let output = Command::new(env!("CARGO_BIN_EXE_sylva"))
         .env_remove("DISPLAY")

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use sylva::command::{OscArg, ScriptEvent};
+use sylva::command::{Command, OscArg, ScriptEvent};
 use sylva::gpu::{OUTPUT_FORMAT, RenderTarget, read_rgba16f};
 use sylva::params::{Source, Value};
 use sylva::show::Show;
@@ -207,6 +207,64 @@ fn scripts_set_and_ramp_parameters() {
         show.registry.get("shader.live.tint"),
         Some(&Value::Colour([0.0, 1.0, 0.0, 1.0]))
     );
+}
+
+#[test]
+fn a_performer_holds_against_the_script_and_a_preset_s_script_stops_with_it() {
+    // The script writes the level every frame, as scripts/fluid.lua writes
+    // the gravity: an OSC write must stick all the same.
+    let script = "function update(dt)\n  sylva.set('shader.live.level', 0.25)\nend\n";
+    let root = show_folder("hold", Some(script));
+    write(
+        &root.join("presets/plain.toml"),
+        "layers = [\"shader.live\"]\n",
+    );
+    let (mut show, mut output) = start(root, false);
+    frame(&mut show, &mut output);
+    assert_eq!(show.registry.float("shader.live.level"), 0.25);
+    let from_touchdesigner = Source::Osc("192.168.1.20:7000".into());
+    show.apply(Command::Set(
+        "shader.live.level".into(),
+        Value::Float(0.75),
+        from_touchdesigner,
+    ))
+    .checked("the OSC write");
+    for _ in 0..10 {
+        frame(&mut show, &mut output);
+    }
+    assert_eq!(
+        show.registry.float("shader.live.level"),
+        0.75,
+        "the performer's value holds"
+    );
+    show.apply(Command::Release(Some("shader.live.level".into())))
+        .checked("/sylva/release");
+    frame(&mut show, &mut output);
+    assert_eq!(
+        show.registry.float("shader.live.level"),
+        0.25,
+        "released to the script"
+    );
+    // A preset without a script: the old one writes no more.
+    show.apply(Command::LoadPreset("plain".into(), Some(0.0)))
+        .checked("loading the plain preset");
+    frame(&mut show, &mut output);
+    show.apply(Command::Set(
+        "shader.live.level".into(),
+        Value::Float(0.5),
+        Source::Show,
+    ))
+    .checked("a write by the show");
+    for _ in 0..10 {
+        frame(&mut show, &mut output);
+    }
+    assert_eq!(
+        show.script().file(),
+        "",
+        "the script stopped with its preset"
+    );
+    assert!(!show.script().is_running());
+    assert_eq!(show.registry.float("shader.live.level"), 0.5);
 }
 
 #[test]

@@ -23,11 +23,15 @@ mod isf;
 mod kernels;
 mod live;
 mod media;
+mod newcomer;
 mod osc_rig;
+mod oscquery_spec;
 mod outputs;
 mod phone;
 mod raster;
+mod render_exact;
 mod send;
+mod shadertoy_channels;
 mod show;
 #[path = "../src/layers/skinned/tests.rs"]
 mod skinned;

@@ -2,8 +2,10 @@
 //! headless Chromium driven by Playwright) against the show binary: a
 //! fader dragged moves the parameter, two faders under two fingers at
 //! once, an OSC write moves the fader, a tapped preset loads and its
-//! layer's controls appear, a favourite is kept, nothing is asked of any
-//! host but the show, and after the show restarts the page finds it again.
+//! layer's controls appear, a size the layer rebuilds for is a number
+//! typed in and a texture input a picker of sources, a favourite is kept,
+//! nothing is asked of any host but the show, and after the show restarts
+//! the page finds it again.
 
 use std::net::{TcpListener, UdpSocket};
 use std::path::{Path, PathBuf};
@@ -84,6 +86,13 @@ fn the_phone_page_plays_the_show_in_a_real_browser() {
             (
                 "presets/second.toml",
                 "layers = [\"shader.aurora\", \"shader.echo\"]\n",
+            ),
+            // A size the layer rebuilds for, and a texture input.
+            (
+                "presets/third.toml",
+                "layers = [\"shader.picture\", \"colony\"]\n[params]\n\
+                 \"colony.attraction_count\" = 200\n\"colony.node_capacity\" = 2000\n\
+                 \"shader.picture.picture\" = \"below\"\n",
             ),
         ],
     );

@@ -110,26 +110,16 @@ impl<T> Checked<T> for Option<T> {
     }
 }
 
-/// The project's shared folder (test characters, published data): `$SYLVA_SHARED`,
-/// else `../shared` beside the checkout, else `shared/` inside it. Fails,
-/// naming where it looked, when none exists.
-pub fn shared(path: &str) -> PathBuf {
-    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let candidates: Vec<PathBuf> = std::env::var_os("SYLVA_SHARED")
-        .map(PathBuf::from)
-        .into_iter()
-        .chain([manifest.join("../shared"), manifest.join("shared")])
-        .collect();
-    match candidates
-        .iter()
-        .map(|dir| dir.join(path))
-        .find(|p| p.exists())
-    {
-        Some(found) => found,
-        None => {
-            panic!("{path} is in none of {candidates:?} (set SYLVA_SHARED to the shared folder)")
-        }
-    }
+/// A file under `tests/assets/` (test characters, published reference
+/// data; each folder has its attribution). Tests read nothing outside the
+/// checkout, so a lone clone passes them. Fails, naming the path, when the
+/// file is missing.
+pub fn asset(path: &str) -> PathBuf {
+    let found = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/assets")
+        .join(path);
+    assert!(found.is_file(), "{} is missing", found.display());
+    found
 }
 
 /// A PNG that is only its header and an empty stream: `width` x `height`, one bit per pixel.

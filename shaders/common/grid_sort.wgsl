@@ -38,13 +38,74 @@ fn grid_count(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_wor
     if i >= point_count[0] {
         return;
     }
-    let point = points[i];
-    // Past the last cell (the slot whose start is the total): after every
-    // cell's points, where no search walks.
-    let dead = grid.dead_left_out != 0u & point.w == 0.0;
-    let cell = select(grid_index(grid, grid_coords(grid, point.xyz)), grid.cell_total, dead);
+    let cell = point_cell(points[i]);
     cell_of[i] = vec2<u32>(cell, atomicAdd(&cell_counts[cell], 1u));
 }
+
+// The cell point `point` is sorted into. Past the last cell (the slot
+// whose start is the total) for a dead point: after every cell's points,
+// where no search walks.
+fn point_cell(point: vec4<f32>) -> u32 {
+    let dead = grid.dead_left_out != 0u & point.w == 0.0;
+    return select(grid_index(grid, grid_coords(grid, point.xyz)), grid.cell_total, dead);
+}
+
+var<workgroup> block_cells: array<u32, 256>;
+var<workgroup> block_total: u32;
+
+// grid_count with each point ranked after the points of its cell with a
+// lower index, so the order in a cell, and every sum a search makes in
+// that order, is the same on every run (`sylva render`). The ranks
+// grid_count's atomics hand out follow the order threads happen to run
+// in. Workgroup 0 walks the points 256 at a time, in order; a point's
+// rank is its cell's count so far plus the points of its cell earlier in
+// the block. The dispatch is grid_count's (indirect where the plan may
+// skip the sort), so the other workgroups only return.
+@compute @workgroup_size(256)
+fn grid_count_in_order(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) lane: u32) {
+    if any(group != vec3<u32>(0u)) {
+        return;
+    }
+    if lane == 0u {
+        block_total = point_count[0];
+    }
+    let total = workgroupUniformLoad(&block_total);
+    for (var first = 0u; first < total; first += 256u) {
+        let i = first + lane;
+        var cell = NO_CELL;
+        if i < total {
+            cell = point_cell(points[i]);
+        }
+        block_cells[lane] = cell;
+        workgroupBarrier();
+        var earlier = 0u;
+        var last = true;
+        for (var k = 0u; k < 256u; k++) {
+            let same = block_cells[k] == cell;
+            earlier += u32(same & k < lane);
+            last = last & !(same & k > lane);
+        }
+        var before = 0u;
+        if i < total {
+            before = atomicLoad(&cell_counts[cell]);
+        }
+        // Every lane has read its cell's count before the last lane of
+        // each cell moves it on, and the block's cells are read before
+        // the next block writes them.
+        storageBarrier();
+        workgroupBarrier();
+        if i < total {
+            cell_of[i] = vec2<u32>(cell, before + earlier);
+            if last {
+                atomicStore(&cell_counts[cell], before + earlier + 1u);
+            }
+        }
+        storageBarrier();
+    }
+}
+
+// No cell: the lanes past the last point.
+const NO_CELL: u32 = 0xffffffffu;
 
 @compute @workgroup_size(256)
 fn grid_scatter(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {

@@ -359,6 +359,83 @@ fn cull(@builtin(global_invocation_id) global: vec3<u32>, @builtin(local_invocat
     }
 }
 
+var<workgroup> order_scan: array<vec2<u32>, 256>;
+var<workgroup> order_alive: u32;
+
+// The exclusive prefix of `value` over the workgroup's lanes; the block's
+// total is then in order_scan[255] until the next call.
+fn lanes_before(local: u32, value: vec2<u32>) -> vec2<u32> {
+    order_scan[local] = value;
+    workgroupBarrier();
+    for (var offset = 1u; offset < 256u; offset = offset << 1u) {
+        var add = vec2<u32>(0u);
+        if local >= offset {
+            add = order_scan[local - offset];
+        }
+        workgroupBarrier();
+        order_scan[local] += add;
+        workgroupBarrier();
+    }
+    return order_scan[local] - value;
+}
+
+// `cull` with every list in the order of the draw list, the same on every
+// run (`sylva render`): where two trees meet a pixel at the same depth the
+// one drawn first shows, and `cull`'s places follow the order its threads
+// happen to run in. Workgroup 0 walks the trees 256 at a time, placing
+// each after those before it; the dispatch is `cull`'s, so the other
+// workgroups only return.
+@compute @workgroup_size(256)
+fn cull_in_order(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    if any(group != vec3<u32>(0u)) {
+        return;
+    }
+    if local == 0u {
+        order_alive = state[ALIVE];
+    }
+    let alive = workgroupUniformLoad(&order_alive);
+    var grown_placed = 0u;
+    var placed = vec2<u32>(0u);
+    for (var first = 0u; first < alive; first += 256u) {
+        let i = first + local;
+        let across = crown_pixels(i);
+        var kind = lod(across);
+        if kind == GROWN && size_bin(across) < atomicLoad(&grown_bins[BINS]) {
+            kind = NEAR;
+        }
+        // The grown first: past the cap (only when the biggest bin alone
+        // overflows it), the later ones draw as cones.
+        let grown_before = lanes_before(local, vec2<u32>(u32(kind == GROWN), 0u)).x;
+        let grown_here = order_scan[255].x;
+        workgroupBarrier();
+        if kind == GROWN {
+            let slot = grown_placed + grown_before;
+            if slot < draw.grown_cap {
+                grown_out[slot] = draw_list[i];
+                kind = UNSEEN;
+            } else {
+                kind = NEAR;
+            }
+        }
+        grown_placed += grown_here;
+        let before = lanes_before(local, vec2<u32>(u32(kind == NEAR), u32(kind == FAR)));
+        let here = order_scan[255];
+        workgroupBarrier();
+        if kind == NEAR {
+            near_out[placed.x + before.x] = draw_list[i];
+        } else if kind == FAR {
+            far_out[placed.y + before.y] = draw_list[i];
+        }
+        placed += here;
+    }
+    if local == 0u {
+        atomicStore(&cull_args[1], placed.x);
+        atomicStore(&cull_args[5], placed.y);
+        // cull_finish holds it to the cap.
+        atomicStore(&cull_args[9], grown_placed);
+    }
+}
+
 // A tree's colour: its species' by height (old and young trees differ) and
 // a little its own (no two neighbours quite alike).
 fn tree_tint(slot: u32, tree: Tree) -> vec3<f32> {

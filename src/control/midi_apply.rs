@@ -8,7 +8,7 @@ use super::midi_map::MidiOutcome;
 use super::midi_parse::MidiMessage;
 use crate::command::Command;
 use crate::command::ScriptEvent;
-use crate::mapping::Action;
+use crate::mapping::{Action, names};
 use crate::params::{Registry, Source, Value};
 
 impl ControlSurface {
@@ -78,6 +78,17 @@ impl ControlSurface {
                 }
                 MidiOutcome::Action(action) => self.act(action, at, registry),
                 MidiOutcome::Learned(mapping) => self.command(Command::KeepLearned(mapping)),
+                // A layer this preset lacks waits quietly (controller files
+                // cover every preset); a misspelt name is said, once a second.
+                MidiOutcome::Missing(name) if names::owner_on_stage(&name, registry) => {
+                    self.warnings.warn(|| {
+                        format!(
+                            "MIDI from {port}: {}",
+                            names::missing_param(&name, registry)
+                        )
+                    });
+                }
+                MidiOutcome::Missing(_) => {}
             }
         }
     }

@@ -77,12 +77,7 @@ fn scan(
     events: &SyncSender<ControlEvent>,
     open: &mut HashMap<String, MidiInputConnection<()>>,
 ) -> Result<(), MidiError> {
-    // Without the sequencer device ALSA prints an error on every attempt:
-    // look for it first, so a machine without MIDI logs one warning only.
-    #[cfg(target_os = "linux")]
-    if !std::path::Path::new("/dev/snd/seq").exists() {
-        return Err(MidiError::NoSequencer);
-    }
+    no_sequencer()?;
     let probe = MidiInput::new("sylva")?;
     let ports = probe.ports();
     let present: Vec<(String, midir::MidiInputPort)> = ports
@@ -139,16 +134,47 @@ fn scan(
     Ok(())
 }
 
+/// Without the sequencer device alsa-lib prints `ALSA lib seq_hw.c …
+/// failed` to stderr at every attempt to open MIDI: look for it first, so
+/// a machine without MIDI logs one warning only.
+#[cfg(target_os = "linux")]
+fn no_sequencer() -> Result<(), MidiError> {
+    if std::path::Path::new("/dev/snd/seq").exists() {
+        Ok(())
+    } else {
+        Err(MidiError::NoSequencer)
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn no_sequencer() -> Result<(), MidiError> {
+    Ok(())
+}
+
 /// Output ports for LED feedback, opened when first needed.
 #[derive(Default)]
 pub struct MidiOutputs {
+    /// `--no-midi`: a mapping's LED feedback opens nothing.
+    off: bool,
     open: HashMap<String, MidiOutputConnection>,
     last_attempt: HashMap<String, Instant>,
 }
 
 impl MidiOutputs {
+    /// Outputs opened on demand, or, with `enabled` false (`--no-midi`),
+    /// never.
+    pub fn new(enabled: bool) -> Self {
+        Self {
+            off: !enabled,
+            ..Self::default()
+        }
+    }
+
     /// Sends `bytes` to the output whose name contains `port`.
     pub fn send(&mut self, port: &str, bytes: &[u8]) {
+        if self.off {
+            return;
+        }
         if !self.open.contains_key(port) {
             let due = self
                 .last_attempt
@@ -181,6 +207,7 @@ impl MidiOutputs {
 }
 
 fn connect_output(port: &str) -> Result<MidiOutputConnection, MidiError> {
+    no_sequencer()?;
     let output = MidiOutput::new("sylva")?;
     let wanted = port.to_lowercase();
     let found = output

@@ -20,6 +20,9 @@ pub enum MidiOutcome {
     Action(Action),
     /// MIDI learn bound a control; save it.
     Learned(MidiMapping),
+    /// The mapping's parameter is not in the registry (misspelt, or its
+    /// layer is not on stage).
+    Missing(String),
 }
 
 /// A mapping with its run-time state.
@@ -239,7 +242,9 @@ impl Bound {
     /// An absolute control moved to `knob` (0..1), through soft takeover.
     fn turn(&mut self, knob: f32, registry: &Registry) -> Option<MidiOutcome> {
         let name = self.mapping.param.clone()?;
-        let spec = registry.spec(&name)?;
+        let Some(spec) = registry.spec(&name) else {
+            return Some(MidiOutcome::Missing(name));
+        };
         let current = registry.target(&name).and_then(|v| self.knob_of(spec, v));
         if let (Some(current), Some(sent)) = (current, self.last_sent)
             && (current - sent).abs() > STEP
@@ -285,7 +290,9 @@ impl Bound {
 
     fn nudge(&mut self, steps: i32, registry: &Registry) -> Option<MidiOutcome> {
         let name = self.mapping.param.clone()?;
-        let spec = registry.spec(&name)?;
+        let Some(spec) = registry.spec(&name) else {
+            return Some(MidiOutcome::Missing(name));
+        };
         let current = registry.target(&name).and_then(|v| self.knob_of(spec, v))?;
         let step = self.mapping.step.unwrap_or(1.0 / 128.0);
         let knob = (current + steps as f32 * step).clamp(0.0, 1.0);
@@ -300,7 +307,9 @@ impl Bound {
             return pressed.then(|| MidiOutcome::Action(action.clone()));
         }
         let name = self.mapping.param.clone()?;
-        let spec = registry.spec(&name)?;
+        let Some(spec) = registry.spec(&name) else {
+            return Some(MidiOutcome::Missing(name));
+        };
         let knob = match self.mapping.mode {
             ButtonMode::Gate if down != was_down => f32::from(u8::from(down)),
             ButtonMode::Toggle if pressed => {
@@ -387,6 +396,22 @@ mod tests {
             }
         }
         all
+    }
+
+    #[test]
+    fn a_misspelt_parameter_is_named_not_dropped() {
+        let mut m = mapper("[[midi]]\ncc = 0\nparam = \"master.brightnes\"\ntakeover = \"none\"\n");
+        let mut r = registry();
+        let outcomes = play(&mut m, &mut r, &[0xB0, 0x00, 64]);
+        assert_eq!(
+            outcomes,
+            vec![MidiOutcome::Missing("master.brightnes".into())]
+        );
+        let said = crate::mapping::names::missing_param("master.brightnes", &r);
+        assert!(
+            said.contains("did you mean \"master.brightness\""),
+            "{said}"
+        );
     }
 
     #[test]

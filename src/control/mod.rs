@@ -15,8 +15,10 @@ pub mod midi_map;
 pub mod midi_parse;
 pub mod osc;
 mod osc_apply;
+pub mod osc_commands;
 pub mod osc_wire;
 pub mod oscquery;
+pub mod reach;
 mod tempo;
 mod zeroconf;
 
@@ -335,7 +337,15 @@ impl ControlSurface {
                 options.allow.clone(),
                 errors.clone(),
             ) {
-                Ok(port) => Some(port),
+                Ok(port) => {
+                    let urls = reach::phone_page_urls(
+                        &options.osc_bind,
+                        port,
+                        &reach::interface_addresses(),
+                    );
+                    tracing::info!("the phone page: {}", urls.join("  "));
+                    Some(port)
+                }
                 Err(error) => {
                     errors.report("oscquery", format!("cannot serve on port {port}: {error}"));
                     None
@@ -360,7 +370,7 @@ impl ControlSurface {
             errors: errors.clone(),
             midi_clock: MidiClock::default(),
             tap: TapTempo::default(),
-            outputs: MidiOutputs::default(),
+            outputs: MidiOutputs::new(options.midi),
             feedback: Feedback::new(options.osc_out.clone()),
             namespace,
             scheduled: Schedule::default(),

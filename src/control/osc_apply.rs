@@ -53,6 +53,7 @@ impl ControlSurface {
             },
             "/sylva/status" => self.reply_status(from, view.preset),
             "/sylva/reseed" => self.command(Command::ReseedAll),
+            "/sylva/release" => self.command(Command::Release(first_string())),
             "/sylva/outputs/save" => self.command(Command::SaveOutputs),
             "/sylva/ui/favourites" => match first_string() {
                 Some(list) => self.command(Command::KeepFavourites(list)),
@@ -126,6 +127,14 @@ impl ControlSurface {
                 self.command(Command::Set(name, value, source));
                 self.record_latency(at.elapsed());
             }
+            // A mapping's parameter the preset lacks is no argument's fault.
+            None if !registry.contains(&name) => self.warnings.warn(|| {
+                format!(
+                    "OSC: {} from {from}: {}",
+                    message.addr,
+                    crate::mapping::names::missing_param(&name, registry)
+                )
+            }),
             None => self.warn_osc(&format!(
                 "{}: arguments {:?} from {from} do not fit {name}",
                 message.addr, message.args

@@ -17,7 +17,7 @@ pub const DEFAULT_PRESET: &str = "default";
 
 /// The playlist `sylva` and `sylva run` play when given neither a preset
 /// nor a playlist: the default show.
-pub const DEFAULT_PLAYLIST: &str = "default";
+pub const DEFAULT_PLAYLIST: &str = crate::show::DEFAULT_SHOW;
 
 /// What every show needs.
 #[derive(Args, Clone, Debug)]
@@ -50,6 +50,9 @@ pub struct ShowArgs {
     #[command(flatten)]
     #[allow(missing_docs, reason = "clap documents the flattened arguments")]
     pub folders: FolderArgs,
+    /// The playlist was filled in by [`ShowArgs::or_default_show`].
+    #[arg(skip)]
+    pub default_show: bool,
 }
 
 /// Folders that replace the show folder's own.
@@ -86,6 +89,7 @@ impl ShowArgs {
     pub fn or_default_show(mut self) -> Self {
         if self.preset.is_none() && self.playlist.is_none() {
             self.playlist = Some(DEFAULT_PLAYLIST.into());
+            self.default_show = true;
         }
         self
     }
@@ -106,6 +110,8 @@ impl ShowArgs {
             analysis: AnalysisSettings::default(),
             link: false,
             outputs: self.outputs.clone(),
+            default_show: self.default_show,
+            exact: false,
         }
     }
 }

@@ -68,8 +68,11 @@ pub fn render(options: &RenderOptions) -> anyhow::Result<()> {
     if let Some(out) = &options.out {
         std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     }
-    let mut show = start(&options.show, OUTPUT_FORMAT)?;
-    show.media_in_lockstep();
+    let exact = ShowOptions {
+        exact: true,
+        ..options.show.clone()
+    };
+    let mut show = start(&exact, OUTPUT_FORMAT)?;
     fail_on_errors(&show)?;
     let soundtrack = match &options.show.audio {
         AudioChoice::File(path) => Some(path.as_path()),
@@ -241,7 +244,7 @@ pub fn run(options: &HeadlessOptions) -> anyhow::Result<()> {
         });
         senders.submitted();
         senders.keep(&mut show);
-        pace.keep(&mut show, &finished);
+        pace.keep(&mut show, dt, &finished);
         installation.keep(&show);
         frames += 1;
         if now.duration_since(report) >= Duration::from_secs(5) {

@@ -139,6 +139,13 @@ pub trait Layer {
     /// Restarts the layer's simulation from `seed`.
     fn reseed(&mut self, seed: u64);
 
+    /// Texture sources the layer reads that none of its parameters name
+    /// (a Shadertoy pass's `// @channel0 media/tex.png` line): the media
+    /// shelf opens only what it is told of, and would leave these black.
+    fn sources(&self) -> &[String] {
+        &[]
+    }
+
     /// Figures the bench prints after a run (node counts, bytes per step).
     /// May wait for the GPU; never called while the show runs.
     fn report(&self, _gpu: &Gpu) -> Vec<(String, f64)> {

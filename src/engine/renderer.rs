@@ -45,11 +45,17 @@ pub fn prepare(
         .fit(env.gpu, scene.registry, clock, output_size);
     let mut registries = vec![&*scene.registry];
     registries.extend(scene.outgoing.as_deref().map(|out| &out.registry));
+    let mut layers: Vec<_> = scene.stack.layers.iter().collect();
+    layers.extend(scene.outgoing.iter().flat_map(|out| &out.stack.layers));
+    let named: Vec<&str> = (layers.iter())
+        .flat_map(|layer| layer.sources())
+        .map(String::as_str)
+        .collect();
     let files = (env.gpu, env.assets, env.errors);
     scene
         .media
         .fit_clips_to(scene.stack.compositor.render_size());
-    scene.media.prepare(files, &registries, dt);
+    scene.media.prepare(files, (&registries, &named), dt);
     scene.stack.prepare(env, scene.registry, clock);
     if let Some(out) = scene.outgoing.as_deref_mut() {
         out.elapsed += dt;

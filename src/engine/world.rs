@@ -197,9 +197,22 @@ pub struct World {
     branches: OnceCell<wgpu::Buffer>,
     /// The layer whose branches the buffer holds this frame.
     branches_from: RefCell<Option<String>>,
+    exact: bool,
 }
 
 impl World {
+    /// Has the simulations make frames that repeat bit for bit (`sylva
+    /// render`): sums in an order that is the same on every run, work
+    /// that a live show does on a worker done within the frame.
+    pub fn set_exact(&mut self, exact: bool) {
+        self.exact = exact;
+    }
+
+    /// Whether frames must repeat bit for bit ([`World::set_exact`]).
+    pub fn exact(&self) -> bool {
+        self.exact
+    }
+
     /// Sets `layer`'s bodies for this frame, replacing its last ones.
     pub fn publish_bodies(&self, layer: &str, capsules: Vec<Capsule>) {
         let mut bodies = self.bodies.borrow_mut();

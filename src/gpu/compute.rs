@@ -95,6 +95,15 @@ impl Kernel {
         }
     }
 
+    /// A bind group of this kernel over the buffers of `like`, another
+    /// kernel's binding (a variant of a kernel binding the same buffers).
+    pub fn bind_like(&self, gpu: &Gpu, like: &Binding) -> Binding {
+        Binding {
+            group: self.group(gpu, &like.buffers),
+            buffers: like.buffers.clone(),
+        }
+    }
+
     fn group(&self, gpu: &Gpu, buffers: &[(u32, wgpu::Buffer)]) -> wgpu::BindGroup {
         let entries: Vec<wgpu::BindGroupEntry<'_>> = buffers
             .iter()

@@ -279,3 +279,49 @@ fn rank(info: &wgpu::AdapterInfo) -> (u8, u8) {
     };
     (device, backend)
 }
+
+/// Whether Mesa's device-selection Vulkan layer should be left out:
+/// `VK_LAYER_MESA_device_select` connects to the Wayland display at every
+/// adapter listing to find the GPU that drives it, and libwayland prints
+/// `error: XDG_RUNTIME_DIR is invalid or not set in the environment.`
+/// (twice a start) where `XDG_RUNTIME_DIR` is unset or relative, which is
+/// exactly where no Wayland display can be reached, so the layer has
+/// nothing to find. Kept when the person asked it for a device
+/// (`MESA_VK_DEVICE_SELECT`, `DRI_PRIME`) or a Wayland socket is given
+/// some other way. `var` reads the environment.
+pub fn skip_device_select(var: impl Fn(&str) -> Option<std::ffi::OsString>) -> bool {
+    let absolute = |name: &str| var(name).is_some_and(|v| v.to_string_lossy().starts_with('/'));
+    let given = |name: &str| var(name).is_some_and(|v| !v.is_empty());
+    !absolute("XDG_RUNTIME_DIR")
+        && !absolute("WAYLAND_DISPLAY")
+        && !given("WAYLAND_SOCKET")
+        && !given("MESA_VK_DEVICE_SELECT")
+        && !given("DRI_PRIME")
+        && !given("NODEVICE_SELECT")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn skips(vars: &[(&str, &str)]) -> bool {
+        skip_device_select(|name| {
+            vars.iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| std::ffi::OsString::from(v))
+        })
+    }
+
+    #[test]
+    fn device_select_is_left_out_only_where_wayland_cannot_be_reached() {
+        assert!(skips(&[]));
+        assert!(skips(&[("XDG_RUNTIME_DIR", "run/user/1000")]));
+        assert!(skips(&[("XDG_RUNTIME_DIR", ""), ("DISPLAY", ":0")]));
+        assert!(!skips(&[("XDG_RUNTIME_DIR", "/run/user/1000")]));
+        assert!(!skips(&[("WAYLAND_DISPLAY", "/tmp/wayland-1")]));
+        assert!(!skips(&[("WAYLAND_SOCKET", "5")]));
+        assert!(!skips(&[("MESA_VK_DEVICE_SELECT", "1002:73bf")]));
+        assert!(!skips(&[("DRI_PRIME", "1")]));
+        assert!(!skips(&[("NODEVICE_SELECT", "1")]));
+    }
+}

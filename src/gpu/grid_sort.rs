@@ -184,6 +184,21 @@ impl GridSort {
         })
     }
 
+    /// Has the count rank each point after the points of its cell with a
+    /// lower index (`grid_count_in_order`), so the order within a cell,
+    /// and every sum a search makes in that order, is the same on every
+    /// run (`sylva render`): the ranks the count's atomics hand out follow
+    /// the order its threads happen to run in. One workgroup then walks
+    /// the points 256 at a time, so only renders ask for it: a stable rank
+    /// costs the live show a pass that is serial or, per crowded cell,
+    /// quadratic.
+    pub fn keep_order(&mut self, gpu: &Gpu, assets: &Assets) -> Result<(), BuildError> {
+        let kernel = Kernel::new(gpu, assets, FILE, "grid_count_in_order")?;
+        let binding = kernel.bind_like(gpu, &self.count.1);
+        self.count = (kernel, binding);
+        Ok(())
+    }
+
     /// Records the sort in a pass of its own, timed as `<label>.grid`.
     /// `indirect` holds dispatch arguments sized for the point count
     /// (workgroups of 256); without it every slot up to the capacity is

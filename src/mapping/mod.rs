@@ -28,10 +28,15 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod check;
 pub mod files;
+pub mod lines;
 pub mod modulate;
+pub mod names;
 
+use check::lsb_taken;
 pub use files::LoadedMappings;
+pub use lines::{EntryLines, Table};
 use modulate::Modulation;
 
 pub use crate::params::Curve;
@@ -184,51 +189,50 @@ pub struct Mappings {
 }
 
 impl Mappings {
-    /// Parses a mapping file; `file` names it in errors.
+    /// Parses a mapping file; `file` names it in errors, at the line of the
+    /// key at fault. An entry that cannot fire refuses the whole file.
     pub fn parse(file: &str, text: &str) -> Result<Self, MappingError> {
+        let (mappings, refused) = Self::read(file, text)?;
+        match refused.into_iter().next() {
+            Some(first) => Err(first),
+            None => Ok(mappings),
+        }
+    }
+
+    /// Reads a mapping file whose TOML is sound, with every entry that
+    /// cannot fire, in line order (`sylva check` lists them all).
+    pub fn read(file: &str, text: &str) -> Result<(Self, Vec<MappingError>), MappingError> {
         let line_of = |offset: usize| text[..offset.min(text.len())].matches('\n').count() + 1;
-        // Entry `index` of `[[table]]` refused, at the line it starts on.
-        let refused = |table: &str, index: usize, message: &str| {
-            let header = format!("[[{table}]]");
-            let nth = text
-                .match_indices(&header)
-                .nth(index)
-                .map_or(0, |(at, _)| at);
-            MappingError {
-                file: file.to_string(),
-                line: line_of(nth),
-                message: format!("{header} entry {}: {message}", index + 1),
-            }
-        };
         let mappings: Mappings = toml::from_str(text).map_err(|e| MappingError {
             file: file.to_string(),
             line: e.span().map_or(1, |s| line_of(s.start)),
             message: e.message().to_string(),
         })?;
+        let lines = EntryLines::read(text);
+        // Entry `index` of `table` refused, at the line of `key`.
+        let refused = |table: Table, index: usize, (key, message): (&str, String)| MappingError {
+            file: file.to_string(),
+            line: lines.line(table, index, key),
+            message: format!("[[{}]] entry {}: {message}", table.name(), index + 1),
+        };
+        let mut problems = Vec::new();
         for (index, mapping) in mappings.midi.iter().enumerate() {
-            let problem = match (mapping.cc, mapping.note, &mapping.param, &mapping.action) {
-                (None, None, ..) => Some("needs cc or note"),
-                (Some(_), Some(_), ..) => Some("has both cc and note"),
-                (.., None, None) => Some("needs param or action"),
-                (.., Some(_), Some(_)) => Some("has both param and action"),
-                _ if mapping.channel.is_some_and(|c| !(1..=16).contains(&c)) => {
-                    Some("channel must be 1-16")
-                }
-                _ => mapping
-                    .action
-                    .as_deref()
-                    .and_then(|a| check_action(a).err()),
-            };
-            if let Some(message) = problem {
-                return Err(refused("midi", index, message));
-            }
+            let problem = mapping.check().err();
+            problems.extend(problem.map(|p| refused(Table::Midi, index, p)));
+        }
+        if let Some((index, problem)) = lsb_taken(&mappings.midi) {
+            problems.push(refused(Table::Midi, index, ("cc", problem)));
+        }
+        for (index, alias) in mappings.osc.iter().enumerate() {
+            let problem = alias.check().err();
+            problems.extend(problem.map(|p| refused(Table::Osc, index, p)));
         }
         for (index, modulation) in mappings.modulate.iter().enumerate() {
-            if let Err(message) = modulation.check() {
-                return Err(refused("modulate", index, &message));
-            }
+            let problem = modulation.check_keyed().err();
+            problems.extend(problem.map(|p| refused(Table::Modulate, index, p)));
         }
-        Ok(mappings)
+        problems.sort_by_key(|p| p.line);
+        Ok((mappings, problems))
     }
 
     /// The file's text, for saving learned mappings.
@@ -351,5 +355,63 @@ mod tests {
         );
         let action = Mappings::parse("m.toml", "[[midi]]\nnote = 1\naction = \"explode\"\n");
         assert!(action.is_err());
+    }
+
+    #[test]
+    fn numbers_midi_cannot_send_are_refused_at_their_own_line() {
+        let entry = |body: &str| {
+            format!("# a controller\n[[midi]]\nparam = \"master.brightness\"\n{body}\n")
+        };
+        let cases = [
+            ("cc = 200", "cc 200"),
+            ("note = 128", "note 128"),
+            ("cc = 1\nchannel = 0", "channel 0"),
+            ("cc = 1\nchannel = 17", "channel 17"),
+            ("encoding = \"14bit\"\ncc = 40", "0-31"),
+            ("note = 1\nencoding = \"twos_complement\"", "a note"),
+            ("cc = 1\nrange = [0.0, nan]", "range"),
+            ("cc = 1\nstep = 0.0", "step"),
+        ];
+        for (body, said) in cases {
+            let text = entry(body);
+            let last = text.lines().count();
+            match Mappings::parse("m.toml", &text) {
+                Err(error) => {
+                    assert_eq!(error.line, last, "{body}: {error}");
+                    assert!(error.message.contains(said), "{body}: {error}");
+                }
+                Ok(_) => panic!("{body} passed"),
+            }
+        }
+        for body in [
+            "cc = 127",
+            "note = 0\nchannel = 16",
+            "cc = 31\nencoding = \"14bit\"",
+        ] {
+            let parsed = Mappings::parse("m.toml", &entry(body));
+            assert!(parsed.is_ok(), "{body}: {parsed:?}");
+        }
+        let pair = "[[midi]]\ncc = 1\nencoding = \"14bit\"\nparam = \"a.b\"\n\n[[midi]]\ncc = 33\nparam = \"a.c\"\n";
+        let taken = Mappings::parse("m.toml", pair);
+        assert!(
+            matches!(&taken, Err(MappingError { line: 7, message, .. }) if message.contains("LSB")),
+            "{taken:?}"
+        );
+        let alias = Mappings::parse(
+            "m.toml",
+            "[[osc]]\naddress = \"/a\"\nparam = \"a.b\"\nrange = [1.0, 1.0]\n",
+        );
+        assert!(
+            matches!(alias, Err(MappingError { line: 4, .. })),
+            "{alias:?}"
+        );
+        let both = Mappings::read("m.toml", &(entry("cc = 200") + &entry("note = 300")));
+        assert!(
+            both.is_err(),
+            "note 300 is no u8: the TOML itself is refused"
+        );
+        let (_, refused) = Mappings::read("m.toml", &(entry("cc = 200") + &entry("note = 130")))
+            .unwrap_or_default();
+        assert_eq!(refused.len(), 2, "every entry at fault: {refused:?}");
     }
 }

@@ -91,6 +91,11 @@ pub enum Shape {
 impl Modulation {
     /// The source, or why the entry cannot be used.
     pub fn check(&self) -> Result<Source, String> {
+        self.check_keyed().map_err(|(_, message)| message)
+    }
+
+    /// The source, or the key at fault and why.
+    pub fn check_keyed(&self) -> Result<Source, (&'static str, String)> {
         let source = match self.source.as_str() {
             "audio.level" => Source::Audio("audio.level"),
             "audio.bass" => Source::Audio("audio.bass"),
@@ -109,34 +114,42 @@ impl Modulation {
             {
                 Some(n) if (1..=BANDS).contains(&n) => Source::Band(n - 1),
                 _ => {
-                    return Err(format!(
-                        "unknown source {other:?} (audio.level, audio.bass, audio.mid, audio.high, audio.onset, audio.band.1-{BANDS}, beat.phase, bar.phase, lfo.sine, lfo.saw, lfo.square, lfo.random)"
+                    return Err((
+                        "source",
+                        format!(
+                            "unknown source {other:?} (audio.level, audio.bass, audio.mid, audio.high, audio.onset, audio.band.1-{BANDS}, beat.phase, bar.phase, lfo.sine, lfo.saw, lfo.square, lfo.random)"
+                        ),
                     ));
                 }
             },
         };
         let finite = |x: f32| x.is_finite();
         if !self.range.iter().all(|x| finite(*x)) {
-            return Err("range must be two numbers".into());
+            return Err(("range", "range must be two numbers".into()));
         }
-        if !(finite(self.attack)
-            && self.attack >= 0.0
-            && finite(self.release)
-            && self.release >= 0.0)
-        {
-            return Err("attack and release are seconds, 0 or more".into());
+        if !(finite(self.attack) && self.attack >= 0.0) {
+            return Err(("attack", "attack and release are seconds, 0 or more".into()));
+        }
+        if !(finite(self.release) && self.release >= 0.0) {
+            return Err((
+                "release",
+                "attack and release are seconds, 0 or more".into(),
+            ));
         }
         if let Source::Lfo(_) = source {
             match (self.rate, self.beats) {
                 (Some(hz), None) if finite(hz) && hz > 0.0 && hz <= 100.0 => {}
                 (None, Some(beats)) if finite(beats) && beats > 0.0 && beats <= 4096.0 => {}
-                (None, None) => return Err("an LFO needs rate (Hz) or beats".into()),
-                (Some(_), Some(_)) => return Err("an LFO takes rate or beats, not both".into()),
-                _ => return Err("rate is 0-100 Hz, beats 0-4096".into()),
+                (None, None) => return Err(("source", "an LFO needs rate (Hz) or beats".into())),
+                (Some(_), Some(_)) => {
+                    return Err(("beats", "an LFO takes rate or beats, not both".into()));
+                }
+                (Some(_), None) => return Err(("rate", "rate is 0-100 Hz, beats 0-4096".into())),
+                (None, Some(_)) => return Err(("beats", "rate is 0-100 Hz, beats 0-4096".into())),
             }
         }
         if !finite(self.phase) {
-            return Err("phase must be a number".into());
+            return Err(("phase", "phase must be a number".into()));
         }
         Ok(source)
     }

@@ -13,4 +13,4 @@ pub use curve::Curve;
 pub use handle::{Handle, Readable};
 pub use ramp::{Easing, Ramp};
 pub use registry::{Change, ParamError, Registry, Source};
-pub use spec::{ParamKind, ParamSpec, SpecError, Value};
+pub use spec::{ParamKind, ParamSpec, SpecError, Value, Weight};

@@ -24,6 +24,15 @@ pub enum Source {
     Show,
 }
 
+impl Source {
+    /// Whether a person played this change (a controller, an OSC peer such
+    /// as TouchDesigner or the phone page, the HUD): such a write holds the
+    /// parameter against the script until released.
+    pub fn is_performer(&self) -> bool {
+        matches!(self, Source::Midi | Source::Osc(_) | Source::Ui)
+    }
+}
+
 /// One change of a target value, in the order it happened.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Change {
@@ -67,6 +76,9 @@ struct Entry {
     ramp: Option<Ramp>,
     /// The current value plus this frame's modulation, when modulated.
     modulated: Option<Value>,
+    /// A performer wrote it last: the script's writes pass it by until
+    /// [`Registry::release`] (or the next preset, whose registry is new).
+    held: bool,
 }
 
 /// Reports a parameter name the code reads but nothing declares.
@@ -108,14 +120,16 @@ impl Registry {
             .entries
             .get(&spec.name)
             .filter(|old| old.spec.kind == spec.kind)
-            .map(|old| (old.target.clone(), old.current.clone()));
-        let (target, current) = kept.unwrap_or((spec.default.clone(), spec.default.clone()));
+            .map(|old| (old.target.clone(), old.current.clone(), old.held));
+        let (target, current, held) =
+            kept.unwrap_or((spec.default.clone(), spec.default.clone(), false));
         let entry = Entry {
             spec,
             target,
             current,
             ramp: None,
             modulated: None,
+            held,
         };
         self.entries.insert(entry.spec.name.clone(), entry);
         self.revision += 1;
@@ -208,13 +222,19 @@ impl Registry {
 
     /// Sets a parameter's target, clamped to its range, and returns the value
     /// stored. Cancels a running ramp. Without smoothing the current value
-    /// jumps at once.
+    /// jumps at once. A performer's write holds the parameter: the script's
+    /// writes to it are then passed by (the target stays, and is returned)
+    /// until it is released.
     pub fn set(&mut self, name: &str, value: Value, source: Source) -> Result<Value, ParamError> {
         let entry = self.entry_mut(name)?;
         if entry.spec.read_only && source != Source::Show {
             return Err(ParamError::ReadOnly(name.to_string()));
         }
         let value = entry.spec.checked(value)?;
+        if entry.held && source == Source::Script {
+            return Ok(entry.target.clone());
+        }
+        entry.held |= source.is_performer();
         entry.ramp = None;
         entry.target = value.clone();
         if entry.spec.smoothing <= 0.0 || !entry.spec.kind.is_continuous() {
@@ -257,6 +277,10 @@ impl Registry {
             return Err(ParamError::NotRampable(name.to_string()));
         }
         let value = entry.spec.checked(value)?;
+        if entry.held && source == Source::Script {
+            return Ok(entry.target.clone());
+        }
+        entry.held |= source.is_performer();
         entry.ramp = Some(Ramp {
             from: entry.target.components(),
             to: value.components(),
@@ -266,6 +290,26 @@ impl Registry {
         });
         self.record(name, &value, source);
         Ok(value)
+    }
+
+    /// Hands parameters back to the script: `name`, or every one when
+    /// `None`. Returns how many were held.
+    pub fn release(&mut self, name: Option<&str>) -> usize {
+        let mut released = 0;
+        for (_, entry) in self
+            .entries
+            .iter_mut()
+            .filter(|(n, _)| name.is_none_or(|name| name == n.as_str()))
+        {
+            released += usize::from(entry.held);
+            entry.held = false;
+        }
+        released
+    }
+
+    /// Whether a performer holds the parameter against the script.
+    pub fn is_held(&self, name: &str) -> bool {
+        self.entries.get(name).is_some_and(|e| e.held)
     }
 
     /// Advances ramps and smoothing by `dt` seconds.
@@ -491,6 +535,44 @@ mod tests {
         assert_eq!(changes.len(), 1);
         assert_eq!(changes[0].source, Source::Midi);
         assert!(r.drain_changes().is_empty());
+    }
+
+    #[test]
+    fn a_performer_holds_a_parameter_against_the_script_until_released() {
+        let mut r = registry();
+        r.set("a.speed", Value::Float(2.0), Source::Script).ok();
+        assert_eq!(r.target("a.speed"), Some(&Value::Float(2.0)));
+        for performer in [
+            Source::Osc("10.0.0.2:9000".into()),
+            Source::Midi,
+            Source::Ui,
+        ] {
+            r.release(None);
+            r.set("a.speed", Value::Float(3.0), performer.clone()).ok();
+            assert!(r.is_held("a.speed"), "{performer:?} holds");
+            let kept = r.set("a.speed", Value::Float(0.5), Source::Script);
+            assert_eq!(kept, Ok(Value::Float(3.0)), "{performer:?}'s value stays");
+            let ramp = r.ramp(
+                "a.speed",
+                Value::Float(0.5),
+                1.0,
+                Easing::Linear,
+                Source::Script,
+            );
+            assert_eq!(ramp, Ok(Value::Float(3.0)));
+            r.advance(0.5);
+            assert_eq!(r.target("a.speed"), Some(&Value::Float(3.0)));
+        }
+        // The show itself (the pace guard, a preset) still writes it.
+        r.set("a.speed", Value::Float(1.5), Source::Show).ok();
+        assert_eq!(r.target("a.speed"), Some(&Value::Float(1.5)));
+        // A reloaded shader re-registers its parameters: the hold stays.
+        r.register(ParamSpec::float("a.speed", 1.0, 0.0, 4.0).with_smoothing(0.1));
+        assert!(r.is_held("a.speed"));
+        assert_eq!(r.release(Some("a.count")), 0);
+        assert_eq!(r.release(Some("a.speed")), 1);
+        r.set("a.speed", Value::Float(0.5), Source::Script).ok();
+        assert_eq!(r.target("a.speed"), Some(&Value::Float(0.5)));
     }
 
     #[test]

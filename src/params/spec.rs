@@ -174,6 +174,31 @@ pub struct ParamSpec {
     /// Written only by the show itself (the audio analysis): refused from
     /// presets, Lua, MIDI and OSC.
     pub read_only: bool,
+    /// What a change costs the layer.
+    pub weight: Weight,
+}
+
+/// What changing a parameter costs its layer: the pace guard puts back only
+/// parameters that change a layer's cost, and the phone page shows a size
+/// as a number to type rather than a fader to sweep.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Weight {
+    /// A look or a motion: the same work a frame whatever its value.
+    #[default]
+    Light,
+    /// Work a frame (substeps, steps a frame, a smoothing length): heavier
+    /// values take more GPU time, nothing is rebuilt.
+    Costly,
+    /// A size or a count (particles, nodes, a map's resolution): the layer
+    /// rebuilds on a change, and its memory and work a frame follow it.
+    Structural,
+}
+
+impl Weight {
+    /// Whether the parameter changes the layer's cost.
+    pub fn changes_cost(self) -> bool {
+        self != Weight::Light
+    }
 }
 
 impl ParamSpec {
@@ -241,6 +266,7 @@ impl ParamSpec {
             smoothing: 0.0,
             description: String::new(),
             read_only: false,
+            weight: Weight::Light,
         };
         spec.default = spec.clamp(default).unwrap_or(spec.default.clone());
         spec
@@ -290,6 +316,18 @@ impl ParamSpec {
     /// Marks the parameter as written by the show alone.
     pub fn read_only(mut self) -> Self {
         self.read_only = true;
+        self
+    }
+
+    /// Marks the parameter as changing the layer's work a frame.
+    pub fn costly(mut self) -> Self {
+        self.weight = Weight::Costly;
+        self
+    }
+
+    /// Marks the parameter as a size or count the layer rebuilds for.
+    pub fn structural(mut self) -> Self {
+        self.weight = Weight::Structural;
         self
     }
 

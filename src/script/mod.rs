@@ -117,6 +117,8 @@ pub struct ScriptHost {
     assets: Assets,
     errors: ErrorLog,
     seed: u64,
+    /// `os.clock` and `os.time()` read show time (renders).
+    show_time: bool,
 }
 
 impl ScriptHost {
@@ -131,7 +133,15 @@ impl ScriptHost {
             assets,
             errors,
             seed,
+            show_time: false,
         })
+    }
+
+    /// From the next load on, `os.clock()` and `os.time()` read show time
+    /// (`sylva.time`) instead of the computer's clock, so a render's
+    /// script does the same every time (`Show::render_exactly`).
+    pub fn keep_show_time(&mut self) {
+        self.show_time = true;
     }
 
     /// The script file running (relative to `scripts/`), empty if none.
@@ -173,6 +183,18 @@ impl ScriptHost {
                 Err(message)
             }
         }
+    }
+
+    /// Ends the running script: its callbacks run no more, its error (if
+    /// any) leaves the screen. A preset without a script stops the last
+    /// preset's, so it no longer writes what the new scene does not know.
+    pub fn stop(&mut self) {
+        if self.current.take().is_some() {
+            tracing::info!("script scripts/{} stopped", self.file);
+        }
+        self.errors.clear(&self.origin());
+        self.bridge.borrow_mut().take_commands();
+        self.file.clear();
     }
 
     /// Reloads the script if it or a module it required changed.
@@ -298,6 +320,9 @@ impl ScriptHost {
             None => state.lua.create_table(),
         }?;
         let env = sandbox::environment(&state.lua, &state.guards, &state.api, &persist, require)?;
+        if self.show_time {
+            sandbox::clock_from_show(&state.lua, &env)?;
+        }
         *loading.borrow_mut() = Some(Loading {
             env: env.clone(),
             modules: vec![file.to_string()],

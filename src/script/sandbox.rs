@@ -352,6 +352,28 @@ pub fn environment(
     Ok(env)
 }
 
+/// Points `env`'s `os.clock()` and `os.time()` (without a date) at the
+/// show's time, `sylva.time`, which the host sets before every call: the
+/// computer's clock would make a render's script differ run to run. A
+/// date given to `os.time` is converted as before.
+pub fn clock_from_show(lua: &Lua, env: &Table) -> mlua::Result<()> {
+    let os: Table = env.get("os")?;
+    let sylva: Table = env.get("sylva")?;
+    let math: Table = env.get("math")?;
+    lua.load(
+        "local os, sylva, floor, time = ...\n\
+         os.clock = function() return sylva.time end\n\
+         os.time = function(date) if date == nil then return floor(sylva.time) end return time(date) end",
+    )
+    .set_name("=sylva/show_time")
+    .call::<()>((
+        os.clone(),
+        sylva,
+        math.get::<mlua::Function>("floor")?,
+        os.get::<mlua::Function>("time")?,
+    ))
+}
+
 /// A view of `table` that scripts can read but not change.
 fn read_only(lua: &Lua, table: &Table) -> mlua::Result<Table> {
     let view = lua.create_table()?;

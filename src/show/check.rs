@@ -1,6 +1,14 @@
 //! `sylva check`: validates every shader, script, preset and mapping file of the show
 //! (the show folder's files and the built-in ones) without a window or a
-//! GPU, and lists each problem with its file and line.
+//! GPU, and lists each problem with its file and line. Presets are read
+//! before mapping files, so every mapping's target is checked against the
+//! parameters some preset puts on stage ([`mappings`]). A problem is
+//! reported once, however many files lead to it: a broken script is the
+//! script's problem, not also every preset's that uses it.
+
+mod mappings;
+#[cfg(test)]
+mod tests;
 
 use std::collections::HashMap;
 
@@ -9,9 +17,10 @@ use crate::engine::compositor::master_params;
 use crate::engine::{Preset, PresetError};
 use crate::gpu::wgsl::{Composer, ShaderError};
 use crate::layers::{self, shader};
-use crate::mapping::{MappingError, Mappings};
+use crate::mapping::MappingError;
 use crate::params::Registry;
 use crate::show::stage::{OUTPUTS_FOLDER, read_outputs};
+use mappings::ShowParams;
 
 /// What was checked and what is wrong.
 #[derive(Debug, Default)]
@@ -20,6 +29,9 @@ pub struct CheckReport {
     pub checked: HashMap<&'static str, usize>,
     /// One per problem; each message starts with `file:line`.
     pub problems: Vec<CheckError>,
+    /// What works but likely not as meant (`file:line: why`): a mapping
+    /// for a layer no preset has does nothing in this show.
+    pub warnings: Vec<String>,
 }
 
 /// Checks everything in `assets`.
@@ -28,44 +40,59 @@ pub fn run(assets: &Assets) -> CheckReport {
     for file in assets.list(Folder::Shaders, "wgsl") {
         report.count(Folder::Shaders);
         if let Err(problem) = check_shader(assets, &file) {
-            report.problems.push(problem);
+            report.push(problem);
         }
     }
     let isf = assets.list(Folder::Shaders, "fs");
     for file in isf.into_iter().chain(assets.list(Folder::Shaders, "glsl")) {
         report.count(Folder::Shaders);
         if let Err(problem) = shader::isf::IsfSource::read(assets, &file, "shader.check") {
-            report
-                .problems
-                .push(shader::ShaderLayerError::from(problem).into());
+            report.push(shader::ShaderLayerError::from(problem).into());
         }
     }
     for file in assets.list(Folder::Scripts, "lua") {
         report.count(Folder::Scripts);
         if let Err(problem) = check_script(assets, &file) {
-            report.problems.push(problem);
+            report.push(problem);
         }
     }
+    let mut stage = ShowParams::new(assets);
+    let (mut mapping_files, mut playlists) = (Vec::new(), Vec::new());
     for file in assets.list(Folder::Presets, "toml") {
         report.count(Folder::Presets);
-        let checked = if file.starts_with("mappings/") {
-            check_mappings(assets, &file)
+        if file.starts_with("mappings/") {
+            mapping_files.push(file);
         } else if file.starts_with("playlists/") {
-            check_playlist(assets, &file)
-        } else if file.contains('/') {
-            Ok(())
-        } else {
-            check_preset(assets, &file)
-        };
-        if let Err(problem) = checked {
-            report.problems.push(problem);
+            playlists.push(file);
+        } else if !file.contains('/')
+            && let Err(problem) = check_preset(assets, &file, &mut stage)
+        {
+            report.push(problem);
         }
     }
     for (file, path) in outputs_files(assets) {
         *report.checked.entry("outputs").or_default() += 1;
-        if let Err(problem) = check_outputs(assets, &file, &path) {
-            report.problems.push(problem);
+        if let Err(problem) = check_outputs(assets, &file, &path, &mut stage) {
+            report.push(problem);
         }
+    }
+    for file in playlists {
+        if let Err(problem) = check_playlist(assets, &file) {
+            report.push(problem);
+        }
+    }
+    // A preset's own mapping files are read with the shared ones.
+    for file in stage.preset_mappings() {
+        if !mapping_files.contains(&file) {
+            mapping_files.push(file);
+        }
+    }
+    for file in mapping_files {
+        let (problems, warnings) = mappings::check(assets, &file, &stage);
+        for problem in problems {
+            report.push(problem);
+        }
+        report.warnings.extend(warnings);
     }
     report
 }
@@ -88,9 +115,16 @@ fn outputs_files(assets: &Assets) -> Vec<(String, std::path::PathBuf)> {
     files
 }
 
-/// An outputs file parses, and the masks it names are there.
-fn check_outputs(assets: &Assets, file: &str, path: &std::path::Path) -> Result<(), CheckError> {
+/// An outputs file parses, and the masks it names are there; its
+/// outputs' parameters join the ones mappings may drive.
+fn check_outputs(
+    assets: &Assets,
+    file: &str,
+    path: &std::path::Path,
+    stage: &mut ShowParams,
+) -> Result<(), CheckError> {
     let plan = read_outputs(path, file).map_err(CheckError::Outputs)?;
+    stage.add_specs(crate::engine::outputs::output_params(&plan));
     for output in &plan.outputs {
         if let Some(mask) = &output.mask
             && !assets.root().join(mask).is_file()
@@ -109,21 +143,43 @@ impl CheckReport {
         *self.checked.entry(folder.name()).or_default() += 1;
     }
 
+    /// Adds `problem` unless it was reported already, through another
+    /// file (a preset's layer whose shader is broken is the shader's
+    /// problem, listed with the shaders).
+    fn push(&mut self, problem: CheckError) {
+        let cause = problem.cause();
+        if !self.problems.iter().any(|p| p.cause() == cause) {
+            self.problems.push(problem);
+        }
+    }
+
     /// One line saying what was checked.
     pub fn summary(&self) -> String {
         let count = |name| self.checked.get(name).copied().unwrap_or(0);
+        let warnings = match self.warnings.len() {
+            0 => String::new(),
+            n => format!(", {}", plural(n, "warning")),
+        };
         format!(
-            "checked {} shaders, {} scripts, {} presets, {} outputs files: {}",
+            "checked {} shaders, {} scripts, {} presets, {} outputs files: {}{warnings}",
             count("shaders"),
             count("scripts"),
             count("presets"),
             count("outputs"),
             match self.problems.len() {
                 0 => "no problems".to_string(),
-                1 => "1 problem".to_string(),
-                n => format!("{n} problems"),
+                n => plural(n, "problem"),
             }
         )
+    }
+}
+
+/// `1 problem`, `2 problems`.
+fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
     }
 }
 
@@ -155,12 +211,6 @@ fn check_script(assets: &Assets, file: &str) -> Result<(), CheckError> {
     Ok(())
 }
 
-fn check_mappings(assets: &Assets, file: &str) -> Result<(), CheckError> {
-    let asset = assets.read(Folder::Presets, file)?;
-    Mappings::parse(&asset.display, &asset.text)?;
-    Ok(())
-}
-
 /// A playlist parses and every preset it names exists.
 fn check_playlist(assets: &Assets, file: &str) -> Result<(), CheckError> {
     let asset = assets.read(Folder::Presets, file)?;
@@ -171,18 +221,35 @@ fn check_playlist(assets: &Assets, file: &str) -> Result<(), CheckError> {
     Ok(())
 }
 
-fn check_preset(assets: &Assets, file: &str) -> Result<(), CheckError> {
+/// A preset parses and would load, its script and mapping files are
+/// there (the script is compiled with the scripts), and its parameters
+/// join the ones mappings may drive.
+fn check_preset(assets: &Assets, file: &str, stage: &mut ShowParams) -> Result<(), CheckError> {
     let asset = assets.read(Folder::Presets, file)?;
     let preset = Preset::parse(&asset.display, &asset.text)?;
-    preset_holds(assets, &preset)
+    let mut registry = Registry::new();
+    let declared = staged(assets, &preset, &mut registry);
+    stage.add_preset(&preset, &registry);
+    declared?;
+    if let Some(script) = &preset.script {
+        assets.read(Folder::Scripts, script_name(script))?;
+    }
+    for mappings in &preset.mappings {
+        assets.read(Folder::Presets, mappings)?;
+    }
+    preset.apply(&mut registry)?;
+    Ok(())
 }
 
-/// Whether `preset` would load, found without a GPU: its layers exist, its
-/// script compiles, and every parameter it sets exists with a fitting
-/// value, as the layers would declare them. `sylva check` and preset saves
-/// that came from the network use it.
-pub fn preset_holds(assets: &Assets, preset: &Preset) -> Result<(), CheckError> {
-    let mut registry = Registry::new();
+/// A preset's script as named in `scripts/`.
+fn script_name(script: &str) -> &str {
+    script.strip_prefix("scripts/").unwrap_or(script)
+}
+
+/// Registers every parameter `preset` would have on stage, found without
+/// a GPU: the show-wide ones and each layer's; the first layer that cannot
+/// be declared is the error, the others are declared all the same.
+fn staged(assets: &Assets, preset: &Preset, registry: &mut Registry) -> Result<(), CheckError> {
     for spec in master_params()
         .into_iter()
         .chain(crate::audio::audio_params())
@@ -190,20 +257,32 @@ pub fn preset_holds(assets: &Assets, preset: &Preset) -> Result<(), CheckError> 
     {
         registry.register(spec);
     }
+    let mut first = Ok(());
     for (id, line) in &preset.layers {
-        let specs =
-            layers::declared_params(id, assets, preset).map_err(|reason| CheckError::Layer {
-                file: preset.file.clone(),
-                line: *line,
-                reason,
-            })?;
-        for spec in specs {
-            registry.register(spec);
+        match layers::declared_params(id, assets, preset) {
+            Ok(specs) => specs.into_iter().for_each(|spec| registry.register(spec)),
+            Err(reason) if first.is_ok() => {
+                first = Err(CheckError::Layer {
+                    file: preset.file.clone(),
+                    line: *line,
+                    reason,
+                });
+            }
+            Err(_) => {}
         }
     }
+    first
+}
+
+/// Whether `preset` would load, found without a GPU: its layers exist, its
+/// script compiles, and every parameter it sets exists with a fitting
+/// value, as the layers would declare them. Preset saves that came from
+/// the network use it.
+pub fn preset_holds(assets: &Assets, preset: &Preset) -> Result<(), CheckError> {
+    let mut registry = Registry::new();
+    staged(assets, preset, &mut registry)?;
     if let Some(script) = &preset.script {
-        let script = script.strip_prefix("scripts/").unwrap_or(script);
-        check_script(assets, script)?;
+        check_script(assets, script_name(script))?;
     }
     preset.apply(&mut registry)?;
     Ok(())
@@ -243,4 +322,15 @@ pub enum CheckError {
         /// Why.
         reason: crate::engine::LayerError,
     },
+}
+
+impl CheckError {
+    /// The problem itself, whichever file led to it: a layer's own error
+    /// rather than the preset line naming the layer.
+    fn cause(&self) -> String {
+        match self {
+            CheckError::Layer { reason, .. } => reason.to_string(),
+            other => other.to_string(),
+        }
+    }
 }

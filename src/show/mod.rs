@@ -5,6 +5,7 @@
 
 pub mod check;
 pub mod installation;
+pub mod names;
 mod options;
 pub mod pace;
 mod playing;
@@ -13,6 +14,8 @@ mod resume;
 pub mod save_name;
 mod stage;
 
-pub use options::{AudioChoice, ShowOptions, open_device, start, start_live_on, start_on};
+pub use options::{
+    AudioChoice, DEFAULT_SHOW, ShowOptions, open_device, start, start_live_on, start_on,
+};
 pub use resume::{ShowState, StateError, StateFile};
 pub use stage::{CommandError, FRAMES_IN_FLIGHT, MAX_SCRIPT_COMMANDS, SaveError, Show, ShowError};

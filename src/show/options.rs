@@ -15,7 +15,11 @@ use crate::audio::{AnalysisSettings, Feed};
 use crate::base::status::ErrorLog;
 use crate::base::{Assets, Folder};
 use crate::gpu::{AdapterChoice, Gpu};
-use crate::show::Show;
+use crate::show::{Show, names};
+
+/// The playlist that is the default show: what `sylva` and `sylva run`
+/// play given neither a preset nor a playlist.
+pub const DEFAULT_SHOW: &str = "default";
 
 /// What every show needs to start: adapter, show folder, preset, seed.
 #[derive(Debug, Clone)]
@@ -47,7 +51,18 @@ pub struct ShowOptions {
     pub link: bool,
     /// An outputs file in `outputs/` (projectors, senders), by name.
     pub outputs: Option<String>,
+    /// The playlist is the default show, chosen because the command line
+    /// named neither a preset nor a playlist: a live show on a software
+    /// adapter then plays [`LIGHT_PLAYLIST`] instead.
+    pub default_show: bool,
+    /// Frames repeat bit for bit, run after run (`sylva render`): see
+    /// [`Show::render_exactly`].
+    pub exact: bool,
 }
+
+/// The playlist the default show plays on a software adapter (Mesa's
+/// llvmpipe, Microsoft's WARP): scenes a CPU draws at a show's pace.
+pub const LIGHT_PLAYLIST: &str = "light";
 
 /// What a show listens to.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -78,6 +93,8 @@ impl ShowOptions {
             analysis: AnalysisSettings::default(),
             link: false,
             outputs: None,
+            default_show: false,
+            exact: false,
         }
     }
 
@@ -120,12 +137,14 @@ pub fn start_on(
 ) -> anyhow::Result<Show> {
     let mut show = open_show(gpu, options, output_format)?;
     if let Some(name) = &options.playlist {
+        names::check_playlist(&show.assets, name)?;
         show.apply(crate::command::Command::Playlist(
             crate::command::PlaylistCommand::Play(name.clone()),
         ))
         .with_context(|| format!("playing playlist {name}"))?;
         return Ok(show);
     }
+    names::check_preset(&show.assets, &options.preset)?;
     show.load_preset(&options.preset)
         .with_context(|| format!("loading preset {}", options.preset))?;
     Ok(show)
@@ -140,6 +159,11 @@ fn open_show(
     tracing::info!("adapter: {}", gpu.adapter_line());
     let (assets, script) = options.assets();
     let mut show = Show::new(gpu, assets, output_format, options.seed)?;
+    // Before any script or preset loads, so none starts on the computer's
+    // clock or builds a simulation that sums in thread order.
+    if options.exact {
+        show.render_exactly();
+    }
     if let Some(script) = script {
         show.override_script(&script);
     }
@@ -199,22 +223,50 @@ pub fn start_live_on(
     options: &ShowOptions,
     output_format: wgpu::TextureFormat,
 ) -> anyhow::Result<Show> {
+    let device_type = gpu.info.device_type;
     let mut show = open_show(gpu, options, output_format)?;
-    if let Some(name) = &options.playlist {
+    let (playlist, note) = live_playlist(options, device_type);
+    if let Some(name) = &playlist {
         // The playlist's first entry is the preset; a playlist that
         // cannot start is reported and the preset plays.
-        match show.apply(crate::command::Command::Playlist(
-            crate::command::PlaylistCommand::Play(name.clone()),
-        )) {
+        let started = names::check_playlist(&show.assets, name)
+            .map_err(anyhow::Error::from)
+            .and_then(|()| {
+                show.apply(crate::command::Command::Playlist(
+                    crate::command::PlaylistCommand::Play(name.clone()),
+                ))
+                .map_err(anyhow::Error::from)
+            });
+        match started {
             Ok(()) => {
+                match note {
+                    Some(note) => {
+                        tracing::info!(
+                            "{} is a software adapter: the light show (playlist \
+                             {LIGHT_PLAYLIST}) plays; --playlist default plays the full show",
+                            show.gpu.info.name
+                        );
+                        show.note_playlist(note);
+                    }
+                    None => tracing::info!("playing the playlist {name}{}", default_show(name)),
+                }
                 print_addresses(&show, options);
                 return Ok(show);
             }
-            Err(error) => show.errors.report("playlist", error),
+            Err(error) => show.errors.report(
+                "playlist",
+                format!("{error:#}; the preset {} plays instead", options.preset),
+            ),
         }
     }
-    if let Err(error) = show.load_preset(&options.preset) {
-        let message = format!("{error}; the built-in default show runs instead");
+    let loaded = names::check_preset(&show.assets, &options.preset)
+        .map_err(anyhow::Error::from)
+        .and_then(|()| Ok(show.load_preset(&options.preset)?));
+    if let Err(error) = loaded {
+        // The copy of `presets/default.toml` built into the binary: a
+        // preset, not the default show (a playlist), which may be what
+        // failed.
+        let message = format!("{error:#}; the built-in default preset runs instead");
         show.errors.report("preset", message);
         let fallback = Assets::read_embedded(Folder::Presets, "default.toml")
             .map_err(|e| anyhow::anyhow!(e.to_string()))
@@ -223,10 +275,35 @@ pub fn start_live_on(
                 show.apply_preset("default", &preset)?;
                 Ok(())
             });
-        fallback.context("the built-in default show failed too")?;
+        fallback.context("the built-in default preset failed too")?;
     }
     print_addresses(&show, options);
     Ok(show)
+}
+
+/// The playlist a live show starts with, and why when the show chose it:
+/// the one asked for, but the default show on a software adapter plays
+/// [`LIGHT_PLAYLIST`]. The choice is the adapter's type, never a timing,
+/// so it is the same at every start; renders never make it.
+pub fn live_playlist(
+    options: &ShowOptions,
+    device_type: wgpu::DeviceType,
+) -> (Option<String>, Option<String>) {
+    if options.default_show && device_type == wgpu::DeviceType::Cpu {
+        let note = "chosen for a software adapter";
+        return (Some(LIGHT_PLAYLIST.to_string()), Some(note.to_string()));
+    }
+    (options.playlist.clone(), None)
+}
+
+/// What a log line adds after a playlist's name: whether it is the
+/// default show.
+fn default_show(playlist: &str) -> &'static str {
+    if playlist == DEFAULT_SHOW {
+        " (the default show)"
+    } else {
+        ""
+    }
 }
 
 /// With `--verbose`, the OSC address table of the show on stage.
@@ -236,7 +313,43 @@ fn print_addresses(show: &Show, options: &ShowOptions) {
         println!(
             "OSC addresses of {} (UDP; OSCQuery serves the same over HTTP):\n{}",
             show.preset().unwrap_or("the show"),
-            crate::control::osc::address_table(specs)
+            crate::control::osc_commands::address_table(specs)
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_default_show_on_a_software_adapter_turns_light() {
+        let asked = |playlist: Option<&str>, default_show: bool| ShowOptions {
+            playlist: playlist.map(str::to_string),
+            default_show,
+            ..ShowOptions::new(".", "default")
+        };
+        let default_show = asked(Some("default"), true);
+        let (playlist, note) = live_playlist(&default_show, wgpu::DeviceType::Cpu);
+        assert_eq!(playlist.as_deref(), Some(LIGHT_PLAYLIST));
+        assert!(note.is_some_and(|n| n.contains("software adapter")));
+        for device in [
+            wgpu::DeviceType::DiscreteGpu,
+            wgpu::DeviceType::IntegratedGpu,
+            wgpu::DeviceType::VirtualGpu,
+            wgpu::DeviceType::Other,
+        ] {
+            assert_eq!(
+                live_playlist(&default_show, device),
+                (Some("default".into()), None)
+            );
+        }
+        let named = asked(Some("default"), false);
+        assert_eq!(
+            live_playlist(&named, wgpu::DeviceType::Cpu),
+            (Some("default".into()), None)
+        );
+        let preset = asked(None, false);
+        assert_eq!(live_playlist(&preset, wgpu::DeviceType::Cpu), (None, None));
     }
 }

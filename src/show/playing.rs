@@ -119,6 +119,13 @@ impl Show {
         }
     }
 
+    /// Says with the playlist's status why it plays (the show chose it).
+    pub fn note_playlist(&mut self, note: String) {
+        if let Some(run) = self.playlist.as_mut() {
+            run.note = Some(note);
+        }
+    }
+
     /// The playlist's line for the HUD and status: its name, the entry
     /// and the time left.
     pub fn playlist_status(&self) -> Option<String> {
@@ -128,8 +135,12 @@ impl Show {
             Length::Seconds(s) => format!("{s:.0} s"),
             Length::Beats(b) => format!("{b:.0} beats"),
         };
+        let note = run
+            .note
+            .as_ref()
+            .map_or(String::new(), |n| format!(" ({n})"));
         Some(format!(
-            "playlist {}: {}/{count} {}, {left} left",
+            "playlist {}: {}/{count} {}, {left} left{note}",
             run.name,
             index + 1,
             run.entry().preset

@@ -189,6 +189,9 @@ pub struct PlaylistRun {
     began: (f64, f64),
     rounds: u64,
     seed: u64,
+    /// Why this playlist plays, when the show chose it (the software
+    /// adapter's light show): shown with its status.
+    pub note: Option<String>,
 }
 
 impl PlaylistRun {
@@ -202,6 +205,7 @@ impl PlaylistRun {
             began: (time, beats),
             rounds: 0,
             seed,
+            note: None,
         };
         run.shuffle();
         run

@@ -104,6 +104,39 @@ def main():
         until("the playing preset lit",
               lambda: page.locator('[data-name="second"][aria-pressed="true"]').count() == 1, 3)
 
+        # A size the layer rebuilds for is a number typed in and sent on
+        # Enter or when the field is left, never a fader swept through
+        # every size; a texture input is a picker of its sources.
+        page.locator('[data-address="/sylva/preset"][data-name="third"]').click()
+        until("the third preset on stage", lambda: value("/sylva/preset") == ["third"], 30)
+        size = "/sylva/colony/attraction_count"
+        count = page.locator(f'[data-param="{size}"] input[type="number"]')
+        count.wait_for(timeout=10_000)
+        if page.locator(f'[data-param="{size}"] [role="slider"]').count():
+            sys.exit("phone page: a structural parameter shown as a fader")
+        until("the size's field showing its value", lambda: count.input_value() == "200", 3)
+        count.fill("300")
+        page.wait_for_timeout(500)
+        if value(size)[0] != 200:
+            sys.exit(f"phone page: a size sent while still being typed: {value(size)}")
+        count.press("Enter")
+        until("the typed size applied on Enter", lambda: value(size)[0] == 300, 3)
+        count.fill("250")
+        page.locator("header h1").click()
+        until("the typed size applied when the field is left", lambda: value(size)[0] == 250, 3)
+        texture = "/sylva/shader/picture/picture"
+        picker = page.locator(f'[data-param="{texture}"] select')
+        picker.wait_for(timeout=5_000)
+        if page.locator(f'[data-param="{texture}"] [role="slider"]').count():
+            sys.exit("phone page: a texture input shown as a fader")
+        sources = picker.locator("option").all_inner_texts()
+        if picker.input_value() != "below" or not {"below", "previous", "camera", "layer:colony"} <= set(sources):
+            sys.exit(f"phone page: the texture input offers {sources}, showing {picker.input_value()!r}")
+        if "layer:shader.picture" in sources:
+            sys.exit("phone page: a texture input offered its own layer")
+        picker.select_option("layer:colony")
+        until("the picked source applied", lambda: value(texture) == ["layer:colony"], 3)
+
         # A control pinned to the favourites is kept in the show folder.
         star = page.locator('[data-param="/sylva/master/blackout"] .star')
         star.click()

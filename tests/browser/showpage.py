@@ -3,6 +3,8 @@ sent to it over UDP, waiting for a check, and a headless Chromium
 (Debian's, driven by Playwright) that asks the internet for nothing."""
 
 import json
+import os
+import shutil
 import socket
 import struct
 import sys
@@ -45,10 +47,19 @@ def until(what, check, seconds):
     sys.exit(f"phone page: {what} (not within {seconds} s)")
 
 
+def chromium_binary():
+    """$CHROMIUM, else Debian's `chromium`, Ubuntu's snap or `chromium-browser`."""
+    for candidate in [os.environ.get("CHROMIUM"), "chromium", "/snap/bin/chromium", "chromium-browser"]:
+        found = candidate and shutil.which(candidate)
+        if found:
+            return found
+    sys.exit("phone page: no Chromium found (make test installs Debian's; on Ubuntu: sudo snap install chromium, or set CHROMIUM)")
+
+
 def chromium(playwright):
-    """Debian's Chromium, headless, with nothing of its own on the network."""
+    """A system Chromium, headless, with nothing of its own on the network."""
     return playwright.chromium.launch(
-        executable_path="/usr/bin/chromium",
+        executable_path=chromium_binary(),
         args=["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
               "--disable-background-networking", "--disable-component-update", "--disable-sync"],
     )

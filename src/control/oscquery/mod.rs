@@ -9,6 +9,7 @@
 
 mod http;
 mod namespace;
+mod nodes;
 mod page;
 mod pin;
 mod websocket;
@@ -214,8 +215,6 @@ pub fn serve(
             }
         }
     })?;
-    tracing::info!(
-        "OSCQuery on http://{bind}:{port}/ (WebSocket LISTEN on the same port); the phone page on http://HOST:{port}/ui"
-    );
+    tracing::info!("OSCQuery on http://{bind}:{port}/ (WebSocket LISTEN on the same port)");
     Ok(port)
 }

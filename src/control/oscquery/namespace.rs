@@ -1,26 +1,30 @@
-//! The OSCQuery namespace: every parameter as JSON (its type, range, value,
-//! access and description), one attribute with `?VALUE` and friends,
-//! `?HOST_INFO`; the snapshot the main thread publishes once per frame and
-//! the changes it streams to the WebSocket listeners.
+//! The OSCQuery namespace: the snapshot the main thread publishes once
+//! per frame, the answer to a URL (a node, one attribute with `?VALUE`
+//! and friends, `?HOST_INFO`; `nodes.rs` says what a node holds), and the
+//! changes streamed to the WebSocket listeners: values as OSC, and
+//! `PATH_ADDED`, `PATH_REMOVED` and `PATH_CHANGED` when a preset changes
+//! which parameters exist.
 
-use std::collections::BTreeMap;
+use std::collections::BTreeSet;
 use std::sync::mpsc::SyncSender;
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 use serde_json::{Value as Json, json};
 
+use super::nodes::{ATTRIBUTES, host_info, node};
 use crate::control::Catalogue;
 use crate::control::osc::{address_of, args_of};
-use crate::params::{ParamKind, ParamSpec, Registry, Value};
+use crate::control::osc_commands::COMMANDS;
+use crate::params::{ParamSpec, Registry, Value};
 
 /// What the server shows: the specs (replaced when parameters come or go)
 /// and the current target values.
 #[derive(Debug, Clone, Default)]
 pub struct Namespace {
-    specs: Arc<Vec<ParamSpec>>,
-    values: Vec<Value>,
+    pub(super) specs: Arc<Vec<ParamSpec>>,
+    pub(super) values: Vec<Value>,
     revision: u64,
-    catalogue: Catalogue,
+    pub(super) catalogue: Catalogue,
 }
 
 /// What a WebSocket client is sent.
@@ -28,15 +32,17 @@ pub struct Namespace {
 pub enum Outgoing {
     /// A parameter's change: its address and the OSC bytes.
     Osc(String, Vec<u8>),
-    /// A namespace event as OSCQuery's JSON (`PATH_ADDED`, `PATH_REMOVED`).
+    /// A namespace event as OSCQuery's JSON (`PATH_ADDED`, `PATH_REMOVED`,
+    /// `PATH_CHANGED`).
     Text(String),
 }
 
 /// A WebSocket client's queue.
 pub(super) type Listener = SyncSender<Outgoing>;
 
-/// Paths reported one by one when the namespace changes; past this, one
-/// `PATH_CHANGED` of the root says to read it again.
+/// Paths reported one by one (`PATH_ADDED`, `PATH_REMOVED`) when the
+/// namespace changes; past this, only the one `PATH_CHANGED` that follows
+/// them says what to read again.
 const MAX_PATH_EVENTS: usize = 256;
 
 /// The snapshot shared with the server threads, and the WebSocket
@@ -73,27 +79,32 @@ impl SharedNamespace {
         });
     }
 
-    /// Tells every WebSocket client of parameters that came and went.
+    /// Tells every WebSocket client of parameters that came and went:
+    /// `PATH_ADDED` and `PATH_REMOVED` for each (up to
+    /// [`MAX_PATH_EVENTS`]), then one `PATH_CHANGED` of the deepest
+    /// container holding them all, the spec's coalesced form, for clients
+    /// that read a changed part again rather than patch it.
     fn paths_changed(&self, before: &[ParamSpec], after: &[ParamSpec]) {
-        let names = |specs: &[ParamSpec]| -> std::collections::BTreeSet<String> {
+        let addresses = |specs: &[ParamSpec]| -> BTreeSet<String> {
             specs.iter().map(|s| address_of(&s.name)).collect()
         };
-        let (before, after) = (names(before), names(after));
-        let mut events: Vec<Json> = after
-            .difference(&before)
-            .map(|path| json!({ "COMMAND": "PATH_ADDED", "DATA": path }))
-            .chain(
-                before
-                    .difference(&after)
-                    .map(|path| json!({ "COMMAND": "PATH_REMOVED", "DATA": path })),
-            )
-            .collect();
-        if events.is_empty() {
+        let (before, after) = (addresses(before), addresses(after));
+        let added: Vec<&String> = after.difference(&before).collect();
+        let removed: Vec<&String> = before.difference(&after).collect();
+        if added.is_empty() && removed.is_empty() {
             return;
         }
-        if events.len() > MAX_PATH_EVENTS {
-            events = vec![json!({ "COMMAND": "PATH_CHANGED", "DATA": "/" })];
+        let mut events: Vec<Json> = Vec::new();
+        if added.len() + removed.len() <= MAX_PATH_EVENTS {
+            let path = |command: &str, path: &String| json!({ "COMMAND": command, "DATA": path });
+            events.extend(added.iter().map(|p| path("PATH_ADDED", p)));
+            events.extend(removed.iter().map(|p| path("PATH_REMOVED", p)));
         }
+        let changed = added.iter().chain(&removed).map(|p| p.as_str());
+        events.push(json!({
+            "COMMAND": "PATH_CHANGED",
+            "DATA": changed_container(changed, &after),
+        }));
         let mut listeners = self
             .listeners
             .lock()
@@ -147,6 +158,43 @@ impl SharedNamespace {
     }
 }
 
+/// The deepest container above every one of the `changed` addresses
+/// that still exists among `after` (or the commands): a container left
+/// empty is gone, and reading it again would find nothing.
+fn changed_container<'a>(
+    changed: impl Iterator<Item = &'a str>,
+    after: &BTreeSet<String>,
+) -> String {
+    let mut common: Option<Vec<&str>> = None;
+    for address in changed {
+        let mut parts: Vec<&str> = address.trim_start_matches('/').split('/').collect();
+        parts.pop();
+        common = Some(match common {
+            None => parts,
+            Some(common) => common
+                .iter()
+                .zip(&parts)
+                .take_while(|(a, b)| a == b)
+                .map(|(a, _)| *a)
+                .collect(),
+        });
+    }
+    let mut parts = common.unwrap_or_default();
+    loop {
+        let container = format!("/{}", parts.join("/"));
+        let below = format!("{container}/");
+        let exists = after
+            .iter()
+            .map(String::as_str)
+            .chain(COMMANDS.iter().map(|c| c.address))
+            .any(|a| a.starts_with(&below));
+        if parts.is_empty() || exists {
+            return container;
+        }
+        parts.pop();
+    }
+}
+
 /// The HTTP status and JSON body for `url`.
 pub fn answer(url: &str, namespace: &Namespace, osc_port: u16) -> (u16, String) {
     let (path, query) = url.split_once('?').unwrap_or((url, ""));
@@ -175,219 +223,6 @@ pub fn answer(url: &str, namespace: &Namespace, osc_port: u16) -> (u16, String) 
             json!({ "error": format!("unknown attribute {query}") }).to_string(),
         ),
     }
-}
-
-const ATTRIBUTES: [&str; 9] = [
-    "FULL_PATH",
-    "CONTENTS",
-    "TYPE",
-    "VALUE",
-    "RANGE",
-    "ACCESS",
-    "DESCRIPTION",
-    "UNIT",
-    "CLIPMODE",
-];
-
-fn host_info(osc_port: u16) -> Json {
-    json!({
-        "NAME": "sylva",
-        "OSC_PORT": osc_port,
-        "OSC_TRANSPORT": "UDP",
-        "EXTENSIONS": {
-            "ACCESS": true, "VALUE": true, "RANGE": true, "DESCRIPTION": true,
-            "UNIT": true, "CLIPMODE": true, "LISTEN": true, "PATH_CHANGED": true,
-            "PATH_ADDED": true, "PATH_REMOVED": true
-        }
-    })
-}
-
-/// The node at `path` with everything below it.
-fn node(namespace: &Namespace, path: &str) -> Option<Json> {
-    let mut tree = Tree::default();
-    for (spec, value) in namespace.specs.iter().zip(&namespace.values) {
-        let address = address_of(&spec.name);
-        let parts: Vec<&str> = address.trim_start_matches('/').split('/').collect();
-        tree.insert(&parts, spec, value);
-    }
-    let offers = catalogue_nodes(&namespace.catalogue);
-    for (address, node) in &offers {
-        let parts: Vec<&str> = address.trim_start_matches('/').split('/').collect();
-        tree.offer(&parts, node);
-    }
-    let mut at = &tree;
-    let mut full = String::new();
-    for part in path
-        .trim_start_matches('/')
-        .split('/')
-        .filter(|p| !p.is_empty())
-    {
-        at = at.children.get(part)?;
-        full.push('/');
-        full.push_str(part);
-    }
-    Some(at.json(if full.is_empty() { "/" } else { &full }))
-}
-
-/// The presets and playlists as OSCQuery nodes: `/sylva/preset` (its
-/// value the preset on stage, its `VALS` every preset; writing one loads
-/// it with the crossfade) and `/sylva/playlist/play` the same for
-/// playlists, so Chataigne, TouchDesigner and the phone page list them.
-fn catalogue_nodes(catalogue: &Catalogue) -> Vec<(&'static str, Json)> {
-    let node = |value: &Option<String>, vals: &[String], description: &str| {
-        json!({
-            "TYPE": "s",
-            "VALUE": [value.clone().unwrap_or_default()],
-            "RANGE": [{ "VALS": vals }],
-            "ACCESS": 3,
-            "DESCRIPTION": description,
-        })
-    };
-    vec![
-        (
-            "/sylva/preset",
-            node(
-                &catalogue.preset,
-                &catalogue.presets,
-                "Load a preset (with the crossfade)",
-            ),
-        ),
-        (
-            "/sylva/playlist/play",
-            node(
-                &catalogue.playlist,
-                &catalogue.playlists,
-                "Play a playlist from its start",
-            ),
-        ),
-        (
-            "/sylva/ui/favourites",
-            json!({
-                "TYPE": "s",
-                "VALUE": [catalogue.favourites],
-                "ACCESS": 3,
-                "DESCRIPTION": "The phone page's favourites: a JSON list of addresses, kept in the show folder",
-            }),
-        ),
-    ]
-}
-
-#[derive(Default)]
-struct Tree<'a> {
-    children: BTreeMap<String, Tree<'a>>,
-    leaf: Option<(&'a ParamSpec, &'a Value)>,
-    offered: Option<&'a Json>,
-}
-
-impl<'a> Tree<'a> {
-    fn insert(&mut self, parts: &[&str], spec: &'a ParamSpec, value: &'a Value) {
-        match parts.split_first() {
-            Some((first, rest)) => self
-                .children
-                .entry(first.to_string())
-                .or_default()
-                .insert(rest, spec, value),
-            None => self.leaf = Some((spec, value)),
-        }
-    }
-
-    fn offer(&mut self, parts: &[&str], node: &'a Json) {
-        match parts.split_first() {
-            Some((first, rest)) => self
-                .children
-                .entry(first.to_string())
-                .or_default()
-                .offer(rest, node),
-            None => self.offered = Some(node),
-        }
-    }
-
-    fn json(&self, full_path: &str) -> Json {
-        let mut node = match (self.leaf, self.offered) {
-            (Some((spec, value)), _) => parameter(spec, value),
-            (None, Some(offered)) => offered.clone(),
-            (None, None) => json!({ "ACCESS": 0 }),
-        };
-        node["FULL_PATH"] = json!(full_path);
-        if !self.children.is_empty() {
-            let base = if full_path == "/" {
-                String::new()
-            } else {
-                full_path.to_string()
-            };
-            let contents: serde_json::Map<String, Json> = self
-                .children
-                .iter()
-                .map(|(name, child)| (name.clone(), child.json(&format!("{base}/{name}"))))
-                .collect();
-            node["CONTENTS"] = Json::Object(contents);
-        }
-        node
-    }
-}
-
-/// A parameter's attributes.
-fn parameter(spec: &ParamSpec, value: &Value) -> Json {
-    let args: Vec<Json> = args_of(spec, value)
-        .into_iter()
-        .map(|a| match a {
-            rosc::OscType::Float(v) => json!(v),
-            rosc::OscType::Int(v) => json!(v),
-            rosc::OscType::Bool(v) => json!(v),
-            rosc::OscType::String(s) => json!(s),
-            _ => Json::Null,
-        })
-        .collect();
-    let list_type: String;
-    let (osc_type, range) = match &spec.kind {
-        ParamKind::Float { min, max } => ("f", json!([{ "MIN": min, "MAX": max }])),
-        ParamKind::Int { min, max } => ("i", json!([{ "MIN": min, "MAX": max }])),
-        ParamKind::Bool => (
-            if matches!(value, Value::Bool(true)) {
-                "T"
-            } else {
-                "F"
-            },
-            json!([{ "VALS": [false, true] }]),
-        ),
-        ParamKind::Enum { options } => ("s", json!([{ "VALS": options }])),
-        ParamKind::Vec3 { min, max } => (
-            "fff",
-            json!([{ "MIN": min, "MAX": max }, { "MIN": min, "MAX": max }, { "MIN": min, "MAX": max }]),
-        ),
-        ParamKind::Colour => (
-            "ffff",
-            json!([{ "MIN": 0.0 }, { "MIN": 0.0 }, { "MIN": 0.0 }, { "MIN": 0.0 }]),
-        ),
-        ParamKind::Text | ParamKind::Path | ParamKind::Texture => ("s", Json::Null),
-        ParamKind::List { len, min, max } => {
-            list_type = "f".repeat(*len);
-            (
-                list_type.as_str(),
-                Json::Array(vec![json!({ "MIN": min, "MAX": max }); *len]),
-            )
-        }
-    };
-    let mut node = json!({
-        "TYPE": osc_type,
-        "VALUE": args,
-        // OSCQuery: 1 is read-only, 3 read and write.
-        "ACCESS": if spec.read_only { 1 } else { 3 },
-        "DESCRIPTION": spec.description,
-        "CLIPMODE": "both",
-    });
-    if !range.is_null() {
-        node["RANGE"] = range;
-    }
-    if !spec.unit.is_empty() {
-        node["UNIT"] = json!([spec.unit]);
-    }
-    // Not in the proposal (clients skip attributes they do not know): the
-    // phone page says how slowly a control follows its writes.
-    if spec.smoothing > 0.0 {
-        node["SMOOTHING"] = json!(spec.smoothing);
-    }
-    node
 }
 
 #[cfg(test)]
@@ -448,7 +283,12 @@ mod tests {
                 Outgoing::Osc(..) => None,
             })
             .collect();
-        assert_eq!(texts.len(), 2, "{texts:?}");
+        assert_eq!(texts.len(), 3, "{texts:?}");
+        assert_eq!(
+            texts.last().map(String::as_str),
+            Some(r#"{"COMMAND":"PATH_CHANGED","DATA":"/sylva"}"#),
+            "one PATH_CHANGED of the container holding both, after them"
+        );
         assert!(
             texts
                 .iter()
@@ -458,6 +298,24 @@ mod tests {
             texts
                 .iter()
                 .any(|t| t.contains("PATH_REMOVED") && t.contains("/sylva/colony/speed"))
+        );
+    }
+
+    #[test]
+    fn path_changed_names_the_deepest_container_still_there() {
+        let after: BTreeSet<String> = ["/sylva/fluid/gravity", "/sylva/fluid/look"]
+            .map(String::from)
+            .into();
+        let container = |changed: &[&str]| changed_container(changed.iter().copied(), &after);
+        assert_eq!(container(&["/sylva/fluid/look"]), "/sylva/fluid");
+        assert_eq!(
+            container(&["/sylva/colony/a", "/sylva/colony/b"]),
+            "/sylva",
+            "the colony's container went with its parameters"
+        );
+        assert_eq!(
+            container(&["/sylva/fluid/look", "/sylva/shader/sky/glow"]),
+            "/sylva"
         );
     }
 

@@ -62,8 +62,8 @@ impl Write for Replayed {
 /// `{"COMMAND":"LISTEN","DATA":"/sylva/master/brightness"}` (IGNORE stops;
 /// a container, `/sylva/colony` or `/`, listens to everything below it);
 /// every change of a listened parameter arrives as a binary OSC frame, and
-/// `PATH_ADDED`/`PATH_REMOVED` as text when a preset changes the
-/// namespace. Binary frames the client sends are OSC packets, applied as
+/// `PATH_ADDED`/`PATH_REMOVED` and a `PATH_CHANGED` as text when a
+/// preset changes the namespace. Binary frames the client sends are OSC packets, applied as
 /// if they came over UDP (the spec's path for browsers); with `--ui-pin`
 /// they are refused until the client sends
 /// `{"COMMAND":"PIN","DATA":"1234"}` (told by `PIN_REQUIRED`, answered

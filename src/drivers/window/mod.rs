@@ -206,9 +206,18 @@ impl ApplicationHandler for App {
 
 impl App {
     fn open(&self, event_loop: &ActiveEventLoop) -> anyhow::Result<Running> {
+        let monitor = event_loop
+            .primary_monitor()
+            .or_else(|| event_loop.available_monitors().next());
+        // Logical pixels, as the window's size is given in them.
+        let screen = monitor.map(|m| {
+            let size = m.size().to_logical::<f64>(m.scale_factor());
+            [size.width, size.height]
+        });
+        let [width, height] = window_size(WINDOW_SIZE, screen);
         let mut attributes = Window::default_attributes()
             .with_title("sylva")
-            .with_inner_size(winit::dpi::LogicalSize::new(1280.0, 720.0));
+            .with_inner_size(winit::dpi::LogicalSize::new(width, height));
         if self.options.fullscreen || self.options.install.unattended {
             attributes =
                 attributes.with_fullscreen(Some(borderless(event_loop, self.options.monitor)));
@@ -423,7 +432,7 @@ impl Running {
             senders.submitted();
             senders.keep(&mut self.show);
         }
-        self.pace.keep(&mut self.show, &finished);
+        self.pace.keep(&mut self.show, dt, &finished);
         self.installation.keep(&self.show);
         self.window.pre_present_notify();
         self.show.gpu.queue.present(texture);
@@ -473,6 +482,26 @@ impl Running {
 }
 
 /// Borderless fullscreen on monitor `index`, or the current one.
+/// The window's size where the screen has room for it, in logical pixels.
+const WINDOW_SIZE: [f64; 2] = [1280.0, 720.0];
+
+/// The size the window opens at: `preferred`, scaled down (its aspect
+/// kept) to at most 80% of the `screen` it opens on, so a small screen
+/// keeps room for the desktop around it; `preferred` where the screen is
+/// unknown (Wayland says only once the window is up).
+fn window_size(preferred: [f64; 2], screen: Option<[f64; 2]>) -> [f64; 2] {
+    let Some([width, height]) = screen.filter(|s| s[0] > 0.0 && s[1] > 0.0) else {
+        return preferred;
+    };
+    let scale = (0.8 * width / preferred[0])
+        .min(0.8 * height / preferred[1])
+        .min(1.0);
+    [
+        (preferred[0] * scale).round(),
+        (preferred[1] * scale).round(),
+    ]
+}
+
 fn borderless(event_loop: &ActiveEventLoop, index: Option<usize>) -> Fullscreen {
     let monitor = index.and_then(|i| {
         let found = event_loop.available_monitors().nth(i);
@@ -517,4 +546,35 @@ pub(super) fn surface_config(
         view_formats: vec![format.remove_srgb_suffix()],
         color_space: wgpu::SurfaceColorSpace::Auto,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_window_opens_within_80_percent_of_a_small_screen() {
+        // A 1366x768 laptop: 80% of 768 is 614.4, the width follows at 16:9.
+        assert_eq!(
+            window_size(WINDOW_SIZE, Some([1366.0, 768.0])),
+            [1092.0, 614.0]
+        );
+        // A 1280x800 tablet-sized screen: its width is the limit.
+        assert_eq!(
+            window_size(WINDOW_SIZE, Some([1280.0, 800.0])),
+            [1024.0, 576.0]
+        );
+        // Room to spare: the usual size, never larger.
+        assert_eq!(
+            window_size(WINDOW_SIZE, Some([3840.0, 2160.0])),
+            WINDOW_SIZE
+        );
+        assert_eq!(
+            window_size(WINDOW_SIZE, Some([1920.0, 1080.0])),
+            WINDOW_SIZE
+        );
+        // A screen that says nothing: the usual size.
+        assert_eq!(window_size(WINDOW_SIZE, None), WINDOW_SIZE);
+        assert_eq!(window_size(WINDOW_SIZE, Some([0.0, 0.0])), WINDOW_SIZE);
+    }
 }

@@ -1,8 +1,9 @@
 //! The media shelf: every file and clip a texture input names, opened
 //! when a parameter first names it, uploaded once per new frame, closed
 //! when nothing names it any more. Each frame [`MediaShelf::prepare`]
-//! reads the texture parameters of the registries on stage, so a layer
-//! only ever asks for a texture by its source's name.
+//! reads the texture parameters of the registries on stage and the
+//! sources layers name themselves, so a layer only ever asks for a
+//! texture by its source's name.
 //!
 //! A source that fails (missing, not an image, over the limits) is an
 //! error on screen under its name; its last good frame stays, and a black
@@ -157,15 +158,21 @@ impl MediaShelf {
             .map(|(_, view)| view)
     }
 
-    /// Opens what `registries`' texture inputs name, closes what they no
-    /// longer name, and uploads each source's new frame; `dt` seconds on.
+    /// Opens what `registries`' texture inputs and the layers' own
+    /// `named` sources name, closes what they no longer name, and uploads
+    /// each source's new frame; `dt` seconds on.
     pub fn prepare(
         &mut self,
         (gpu, assets, errors): (&Gpu, &Assets, &ErrorLog),
-        registries: &[&Registry],
+        (registries, named): (&[&Registry], &[&str]),
         dt: f32,
     ) {
-        let wanted = wanted(registries);
+        let mut wanted = wanted(registries);
+        for source in named.iter().filter(|source| is_media(source)) {
+            // A source no parameter names has no transport of its own: a
+            // clip plays at its rate and loops.
+            wanted.entry(source.to_string()).or_default();
+        }
         self.shelved.retain(|name, _| wanted.contains_key(name));
         for (name, transport) in &wanted {
             if !self.shelved.contains_key(name) {

@@ -63,9 +63,9 @@ pub fn colony_params(id: &str) -> Vec<ParamSpec> {
             .with_description("Fastest segment growth factor"),
         ParamSpec::int(p("seed_count"), 3, 1, 4096)
             .with_description("Roots the growth starts from (rebuilds)"),
-        ParamSpec::int(p("attraction_count"), 20_000, 16, 16_000_000)
+        ParamSpec::int(p("attraction_count"), 20_000, 16, 16_000_000).structural()
             .with_description("Attraction points (rebuilds)"),
-        ParamSpec::int(p("node_capacity"), 200_000, 64, 16_000_000)
+        ParamSpec::int(p("node_capacity"), 200_000, 64, 16_000_000).structural()
             .with_description("Node pool size (rebuilds)"),
         ParamSpec::enumeration(p("shape"), &SHAPES, 0)
             .with_description("Volume the attractions fill (rebuilds)"),
@@ -74,7 +74,7 @@ pub fn colony_params(id: &str) -> Vec<ParamSpec> {
         ParamSpec::path(p("attractors"), "").with_description(
             "Point cloud (.ply or .obj) in the show's assets/ folder, or a picture media/NAME.png|jpg whose bright parts the branches grow into, instead of a shape (rebuilds)",
         ),
-        ParamSpec::int(p("steps_per_frame"), 1, 0, 64)
+        ParamSpec::int(p("steps_per_frame"), 1, 0, 64).costly()
             .with_description("Growth iterations per frame"),
         ParamSpec::enumeration(p("render"), &["lines", "tubes"], 0)
             .with_description("Glowing lines or lit tubes"),

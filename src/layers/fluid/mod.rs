@@ -44,7 +44,7 @@ pub fn fluid_params(id: &str) -> Vec<ParamSpec> {
     let mut specs = vec![
         ParamSpec::enumeration(p("dimensions"), &["3d", "2d"], 0)
             .with_description("3D tank or 2D slice (rebuilds)"),
-        ParamSpec::int(p("count"), 40_000, 100, 16_000_000)
+        ParamSpec::int(p("count"), 40_000, 100, 16_000_000).structural()
             .with_description("Particles (rebuilds)"),
         ParamSpec::vec3(p("container"), [1.6, 1.0, 0.8], 0.05, 1000.0)
             .with_unit("m")
@@ -52,7 +52,8 @@ pub fn fluid_params(id: &str) -> Vec<ParamSpec> {
         scale(
             "smoothing_length",
             "Smoothing length h, relative to 2 particle spacings",
-        ),
+        )
+        .costly(),
         scale(
             "stiffness",
             "Pressure stiffness B, relative to the value from ten times the fastest flow",
@@ -81,7 +82,7 @@ pub fn fluid_params(id: &str) -> Vec<ParamSpec> {
         ParamSpec::float(p("speed"), 1.0, 0.0, 4.0)
             .with_smoothing(0.3)
             .with_description("Time scale: 1 is real time, 0 freezes"),
-        ParamSpec::int(p("iterations"), 64, 1, 512).with_description(
+        ParamSpec::int(p("iterations"), 64, 1, 512).costly().with_description(
             "Most substeps per frame (real time needs frame time / step; past this it slows down)",
         ),
         ParamSpec::vec3(p("gravity"), [0.0, -9.81, 0.0], -200.0, 200.0)
@@ -237,13 +238,17 @@ impl FluidLayer {
             .check_storage(&what, u64::from(structure.count) * 16)?;
         let scene = structure.scene(self.core.seed);
         let sim = env.gpu.scoped(id, || {
-            FluidSim::new(
+            let mut sim = FluidSim::new(
                 env.gpu,
                 env.assets,
                 (&scene.positions, &scene.velocities),
                 &scene.params,
                 (&env.world.rain(env.gpu), &env.world.branches(env.gpu)),
-            )
+            )?;
+            if env.world.exact() {
+                sim.keep_order(env.gpu, env.assets)?;
+            }
+            Ok::<_, BuildError>(sim)
         })?;
         Ok(Running {
             sim,

@@ -131,6 +131,8 @@ pub struct FluidSim {
     grid: GridSort,
     /// Bins the world's branches for the integrate stage, once a frame.
     bin_branches: (Kernel, Binding),
+    /// Puts each bin's branches in index order (`order_bins`).
+    order_bins: (Kernel, Binding),
     bins: wgpu::Buffer,
     /// Decides each substep whether to sort and list anew (plan.wgsl).
     plan_lists: (Kernel, Binding),
@@ -281,7 +283,7 @@ impl FluidSim {
             let file = match entry {
                 "compute_density" => "fluid/density.wgsl".to_string(),
                 "compute_force" => "fluid/force.wgsl".to_string(),
-                "bin_branches" => "fluid/branches.wgsl".to_string(),
+                "bin_branches" | "order_bins" => "fluid/branches.wgsl".to_string(),
                 "plan_lists" => "fluid/plan.wgsl".to_string(),
                 other => format!("fluid/{other}.wgsl"),
             };
@@ -295,21 +297,20 @@ impl FluidSim {
             let group = kernel.bind(gpu, bindings);
             Ok((kernel, group))
         };
+        let binning = [
+            (0, &uniform),
+            (11, &bodies),
+            (13, branches),
+            (16, &tank_branches),
+            (17, &bins),
+        ];
         Ok(Self {
             plan_lists: kernel(
                 "plan_lists",
                 &[(21, &plan), (22, &sort_groups), (23, &sort_args)],
             )?,
-            bin_branches: kernel(
-                "bin_branches",
-                &[
-                    (0, &uniform),
-                    (11, &bodies),
-                    (13, branches),
-                    (16, &tank_branches),
-                    (17, &bins),
-                ],
-            )?,
+            bin_branches: kernel("bin_branches", &binning)?,
+            order_bins: kernel("order_bins", &binning)?,
             reorder: kernel(
                 "reorder",
                 &[
@@ -381,6 +382,12 @@ impl FluidSim {
         })
     }
 
+    /// Sorts each substep's particles in an order that is the same on
+    /// every run ([`GridSort::keep_order`]), for renders that must repeat.
+    pub fn keep_order(&mut self, gpu: &Gpu, assets: &Assets) -> Result<(), BuildError> {
+        self.grid.keep_order(gpu, assets)
+    }
+
     /// Substeps run so far, as the GPU counted them (the integrate stage
     /// mixes this count into its random draws). Waits for the GPU.
     pub fn substeps_run(&self, gpu: &Gpu) -> Result<u32, ReadbackError> {
@@ -426,6 +433,8 @@ impl FluidSim {
         let bin = |pass: &mut wgpu::ComputePass<'_>| {
             let (kernel, group) = &self.bin_branches;
             kernel.dispatch(pass, group, MAX_BRANCHES as u32, 64);
+            let (kernel, group) = &self.order_bins;
+            kernel.dispatch(pass, group, BIN_CELLS as u32, 64);
         };
         if profiler.times_stages() {
             let label = "fluid.branches";
@@ -588,6 +597,7 @@ impl Simulation for FluidSim {
         let kernels = [
             &mut self.plan_lists,
             &mut self.bin_branches,
+            &mut self.order_bins,
             &mut self.reorder,
             &mut self.density,
             &mut self.force,

@@ -181,6 +181,28 @@ fn the_coarse_dam_break_follows_koshizuka_and_oka() {
 }
 
 #[test]
+fn the_dam_break_reference_is_the_published_curve() {
+    let path = support::asset("reference/dam_break_koshizuka_oka.json");
+    let text = std::fs::read_to_string(&path).checked("reading the reference");
+    let json: serde_json::Value = serde_json::from_str(&text).checked("parsing the reference");
+    let published: Vec<(f64, f64)> = json["data"]
+        .as_array()
+        .checked("the reference's data")
+        .iter()
+        .map(|point| {
+            (
+                point[0].as_f64().checked("T"),
+                point[1].as_f64().checked("Z"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        published,
+        sylva::layers::fluid::validate::KOSHIZUKA_OKA.to_vec()
+    );
+}
+
+#[test]
 fn a_sink_drains_and_an_emitter_pours() {
     let gpu = support::gpu();
     let mut scene = block(

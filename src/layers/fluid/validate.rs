@@ -10,7 +10,7 @@ use crate::base::Assets;
 use crate::gpu::{BuildError, Gpu, GpuProfiler};
 
 /// Koshizuka and Oka 1996 (MPS), the digitised curve distributed with the
-/// PySPH examples (`../shared/reference/dam_break_koshizuka_oka.json`):
+/// PySPH examples (`tests/assets/reference/dam_break_koshizuka_oka.json`):
 /// T = t sqrt(2 g / L) against Z = front / L.
 pub const KOSHIZUKA_OKA: [(f64, f64); 9] = [
     (0.0, 1.000),

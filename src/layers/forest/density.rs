@@ -89,9 +89,15 @@ impl DensityMaps {
     /// map full) when the list or one of its files changed since the last
     /// read. Returns whether anything was read, and the problems; a map
     /// that fails keeps its values. The first read after the forest is
-    /// sown happens here, so a render is the same every time; later ones
-    /// are decoded on their own thread and arrive a few frames after.
-    pub fn refresh(&mut self, assets: &Assets, names: &str) -> (bool, Vec<DensityError>) {
+    /// sown happens here, and with `at_once` (a render, which must be the
+    /// same every time) every read; the others are decoded on their own
+    /// thread and arrive a few frames after.
+    pub fn refresh(
+        &mut self,
+        assets: &Assets,
+        names: &str,
+        at_once: bool,
+    ) -> (bool, Vec<DensityError>) {
         if let Some(reading) = &self.reading {
             return match reading.results.try_recv() {
                 Ok(read) => {
@@ -133,7 +139,7 @@ impl DensityMaps {
                 .map(|(map, name)| (map, load(&root, &name, size)))
                 .collect()
         };
-        if self.files.is_empty() {
+        if self.files.is_empty() || at_once {
             self.files = stamped;
             let read = read_all();
             return (true, self.apply(read));

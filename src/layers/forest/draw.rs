@@ -71,6 +71,8 @@ pub struct ForestRenderer {
     cull_threshold: Kernel,
     cull: Kernel,
     cull_finish: Kernel,
+    /// Whether `cull` is `cull_in_order` ([`ForestRenderer::keep_order`]).
+    in_order: bool,
     /// Grown-crown candidates by size, then the smallest drawn grown.
     grown_bins: wgpu::Buffer,
     camera: wgpu::Buffer,
@@ -191,6 +193,24 @@ impl ForestRenderer {
 }
 
 impl ForestRenderer {
+    /// Culls into lists in the order of the draw list, the same on every
+    /// run (`cull_in_order`, for renders that must repeat): where two trees
+    /// meet a pixel at one depth, the one drawn first shows. One workgroup
+    /// then walks the trees, so the live show keeps the parallel cull,
+    /// whose lists follow the order its workgroups happen to run in.
+    pub fn keep_order(&mut self, gpu: &Gpu, assets: &Assets) -> Result<(), BuildError> {
+        if self.in_order {
+            return Ok(());
+        }
+        let kernel = Kernel::new(gpu, assets, FILE, "cull_in_order")?;
+        if let Some(culling) = self.culling.as_mut() {
+            culling[3] = kernel.bind_like(gpu, &culling[3]);
+        }
+        self.cull = kernel;
+        self.in_order = true;
+        Ok(())
+    }
+
     /// Trees the last frame drew whole, as silhouettes and with grown
     /// crowns (waits for the device: reports and tests only).
     pub fn read_drawn(&self, gpu: &Gpu) -> Result<[u32; 3], ReadbackError> {
@@ -237,6 +257,7 @@ impl Drawer<ForestSim> for ForestRenderer {
                 cull_threshold: Kernel::new(gpu, assets, FILE, "cull_threshold")?,
                 cull: Kernel::new(gpu, assets, FILE, "cull")?,
                 cull_finish: Kernel::new(gpu, assets, FILE, "cull_finish")?,
+                in_order: false,
                 cull_args: storage_buffer(
                     gpu,
                     "forest.cull_args",

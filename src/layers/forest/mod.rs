@@ -39,19 +39,19 @@ pub const DENSITY_SOURCE_MAPS: [&str; 6] = ["all", "1", "2", "3", "4", "5"];
 pub fn forest_params(id: &str) -> Vec<ParamSpec> {
     let p = |name: &str| format!("{id}.{name}");
     let mut specs = vec![
-        ParamSpec::int(p("map_size"), 512, 16, 4096)
+        ParamSpec::int(p("map_size"), 512, 16, 4096).structural()
             .with_description("Pixels per side of the space and density maps (rebuilds)"),
         ParamSpec::float(p("metres_per_pixel"), 1.0, 0.05, 100.0)
             .with_unit("m")
             .with_description("Ground a map pixel covers (rebuilds)"),
-        ParamSpec::int(p("slices"), 20, 1, 64)
+        ParamSpec::int(p("slices"), 20, 1, 64).structural()
             .with_description("Horizontal space-map slices (rebuilds)"),
         ParamSpec::float(p("slice_spacing"), 1.0, 0.05, 100.0)
             .with_unit("m")
             .with_description("Height between slices; slice k lies at (k + 1) x spacing (rebuilds)"),
-        ParamSpec::int(p("capacity"), 200_000, 64, sim::MAX_TREES as i32)
+        ParamSpec::int(p("capacity"), 200_000, 64, sim::MAX_TREES as i32).structural()
             .with_description("Most trees at once (rebuilds)"),
-        ParamSpec::int(p("initial_trees"), 4_000, 1, sim::MAX_TREES as i32)
+        ParamSpec::int(p("initial_trees"), 4_000, 1, sim::MAX_TREES as i32).structural()
             .with_description("Seedlings sown at the start, species in turn (rebuilds)"),
         ParamSpec::path(p("species"), "").with_description(
             "A TOML file of [[species]] in the show's assets/; empty: canopy, sub-canopy, shrub, herb (rebuilds)",
@@ -80,7 +80,7 @@ pub fn forest_params(id: &str) -> Vec<ParamSpec> {
         ParamSpec::float(p("years_per_step"), 0.5, 0.01, 10.0)
             .with_unit("years")
             .with_description("Time one step stands for"),
-        ParamSpec::int(p("steps_per_frame"), 1, 0, 64)
+        ParamSpec::int(p("steps_per_frame"), 1, 0, 64).costly()
             .with_description("Simulation steps per frame"),
         ParamSpec::bool(p("brush"), false).with_description("Paint into a density map"),
         ParamSpec::vec3(p("brush_at"), [0.5, 0.5, 0.0], 0.0, 1.0)
@@ -116,7 +116,7 @@ pub fn forest_params(id: &str) -> Vec<ParamSpec> {
         ),
         ParamSpec::float(p("grown_pixels"), 96.0, 16.0, 2000.0)
             .with_description("Grown crowns: crown width on screen (pixels) from which a tree shows its branches"),
-        ParamSpec::int(p("grown_trees"), 512, 0, 65_536)
+        ParamSpec::int(p("grown_trees"), 512, 0, 65_536).costly()
             .with_description("Grown crowns: trees that may show their branches at once (the rest stay cones)"),
     ];
     // The camera distance counts the map's sides.
@@ -351,7 +351,7 @@ impl ForestLayer {
         };
         let knobs = &self.knobs;
         let files = knobs.density_maps.target(registry);
-        let (read, problems) = grown.density.refresh(env.assets, &files);
+        let (read, problems) = grown.density.refresh(env.assets, &files, env.world.exact());
         let origin = format!("{} density", self.core.id);
         for problem in &problems {
             env.errors.report(&origin, problem);
@@ -438,6 +438,11 @@ impl Layer for ForestLayer {
         let (Some(grown), Some(renderer)) = (&self.core.running, self.core.drawer.as_mut()) else {
             return false;
         };
+        if env.world.exact()
+            && let Err(error) = renderer.keep_order(env.gpu, env.assets)
+        {
+            env.errors.report(&self.core.id, error);
+        }
         let (camera, draw) = forest_look(registry, &self.knobs, grown, clock.time, size);
         renderer.prepare(env.gpu, size, (&camera, &draw));
         self.look = Some((camera, draw));

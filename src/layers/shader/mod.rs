@@ -457,6 +457,13 @@ impl Layer for ShaderLayer {
         // A shader has no state of its own beyond its feedback texture,
         // which the compositor clears; the seed reaches it through `sylva.seed`.
     }
+
+    fn sources(&self) -> &[String] {
+        match &self.program {
+            Some(Program::Isf(isf)) => &isf.sources,
+            _ => &[],
+        }
+    }
 }
 
 /// The shader kind: a user's WGSL fragment shader, fullscreen.

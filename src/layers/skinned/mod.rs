@@ -347,9 +347,10 @@ impl SkinnedLayer {
         let structure = self.knobs.structure(registry, env.assets);
         if self.core.due(&structure, time) {
             let seed = self.core.seed;
-            if self.core.running.is_none() {
-                // The first character is made at once, so the preset that
-                // names its clip finds the clip's parameter.
+            // The first character is made at once, so the preset that
+            // names its clip finds the clip's parameter; in a render every
+            // one is, so it lands on the same frame each time.
+            if self.core.running.is_none() || env.world.exact() {
                 let prepared = prepare(env.assets, structure, seed);
                 self.start(env, registry, prepared, time);
             } else {

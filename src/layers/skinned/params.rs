@@ -41,8 +41,10 @@ pub fn skinned_params(id: &str, clips: Option<&[String]>) -> Vec<ParamSpec> {
         .filter(|s| !NOT_GROWTH.iter().any(|n| s.name == p(n)))
         .map(|s| match s.name.strip_prefix(&format!("{id}.")) {
             Some("attraction_count") => ParamSpec::int(p("attraction_count"), 8_000, 16, 4_000_000)
+                .structural()
                 .with_description("Attraction points filling the character (rebuilds)"),
             Some("node_capacity") => ParamSpec::int(p("node_capacity"), 120_000, 64, 16_000_000)
+                .structural()
                 .with_description("Node pool size (rebuilds)"),
             Some("seed_count") => ParamSpec::int(p("seed_count"), 12, 1, 4096)
                 .with_description("Roots the growth starts from (rebuilds)"),
@@ -54,6 +56,7 @@ pub fn skinned_params(id: &str, clips: Option<&[String]>) -> Vec<ParamSpec> {
             Some("regrow") => ParamSpec::bool(p("regrow"), true)
                 .with_description("Let the growth fade and a new one start, again and again"),
             Some("steps_per_frame") => ParamSpec::int(p("steps_per_frame"), 2, 0, 64)
+                .costly()
                 .with_description("Growth iterations per frame"),
             Some("growth_speed") => ParamSpec::float(p("growth_speed"), 3.0, 0.0, 50.0)
                 .with_smoothing(0.2)
@@ -75,7 +78,7 @@ pub fn skinned_params(id: &str, clips: Option<&[String]>) -> Vec<ParamSpec> {
         ParamSpec::path(p("model"), "").with_description(
             "A .glb or .gltf in the show's assets/ folder; empty: the built-in figure (reloads when saved)",
         ),
-        ParamSpec::int(p("detail"), 16, 6, 1024)
+        ParamSpec::int(p("detail"), 16, 6, 1024).structural()
             .with_description("Sides of the built-in figure's capsules (rebuilds)"),
         ParamSpec::float(p("attraction_spacing"), 0.0, 0.0, 1000.0).with_description(
             "Least distance between attractions in the model's units; 0 follows the count (rebuilds)",

@@ -18,9 +18,9 @@ use sylva::params::{Source, Value};
 use crate::support;
 use crate::support::Checked;
 
-/// A test character from the shared folder's `assets/gltf/`.
+/// A test character from `tests/assets/gltf/`.
 fn character(name: &str) -> Model {
-    let path = support::shared(&format!("assets/gltf/{name}"));
+    let path = support::asset(&format!("gltf/{name}"));
     Model::load(&path).unwrap_or_else(|e| panic!("{e}"))
 }
 
@@ -108,7 +108,7 @@ fn gltf_world(path: &std::path::Path) -> Vec<Mat4> {
 #[test]
 fn the_node_hierarchy_matches_the_gltf_crates() {
     for file in ["CesiumMan.glb", "Fox.glb"] {
-        let path = support::shared(&format!("assets/gltf/{file}"));
+        let path = support::asset(&format!("gltf/{file}"));
         let model = character(file);
         let rest: Vec<_> = model.nodes.iter().map(|n| n.rest).collect();
         for (ours, theirs) in world(&model, &rest).iter().zip(gltf_world(&path)) {
@@ -329,7 +329,7 @@ fn a_character_from_the_assets_folder_grows_branches() {
         "skinned_fox",
         "\"skinned.model\" = \"Fox.glb\"\n\"skinned.clip\" = \"Run\"\n",
     );
-    let fox = support::shared("assets/gltf/Fox.glb");
+    let fox = support::asset("gltf/Fox.glb");
     std::fs::create_dir_all(root.join("assets")).checked("making assets/");
     std::fs::copy(&fox, root.join("assets/Fox.glb")).checked("copying the fox into the test show");
     let mut show = support::show(root.clone(), "s", OUTPUT_FORMAT);
@@ -353,7 +353,7 @@ fn a_character_from_the_assets_folder_grows_branches() {
     assert_eq!(get("vertices"), 1728.0);
     assert!(get("nodes") > 50.0, "{report:?}");
     // Saving another model over the file reloads it while the show runs.
-    let man = support::shared("assets/gltf/CesiumMan.glb");
+    let man = support::asset("gltf/CesiumMan.glb");
     std::fs::copy(&man, root.join("assets/Fox.glb")).checked("saving over the model");
     // The new model is prepared on a worker: wait for it.
     let vertices = |show: &sylva::show::Show| {
@@ -423,7 +423,7 @@ fn split_glb(bytes: &[u8]) -> (serde_json::Value, Vec<u8>) {
 
 #[test]
 fn gltf_files_with_buffers_beside_them_load_and_buffers_elsewhere_are_refused() {
-    let fox = support::shared("assets/gltf/Fox.glb");
+    let fox = support::asset("gltf/Fox.glb");
     let (mut json, bin) = split_glb(&std::fs::read(&fox).checked("reading the fox"));
     let root = support::show_folder("skinned_gltf", &[]);
     std::fs::create_dir_all(&root).checked("making the folder");
@@ -450,7 +450,7 @@ fn gltf_files_with_buffers_beside_them_load_and_buffers_elsewhere_are_refused() 
 
 #[test]
 fn sylva_asset_writes_the_skinned_mesh_as_obj() {
-    let fox = support::shared("assets/gltf/Fox.glb");
+    let fox = support::asset("gltf/Fox.glb");
     let out = support::out_dir().join("fox_run.obj");
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_sylva"))
         .args([

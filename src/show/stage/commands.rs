@@ -77,6 +77,17 @@ impl Show {
                 self.dispatch(&event);
                 Ok(())
             }
+            Command::Release(name) => {
+                if let Some(name) = name.as_deref().filter(|n| !self.registry.contains(n)) {
+                    return Err(CommandError::NoParam(name.to_string()));
+                }
+                let released = self.registry.release(name.as_deref());
+                tracing::info!(
+                    "{released} parameter(s) handed back to the script ({})",
+                    name.as_deref().unwrap_or("all")
+                );
+                Ok(())
+            }
             Command::Playlist(command) => self.playlist_command(command),
             Command::KeepFavourites(list) => self.keep_favourites(&list),
             Command::SaveOutputs => {

@@ -209,6 +209,9 @@ impl Show {
             self.seed,
             self.errors.clone(),
         )?;
+        if self.world.exact() {
+            show.render_exactly();
+        }
         std::mem::swap(&mut show.script, &mut self.script);
         show.script_override = self.script_override.take();
         show.watcher = self.watcher.take();
@@ -255,6 +258,19 @@ impl Show {
     /// waits for the clip frame its time asks for, so renders repeat.
     pub fn media_in_lockstep(&mut self) {
         self.media.set_lockstep(true);
+    }
+
+    /// Makes the frames repeat bit for bit, run after run (`sylva render`,
+    /// through `ShowOptions::exact`, before any preset or script loads):
+    /// clips and pictures in lockstep with show
+    /// time, the simulations' sums in an order that is the same on every
+    /// run and their workers waited for within the frame
+    /// ([`World::set_exact`]), and the script's `os.clock` and `os.time`
+    /// reading show time instead of the computer's clock.
+    pub fn render_exactly(&mut self) {
+        self.media_in_lockstep();
+        self.world.set_exact(true);
+        self.script.keep_show_time();
     }
 
     /// Has clips come as 4:2:0 planes converted on the GPU, or as RGBA
@@ -325,6 +341,7 @@ impl Show {
             .or(self.entry_script.clone())
             .or(preset_script.map(str::to_string))
         else {
+            self.script.stop();
             return;
         };
         let file = file.strip_prefix("scripts/").unwrap_or(&file).to_string();

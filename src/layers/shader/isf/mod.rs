@@ -81,7 +81,7 @@ impl IsfSource {
         let fragment = assets.read(Folder::Shaders, file)?;
         if shadertoy::is_shadertoy(file) {
             let files = shadertoy::passes(assets, file)?;
-            let header = shadertoy::header(&files.passes);
+            let header = shadertoy::header(&files.passes)?;
             return Ok(Self {
                 translated: shadertoy::translate(&files.passes, files.common.as_ref())?,
                 specs: specs_of(&header, id),

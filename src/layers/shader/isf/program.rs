@@ -45,6 +45,9 @@ pub struct IsfProgram {
     pub specs: Vec<ParamSpec>,
     /// Each input's parameter name (`shader.fx.amount`), named once.
     params: HashMap<String, String>,
+    /// What the passes' channel lines name beyond the pass buffers
+    /// (`media/…`, `camera`): no parameter names these for the media shelf.
+    pub sources: Vec<String>,
     uniforms: Vec<(String, u32, Member)>,
     uniform_size: u32,
     textures: Vec<String>,
@@ -135,6 +138,7 @@ impl IsfProgram {
         Ok(Self {
             id: id.to_string(),
             params,
+            sources: channel_sources(&header),
             specs: source.specs,
             uniforms: translated.uniforms,
             uniform_size: translated.uniform_size,
@@ -461,4 +465,21 @@ impl IsfProgram {
             .unwrap_or_default();
         frame.inputs.get_or_black(source)
     }
+}
+
+/// What `header`'s pass channels name other than its pass buffers, once each.
+fn channel_sources(header: &IsfHeader) -> Vec<String> {
+    let buffers: Vec<&String> = header
+        .passes
+        .iter()
+        .filter_map(|p| p.target.as_ref())
+        .collect();
+    let mut sources: Vec<String> = (header.passes.iter())
+        .flat_map(|pass| pass.channels.iter().flatten())
+        .filter(|source| !buffers.contains(source))
+        .cloned()
+        .collect();
+    sources.sort();
+    sources.dedup();
+    sources
 }

@@ -11,12 +11,15 @@
 //! of its name, then itself; `common.glsl` there is put before each. A
 //! pass says what a channel shows with a line `// @channel0 buffer_a`
 //! (any buffer, reading its last frame when it is itself or comes later,
-//! or any texture source); a channel it does not name shows the layer's
-//! `iChannelN` parameter.
+//! or any texture source: `below`, `previous`, `layer:ID`, `media/…`,
+//! `camera`, which the layer names to the media shelf itself); a channel
+//! it does not name shows the layer's `iChannelN` parameter.
 
+use super::IsfError;
 use super::glsl::{self, Stage, TranslateError, Translated};
-use super::header::{InputKind, IsfHeader, IsfInput, IsfPass};
-use crate::base::{AssetError, Assets, Folder};
+use super::header::{InputKind, IsfHeader, IsfHeaderError, IsfInput, IsfPass};
+use crate::base::{AssetError, Assets, Folder, inside_show};
+use crate::engine::inputs::camera::is_camera;
 use crate::params::ParamSpec;
 
 /// Texture inputs a Shadertoy shader has.
@@ -97,8 +100,10 @@ pub fn passes(assets: &Assets, file: &str) -> Result<ToyFiles, AssetError> {
 }
 
 /// The header a Shadertoy shader is run with: its four channels, and a
-/// pass for each file with what its `// @channelN` lines name.
-pub fn header(passes: &[ToyPass]) -> IsfHeader {
+/// pass for each file with what its `// @channelN` lines name; a line
+/// naming what no channel can show is refused at its line, since the
+/// channel would otherwise show black without a word.
+pub fn header(passes: &[ToyPass]) -> Result<IsfHeader, IsfError> {
     let inputs = (0..CHANNELS)
         .map(|i| {
             let name = format!("iChannel{i}");
@@ -110,43 +115,83 @@ pub fn header(passes: &[ToyPass]) -> IsfHeader {
             }
         })
         .collect();
+    let buffers: Vec<&str> = passes.iter().filter_map(|p| p.target.as_deref()).collect();
     let passes = passes
         .iter()
-        .map(|pass| IsfPass {
-            target: pass.target.clone(),
-            persistent: true,
-            float: true,
-            width: None,
-            height: None,
-            channels: channels(&pass.text),
+        .map(|pass| {
+            Ok(IsfPass {
+                target: pass.target.clone(),
+                persistent: true,
+                float: true,
+                width: None,
+                height: None,
+                channels: channels(pass, &buffers)?,
+            })
         })
-        .collect();
-    IsfHeader {
+        .collect::<Result<_, IsfError>>()?;
+    Ok(IsfHeader {
         inputs,
         passes,
         imported: Vec::new(),
-    }
+    })
 }
 
-/// What `// @channelN SOURCE` lines in `text` name, by channel.
-fn channels(text: &str) -> Vec<Option<String>> {
+/// What the `// @channelN SOURCE` lines of `pass` name, by channel;
+/// `buffers` are the passes' buffers there are.
+fn channels(pass: &ToyPass, buffers: &[&str]) -> Result<Vec<Option<String>>, IsfError> {
     let mut channels = vec![None; CHANNELS];
-    for line in text.lines() {
+    for (at, line) in pass.text.lines().enumerate() {
         let Some(rest) = line.trim().strip_prefix("//").map(str::trim) else {
             continue;
         };
         let Some(rest) = rest.strip_prefix("@channel") else {
             continue;
         };
+        let refuse = |problem: String| IsfError::Header {
+            file: pass.file.clone(),
+            reason: IsfHeaderError {
+                line: at + 1,
+                problem,
+            },
+        };
         let mut words = rest.split_whitespace();
         let (Some(n), Some(source)) = (words.next(), words.next()) else {
-            continue;
+            return Err(refuse("write `// @channel0 SOURCE`".into()));
         };
-        if let Some(slot) = n.parse::<usize>().ok().and_then(|n| channels.get_mut(n)) {
-            *slot = Some(source.to_string());
+        let Some(slot) = n.parse::<usize>().ok().and_then(|n| channels.get_mut(n)) else {
+            return Err(refuse(format!(
+                "@channel{n}: the channels are 0-{}",
+                CHANNELS - 1
+            )));
+        };
+        if let Some(problem) = source_problem(source, buffers) {
+            return Err(refuse(format!("@channel{n} {source}: {problem}")));
         }
+        *slot = Some(source.to_string());
     }
-    channels
+    Ok(channels)
+}
+
+/// Why `source` cannot be shown in a channel, if it cannot: a pass buffer
+/// of this shader, or any source a texture input takes.
+fn source_problem(source: &str, buffers: &[&str]) -> Option<String> {
+    if BUFFERS.contains(&source) {
+        return (!buffers.contains(&source))
+            .then(|| format!("there is no {source}.glsl beside this file"));
+    }
+    if source.starts_with("media/") {
+        // The shelf refuses it too, but only once it is on stage.
+        return inside_show(source).err().map(|e| e.to_string());
+    }
+    let known = matches!(source, "below" | "previous")
+        || source
+            .strip_prefix("layer:")
+            .is_some_and(|id| !id.is_empty())
+        || is_camera(source);
+    (!known).then(|| {
+        "not a source: buffer_a … buffer_d, below, previous, layer:ID, media/…, camera or camera:NAME"
+            .into()
+    })
 }
 
 /// Translates each of `passes`, `common` before each.
