@@ -3,7 +3,6 @@
 //! future time tags, TouchDesigner-style aliases, feedback to a listening
 //! UDP socket without echo, and the OSCQuery namespace over HTTP.
 
-use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream, UdpSocket};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -213,27 +212,7 @@ fn oscquery_serves_the_namespace_with_current_values() {
         .control
         .oscquery_port()
         .unwrap_or_else(|| panic!("OSCQuery did not start"));
-    let get = |path: &str| -> (u16, String) {
-        let mut stream =
-            TcpStream::connect(("127.0.0.1", port)).unwrap_or_else(|e| panic!("connect: {e}"));
-        stream.set_read_timeout(Some(CEILING)).ok();
-        let request =
-            format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
-        stream.write_all(request.as_bytes()).checked("sending");
-        let mut response = String::new();
-        stream.read_to_string(&mut response).ok();
-        let status = response
-            .split(' ')
-            .nth(1)
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(0);
-        let body = response
-            .split("\r\n\r\n")
-            .nth(1)
-            .unwrap_or_default()
-            .to_string();
-        (status, body)
-    };
+    let get = |path: &str| support::http_get(port, path);
     let (status, body) = get("/sylva/master/brightness");
     assert_eq!(status, 200);
     let node: serde_json::Value = serde_json::from_str(&body).unwrap_or_default();

@@ -56,16 +56,6 @@ fn pattern(k: u32) -> Vec<u8> {
         .collect()
 }
 
-/// sRGB 8-bit to linear, as the texture sampler decodes it.
-fn linear(c: u8) -> f32 {
-    let c = f32::from(c) / 255.0;
-    if c <= 0.04045 {
-        c / 12.92
-    } else {
-        ((c + 0.055) / 1.055).powf(2.4)
-    }
-}
-
 /// The layer's output, linear RGBA, rows top first.
 fn layer_texels(show: &Show) -> Vec<[f32; 4]> {
     let target = show.compositor().layer_target("shader.through");
@@ -80,7 +70,7 @@ fn distance_from(show: &Show, rgb: &[u8]) -> f32 {
     layer_texels(show)
         .iter()
         .zip(rgb.chunks(3))
-        .flat_map(|(t, want)| (0..3).map(move |c| (t[c] - linear(want[c])).abs()))
+        .flat_map(|(t, want)| (0..3).map(move |c| (t[c] - support::srgb_to_linear(want[c])).abs()))
         .fold(0.0, f32::max)
 }
 

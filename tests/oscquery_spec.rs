@@ -5,7 +5,6 @@
 //! streaming, the PATH_* messages after a preset switch); and every
 //! address the `--verbose` table lists answers over HTTP.
 
-use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
@@ -27,28 +26,9 @@ const CEILING: Duration = Duration::from_secs(20);
 /// it finds on nodes.
 const PATH_EVENTS: [&str; 4] = ["PATH_CHANGED", "PATH_ADDED", "PATH_REMOVED", "PATH_RENAMED"];
 
-/// One GET on a fresh connection: the status and the body.
-fn get(port: u16, path: &str) -> (u16, String) {
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).checked("connecting");
-    stream.set_read_timeout(Some(CEILING)).ok();
-    let request = format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
-    stream.write_all(request.as_bytes()).checked("sending");
-    let mut response = String::new();
-    stream.read_to_string(&mut response).ok();
-    let status = response
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    let body = response
-        .split_once("\r\n\r\n")
-        .map_or("", |(_, body)| body)
-        .to_string();
-    (status, body)
-}
-
+/// A node as JSON, after a 200.
 fn get_json(port: u16, path: &str) -> Json {
-    let (status, body) = get(port, path);
+    let (status, body) = support::http_get(port, path);
     assert_eq!(status, 200, "{path}: {body}");
     serde_json::from_str(&body).unwrap_or_else(|e| panic!("{path}: {e}: {body}"))
 }
@@ -183,7 +163,7 @@ fn the_served_namespace_keeps_the_oscquery_proposal() {
     let table = address_table(rig.show.registry.iter().map(|(spec, _)| spec));
     let mut listed = 0;
     for address in table_addresses(&table) {
-        let (status, body) = get(port, address);
+        let (status, body) = support::http_get(port, address);
         assert_eq!(status, 200, "{address} is listed by --verbose: {body}");
         let node: Json = serde_json::from_str(&body).unwrap_or_default();
         assert!(node["TYPE"].is_string(), "{address} has no TYPE: {body}");
@@ -230,6 +210,10 @@ fn the_served_namespace_keeps_the_oscquery_proposal() {
     switch_and_hear(&mut rig, &mut socket, "default", &mut heard, all_claimed);
     for changed in heard.iter().filter(|h| h["COMMAND"] == "PATH_CHANGED") {
         let path = changed["DATA"].as_str().checked("PATH_CHANGED's path");
-        assert_eq!(get(port, path).0, 200, "PATH_CHANGED names {path}");
+        assert_eq!(
+            support::http_get(port, path).0,
+            200,
+            "PATH_CHANGED names {path}"
+        );
     }
 }

@@ -44,20 +44,16 @@ fn picture(blue: u8) -> Vec<u8> {
         .collect()
 }
 
-/// sRGB 8-bit to linear, as the texture sampler decodes media.
-fn linear(c: u8) -> f32 {
-    let c = f32::from(c) / 255.0;
-    if c <= 0.04045 {
-        c / 12.92
-    } else {
-        ((c + 0.055) / 1.055).powf(2.4)
-    }
-}
-
 /// `rgb`'s texels, linear, `add` added.
 fn expected(rgb: &[u8], add: f32) -> Vec<[f32; 3]> {
     rgb.chunks(3)
-        .map(|c| [linear(c[0]) + add, linear(c[1]) + add, linear(c[2]) + add])
+        .map(|c| {
+            [
+                support::srgb_to_linear(c[0]) + add,
+                support::srgb_to_linear(c[1]) + add,
+                support::srgb_to_linear(c[2]) + add,
+            ]
+        })
         .collect()
 }
 

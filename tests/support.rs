@@ -169,3 +169,41 @@ pub fn error_messages(show: &sylva::show::Show) -> Vec<String> {
         .map(|e| e.message.clone())
         .collect()
 }
+
+/// One HTTP GET to the show on `port` over a fresh connection: the status
+/// (0 when none came) and the body.
+pub fn http_get(port: u16, path: &str) -> (u16, String) {
+    use std::io::{Read, Write};
+    let mut stream =
+        std::net::TcpStream::connect(("127.0.0.1", port)).checked("connecting to the show");
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(10)))
+        .ok();
+    let request = format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+    stream
+        .write_all(request.as_bytes())
+        .checked("sending the request");
+    let mut response = String::new();
+    stream.read_to_string(&mut response).ok();
+    let status = response
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let body = response
+        .split_once("\r\n\r\n")
+        .map_or("", |(_, body)| body)
+        .to_string();
+    (status, body)
+}
+
+/// An sRGB 8-bit channel in linear light, as the texture sampler decodes
+/// media.
+pub fn srgb_to_linear(c: u8) -> f32 {
+    let c = f32::from(c) / 255.0;
+    if c <= 0.04045 {
+        c / 12.92
+    } else {
+        ((c + 0.055) / 1.055).powf(2.4)
+    }
+}

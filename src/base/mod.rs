@@ -1,10 +1,12 @@
 //! The foundation every other tier stands on, importing nothing of
 //! sylva's: the show folder's files and their watcher, the clock and who
 //! leads its tempo, the seeded random numbers, debounced rebuilds, the
-//! error log the performer reads and threads that restart after a panic.
+//! error log the performer reads, threads that restart after a panic, and
+//! the name a person meant.
 
 pub mod clock;
 pub mod files;
+pub mod nearest;
 pub mod rebuild;
 pub mod rng;
 pub mod status;

@@ -5,38 +5,8 @@
 //! the name that was meant, for `sylva check` and for the log when a
 //! message arrives.
 
+pub use crate::base::nearest::nearest;
 use crate::params::Registry;
-
-/// The edit distance (insertions, deletions, substitutions) between `a`
-/// and `b`, by character.
-pub fn distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let above = row[j + 1];
-            row[j + 1] = (diagonal + usize::from(ca != *cb))
-                .min(above + 1)
-                .min(row[j] + 1);
-            diagonal = above;
-        }
-    }
-    row[b.len()]
-}
-
-/// The name among `names` nearest to `name`, if near enough to be a slip
-/// of the fingers: a third of its length at most, and at least 2 edits.
-pub fn nearest<'a>(name: &str, names: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    let reach = (name.chars().count() / 3).max(2);
-    names
-        .into_iter()
-        .map(|candidate| (distance(name, candidate), candidate))
-        .filter(|(d, _)| *d <= reach)
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, candidate)| candidate)
-}
 
 /// The part of `name` before its last dot: the layer id of a layer's
 /// parameter (`shader.aurora` of `shader.aurora.glow`), the section of a
@@ -81,15 +51,8 @@ mod tests {
     use crate::params::ParamSpec;
 
     #[test]
-    fn a_slip_finds_the_name_meant_and_a_stranger_finds_none() {
-        assert_eq!(distance("master.brightnes", "master.brightness"), 1);
-        assert_eq!(distance("kitten", "sitting"), 3);
+    fn a_misspelt_name_is_unknown_and_an_absent_layer_not_on_stage() {
         let names = ["master.brightness", "master.bpm", "fluid.speed"];
-        assert_eq!(
-            nearest("master.brightnes", names),
-            Some("master.brightness")
-        );
-        assert_eq!(nearest("colony.growth", names), None);
         let mut registry = Registry::new();
         for name in names {
             registry.register(ParamSpec::float(name, 0.0, 0.0, 1.0));

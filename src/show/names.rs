@@ -2,6 +2,7 @@
 //! one the show does not have is said to be unknown, with the names there
 //! are and the nearest of them, before the show tries to load it.
 
+use crate::base::nearest::nearest;
 use crate::base::{AssetError, Assets, Folder};
 
 /// A preset or playlist the show folder and the binary do not have.
@@ -64,71 +65,15 @@ fn check(
     Err(UnknownName {
         what,
         name: name.to_string(),
-        nearest: nearest(stem, &names).map(str::to_string),
+        nearest: nearest(stem, names.iter().map(String::as_str)).map(str::to_string),
         names,
         folder,
     })
 }
 
-/// The name in `names` nearest to `typed` by edit distance (a swap of two
-/// neighbours counts one), if it is near enough to be a slip: at most a
-/// third of the name's letters, and at least two, may differ.
-pub fn nearest<'a>(typed: &str, names: &'a [String]) -> Option<&'a str> {
-    let typed = typed.to_lowercase();
-    let allowed = (typed.chars().count() / 3).max(2);
-    names
-        .iter()
-        .map(|n| (distance(&typed, &n.to_lowercase()), n))
-        .filter(|(d, _)| *d <= allowed)
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, n)| n.as_str())
-}
-
-/// Edits (insert, delete, replace, swap of neighbours) from `a` to `b`:
-/// the optimal string alignment distance.
-fn distance(a: &str, b: &str) -> usize {
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-    let width = b.len() + 1;
-    let mut d = vec![0usize; (a.len() + 1) * width];
-    for i in 0..=a.len() {
-        for j in 0..=b.len() {
-            d[i * width + j] = if i == 0 || j == 0 {
-                i + j
-            } else {
-                let cost = usize::from(a[i - 1] != b[j - 1]);
-                let mut best = (d[(i - 1) * width + j] + 1)
-                    .min(d[i * width + j - 1] + 1)
-                    .min(d[(i - 1) * width + j - 1] + cost);
-                if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                    best = best.min(d[(i - 2) * width + j - 2] + 1);
-                }
-                best
-            };
-        }
-    }
-    d[a.len() * width + b.len()]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn names(list: &[&str]) -> Vec<String> {
-        list.iter().map(|s| s.to_string()).collect()
-    }
-
-    #[test]
-    fn a_slip_finds_the_name_meant_and_a_stranger_finds_none() {
-        let presets = names(&["colony", "colony_picture", "default", "fluid", "forest"]);
-        assert_eq!(nearest("colny", &presets), Some("colony"));
-        assert_eq!(nearest("defualt", &presets), Some("default"));
-        assert_eq!(nearest("Forest", &presets), Some("forest"));
-        assert_eq!(nearest("flud", &presets), Some("fluid"));
-        assert_eq!(nearest("kaleidoscope", &presets), None);
-        assert_eq!(distance("colny", "colony"), 1);
-        assert_eq!(distance("ab", "ba"), 1);
-        assert_eq!(distance("", "abc"), 3);
-    }
 
     #[test]
     fn an_unknown_preset_lists_the_names_there_are() {
