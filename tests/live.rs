@@ -290,8 +290,9 @@ fn a_script_that_fails_to_load_keeps_the_old_one_and_persist_survives() {
         .map(|e| e.message.clone())
         .collect::<String>();
     assert!(message.contains("scripts/live.lua:3:"), "{message}");
+    // Set by the show, not a performer, whose write would hold it.
     show.registry
-        .set_now("shader.live.level", Value::Float(0.6), Source::Ui)
+        .set_now("shader.live.level", Value::Float(0.6), Source::Show)
         .checked("setting a test value");
     frame(&mut show, &mut output);
     assert_eq!(
