@@ -206,9 +206,12 @@ struct ControlArgs {
     /// Accept OSC and OSCQuery only from this network (repeatable), e.g. 192.168.1.0/24 or 10.0.0.7.
     #[arg(long, value_name = "CIDR")]
     osc_allow: Vec<sylva::control::allow::Network>,
-    /// Ask the phone page (and any WebSocket client) for this PIN once per device before its writes count.
+    /// Ask the phone page (and any WebSocket client) for this PIN once per device before it may write or LISTEN: 4 to 12 digits (6 or more for a long show) or a passphrase of 8 to 64 characters.
     #[arg(long, value_name = "PIN", value_parser = parse_pin)]
     ui_pin: Option<String>,
+    /// Let a page served from URL (e.g. http://192.168.1.5:8000, a patch's own web UI) open the WebSocket besides the show's own page (repeatable).
+    #[arg(long, value_name = "URL")]
+    allow_origin: Vec<sylva::control::oscquery::Origin>,
 }
 
 /// A `--ui-pin` the OSCQuery server will take.
@@ -228,6 +231,7 @@ impl ControlArgs {
             zeroconf: self.zeroconf,
             allow: sylva::control::allow::AllowList::new(self.osc_allow.clone()),
             ui_pin: self.ui_pin.clone(),
+            allow_origins: self.allow_origin.clone(),
         }
     }
 }

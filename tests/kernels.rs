@@ -123,6 +123,74 @@ fn grid_sort_is_a_permutation_with_each_cell_contiguous() {
     }
 }
 
+/// `GridSort::keep_order` (renders) sorts as a stable counting sort does:
+/// cell by cell, dead points last, each cell's points by index, whatever
+/// order the threads run in; crowded cells span many of its blocks.
+#[test]
+fn grid_sort_in_order_is_the_stable_counting_sort() {
+    use sylva::gpu::GpuProfiler;
+    use sylva::gpu::grid_sort::{GridBox, GridSort};
+    let gpu = support::gpu();
+    let count = 3000u32;
+    let points: Vec<[f32; 4]> = (0..count)
+        .map(|i| {
+            let h = |k: u32| {
+                ((i.wrapping_mul(2_654_435_761).wrapping_add(k * 40_503)) % 10_007) as f32
+                    / 10_007.0
+            };
+            let alive = if i % 7 == 3 { 0.0 } else { 1.0 };
+            [h(1) * 10.0 - 5.0, h(2) * 4.0, h(3) * 7.0 + 1.0, alive]
+        })
+        .collect();
+    let grid =
+        GridBox::covering([-5.0, 0.0, 1.0], [5.0, 4.0, 8.0], 2.0, 1 << 16).leaving_out_dead();
+    let none = wgpu::BufferUsages::empty();
+    let point_buffer = storage_buffer(&gpu, "test.points", u64::from(count) * 16, none);
+    gpu.queue
+        .write_buffer(&point_buffer, 0, bytemuck::cast_slice(&points));
+    let count_buffer = storage_buffer(&gpu, "test.count", 4, none);
+    gpu.queue
+        .write_buffer(&count_buffer, 0, bytemuck::bytes_of(&count));
+    let mut sort = GridSort::new(
+        &gpu,
+        &assets(),
+        "test",
+        grid,
+        &point_buffer,
+        &count_buffer,
+        count,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    sort.keep_order(&gpu, &assets())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut profiler = GpuProfiler::new(&gpu.device, &gpu.queue, false);
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    sort.encode(&mut encoder, None, &mut profiler);
+    gpu.queue.submit([encoder.finish()]);
+    let sorted: Vec<u32> =
+        read_buffer(&gpu, &sort.sorted, count as usize).unwrap_or_else(|e| panic!("{e}"));
+    let cell_of = |p: &[f32; 4]| -> u32 {
+        if p[3] == 0.0 {
+            return sort.cells();
+        }
+        let c: Vec<u32> = (0..3)
+            .map(|a| {
+                (((p[a] - grid.origin[a]) / grid.cell_size).floor() as i64)
+                    .clamp(0, i64::from(grid.dims[a]) - 1) as u32
+            })
+            .collect();
+        c[0] + grid.dims[0] * (c[1] + grid.dims[1] * c[2])
+    };
+    let mut expected: Vec<u32> = (0..count).collect();
+    expected.sort_by_key(|&i| (cell_of(&points[i as usize]), i));
+    assert!(
+        sort.cells() < 100,
+        "crowded cells: {} of them for {count} points",
+        sort.cells()
+    );
+    assert_eq!(sorted, expected);
+}
+
 #[test]
 fn the_profiler_times_every_pass_however_many() {
     let gpu = support::gpu();

@@ -196,7 +196,8 @@ fn a_live_clip_at_the_shows_rate_shows_every_frame_from_its_first_whatever_the_j
     std::fs::create_dir_all(root.join("media")).checked("making media/");
     let clip = root.join("media/clip.mkv");
     write_patterns(&clip, 10, 30);
-    let mut video = Video::open(clip, Transport::default(), Decoding::default());
+    let source = (root.clone(), PathBuf::from("media/clip.mkv"));
+    let mut video = Video::open(source, Transport::default(), Decoding::default());
     // The show's frames at the clip's rate, as a paced show's wall clock
     // measures them: each a few ms early or late, now and then one 7 ms
     // late and the next early to catch up. ffmpeg takes a moment to start:

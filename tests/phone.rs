@@ -4,8 +4,9 @@
 //! once, an OSC write moves the fader, a tapped preset loads and its
 //! layer's controls appear, a size the layer rebuilds for is a number
 //! typed in and a texture input a picker of sources, a favourite is kept,
-//! nothing is asked of any host but the show, and after the show restarts
-//! the page finds it again.
+//! nothing is asked of any host but the show, after the show restarts
+//! the page finds it again, and a page from another origin cannot open
+//! the WebSocket.
 
 use std::net::{TcpListener, UdpSocket};
 use std::path::{Path, PathBuf};

@@ -79,16 +79,24 @@ impl Sound {
     }
 }
 
+/// The largest sound file opened: an hour of 384 kHz 32-bit stereo and
+/// more (it is decoded as a stream, never read whole).
+pub const MAX_SOUND_FILE_BYTES: u64 = 16 << 30;
+
 /// Reads and decodes a sound file whole.
 pub fn read(path: &Path) -> Result<Sound, SoundFileError> {
     let decode = |reason: String| SoundFileError::Decode {
         path: path.to_path_buf(),
         reason,
     };
-    let file = std::fs::File::open(path).map_err(|reason| SoundFileError::Open {
-        path: path.to_path_buf(),
-        reason,
-    })?;
+    // A plain file only: a FIFO or a device named as the sound would hold
+    // the start for ever.
+    let file = crate::base::opener::open_typed(path, MAX_SOUND_FILE_BYTES)
+        .map_err(|error| SoundFileError::Open {
+            path: path.to_path_buf(),
+            reason: std::io::Error::other(error.to_string()),
+        })?
+        .file;
     let stream = MediaSourceStream::new(Box::new(file), Default::default());
     let mut hint = Hint::new();
     if let Some(extension) = path.extension().and_then(|e| e.to_str()) {

@@ -8,6 +8,8 @@ use std::path::{Component, Path, PathBuf};
 
 use include_dir::{Dir, include_dir};
 
+use super::opener::{self, OpenError};
+
 static SHADERS: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/shaders");
 static SCRIPTS: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/scripts");
 static PRESETS: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/presets");
@@ -67,14 +69,10 @@ pub enum AssetError {
         /// Its size.
         bytes: u64,
     },
-    /// The file exists but could not be read.
-    #[error("reading {path}: {reason}")]
-    Io {
-        /// Path on disk.
-        path: String,
-        /// The OS error.
-        reason: std::io::Error,
-    },
+    /// The file could not be read: the system refused, or it is a link,
+    /// a FIFO, a device, not text.
+    #[error(transparent)]
+    Refused(#[from] OpenError),
 }
 
 /// The largest shader, script, preset or mapping file read: far above any
@@ -129,31 +127,37 @@ impl Assets {
             .map_or_else(|| self.root.join(folder.name()), |(_, dir)| dir.clone())
     }
 
-    /// Reads `name` (relative, inside `folder`).
+    /// Where the [opener](super::opener) finds `relative` of `folder`:
+    /// from the show folder, as `<folder>/<relative>`, so the folder itself
+    /// may not be a link either; or from a folder given on the command
+    /// line (the person's own choice, opened as given).
+    pub fn place(&self, folder: Folder, relative: &Path) -> (PathBuf, PathBuf) {
+        match self.overrides.iter().find(|(f, _)| *f == folder) {
+            Some((_, dir)) => (dir.clone(), relative.to_path_buf()),
+            None => (self.root.clone(), Path::new(folder.name()).join(relative)),
+        }
+    }
+
+    /// Reads `name` (relative, inside `folder`): the show's own plain file
+    /// through the [opener](super::opener), else the embedded copy when the
+    /// show has none. A link, a FIFO or a device in its place is an error,
+    /// not a fall back.
     pub fn read(&self, folder: Folder, name: &str) -> Result<Asset, AssetError> {
         let relative = inside_show(name)?;
         let display = format!("{}/{}", folder.name(), name);
-        let on_disk = self.dir(folder).join(relative);
-        if on_disk.is_file() {
-            let io = |reason| AssetError::Io {
-                path: on_disk.display().to_string(),
-                reason,
-            };
-            let bytes = std::fs::metadata(&on_disk).map_err(io)?.len();
-            if bytes > MAX_FILE_BYTES {
-                return Err(AssetError::TooLarge {
-                    path: on_disk.display().to_string(),
-                    bytes,
-                });
-            }
-            let text = std::fs::read_to_string(&on_disk).map_err(io)?;
-            return Ok(Asset {
+        let (dir, relative) = self.place(folder, relative);
+        match opener::read_text(&dir, &relative, MAX_FILE_BYTES) {
+            Ok(text) => Ok(Asset {
                 text,
-                path: Some(on_disk),
+                path: Some(dir.join(&relative)),
                 display,
-            });
+            }),
+            Err(error) if error.is_missing() => Self::read_embedded(folder, name),
+            Err(OpenError::TooLarge { path, bytes, .. }) => {
+                Err(AssetError::TooLarge { path, bytes })
+            }
+            Err(error) => Err(AssetError::Refused(error)),
         }
-        Self::read_embedded(folder, name)
     }
 
     /// Reads `name` from the copies built into the binary only, whatever

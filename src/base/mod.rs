@@ -1,13 +1,18 @@
 //! The foundation every other tier stands on, importing nothing of
-//! sylva's: the show folder's files and their watcher, the clock and who
-//! leads its tempo, the seeded random numbers, debounced rebuilds, the
-//! error log the performer reads, threads that restart after a panic, and
-//! the name a person meant.
+//! sylva's: the show folder's files, the one opener they are read and
+//! written through, and their watcher; the child processes the show
+//! owns; the clock and who leads its tempo, the seeded random numbers,
+//! debounced rebuilds, the error log the performer reads and the repeats
+//! it holds back, threads that restart after a panic, and the name a
+//! person meant.
 
+pub mod child;
 pub mod clock;
 pub mod files;
 pub mod nearest;
+pub mod opener;
 pub mod rebuild;
+pub mod repeats;
 pub mod rng;
 pub mod status;
 pub mod supervise;

@@ -91,7 +91,7 @@ fn debounce(
                 pending.extend(event.paths.iter().filter_map(|p| classify(p, dirs)));
             }
             Ok(Ok(_)) => {}
-            Ok(Err(error)) => tracing::warn!("file watcher: {error}"),
+            Ok(Err(error)) => super::status::warn_held("file watcher", error),
             Err(RecvTimeoutError::Timeout) => {
                 if pending.is_empty() {
                     continue;

@@ -128,7 +128,10 @@ fn scan(
                 tracing::info!("MIDI input {name} connected");
                 open.insert(name, connection);
             }
-            Err(error) => tracing::warn!("MIDI input {name}: {error}"),
+            // A port that will not open fails again at every rescan.
+            Err(error) => {
+                crate::base::status::warn_held("MIDI", format_args!("input {name}: {error}"))
+            }
         }
     }
     Ok(())

@@ -20,6 +20,7 @@ pub mod osc_wire;
 pub mod oscquery;
 pub mod reach;
 mod tempo;
+pub mod writes;
 mod zeroconf;
 
 use std::cmp::Reverse;
@@ -128,6 +129,9 @@ pub struct ControlOptions {
     /// The PIN a WebSocket client (the phone page) gives before its
     /// writes count (`--ui-pin`); `None` asks for none.
     pub ui_pin: Option<String>,
+    /// Pages served elsewhere that may open the WebSocket besides the
+    /// show's own (`--allow-origin`).
+    pub allow_origins: Vec<oscquery::Origin>,
 }
 
 impl Default for ControlOptions {
@@ -142,6 +146,7 @@ impl Default for ControlOptions {
             zeroconf: false,
             allow: AllowList::default(),
             ui_pin: None,
+            allow_origins: Vec::new(),
         }
     }
 }
@@ -259,6 +264,7 @@ pub struct ControlSurface {
     latency: VecDeque<Duration>,
     warnings: RateLimitedLog,
     status_replies: HashMap<IpAddr, (Instant, u32)>,
+    writes: writes::PeerWrites,
     last_frame_events: usize,
     _advertisement: Option<zeroconf::Advertisement>,
 }
@@ -334,7 +340,13 @@ impl ControlSurface {
                         pin,
                     }),
                 ),
-                options.allow.clone(),
+                (
+                    options.allow.clone(),
+                    Arc::new(oscquery::Origins::new(
+                        options.allow_origins.clone(),
+                        &options.osc_bind,
+                    )),
+                ),
                 errors.clone(),
             ) {
                 Ok(port) => {
@@ -381,6 +393,7 @@ impl ControlSurface {
             latency: VecDeque::new(),
             warnings: RateLimitedLog::default(),
             status_replies: HashMap::new(),
+            writes: writes::PeerWrites::default(),
             last_frame_events: 0,
             _advertisement: advertisement,
         }
@@ -465,6 +478,11 @@ impl ControlSurface {
     /// [`osc::MAX_QUEUED_BYTES`]).
     pub fn osc_queued_bytes(&self) -> usize {
         self.osc_stats.queued_bytes.load(Ordering::Relaxed)
+    }
+
+    /// Bytes of the paths the OSCQuery WebSocket clients listen to.
+    pub fn oscquery_listened_bytes(&self) -> usize {
+        self.namespace.listened_bytes()
     }
 
     /// The `q` quantile (0..1) of the delay from receipt to applied, over

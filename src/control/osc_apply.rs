@@ -30,6 +30,9 @@ impl ControlSurface {
         if let Some(layer) = reseed_target(address) {
             return self.command(Command::Reseed(layer));
         }
+        if !self.may_write(from, &message) {
+            return;
+        }
         match address {
             "/sylva/preset" => match first_string() {
                 Some(name) => {
@@ -121,6 +124,12 @@ impl ControlSurface {
                 (name, value)
             }
         };
+        // A change of a parameter that writes (a take) goes through the
+        // limiter; the same value again changes nothing and passes.
+        let unchanged = value.is_some() && registry.target(&name) == value.as_ref();
+        if !unchanged && !self.may_change(from, &message.addr, &name) {
+            return true;
+        }
         match value {
             Some(value) => {
                 let source = Source::Osc(from.to_string());

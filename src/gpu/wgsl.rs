@@ -272,8 +272,8 @@ pub const MAX_PRIVATE_BYTES: u32 = 64 << 10;
 pub const MAX_WORKGROUP_BYTES: u32 = 64 << 10;
 
 /// Refuses absurd private, function and workgroup memory, with the span
-/// of the variable that asks for it.
-fn check_memory(module: &naga::Module) -> Result<(), (naga::Span, String)> {
+/// of the variable that asks for it (WGSL files, and GLSL once translated).
+pub fn check_memory(module: &naga::Module) -> Result<(), (naga::Span, String)> {
     let mut layouter = naga::proc::Layouter::default();
     layouter
         .update(module.to_ctx())

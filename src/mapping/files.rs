@@ -3,8 +3,11 @@
 //! show reads and writes them; the control surface only receives the
 //! parsed result ([`LoadedMappings`]), so control never touches files.
 
+use std::path::Path;
+
+use crate::base::opener::{self, OpenError};
 use crate::base::status::ErrorLog;
-use crate::base::{Assets, Folder};
+use crate::base::{Assets, Folder, MAX_FILE_BYTES};
 use crate::mapping::{Mappings, MidiMapping};
 
 /// Where MIDI learn keeps what it learned, inside the show's presets.
@@ -59,9 +62,9 @@ impl LoadedMappings {
 
 /// Adds `mapping` to the show's learned mappings, replacing one bound to
 /// the same control; returns the file written.
-pub fn save_learned(assets: &Assets, mapping: &MidiMapping) -> std::io::Result<String> {
-    let path = assets.dir(Folder::Presets).join(LEARNED);
-    let mut learned = std::fs::read_to_string(&path)
+pub fn save_learned(assets: &Assets, mapping: &MidiMapping) -> Result<String, OpenError> {
+    let (dir, relative) = assets.place(Folder::Presets, Path::new(LEARNED));
+    let mut learned = opener::read_text(&dir, &relative, MAX_FILE_BYTES)
         .ok()
         .and_then(|text| Mappings::parse(LEARNED, &text).ok())
         .unwrap_or_default();
@@ -69,10 +72,8 @@ pub fn save_learned(assets: &Assets, mapping: &MidiMapping) -> std::io::Result<S
         !(m.cc == mapping.cc && m.note == mapping.note && m.channel == mapping.channel)
     });
     learned.midi.push(mapping.clone());
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)?;
-    }
-    std::fs::write(&path, learned.to_toml())?;
+    // Through the opener: a link planted as the file is refused.
+    let path = opener::write(&dir, &relative, learned.to_toml().as_bytes(), false)?;
     Ok(path.display().to_string())
 }
 

@@ -11,7 +11,9 @@ mod mappings;
 mod tests;
 
 use std::collections::HashMap;
+use std::path::Path;
 
+use crate::base::opener;
 use crate::base::{AssetError, Assets, Folder};
 use crate::engine::compositor::master_params;
 use crate::engine::{Preset, PresetError};
@@ -70,9 +72,9 @@ pub fn run(assets: &Assets) -> CheckReport {
             report.push(problem);
         }
     }
-    for (file, path) in outputs_files(assets) {
+    for file in outputs_files(assets) {
         *report.checked.entry("outputs").or_default() += 1;
-        if let Err(problem) = check_outputs(assets, &file, &path, &mut stage) {
+        if let Err(problem) = check_outputs(assets, &file, &mut stage) {
             report.push(problem);
         }
     }
@@ -97,8 +99,8 @@ pub fn run(assets: &Assets) -> CheckReport {
     report
 }
 
-/// The show folder's outputs files, `outputs/*.toml`, by name and path.
-fn outputs_files(assets: &Assets) -> Vec<(String, std::path::PathBuf)> {
+/// The show folder's outputs files, `outputs/*.toml`, by name.
+fn outputs_files(assets: &Assets) -> Vec<String> {
     let folder = assets.root().join(OUTPUTS_FOLDER);
     let mut files: Vec<_> = std::fs::read_dir(&folder)
         .into_iter()
@@ -108,7 +110,7 @@ fn outputs_files(assets: &Assets) -> Vec<(String, std::path::PathBuf)> {
         .filter(|path| path.extension().is_some_and(|e| e == "toml"))
         .filter_map(|path| {
             let name = path.file_name()?.to_string_lossy().to_string();
-            Some((format!("{OUTPUTS_FOLDER}/{name}"), path))
+            Some(format!("{OUTPUTS_FOLDER}/{name}"))
         })
         .collect();
     files.sort();
@@ -117,20 +119,18 @@ fn outputs_files(assets: &Assets) -> Vec<(String, std::path::PathBuf)> {
 
 /// An outputs file parses, and the masks it names are there; its
 /// outputs' parameters join the ones mappings may drive.
-fn check_outputs(
-    assets: &Assets,
-    file: &str,
-    path: &std::path::Path,
-    stage: &mut ShowParams,
-) -> Result<(), CheckError> {
-    let plan = read_outputs(path, file).map_err(CheckError::Outputs)?;
+fn check_outputs(assets: &Assets, file: &str, stage: &mut ShowParams) -> Result<(), CheckError> {
+    let plan = read_outputs(assets.root(), Path::new(file), file).map_err(CheckError::Outputs)?;
     stage.add_specs(crate::engine::outputs::output_params(&plan));
     for output in &plan.outputs {
-        if let Some(mask) = &output.mask
-            && !assets.root().join(mask).is_file()
-        {
+        let Some(mask) = &output.mask else {
+            continue;
+        };
+        // As the show opens it: a plain file inside the show folder.
+        let limit = crate::engine::inputs::still::MAX_PICTURE_FILE_BYTES;
+        if let Err(error) = opener::open(assets.root(), Path::new(mask), limit) {
             return Err(CheckError::Outputs(format!(
-                "{file}:{}: output {}: mask {mask} is not in the show folder",
+                "{file}:{}: output {}: mask {mask} is not a picture in the show folder: {error}",
                 output.line, output.name
             )));
         }

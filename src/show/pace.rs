@@ -12,12 +12,21 @@
 //! Frames of a crossfade, which runs two presets at once for its seconds,
 //! are not judged. The show says what it did, on screen and in the log.
 //! Renders and benches are not paced: they may take as long as they need.
+//! The outputs of an outputs file answer as one more layer ([`OUTPUTS`],
+//! their passes `output.NAME`): their cost parameter, `outputs.scale`, goes
+//! back once like a layer's, and where a layer would be switched off they
+//! are drawn at half their size instead, down to [`MIN_SCALE`]; then the
+//! layers answer.
 
 use std::collections::{HashMap, VecDeque};
 
 use super::Show;
+use crate::engine::outputs::{MIN_SCALE, SCALE};
 use crate::gpu::{FrameTimes, PassTime};
 use crate::params::{Registry, Source, Value, Weight};
+
+/// The id the outputs answer under, beside the layers' ids.
+pub const OUTPUTS: &str = "outputs";
 
 /// The frames a second a live show keeps to at least: a frame whose GPU
 /// time is over `1000 / FLOOR_FPS` ms is under the floor.
@@ -83,7 +92,10 @@ impl Pace {
         if !show.profiler.enabled() {
             return;
         }
-        let layers: Vec<String> = show.layers().iter().map(|l| l.id().to_string()).collect();
+        let mut layers: Vec<String> = show.layers().iter().map(|l| l.id().to_string()).collect();
+        if show.outputs().is_some() {
+            layers.push(OUTPUTS.to_string());
+        }
         let submitted = show.profiler.next_frame().saturating_sub(1);
         if show.outgoing().is_some() {
             // A crossfade runs two stacks for its seconds: its frames say
@@ -91,8 +103,8 @@ impl Pace {
             self.judge_from = submitted + 1;
             self.under = 0.0;
         }
+        // The error log writes it too, held back like every repeat.
         for (id, message) in self.judge(&mut show.registry, &layers, submitted, dt, finished) {
-            tracing::warn!("{id}: {message}");
             show.errors.report(&id, message);
         }
     }
@@ -176,6 +188,7 @@ impl Pace {
         }
         let (id, ms) = layers
             .iter()
+            .filter(|id| *id != OUTPUTS || outputs_scale(registry) > MIN_SCALE)
             .map(|id| (id, layer_ms(&times.passes, id, layers)))
             .filter(|(_, ms)| *ms > 0.0)
             .max_by(|a, b| a.1.total_cmp(&b.1))?;
@@ -219,6 +232,13 @@ fn put_back(registry: &mut Registry, overrun: &Overrun) -> String {
         "{:.0} ms of GPU a frame (of the frame's {:.0} ms), keeping the show under its floor of {FLOOR_FPS} fps",
         overrun.ms, overrun.frame_ms
     );
+    if overrun.revert.is_empty() && overrun.id == OUTPUTS {
+        let scale = (outputs_scale(registry) * 0.5).max(MIN_SCALE);
+        registry.set(SCALE, Value::Float(scale), Source::Show).ok();
+        return format!(
+            "{took}; drawn at {scale} of their size ({SCALE} = {scale}): lower their sizes in the outputs file, then set it back to 1"
+        );
+    }
     if overrun.revert.is_empty() {
         let enabled = format!("{}.enabled", overrun.id);
         registry
@@ -251,10 +271,26 @@ fn shown(value: &Value) -> String {
     }
 }
 
+/// The fraction of their size the outputs are drawn at.
+fn outputs_scale(registry: &Registry) -> f32 {
+    match registry.target(SCALE) {
+        Some(Value::Float(scale)) => *scale,
+        _ => 1.0,
+    }
+}
+
 /// The GPU milliseconds of layer `id`'s passes: those labelled with its
 /// id, or with its kind when it is the only layer of that kind on stage
-/// (simulation passes carry the kind: `colony.search`).
+/// (simulation passes carry the kind: `colony.search`); for [`OUTPUTS`],
+/// every output's warp (`output.NAME`).
 fn layer_ms(times: &[PassTime], id: &str, layers: &[String]) -> f64 {
+    if id == OUTPUTS {
+        return times
+            .iter()
+            .filter(|t| t.label.starts_with("output."))
+            .map(|t| t.ms)
+            .sum();
+    }
     let kind = id.split('.').next().unwrap_or(id);
     let alone = layers
         .iter()
@@ -516,6 +552,67 @@ mod tests {
         // A frame whose values were dropped is not judged by another's.
         assert_eq!(pace.ran_with(3), None);
         assert_eq!(pace.ran_with(6), Some((0.1, values(8000))));
+    }
+
+    #[test]
+    fn outputs_that_keep_the_show_under_its_floor_are_drawn_smaller_not_a_layer_switched_off() {
+        // Four outputs of 4K on a slow device: 300 ms of warps a frame at
+        // full size (by their pixels), the layers 5 ms.
+        let mut pace = Pace::default();
+        let mut registry = Registry::new();
+        registry.register(ParamSpec::bool("fluid.enabled", true));
+        registry.register(ParamSpec::int("fluid.iterations", 64, 1, 512).costly());
+        registry.register(ParamSpec::float(SCALE, 1.0, MIN_SCALE, 1.0).costly());
+        let layers = vec!["fluid".to_string(), OUTPUTS.to_string()];
+        let mut said = Vec::new();
+        let mut time = 0.0;
+        let mut frame = 0;
+        let dt = 1.0 / 60.0;
+        while time < 10.0 {
+            let scale = f64::from(outputs_scale(&registry));
+            let times = FrameTimes {
+                frame,
+                passes: ["a", "b", "c", "d"]
+                    .iter()
+                    .map(|o| PassTime {
+                        label: format!("output.{o}"),
+                        ms: 75.0 * scale * scale,
+                    })
+                    .chain([PassTime {
+                        label: "fluid.force".into(),
+                        ms: 5.0,
+                    }])
+                    .collect(),
+            };
+            said.extend(pace.judge(&mut registry, &layers, frame, dt, &[times]));
+            frame += 1;
+            time += dt;
+        }
+        // Halved once: 75 ms a frame, above the floor; the fluid stays on.
+        assert_eq!(outputs_scale(&registry), 0.5, "{said:?}");
+        assert!(registry.flag("fluid.enabled"), "{said:?}");
+        assert_eq!(said.len(), 1, "{said:?}");
+        assert!(said[0].0 == OUTPUTS && said[0].1.contains("outputs.scale = 0.5"));
+        // Raised again by the performer: put back once, then halved on.
+        registry
+            .set(SCALE, Value::Float(1.0), Source::Osc("tablet".into()))
+            .ok();
+        let heavy = |frame: u64| FrameTimes {
+            frame,
+            passes: vec![PassTime {
+                label: "output.a".into(),
+                ms: 2000.0,
+            }],
+        };
+        for _ in 0..600 {
+            said.extend(pace.judge(&mut registry, &layers, frame, dt, &[heavy(frame)]));
+            frame += 1;
+        }
+        assert!(said[1].1.contains("outputs.scale 1 -> 0.5"), "{said:?}");
+        // Smallest, and still under the floor: the heaviest layer answers
+        // (here none has any time, so nothing more is done).
+        assert_eq!(outputs_scale(&registry), MIN_SCALE, "{said:?}");
+        assert!(registry.flag("fluid.enabled"), "{said:?}");
     }
 
     #[test]

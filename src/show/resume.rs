@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::Show;
 use super::playlist::{PlaylistPlace, PlaylistRun};
 use super::stage::CommandError;
+use crate::base::opener;
 use crate::engine::{toml_of, toml_value};
 use crate::params::Source;
 
@@ -50,6 +51,9 @@ pub enum StateError {
         /// Why.
         reason: std::io::Error,
     },
+    /// A link, a FIFO, a device or a file too large stands in its place.
+    #[error(transparent)]
+    Refused(#[from] crate::base::opener::OpenError),
     /// It is not a state file.
     #[error("{path}: not a sylva state file: {reason}")]
     Malformed {
@@ -204,14 +208,19 @@ impl StateFile {
             path: display.clone(),
             reason,
         };
-        let file = match std::fs::File::open(&self.path) {
-            Ok(file) => file,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(error) => return Err(io(error)),
+        // A plain file within its size: a FIFO or a device in its place is
+        // an error, not a show that never starts.
+        let bytes = match opener::read_typed(&self.path, MAX_STATE_BYTES) {
+            Ok(bytes) => bytes,
+            Err(error) if error.is_missing() => return Ok(None),
+            Err(error) => return Err(StateError::Refused(error)),
         };
-        let mut text = String::new();
-        std::io::Read::read_to_string(&mut std::io::Read::take(file, MAX_STATE_BYTES), &mut text)
-            .map_err(io)?;
+        let text = String::from_utf8(bytes).map_err(|_| {
+            io(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "not UTF-8 text",
+            ))
+        })?;
         toml::from_str(&text)
             .map(Some)
             .map_err(|e| StateError::Malformed {
@@ -256,15 +265,10 @@ impl StateFile {
         if let Some(folder) = self.path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(folder).map_err(io)?;
         }
-        let mut partial = self.path.clone().into_os_string();
-        partial.push(".partial");
-        let partial = PathBuf::from(partial);
-        {
-            let mut file = std::fs::File::create(&partial).map_err(io)?;
-            std::io::Write::write_all(&mut file, text.as_bytes()).map_err(io)?;
-            file.sync_all().map_err(io)?;
-        }
-        std::fs::rename(&partial, &self.path).map_err(io)
+        // A temporary file made new beside it, synced and renamed over it;
+        // a link in its place is refused, not written through.
+        opener::write_typed(&self.path, text.as_bytes(), true)?;
+        Ok(())
     }
 }
 

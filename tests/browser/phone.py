@@ -8,9 +8,12 @@ check fails.
     python3 tests/browser/phone.py http://127.0.0.1:PORT/ui OSC_PORT SHOT.png RESTART_FILE
 """
 
+import http.server
 import json
 import os
 import sys
+import threading
+import time
 import urllib.request
 
 from playwright.sync_api import sync_playwright
@@ -24,15 +27,70 @@ PAGE = SHOW.page
 
 
 def cors():
-    """The namespace can be read by a page served elsewhere."""
+    """The namespace can be read by a page served elsewhere; nothing else
+    carries CORS, and no method but GET is offered."""
     with urllib.request.urlopen(f"{ORIGIN}/sylva/master/brightness", timeout=2) as reply:
         if reply.headers.get("Access-Control-Allow-Origin") != "*":
             sys.exit("phone page: the namespace has no CORS header")
+    with urllib.request.urlopen(f"{ORIGIN}/ui", timeout=2) as reply:
+        if reply.headers.get("Access-Control-Allow-Origin") is not None:
+            sys.exit("phone page: the page itself carries CORS")
     preflight = urllib.request.Request(f"{ORIGIN}/", method="OPTIONS",
-                                       headers={"Origin": "http://elsewhere.example", "Access-Control-Request-Method": "GET"})
+                                       headers={"Origin": "http://elsewhere.example", "Access-Control-Request-Method": "POST"})
     with urllib.request.urlopen(preflight, timeout=2) as reply:
-        if reply.status != 204 or "GET" not in reply.headers.get("Access-Control-Allow-Methods", ""):
+        methods = reply.headers.get("Access-Control-Allow-Methods", "")
+        if reply.status != 204 or "GET" not in methods:
             sys.exit("phone page: the CORS preflight was not answered")
+        if "POST" in methods:
+            sys.exit(f"phone page: CORS offers {methods}")
+
+
+# What issue 35's page from another origin did: open the show's WebSocket,
+# start a take and write the favourites. Returns whether it opened.
+FOREIGN = """async url => {
+  const string = s => { const b = new TextEncoder().encode(s); const out = new Uint8Array(Math.ceil((b.length + 1) / 4) * 4); out.set(b); return out; };
+  const join = (...parts) => { const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0)); let at = 0; for (const p of parts) { out.set(p, at); at += p.length; } return out; };
+  const one = new Uint8Array([0, 0, 0, 1]);
+  const ws = new WebSocket(url);
+  const opened = await new Promise(r => { ws.onopen = () => r(true); ws.onerror = () => r(false); ws.onclose = () => r(false); setTimeout(() => r(false), 3000); });
+  if (opened) {
+    ws.send(join(string("/sylva/record/on"), string(",i"), one));
+    ws.send(join(string("/sylva/ui/favourites"), string(",s"), string('["/bin/echo pwned"]')));
+    await new Promise(r => setTimeout(r, 500));
+  }
+  return opened;
+}"""
+
+
+def foreign(browser):
+    """A page from another origin cannot drive the show. It is served from
+    another port of this machine: a public site is held back by the
+    browser's own local-network checks, a page on the show's network or
+    machine is not."""
+    class Elsewhere(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            body = b"<!doctype html><title>elsewhere</title>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *_):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Elsewhere)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(f"http://127.0.0.1:{server.server_address[1]}/")
+    if page.evaluate(FOREIGN, f"ws://{HOST}/"):
+        sys.exit("phone page: a page from another origin opened the show's WebSocket")
+    time.sleep(0.5)
+    if value("/sylva/record/on") != [False] or "pwned" in value("/sylva/ui/favourites")[0]:
+        sys.exit("phone page: a page from another origin started a take or wrote the favourites")
+    context.close()
+    server.shutdown()
 
 
 def main():
@@ -40,6 +98,7 @@ def main():
     requested = []
     with sync_playwright() as p:
         browser = chromium(p)
+        foreign(browser)
         phone_context = phone(browser)
         page = phone_context.new_page()
         page.on("request", lambda r: requested.append(r.url))

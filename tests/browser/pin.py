@@ -1,8 +1,8 @@
 """`--ui-pin` in a real browser: a show started with `--ui-pin 2468`
-takes no write from a WebSocket client that has not given the PIN, the
-page asks for it, refuses a wrong one, remembers the right one on that
-device (a reload asks nothing), asks again on another device, and five
-wrong guesses lock the address out. Called by tests/phone.rs:
+takes no write from a WebSocket client that has not given the PIN and
+streams it nothing, the page asks for it, refuses a wrong one, remembers
+the right one on that device (a reload asks nothing), asks again on
+another device, and five wrong guesses lock the address out. Called by tests/phone.rs:
 
     python3 tests/browser/pin.py http://127.0.0.1:PORT/ui OSC_PORT
 """
@@ -51,6 +51,14 @@ def main():
         if SHOW.value(BRIGHTNESS)[0] != before:
             sys.exit("phone page: a write without the PIN reached the show")
 
+        # Nor does it hear the show: the locked page's LISTEN streams nothing.
+        fader = page.locator(f'[role="slider"][data-address="{BRIGHTNESS}"]')
+        shown = fader.get_attribute("aria-valuenow")
+        SHOW.osc(BRIGHTNESS, 1.7)
+        time.sleep(1.0)
+        if fader.get_attribute("aria-valuenow") != shown:
+            sys.exit("phone page: a client without the PIN heard a change through LISTEN")
+
         # A wrong PIN is refused, saying so; the right one unlocks.
         page.fill("#pin-code", "1111")
         page.click("#pin-unlock")
@@ -58,7 +66,9 @@ def main():
         page.fill("#pin-code", "2468")
         page.click("#pin-unlock")
         until("the dialog gone once the PIN is right", lambda: page.locator("#pin.shown").count() == 0, 3)
-        fader = page.locator(f'[role="slider"][data-address="{BRIGHTNESS}"]')
+        SHOW.osc(BRIGHTNESS, 1.25)
+        until("the unlocked page hearing the show",
+              lambda: abs(float(fader.get_attribute("aria-valuenow")) - 1.25) < 0.01, 2)
         drag(page, fader, 0.75)
         until("the unlocked page's fader moving the show",
               lambda: abs(SHOW.value(BRIGHTNESS)[0] - 3.0) < 0.1, 2)

@@ -1,6 +1,9 @@
 //! One OSCQuery connection's HTTP: request heads parsed by httparse
 //! (hyper's HTTP/1 parser), bodies skipped, status lines from the `http`
-//! crate's codes, and the upgrade to a WebSocket handed on.
+//! crate's codes, and the upgrade to a WebSocket handed on when the page
+//! asking is one `origin.rs` admits. HTTP itself changes nothing: it
+//! answers GET (the namespace, the phone page) and the CORS preflight,
+//! and every other method is 405.
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::TcpStream;
@@ -8,10 +11,19 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use super::Activity;
+use super::connections::{Activity, Standing};
 use super::namespace::{SharedNamespace, answer};
+use super::origin::{Origins, Refusal};
 use super::websocket::websocket;
 use crate::control::Inbox;
+
+/// What decides who may do more than read: the pages that may open the
+/// WebSocket, and the show's queue (with the PIN) its writes join.
+#[derive(Clone, Copy)]
+pub(super) struct Gate<'a> {
+    pub inbox: Option<&'a Inbox>,
+    pub origins: &'a Origins,
+}
 
 /// Bytes of one request head (request line and headers).
 const MAX_HEAD: usize = 16 * 1024;
@@ -41,6 +53,10 @@ struct Head {
     unknown_body: bool,
     close: bool,
     websocket: bool,
+    /// Every `Origin` header (a browser sends one; two are refused).
+    origin: Vec<String>,
+    /// Every `Host` header.
+    host: Vec<String>,
 }
 
 impl Head {
@@ -62,7 +78,22 @@ impl Head {
             unknown_body: header("transfer-encoding").next().is_some(),
             close: header("connection").any(|v| v.contains("close")),
             websocket: header("upgrade").any(|v| v.contains("websocket")),
+            origin: header("origin").collect(),
+            host: header("host").collect(),
         }
+    }
+
+    /// Whether the page asking for this upgrade may open a WebSocket.
+    fn admitted_by(&self, origins: &Origins) -> Result<(), Refusal> {
+        if self.origin.len() > 1 {
+            let quoted = self.origin.join(", ").chars().take(100).collect();
+            return Err(Refusal::Opaque(quoted));
+        }
+        let host = match self.host.as_slice() {
+            [host] => Some(host.as_str()),
+            _ => None,
+        };
+        origins.admit(self.origin.first().map(String::as_str), host)
     }
 }
 
@@ -151,14 +182,17 @@ pub(super) fn client(
     namespace: &SharedNamespace,
     osc_port: u16,
     activity: &Activity,
-    inbox: Option<&Inbox>,
+    gate: Gate<'_>,
 ) -> std::io::Result<()> {
     stream.set_read_timeout(Some(CLIENT_TIMEOUT))?;
     stream.set_write_timeout(Some(CLIENT_TIMEOUT))?;
     let mut buffer = Vec::new();
     while let Some((head, length)) = read_head(&mut stream, &mut buffer, activity)? {
         if head.websocket && head.method == "GET" {
-            return websocket(stream, namespace, buffer, activity, inbox);
+            if let Err(refusal) = head.admitted_by(gate.origins) {
+                return refuse(stream, &refusal, gate);
+            }
+            return websocket(stream, namespace, buffer, activity, gate.inbox);
         }
         buffer.drain(..length);
         // A body is skipped, never read as the next request; one whose
@@ -170,23 +204,64 @@ pub(super) fn client(
             skip_body(&mut stream, &mut buffer, head.body)?;
         }
         let (status, content_type, body) = reply(&head.method, &head.url, namespace, osc_port);
-        let status = http::StatusCode::from_u16(status).unwrap_or(http::StatusCode::BAD_REQUEST);
-        // CORS: a page served elsewhere (a patch's own web UI) may read
-        // the namespace; nothing here takes cookies or credentials.
-        let response = format!(
-            "HTTP/1.1 {} {}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nAccess-Control-Allow-Origin: *\r\nAccess-Control-Allow-Methods: GET, OPTIONS\r\nAccess-Control-Allow-Headers: *\r\nCache-Control: no-cache\r\n{}\r\n",
-            status.as_u16(),
-            status.canonical_reason().unwrap_or(""),
-            body.len(),
-            if close { "Connection: close\r\n" } else { "" },
-        );
-        stream.write_all(response.as_bytes())?;
-        stream.write_all(&body)?;
+        // CORS on what only reads: a page served elsewhere (a patch's own
+        // web UI, a tool) may read the namespace, which any client on the
+        // allow-list can read anyway; nothing here takes cookies or
+        // credentials, and nothing answered with it changes the show.
+        // The phone page and refusals carry none.
+        let cors = (head.method == "GET" && content_type == JSON) || head.method == "OPTIONS";
+        respond(&mut stream, status, content_type, &body, (cors, close))?;
+        activity.rise(Standing::Asked);
         if close {
             return Ok(());
         }
     }
     Ok(())
+}
+
+/// The content type of the namespace's answers.
+const JSON: &str = "application/json";
+
+/// Writes one reply; `cors` adds the read-only CORS headers, `close`
+/// says the connection closes after it.
+fn respond(
+    stream: &mut TcpStream,
+    status: u16,
+    content_type: &str,
+    body: &[u8],
+    (cors, close): (bool, bool),
+) -> std::io::Result<()> {
+    let status = http::StatusCode::from_u16(status).unwrap_or(http::StatusCode::BAD_REQUEST);
+    let response = format!(
+        "HTTP/1.1 {} {}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n{}Cache-Control: no-cache\r\n{}\r\n",
+        status.as_u16(),
+        status.canonical_reason().unwrap_or(""),
+        body.len(),
+        if cors {
+            "Access-Control-Allow-Origin: *\r\nAccess-Control-Allow-Methods: GET\r\nAccess-Control-Allow-Headers: *\r\n"
+        } else {
+            ""
+        },
+        if close { "Connection: close\r\n" } else { "" },
+    );
+    stream.write_all(response.as_bytes())?;
+    stream.write_all(body)
+}
+
+/// Answers a WebSocket upgrade from a page that may not open one: 403,
+/// saying why, logged at most once a second and counted as refused.
+fn refuse(mut stream: TcpStream, refusal: &Refusal, gate: Gate<'_>) -> std::io::Result<()> {
+    if let Ok(peer) = stream.peer_addr() {
+        gate.origins.report(peer, refusal);
+    }
+    if let Some(inbox) = gate.inbox {
+        inbox
+            .stats
+            .refused
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+    let body = json!({ "error": refusal.to_string() }).to_string();
+    respond(&mut stream, 403, JSON, body.as_bytes(), (false, true))
 }
 
 /// The status, content type and body answering `method` for `url`: the
@@ -207,12 +282,12 @@ fn reply(
         ),
         "GET" => {
             let (status, body) = answer(url, &namespace.get(), osc_port);
-            (status, "application/json", body.into_bytes())
+            (status, JSON, body.into_bytes())
         }
         "OPTIONS" => (204, "text/plain", Vec::new()),
         _ => (
             405,
-            "application/json",
+            JSON,
             json!({ "error": "only GET" }).to_string().into_bytes(),
         ),
     }

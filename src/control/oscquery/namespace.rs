@@ -6,6 +6,7 @@
 //! which parameters exist.
 
 use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::SyncSender;
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
@@ -13,7 +14,7 @@ use serde_json::{Value as Json, json};
 
 use super::nodes::{ATTRIBUTES, host_info, node};
 use crate::control::Catalogue;
-use crate::control::osc::{address_of, args_of};
+use crate::control::osc::{PREFIX, address_of, args_of};
 use crate::control::osc_commands::COMMANDS;
 use crate::params::{ParamSpec, Registry, Value};
 
@@ -25,6 +26,47 @@ pub struct Namespace {
     pub(super) values: Vec<Value>,
     revision: u64,
     pub(super) catalogue: Catalogue,
+}
+
+impl Namespace {
+    /// Whether `path` (no trailing slash; `/` for the root) names a node:
+    /// a parameter, a command, or a container above one. Compared in
+    /// place, with no tree or address built, since any client may ask.
+    pub(super) fn has(&self, path: &str) -> bool {
+        // A dot would alias a slash (`param_of` refuses it too).
+        if path == "/" {
+            return true;
+        }
+        if !path.starts_with('/') || path.contains('.') || path.ends_with('/') {
+            return false;
+        }
+        let at_or_above = |address: &str| {
+            address
+                .strip_prefix(path)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+        };
+        COMMANDS.iter().any(|c| at_or_above(c.address))
+            || self.specs.iter().any(|s| names(path, &s.name))
+    }
+}
+
+/// Whether `path` is the address of the parameter `name` or a container
+/// above it (`/sylva/master` for `master.brightness`).
+fn names(path: &str, name: &str) -> bool {
+    let container = PREFIX.trim_end_matches('/');
+    let Some(rest) = path.strip_prefix(container) else {
+        return false;
+    };
+    let Some(rest) = rest.strip_prefix('/') else {
+        return rest.is_empty();
+    };
+    let (rest, name) = (rest.as_bytes(), name.as_bytes());
+    rest.len() <= name.len()
+        && rest
+            .iter()
+            .zip(name)
+            .all(|(r, n)| r == n || (*r == b'/' && *n == b'.'))
+        && name.get(rest.len()).is_none_or(|next| *next == b'.')
 }
 
 /// What a WebSocket client is sent.
@@ -51,9 +93,17 @@ const MAX_PATH_EVENTS: usize = 256;
 pub struct SharedNamespace {
     snapshot: Arc<RwLock<Arc<Namespace>>>,
     pub(super) listeners: Arc<Mutex<Vec<Listener>>>,
+    /// Bytes of the paths every WebSocket client listens to.
+    pub(super) listened: Arc<AtomicUsize>,
 }
 
 impl SharedNamespace {
+    /// Bytes of the paths the WebSocket clients listen to, all together
+    /// (each at most `listening::MAX_LISTENED_BYTES`).
+    pub fn listened_bytes(&self) -> usize {
+        self.listened.load(Ordering::Relaxed)
+    }
+
     /// Streams a parameter change (its address and OSC bytes) to the
     /// WebSocket clients; those that left or fell too far behind are
     /// dropped (which closes their connection).

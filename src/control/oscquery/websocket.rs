@@ -1,5 +1,7 @@
 //! LISTEN streaming over a WebSocket on the OSCQuery port: the client
 //! names paths, and every change of one arrives as a binary OSC frame.
+//! The page asking was already admitted by its origin (`http.rs`); with
+//! `--ui-pin` nothing but the PIN is taken until it is given.
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::TcpStream;
@@ -12,18 +14,16 @@ use serde_json::{Value as Json, json};
 use tungstenite::Message;
 use tungstenite::protocol::WebSocketConfig;
 
-use super::Activity;
+use super::connections::{Activity, Standing};
+use super::listening::Listening;
 use super::namespace::{Outgoing, SharedNamespace};
-use super::pin::{Answer, LOCKOUT};
+use super::pin::Answer;
 use crate::control::Inbox;
 use crate::control::osc::{Queued, queue_datagram};
 
 /// Changes queued for one WebSocket client; a client that falls this far
 /// behind is disconnected instead of growing the queue.
 const LISTENER_QUEUE: usize = 1_024;
-
-/// Paths one WebSocket client may listen to.
-const MAX_LISTENED: usize = 4_096;
 
 /// How often the server pings a WebSocket client.
 const PING_EVERY: Duration = Duration::from_secs(10);
@@ -65,12 +65,15 @@ impl Write for Replayed {
 /// `PATH_ADDED`/`PATH_REMOVED` and a `PATH_CHANGED` as text when a
 /// preset changes the namespace. Binary frames the client sends are OSC packets, applied as
 /// if they came over UDP (the spec's path for browsers); with `--ui-pin`
-/// they are refused until the client sends
-/// `{"COMMAND":"PIN","DATA":"1234"}` (told by `PIN_REQUIRED`, answered
-/// `PIN_ACCEPTED` or `PIN_REFUSED` with the reason).
+/// they and LISTEN are refused until the client sends
+/// `{"COMMAND":"PIN","DATA":"1234"}` (told by `PIN_REQUIRED`, whose DATA
+/// says `digits` or `passphrase`; answered `PIN_ACCEPTED` or
+/// `PIN_REFUSED` with the reason). Only paths the namespace has are
+/// listened to, bounded in count and bytes (`listening.rs`).
 /// Messages are bounded in size, the queue in length; a client that
 /// stops reading is disconnected once its writes time out, and one that
-/// answers no ping for [`WEBSOCKET_IDLE`] is closed.
+/// answers no ping for [`WEBSOCKET_IDLE`] is closed. Once it has spoken
+/// and may write it is trusted: no newcomer closes it (`connections.rs`).
 pub(super) fn websocket(
     stream: TcpStream,
     namespace: &SharedNamespace,
@@ -96,11 +99,16 @@ pub(super) fn websocket(
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
         .push(sender);
-    let mut listening: Vec<String> = Vec::new();
+    let mut listening = Listening::new(namespace.listened.clone());
     let mut pinged = Instant::now();
-    let mut unlocked = inbox.is_none_or(|inbox| inbox.pin.is_none());
-    if !unlocked {
-        send_text(&mut socket, json!({ "COMMAND": "PIN_REQUIRED" }))?;
+    let pin = inbox.and_then(|inbox| inbox.pin.as_deref());
+    let mut unlocked = pin.is_none();
+    activity.rise(Standing::Asked);
+    if let Some(pin) = pin {
+        send_text(
+            &mut socket,
+            json!({ "COMMAND": "PIN_REQUIRED", "DATA": pin.kind() }),
+        )?;
     }
     loop {
         if activity.idle() > WEBSOCKET_IDLE {
@@ -118,34 +126,35 @@ pub(super) fn websocket(
         let read = socket.read();
         if read.is_ok() {
             activity.touch();
+            activity.rise(match unlocked {
+                true => Standing::Trusted,
+                false => Standing::Listening,
+            });
         }
         match read {
             Ok(Message::Text(text)) => {
                 let command: Json = serde_json::from_str(text.as_str()).unwrap_or_default();
-                let path = command["DATA"].as_str().unwrap_or_default().to_string();
-                match command["COMMAND"].as_str() {
-                    Some("LISTEN")
-                        if !listening.contains(&path) && listening.len() < MAX_LISTENED =>
-                    {
-                        listening.push(path)
+                let data = command["DATA"].as_str().unwrap_or_default();
+                match (command["COMMAND"].as_str(), pin) {
+                    (Some("PIN"), Some(pin)) if !unlocked => {
+                        let answer = pin.guess(peer.ip(), data, Instant::now());
+                        unlocked = answer == Answer::Accepted;
+                        if unlocked {
+                            activity.rise(Standing::Trusted);
+                        }
+                        send_text(&mut socket, pin_reply(answer))?;
                     }
-                    Some("IGNORE") => listening.retain(|p| *p != path),
-                    Some("PIN") if !unlocked => {
-                        let pin = inbox.and_then(|inbox| inbox.pin.as_deref());
-                        if let Some(pin) = pin {
-                            let answer = pin.guess(peer.ip(), &path, Instant::now());
-                            unlocked = answer == Answer::Accepted;
-                            send_text(&mut socket, pin_reply(answer))?;
+                    (Some("LISTEN"), _) if unlocked => {
+                        if let Err(why) = listening.listen(data, &namespace.get()) {
+                            tracing::debug!("OSCQuery: {peer} LISTEN {data:.80}: {why}");
                         }
                     }
+                    (Some("IGNORE"), _) => listening.ignore(data),
+                    (Some("LISTEN"), _) => refused(inbox),
                     _ => {}
                 }
             }
-            Ok(Message::Binary(_)) if !unlocked => {
-                if let Some(inbox) = inbox {
-                    inbox.stats.refused.fetch_add(1, Ordering::Relaxed);
-                }
-            }
+            Ok(Message::Binary(_)) if !unlocked => refused(inbox),
             Ok(Message::Binary(bytes)) => {
                 if let Some(inbox) = inbox {
                     let queued =
@@ -168,12 +177,13 @@ pub(super) fn websocket(
         loop {
             match changes.try_recv() {
                 Ok(Outgoing::Osc(address, bytes)) => {
-                    if listening.iter().any(|path| listened(path, &address)) {
+                    if listening.covers(&address) {
                         socket
                             .send(Message::Binary(bytes.into()))
                             .map_err(|e| std::io::Error::other(e.to_string()))?;
                     }
                 }
+                // Namespace events tell what exists, which HTTP tells anyone.
                 Ok(Outgoing::Text(text)) => socket
                     .send(Message::Text(text.into()))
                     .map_err(|e| std::io::Error::other(e.to_string()))?,
@@ -183,6 +193,13 @@ pub(super) fn websocket(
                 }
             }
         }
+    }
+}
+
+/// Counts something a client without the PIN asked for and did not get.
+fn refused(inbox: Option<&Inbox>) {
+    if let Some(inbox) = inbox {
+        inbox.stats.refused.fetch_add(1, Ordering::Relaxed);
     }
 }
 
@@ -199,39 +216,11 @@ fn pin_reply(answer: Answer) -> Json {
         Answer::Accepted => json!({ "COMMAND": "PIN_ACCEPTED" }),
         Answer::Wrong(left) => json!({
             "COMMAND": "PIN_REFUSED",
-            "DATA": format!("wrong PIN; {left} more tries before a {} s wait", LOCKOUT.as_secs()),
+            "DATA": format!("wrong PIN; {left} more tries before a wait"),
         }),
         Answer::LockedOut(wait) => json!({
             "COMMAND": "PIN_REFUSED",
             "DATA": format!("too many wrong PINs; try again in {} s", wait.as_secs().max(1)),
         }),
-    }
-}
-
-/// Whether listening to `path` covers `address`: the path itself, or a
-/// container above it.
-fn listened(path: &str, address: &str) -> bool {
-    let container = path.trim_end_matches('/');
-    address == path
-        || container.is_empty()
-        || address
-            .strip_prefix(container)
-            .is_some_and(|rest| rest.starts_with('/'))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::listened;
-
-    #[test]
-    fn a_container_covers_what_is_below_it_only() {
-        assert!(listened(
-            "/sylva/master/brightness",
-            "/sylva/master/brightness"
-        ));
-        assert!(listened("/sylva/master", "/sylva/master/brightness"));
-        assert!(listened("/", "/sylva/colony/growth_speed"));
-        assert!(!listened("/sylva/master", "/sylva/masterful"));
-        assert!(!listened("/sylva/colony", "/sylva/master/brightness"));
     }
 }

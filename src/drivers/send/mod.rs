@@ -11,6 +11,7 @@ pub mod pipewire;
 pub mod record;
 pub mod spout;
 pub mod syphon;
+pub mod take;
 pub mod tap;
 pub mod v4l2;
 
@@ -202,6 +203,8 @@ struct Sending {
     make: Arc<Mutex<MakeSink>>,
     /// No thread could be started for it: not tried again every frame.
     stalled: bool,
+    /// Its failure is on screen (under its label): cleared once it sends.
+    failing: bool,
     tap: Option<Tap>,
 }
 
@@ -212,7 +215,24 @@ impl Sending {
             output,
             make: Arc::new(Mutex::new(make)),
             stalled: false,
+            failing: false,
             tap: None,
+        }
+    }
+
+    /// Puts its failure on screen under its own label (two targets failing
+    /// at once each keep their line), or clears it once it sends again.
+    fn say(&mut self, errors: &crate::base::status::ErrorLog) {
+        match self.tap.as_ref().and_then(|t| t.counts.failure()) {
+            Some(why) => {
+                errors.report(&self.label, unlabelled(&self.label, &why));
+                self.failing = true;
+            }
+            None if self.failing => {
+                errors.clear(&self.label);
+                self.failing = false;
+            }
+            None => {}
         }
     }
 
@@ -306,9 +326,12 @@ impl Senders {
             let size = [texture.width(), texture.height()];
             if sending.tap.as_ref().is_some_and(|t| t.size() != size) {
                 // A new size (the window resized): a new tap, the old one
-                // finished (a recording's take written out).
-                if let Some(old) = sending.tap.take() {
-                    old.finish();
+                // finished (a recording's take written out, and checked).
+                if let Some(old) = sending.tap.take()
+                    && let Some(why) = old.finish().failure()
+                {
+                    show.errors
+                        .report(&sending.label, unlabelled(&sending.label, &why));
                 }
             }
             if sending.tap.is_none() && !sending.stalled {
@@ -323,7 +346,7 @@ impl Senders {
                     Err(error) => {
                         sending.stalled = true;
                         show.errors
-                            .report("send", format!("{}: no thread: {error}", sending.label));
+                            .report(&sending.label, format!("no thread: {error}"));
                     }
                 }
             }
@@ -363,10 +386,8 @@ impl Senders {
         } else if !wanted && let Some(sending) = self.recording.take() {
             self.finished.extend(finish(sending, show));
         }
-        for sending in &self.list {
-            if let Some(why) = sending.tap.as_ref().and_then(|t| t.counts.failure()) {
-                show.errors.report("send", why);
-            }
+        for sending in self.list.iter_mut().chain(self.recording.as_mut()) {
+            sending.say(&show.errors);
         }
     }
 
@@ -447,17 +468,31 @@ fn finish(sending: Sending, show: &Show) -> Option<String> {
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
         .clone();
-    if let Some(why) = counts.failure() {
-        show.errors.report("send", why);
+    let failure = counts
+        .failure()
+        .map(|why| unlabelled(&sending.label, &why).to_string());
+    if let Some(why) = &failure {
+        show.errors.report(&sending.label, why);
     }
     Some(format!(
-        "{}: {} frames sent, {} dropped{}{}",
+        "{}: {} frames sent, {} dropped{}{}{}",
         sending.label,
         counts.sent.load(Ordering::Relaxed),
         counts.dropped.load(Ordering::Relaxed),
         latency(&counts),
-        made.map(|m| format!(", wrote {m}")).unwrap_or_default()
+        made.map(|m| format!(", wrote {m}")).unwrap_or_default(),
+        failure
+            .map(|f| format!("; FAILED: {f}"))
+            .unwrap_or_default()
     ))
+}
+
+/// `why` without the `label: ` it starts with (a sink names its target;
+/// the error is shown under the target's label already).
+fn unlabelled<'a>(label: &str, why: &'a str) -> &'a str {
+    why.strip_prefix(label)
+        .and_then(|rest| rest.strip_prefix(": "))
+        .unwrap_or(why)
 }
 
 /// The readback latency of `counts`, as the HUD and the log say it.
@@ -486,9 +521,21 @@ fn free_name(base: &Path, n: u32) -> PathBuf {
         };
         base.with_file_name(file)
     };
+    // Free means nothing there at all: a link (even one to nowhere) is
+    // not a free name to write a take through. Its parts are free too: a
+    // failed take's part left behind must not fail every retry after it.
+    let free = |p: &PathBuf| {
+        [
+            p.clone(),
+            record::part(p, "video.mp4"),
+            record::part(p, "sound.wav"),
+        ]
+        .iter()
+        .all(|q| std::fs::symlink_metadata(q).is_err())
+    };
     (n..n + 10_000)
         .map(name)
-        .find(|p| !p.exists())
+        .find(free)
         .unwrap_or_else(|| name(n))
 }
 
@@ -539,6 +586,9 @@ mod tests {
         assert_eq!(free_name(&base, 1), base);
         std::fs::write(&base, b"").expect("a file");
         assert_eq!(free_name(&base, 1), dir.join("set-2.mp4"));
+        // A failed take's part left behind: the retry goes beside it.
+        std::fs::write(dir.join("set-2.part.video.mp4"), b"").expect("a part");
+        assert_eq!(free_name(&base, 1), dir.join("set-3.mp4"));
         std::fs::remove_dir_all(&dir).ok();
     }
 }

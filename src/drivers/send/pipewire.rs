@@ -10,10 +10,11 @@
 
 use std::io::{Read, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{ChildStdin, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::tap::{Frame, Sink};
+use crate::base::child::OwnedChild;
 
 /// The longest node name.
 const MAX_NAME: usize = 64;
@@ -59,8 +60,10 @@ fn command(name: &str, size: [u32; 2], fps: f32) -> Command {
 
 /// A PipeWire node taking the show's frames.
 pub struct PipeWireSource {
-    child: Child,
+    // Dropped in this order: the input closes, then the program is
+    // killed and reaped.
     stdin: Option<ChildStdin>,
+    child: OwnedChild,
     name: String,
 }
 
@@ -79,18 +82,17 @@ impl PipeWireSource {
         if let Some(remote) = remote {
             command.env("PIPEWIRE_REMOTE", remote);
         }
-        let mut child = command
+        command
             .stdin(Stdio::piped())
             .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| match e.kind() {
+            .stderr(Stdio::piped());
+        let mut child = OwnedChild::spawn(&mut command).map_err(|e| match e.kind() {
                 std::io::ErrorKind::NotFound => format!(
                     "pipewire:{name}: needs GStreamer's gst-launch-1.0 with PipeWire's plugin (Debian/Ubuntu: sudo apt install gstreamer1.0-tools gstreamer1.0-pipewire)"
                 ),
                 _ => format!("pipewire:{name}: {e}"),
             })?;
-        let stdin = child.stdin.take();
+        let stdin = child.take_stdin();
         tracing::info!("pipewire: node {name:?}, {}x{}", size[0], size[1]);
         Ok(Self {
             child,
@@ -110,13 +112,13 @@ impl PipeWireSource {
                     std::thread::sleep(Duration::from_millis(20));
                 }
                 _ => {
-                    self.child.kill().ok();
+                    self.child.kill();
                     break "stopped taking frames".to_string();
                 }
             }
         };
         let mut printed = String::new();
-        if let Some(stderr) = self.child.stderr.as_mut() {
+        if let Some(stderr) = self.child.take_stderr() {
             stderr.take(4096).read_to_string(&mut printed).ok();
         }
         let last = printed
@@ -139,14 +141,6 @@ impl Sink for PipeWireSource {
             return Err(self.why_it_stopped());
         }
         Ok(())
-    }
-}
-
-impl Drop for PipeWireSource {
-    fn drop(&mut self) {
-        drop(self.stdin.take());
-        self.child.kill().ok();
-        self.child.wait().ok();
     }
 }
 

@@ -5,6 +5,9 @@
 //! (the picture's length; sound that started late or stopped early is
 //! silence).
 //! Nothing is kept in memory beyond one frame and a second of sound.
+//! A take is checked once written ([`super::take`]): ffmpeg that said an
+//! error, or a file that does not play or lacks frames, is a failed take,
+//! said on screen and in the log; only a take that plays is "recorded".
 
 use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -15,7 +18,8 @@ use std::time::Duration;
 
 use super::tap::{Frame, Sink};
 use crate::audio::input::SoundBlock;
-use crate::drivers::video::VideoWriter;
+use crate::drivers::stderr_tail::StderrTail;
+use crate::drivers::video::{FfmpegTools, VideoWriter};
 
 /// A recording being made.
 pub struct Recording {
@@ -26,9 +30,12 @@ pub struct Recording {
     /// Tells the sound writer the recording ends.
     stop: Arc<AtomicBool>,
     fps: f64,
-    /// Show time of the first frame, and frames written since.
+    /// Show time of the first frame, and frames due since.
     start: Option<f64>,
     written: u64,
+    /// Frames handed to ffmpeg (a show paused for long is not repeated).
+    frames: u64,
+    tools: FfmpegTools,
 }
 
 impl Recording {
@@ -40,8 +47,20 @@ impl Recording {
         fps: f32,
         sound: Option<Receiver<SoundBlock>>,
     ) -> Result<Self, String> {
+        Self::start_with(FfmpegTools::default(), path, size, fps, sound)
+    }
+
+    /// [`Recording::start`] through the ffmpeg and ffprobe of `tools`.
+    pub fn start_with(
+        tools: FfmpegTools,
+        path: &Path,
+        size: [u32; 2],
+        fps: f32,
+        sound: Option<Receiver<SoundBlock>>,
+    ) -> Result<Self, String> {
         let video_part = part(path, "video.mp4");
-        let video = VideoWriter::start(&video_part, size, fps, None)
+        made_new(&video_part)?;
+        let video = VideoWriter::start_with(&tools, &video_part, size, fps, None)
             .map_err(|e| format!("recording: {e}"))?;
         let stop = Arc::new(AtomicBool::new(false));
         let sound = sound.map(|blocks| {
@@ -60,6 +79,8 @@ impl Recording {
             fps: f64::from(fps),
             start: None,
             written: 0,
+            frames: 0,
+            tools,
         })
     }
 }
@@ -81,6 +102,7 @@ impl Sink for Recording {
             video
                 .frame(&frame.rgba)
                 .map_err(|e| format!("recording {}: {e}", self.path.display()))?;
+            self.frames += 1;
         }
         self.written = due;
         Ok(())
@@ -88,8 +110,18 @@ impl Sink for Recording {
 
     fn finish(&mut self) -> Result<Option<String>, String> {
         let video = self.video.take().ok_or("recording already finished")?;
-        video.finish().map_err(|e| format!("recording: {e}"))?;
+        // The sound stops with the picture, whether the picture was made.
         self.stop.store(true, Ordering::Relaxed);
+        let encoded = video.finish();
+        let failed =
+            |why: String| format!("recording {}: the take failed: {why}", self.path.display());
+        if let Err(why) = encoded {
+            if let Some(thread) = self.sound.take() {
+                thread.join().ok();
+            }
+            std::fs::remove_file(part(&self.path, "sound.wav")).ok();
+            return Err(failed(why.to_string()));
+        }
         let sound = match self.sound.take() {
             Some(thread) => thread
                 .join()
@@ -98,26 +130,48 @@ impl Sink for Recording {
         };
         match sound {
             Some(wav) => {
-                let muxed = mux(&self.video_part, &wav, &self.path);
+                let muxed = mux(&self.tools.ffmpeg, &self.video_part, &wav, &self.path);
                 std::fs::remove_file(&wav).ok();
-                muxed?;
+                muxed.map_err(failed)?;
                 std::fs::remove_file(&self.video_part).ok();
             }
-            None => std::fs::rename(&self.video_part, &self.path)
-                .map_err(|e| format!("recording {}: {e}", self.path.display()))?,
+            None => {
+                std::fs::rename(&self.video_part, &self.path).map_err(|e| failed(e.to_string()))?
+            }
         }
+        super::take::check(&self.tools.ffprobe, &self.path, self.frames).map_err(failed)?;
         tracing::info!(
             "recorded {} ({} frames at {} fps)",
             self.path.display(),
-            self.written,
+            self.frames,
             self.fps
         );
         Ok(Some(self.path.display().to_string()))
     }
 }
 
+impl Drop for Recording {
+    fn drop(&mut self) {
+        // A take dropped unfinished (ffmpeg gone mid-take): its sound
+        // writer stops too rather than wait on the input for ever.
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Makes `path` a new empty file for ffmpeg to write, refusing anything
+/// already there (a link planted under a take's name included): ffmpeg
+/// opens a name, and would write through a link out of the show folder.
+fn made_new(path: &Path) -> Result<(), String> {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .map(drop)
+        .map_err(|e| format!("recording {}: {e}", path.display()))
+}
+
 /// `path` with `tail` in place of its extension, beside it.
-fn part(path: &Path, tail: &str) -> PathBuf {
+pub(super) fn part(path: &Path, tail: &str) -> PathBuf {
     path.with_extension(format!("part.{tail}"))
 }
 
@@ -140,7 +194,13 @@ fn write_wav(
     let Some((rate, first)) = next() else {
         return Ok(None);
     };
-    let mut file = BufWriter::new(std::fs::File::create(path).map_err(why)?);
+    // Made new: a link planted under the part's name is refused, never
+    // written through.
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path);
+    let mut file = BufWriter::new(file.map_err(why)?);
     file.write_all(&wav_header(rate, 0)).map_err(why)?;
     let mut samples: u64 = 0;
     let mut block = Some(first);
@@ -181,25 +241,34 @@ fn wav_header(rate: u32, bytes: u32) -> [u8; 44] {
     header
 }
 
-/// The video and the sound into `path`, the video copied as it is.
-fn mux(video: &Path, sound: &Path, path: &Path) -> Result<(), String> {
-    let status = crate::engine::inputs::video::program("ffmpeg")
-        .args(["-hide_banner", "-loglevel", "error", "-y", "-i"])
-        .arg(video)
-        .arg("-i")
-        .arg(sound)
-        .args([
-            "-map", "0:v", "-map", "1:a", "-c:v", "copy", "-c:a", "aac", "-b:a", "256k",
-        ])
-        .arg(path)
-        .stdin(std::process::Stdio::null())
-        .status()
-        .map_err(|e| format!("recording: muxing the sound in: {e}"))?;
-    if status.success() {
+/// The video and the sound into `path` by `ffmpeg`, the video copied as
+/// it is; a failure if ffmpeg fails or says an error.
+fn mux(ffmpeg: &std::ffi::OsStr, video: &Path, sound: &Path, path: &Path) -> Result<(), String> {
+    // Owned: killed and reaped if this thread goes before it ends.
+    let mut child = crate::base::child::OwnedChild::spawn(
+        std::process::Command::new(ffmpeg)
+            .args(["-hide_banner", "-loglevel", "error", "-y", "-i"])
+            .arg(video)
+            .arg("-i")
+            .arg(sound)
+            .args([
+                "-map", "0:v", "-map", "1:a", "-c:v", "copy", "-c:a", "aac", "-b:a", "256k",
+            ])
+            .arg(path)
+            .stdin(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped()),
+    )
+    .map_err(|e| format!("muxing the sound in: {e}"))?;
+    let said = StderrTail::read(child.take_stderr());
+    let status = child
+        .wait()
+        .map_err(|e| format!("muxing the sound in: {e}"))?;
+    let said = said.said(Duration::from_secs(2));
+    if status.success() && said.is_empty() {
         Ok(())
     } else {
         Err(format!(
-            "recording: ffmpeg could not mux the sound in ({status}); the picture is in {}",
+            "ffmpeg could not mux the sound in ({status}: {said}); the picture is in {}",
             video.display()
         ))
     }

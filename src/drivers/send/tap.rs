@@ -383,7 +383,12 @@ impl Worker {
     }
 
     fn down(&mut self, why: String) {
-        tracing::warn!("{why}; trying again in {} s", RETRY.as_secs());
+        // Every retry of a target that cannot start fails the same way:
+        // the log hears of it once in a while, with the count.
+        crate::base::status::warn_held(
+            "send",
+            format_args!("{why}; trying again in {} s", RETRY.as_secs()),
+        );
         self.counts.fail(Some(why));
         self.counts.dropped.fetch_add(1, Ordering::Relaxed);
         self.rested = Some(Instant::now());

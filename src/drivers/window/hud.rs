@@ -173,9 +173,17 @@ fn error_panel(ui: &mut egui::Ui, show: &Show) {
         .show(ui, |ui| {
             for error in errors.iter().rev().take(4) {
                 ui.label(
-                    egui::RichText::new(format!("{}: {}", error.origin, error.message))
-                        .monospace()
-                        .color(egui::Color32::from_rgb(255, 110, 100)),
+                    egui::RichText::new(format!(
+                        "{}: {}{}",
+                        error.origin,
+                        error.message,
+                        match error.repeats {
+                            0 => String::new(),
+                            n => format!(" (again ×{n})"),
+                        }
+                    ))
+                    .monospace()
+                    .color(egui::Color32::from_rgb(255, 110, 100)),
                 );
             }
         });

@@ -109,7 +109,7 @@ impl Cameras for SystemCameras {
 
     fn open(&self, name: &str) -> Result<Box<dyn CameraFeed>, String> {
         let input = system::input(name)?;
-        let decoder = Decoder::run(move || {
+        let decoder = Decoder::run(move |_| {
             let mut command = program("ffmpeg");
             command.args(["-v", "error", "-nostdin"]).args(&input);
             let [w, h] = CAMERA_SIZE;
@@ -275,11 +275,15 @@ mod system {
 }
 
 /// What ffmpeg prints on its standard error when asked to list devices
-/// with `args` (at most 64 KiB).
+/// with `args` (at most 64 KiB; ffmpeg killed after 10 s).
 #[cfg(any(target_os = "macos", target_os = "windows"))]
 fn listing(args: &[&str]) -> String {
-    let Ok(output) = program("ffmpeg").args(args).output() else {
-        return String::new();
-    };
-    String::from_utf8_lossy(&output.stderr[..output.stderr.len().min(64 << 10)]).into_owned()
+    let mut command = program("ffmpeg");
+    command.args(args);
+    let limit = (Duration::from_secs(10), 64 << 10);
+    let stdin = std::process::Stdio::null();
+    match crate::base::child::run_within(&mut command, stdin, limit, None) {
+        Ok(output) => String::from_utf8_lossy(&output.stderr).into_owned(),
+        Err(_) => String::new(),
+    }
 }

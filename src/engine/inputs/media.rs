@@ -52,7 +52,8 @@ struct Shelved {
     texture: Option<(wgpu::Texture, wgpu::TextureView)>,
     modified: Option<SystemTime>,
     checked: Instant,
-    path: PathBuf,
+    /// The show folder and the file's name in it.
+    source: (PathBuf, PathBuf),
 }
 
 enum Kind {
@@ -89,7 +90,7 @@ impl MediaShelf {
             converter: None,
             decoding: Decoding {
                 planes: gpu.info.device_type != wgpu::DeviceType::Cpu,
-                fit: None,
+                ..Decoding::default()
             },
         }
     }
@@ -268,41 +269,38 @@ fn open(
             texture: None,
             modified: None,
             checked: Instant::now(),
-            path: PathBuf::new(),
+            source: (PathBuf::new(), PathBuf::new()),
         });
     }
     let relative = inside_show(name).map_err(|e| e.to_string())?;
-    let path = assets.root().join(relative);
-    let modified = std::fs::metadata(&path)
+    // Looked at here without opening; the worker opens it through the
+    // opener, which refuses a link, a FIFO or a device.
+    let modified = std::fs::symlink_metadata(assets.root().join(relative))
         .map_err(|e| format!("cannot read {name}: {e}"))?
         .modified()
         .ok();
+    let source = (assets.root().to_path_buf(), relative.to_path_buf());
     Ok(Shelved {
-        kind: start(&path, transport, decoding),
+        kind: start(&source, transport, decoding),
         planes: None,
         uploads: (0, 0.0),
         texture: None,
         modified,
         checked: Instant::now(),
-        path,
+        source,
     })
 }
 
-/// Starts reading the file at `path`.
-fn start(path: &std::path::Path, transport: Transport, decoding: Decoding) -> Kind {
-    let ending = path
-        .extension()
+/// Starts reading the file `source` names (show folder, name in it).
+fn start(source: &(PathBuf, PathBuf), transport: Transport, decoding: Decoding) -> Kind {
+    let ending = (source.1.extension())
         .and_then(|e| e.to_str())
         .unwrap_or_default()
         .to_ascii_lowercase();
     if STILLS.contains(&ending.as_str()) {
-        Kind::Still(Some(StillLoad::start(path.to_path_buf())))
+        Kind::Still(Some(StillLoad::start(source.0.clone(), source.1.clone())))
     } else {
-        Kind::Video(Box::new(Video::open(
-            path.to_path_buf(),
-            transport,
-            decoding,
-        )))
+        Kind::Video(Box::new(Video::open(source.clone(), transport, decoding)))
     }
 }
 
@@ -313,12 +311,12 @@ impl Shelved {
             return;
         }
         self.checked = Instant::now();
-        let modified = std::fs::metadata(&self.path)
+        let modified = std::fs::symlink_metadata(self.source.0.join(&self.source.1))
             .ok()
             .and_then(|m| m.modified().ok());
         if modified.is_some() && modified != self.modified {
             self.modified = modified;
-            self.kind = start(&self.path, transport, decoding);
+            self.kind = start(&self.source, transport, decoding);
         }
     }
 

@@ -9,6 +9,7 @@
 
 pub mod camera;
 pub mod media;
+pub mod probe;
 pub mod still;
 pub mod video;
 pub mod yuv;

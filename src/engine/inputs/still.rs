@@ -1,12 +1,14 @@
 //! Still images from the show's `media/` folder (PNG, JPEG), decoded on a
 //! worker thread so a large file never holds up a frame, within limits a
-//! hostile file cannot talk its way past: the header's dimensions are
-//! checked before anything is decoded, and the decoder's allocations are
-//! capped.
+//! hostile file cannot talk its way past: only a plain file is opened
+//! (no link, FIFO or device), the header's dimensions are checked before
+//! anything is decoded, and the decoder's allocations are capped.
 
-use std::io::BufReader;
+use std::io::{BufReader, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, TryRecvError, sync_channel};
+
+use crate::base::opener;
 
 /// The longest side of an image: 8192 pixels.
 pub const MAX_IMAGE_SIDE: u32 = 8192;
@@ -24,11 +26,30 @@ pub struct Picture {
     pub rgba: Vec<u8>,
 }
 
-/// Reads `path` as an image, refusing what is over the limits before it
-/// is decoded.
+/// The largest picture file read: an 8192² picture stored without
+/// compression, and more than any PNG or JPEG of one needs.
+pub const MAX_PICTURE_FILE_BYTES: u64 = 256 << 20;
+
+/// Reads `relative` under the show folder `root` as an image, through
+/// the [opener](crate::base::opener) (no link on the way, a plain file,
+/// never blocking), refusing what is over the limits before it is decoded.
+pub fn decode_in(root: &Path, relative: &Path) -> Result<Picture, String> {
+    let opened = opener::open(root, relative, MAX_PICTURE_FILE_BYTES).map_err(|e| e.to_string())?;
+    decode_file(opened.file)
+}
+
+/// Reads a path a person typed as an image: links are followed, but only
+/// a plain file is read, within the same limits.
 pub fn decode(path: &Path) -> Result<Picture, String> {
-    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
-    let reader = image::ImageReader::new(BufReader::new(file))
+    let opened = opener::open_typed(path, MAX_PICTURE_FILE_BYTES).map_err(|e| e.to_string())?;
+    decode_file(opened.file)
+}
+
+/// Decodes an open file: its header's size first, then the pixels under
+/// capped allocations.
+fn decode_file(file: std::fs::File) -> Result<Picture, String> {
+    let mut buffered = BufReader::new(file);
+    let reader = image::ImageReader::new(&mut buffered)
         .with_guessed_format()
         .map_err(|e| e.to_string())?;
     let (width, height) = reader
@@ -39,8 +60,10 @@ pub fn decode(path: &Path) -> Result<Picture, String> {
             "{width}x{height}: images may be at most {MAX_IMAGE_SIDE} pixels a side"
         ));
     }
-    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
-    let mut reader = image::ImageReader::new(BufReader::new(file))
+    buffered
+        .seek(SeekFrom::Start(0))
+        .map_err(|e| e.to_string())?;
+    let mut reader = image::ImageReader::new(buffered)
         .with_guessed_format()
         .map_err(|e| e.to_string())?;
     reader.limits(limits());
@@ -67,13 +90,13 @@ pub struct StillLoad {
 }
 
 impl StillLoad {
-    /// Starts reading `path`.
-    pub fn start(path: PathBuf) -> Self {
+    /// Starts reading `relative` under the show folder `root`.
+    pub fn start(root: PathBuf, relative: PathBuf) -> Self {
         let (send, result) = sync_channel(1);
         let spawned = std::thread::Builder::new()
             .name("sylva media".into())
             .spawn(move || {
-                let read = std::panic::catch_unwind(|| decode(&path))
+                let read = std::panic::catch_unwind(|| decode_in(&root, &relative))
                     .unwrap_or_else(|_| Err("the decoder failed on this file".into()));
                 send.send(read).ok();
             });

@@ -2,15 +2,19 @@
 //! that the warp pass fills from the canvas every frame, its mapping read
 //! from parameters (`output.NAME.corner.0.x` …) so OSC, MIDI, Lua, the
 //! mapping mode's handles and a phone move it, and written back to the file
-//! on `save`.
+//! on `save`. `outputs.scale` draws every output at a fraction of its size
+//! (the window or sender gets the same picture, softer): what the pace
+//! guard lowers when the outputs keep a live show under its floor.
 
-use super::Picture;
+use std::path::Path;
+
+use super::Picture as Canvas;
 use super::geometry::{WarpVertex, tessellate};
 use super::grips::{Grip, MAX_GRIPS, grips};
 use super::plan::{Mesh, OutputPlan, OutputsPlan};
 use super::warp::{WarpPass, WarpUniforms, glyphs};
 use crate::base::Assets;
-use crate::engine::inputs::still;
+use crate::engine::inputs::still::{self, Picture};
 use crate::gpu::bindings::uniform_buffer;
 use crate::gpu::image::{image_texture, write_image};
 use crate::gpu::{BuildError, Gpu, GpuProfiler, RenderTarget};
@@ -19,12 +23,33 @@ use crate::params::{ParamSpec, Registry, Value};
 /// The parameter showing the alignment pattern on every output.
 pub const PATTERN: &str = "outputs.pattern";
 
+/// The parameter drawing every output at a fraction of its size.
+pub const SCALE: &str = "outputs.scale";
+
+/// The smallest fraction of its size an output is drawn at.
+pub const MIN_SCALE: f32 = 0.125;
+
+/// The size an output of `size` is drawn at, `scale` of it.
+pub fn drawn_size(size: [u32; 2], scale: f32) -> [u32; 2] {
+    let scale = if scale.is_finite() {
+        scale.clamp(MIN_SCALE, 1.0)
+    } else {
+        1.0
+    };
+    size.map(|s| ((s as f32 * scale).round() as u32).clamp(1, s.max(1)))
+}
+
 /// Every parameter of the outputs of `plan`, defaulting to the file's
 /// values, and the pattern switch.
 pub fn output_params(plan: &OutputsPlan) -> Vec<ParamSpec> {
     let mut specs = vec![
         ParamSpec::bool(PATTERN, false)
             .with_description("Alignment pattern on every output (mapping)"),
+        ParamSpec::float(SCALE, 1.0, MIN_SCALE, 1.0)
+            .costly()
+            .with_description(
+                "Outputs drawn at this fraction of their size (the pace guard lowers it when they keep the show under its floor)",
+            ),
     ];
     for output in &plan.outputs {
         specs.extend(params_of(output));
@@ -122,13 +147,14 @@ pub struct MappedOutputs {
 }
 
 impl MappedOutputs {
-    /// The outputs of `plan` (the file `outputs/NAME.toml`), drawing in
-    /// `format`. A mask that cannot be read is reported in `warnings` and
-    /// the output runs unmasked.
+    /// The outputs of `plan` (the file `outputs/NAME.toml`) with the
+    /// `masks` [`read_masks`] decoded for it, drawing in `format`. A mask
+    /// that could not be read is reported in `warnings` and the output
+    /// runs unmasked.
     pub fn new(
         gpu: &Gpu,
         assets: &Assets,
-        (name, plan): (&str, &OutputsPlan),
+        (name, plan, masks): (&str, &OutputsPlan, &[Mask]),
         format: wgpu::TextureFormat,
         warnings: &mut Vec<String>,
     ) -> Result<Self, BuildError> {
@@ -139,12 +165,13 @@ impl MappedOutputs {
             .iter()
             .enumerate()
             .map(|(i, output)| {
-                let (mask, masked) = match mask_view(gpu, assets, output) {
-                    Ok(mask) => (mask, output.mask.is_some()),
-                    Err(error) => {
-                        warnings.push(error);
+                let (mask, masked) = match masks.get(i) {
+                    Some(Ok(Some(picture))) => (mask_view(gpu, picture), true),
+                    Some(Err(error)) => {
+                        warnings.push(error.clone());
                         (white(gpu), false)
                     }
+                    _ => (white(gpu), false),
                 };
                 MappedOutput {
                     target: RenderTarget::new(
@@ -202,11 +229,24 @@ impl MappedOutputs {
         encoder: &mut wgpu::CommandEncoder,
         profiler: &mut GpuProfiler,
         registry: &Registry,
-        canvas: &Picture,
+        canvas: &Canvas,
     ) {
         let pattern = registry.flag(PATTERN);
+        let scale = match registry.get(SCALE) {
+            Some(Value::Float(scale)) => *scale,
+            _ => 1.0,
+        };
         for output in &mut self.outputs {
             let live = live_plan(&output.plan, registry);
+            let drawn = drawn_size(live.size, scale);
+            if output.target.size != drawn {
+                output.target = RenderTarget::new(
+                    &gpu.device,
+                    &format!("output {}", live.name),
+                    drawn,
+                    output.target.texture.format(),
+                );
+            }
             output.update_geometry(gpu, &live);
             let (name, name_length) = glyphs(&live.name);
             let grips = if pattern { grips(&live) } else { Vec::new() };
@@ -234,7 +274,7 @@ impl MappedOutputs {
             let uniforms = WarpUniforms {
                 region: live.region,
                 edges: [e.left, e.right, e.top, e.bottom],
-                size: live.size.map(|s| s as f32),
+                size: drawn.map(|s| s as f32),
                 gamma: e.gamma,
                 curve: e.curve,
                 brightness: live.brightness,
@@ -348,14 +388,29 @@ fn vertex_buffer(gpu: &Gpu, count: usize) -> wgpu::Buffer {
     })
 }
 
+/// An output's mask decoded: none, the picture, or why it could not be
+/// read.
+pub type Mask = Result<Option<Picture>, String>;
+
+/// The masks `plan`'s outputs name, decoded from the show folder `root`
+/// through the opener (no link, FIFO or device; pictures within their
+/// limits). Slow for a large picture: read off the frame thread.
+pub fn read_masks(root: &Path, plan: &OutputsPlan) -> Vec<Mask> {
+    (plan.outputs.iter())
+        .map(|output| {
+            let Some(path) = &output.mask else {
+                return Ok(None);
+            };
+            still::decode_in(root, Path::new(path))
+                .map(Some)
+                .map_err(|e| format!("output {}: mask {path}: {e}", output.name))
+        })
+        .collect()
+}
+
 /// The output's mask as a texture (its red channel, unencoded, multiplies
-/// the signal), or why it cannot be read.
-fn mask_view(gpu: &Gpu, assets: &Assets, output: &OutputPlan) -> Result<wgpu::TextureView, String> {
-    let Some(path) = &output.mask else {
-        return Ok(white(gpu));
-    };
-    let picture = still::decode(&assets.root().join(path))
-        .map_err(|e| format!("output {}: mask {path}: {e}", output.name))?;
+/// the signal).
+fn mask_view(gpu: &Gpu, picture: &Picture) -> wgpu::TextureView {
     let (texture, view) = image_texture(
         gpu,
         "outputs.mask",
@@ -363,7 +418,7 @@ fn mask_view(gpu: &Gpu, assets: &Assets, output: &OutputPlan) -> Result<wgpu::Te
         wgpu::TextureFormat::Rgba8Unorm,
     );
     write_image(gpu, &texture, &picture.rgba);
-    Ok(view)
+    view
 }
 
 fn white(gpu: &Gpu) -> wgpu::TextureView {

@@ -17,7 +17,10 @@ mod texture;
 mod warp;
 
 pub use blit::Blit;
-pub use mapped::{MappedOutput, MappedOutputs, PATTERN, output_params};
+pub use mapped::{
+    MIN_SCALE, MappedOutput, MappedOutputs, Mask, PATTERN, SCALE, drawn_size, output_params,
+    read_masks,
+};
 pub use picture::Picture;
 pub use plan::{OutputPlan, OutputsError, OutputsPlan};
 pub use surface::SurfaceOutput;

@@ -13,8 +13,14 @@ use crate::base::inside_show;
 pub const MAX_OUTPUTS: usize = 16;
 /// A mesh has at most this many columns and rows of points.
 pub const MAX_MESH_SIDE: u32 = 16;
-/// An output is at most this many pixels a side.
+/// An output is at most this many pixels a side (and at most the
+/// device's largest texture, [`OutputsPlan::fit_device`]).
 pub const MAX_OUTPUT_SIDE: u32 = 8192;
+/// The outputs of one file together have at most this many pixels:
+/// 8192 × 4096, four 4K UHD outputs or sixteen 1080p ones. Every output is
+/// drawn every frame (and each pixel read back again where it is sent):
+/// four outputs of 8192² held a software adapter at 0.1 fps.
+pub const MAX_OUTPUT_PIXELS: u64 = 8192 * 4096;
 
 /// Why an outputs file was refused.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -239,6 +245,7 @@ impl OutputsPlan {
             ));
         }
         let mut outputs: Vec<OutputPlan> = Vec::new();
+        let mut pixels: u64 = 0;
         for spanned in raw.output {
             let line = at(spanned.span().start);
             let raw = spanned.into_inner();
@@ -246,12 +253,42 @@ impl OutputsPlan {
             if outputs.iter().any(|o| o.name == output.name) {
                 return Err(error(line, format!("output {:?} twice", output.name)));
             }
+            pixels += output.size.iter().map(|s| u64::from(*s)).product::<u64>();
+            if pixels > MAX_OUTPUT_PIXELS {
+                return Err(error(
+                    line,
+                    format!(
+                        "output {:?} ({}x{}) brings the outputs to {pixels} pixels, over the {MAX_OUTPUT_PIXELS} a file may draw each frame (8192x4096, four 4K UHD or sixteen 1080p outputs): make them smaller",
+                        output.name, output.size[0], output.size[1]
+                    ),
+                ));
+            }
             outputs.push(OutputPlan { line, ..output });
         }
         Ok(Self {
             file: file.to_string(),
             outputs,
         })
+    }
+
+    /// Refuses an output larger than the device's largest texture
+    /// (`max_side` pixels a side), at its line.
+    pub fn fit_device(&self, max_side: u32) -> Result<(), OutputsError> {
+        match self
+            .outputs
+            .iter()
+            .find(|o| o.size.iter().any(|s| *s > max_side))
+        {
+            Some(output) => Err(OutputsError {
+                file: self.file.clone(),
+                line: output.line,
+                message: format!(
+                    "output {:?} is {}x{}; this GPU's textures are at most {max_side} pixels a side",
+                    output.name, output.size[0], output.size[1]
+                ),
+            }),
+            None => Ok(()),
+        }
     }
 
     /// `text` (this file as it is on disk) with every output's region,
@@ -597,6 +634,58 @@ send = "ndi:sylva right"
             assert_eq!(error.line, line, "{text}: {error}");
             assert!(error.message.contains(words), "{text}: {error}");
         }
+    }
+
+    /// An outputs file of `count` outputs of `side`² pixels.
+    fn square_outputs(count: usize, side: u32) -> String {
+        (0..count)
+            .map(|i| format!("[[output]]\nname = \"o{i}\"\nsize = [{side}, {side}]\n"))
+            .collect()
+    }
+
+    #[test]
+    fn outputs_over_the_pixel_budget_are_refused_at_the_line_that_crosses_it() {
+        // Four outputs of 8192²: 0.1 fps on a software adapter.
+        let error = OutputsPlan::parse("outputs/big.toml", &square_outputs(4, 8192))
+            .expect_err("over the budget");
+        assert_eq!(error.line, 1, "{error}");
+        assert!(error.message.contains("over the"), "{error}");
+        // Two of 4096² fill it; the third is named.
+        let error = OutputsPlan::parse("outputs/big.toml", &square_outputs(4, 4096))
+            .expect_err("over the budget");
+        assert_eq!(error.line, 7, "{error}");
+        assert!(error.message.contains("\"o2\""), "{error}");
+        // Just over: 8192x4096 and one pixel more; other shapes too.
+        let over = [
+            "[[output]]\nname = \"a\"\nsize = [8192, 4096]\n[[output]]\nname = \"b\"\nsize = [1, 1]\n",
+            "[[output]]\nname = \"a\"\nsize = [8192, 8192]\n",
+            "[[output]]\nname = \"a\"\nsize = [4097, 8192]\n",
+        ];
+        for text in over {
+            assert!(OutputsPlan::parse("o.toml", text).is_err(), "{text}");
+        }
+        // Within it: the installations it is sized for.
+        let within = [
+            "[[output]]\nname = \"a\"\nsize = [8192, 4096]\n".to_string(),
+            (0..4)
+                .map(|i| format!("[[output]]\nname = \"u{i}\"\nsize = [3840, 2160]\n"))
+                .collect(),
+            (0..16)
+                .map(|i| format!("[[output]]\nname = \"h{i}\"\nsize = [1920, 1080]\n"))
+                .collect(),
+        ];
+        for text in within {
+            assert!(OutputsPlan::parse("o.toml", &text).is_ok(), "{text}");
+        }
+    }
+
+    #[test]
+    fn an_output_over_the_devices_texture_size_is_refused_at_its_line() {
+        let plan = OutputsPlan::parse("outputs/o.toml", &square_outputs(2, 4096)).expect("parses");
+        let error = plan.fit_device(2048).expect_err("too large");
+        assert_eq!((error.file.as_str(), error.line), ("outputs/o.toml", 1));
+        assert!(error.message.contains("2048"), "{error}");
+        assert_eq!(plan.fit_device(4096), Ok(()));
     }
 
     #[test]

@@ -19,12 +19,16 @@ impl Output for RenderTarget {
         // A copy is exact; it needs the same format and size, which the
         // show keeps (its output format, this output's size).
         if picture.texture().format() != self.texture.format() || picture.size() != self.size {
-            tracing::warn!(
-                "output {:?} {:?} cannot take a {:?} {:?} picture",
-                self.texture.format(),
-                self.size,
-                picture.texture().format(),
-                picture.size()
+            // Every frame until the sizes agree: held back by message.
+            crate::base::status::warn_held(
+                "output",
+                format_args!(
+                    "{:?} {:?} cannot take a {:?} {:?} picture",
+                    self.texture.format(),
+                    self.size,
+                    picture.texture().format(),
+                    picture.size()
+                ),
             );
             return;
         }

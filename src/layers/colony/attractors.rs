@@ -5,7 +5,13 @@
 
 use std::path::Path;
 
+use crate::base::opener::{self, OpenError};
 use crate::base::rng::Rng;
+
+/// The largest point cloud file read: a few million ASCII vertices, far
+/// more than a colony's attractions, and a bound a device or a sparse
+/// file named over OSC cannot pass.
+pub const MAX_CLOUD_BYTES: u64 = 64 << 20;
 
 /// Something that yields attraction points.
 pub trait AttractionSource {
@@ -59,14 +65,10 @@ impl AttractionSource for Shape {
 /// Why a point cloud could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum CloudError {
-    /// The file could not be read.
-    #[error("{path}: {reason}")]
-    Read {
-        /// The file.
-        path: String,
-        /// Why.
-        reason: std::io::Error,
-    },
+    /// The file could not be read: missing, a link, a FIFO, a device, too
+    /// large (over [`MAX_CLOUD_BYTES`]).
+    #[error(transparent)]
+    Read(#[from] OpenError),
     /// The file is not a point cloud this module reads.
     #[error("{path}: {problem}")]
     Format {
@@ -95,16 +97,29 @@ pub struct PointCloud {
 }
 
 impl PointCloud {
-    /// Reads the vertices of an ASCII PLY or an OBJ file.
+    /// Reads the vertices of an ASCII PLY or an OBJ file at `relative`
+    /// under the show folder `root`, through the opener: a link, a FIFO or
+    /// a device is refused, and the file is read only up to
+    /// [`MAX_CLOUD_BYTES`].
+    pub fn load_in(root: &Path, relative: &Path) -> Result<Self, CloudError> {
+        let text = opener::read_text(root, relative, MAX_CLOUD_BYTES)?;
+        Self::parse(&root.join(relative), &text)
+    }
+
+    /// Reads a point cloud at a path a person typed (links followed; a
+    /// plain file within [`MAX_CLOUD_BYTES`] still).
     pub fn load(path: &Path) -> Result<Self, CloudError> {
+        let bytes = opener::read_typed(path, MAX_CLOUD_BYTES)?;
+        let text = String::from_utf8_lossy(&bytes);
+        Self::parse(path, &text)
+    }
+
+    /// The vertices of `text`, read as `path`'s ending says.
+    fn parse(path: &Path, text: &str) -> Result<Self, CloudError> {
         let name = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|reason| CloudError::Read {
-            path: name.clone(),
-            reason,
-        })?;
         let points = match path.extension().and_then(|e| e.to_str()) {
-            Some("ply") => parse_ply(&text),
-            Some("obj") => Ok(parse_obj(&text)),
+            Some("ply") => parse_ply(text),
+            Some("obj") => Ok(parse_obj(text)),
             _ => Err("a point cloud must be .ply (ASCII) or .obj"),
         }
         .map(finite)

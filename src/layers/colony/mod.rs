@@ -19,7 +19,7 @@ pub mod sim;
 pub mod spacing;
 pub mod standing;
 
-use std::path::PathBuf;
+use std::path::Path;
 
 use attractors::{AttractionSource, CloudError, PointCloud, SHAPES, Shape};
 use draw::BranchRenderer;
@@ -138,14 +138,14 @@ impl Structure {
             };
             return Ok(shape.points(self.attraction_count, seed));
         }
-        inside_show(&self.attractors)?;
+        let relative = inside_show(&self.attractors)?;
         if self.attractors.starts_with("media/") {
-            let path = assets.root().join(&self.attractors);
-            let picture = picture::PictureAttractions::load(&path, self.radius)?;
+            let picture =
+                picture::PictureAttractions::load_in(assets.root(), relative, self.radius)?;
             return Ok(picture.points(self.attraction_count, seed));
         }
-        let path: PathBuf = assets.root().join("assets").join(&self.attractors);
-        Ok(PointCloud::load(&path)?.points(self.attraction_count, seed))
+        let relative = Path::new("assets").join(relative);
+        Ok(PointCloud::load_in(assets.root(), &relative)?.points(self.attraction_count, seed))
     }
 }
 

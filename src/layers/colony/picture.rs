@@ -24,12 +24,28 @@ pub struct PictureAttractions {
 }
 
 impl PictureAttractions {
-    /// Reads the picture at `path`, to span `radius` either side.
+    /// Reads the picture `relative` under the show folder `root` (through
+    /// the opener: a plain file, no link), to span `radius` either side.
+    pub fn load_in(root: &Path, relative: &Path, radius: f32) -> Result<Self, CloudError> {
+        let picture = still::decode_in(root, relative).map_err(|problem| CloudError::Picture {
+            path: relative.display().to_string(),
+            problem,
+        })?;
+        Self::of(picture, &root.join(relative), radius)
+    }
+
+    /// Reads the picture at a path a person typed, to span `radius`
+    /// either side.
     pub fn load(path: &Path, radius: f32) -> Result<Self, CloudError> {
         let picture = still::decode(path).map_err(|problem| CloudError::Picture {
             path: path.display().to_string(),
             problem,
         })?;
+        Self::of(picture, path, radius)
+    }
+
+    /// The attractions of a decoded picture.
+    fn of(picture: still::Picture, path: &Path, radius: f32) -> Result<Self, CloudError> {
         let brightness: Vec<f32> = picture
             .rgba
             .chunks_exact(4)

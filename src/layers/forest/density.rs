@@ -4,14 +4,19 @@
 //! paint program edits the forest while it grows), and painted live by a
 //! brush that MIDI, OSC or Lua drive. A map that cannot be read is
 //! reported and the last good one stays. A file's size is read from its
-//! header before anything is decoded, and a map saved while the forest
-//! grows is decoded on a thread of its own, so no file stalls a frame.
+//! header before anything is decoded (the file opened through the show
+//! folder's opener: no link, FIFO or device), and a map saved while the
+//! forest grows is decoded on a thread of its own, so no file stalls a
+//! frame.
 
+use std::io::{BufReader, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, TryRecvError, channel};
 use std::time::SystemTime;
 
+use crate::base::opener::{self, OpenError};
 use crate::base::{AssetError, Assets, inside_show};
+use crate::engine::inputs::still::MAX_PICTURE_FILE_BYTES;
 
 /// Density maps (5 in the paper, 4 m apart).
 pub const MAPS: usize = 5;
@@ -37,6 +42,9 @@ pub enum DensityError {
         /// What the image reader said.
         reason: image::ImageError,
     },
+    /// A link, a FIFO, a device or a file too large stands in its place.
+    #[error(transparent)]
+    Refused(#[from] OpenError),
     /// The image is larger than a map can use.
     #[error("{file}: {width} x {height} pixels; a density map is at most {MAX_SIDE} x {MAX_SIDE}")]
     TooLarge {
@@ -119,7 +127,7 @@ impl DensityMaps {
                 let modified = path(assets.root(), &name)
                     .ok()
                     .flatten()
-                    .and_then(|p| std::fs::metadata(p).ok())
+                    .and_then(|p| std::fs::symlink_metadata(p).ok())
                     .and_then(|m| m.modified().ok());
                 (name, modified)
             })
@@ -215,21 +223,24 @@ fn path(root: &Path, name: &str) -> Result<Option<PathBuf>, AssetError> {
 /// A grey image scaled to `size` x `size`, its rows from the top as the
 /// map's y; its size is read from the header first.
 fn load(root: &Path, name: &str, size: u32) -> MapRead {
-    let Some(file) = path(root, name)? else {
+    if path(root, name)?.is_none() {
         return Ok(None);
-    };
+    }
     let shown = format!("assets/{name}");
     let image_error = |reason: image::ImageError| DensityError::Image {
         file: shown.clone(),
         reason,
     };
-    let open = || {
-        image::ImageReader::open(&file)
-            .map_err(|e| image_error(e.into()))?
-            .with_guessed_format()
-            .map_err(|e| image_error(e.into()))
-    };
-    let (width, height) = open()?.into_dimensions().map_err(image_error)?;
+    // Through the opener: a plain file inside the show folder, no link,
+    // FIFO or device, within a picture file's size.
+    let relative = Path::new("assets").join(inside_show(name)?);
+    let opened = opener::open(root, &relative, MAX_PICTURE_FILE_BYTES)?;
+    let mut file = BufReader::new(opened.file);
+    let (width, height) = image::ImageReader::new(&mut file)
+        .with_guessed_format()
+        .map_err(|e| image_error(e.into()))?
+        .into_dimensions()
+        .map_err(image_error)?;
     if width > MAX_SIDE || height > MAX_SIDE {
         return Err(DensityError::TooLarge {
             file: shown,
@@ -241,7 +252,11 @@ fn load(root: &Path, name: &str, size: u32) -> MapRead {
     limits.max_image_width = Some(MAX_SIDE);
     limits.max_image_height = Some(MAX_SIDE);
     limits.max_alloc = Some(MAX_DECODE_BYTES);
-    let mut reader = open()?;
+    file.seek(SeekFrom::Start(0))
+        .map_err(|e| image_error(e.into()))?;
+    let mut reader = image::ImageReader::new(file)
+        .with_guessed_format()
+        .map_err(|e| image_error(e.into()))?;
     reader.limits(limits);
     let image = reader.decode().map_err(image_error)?;
     let grey = image::imageops::resize(

@@ -13,11 +13,14 @@ pub mod reference;
 pub mod sim;
 pub mod species;
 
+use std::path::Path;
+
 use glam::Vec3;
 
 use crate::base::clock::Clock;
+use crate::base::opener::{self, OpenError};
 use crate::base::rng::Rng;
-use crate::base::{AssetError, Assets, ChangedFile, inside_show};
+use crate::base::{AssetError, Assets, ChangedFile, MAX_FILE_BYTES, inside_show};
 use crate::engine::camera::{CameraUniform, camera_params};
 use crate::engine::simulation::{Running, SimulationCore};
 use crate::engine::world::placement_params;
@@ -168,14 +171,10 @@ pub enum ForestError {
     /// The species file leaves the show's assets.
     #[error(transparent)]
     Asset(#[from] AssetError),
-    /// The species file could not be read.
-    #[error("assets/{file}: {reason}")]
-    Read {
-        /// The file.
-        file: String,
-        /// Why.
-        reason: std::io::Error,
-    },
+    /// The species file could not be read: missing, a link, a FIFO, a
+    /// device, or over the size of a show file.
+    #[error(transparent)]
+    Read(#[from] OpenError),
     /// The species file is not what the forest needs.
     #[error("assets/{file}: {problem}")]
     Species {
@@ -194,11 +193,10 @@ pub fn load_species(assets: &Assets, file: &str) -> Result<Vec<Species>, ForestE
     if file.is_empty() {
         return Ok(species::defaults());
     }
-    let path = assets.root().join("assets").join(inside_show(file)?);
-    let text = std::fs::read_to_string(&path).map_err(|reason| ForestError::Read {
-        file: file.to_string(),
-        reason,
-    })?;
+    // Through the opener, within a show file's size: a species file is a
+    // few lines of TOML, and a link or a device in its place is refused.
+    let relative = Path::new("assets").join(inside_show(file)?);
+    let text = opener::read_text(assets.root(), &relative, MAX_FILE_BYTES)?;
     #[derive(serde::Deserialize)]
     struct File {
         species: Vec<Species>,

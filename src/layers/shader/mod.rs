@@ -6,9 +6,11 @@
 //! side by side as `shader.<name>`, each from `shaders/shader/<name>.wgsl`
 //! unless `<id>.file` names another file.
 
+mod compiler;
 pub mod header;
 pub mod isf;
 mod params_block;
+mod source;
 
 pub use params_block::ParamsBlock;
 
@@ -27,9 +29,11 @@ use crate::gpu::bindings::{Slot, bind, layout, linear_sampler, uniform_buffer};
 use crate::gpu::wgsl::{Composed, Composer, ShaderError};
 use crate::gpu::{BuildError, FullscreenPipeline, GpuProfiler, HDR_FORMAT, clear_view};
 use crate::params::{ParamSpec, Registry};
+use compiler::Compiler;
 use glam::Mat4;
 use isf::program::IsfProgram;
 use isf::{IsfError, IsfSource};
+use source::{Compile, Source, read_source};
 
 /// What every user shader gets after its own code: bindings, helpers and
 /// the fullscreen vertex stage (which include the rest).
@@ -58,6 +62,12 @@ pub enum ShaderLayerError {
     /// The file has no fragment entry point to draw with.
     #[error("shaders/{file}: no `@fragment fn fs_main` (a shader layer draws with it)")]
     NoEntry {
+        /// The file.
+        file: String,
+    },
+    /// Reading or translating the file failed inside (a panic, caught).
+    #[error("shaders/{file}: compiling this file failed")]
+    Failed {
         /// The file.
         file: String,
     },
@@ -216,6 +226,12 @@ pub struct ShaderLayer {
     tried_file: Option<String>,
     watched: Vec<String>,
     program: Option<Program>,
+    /// Compiles a file while the running program plays.
+    compiler: Compiler<Compile>,
+    /// While the newest program has not prepared a frame: the one it
+    /// replaced, which comes back if that frame refuses it (pass buffers
+    /// too large).
+    trial: Option<Option<Program>>,
     layout: wgpu::BindGroupLayout,
     sampler: wgpu::Sampler,
     /// The shared scene's camera and bodies, for the prelude's `scene` and
@@ -228,6 +244,7 @@ impl ShaderLayer {
     /// first update.
     pub fn new(id: &str, env: &LayerEnv<'_>) -> Self {
         let device = &env.gpu.device;
+        let (assets, layer) = (env.assets.clone(), id.to_string());
         Self {
             id: id.to_string(),
             switches: LayerSwitches::new(id),
@@ -235,6 +252,8 @@ impl ShaderLayer {
             tried_file: None,
             watched: Vec::new(),
             program: None,
+            compiler: Compiler::new(id, move |file| read_source(&assets, file, &layer)),
+            trial: None,
             layout: layout(
                 device,
                 &format!("{id}.layout"),
@@ -257,20 +276,44 @@ impl ShaderLayer {
         }
     }
 
-    /// Reads, validates and compiles `file`; on success replaces the running
-    /// version, on failure reports and keeps it. Returns whether the
-    /// declared parameters changed.
-    fn load(&mut self, env: &LayerEnv<'_>, file: &str) -> bool {
-        let started = std::time::Instant::now();
+    /// Moves to `file`: at once where nothing plays yet (a preset being
+    /// staged needs its parameters), else on the compile thread while the
+    /// running program plays on. Returns whether the declared parameters
+    /// changed.
+    fn switch_to(&mut self, env: &LayerEnv<'_>, file: &str) -> bool {
         self.tried_file = Some(file.to_string());
-        self.watched = vec![file.to_string()];
+        if self.program.is_none() {
+            let (watched, source) = read_source(env.assets, file, &self.id);
+            return self.install(env, file, watched, source);
+        }
+        self.compiler.request(file);
+        false
+    }
+
+    /// Builds `source` (read from `file`) on the GPU; on success replaces
+    /// the running version, on failure reports and keeps it. Returns
+    /// whether the declared parameters changed.
+    fn install(
+        &mut self,
+        env: &LayerEnv<'_>,
+        file: &str,
+        watched: Vec<String>,
+        source: Result<Source, ShaderLayerError>,
+    ) -> bool {
+        let started = std::time::Instant::now();
+        self.watched = watched;
         let before = self.program.as_ref().map(|p| p.specs().to_vec());
-        match self.compile(env, file) {
+        match source.and_then(|source| self.build(env, file, source)) {
             Ok(program) => {
                 env.errors.clear(&self.id);
-                self.program = Some(program);
+                let replaced = self.program.replace(program);
+                // A program still on trial was never good: the one before
+                // it stays the one to come back to.
+                if self.trial.is_none() {
+                    self.trial = Some(replaced);
+                }
                 tracing::info!(
-                    "{}: loaded shaders/{file} in {:.1} ms",
+                    "{}: loaded shaders/{file}, built in {:.1} ms",
                     self.id,
                     started.elapsed().as_secs_f64() * 1e3
                 );
@@ -280,18 +323,21 @@ impl ShaderLayer {
         self.program.as_ref().map(|p| p.specs().to_vec()) != before
     }
 
-    fn compile(&mut self, env: &LayerEnv<'_>, file: &str) -> Result<Program, ShaderLayerError> {
-        if isf::is_isf(file) {
-            let source = IsfSource::read(env.assets, file, &self.id)?;
-            self.watched = source.watched.clone();
-            let program = env
-                .gpu
-                .scoped(&self.id, || IsfProgram::build(env, &self.id, source))?;
-            return Ok(Program::Isf(Box::new(program)));
-        }
-        let source = LayerSource::read(env.assets, file)?;
-        self.watched = source.composed.files().map(str::to_string).collect();
-        source.validate()?;
+    /// Builds a read source's pipelines and buffers.
+    fn build(
+        &self,
+        env: &LayerEnv<'_>,
+        file: &str,
+        source: Source,
+    ) -> Result<Program, ShaderLayerError> {
+        let source = match source {
+            Source::Isf(source) => {
+                let program =
+                    (env.gpu).scoped(&self.id, || IsfProgram::build(env, &self.id, *source))?;
+                return Ok(Program::Isf(Box::new(program)));
+            }
+            Source::Wgsl(source) => source,
+        };
         let LayerSource {
             params,
             block,
@@ -340,6 +386,36 @@ impl ShaderLayer {
     }
 }
 
+impl ShaderLayer {
+    /// Uploads this frame's uniforms of the running program (and sizes an
+    /// ISF program's pass buffers, which may be refused).
+    fn prepare_program(
+        &mut self,
+        env: &LayerEnv<'_>,
+        registry: &Registry,
+        clock: &Clock,
+        size: [u32; 2],
+    ) -> Result<(), IsfError> {
+        let compiled = match &mut self.program {
+            Some(Program::Isf(isf)) => return isf.prepare(env, registry, clock, size),
+            Some(Program::Wgsl(compiled)) => compiled,
+            None => return Ok(()),
+        };
+        // The scene as the prelude's `scene` and `scene_bodies` see it
+        // (ISF programs have no such bindings).
+        let (camera, camera_buffer, bodies_buffer) = &self.scene;
+        let look = camera.look(registry, clock.time, size);
+        (env.gpu.queue).write_buffer(camera_buffer, 0, bytemuck::bytes_of(&look));
+        let in_scene = (Mat4::IDENTITY, false);
+        let standing = bodies::block(&env.world.bodies(), in_scene, (0.0, 0.0), (0, false));
+        (env.gpu.queue).write_buffer(bodies_buffer, 0, &standing);
+        let names = compiled.fields.iter().map(String::as_str);
+        let bytes = compiled.block.bytes(names, registry);
+        (env.gpu.queue).write_buffer(&compiled.params_buffer, 0, &bytes);
+        Ok(())
+    }
+}
+
 impl Layer for ShaderLayer {
     fn kind(&self) -> &'static LayerKind {
         &KIND
@@ -364,7 +440,7 @@ impl Layer for ShaderLayer {
             .or(self.file.default.as_text())
             .unwrap_or_default()
             .to_string();
-        self.tried_file.as_deref() != Some(file.as_str()) && self.load(env, &file)
+        self.tried_file.as_deref() != Some(file.as_str()) && self.switch_to(env, &file)
     }
 
     fn prepare(
@@ -374,27 +450,32 @@ impl Layer for ShaderLayer {
         clock: &Clock,
         size: [u32; 2],
     ) -> bool {
-        let changed = self.declare(env, registry, clock);
-        match &mut self.program {
-            Some(Program::Isf(isf)) => isf.prepare(env, registry, clock, size),
-            Some(Program::Wgsl(compiled)) => {
-                // The scene as the prelude's `scene` and `scene_bodies` see it
-                // (ISF programs have no such bindings).
-                let (camera, camera_buffer, bodies_buffer) = &self.scene;
-                let look = camera.look(registry, clock.time, size);
-                (env.gpu.queue).write_buffer(camera_buffer, 0, bytemuck::bytes_of(&look));
-                let in_scene = (Mat4::IDENTITY, false);
-                let standing = bodies::block(&env.world.bodies(), in_scene, (0.0, 0.0), (0, false));
-                (env.gpu.queue).write_buffer(bodies_buffer, 0, &standing);
-                let names = compiled.fields.iter().map(String::as_str);
-                let bytes = compiled.block.bytes(names, registry);
-                env.gpu
-                    .queue
-                    .write_buffer(&compiled.params_buffer, 0, &bytes);
-            }
-            None => {}
+        // What the compile thread finished since the last frame (a file
+        // asked for below comes back on a later frame at the earliest).
+        let mut changed = false;
+        if let Some(done) = self.compiler.poll() {
+            let file = done.file;
+            let (watched, source) = done.result.unwrap_or_else(|| {
+                let failed = ShaderLayerError::Failed { file: file.clone() };
+                (vec![file.clone()], Err(failed))
+            });
+            changed |= self.install(env, &file, watched, source);
         }
-        changed
+        changed |= self.declare(env, registry, clock);
+        let Err(refused) = self.prepare_program(env, registry, clock, size) else {
+            self.trial = None;
+            return changed;
+        };
+        env.errors.report(&self.id, refused);
+        let Some(previous) = self.trial.take() else {
+            return changed;
+        };
+        // A new program its first frame refuses: the last good one plays on.
+        self.program = previous;
+        if let Err(again) = self.prepare_program(env, registry, clock, size) {
+            env.errors.report(&self.id, again);
+        }
+        true
     }
 
     fn reload(&mut self, env: &LayerEnv<'_>, changed: &[ChangedFile]) -> bool {
@@ -404,7 +485,7 @@ impl Layer for ShaderLayer {
         match (&self.tried_file, touched) {
             (Some(file), true) => {
                 let file = file.clone();
-                self.load(env, &file)
+                self.switch_to(env, &file)
             }
             _ => false,
         }

@@ -89,10 +89,10 @@ impl SkinnedKnobs {
     pub(super) fn structure(&self, registry: &Registry, assets: &Assets) -> Structure {
         let knobs = &self.structure;
         let model = knobs.model.target(registry);
-        let modified = model_path(assets, &model)
+        let modified = model_path(&model)
             .ok()
             .flatten()
-            .and_then(|p| std::fs::metadata(p).ok())
+            .and_then(|p| std::fs::symlink_metadata(assets.root().join(p)).ok())
             .and_then(|m| m.modified().ok());
         Structure {
             model,

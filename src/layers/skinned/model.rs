@@ -10,6 +10,7 @@ use glam::{Mat4, Quat, Vec3};
 
 use super::anim::Clip;
 use super::clips::read_clip;
+use crate::base::opener::{self, OpenError};
 
 /// Most joints a model may have (the bone buffer's size).
 pub const MAX_JOINTS: usize = 1024;
@@ -132,14 +133,10 @@ pub struct Model {
 /// Why a model could not be used; the running one stays.
 #[derive(Debug, thiserror::Error)]
 pub enum ModelError {
-    /// The file could not be read.
-    #[error("{file}: {reason}")]
-    Read {
-        /// The file.
-        file: String,
-        /// Why.
-        reason: std::io::Error,
-    },
+    /// The file (or a buffer beside it) could not be read: missing, a
+    /// link, a FIFO, a device.
+    #[error(transparent)]
+    Refused(#[from] OpenError),
     /// The file is larger than a model may be.
     #[error("{file}: {bytes} bytes; a model may be at most {MAX_MODEL_BYTES}")]
     TooLarge {
@@ -175,45 +172,63 @@ pub enum ModelError {
 }
 
 impl Model {
-    /// Reads a `.glb` or `.gltf` file. Buffers of a `.gltf` must be data
-    /// URIs or files in the same folder.
+    /// Reads a `.glb` or `.gltf` file at a path a person typed (or a
+    /// test's): the file and its buffers opened as [`Model::load_in`]
+    /// opens them inside its folder.
     pub fn load(path: &Path) -> Result<Self, ModelError> {
-        let file = path.display().to_string();
-        let bytes = std::fs::metadata(path)
-            .map_err(|reason| ModelError::Read {
+        let folder = path.parent().filter(|p| !p.as_os_str().is_empty());
+        let name = path.file_name().map(Path::new).unwrap_or(path);
+        Self::load_in(folder.unwrap_or(Path::new(".")), name)
+    }
+
+    /// Reads the `.glb` or `.gltf` file `relative` under `root` through
+    /// the opener (no link on the way, a plain file, within
+    /// [`MAX_MODEL_BYTES`]). Buffers of a `.gltf` must be data URIs or
+    /// plain files in the same folder, opened the same way.
+    pub fn load_in(root: &Path, relative: &Path) -> Result<Self, ModelError> {
+        let file = root.join(relative).display().to_string();
+        let data = opener::read(root, relative, MAX_MODEL_BYTES).map_err(|e| match e {
+            OpenError::TooLarge { bytes, .. } => ModelError::TooLarge {
                 file: file.clone(),
-                reason,
-            })?
-            .len();
-        if bytes > MAX_MODEL_BYTES {
-            return Err(ModelError::TooLarge { file, bytes });
-        }
-        let data = std::fs::read(path).map_err(|reason| ModelError::Read {
-            file: file.clone(),
-            reason,
+                bytes,
+            },
+            other => ModelError::Refused(other),
         })?;
         let gltf = gltf::Gltf::from_slice(&data).map_err(|reason| ModelError::Gltf {
             file: file.clone(),
             reason: Box::new(reason),
         })?;
+        let beside = relative.parent().unwrap_or(Path::new(""));
+        let mut external = 0u64;
         for buffer in gltf.document.buffers() {
             if let gltf::buffer::Source::Uri(uri) = buffer.source()
                 && !uri.starts_with("data:")
-                && (crate::base::inside_show(uri).is_err()
-                    || uri.contains('/')
-                    || uri.contains('\\'))
             {
-                return Err(ModelError::OutsideFolder {
-                    file,
-                    uri: uri.to_string(),
-                });
+                if crate::base::inside_show(uri).is_err() || uri.contains('/') || uri.contains('\\')
+                {
+                    return Err(ModelError::OutsideFolder {
+                        file,
+                        uri: uri.to_string(),
+                    });
+                }
+                // Looked at through the opener before gltf reads it: a
+                // plain file beside the model, all of them within the cap.
+                let opened = opener::open(root, &beside.join(uri), MAX_MODEL_BYTES)?;
+                external += opened.size;
+                if external > MAX_MODEL_BYTES {
+                    return Err(ModelError::TooLarge {
+                        file,
+                        bytes: external,
+                    });
+                }
             }
         }
-        let buffers = gltf::import_buffers(&gltf.document, path.parent(), gltf.blob.clone())
-            .map_err(|reason| ModelError::Gltf {
-                file: file.clone(),
-                reason: Box::new(reason),
-            })?;
+        let buffers =
+            gltf::import_buffers(&gltf.document, Some(&root.join(beside)), gltf.blob.clone())
+                .map_err(|reason| ModelError::Gltf {
+                    file: file.clone(),
+                    reason: Box::new(reason),
+                })?;
         from_document(&file, &gltf.document, &buffers)
     }
 

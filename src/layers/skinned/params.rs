@@ -11,7 +11,7 @@ use crate::engine::LayerError;
 use crate::engine::Preset;
 use crate::engine::camera::camera_params;
 use crate::params::ParamSpec;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 /// Growth parameters the skinned layer does not take from the colony's
@@ -135,13 +135,14 @@ pub(super) struct Structure {
     pub(super) modified: Option<SystemTime>,
 }
 
-/// Where model `name` lies in the show's `assets/` (none: the figure).
-pub(super) fn model_path(assets: &Assets, name: &str) -> Result<Option<PathBuf>, AssetError> {
+/// Where model `name` lies in the show's `assets/`, relative to the show
+/// folder (none: the figure); read through the opener from there.
+pub(super) fn model_path(name: &str) -> Result<Option<PathBuf>, AssetError> {
     if name.is_empty() {
         return Ok(None);
     }
     let relative = inside_show(name)?;
-    Ok(Some(assets.root().join("assets").join(relative)))
+    Ok(Some(Path::new("assets").join(relative)))
 }
 
 /// The parameters layer `id` of `preset` declares, found without a GPU:
@@ -158,8 +159,8 @@ pub(super) fn declared_params(
         .find(|p| p.name == name)
         .and_then(|p| p.value.as_str().map(str::to_string))
         .unwrap_or_default();
-    let clips = match model_path(assets, &model).map_err(SkinnedError::from)? {
-        Some(path) => Model::load(&path)
+    let clips = match model_path(&model).map_err(SkinnedError::from)? {
+        Some(path) => Model::load_in(assets.root(), &path)
             .and_then(Model::skinned)
             .map_err(SkinnedError::from)?
             .clips

@@ -20,8 +20,8 @@ pub(super) fn prepare(
     structure: Structure,
     seed: u64,
 ) -> Result<Prepared, SkinnedError> {
-    let model = match model_path(assets, &structure.model)? {
-        Some(path) => Model::load(&path)?.skinned()?,
+    let model = match model_path(&structure.model)? {
+        Some(path) => Model::load_in(assets.root(), &path)?.skinned()?,
         None => creature::figure(structure.detail),
     };
     let (points, bones) = attractions(&model, structure.attraction_count, structure.spacing, seed);

@@ -2,10 +2,12 @@
 //! and playlists (the folder listed again every two seconds, so a saved
 //! preset appears on a phone without a restart) and which are playing.
 
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use super::Show;
 use crate::base::Folder;
+use crate::base::opener::{self, Reading};
 use crate::control::Catalogue;
 
 /// How often the presets folder is listed again.
@@ -18,11 +20,13 @@ pub const FAVOURITES_FILE: &str = "ui/favourites.json";
 const MAX_FAVOURITES: usize = 1_024;
 const MAX_FAVOURITES_BYTES: usize = 64 << 10;
 
-/// The catalogue and when the folder was last listed.
+/// The catalogue, when the folder was last listed, and the favourites
+/// file being read (on a thread of its own: a frame never waits on it).
 #[derive(Debug, Default)]
 pub(super) struct CatalogueCache {
     pub(super) catalogue: Catalogue,
     listed: Option<Instant>,
+    favourites: Option<Reading>,
 }
 
 impl Show {
@@ -43,14 +47,48 @@ impl Show {
             };
             cache.catalogue.presets = names("");
             cache.catalogue.playlists = names("playlists/");
-            let path = self.assets.root().join(FAVOURITES_FILE);
-            cache.catalogue.favourites = std::fs::read_to_string(path)
-                .ok()
-                .filter(|text| checked_favourites(text).is_ok())
-                .unwrap_or_else(|| "[]".into());
+            if cache.favourites.is_none() {
+                cache.favourites = Some(Reading::start(
+                    self.assets.root().to_path_buf(),
+                    FAVOURITES_FILE.into(),
+                    MAX_FAVOURITES_BYTES as u64,
+                ));
+            }
+        }
+        if let Some(read) = cache.favourites.as_ref().and_then(Reading::finished) {
+            cache.favourites = None;
+            // No file is no favourites; anything else in the way (a link,
+            // a FIFO, a file too large or malformed) is said on screen
+            // and the page shows none.
+            let text = match read {
+                Err(error) if error.is_missing() => Ok("[]".to_string()),
+                Err(error) => Err(error.to_string()),
+                Ok(bytes) => String::from_utf8(bytes)
+                    .map_err(|_| format!("{FAVOURITES_FILE}: not UTF-8 text"))
+                    .and_then(|text| checked_favourites(&text).map(|_| text)),
+            };
+            match text {
+                Ok(text) => {
+                    self.errors.clear("favourites");
+                    cache.catalogue.favourites = text;
+                }
+                Err(why) => {
+                    self.errors.report("favourites", why);
+                    cache.catalogue.favourites = "[]".into();
+                }
+            }
         }
         cache.catalogue.preset = self.preset.clone();
         cache.catalogue.playlist = self.playlist.as_ref().map(|run| run.name.clone());
+    }
+}
+
+impl Show {
+    /// What control surfaces are offered now (presets, playlists, the
+    /// favourites as far as they have been read), brought up to date.
+    pub fn catalogue(&mut self) -> &Catalogue {
+        self.refresh_catalogue();
+        &self.catalogue.catalogue
     }
 }
 
@@ -75,15 +113,24 @@ impl Show {
     /// (`ui/favourites.json`), after checking them.
     pub(super) fn keep_favourites(&mut self, text: &str) -> Result<(), super::CommandError> {
         let list = checked_favourites(text).map_err(super::CommandError::Favourites)?;
-        let path = self.assets.root().join(FAVOURITES_FILE);
-        let written = serde_json::to_string_pretty(&list).unwrap_or_else(|_| "[]".into());
-        let saved = path
-            .parent()
-            .map_or(Ok(()), std::fs::create_dir_all)
-            .and_then(|()| std::fs::write(&path, &written));
+        // Pretty where that stays within what is read back.
+        let written = serde_json::to_string_pretty(&list)
+            .ok()
+            .filter(|text| text.len() <= MAX_FAVOURITES_BYTES)
+            .or_else(|| serde_json::to_string(&list).ok())
+            .unwrap_or_else(|| "[]".into());
+        // A read started before this write would bring the old list back.
+        self.catalogue.favourites = None;
+        // Through the opener: a link planted as the file (or a folder on
+        // its way) is refused, never written through.
+        let saved = opener::write(
+            self.assets.root(),
+            Path::new(FAVOURITES_FILE),
+            written.as_bytes(),
+            false,
+        );
         if let Err(error) = saved {
-            self.errors
-                .report("favourites", format!("{}: {error}", path.display()));
+            self.errors.report("favourites", error);
         }
         self.catalogue.catalogue.favourites = serde_json::to_string(&list).unwrap_or_default();
         Ok(())

@@ -43,7 +43,7 @@ pub enum CommandError {
     NoPresets,
     /// The learned mapping could not be written.
     #[error("cannot keep the learned mapping: {0}")]
-    KeepLearned(std::io::Error),
+    KeepLearned(crate::base::opener::OpenError),
     /// Favourites from the phone page that are not a list of addresses.
     #[error("{0}")]
     Favourites(String),
@@ -83,12 +83,8 @@ pub enum SaveError {
     /// The running show could not be written as TOML.
     #[error("cannot write the show as TOML: {0}")]
     Toml(#[from] toml::ser::Error),
-    /// The file could not be written.
-    #[error("writing {path}: {reason}")]
-    Write {
-        /// The file.
-        path: String,
-        /// Why.
-        reason: std::io::Error,
-    },
+    /// The file could not be written (or a link, a FIFO or a folder
+    /// stands in its place, or on its way).
+    #[error("not saved: {0}")]
+    Write(#[from] crate::base::opener::OpenError),
 }

@@ -262,11 +262,11 @@ impl Show {
 
     /// Makes the frames repeat bit for bit, run after run (`sylva render`,
     /// through `ShowOptions::exact`, before any preset or script loads):
-    /// clips and pictures in lockstep with show
-    /// time, the simulations' sums in an order that is the same on every
-    /// run and their workers waited for within the frame
-    /// ([`World::set_exact`]), and the script's `os.clock` and `os.time`
-    /// reading show time instead of the computer's clock.
+    /// clips and pictures in lockstep with show time, the simulations'
+    /// sums in an order that is the same on every run and their workers
+    /// waited for within the frame ([`World::set_exact`]), and the
+    /// script's `os.clock` and `os.time` reading show time instead of the
+    /// computer's clock.
     pub fn render_exactly(&mut self) {
         self.media_in_lockstep();
         self.world.set_exact(true);

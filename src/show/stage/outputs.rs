@@ -1,14 +1,19 @@
 //! The show's outputs file: chosen by name (`--outputs NAME`), its
 //! parameters registered, read again within a second of being saved (a
 //! malformed file is an error on screen and the outputs stay as they
-//! were), drawn after every frame, and written back by `save`.
+//! were), drawn after every frame, and written back by `save`. The file
+//! and its masks are read through the show folder's opener (no link, FIFO
+//! or device), and once the show runs on a thread of their own: a frame
+//! only builds what was read.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, TryRecvError, sync_channel};
 use std::time::{Duration, Instant, SystemTime};
 
 use super::Show;
+use crate::base::opener;
 use crate::base::{MAX_FILE_BYTES, inside_show};
-use crate::engine::outputs::{MappedOutputs, OutputsPlan, output_params};
+use crate::engine::outputs::{MappedOutputs, Mask, OutputsPlan, output_params, read_masks};
 use crate::params::{Source, Value};
 
 /// How often the outputs file is looked at for a save.
@@ -20,8 +25,12 @@ pub const OUTPUTS_FOLDER: &str = "outputs";
 /// The outputs file in use and what was made of it.
 pub(super) struct LiveOutputs {
     name: String,
-    path: PathBuf,
+    /// Where it is: the show folder and the name in it.
+    root: PathBuf,
+    relative: PathBuf,
     modified: Option<SystemTime>,
+    /// The saved file being read.
+    reading: Option<Receiver<Loaded>>,
     checked: Instant,
     mapped: Option<MappedOutputs>,
     /// Parameters its last good plan registered.
@@ -35,18 +44,53 @@ impl LiveOutputs {
     }
 }
 
-/// Reads and parses `path`, named `file` in messages.
-pub fn read_outputs(path: &std::path::Path, file: &str) -> Result<OutputsPlan, String> {
-    let size = std::fs::metadata(path)
-        .map_err(|e| format!("{file}: {e}"))?
-        .len();
-    if size > MAX_FILE_BYTES {
-        return Err(format!(
-            "{file}: {size} bytes, over the {MAX_FILE_BYTES} a show file may have"
-        ));
-    }
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{file}: {e}"))?;
+/// An outputs file read and the masks it names decoded: what a frame
+/// builds the outputs from.
+pub(super) struct Loaded {
+    plan: Result<OutputsPlan, String>,
+    masks: Vec<Mask>,
+}
+
+/// Reads and parses `relative` under the show folder `root` (named
+/// `file` in messages), through the opener.
+pub fn read_outputs(root: &Path, relative: &Path, file: &str) -> Result<OutputsPlan, String> {
+    let text =
+        opener::read_text(root, relative, MAX_FILE_BYTES).map_err(|e| format!("{file}: {e}"))?;
     OutputsPlan::parse(file, &text).map_err(|e| e.to_string())
+}
+
+/// Reads the outputs file and decodes its masks (slow for a large mask).
+fn read_loaded(root: &Path, relative: &Path, file: &str) -> Loaded {
+    let read = || {
+        let plan = read_outputs(root, relative, file);
+        let masks = plan.as_ref().map_or(Vec::new(), |p| read_masks(root, p));
+        Loaded { plan, masks }
+    };
+    std::panic::catch_unwind(read).unwrap_or_else(|_| Loaded {
+        plan: Err(format!("{file}: reading it failed")),
+        masks: Vec::new(),
+    })
+}
+
+/// Starts [`read_loaded`] on a thread of its own.
+fn read_behind(root: PathBuf, relative: PathBuf, file: String) -> Receiver<Loaded> {
+    let (send, loaded) = sync_channel(1);
+    let spawned = std::thread::Builder::new()
+        .name("sylva outputs".into())
+        .spawn(move || {
+            send.send(read_loaded(&root, &relative, &file)).ok();
+        });
+    if let Err(error) = spawned {
+        let (send, failed) = sync_channel(1);
+        let plan = Err(format!("no thread to read the outputs file: {error}"));
+        send.send(Loaded {
+            plan,
+            masks: Vec::new(),
+        })
+        .ok();
+        return failed;
+    }
+    loaded
 }
 
 impl Show {
@@ -55,8 +99,8 @@ impl Show {
     /// it had stay); it is read again when saved.
     pub fn use_outputs(&mut self, name: &str) {
         let file = format!("{OUTPUTS_FOLDER}/{}.toml", name.trim_end_matches(".toml"));
-        let path = match inside_show(&file) {
-            Ok(relative) => self.assets.root().join(relative),
+        let relative = match inside_show(&file) {
+            Ok(relative) => relative.to_path_buf(),
             Err(error) => {
                 self.errors.report("outputs", error);
                 return;
@@ -64,8 +108,10 @@ impl Show {
         };
         self.outputs = Some(LiveOutputs {
             name: name.trim_end_matches(".toml").to_string(),
-            path,
+            root: self.assets.root().to_path_buf(),
+            relative,
             modified: None,
+            reading: None,
             checked: Instant::now(),
             mapped: None,
             params: Vec::new(),
@@ -93,34 +139,62 @@ impl Show {
         self.outputs.as_ref().map(LiveOutputs::name)
     }
 
-    /// Reads the outputs file again if it was saved since.
+    /// Reads the outputs file again if it was saved since: on a thread of
+    /// its own, built by the frame that finds it read.
     pub(super) fn reload_saved_outputs(&mut self) {
         let Some(live) = self.outputs.as_mut() else {
             return;
         };
+        if let Some(reading) = &live.reading {
+            let loaded = match reading.try_recv() {
+                Ok(loaded) => loaded,
+                Err(TryRecvError::Empty) => return,
+                Err(TryRecvError::Disconnected) => Loaded {
+                    plan: Err("the outputs file's reader stopped".into()),
+                    masks: Vec::new(),
+                },
+            };
+            live.reading = None;
+            self.build_outputs(loaded);
+            return;
+        }
         if live.checked.elapsed() < RECHECK {
             return;
         }
         live.checked = Instant::now();
-        let modified = std::fs::metadata(&live.path)
-            .and_then(|m| m.modified())
-            .ok();
+        let modified = modified(&live.root.join(&live.relative));
         if modified != live.modified {
-            self.load_outputs();
+            live.modified = modified;
+            let file = format!("{OUTPUTS_FOLDER}/{}.toml", live.name);
+            let (root, relative) = (live.root.clone(), live.relative.clone());
+            live.reading = Some(read_behind(root, relative, file));
         }
     }
 
-    /// Reads the outputs file and builds its outputs; on failure the error
-    /// is on screen and the outputs it had stay.
+    /// Reads the outputs file and builds its outputs at once (as the show
+    /// starts).
     fn load_outputs(&mut self) {
         let Some(live) = self.outputs.as_mut() else {
             return;
         };
-        live.modified = std::fs::metadata(&live.path)
-            .and_then(|m| m.modified())
-            .ok();
+        live.modified = modified(&live.root.join(&live.relative));
         let file = format!("{OUTPUTS_FOLDER}/{}.toml", live.name);
-        let plan = match read_outputs(&live.path, &file) {
+        let loaded = read_loaded(&live.root, &live.relative, &file);
+        self.build_outputs(loaded);
+    }
+
+    /// Builds the outputs of a file read; on failure the error is on
+    /// screen and the outputs it had stay.
+    fn build_outputs(&mut self, loaded: Loaded) {
+        let Some(live) = self.outputs.as_mut() else {
+            return;
+        };
+        let file = format!("{OUTPUTS_FOLDER}/{}.toml", live.name);
+        let max_side = self.gpu.device.limits().max_texture_dimension_2d;
+        let plan = match loaded.plan.and_then(|plan| {
+            plan.fit_device(max_side).map_err(|e| e.to_string())?;
+            Ok(plan)
+        }) {
             Ok(plan) => plan,
             Err(error) => {
                 self.errors.report("outputs", error);
@@ -131,7 +205,7 @@ impl Show {
         let built = MappedOutputs::new(
             &self.gpu,
             &self.assets,
-            (&live.name, &plan),
+            (&live.name, &plan, &loaded.masks),
             self.output_format,
             &mut warnings,
         );
@@ -155,8 +229,10 @@ impl Show {
             let value = spec.default.clone();
             let name = spec.name.clone();
             self.registry.register(spec);
-            // The file, just read, is what the mapping is now.
-            if name != crate::engine::outputs::PATTERN {
+            // The file, just read, is what the mapping is now; the pattern
+            // and the scale the pace guard chose are the show's, not the
+            // file's.
+            if name != crate::engine::outputs::PATTERN && name != crate::engine::outputs::SCALE {
                 self.registry.set_now(&name, value, Source::Show).ok();
             }
         }
@@ -204,7 +280,8 @@ impl Show {
             .as_ref()
             .ok_or("the outputs file has not loaded")?;
         let file = format!("{OUTPUTS_FOLDER}/{}.toml", live.name);
-        let text = std::fs::read_to_string(&live.path).map_err(|e| format!("{file}: {e}"))?;
+        let text = opener::read_text(&live.root, &live.relative, MAX_FILE_BYTES)
+            .map_err(|e| format!("{file}: {e}"))?;
         let plan = OutputsPlan {
             file: file.clone(),
             outputs: mapped.current(&self.registry),
@@ -212,13 +289,12 @@ impl Show {
         let written = plan.write_back(&text).map_err(|e| format!("{file}: {e}"))?;
         OutputsPlan::parse(&file, &written)
             .map_err(|e| format!("not saved, it would not load: {e}"))?;
-        let partial = live.path.with_extension("toml.partial");
-        std::fs::write(&partial, &written)
-            .and_then(|()| std::fs::rename(&partial, &live.path))
+        // A new temporary file renamed over it, no link followed: a planted
+        // `.partial` or a link in the file's place cannot aim the write
+        // outside the show folder.
+        let path = opener::write(&live.root, &live.relative, written.as_bytes(), false)
             .map_err(|e| format!("writing {file}: {e}"))?;
-        live.modified = std::fs::metadata(&live.path)
-            .and_then(|m| m.modified())
-            .ok();
+        live.modified = modified(&path);
         tracing::info!("mapping saved to {file}");
         Ok(file)
     }
@@ -229,4 +305,11 @@ impl Show {
             .set(crate::engine::outputs::PATTERN, Value::Bool(on), Source::Ui)
             .ok();
     }
+}
+
+/// When the file at `path` was last written (not following a link).
+fn modified(path: &Path) -> Option<SystemTime> {
+    std::fs::symlink_metadata(path)
+        .and_then(|m| m.modified())
+        .ok()
 }

@@ -2,8 +2,11 @@
 //! swapped in with a crossfade) and saving the running show as one.
 
 use std::collections::HashMap;
+use std::path::Path;
 
 use super::*;
+use crate::base::MAX_FILE_BYTES;
+use crate::base::opener;
 use crate::engine::Preset;
 use crate::layers;
 use crate::params::Source;
@@ -241,17 +244,11 @@ impl Show {
     }
 
     pub(super) fn write_preset(&self, name: &str, text: &str) -> Result<(), SaveError> {
-        let path = self
-            .assets
-            .dir(Folder::Presets)
-            .join(format!("{name}.toml"));
-        path.parent()
-            .map_or(Ok(()), std::fs::create_dir_all)
-            .and_then(|()| std::fs::write(&path, text))
-            .map_err(|reason| SaveError::Write {
-                path: path.display().to_string(),
-                reason,
-            })?;
+        // Through the opener: a link planted as the preset (or a folder on
+        // its way) is refused, never written through.
+        let file = format!("{name}.toml");
+        let (dir, relative) = self.assets.place(Folder::Presets, Path::new(&file));
+        let path = opener::write(&dir, &relative, text.as_bytes(), false)?;
         tracing::info!("preset saved to {}", path.display());
         Ok(())
     }
@@ -336,7 +333,8 @@ fn read_preset(
     };
     let path = std::path::Path::new(name);
     if typed_by_person && name.ends_with(".toml") && path.is_file() {
-        let text = std::fs::read_to_string(path).map_err(|e| fail(e.to_string()))?;
+        let bytes = opener::read_typed(path, MAX_FILE_BYTES).map_err(|e| fail(e.to_string()))?;
+        let text = String::from_utf8(bytes).map_err(|_| fail("not UTF-8 text".into()))?;
         return Ok((name.to_string(), text));
     }
     let file = if name.ends_with(".toml") {

@@ -9,12 +9,16 @@
 //! `isf_vertShaderInit` — and the file's own text is rewritten where
 //! GLSL 1.x differs: `gl_FragColor`, `texture2D(…)`, `varying`, and
 //! `gl_FragCoord` counted from the bottom as in GL. The front end has
-//! panicked on real shaders, so translation runs under `catch_unwind`.
+//! panicked on real shaders, so translation runs under `catch_unwind`,
+//! on a deep stack, once the stage has passed [`bounds`]; what it makes is
+//! held to WGSL's own memory limits.
 
 use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
+use super::bounds;
 use super::header::{InputKind, IsfHeader};
+use crate::gpu::wgsl::check_memory;
 
 /// The fragment stage a `.fs` without a `.vs` gets.
 const DEFAULT_VERTEX: &str = "void main() {\n    isf_vertShaderInit();\n}\n";
@@ -355,36 +359,57 @@ pub(super) fn to_wgsl(
         line: line.saturating_sub(offset),
         message,
     };
-    let translated = catch_unwind(AssertUnwindSafe(|| {
-        let mut frontend = naga::front::glsl::Frontend::default();
-        let module = frontend
-            .parse(&naga::front::glsl::Options::from(stage), &source)
-            .map_err(|errors| {
-                let first = errors.errors.first();
-                let line = first
-                    .and_then(|e| e.location(&source))
+    // The bounds first, on the deep stack too: the preprocessor they run
+    // recurses into nested macro calls.
+    let translated = bounds::on_large_stack(|| {
+        if let Err((line, why)) = bounds::check(&source) {
+            return Some(Err(fail(line, why)));
+        }
+        catch_unwind(AssertUnwindSafe(|| {
+            let mut frontend = naga::front::glsl::Frontend::default();
+            let module = frontend
+                .parse(&naga::front::glsl::Options::from(stage), &source)
+                .map_err(|errors| {
+                    let first = errors.errors.first();
+                    let line = first
+                        .and_then(|e| e.location(&source))
+                        .map_or(0, |l| l.line_number as usize);
+                    let message =
+                        first.map_or_else(|| "does not parse".to_string(), |e| e.kind.to_string());
+                    fail(line, message)
+                })?;
+            let info = naga::valid::Validator::new(
+                naga::valid::ValidationFlags::all(),
+                naga::valid::Capabilities::empty(),
+            )
+            .validate(&module)
+            .map_err(|error| {
+                let line = error
+                    .location(&source)
                     .map_or(0, |l| l.line_number as usize);
-                let message =
-                    first.map_or_else(|| "does not parse".to_string(), |e| e.kind.to_string());
-                fail(line, message)
+                fail(line, with_causes(&error.into_inner()))
             })?;
-        let info = naga::valid::Validator::new(
-            naga::valid::ValidationFlags::all(),
-            naga::valid::Capabilities::empty(),
-        )
-        .validate(&module)
-        .map_err(|error| {
-            let line = error
-                .location(&source)
-                .map_or(0, |l| l.line_number as usize);
-            fail(line, with_causes(&error.into_inner()))
-        })?;
-        let wgsl =
-            naga::back::wgsl::write_string(&module, &info, naga::back::wgsl::WriterFlags::empty())
-                .map_err(|e| fail(0, e.to_string()))?;
-        Ok((module, wgsl))
-    }));
-    translated.unwrap_or_else(|_| Err(fail(0, "the GLSL translator failed on this file".into())))
+            let wgsl = naga::back::wgsl::write_string(
+                &module,
+                &info,
+                naga::back::wgsl::WriterFlags::empty(),
+            )
+            .map_err(|e| fail(0, e.to_string()))?;
+            Ok((module, wgsl))
+        }))
+        .ok()
+    });
+    let (module, wgsl) = match translated {
+        Some(Some(translated)) => translated?,
+        _ => return Err(fail(0, "the GLSL translator failed on this file".into())),
+    };
+    // What WGSL files are held to, which translation would pass by: a
+    // driver backs each invocation's arrays with scratch memory.
+    check_memory(&module).map_err(|(span, why)| {
+        let line = span.location(&source).line_number as usize;
+        fail(if span.is_defined() { line } else { 0 }, why)
+    })?;
+    Ok((module, wgsl))
 }
 
 /// An error and what caused it, as one line.

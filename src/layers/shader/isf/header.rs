@@ -11,6 +11,14 @@ use crate::params::ParamSpec;
 pub const MAX_PASSES: usize = 16;
 /// The most inputs one ISF shader may declare.
 pub const MAX_INPUTS: usize = 64;
+/// The most images one ISF shader may import.
+pub const MAX_IMPORTED: usize = 16;
+/// The most `VALUES` (and `LABELS`) one `long` input may list.
+pub const MAX_VALUES: usize = 256;
+/// The longest name (of an input, a pass buffer or an imported image).
+pub const MAX_NAME_CHARS: usize = 64;
+/// The longest label, and the longest size expression of a pass.
+pub const MAX_TEXT_CHARS: usize = 1024;
 
 /// One declared input.
 #[derive(Debug, Clone, PartialEq)]
@@ -107,6 +115,25 @@ pub fn parse(source: &str) -> Result<IsfHeader, IsfHeaderError> {
     })?;
     let at = |name: &str| body + text.find(&format!("\"{name}\"")).unwrap_or(0);
     let mut header = IsfHeader::default();
+    // Every list is counted before any of it is read, so a header of
+    // 100,000 inputs costs no more than one of 65.
+    let count = |key: &str| match json.get(key) {
+        Some(Json::Array(list)) => list.len(),
+        Some(Json::Object(map)) => map.len(),
+        _ => 0,
+    };
+    for (key, most) in [
+        ("INPUTS", MAX_INPUTS),
+        ("PASSES", MAX_PASSES),
+        ("IMPORTED", MAX_IMPORTED),
+    ] {
+        if count(key) > most {
+            return Err(fail(
+                at(key),
+                format!("more than {most} {}", key.to_lowercase()),
+            ));
+        }
+    }
     let inputs = json.get("INPUTS").and_then(Json::as_array);
     for input in inputs.into_iter().flatten() {
         let parsed = parse_input(input).map_err(|p| fail(at("INPUTS"), p))?;
@@ -118,21 +145,52 @@ pub fn parse(source: &str) -> Result<IsfHeader, IsfHeaderError> {
         }
         header.inputs.push(parsed);
     }
-    if header.inputs.len() > MAX_INPUTS {
-        return Err(fail(at("INPUTS"), format!("more than {MAX_INPUTS} inputs")));
-    }
     let passes = json.get("PASSES").and_then(Json::as_array);
     for pass in passes.into_iter().flatten() {
-        header.passes.push(parse_pass(pass));
+        let pass = parse_pass(pass).map_err(|p| fail(at("PASSES"), p))?;
+        sizes_read(&pass, &header.inputs).map_err(|p| fail(at("PASSES"), p))?;
+        header.passes.push(pass);
     }
     if header.passes.is_empty() {
         header.passes.push(IsfPass::default());
     }
-    if header.passes.len() > MAX_PASSES {
-        return Err(fail(at("PASSES"), format!("more than {MAX_PASSES} passes")));
-    }
     header.imported = imported(json.get("IMPORTED"));
+    if let Some((name, _)) = header
+        .imported
+        .iter()
+        .find(|(n, _)| n.len() > MAX_NAME_CHARS)
+    {
+        return Err(fail(
+            at("IMPORTED"),
+            too_long("an imported image's name", name),
+        ));
+    }
     Ok(header)
+}
+
+/// `what` (`text`) is longer than a header allows.
+fn too_long(what: &str, text: &str) -> String {
+    let shown: String = text.chars().take(24).collect();
+    format!("{what} {shown:?}… is longer than a header allows")
+}
+
+/// A pass's size expressions read, so a mistake in one is found when the
+/// file is (and by `sylva check`), not only each frame: the render's
+/// sides and the numeric inputs are the names they may use.
+fn sizes_read(pass: &IsfPass, inputs: &[IsfInput]) -> Result<(), String> {
+    let lookup = |name: &str| {
+        let numeric = |i: &&IsfInput| {
+            i.name == name && !matches!(i.kind, InputKind::Image | InputKind::Audio)
+        };
+        (matches!(name, "WIDTH" | "HEIGHT") || inputs.iter().any(|i| numeric(&i))).then_some(1.0)
+    };
+    for expression in [&pass.width, &pass.height].into_iter().flatten() {
+        if expression.chars().count() > MAX_TEXT_CHARS {
+            return Err(too_long("the size", expression));
+        }
+        super::size::evaluate(expression, &lookup)?;
+    }
+    Ok(())
 }
 
 /// The byte offset of 1-based `line`, `column` in `text`.
@@ -150,6 +208,9 @@ fn parse_input(input: &Json) -> Result<IsfInput, String> {
         .get("NAME")
         .and_then(Json::as_str)
         .ok_or("an input without a NAME")?;
+    if name.len() > MAX_NAME_CHARS {
+        return Err(too_long("input name", name));
+    }
     if !is_identifier(name) {
         return Err(format!("input name {name:?} is not a GLSL identifier"));
     }
@@ -160,6 +221,9 @@ fn parse_input(input: &Json) -> Result<IsfInput, String> {
         .and_then(Json::as_str)
         .unwrap_or_default()
         .to_string();
+    if description.chars().count() > MAX_TEXT_CHARS {
+        return Err(too_long(&format!("input {name:?}'s LABEL"), &description));
+    }
     let (kind, spec) = match kind_name {
         "float" => {
             let (min, max) = (number("MIN").unwrap_or(0.0), number("MAX").unwrap_or(1.0));
@@ -222,6 +286,12 @@ fn parse_input(input: &Json) -> Result<IsfInput, String> {
 /// A `long`: an enum over its LABELS (or VALUES) when it lists VALUES,
 /// else an int.
 fn long(input: &Json, name: &str, default: Option<f32>) -> Result<(InputKind, ParamSpec), String> {
+    for key in ["VALUES", "LABELS"] {
+        let listed = input.get(key).and_then(Json::as_array).map_or(0, Vec::len);
+        if listed > MAX_VALUES {
+            return Err(format!("input {name:?} lists more than {MAX_VALUES} {key}"));
+        }
+    }
     let values: Vec<i32> = input
         .get("VALUES")
         .and_then(Json::as_array)
@@ -251,6 +321,9 @@ fn long(input: &Json, name: &str, default: Option<f32>) -> Result<(InputKind, Pa
         .flatten()
         .filter_map(|l| l.as_str().map(str::to_string))
         .collect();
+    if let Some(label) = labels.iter().find(|l| l.chars().count() > MAX_TEXT_CHARS) {
+        return Err(too_long(&format!("input {name:?}'s label"), label));
+    }
     let mut options: Vec<String> = (0..values.len())
         .map(|i| {
             labels
@@ -274,20 +347,24 @@ fn long(input: &Json, name: &str, default: Option<f32>) -> Result<(InputKind, Pa
     ))
 }
 
-fn parse_pass(pass: &Json) -> IsfPass {
+fn parse_pass(pass: &Json) -> Result<IsfPass, String> {
     let text = |key: &str| match pass.get(key) {
         Some(Json::String(s)) => Some(s.clone()),
         Some(Json::Number(n)) => Some(n.to_string()),
         _ => None,
     };
-    IsfPass {
-        target: text("TARGET").filter(|t| is_identifier(t)),
+    let target = text("TARGET").filter(|t| is_identifier(t));
+    if let Some(target) = target.as_ref().filter(|t| t.len() > MAX_NAME_CHARS) {
+        return Err(too_long("a pass's TARGET", target));
+    }
+    Ok(IsfPass {
+        target,
         persistent: pass.get("PERSISTENT").is_some_and(truthy),
         float: pass.get("FLOAT").is_some_and(truthy),
         width: text("WIDTH"),
         height: text("HEIGHT"),
         channels: Vec::new(),
-    }
+    })
 }
 
 /// `IMPORTED` as an object of `{ "PATH": … }` by name, or an array of

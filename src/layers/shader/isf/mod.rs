@@ -6,8 +6,10 @@
 //! input becomes the parameter `<layer id>.<NAME>`; an image input is a
 //! texture input (`inputImage` shows the layers below by default).
 
+pub mod bounds;
 pub mod glsl;
 pub mod header;
+mod macros;
 pub mod program;
 pub mod shadertoy;
 pub mod size;
@@ -17,6 +19,10 @@ use crate::engine::inputs::still::{self, Picture};
 use crate::params::ParamSpec;
 use glsl::{TranslateError, Translated};
 use header::{IsfHeader, IsfHeaderError};
+
+/// Bytes one shader's imported images may take decoded, all together
+/// (each is held to `still`'s own limit as it decodes).
+pub const MAX_IMPORTED_BYTES: usize = 512 << 20;
 
 /// Why an ISF file could not be used; the running version stays.
 #[derive(Debug, thiserror::Error)]
@@ -51,6 +57,18 @@ pub enum IsfError {
     /// Its buffers could not be made.
     #[error(transparent)]
     Gpu(#[from] crate::gpu::BuildError),
+    /// Its pass buffers would take more than [`program::MAX_PASS_BYTES`].
+    #[error(
+        "{file}: its pass buffers would take {mib} MiB at this size; at most {} MiB \
+         (smaller WIDTH and HEIGHT, or fewer FLOAT passes)",
+        program::MAX_PASS_BYTES >> 20
+    )]
+    PassBuffers {
+        /// The file as shown.
+        file: String,
+        /// What they would take.
+        mib: u64,
+    },
 }
 
 /// An ISF file read, translated and its images loaded.
@@ -104,7 +122,7 @@ impl IsfSource {
             (&fragment.display, &vertex_display),
         )?;
         let folder = file.rsplit_once('/').map_or("", |(dir, _)| dir);
-        let mut imported = Vec::new();
+        let (mut imported, mut bytes) = (Vec::new(), 0);
         for (name, path) in &header.imported {
             let fail = |reason: String| IsfError::Imported {
                 file: fragment.display.clone(),
@@ -112,8 +130,18 @@ impl IsfSource {
                 reason,
             };
             let relative = inside_show(path).map_err(|e| fail(e.to_string()))?;
-            let on_disk = assets.dir(Folder::Shaders).join(folder).join(relative);
-            imported.push((name.clone(), still::decode(&on_disk).map_err(fail)?));
+            // Through the show folder's opener: a plain file, no link.
+            let imported_file = std::path::Path::new(folder).join(relative);
+            let (dir, imported_file) = assets.place(Folder::Shaders, &imported_file);
+            let picture = still::decode_in(&dir, &imported_file).map_err(fail)?;
+            bytes += picture.rgba.len();
+            if bytes > MAX_IMPORTED_BYTES {
+                let most = MAX_IMPORTED_BYTES >> 20;
+                return Err(fail(format!(
+                    "the imported images take more than {most} MiB"
+                )));
+            }
+            imported.push((name.clone(), picture));
         }
         let specs = specs_of(&header, id);
         let mut watched = vec![file.to_string()];

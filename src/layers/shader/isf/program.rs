@@ -21,6 +21,10 @@ use crate::params::{ParamSpec, Registry, Value};
 
 /// Bands of the sound analysis an `audioFFT` input shows.
 const AUDIO_BANDS: u32 = 16;
+/// Bytes all of one shader's pass buffers may take, both copies of each:
+/// three float buffers at 4K fit; three at 8192² (3.2 GB, 0.1 fps on a
+/// software adapter) do not.
+pub const MAX_PASS_BYTES: u64 = 512 << 20;
 
 /// A pass buffer: two copies, the one last written is `current`.
 struct PassBuffer {
@@ -40,6 +44,8 @@ struct PassPlan {
 /// A compiled ISF shader.
 pub struct IsfProgram {
     id: String,
+    /// The `.fs` or `.glsl` file as shown, for errors.
+    file: String,
     header: IsfHeader,
     /// The layer's parameters, full names.
     pub specs: Vec<ParamSpec>,
@@ -137,6 +143,7 @@ impl IsfProgram {
             .collect();
         Ok(Self {
             id: id.to_string(),
+            file: source.file,
             params,
             sources: channel_sources(&header),
             specs: source.specs,
@@ -158,25 +165,69 @@ impl IsfProgram {
     }
 
     /// Sizes the pass buffers for a render of `size`, plans the passes and
-    /// uploads their uniforms.
+    /// uploads their uniforms. Buffers that would pass [`MAX_PASS_BYTES`]
+    /// or that the device refuses are not made: the passes run at the sizes
+    /// their buffers have, and the error comes back.
     pub fn prepare(
         &mut self,
         env: &LayerEnv<'_>,
         registry: &Registry,
         clock: &Clock,
         size: [u32; 2],
-    ) {
-        let sizes = self.pass_sizes(env, registry, size);
-        let passes = self.header.passes.clone();
-        for (pass, pass_size) in passes.iter().zip(&sizes) {
-            if let Some(target) = &pass.target {
-                self.ensure_buffer(env.gpu, target, *pass_size, pass.float);
+    ) -> Result<(), IsfError> {
+        let mut sizes = self.pass_sizes(env, registry, size);
+        let made = self.ensure_buffers(env.gpu, &sizes);
+        // A pass draws at its buffer's size, whatever its expression says
+        // (another pass drawing into it first, or a size refused).
+        for (pass, pass_size) in self.header.passes.iter().zip(sizes.iter_mut()) {
+            if let Some(buffer) = pass.target.as_ref().and_then(|t| self.buffers.get(t)) {
+                let t = &buffer.copies[0].texture;
+                *pass_size = [t.width(), t.height()];
             }
         }
         self.plan();
         self.write_uniforms(env.gpu, registry, clock, &sizes);
         self.write_audio(env.gpu, registry);
         self.frames = self.frames.wrapping_add(1);
+        made
+    }
+
+    /// Makes each pass buffer at the size of the first pass drawing into
+    /// it, all of them within [`MAX_PASS_BYTES`] (counted before any is
+    /// made) and inside an error scope.
+    fn ensure_buffers(&mut self, gpu: &Gpu, sizes: &[[u32; 2]]) -> Result<(), IsfError> {
+        let most = gpu.device.limits().max_texture_dimension_2d;
+        let mut wanted: Vec<(&str, [u32; 2], bool)> = Vec::new();
+        for (pass, size) in self.header.passes.iter().zip(sizes) {
+            if let Some(target) = &pass.target
+                && !wanted.iter().any(|(name, ..)| name == target)
+            {
+                wanted.push((target, size.map(|s| s.clamp(1, most)), pass.float));
+            }
+        }
+        let bytes: u64 = (wanted.iter())
+            .map(|(_, [w, h], float)| {
+                2 * u64::from(*w) * u64::from(*h) * if *float { 8 } else { 4 }
+            })
+            .sum();
+        if bytes > MAX_PASS_BYTES {
+            return Err(IsfError::PassBuffers {
+                file: self.file.clone(),
+                mib: bytes.div_ceil(1 << 20),
+            });
+        }
+        let mut made = Vec::new();
+        for (name, size, float) in wanted {
+            let fits = self.buffers.get(name).is_some_and(|b| {
+                let t = &b.copies[0].texture;
+                [t.width(), t.height()] == size
+            });
+            if !fits {
+                made.push((name.to_string(), self.make_buffer(gpu, name, size, float)?));
+            }
+        }
+        self.buffers.extend(made);
+        Ok(())
     }
 
     /// Each pass's size for a render of `size` (the render's where its
@@ -203,30 +254,28 @@ impl IsfProgram {
         sizes
     }
 
-    /// Makes buffer `name` at `size`, again when the size changed.
-    fn ensure_buffer(&mut self, gpu: &Gpu, name: &str, size: [u32; 2], float: bool) {
-        let fits = self.buffers.get(name).is_some_and(|b| {
-            let t = &b.copies[0].texture;
-            [t.width(), t.height()] == size
-        });
-        if fits {
-            return;
-        }
+    /// Buffer `name` at `size`, made inside an error scope, so one the
+    /// device cannot hold is an error and no buffer.
+    fn make_buffer(
+        &self,
+        gpu: &Gpu,
+        name: &str,
+        size: [u32; 2],
+        float: bool,
+    ) -> Result<PassBuffer, IsfError> {
         let format = if float {
             wgpu::TextureFormat::Rgba16Float
         } else {
             wgpu::TextureFormat::Rgba8Unorm
         };
-        let copy = |i: usize| {
-            RenderTarget::new(&gpu.device, &format!("{}.{name}{i}", self.id), size, format)
-        };
-        self.buffers.insert(
-            name.to_string(),
-            PassBuffer {
+        let label = format!("{}.{name}", self.id);
+        let copy = |i: usize| RenderTarget::new(&gpu.device, &format!("{label}{i}"), size, format);
+        gpu.scoped(&label, || {
+            Ok(PassBuffer {
                 copies: [copy(0), copy(1)],
                 current: 0,
-            },
-        );
+            })
+        })
     }
 
     /// Which copy each pass reads and writes: a pass writes the copy its

@@ -6,6 +6,8 @@
 
 /// The largest side a pass's buffer may have.
 pub const MAX_SIDE: u32 = 8192;
+/// How deep an expression may nest: brackets, calls and signs.
+pub const MAX_DEPTH: u32 = 64;
 
 /// Evaluates `expression`, looking `$names` up in `lookup`.
 pub fn evaluate(expression: &str, lookup: &dyn Fn(&str) -> Option<f64>) -> Result<f64, String> {
@@ -92,18 +94,29 @@ impl Parser<'_> {
         }
     }
 
+    /// Signs, read in a loop (50,000 `-` once overflowed the stack by
+    /// recursion), then what they apply to.
     fn unary(&mut self) -> Result<f64, String> {
-        if self.eat(b'-') {
-            return Ok(-self.unary()?);
+        let (mut negative, mut signs) = (false, 0);
+        loop {
+            if self.eat(b'-') {
+                negative = !negative;
+            } else if !self.eat(b'+') {
+                break;
+            }
+            signs += 1;
+            if self.depth + signs > MAX_DEPTH {
+                return Err(too_deep());
+            }
         }
-        self.eat(b'+');
-        self.atom()
+        let value = self.atom()?;
+        Ok(if negative { -value } else { value })
     }
 
     fn atom(&mut self) -> Result<f64, String> {
         self.depth += 1;
-        if self.depth > 64 {
-            return Err("the size expression nests too deeply".into());
+        if self.depth > MAX_DEPTH {
+            return Err(too_deep());
         }
         let value = self.atom_inner();
         self.depth -= 1;
@@ -170,6 +183,10 @@ impl Parser<'_> {
     }
 }
 
+fn too_deep() -> String {
+    format!("the size expression nests more than {MAX_DEPTH} deep")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -194,5 +211,12 @@ mod tests {
         assert!(value("exp(2)").is_err());
         assert!(side(Some("1/0 - 1/0"), 10, &lookup).is_err());
         assert!(value(&"(".repeat(1000)).is_err());
+        assert_eq!(value("- - -+-1"), Ok(1.0));
+        for signs in ["-", "+", "- ", "-+"] {
+            let deep = format!("{}$WIDTH", signs.repeat(50_000));
+            assert!(value(&deep).is_err_and(|e| e.contains("nests more than 64")));
+        }
+        let mixed = format!("{}1{}", "-(".repeat(70), ")".repeat(70));
+        assert!(value(&mixed).is_err());
     }
 }
