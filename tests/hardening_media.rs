@@ -20,22 +20,10 @@ use sylva::show::Show;
 use crate::hardening_files::mkfifo;
 use crate::support::{self, Checked};
 
-/// A show whose one layer passes its texture input through.
+/// A show whose one layer passes its texture input through, starting
+/// with `below`, and an output for its frames.
 fn media_show(name: &str) -> (PathBuf, Show, RenderTarget) {
-    let preset = "layers = [\"shader.through\"]\n[params]\n\"shader.through.file\" = \"shader/through.wgsl\"\n\"shader.through.picture\" = \"below\"\n";
-    let shader = "// @param picture texture below \"What is shown\"\n\
-                  @fragment\n\
-                  fn fs_main(in: FullscreenVertex) -> @location(0) vec4<f32> {\n\
-                  \x20   return sample_picture(in.uv);\n}\n";
-    let root = support::show_folder(
-        name,
-        &[
-            ("presets/media.toml", preset),
-            ("shaders/shader/through.wgsl", shader),
-        ],
-    );
-    std::fs::create_dir_all(root.join("media")).checked("making media/");
-    let show = support::show(root.clone(), "media", OUTPUT_FORMAT);
+    let (root, show) = crate::media::media_show(name, "below");
     let output = RenderTarget::new(&show.gpu.device, "media.output", [8, 8], OUTPUT_FORMAT);
     (root, show, output)
 }

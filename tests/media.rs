@@ -26,7 +26,7 @@ const SIDE: u32 = 8;
 
 /// A show whose one layer passes its texture input through, starting
 /// with `source`.
-fn media_show(name: &str, source: &str) -> (PathBuf, Show) {
+pub(crate) fn media_show(name: &str, source: &str) -> (PathBuf, Show) {
     let preset = format!(
         "layers = [\"shader.through\"]\n[params]\n\"shader.through.file\" = \"shader/through.wgsl\"\n\"shader.through.picture\" = \"{source}\"\n"
     );

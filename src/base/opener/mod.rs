@@ -350,6 +350,28 @@ fn temporary(name: &OsStr) -> OsString {
     temp
 }
 
+/// The first temporary name beside `name` that `create` makes new (it
+/// fails with `AlreadyExists` on a name taken), tried
+/// [`TEMPORARY_TRIES`] times: each platform's exclusive create, one
+/// retry.
+fn create_temporary<T>(
+    name: &OsStr,
+    shown: &str,
+    mut create: impl FnMut(OsString) -> Result<T, OpenError>,
+) -> Result<T, OpenError> {
+    for _ in 0..TEMPORARY_TRIES {
+        match create(temporary(name)) {
+            Err(OpenError::Io { reason, .. })
+                if reason.kind() == std::io::ErrorKind::AlreadyExists => {}
+            made => return made,
+        }
+    }
+    Err(io_error(
+        shown,
+        std::io::Error::other("no free name for a temporary file beside it"),
+    ))
+}
+
 fn io_error(path: &str, reason: std::io::Error) -> OpenError {
     if reason.kind() == std::io::ErrorKind::NotFound {
         OpenError::Missing {

@@ -7,7 +7,7 @@ use std::fs::File;
 use std::io::{ErrorKind, Write};
 use std::path::{Path, PathBuf};
 
-use super::{Kind, OpenError, TEMPORARY_TRIES, io_error, refused, temporary};
+use super::{Kind, OpenError, create_temporary, io_error, refused};
 
 /// Opens the file `names` leads to under `root`, for reading.
 pub(super) fn open(root: &Path, names: &[&OsStr], shown: &str) -> Result<File, OpenError> {
@@ -59,22 +59,15 @@ pub(super) fn write(
 }
 
 fn create_new(dir: &Path, name: &OsStr, shown: &str) -> Result<(PathBuf, File), OpenError> {
-    for _ in 0..TEMPORARY_TRIES {
-        let temp = dir.join(temporary(name));
-        match std::fs::OpenOptions::new()
+    create_temporary(name, shown, |temp| {
+        let temp = dir.join(temp);
+        std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
             .open(&temp)
-        {
-            Ok(file) => return Ok((temp, file)),
-            Err(error) if error.kind() == ErrorKind::AlreadyExists => {}
-            Err(error) => return Err(io_error(shown, error)),
-        }
-    }
-    Err(io_error(
-        shown,
-        std::io::Error::other("no free name for a temporary file beside it"),
-    ))
+            .map(|file| (temp, file))
+            .map_err(|error| io_error(shown, error))
+    })
 }
 
 /// The folder `names` leads to under `root`, each step no link.

@@ -12,7 +12,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
-use super::{Kind, OpenError, TEMPORARY_TRIES, io_error, refused, temporary};
+use super::{Kind, OpenError, create_temporary, io_error, refused};
 
 /// Opens the file `names` leads to under `root`, for reading.
 pub(super) fn open(root: &Path, names: &[&OsStr], shown: &str) -> Result<File, OpenError> {
@@ -66,18 +66,11 @@ pub(super) fn write(
 /// file, never through a link).
 fn create_new(dir: &OwnedFd, name: &OsStr, shown: &str) -> Result<(CString, File), OpenError> {
     let flags = libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_NOCTTY;
-    for _ in 0..TEMPORARY_TRIES {
-        let temp = c_name(&temporary(name), shown)?;
-        match open_at(dir, &temp, flags, 0o644) {
-            Ok(fd) => return Ok((temp, File::from(fd))),
-            Err(error) if error.kind() == ErrorKind::AlreadyExists => {}
-            Err(error) => return Err(io_error(shown, error)),
-        }
-    }
-    Err(io_error(
-        shown,
-        std::io::Error::other("no free name for a temporary file beside it"),
-    ))
+    create_temporary(name, shown, |temp| {
+        let temp = c_name(&temp, shown)?;
+        let fd = open_at(dir, &temp, flags, 0o644).map_err(|error| io_error(shown, error))?;
+        Ok((temp, File::from(fd)))
+    })
 }
 
 /// The folder `names` leads to under `root`, each step no link; missing
