@@ -406,6 +406,7 @@ fn buttons_step_through_presets_and_saved_mappings_take_effect() {
             .checked("pressing a pad");
         rig.frame();
         rig.frame();
+        rig.until("the preset comes on", |rig| rig.show.arriving().is_none());
     };
     press(&mut rig, 36);
     assert_eq!(rig.show.preset(), Some("b"));

@@ -473,3 +473,53 @@ fn a_new_file_compiles_off_the_frame_thread_while_the_last_good_one_plays() {
         support::error_messages(&show)
     );
 }
+
+#[test]
+fn a_preset_staged_over_the_network_reads_its_shaders_while_the_show_plays() {
+    let mut picture = Vec::new();
+    let blue = image::RgbaImage::from_pixel(1024, 1024, image::Rgba([0, 0, 255, 255]));
+    image::DynamicImage::ImageRgba8(blue)
+        .write_to(
+            &mut std::io::Cursor::new(&mut picture),
+            image::ImageFormat::Png,
+        )
+        .checked("encoding the picture");
+    let imported = isf(
+        ", \"IMPORTED\": { \"pic\": { \"PATH\": \"pic.png\" } }",
+        "gl_FragColor = vec4(IMG_NORM_PIXEL(pic, vec2(0.5)).rgb, 1.0);",
+    );
+    let red = solid("1.0, 0.0, 0.0");
+    let files = [
+        ("shaders/isf/red.fs", red.as_str()),
+        ("shaders/isf/imported.fs", imported.as_str()),
+        (
+            "presets/pic.toml",
+            "layers = [\"shader.fx\"]\n[params]\n\"shader.fx.file\" = \"isf/imported.fs\"\n",
+        ),
+    ];
+    let mut show = running("hardening_staging", "red.fs", &files);
+    let root = support::out_dir().join("hardening_staging");
+    std::fs::write(root.join("shaders/isf/pic.png"), &picture).checked("writing the picture");
+    assert!(near(frame(&mut show), [1.0, 0.0, 0.0]), "red plays");
+
+    // Asked for as a network peer or a playlist asks: the call and the
+    // next frame do not wait for the picture to decode.
+    show.load_show_preset("pic").checked("staging the preset");
+    assert_eq!(show.arriving(), Some("pic"));
+    assert!(
+        near(frame(&mut show), [1.0, 0.0, 0.0]),
+        "the running preset plays while the next one's picture decodes"
+    );
+    assert_eq!(show.preset(), Some("fx"));
+    frames_until(&mut show, "the staged preset", |show, t| {
+        show.preset() == Some("pic") && near(t, [0.0, 0.0, 1.0])
+    });
+    assert_eq!(show.arriving(), None);
+
+    // A newer request overtakes one still on its way; the last one wins.
+    show.load_show_preset("pic").checked("staging it again");
+    show.load_show_preset("fx").checked("overtaking it");
+    frames_until(&mut show, "the last preset asked for", |show, t| {
+        show.preset() == Some("fx") && show.arriving().is_none() && near(t, [1.0, 0.0, 0.0])
+    });
+}

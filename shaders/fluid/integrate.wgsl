@@ -1,5 +1,6 @@
 // SPH stage 4, run by the force stage for each particle once its
-// acceleration is known: symplectic Euler back into set A, with sinks,
+// acceleration is known (and by the large-step solver's last stage once
+// its position is): symplectic Euler back into set A, with sinks,
 // emitters, the bodies other layers move (pushed out, given their
 // velocity), the container and NaN guards: nothing leaves the tank or
 // stays broken.
@@ -26,15 +27,26 @@ const RAIN_SPEED: f32 = 0.3;
 
 // Particle `s`, at `before` moving at `velocity` before this substep, under `a`.
 fn integrate_particle(s: u32, before: vec4<f32>, velocity: vec3<f32>, a: vec3<f32>) {
-    // A fresh random stream every substep (the frame's seed alone would
-    // make each substep of a frame pick the same particles).
-    let stream = params.seed ^ (substeps[0] * 2654435761u);
     var x = before;
     var v = velocity;
     if x.w != 0.0 {
         v += a * params.dt;
         x = vec4<f32>(x.xyz + v * params.dt, 1.0);
     }
+    settle_particle(s, x, v, 0.0);
+}
+
+// Particle `s`, moved to `moved` at velocity `velocity` by the substep,
+// met by the rain map, sinks, emitters, bodies and walls, stored in set
+// A; its lists are rebuilt if it will be `ahead` seconds of its velocity
+// farther than their skin from where they were built (the large-step
+// solver's lists are built around where the next substep predicts it).
+fn settle_particle(s: u32, moved: vec4<f32>, velocity: vec3<f32>, ahead: f32) {
+    // A fresh random stream every substep (the frame's seed alone would
+    // make each substep of a frame pick the same particles).
+    let stream = params.seed ^ (substeps[0] * 2654435761u);
+    var x = moved;
+    var v = velocity;
     // Water falling within half a smoothing length of the floor (where the
     // wall's push slows it) lands there as rain, once each substep it is
     // still falling; the floor spans the rain map (a flat tank: a line
@@ -95,9 +107,9 @@ fn integrate_particle(s: u32, before: vec4<f32>, velocity: vec3<f32>, a: vec3<f3
     // build and poured since has empty lists and is on no other's until the
     // next rebuild.
     let built = anchor[s];
-    let moved = x.xyz - built.xyz;
+    let away = x.xyz + ahead * v - built.xyz;
     let half_skin = 0.5 * SKIN * params.h;
-    if (dot(moved, moved) > half_skin * half_skin) & (built.w != 0.0) & (x.w != 0.0) {
+    if (dot(away, away) > half_skin * half_skin) & (built.w != 0.0) & (x.w != 0.0) {
         plan.displaced = 1u;
     }
 }

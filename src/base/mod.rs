@@ -1,7 +1,7 @@
 //! The foundation every other tier stands on, importing nothing of
 //! sylva's: the show folder's files, the one opener they are read and
 //! written through, and their watcher; the child processes the show
-//! owns; the clock and who leads its tempo, the seeded random numbers,
+//! owns and the worker that keeps slow reads off the frame; the clock and who leads its tempo, the seeded random numbers,
 //! debounced rebuilds, the error log the performer reads and the repeats
 //! it holds back, threads that restart after a panic, and the name a
 //! person meant.
@@ -9,6 +9,7 @@
 pub mod child;
 pub mod clock;
 pub mod files;
+pub mod latest;
 pub mod nearest;
 pub mod opener;
 pub mod rebuild;

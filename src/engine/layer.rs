@@ -104,10 +104,19 @@ pub trait Layer {
     /// Reads what decides the layer's parameters (a shader layer's file
     /// and its header, a skinned layer's model and its clips) while its
     /// preset is staged, before the frame that
-    /// puts it on stage prepares it once. Returns true when
+    /// puts it on stage prepares it once, or starts reading it off the
+    /// frame thread (see [`Layer::settled`]). Returns true when
     /// [`Layer::params`] changed. Most kinds declare theirs up front.
     fn declare(&mut self, _env: &LayerEnv<'_>, _registry: &Registry, _clock: &Clock) -> bool {
         false
+    }
+
+    /// While its preset is staged (`registry` the staged values): takes in
+    /// what [`Layer::declare`] started off the frame thread, and says
+    /// whether all of it is in (the preset comes on stage once every
+    /// layer's is, the running one playing meanwhile).
+    fn settled(&mut self, _env: &LayerEnv<'_>, _registry: &Registry, _clock: &Clock) -> bool {
+        true
     }
 
     /// The CPU work of a frame, before anything is recorded: react to

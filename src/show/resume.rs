@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Show;
 use super::playlist::{PlaylistPlace, PlaylistRun};
-use super::stage::CommandError;
+use super::stage::{Arrival, CommandError};
 use crate::base::opener;
 use crate::engine::{toml_of, toml_value};
 use crate::params::Source;
@@ -155,11 +155,11 @@ impl Show {
             self.playlist = Some(run);
             self.playlist_update = None;
             self.entry_script = entry.script.clone();
-            self.load_show_preset_fading(&entry.preset, Some(0.0))?;
+            self.load_show_preset_arriving(&entry.preset, Some(0.0), Arrival::Now)?;
         } else if let Some(preset) = &state.preset {
             self.clock.time = state.time;
             self.clock.beats = state.beats;
-            self.load_show_preset_fading(preset, Some(0.0))?;
+            self.load_show_preset_arriving(preset, Some(0.0), Arrival::Now)?;
         }
         if let Some(outputs) = &state.outputs
             && self.outputs_name().is_none()

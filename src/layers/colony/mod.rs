@@ -27,6 +27,7 @@ use knobs::{BranchKnobs, GrowthKnobs, StructureKnobs};
 use sim::ColonySim;
 
 use crate::base::clock::Clock;
+use crate::base::latest::Latest;
 use crate::base::{Assets, ChangedFile, inside_show};
 use crate::engine::camera::{OrbitCamera, camera_params};
 use crate::engine::simulation::{Running, SimulationCore};
@@ -149,6 +150,17 @@ impl Structure {
     }
 }
 
+/// Attraction points and their mean spacing, or why there are none.
+type Attractions = Result<(Vec<[f32; 3]>, Option<f32>), CloudError>;
+
+/// The points `structure` grows into (its seed `seed`), with their mean
+/// nearest spacing: both slow for a large cloud, so any thread may.
+fn attractions(structure: &Structure, assets: &Assets, seed: u64) -> Attractions {
+    let points = structure.points(assets, seed)?;
+    let spacing = spacing::mean_nearest(&points);
+    Ok((points, spacing))
+}
+
 /// Grows the colony layer `id` of the running preset for `steps`
 /// iterations, each new segment reaching full length in one iteration (the
 /// fastest growth the algorithm allows), into the points of `attractors` if given
@@ -241,6 +253,9 @@ impl Running for Grown {
 /// The colony layer.
 pub struct ColonyLayer {
     core: SimulationCore<Grown, BranchRenderer, Structure>,
+    /// Attraction points read from a file off the frame thread (a 64 MiB
+    /// cloud takes seconds to parse), for the structure and seed asked.
+    reading: Latest<(Structure, u64), Attractions>,
     /// How far a regrowing colony has faded (1 = not at all).
     fade: f32,
     /// Its parameters, named once.
@@ -292,31 +307,35 @@ impl ColonyKnobs {
 impl ColonyLayer {
     /// A colony for id `colony` or `colony.<name>`; it grows on the first frame.
     pub fn new(id: &str, env: &LayerEnv<'_>) -> Self {
+        let assets = env.assets.clone();
         Self {
             core: SimulationCore::new(id, &["colony/"], env),
+            reading: Latest::new(&format!("{id} points"), move |(structure, seed)| {
+                attractions(structure, &assets, *seed)
+            }),
             fade: 1.0,
             knobs: ColonyKnobs::new(id),
         }
     }
 
-    /// Builds a colony from the registry's structure at `time`.
+    /// Builds a colony of `structure` into `points` (spaced `spacing`
+    /// apart) at `time`.
     fn build(
         &self,
         env: &LayerEnv<'_>,
         registry: &Registry,
+        structure: Structure,
+        (points, spacing): (Vec<[f32; 3]>, Option<f32>),
         time: f64,
     ) -> Result<Grown, ColonyError> {
         let id = &self.core.id;
         let seed = self.core.seed;
-        let structure = Structure::from(registry, &self.knobs.structure);
         let fits = |what: &str, count: u32| {
             let what = format!("{id}.{what} {count}");
             env.gpu.check_storage(&what, u64::from(count) * 16)
         };
         fits("node_capacity", structure.capacity)?;
         fits("attraction_count", structure.attraction_count)?;
-        let points = structure.points(env.assets, seed)?;
-        let spacing = spacing::mean_nearest(&points);
         let growth = &self.knobs.growth;
         let params = growth.step_params(
             registry,
@@ -355,7 +374,30 @@ impl ColonyLayer {
         }
         let structure = Structure::from(registry, &self.knobs.structure);
         if self.core.due(&structure, time) {
-            let built = self.build(env, registry, time);
+            // A shape's points are made at once; a file's are read off the
+            // frame thread, the running colony growing on meanwhile (but
+            // in an exact render, which waits for nothing to be late).
+            if structure.attractors.is_empty() || env.world.exact() {
+                let points = attractions(&structure, env.assets, self.core.seed);
+                let built = points
+                    .map_err(ColonyError::from)
+                    .and_then(|points| self.build(env, registry, structure, points, time));
+                self.core.start(env, built);
+            } else {
+                self.reading.request((structure, self.core.seed));
+            }
+        }
+        if let Some(read) = self.reading.poll() {
+            let (structure, _) = read.request;
+            let points = read.result.unwrap_or_else(|| {
+                Err(CloudError::Format {
+                    path: structure.attractors.clone(),
+                    problem: "reading it failed",
+                })
+            });
+            let built = points
+                .map_err(ColonyError::from)
+                .and_then(|points| self.build(env, registry, structure, points, time));
             self.core.start(env, built);
         }
         1.0 - fading as f32

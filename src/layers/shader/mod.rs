@@ -6,7 +6,6 @@
 //! side by side as `shader.<name>`, each from `shaders/shader/<name>.wgsl`
 //! unless `<id>.file` names another file.
 
-mod compiler;
 pub mod header;
 pub mod isf;
 mod params_block;
@@ -17,6 +16,7 @@ pub use params_block::ParamsBlock;
 pub use header::{HeaderError, HeaderParam};
 
 use crate::base::clock::Clock;
+use crate::base::latest::Latest;
 use crate::base::{AssetError, Assets, ChangedFile, Folder};
 use crate::engine::Preset;
 use crate::engine::bodies::{self, BODIES_BYTES};
@@ -29,7 +29,6 @@ use crate::gpu::bindings::{Slot, bind, layout, linear_sampler, uniform_buffer};
 use crate::gpu::wgsl::{Composed, Composer, ShaderError};
 use crate::gpu::{BuildError, FullscreenPipeline, GpuProfiler, HDR_FORMAT, clear_view};
 use crate::params::{ParamSpec, Registry};
-use compiler::Compiler;
 use glam::Mat4;
 use isf::program::IsfProgram;
 use isf::{IsfError, IsfSource};
@@ -227,7 +226,7 @@ pub struct ShaderLayer {
     watched: Vec<String>,
     program: Option<Program>,
     /// Compiles a file while the running program plays.
-    compiler: Compiler<Compile>,
+    compiler: Latest<String, Compile>,
     /// While the newest program has not prepared a frame: the one it
     /// replaced, which comes back if that frame refuses it (pass buffers
     /// too large).
@@ -252,7 +251,9 @@ impl ShaderLayer {
             tried_file: None,
             watched: Vec::new(),
             program: None,
-            compiler: Compiler::new(id, move |file| read_source(&assets, file, &layer)),
+            compiler: Latest::new(&format!("{id} compile"), move |file: &String| {
+                read_source(&assets, file, &layer)
+            }),
             trial: None,
             layout: layout(
                 device,
@@ -276,18 +277,26 @@ impl ShaderLayer {
         }
     }
 
-    /// Moves to `file`: at once where nothing plays yet (a preset being
-    /// staged needs its parameters), else on the compile thread while the
-    /// running program plays on. Returns whether the declared parameters
-    /// changed.
-    fn switch_to(&mut self, env: &LayerEnv<'_>, file: &str) -> bool {
+    /// Moves to `file` on the compile thread, while the running program
+    /// (if any) plays on; the program comes in with the frame that finds
+    /// it compiled, or, for a preset being staged, with [`Layer::settled`].
+    fn switch_to(&mut self, file: &str) {
         self.tried_file = Some(file.to_string());
-        if self.program.is_none() {
-            let (watched, source) = read_source(env.assets, file, &self.id);
-            return self.install(env, file, watched, source);
-        }
-        self.compiler.request(file);
-        false
+        self.compiler.request(file.to_string());
+    }
+
+    /// Installs what the compile thread finished since the last look.
+    /// Returns whether the declared parameters changed.
+    fn collect(&mut self, env: &LayerEnv<'_>) -> bool {
+        let Some(done) = self.compiler.poll() else {
+            return false;
+        };
+        let file = done.request;
+        let (watched, source) = done.result.unwrap_or_else(|| {
+            let failed = ShaderLayerError::Failed { file: file.clone() };
+            (vec![file.clone()], Err(failed))
+        });
+        self.install(env, &file, watched, source)
     }
 
     /// Builds `source` (read from `file`) on the GPU; on success replaces
@@ -434,13 +443,21 @@ impl Layer for ShaderLayer {
         std::iter::once(self.file.clone()).chain(declared).collect()
     }
 
-    fn declare(&mut self, env: &LayerEnv<'_>, registry: &Registry, _clock: &Clock) -> bool {
+    fn declare(&mut self, _env: &LayerEnv<'_>, registry: &Registry, _clock: &Clock) -> bool {
         let file = registry
             .text(&self.file.name)
             .or(self.file.default.as_text())
             .unwrap_or_default()
             .to_string();
-        self.tried_file.as_deref() != Some(file.as_str()) && self.switch_to(env, &file)
+        if self.tried_file.as_deref() != Some(file.as_str()) {
+            self.switch_to(&file);
+        }
+        false
+    }
+
+    fn settled(&mut self, env: &LayerEnv<'_>, _registry: &Registry, _clock: &Clock) -> bool {
+        self.collect(env);
+        !self.compiler.pending()
     }
 
     fn prepare(
@@ -452,15 +469,7 @@ impl Layer for ShaderLayer {
     ) -> bool {
         // What the compile thread finished since the last frame (a file
         // asked for below comes back on a later frame at the earliest).
-        let mut changed = false;
-        if let Some(done) = self.compiler.poll() {
-            let file = done.file;
-            let (watched, source) = done.result.unwrap_or_else(|| {
-                let failed = ShaderLayerError::Failed { file: file.clone() };
-                (vec![file.clone()], Err(failed))
-            });
-            changed |= self.install(env, &file, watched, source);
-        }
+        let mut changed = self.collect(env);
         changed |= self.declare(env, registry, clock);
         let Err(refused) = self.prepare_program(env, registry, clock, size) else {
             self.trial = None;
@@ -478,17 +487,14 @@ impl Layer for ShaderLayer {
         true
     }
 
-    fn reload(&mut self, env: &LayerEnv<'_>, changed: &[ChangedFile]) -> bool {
+    fn reload(&mut self, _env: &LayerEnv<'_>, changed: &[ChangedFile]) -> bool {
         let touched = changed
             .iter()
             .any(|c| c.folder == Folder::Shaders && self.watched.contains(&c.name));
-        match (&self.tried_file, touched) {
-            (Some(file), true) => {
-                let file = file.clone();
-                self.switch_to(env, &file)
-            }
-            _ => false,
+        if let (Some(file), true) = (self.tried_file.clone(), touched) {
+            self.switch_to(&file);
         }
+        false
     }
 
     fn encode(

@@ -31,6 +31,7 @@ use super::colony::draw::{BranchRenderer, NodeTransform};
 use super::colony::sim::ColonySim;
 use super::colony::spacing;
 use crate::base::clock::Clock;
+use crate::base::latest::Latest;
 use crate::base::{AssetError, Assets, ChangedFile};
 use crate::engine::simulation::{Drawer, Running, Simulation, SimulationCore};
 use crate::engine::world::Capsule;
@@ -48,7 +49,7 @@ use model::{Model, ModelError};
 pub use params::skinned_params;
 use params::{Structure, declared_params};
 use player::Player;
-use preparation::{Preparation, Prepared, prepare};
+use preparation::{Prepared, prepare};
 use skin_gpu::SkinGpu;
 
 /// The hook that places nodes by their bones.
@@ -216,7 +217,7 @@ pub struct SkinnedLayer {
     core: SimulationCore<Character, SkinnedDrawer, Structure>,
     clips: Option<Vec<String>>,
     fade: f32,
-    preparing: Option<Preparation>,
+    preparing: Latest<(Structure, u64), Result<Prepared, SkinnedError>>,
     /// Its parameters, named once.
     knobs: SkinnedKnobs,
 }
@@ -229,7 +230,12 @@ impl SkinnedLayer {
             clips: None,
             fade: 1.0,
             knobs: SkinnedKnobs::new(id),
-            preparing: None,
+            preparing: {
+                let assets = env.assets.clone();
+                Latest::new(&format!("{id} prepare"), move |(structure, seed)| {
+                    prepare(&assets, structure, *seed)
+                })
+            },
         }
     }
 
@@ -340,28 +346,27 @@ impl SkinnedLayer {
             .unwrap_or(0.0);
         // Faded out: a new growth is prepared (once, however long the
         // worker takes).
-        if fading >= 1.0 && self.preparing.is_none() {
+        if fading >= 1.0 && !self.preparing.pending() {
             self.core.reseed(0);
         }
         self.fade = 1.0 - fading as f32;
         let structure = self.knobs.structure(registry, env.assets);
         if self.core.due(&structure, time) {
             let seed = self.core.seed;
-            // The first character is made at once, so the preset that
-            // names its clip finds the clip's parameter; in a render every
-            // one is, so it lands on the same frame each time.
-            if self.core.running.is_none() || env.world.exact() {
-                let prepared = prepare(env.assets, structure, seed);
+            // In a render every character is made at once, so it lands
+            // on the same frame each time; else on a worker while the
+            // running one plays on (the first while its preset is staged:
+            // see `settled`).
+            if env.world.exact() {
+                let prepared = prepare(env.assets, &structure, seed);
                 self.start(env, registry, prepared, time);
             } else {
-                // Later ones (a new model, count or regrowth) are prepared
-                // on a worker while the running one plays on.
-                self.preparing = Some(Preparation::spawn(env.assets.clone(), structure, seed));
+                self.preparing.request((structure, seed));
             }
         }
-        if let Some(prepared) = self.preparing.as_ref().and_then(Preparation::finished) {
-            self.preparing = None;
-            self.start(env, registry, prepared, time);
+        if let Some(prepared) = self.preparing.poll() {
+            let result = prepared.result.unwrap_or(Err(SkinnedError::Panicked));
+            self.start(env, registry, result, time);
         }
         let clips: Option<Vec<String>> = self
             .core
@@ -431,6 +436,11 @@ impl Layer for SkinnedLayer {
         self.core.running.is_none()
             && self.core.enabled(registry)
             && self.maintain(env, registry, clock.time)
+    }
+
+    fn settled(&mut self, env: &LayerEnv<'_>, registry: &Registry, clock: &Clock) -> bool {
+        self.declare(env, registry, clock);
+        !self.preparing.pending()
     }
 
     fn prepare(

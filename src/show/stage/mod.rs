@@ -13,6 +13,7 @@ mod presets;
 
 pub use errors::{CommandError, SaveError, ShowError};
 pub use outputs::{OUTPUTS_FOLDER, read_outputs};
+pub(crate) use presets::Arrival;
 
 use std::collections::{BTreeSet, VecDeque};
 use std::sync::Arc;
@@ -104,6 +105,8 @@ pub struct Show {
     watcher: Option<ShowWatcher>,
     learn_request: Option<String>,
     pending: PendingRequests,
+    /// The preset on its way to the stage, if any.
+    staging: Option<presets::Staging>,
     presets_loaded: u64,
     last_save: Option<Instant>,
     in_flight: VecDeque<wgpu::SubmissionIndex>,
@@ -185,6 +188,7 @@ impl Show {
             watcher: None,
             learn_request: None,
             pending: PendingRequests::default(),
+            staging: None,
             presets_loaded: 0,
             last_save: None,
             in_flight: VecDeque::new(),
@@ -392,14 +396,10 @@ impl Show {
             .iter()
             .any(|c| c.folder == Folder::Presets && Some(&c.name) == preset_file.as_ref());
         if let (true, Some(name)) = (preset_saved, self.preset.clone()) {
-            let started = std::time::Instant::now();
             match self.load_show_preset(&name) {
                 Ok(()) => {
                     self.errors.clear("preset");
-                    tracing::info!(
-                        "preset {name} reloaded in {:.1} ms",
-                        started.elapsed().as_secs_f64() * 1e3
-                    );
+                    tracing::info!("preset {name} saved: reloading it");
                 }
                 Err(error) => self.errors.report("preset", error.to_string()),
             }
@@ -516,6 +516,7 @@ impl Show {
     /// (beats to the script), the modulations added.
     fn tick(&mut self, dt: f32) {
         self.carry_out_requests();
+        self.advance_staging();
         self.apply_file_changes();
         self.reload_saved_outputs();
         self.advance_playlist();

@@ -1,8 +1,10 @@
-//! The show loading presets (staged off the registry, validated, then
-//! swapped in with a crossfade) and saving the running show as one.
+//! The show loading presets (staged off the registry while their layers
+//! read their files off the frame thread, validated, then swapped in with
+//! a crossfade) and saving the running show as one.
 
 use std::collections::HashMap;
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 use super::*;
 use crate::base::MAX_FILE_BYTES;
@@ -11,6 +13,30 @@ use crate::engine::Preset;
 use crate::layers;
 use crate::params::Source;
 use crate::show::save_name;
+
+/// A preset on its way to the stage: its layers read and translate their
+/// files off the frame thread (a shader importing an 8192² picture took
+/// 1.5 s) while the running show plays on; it comes on stage with the
+/// first frame that finds every layer's files in.
+pub(super) struct Staging {
+    name: String,
+    preset: Preset,
+    layers: Vec<Box<dyn Layer>>,
+    registry: Registry,
+    layer_params: HashMap<String, Vec<String>>,
+    fade: Option<f32>,
+    since: Instant,
+}
+
+/// Whether a load waits for its preset's layers or lets the show play on.
+#[derive(Clone, Copy, PartialEq)]
+pub(crate) enum Arrival {
+    /// Before this call returns (a start, a render, a resume, a person's
+    /// command line): the next frame is the preset's.
+    Now,
+    /// With a later frame (the network, a script, a playlist, a save).
+    WhenReady,
+}
 
 impl Show {
     /// Loads preset `name` (`presets/<name>.toml`) from the show folder or
@@ -22,7 +48,8 @@ impl Show {
     }
 
     /// Loads a preset named by a script or the network: only names inside
-    /// the show folder's presets.
+    /// the show folder's presets. It comes on stage once its files are
+    /// read (a render's, at once).
     pub fn load_show_preset(&mut self, name: &str) -> Result<(), PresetError> {
         self.load_show_preset_fading(name, None)
     }
@@ -33,9 +60,30 @@ impl Show {
         name: &str,
         fade: Option<f32>,
     ) -> Result<(), PresetError> {
+        // A render waits, to stay the same frame for frame; so does a show
+        // with nothing on stage, which has nothing to play meanwhile.
+        let arrival = if self.world.exact() || self.stack.layers.is_empty() {
+            Arrival::Now
+        } else {
+            Arrival::WhenReady
+        };
+        self.load_show_preset_arriving(name, fade, arrival)
+    }
+
+    /// The same, arriving as `arrival` says.
+    pub(crate) fn load_show_preset_arriving(
+        &mut self,
+        name: &str,
+        fade: Option<f32>,
+        arrival: Arrival,
+    ) -> Result<(), PresetError> {
         let (file, text) = read_preset(&self.assets, name, false)?;
         let preset = Preset::parse(&file, &text)?;
-        self.apply_preset_fading(name, &preset, fade)
+        self.stage(name, &preset, fade)?;
+        match arrival {
+            Arrival::Now => self.arrive_now(),
+            Arrival::WhenReady => Ok(()),
+        }
     }
 
     /// Builds the preset's layers and parameter values aside and swaps them
@@ -57,7 +105,91 @@ impl Show {
         preset: &Preset,
         fade: Option<f32>,
     ) -> Result<(), PresetError> {
-        let (layers, mut registry, layer_params) = self.stage_preset(preset)?;
+        self.stage(name, preset, fade)?;
+        self.arrive_now()
+    }
+
+    /// Starts staging `preset`, in place of one still on its way.
+    fn stage(&mut self, name: &str, preset: &Preset, fade: Option<f32>) -> Result<(), PresetError> {
+        let (layers, registry, layer_params) = self.stage_preset(preset)?;
+        if let Some(overtaken) = self.staging.take() {
+            tracing::info!(
+                "preset {} overtaken by {name} before it came on",
+                overtaken.name
+            );
+        }
+        self.staging = Some(Staging {
+            name: name.to_string(),
+            preset: preset.clone(),
+            layers,
+            registry,
+            layer_params,
+            fade,
+            since: Instant::now(),
+        });
+        Ok(())
+    }
+
+    /// Waits for the staged preset's layers and brings it on.
+    fn arrive_now(&mut self) -> Result<(), PresetError> {
+        while !self.staged_ready() {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        self.bring_on_staged()
+    }
+
+    /// Each frame: brings the staged preset on once its layers are ready;
+    /// a preset that fails then is reported, and the show plays on.
+    pub(super) fn advance_staging(&mut self) {
+        if self.staged_ready()
+            && let Err(error) = self.bring_on_staged()
+        {
+            self.errors.report("preset", error.to_string());
+        }
+    }
+
+    /// Whether every layer of the staged preset has its files in (false
+    /// with nothing staged).
+    fn staged_ready(&mut self) -> bool {
+        let env = LayerEnv {
+            gpu: &self.gpu,
+            assets: &self.assets,
+            errors: &self.errors,
+            seed: self.seed,
+            world: &self.world,
+        };
+        let clock = &self.clock;
+        self.staging.as_mut().is_some_and(|staging| {
+            // Every layer takes in what it has, not only up to the first
+            // that is still waiting.
+            let registry = &staging.registry;
+            let settled = (staging.layers.iter_mut()).map(|l| l.settled(&env, registry, clock));
+            settled.fold(true, |all, one| all && one)
+        })
+    }
+
+    /// Puts the staged preset on stage, its values applied to the
+    /// parameters its layers declared, cutting or crossfading.
+    fn bring_on_staged(&mut self) -> Result<(), PresetError> {
+        let Some(staging) = self.staging.take() else {
+            return Ok(());
+        };
+        let Staging {
+            name,
+            preset,
+            layers,
+            mut registry,
+            mut layer_params,
+            fade,
+            since,
+        } = staging;
+        for layer in &layers {
+            sync_params(layer.as_ref(), &mut registry, &mut layer_params);
+        }
+        // What the performer did to the show's own section while the
+        // preset was on its way, unless the preset sets it.
+        carry_show_wide(&self.registry, &mut registry);
+        preset.apply(&mut registry)?;
         let seconds = fade
             .unwrap_or_else(|| self.registry.float("master.crossfade"))
             .clamp(0.0, 600.0);
@@ -88,13 +220,14 @@ impl Show {
                 false
             }
         };
-        self.preset = Some(name.to_string());
+        self.preset = Some(name.clone());
         self.presets_loaded += 1;
         self.preset_mappings = preset.mappings.clone();
         self.mappings
             .load(&self.assets, &self.preset_mappings, &self.errors);
         tracing::info!(
-            "preset {name} loaded: {} layers{}",
+            "preset {name} loaded in {:.0} ms: {} layers{}",
+            since.elapsed().as_secs_f64() * 1e3,
             self.stack.layers.len(),
             if fading {
                 format!(", crossfading over {seconds} s")
@@ -103,7 +236,7 @@ impl Show {
             }
         );
         self.start_script(preset.script.as_deref());
-        self.dispatch(&ScriptEvent::Preset(name.to_string()));
+        self.dispatch(&ScriptEvent::Preset(name));
         Ok(())
     }
 
@@ -142,12 +275,7 @@ impl Show {
         // keeps its values unless the preset sets them; the audio section
         // belongs to the sound.
         let mut registry = Registry::new();
-        for (spec, value) in self.registry.iter().filter(|(s, _)| show_wide(&s.name)) {
-            registry.register(spec.clone());
-            registry
-                .set_now(&spec.name, value.clone(), Source::Show)
-                .ok();
-        }
+        carry_show_wide(&self.registry, &mut registry);
         // The scene's camera belongs to the preset (and glides from the
         // last one's in a crossfade, as layer parameters do).
         for spec in crate::engine::world::scene_params() {
@@ -173,7 +301,6 @@ impl Show {
             layer.declare(&env, &registry, &self.clock);
             sync_params(layer.as_ref(), &mut registry, &mut layer_params);
         }
-        preset.apply(&mut registry)?;
         Ok((layers, registry, layer_params))
     }
 
@@ -262,6 +389,12 @@ impl Show {
     pub fn preset(&self) -> Option<&str> {
         self.preset.as_deref()
     }
+
+    /// The preset on its way to the stage, its layers still reading their
+    /// files, if any.
+    pub fn arriving(&self) -> Option<&str> {
+        self.staging.as_ref().map(|staging| staging.name.as_str())
+    }
 }
 
 /// Starts every continuous parameter `incoming` shares with `outgoing` (but
@@ -292,6 +425,17 @@ fn glide_shared(outgoing: &Registry, incoming: &mut Registry, seconds: f32) {
         if !glides {
             tracing::debug!("{name} cuts to {to} instead of gliding");
         }
+    }
+}
+
+/// Registers `from`'s show-wide parameters (see [`show_wide`]) in `to`
+/// at their values now.
+fn carry_show_wide(from: &Registry, to: &mut Registry) {
+    for (spec, value) in from.iter().filter(|(s, _)| show_wide(&s.name)) {
+        if !to.contains(&spec.name) {
+            to.register(spec.clone());
+        }
+        to.set_now(&spec.name, value.clone(), Source::Show).ok();
     }
 }
 
