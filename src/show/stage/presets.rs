@@ -163,8 +163,10 @@ impl Show {
             // Every layer takes in what it has, not only up to the first
             // that is still waiting.
             let registry = &staging.registry;
-            let settled = (staging.layers.iter_mut()).map(|l| l.settled(&env, registry, clock));
-            settled.fold(true, |all, one| all && one)
+            let settled: Vec<bool> = (staging.layers.iter_mut())
+                .map(|l| l.settled(&env, registry, clock))
+                .collect();
+            settled.iter().all(|one| *one)
         })
     }
 
