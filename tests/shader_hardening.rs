@@ -360,6 +360,24 @@ fn frames_until(show: &mut Show, what: &str, done: impl Fn(&Show, [f32; 4]) -> b
     }
 }
 
+/// A blue PNG `side` pixels square, and an ISF that imports it as
+/// `pic.png` and draws its colour.
+fn blue_import(side: u32) -> (Vec<u8>, String) {
+    let mut picture = Vec::new();
+    let blue = image::RgbaImage::from_pixel(side, side, image::Rgba([0, 0, 255, 255]));
+    image::DynamicImage::ImageRgba8(blue)
+        .write_to(
+            &mut std::io::Cursor::new(&mut picture),
+            image::ImageFormat::Png,
+        )
+        .checked("encoding the picture");
+    let imported = isf(
+        ", \"IMPORTED\": { \"pic\": { \"PATH\": \"pic.png\" } }",
+        "gl_FragColor = vec4(IMG_NORM_PIXEL(pic, vec2(0.5)).rgb, 1.0);",
+    );
+    (picture, imported)
+}
+
 fn switch(show: &mut Show, file: &str) {
     (show.registry)
         .set_now("shader.fx.file", Value::Text(file.into()), Source::Ui)
@@ -417,18 +435,7 @@ fn pass_buffers_over_the_budget_are_refused_and_the_last_good_shader_plays() {
 
 #[test]
 fn a_new_file_compiles_off_the_frame_thread_while_the_last_good_one_plays() {
-    let mut picture = Vec::new();
-    let blue = image::RgbaImage::from_pixel(256, 256, image::Rgba([0, 0, 255, 255]));
-    image::DynamicImage::ImageRgba8(blue)
-        .write_to(
-            &mut std::io::Cursor::new(&mut picture),
-            image::ImageFormat::Png,
-        )
-        .checked("encoding the picture");
-    let imported = isf(
-        ", \"IMPORTED\": { \"pic\": { \"PATH\": \"pic.png\" } }",
-        "gl_FragColor = vec4(IMG_NORM_PIXEL(pic, vec2(0.5)).rgb, 1.0);",
-    );
+    let (picture, imported) = blue_import(256);
     let (red, green) = (solid("1.0, 0.0, 0.0"), solid("0.0, 1.0, 0.0"));
     let files = [
         ("shaders/isf/red.fs", red.as_str()),
@@ -476,18 +483,7 @@ fn a_new_file_compiles_off_the_frame_thread_while_the_last_good_one_plays() {
 
 #[test]
 fn a_preset_staged_over_the_network_reads_its_shaders_while_the_show_plays() {
-    let mut picture = Vec::new();
-    let blue = image::RgbaImage::from_pixel(1024, 1024, image::Rgba([0, 0, 255, 255]));
-    image::DynamicImage::ImageRgba8(blue)
-        .write_to(
-            &mut std::io::Cursor::new(&mut picture),
-            image::ImageFormat::Png,
-        )
-        .checked("encoding the picture");
-    let imported = isf(
-        ", \"IMPORTED\": { \"pic\": { \"PATH\": \"pic.png\" } }",
-        "gl_FragColor = vec4(IMG_NORM_PIXEL(pic, vec2(0.5)).rgb, 1.0);",
-    );
+    let (picture, imported) = blue_import(1024);
     let red = solid("1.0, 0.0, 0.0");
     let files = [
         ("shaders/isf/red.fs", red.as_str()),

@@ -318,16 +318,17 @@ impl ColonyLayer {
         }
     }
 
-    /// Builds a colony of `structure` into `points` (spaced `spacing`
-    /// apart) at `time`.
+    /// Builds a colony of `structure` into the attraction points made for
+    /// it at `time`.
     fn build(
         &self,
         env: &LayerEnv<'_>,
         registry: &Registry,
         structure: Structure,
-        (points, spacing): (Vec<[f32; 3]>, Option<f32>),
+        attractions: Attractions,
         time: f64,
     ) -> Result<Grown, ColonyError> {
+        let (points, spacing) = attractions?;
         let id = &self.core.id;
         let seed = self.core.seed;
         let fits = |what: &str, count: u32| {
@@ -379,9 +380,7 @@ impl ColonyLayer {
             // in an exact render, which waits for nothing to be late).
             if structure.attractors.is_empty() || env.world.exact() {
                 let points = attractions(&structure, env.assets, self.core.seed);
-                let built = points
-                    .map_err(ColonyError::from)
-                    .and_then(|points| self.build(env, registry, structure, points, time));
+                let built = self.build(env, registry, structure, points, time);
                 self.core.start(env, built);
             } else {
                 self.reading.request((structure, self.core.seed));
@@ -395,9 +394,7 @@ impl ColonyLayer {
                     problem: "reading it failed",
                 })
             });
-            let built = points
-                .map_err(ColonyError::from)
-                .and_then(|points| self.build(env, registry, structure, points, time));
+            let built = self.build(env, registry, structure, points, time);
             self.core.start(env, built);
         }
         1.0 - fading as f32
