@@ -1,5 +1,6 @@
 // SPH stage 2: density (Poly6, the particle itself and its mirrors
-// included) and Tait pressure, LANES threads to a particle. A substep that
+// included) and Tait pressure, or the large-step solver's multiplier
+// (`pressure_or_lambda`), LANES threads to a particle. A substep that
 // rebuilds the lists walks the grid and lists on the way every particle
 // within the lists' reach (`LISTED` in fluid.wgsl); one that reuses them
 // sums over those.
@@ -9,6 +10,11 @@
 @group(0) @binding(0) var<uniform> params: FluidParams;
 @group(0) @binding(1) var<uniform> grid: Grid;
 @group(0) @binding(4) var<storage, read> position_b: array<vec4<f32>>;
+// The large-step solver's iterations read positions from set A and correct
+// them into set B (fluid/pbf_correct.wgsl): its density stage copies each
+// particle's position across on the way (the weakly compressible one
+// leaves it alone).
+@group(0) @binding(2) var<storage, read_write> position_copy: array<vec4<f32>>;
 @group(0) @binding(6) var<storage, read_write> density: array<vec2<f32>>;
 @group(0) @binding(8) var<storage, read> grid_starts: array<u32>;
 @group(0) @binding(18) var<storage, read_write> listed: array<u32>;
@@ -184,10 +190,13 @@ fn compute_density(
     if !walker.live | walker.lane != 0u {
         return;
     }
+    if SOLVER == PBF {
+        position_copy[walker.particle] = me;
+    }
     if me.w == 0.0 {
         density[walker.particle] = vec2<f32>(params.rest_density, 0.0);
         return;
     }
     let rho = max(params.mass * params.kernel.x * sum, 1e-6);
-    density[walker.particle] = vec2<f32>(rho, tait_pressure(params, rho));
+    density[walker.particle] = vec2<f32>(rho, pressure_or_lambda(params, rho));
 }

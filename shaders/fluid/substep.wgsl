@@ -147,6 +147,17 @@ fn mirrored(v: vec3<f32>, axis: u32, at: f32) -> vec3<f32> {
 }
 
 
+// A position held inside the tank and a tenth of h off its walls (a 2D
+// tank's z at 0): the large-step solver's positions are projected, not
+// pushed, and one on a wall would sit on its own mirror image, whose
+// density it cannot move away from.
+fn kept_off_walls(x: vec3<f32>) -> vec3<f32> {
+    let margin = vec3<f32>(0.1 * params.h);
+    var kept = clamp(x, margin, max(params.container - margin, margin));
+    kept.z = select(kept.z, 0.0, params.dimensions == 2u);
+    return kept;
+}
+
 // Walls push back in proportion to how far a particle has gone through.
 fn wall_acceleration(x: vec3<f32>) -> vec3<f32> {
     var a = vec3<f32>(0.0);

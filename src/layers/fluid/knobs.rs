@@ -4,19 +4,28 @@
 //! frame runs, and how the liquid is drawn.
 
 use super::draw::{Look, ParticleDraw};
-use super::sim::FluidParams;
+use super::sim::{FluidParams, Solver};
 use crate::engine::camera::OrbitCamera;
 use crate::engine::world::{Placement, SceneCamera};
 use crate::params::{Handle, ParamSpec, Registry};
 
 /// What a tank is built from, read from the targets (a change rebuilds).
 pub struct TankKnobs {
+    solver: Handle<usize>,
     dimensions: Handle<usize>,
     count: Handle<i32>,
     container: Handle<[f32; 3]>,
 }
 
 impl TankKnobs {
+    /// The solver it steps with.
+    pub fn solver(&self, registry: &Registry) -> Solver {
+        Solver::NAMES
+            .get(self.solver.target(registry))
+            .and_then(|name| Solver::named(name))
+            .unwrap_or_default()
+    }
+
     /// 2 or 3.
     pub fn dimensions(&self, registry: &Registry) -> u32 {
         if self.dimensions.target(registry) == 1 {
@@ -69,6 +78,8 @@ pub struct FluidKnobs {
     mass: Handle<f32>,
     stiffness: Handle<f32>,
     viscosity: Handle<f32>,
+    vorticity: Handle<f32>,
+    solver_iterations: Handle<f32>,
     wall_stiffness: Handle<f32>,
     time_step: Handle<f32>,
     cfl: Handle<bool>,
@@ -108,6 +119,7 @@ impl FluidKnobs {
         let strength = |k: u32| Handle::new(id, &format!("point{k}_strength"));
         Self {
             tank: TankKnobs {
+                solver: Handle::new(id, "solver"),
                 dimensions: Handle::new(id, "dimensions"),
                 count: Handle::new(id, "count"),
                 container: Handle::new(id, "container"),
@@ -118,6 +130,8 @@ impl FluidKnobs {
             mass: Handle::new(id, "mass"),
             stiffness: Handle::new(id, "stiffness"),
             viscosity: Handle::new(id, "viscosity"),
+            vorticity: Handle::new(id, "vorticity"),
+            solver_iterations: Handle::new(id, "solver_iterations"),
             wall_stiffness: Handle::new(id, "wall_stiffness"),
             time_step: Handle::new(id, "time_step"),
             cfl: Handle::new(id, "cfl"),
@@ -149,8 +163,15 @@ impl FluidKnobs {
     }
 
     /// The substep parameters: the derived `base` scaled by the knobs,
-    /// the time step held within the CFL limit when asked.
-    pub fn substep(&self, registry: &Registry, base: &FluidParams, seed: u64) -> FluidParams {
+    /// the time step held within the CFL limit when asked (the speed of
+    /// sound's for the weakly compressible solver; the large-step one's
+    /// `base` step is already the flow's).
+    pub fn substep(
+        &self,
+        registry: &Registry,
+        (base, solver): (&FluidParams, Solver),
+        seed: u64,
+    ) -> FluidParams {
         let p = |handle: &Handle<f32>| handle.get(registry);
         let mut params = *base;
         params.h = base.h * p(&self.smoothing_length);
@@ -165,9 +186,15 @@ impl FluidKnobs {
             .sqrt()
             .max(1e-3);
         params.dt = base.dt * p(&self.time_step);
-        if self.cfl.get(registry) {
-            params.dt = params.dt.min(0.25 * params.h / sound);
+        match solver {
+            Solver::Wcsph if self.cfl.get(registry) => {
+                params.dt = params.dt.min(0.25 * params.h / sound);
+            }
+            Solver::Pbf if self.cfl.get(registry) => params.dt = params.dt.min(base.dt),
+            _ => {}
         }
+        params.pbf[2] = base.pbf[2] * p(&self.viscosity);
+        params.pbf[3] = base.pbf[3] * p(&self.vorticity);
         params.point0 = self.points[0].get(registry);
         params.point1 = self.points[1].get(registry);
         params.push = [p(&self.strengths[0]), p(&self.strengths[1]), 0.0, 0.0];
@@ -178,6 +205,11 @@ impl FluidKnobs {
         // The integrate stage mixes in the GPU's own substep count.
         params.seed = seed as u32;
         params
+    }
+
+    /// The large-step solver's iterations a substep.
+    pub fn solver_iterations(&self, registry: &Registry) -> u32 {
+        self.solver_iterations.get(registry).max(1.0) as u32
     }
 
     /// Whether the water meets the world's bodies.
@@ -241,9 +273,9 @@ impl FluidKnobs {
     /// What in `specs` its handles do not find.
     pub fn check(&self, specs: &[ParamSpec]) -> Vec<String> {
         let places = [&self.points[0], &self.points[1], &self.emitter, &self.sink];
-        let mut wrong = crate::check_handles!(specs; self.tank.dimensions, self.tank.count,
+        let mut wrong = crate::check_handles!(specs; self.tank.solver, self.tank.dimensions, self.tank.count,
             self.tank.container, self.smoothing_length, self.rest_density, self.mass,
-            self.stiffness, self.viscosity, self.wall_stiffness, self.time_step, self.cfl,
+            self.stiffness, self.viscosity, self.vorticity, self.solver_iterations, self.wall_stiffness, self.time_step, self.cfl,
             self.gravity, self.strengths[0], self.strengths[1], self.emitter_velocity,
             self.emitter_rate, self.pointer_radius, self.speed, self.iterations, self.render,
             self.colour, self.colour_by, self.particle_size, self.streak, self.brightness, self.absorption,

@@ -20,7 +20,7 @@ pub mod validate;
 use draw::FluidRenderer;
 use knobs::{FluidKnobs, TankKnobs};
 use scene::Scene;
-use sim::FluidSim;
+use sim::{FluidSim, Solver};
 
 use crate::base::ChangedFile;
 use crate::base::clock::Clock;
@@ -42,6 +42,17 @@ pub fn fluid_params(id: &str) -> Vec<ParamSpec> {
             .with_description(description.to_string())
     };
     let mut specs = vec![
+        ParamSpec::enumeration(p("solver"), &Solver::NAMES, 1)
+            .structural()
+            .with_description(
+                "Weakly compressible SPH (steps bounded by the speed of sound) or Position Based Fluids (steps bounded by the flow: millions of particles in real time) (rebuilds)",
+            ),
+        ParamSpec::int(p("solver_iterations"), 4, 1, sim::MAX_ITERATIONS as i32)
+            .costly()
+            .with_description("Position Based Fluids: density constraint iterations a substep (more: stiffer, less compressed water)"),
+        ParamSpec::float(p("vorticity"), 1.0, 0.0, 20.0)
+            .with_smoothing(0.2)
+            .with_description("Position Based Fluids: vorticity confinement, giving back the swirls a large step damps"),
         ParamSpec::enumeration(p("dimensions"), &["3d", "2d"], 0)
             .with_description("3D tank or 2D slice (rebuilds)"),
         ParamSpec::int(p("count"), 40_000, 100, 16_000_000).structural()
@@ -67,7 +78,7 @@ pub fn fluid_params(id: &str) -> Vec<ParamSpec> {
         ),
         scale(
             "viscosity",
-            "Viscosity, relative to artificial viscosity alpha = 0.1",
+            "Viscosity, relative to artificial viscosity alpha = 0.1 (Position Based Fluids: XSPH c = 0.01)",
         ),
         scale(
             "time_step",
@@ -164,6 +175,7 @@ pub fn fluid_params(id: &str) -> Vec<ParamSpec> {
 /// What the simulation was built from.
 #[derive(Debug, Clone, PartialEq)]
 struct Structure {
+    solver: Solver,
     dimensions: u32,
     count: u32,
     container: [f32; 3],
@@ -172,6 +184,7 @@ struct Structure {
 impl Structure {
     fn from(registry: &Registry, tank: &TankKnobs) -> Self {
         Self {
+            solver: tank.solver(registry),
             dimensions: tank.dimensions(registry),
             count: tank.count(registry),
             container: tank.container(registry),
@@ -187,7 +200,7 @@ impl Structure {
         let dx = (volume / self.count as f32).powf(1.0 / d as f32);
         let across = ((block[0] / dx).round() as u32).max(1);
         let fastest = (2.0 * 9.81 * c[1]).sqrt();
-        scene::block(d, c, [0.0; 3], block, across, fastest, 9.81, 0.05, seed)
+        scene::block(d, c, [0.0; 3], block, across, fastest, 9.81, 0.05, seed).solved_by(self.solver)
     }
 }
 
@@ -242,7 +255,7 @@ impl FluidLayer {
                 env.gpu,
                 env.assets,
                 (&scene.positions, &scene.velocities),
-                &scene.params,
+                (&scene.params, structure.solver),
                 (&env.world.rain(env.gpu), &env.world.branches(env.gpu)),
             )?;
             if env.world.exact() {
@@ -300,7 +313,9 @@ impl Layer for FluidLayer {
         let (Some(running), knobs) = (&self.core.running, &self.knobs) else {
             return false;
         };
-        let mut params = knobs.substep(registry, &running.base, self.core.seed);
+        let solver = running.structure.solver;
+        let mut params = knobs.substep(registry, (&running.base, solver), self.core.seed);
+        running.sim.set_iterations(knobs.solver_iterations(registry));
         let c = running.structure.container;
         let centre = glam::Vec3::new(c[0] * 0.5, c[1] * 0.4, c[2] * 0.5);
         // In the scene the tank's floor centre stands at the layer's origin.

@@ -4,7 +4,7 @@
 //! calibrated to the rest density, h = 2 dx, stiffness from a sound speed
 //! ten times the fastest flow, and a time step within the CFL limit.
 
-use super::sim::{FluidParams, calibrated_mass};
+use super::sim::{FluidParams, Solver, calibrated_mass, pbf_denominator};
 use crate::base::rng::Rng;
 
 /// Particles and parameters ready to upload.
@@ -18,6 +18,40 @@ pub struct Scene {
     pub params: FluidParams,
     /// Particle spacing.
     pub dx: f32,
+    /// The fastest flow it was made for, m/s.
+    pub fastest: f32,
+}
+
+/// The large-step solver's relaxation, a share of its constraint's
+/// gradient norm (the paper's epsilon: it softens the projection where a
+/// particle has few neighbours).
+const RELAXATION: f64 = 0.05;
+
+/// Its tensile term at close range, as the multiplier of this much
+/// compression: enough to keep particles from pairing up, not so much that
+/// the surface bulges.
+const TENSILE: f32 = 0.002;
+
+/// Its XSPH viscosity, the share of the neighbourhood's velocity a
+/// particle takes each substep (the paper's c).
+pub const XSPH: f32 = 0.01;
+
+/// Its vorticity confinement, times sqrt(g h), m/s.
+pub const VORTICITY: f32 = 0.05;
+
+/// Its time step, in smoothing lengths at the fastest flow: particles may
+/// move half a smoothing length (one spacing) a substep.
+const LARGE_STEP: f32 = 0.5;
+
+impl Scene {
+    /// The scene as `solver` steps it: the large-step solver's time step
+    /// bounded by the flow, not by the speed of sound.
+    pub fn solved_by(mut self, solver: Solver) -> Self {
+        if solver == Solver::Pbf {
+            self.params.dt = LARGE_STEP * self.params.h / self.fastest.max(0.1);
+        }
+        self
+    }
 }
 
 /// A block `block` (size per axis) of fluid at `origin` in a container,
@@ -93,11 +127,29 @@ pub fn block(
         count: positions.len() as u32,
         ..Default::default()
     };
+    let denominator = pbf_denominator(
+        dimensions,
+        f64::from(dx),
+        f64::from(h),
+        f64::from(params.mass),
+        f64::from(rest_density),
+        RELAXATION,
+    ) as f32;
+    let params = FluidParams {
+        pbf: [
+            denominator,
+            TENSILE / denominator,
+            XSPH,
+            VORTICITY * (gravity * h).sqrt(),
+        ],
+        ..params
+    };
     let velocities = vec![[0.0; 4]; positions.len()];
     Scene {
         positions,
         velocities,
         params,
         dx,
+        fastest: speed.max(0.1),
     }
 }

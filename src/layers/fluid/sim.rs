@@ -63,6 +63,45 @@ pub struct FluidParams {
     /// Kernel constants for h: poly6, spiky gradient, viscosity Laplacian,
     /// h^2; filled in by [`FluidSim`] from `h` and `dimensions`.
     pub kernel: [f32; 4],
+    /// The large-step solver's: the density constraint's gradient norm at
+    /// rest with its relaxation ([`pbf_denominator`]), the tensile term's
+    /// scale, XSPH viscosity, vorticity confinement (m/s).
+    pub pbf: [f32; 4],
+}
+
+/// Which solver a fluid steps with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Solver {
+    /// Weakly compressible SPH (SEEDS.md 002): Tait's pressure, a substep
+    /// bounded by the speed of sound (ten times the fastest flow).
+    Wcsph,
+    /// Position Based Fluids (Macklin and Mueller 2013): the density
+    /// constraint projected by Jacobi iterations, a substep bounded by the
+    /// flow alone.
+    #[default]
+    Pbf,
+}
+
+impl Solver {
+    /// `fluid.solver`'s names, in order.
+    pub const NAMES: [&'static str; 2] = ["wcsph", "pbf"];
+
+    /// The solver called `name`.
+    pub fn named(name: &str) -> Option<Self> {
+        match name {
+            "wcsph" => Some(Self::Wcsph),
+            "pbf" => Some(Self::Pbf),
+            _ => None,
+        }
+    }
+
+    /// `SOLVER` in `shaders/fluid/fluid.wgsl`.
+    fn constant(self) -> f64 {
+        match self {
+            Self::Wcsph => 0.0,
+            Self::Pbf => 1.0,
+        }
+    }
 }
 
 impl FluidParams {
@@ -121,10 +160,65 @@ pub fn calibrated_mass(dimensions: u32, dx: f64, h: f64, rest_density: f64) -> f
     rest_density / (poly6 * sum)
 }
 
+/// The large-step solver's constraint gradient norm, (m / rho0)^2 times
+/// the sum of |grad W|^2 (Spiky) over a lattice of spacing `dx` at rest
+/// with smoothing length `h`, raised by `relaxation` of itself (the
+/// paper's epsilon, as a share, so it holds at any scale).
+pub fn pbf_denominator(
+    dimensions: u32,
+    dx: f64,
+    h: f64,
+    mass: f64,
+    rest_density: f64,
+    relaxation: f64,
+) -> f64 {
+    let (_, spiky, _) = coefficients(dimensions, h);
+    let reach = (h / dx).ceil() as i64;
+    let z_range = if dimensions == 2 {
+        0..=0
+    } else {
+        -reach..=reach
+    };
+    let mut sum = 0.0;
+    for z in z_range {
+        for y in -reach..=reach {
+            for x in -reach..=reach {
+                let r = (((x * x + y * y + z * z) as f64).sqrt()) * dx;
+                if r > 0.0 && r < h {
+                    sum += (spiky * (h - r).powi(2)).powi(2);
+                }
+            }
+        }
+    }
+    (mass / rest_density).powi(2) * sum * (1.0 + relaxation)
+}
+
+/// The large-step solver's iterations a substep at most.
+pub const MAX_ITERATIONS: u32 = 16;
+
 /// Cells of the branch bins and slots a cell (`BIN_CELLS`, `BIN_DEPTH` in
 /// fluid.wgsl); the bins buffer holds the counts, then the slots.
 const BIN_CELLS: u64 = 4096;
 const BIN_DEPTH: u64 = 32;
+
+/// The stages a solver runs after the density stage.
+enum Solving {
+    /// Forces, then the integrate step, in one pass.
+    Wcsph { force: (Kernel, Binding) },
+    /// Prediction before the density stage; each iteration the density
+    /// stage's multipliers, then the correction; then XSPH and the
+    /// vorticity, then its confinement and the settling.
+    Pbf {
+        predict: (Kernel, Binding),
+        correct: (Kernel, Binding),
+        velocity: (Kernel, Binding),
+        finish: (Kernel, Binding),
+    },
+}
+
+/// One dispatch of a substep: what the profiler calls it, its kernel and
+/// threads.
+type Stage<'a> = (&'static str, &'a (Kernel, Binding), u32);
 
 /// The GPU state of one fluid.
 pub struct FluidSim {
@@ -147,7 +241,10 @@ pub struct FluidSim {
     listed_for: std::cell::Cell<f32>,
     reorder: (Kernel, Binding),
     density: (Kernel, Binding),
-    force: (Kernel, Binding),
+    /// The stages after density, the solver's own.
+    solving: Solving,
+    /// The large-step solver's iterations a substep.
+    iterations: std::cell::Cell<u32>,
     /// Threads sharing each particle's neighbour walk (`LANES` in fluid.wgsl).
     lanes: u32,
     /// Each walker's neighbours, from the density stage to the force stage
@@ -162,7 +259,7 @@ pub struct FluidSim {
     pub velocities: wgpu::Buffer,
     /// Density and pressure per particle, in the reordered (B) order.
     pub densities: wgpu::Buffer,
-    /// Accelerations, B order.
+    /// Accelerations (the large-step solver's vorticity), B order.
     pub accelerations: wgpu::Buffer,
     substeps: wgpu::Buffer,
     /// The bodies the water meets (`Bodies` in `common/world.wgsl`).
@@ -180,11 +277,11 @@ impl FluidSim {
         gpu: &Gpu,
         assets: &Assets,
         particles: (&[[f32; 4]], &[[f32; 4]]),
-        params: &FluidParams,
+        (params, solver): (&FluidParams, Solver),
         world: (&wgpu::Buffer, &wgpu::Buffer),
     ) -> Result<Self, BuildError> {
         let lists = Lists::for_count(particles.0.len() as u32);
-        Self::with_lists(gpu, assets, particles, params, world, lists)
+        Self::with_lists(gpu, assets, particles, (params, solver), world, lists)
     }
 
     /// The same with neighbour lists kept as `lists` says (the tests' way
@@ -194,7 +291,7 @@ impl FluidSim {
         gpu: &Gpu,
         assets: &Assets,
         (positions, velocities): (&[[f32; 4]], &[[f32; 4]]),
-        params: &FluidParams,
+        (params, solver): (&FluidParams, Solver),
         (rain, branches): (&wgpu::Buffer, &wgpu::Buffer),
         lists: Lists,
     ) -> Result<Self, BuildError> {
@@ -283,6 +380,9 @@ impl FluidSim {
             let file = match entry {
                 "compute_density" => "fluid/density.wgsl".to_string(),
                 "compute_force" => "fluid/force.wgsl".to_string(),
+                "pbf_predict" | "pbf_correct" | "pbf_velocity" | "pbf_finish" => {
+                    format!("fluid/{entry}.wgsl")
+                }
                 "bin_branches" | "order_bins" => "fluid/branches.wgsl".to_string(),
                 "plan_lists" => "fluid/plan.wgsl".to_string(),
                 other => format!("fluid/{other}.wgsl"),
@@ -292,6 +392,7 @@ impl FluidSim {
                 ("LISTED", f64::from(depth)),
                 ("SKIN", f64::from(skin)),
                 ("REUSE", f64::from(reuse)),
+                ("SOLVER", solver.constant()),
             ];
             let kernel = Kernel::with_constants(gpu, assets, &file, entry, &constants)?;
             let group = kernel.bind(gpu, bindings);
@@ -304,6 +405,99 @@ impl FluidSim {
             (16, &tank_branches),
             (17, &bins),
         ];
+        // The weakly compressible density reads set B; the large-step
+        // solver's reads the iterations' positions in A and copies them
+        // into B for its correction.
+        let (read, copy) = match solver {
+            Solver::Wcsph => (&position_b, &position_a),
+            Solver::Pbf => (&position_a, &position_b),
+        };
+        let density_bindings = [
+            (0, &uniform),
+            (1, &grid.grid),
+            (2, copy),
+            (4, read),
+            (6, &densities),
+            (8, &grid.starts),
+            (18, &listed),
+            (20, &anchors),
+            (21, &plan),
+        ];
+        let walking = [
+            (0, &uniform),
+            (1, &grid.grid),
+            (6, &densities),
+            (8, &grid.starts),
+            (18, &listed),
+            (20, &anchors),
+        ];
+        let settling = [
+            (2, &position_a),
+            (3, &velocity_a),
+            (10, &substeps),
+            (11, &bodies),
+            (12, rain),
+            (16, &tank_branches),
+            (17, &bins),
+            (21, &plan),
+        ];
+        let solving = match solver {
+            Solver::Wcsph => Solving::Wcsph {
+                force: kernel(
+                    "compute_force",
+                    &[
+                        &walking[..],
+                        &[(4, &position_b), (5, &velocity_b), (7, &accelerations)],
+                        &settling,
+                    ]
+                    .concat(),
+                )?,
+            },
+            Solver::Pbf => Solving::Pbf {
+                predict: kernel(
+                    "pbf_predict",
+                    &[
+                        (0, &uniform),
+                        (2, &position_a),
+                        (4, &position_b),
+                        (5, &velocity_b),
+                        (20, &anchors),
+                        (21, &plan),
+                    ],
+                )?,
+                correct: kernel(
+                    "pbf_correct",
+                    &[
+                        &walking[..],
+                        &[(2, &position_a), (4, &position_b), (5, &velocity_b)],
+                    ]
+                    .concat(),
+                )?,
+                velocity: kernel(
+                    "pbf_velocity",
+                    &[
+                        &walking[..],
+                        &[
+                            (2, &position_b),
+                            (3, &velocity_a),
+                            (4, &position_a),
+                            (5, &velocity_b),
+                            (7, &accelerations),
+                        ],
+                    ]
+                    .concat(),
+                )?,
+                finish: kernel(
+                    "pbf_finish",
+                    &[
+                        &walking[..],
+                        &[(4, &position_b), (7, &accelerations)],
+                        &settling,
+                    ]
+                    .concat(),
+                )?,
+            },
+        };
         Ok(Self {
             plan_lists: kernel(
                 "plan_lists",
@@ -327,41 +521,9 @@ impl FluidSim {
                     (21, &plan),
                 ],
             )?,
-            density: kernel(
-                "compute_density",
-                &[
-                    (0, &uniform),
-                    (1, &grid.grid),
-                    (4, &position_b),
-                    (6, &densities),
-                    (8, &grid.starts),
-                    (18, &listed),
-                    (20, &anchors),
-                    (21, &plan),
-                ],
-            )?,
-            force: kernel(
-                "compute_force",
-                &[
-                    (0, &uniform),
-                    (1, &grid.grid),
-                    (4, &position_b),
-                    (5, &velocity_b),
-                    (6, &densities),
-                    (7, &accelerations),
-                    (8, &grid.starts),
-                    (2, &position_a),
-                    (3, &velocity_a),
-                    (10, &substeps),
-                    (11, &bodies),
-                    (12, rain),
-                    (16, &tank_branches),
-                    (17, &bins),
-                    (18, &listed),
-                    (20, &anchors),
-                    (21, &plan),
-                ],
-            )?,
+            density: kernel("compute_density", &density_bindings)?,
+            solving,
+            iterations: std::cell::Cell::new(1),
             plan,
             sort_args,
             reuse,
@@ -446,15 +608,12 @@ impl FluidSim {
             );
             for _ in 0..substeps {
                 self.plan_and_sort(&mut self.grid.timed_pass(encoder, profiler));
-                for (label, stage) in ["fluid.reorder", "fluid.density", "fluid.force"]
-                    .iter()
-                    .zip(self.stages())
-                {
+                for (label, (kernel, group), threads) in self.stages() {
                     let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
                         label: Some(label),
                         timestamp_writes: profiler.compute_pass(label),
                     });
-                    stage(&mut pass);
+                    kernel.dispatch(&mut pass, group, threads, 256);
                 }
             }
             return;
@@ -465,10 +624,11 @@ impl FluidSim {
             timestamp_writes: profiler.compute_pass(label),
         });
         bin(&mut pass);
+        let stages = self.stages();
         for _ in 0..substeps {
             self.plan_and_sort(&mut pass);
-            for stage in self.stages() {
-                stage(&mut pass);
+            for (_, (kernel, group), threads) in &stages {
+                kernel.dispatch(&mut pass, group, *threads, 256);
             }
         }
     }
@@ -486,15 +646,44 @@ impl FluidSim {
     }
 
     /// The dispatches of a substep after the grid sort, in order.
-    fn stages(&self) -> [impl Fn(&mut wgpu::ComputePass<'_>) + '_; 3] {
-        [
-            (&self.reorder, self.count),
-            (&self.density, self.count * self.lanes),
-            (&self.force, self.count * self.lanes),
-        ]
-        .map(|((kernel, group), threads)| {
-            move |pass: &mut wgpu::ComputePass<'_>| kernel.dispatch(pass, group, threads, 256)
-        })
+    fn stages(&self) -> Vec<Stage<'_>> {
+        let (particles, walkers) = (self.count, self.count * self.lanes);
+        let mut stages = vec![("fluid.reorder", &self.reorder, particles)];
+        match &self.solving {
+            Solving::Wcsph { force } => stages.extend([
+                ("fluid.density", &self.density, walkers),
+                ("fluid.force", force, walkers),
+            ]),
+            Solving::Pbf {
+                predict,
+                correct,
+                velocity,
+                finish,
+            } => {
+                stages.push(("fluid.predict", predict, particles));
+                for _ in 0..self.iterations.get().max(1) {
+                    stages.push(("fluid.density", &self.density, walkers));
+                    stages.push(("fluid.correct", correct, walkers));
+                }
+                stages.push(("fluid.velocity", velocity, walkers));
+                stages.push(("fluid.finish", finish, walkers));
+            }
+        }
+        stages
+    }
+
+    /// Sets the large-step solver's iterations a substep (the weakly
+    /// compressible solver has none).
+    pub fn set_iterations(&self, iterations: u32) {
+        self.iterations.set(iterations.clamp(1, MAX_ITERATIONS));
+    }
+
+    /// The solver it steps with.
+    pub fn solver(&self) -> Solver {
+        match self.solving {
+            Solving::Wcsph { .. } => Solver::Wcsph,
+            Solving::Pbf { .. } => Solver::Pbf,
+        }
     }
 
     /// Particles.
@@ -572,8 +761,25 @@ impl FluidSim {
         let grid = cells * 4.0 * 4.0 + n * (16.0 + 8.0 + 4.0);
         let reorder = n * (8.0 + 4.0 + 4.0 + 16.0 * 4.0);
         let density = n * (16.0 + 8.0 + 4.0) + n * neighbours * (16.0 + 4.0);
-        let force = n * (16.0 * 5.0 + 8.0 + 4.0) + n * neighbours * (4.0 + 16.0 + 16.0 + 8.0);
-        (grid + reorder + density + force) as u64
+        let solving = match self.solving {
+            Solving::Wcsph { .. } => {
+                density + n * (16.0 * 5.0 + 8.0 + 4.0) + n * neighbours * (4.0 + 16.0 + 16.0 + 8.0)
+            }
+            Solving::Pbf { .. } => {
+                // The prediction; each iteration density (and its copy),
+                // then the correction (a neighbour's position and
+                // multiplier); then velocity (position, velocity,
+                // density) and finish (position, vorticity, density, and
+                // the settling as force's).
+                let iterations = f64::from(self.iterations.get());
+                let predict = n * 16.0 * 5.0;
+                let correct = n * (16.0 * 3.0 + 8.0 + 4.0) + n * neighbours * (4.0 + 16.0 + 8.0);
+                let velocity = n * (16.0 * 4.0 + 8.0) + n * neighbours * (4.0 + 16.0 + 16.0 + 8.0);
+                let finish = n * (16.0 * 5.0 + 8.0) + n * neighbours * (4.0 + 16.0 + 16.0 + 8.0);
+                predict + iterations * (density + n * 16.0 + correct) + velocity + finish
+            }
+        };
+        (grid + reorder + solving) as u64
     }
 }
 
@@ -594,14 +800,22 @@ impl Simulation for FluidSim {
         let mut report = KernelReload::default();
         let context = (gpu, assets, changed);
         self.grid.reload(context, &mut report);
-        let kernels = [
+        let mut kernels = vec![
             &mut self.plan_lists,
             &mut self.bin_branches,
             &mut self.order_bins,
             &mut self.reorder,
             &mut self.density,
-            &mut self.force,
         ];
+        match &mut self.solving {
+            Solving::Wcsph { force } => kernels.push(force),
+            Solving::Pbf {
+                predict,
+                correct,
+                velocity,
+                finish,
+            } => kernels.extend([predict, correct, velocity, finish]),
+        }
         for (kernel, binding) in kernels {
             report.kernel(context, kernel, &mut [binding]);
         }
