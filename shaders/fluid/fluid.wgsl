@@ -27,9 +27,9 @@ struct FluidParams {
     // The kernels' constants for h: poly6, spiky gradient, viscosity
     // Laplacian, h^2 (computed once on the CPU, not per particle).
     kernel: vec4<f32>,
-    // The large-step solver's: the density constraint's gradient norm at
-    // rest with its relaxation, the tensile term's scale, XSPH viscosity,
-    // vorticity confinement (unused by the weakly compressible one).
+    // The large-step solver's: its relaxation (epsilon), the tensile
+    // term's scale, XSPH viscosity, vorticity confinement (unused by the
+    // weakly compressible one).
     pbf: vec4<f32>,
 }
 
@@ -46,13 +46,12 @@ override SOLVER: u32 = 0u;
 // What the density stage leaves for the next: Tait's pressure (exponent
 // 7, no tension), or the density constraint's multiplier lambda, only
 // where the water is compressed (C = rho / rho0 - 1 held at or below 0:
-// a free surface is not pulled together), over the gradient norm of a
-// particle with a full neighbourhood at rest (the prototype particle of
-// Solenthaler and Pajarola's PCISPH, found once on the CPU: the walks then
-// read each neighbour once, as the weakly compressible density does).
-fn pressure_or_lambda(p: FluidParams, density: f32) -> f32 {
+// a free surface is not pulled together), over `stiffness`, the squared
+// gradient norm of C over the particle and its neighbours, relaxed by the
+// paper's epsilon.
+fn pressure_or_lambda(p: FluidParams, density: f32, stiffness: f32) -> f32 {
     if SOLVER == PBF {
-        return -max(density / p.rest_density - 1.0, 0.0) / p.pbf.x;
+        return -max(density / p.rest_density - 1.0, 0.0) / (stiffness + p.pbf.x);
     }
     return p.stiffness * max(pow(density / p.rest_density, 7.0) - 1.0, 0.0);
 }

@@ -46,7 +46,9 @@ fn gather_pair(g: ptr<function, Gathered>, j: u32, d: vec3<f32>, mirror: bool) {
     // grad_j W_ij = spiky' (h - r)^2 (x_j - x_i) / r.
     let gradient = share * params.kernel.y * w * w * inverse_r * d;
     let v = velocity_b[j].xyz;
-    (*g).smoothed += share * params.kernel.x * q * q * q * v;
+    // The walls hold the water (no-slip, as the weakly compressible
+    // solver's viscosity): a mirror particle moves against its original.
+    (*g).smoothed += share * params.kernel.x * q * q * q * select(1.0, -1.0, mirror) * v;
     (*g).weight += share * params.kernel.x * q * q * q;
     (*g).curl += cross(v, gradient);
     (*g).gradient += gradient;
@@ -56,7 +58,6 @@ fn gather_pair(g: ptr<function, Gathered>, j: u32, d: vec3<f32>, mirror: bool) {
 // R grad for the vectors, and R v x R grad = -R (v x grad) for the curl.
 fn gathered_turned(g: Gathered, axis: u32, flip: f32) -> Gathered {
     var turned = g;
-    turned.smoothed[axis] *= flip;
     turned.gradient[axis] *= flip;
     turned.curl[axis] *= flip;
     turned.curl *= flip;

@@ -36,7 +36,7 @@ pub struct ValidateArgs {
     #[arg(long, value_parser = Solver::NAMES, default_value = "pbf")]
     pub solver: String,
     /// Position Based Fluids: density constraint iterations a substep (the shows' default).
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 5)]
     pub iterations: u32,
     /// Pick the GPU adapter whose name contains this text.
     #[arg(long, value_name = "NAME")]

@@ -47,7 +47,7 @@ pub fn fluid_params(id: &str) -> Vec<ParamSpec> {
             .with_description(
                 "Weakly compressible SPH (steps bounded by the speed of sound) or Position Based Fluids (steps bounded by the flow: millions of particles in real time) (rebuilds)",
             ),
-        ParamSpec::int(p("solver_iterations"), 4, 1, sim::MAX_ITERATIONS as i32)
+        ParamSpec::int(p("solver_iterations"), 5, 1, sim::MAX_ITERATIONS as i32)
             .costly()
             .with_description("Position Based Fluids: density constraint iterations a substep (more: stiffer, less compressed water)"),
         ParamSpec::float(p("vorticity"), 1.0, 0.0, 20.0)

@@ -25,7 +25,7 @@ pub struct Scene {
 /// The large-step solver's relaxation, a share of its constraint's
 /// gradient norm (the paper's epsilon: it softens the projection where a
 /// particle has few neighbours).
-const RELAXATION: f64 = 0.05;
+const RELAXATION: f32 = 0.05;
 
 /// Its tensile term at close range, as the multiplier of this much
 /// compression: enough to keep particles from pairing up, not so much that
@@ -34,14 +34,14 @@ const TENSILE: f32 = 0.002;
 
 /// Its XSPH viscosity, the share of the neighbourhood's velocity a
 /// particle takes each substep (the paper's c).
-pub const XSPH: f32 = 0.01;
+pub const XSPH: f32 = 0.1;
 
 /// Its vorticity confinement, times sqrt(g h), m/s.
 pub const VORTICITY: f32 = 0.05;
 
 /// Its time step, in smoothing lengths at the fastest flow: particles may
 /// move half a smoothing length (one spacing) a substep.
-const LARGE_STEP: f32 = 0.5;
+const LARGE_STEP: f32 = 0.25;
 
 impl Scene {
     /// The scene as `solver` steps it: the large-step solver's time step
@@ -133,11 +133,10 @@ pub fn block(
         f64::from(h),
         f64::from(params.mass),
         f64::from(rest_density),
-        RELAXATION,
     ) as f32;
     let params = FluidParams {
         pbf: [
-            denominator,
+            RELAXATION * denominator,
             TENSILE / denominator,
             XSPH,
             VORTICITY * (gravity * h).sqrt(),

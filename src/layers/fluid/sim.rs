@@ -63,9 +63,9 @@ pub struct FluidParams {
     /// Kernel constants for h: poly6, spiky gradient, viscosity Laplacian,
     /// h^2; filled in by [`FluidSim`] from `h` and `dimensions`.
     pub kernel: [f32; 4],
-    /// The large-step solver's: the density constraint's gradient norm at
-    /// rest with its relaxation ([`pbf_denominator`]), the tensile term's
-    /// scale, XSPH viscosity, vorticity confinement (m/s).
+    /// The large-step solver's: its relaxation (the paper's epsilon, a
+    /// share of [`pbf_denominator`]), the tensile term's scale, XSPH
+    /// viscosity, vorticity confinement (m/s).
     pub pbf: [f32; 4],
 }
 
@@ -160,18 +160,12 @@ pub fn calibrated_mass(dimensions: u32, dx: f64, h: f64, rest_density: f64) -> f
     rest_density / (poly6 * sum)
 }
 
-/// The large-step solver's constraint gradient norm, (m / rho0)^2 times
-/// the sum of |grad W|^2 (Spiky) over a lattice of spacing `dx` at rest
-/// with smoothing length `h`, raised by `relaxation` of itself (the
-/// paper's epsilon, as a share, so it holds at any scale).
-pub fn pbf_denominator(
-    dimensions: u32,
-    dx: f64,
-    h: f64,
-    mass: f64,
-    rest_density: f64,
-    relaxation: f64,
-) -> f64 {
+/// The large-step solver's constraint gradient norm for a particle with a
+/// full neighbourhood at rest, (m / rho0)^2 times the sum of |grad W|^2
+/// (Spiky) over a lattice of spacing `dx` with smoothing length `h` (the
+/// scale its relaxation and tensile term are set against, so they hold at
+/// any spacing).
+pub fn pbf_denominator(dimensions: u32, dx: f64, h: f64, mass: f64, rest_density: f64) -> f64 {
     let (_, spiky, _) = coefficients(dimensions, h);
     let reach = (h / dx).ceil() as i64;
     let z_range = if dimensions == 2 {
@@ -190,7 +184,7 @@ pub fn pbf_denominator(
             }
         }
     }
-    (mass / rest_density).powi(2) * sum * (1.0 + relaxation)
+    (mass / rest_density).powi(2) * sum
 }
 
 /// The large-step solver's iterations a substep at most.

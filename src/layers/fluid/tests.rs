@@ -6,7 +6,7 @@ use sylva::engine::simulation::Simulation;
 use sylva::gpu::GpuProfiler;
 use sylva::layers::fluid::lists::Lists;
 use sylva::layers::fluid::scene::{Scene, block};
-use sylva::layers::fluid::sim::FluidSim;
+use sylva::layers::fluid::sim::{FluidSim, Solver};
 
 use crate::support;
 use crate::support::Checked;
@@ -47,7 +47,7 @@ fn listing(
         &gpu,
         assets,
         (&scene.positions, &scene.velocities),
-        &scene.params,
+        (&scene.params, Solver::Wcsph),
         (&world.rain(&gpu), &world.branches(&gpu)),
         lists,
     )
