@@ -22,10 +22,15 @@ function fluid.update(dt)
   sylva.set("fluid.gravity", { lean * (1 + kick * 0.3), -9.81 - kick, roll })
   local since = t - (persist.started or -100)
   if since < sweep then
+    -- The paddle spans the tank whatever its size: from one end to the
+    -- other at a fifth of its height, half-way across, as wide as a
+    -- seventh of its length.
+    local tank = sylva.get("fluid.container") or { 1.6, 1.0, 0.8 }
     local across = since / sweep
-    local x = persist.stroke % 2 == 0 and 0.1 + 1.4 * across or 1.5 - 1.4 * across
-    sylva.set("fluid.point1", { x, 0.2, 0.4 })
-    sylva.set("fluid.point1_radius", 0.22 * math.sin(math.pi * across))
+    local from, to = 0.06 * tank[1], 0.94 * tank[1]
+    local x = persist.stroke % 2 == 0 and from + (to - from) * across or to - (to - from) * across
+    sylva.set("fluid.point1", { x, 0.2 * tank[2], 0.5 * tank[3] })
+    sylva.set("fluid.point1_radius", 0.14 * tank[1] * math.sin(math.pi * across))
   else
     sylva.set("fluid.point1_radius", 0)
   end

@@ -10,7 +10,7 @@
 @group(0) @binding(0) var<uniform> params: FluidParams;
 @group(0) @binding(1) var<uniform> grid: Grid;
 @group(0) @binding(4) var<storage, read> position_b: array<vec4<f32>>;
-// The large-step solver's iterations read positions from set A and correct
+// The large-step solver's corrections read positions from set A and write
 // them into set B (fluid/pbf_correct.wgsl): its density stage copies each
 // particle's position across on the way (the weakly compressible one
 // leaves it alone).

@@ -2,8 +2,9 @@
 // stage found each particle's multiplier lambda: each particle moves by
 // (m / rho0) sum_j (lambda_i + lambda_j + s_corr) grad W_ij (Spiky) over
 // its neighbours and the walls' mirror particles (fluid/gather.wgsl),
-// reading set B and writing set A (Jacobi: every particle moves from the
-// same positions), kept inside the tank; the move, over the substep, is
+// reading the copy of set B the density stage left in set A and writing
+// set B (Jacobi: every particle moves from the same positions), kept
+// inside the tank; the move, over the substep, is
 // added to its velocity, so that after the last iteration the velocity
 // is the one that took it from where it was to where it ends.
 // s_corr = -k (W(r) / W(0.2 h))^4 is the paper's artificial pressure: it
@@ -14,7 +15,9 @@
 
 @group(0) @binding(0) var<uniform> params: FluidParams;
 @group(0) @binding(1) var<uniform> grid: Grid;
-@group(0) @binding(2) var<storage, read_write> position_a: array<vec4<f32>>;
+// Set B, where the corrected positions go.
+@group(0) @binding(2) var<storage, read_write> corrected_positions: array<vec4<f32>>;
+// Set A, the positions walked (gather.wgsl reads `position_b`).
 @group(0) @binding(4) var<storage, read> position_b: array<vec4<f32>>;
 @group(0) @binding(5) var<storage, read_write> velocity_b: array<vec4<f32>>;
 @group(0) @binding(6) var<storage, read> density: array<vec2<f32>>;
@@ -75,13 +78,13 @@ fn pbf_correct(
         return;
     }
     if me.w == 0.0 {
-        position_a[s] = me;
+        corrected_positions[s] = me;
         return;
     }
     // grad_i W_ij = spiky' (h - r)^2 (x_i - x_j) / r, and d = x_j - x_i.
     var moved = -params.kernel.y * params.mass / params.rest_density * g.push;
     moved.z = select(moved.z, 0.0, params.dimensions == 2u);
     let corrected = kept_off_walls(me.xyz + moved);
-    position_a[s] = vec4<f32>(corrected, 1.0);
+    corrected_positions[s] = vec4<f32>(corrected, 1.0);
     velocity_b[s] += vec4<f32>((corrected - me.xyz) / params.dt, 0.0);
 }

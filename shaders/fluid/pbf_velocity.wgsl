@@ -1,20 +1,19 @@
-// The large-step solver after its last iteration (positions in set A,
+// The large-step solver after its last iteration (positions and
 // velocities in B): XSPH viscosity, v_i + c sum_j (m / rho_j) (v_j - v_i)
 // W_ij (Poly6), into set A's velocity, and the vorticity
 // omega_i = sum_j (m / rho_j) (v_j - v_i) x grad_j W_ij (Spiky) the finish
 // stage confines, over the neighbours and the walls' mirror particles,
 // which slip along their wall (a mirror particle's velocity is its
-// original's, reflected). Each position is copied back into set B, which
-// the finish stage walks while it writes set A.
+// original's, reflected); set B's positions stay, for the finish stage to
+// walk while it writes set A.
 
 #include "fluid/substep.wgsl"
 #include "fluid/gather.wgsl"
 
 @group(0) @binding(0) var<uniform> params: FluidParams;
 @group(0) @binding(1) var<uniform> grid: Grid;
-// Set A's positions (the last correction's), walked.
+// The last correction's positions, walked.
 @group(0) @binding(4) var<storage, read> position_b: array<vec4<f32>>;
-@group(0) @binding(2) var<storage, read_write> position_copy: array<vec4<f32>>;
 @group(0) @binding(3) var<storage, read_write> velocity_a: array<vec4<f32>>;
 @group(0) @binding(5) var<storage, read> velocity_b: array<vec4<f32>>;
 @group(0) @binding(6) var<storage, read> density: array<vec2<f32>>;
@@ -87,7 +86,6 @@ fn pbf_velocity(
     if !walker.live | walker.lane != 0u {
         return;
     }
-    position_copy[s] = me;
     let v = velocity_b[s].xyz;
     if me.w == 0.0 {
         velocity_a[s] = vec4<f32>(v, 0.0);

@@ -3,7 +3,9 @@
 //! several times a frame, like the fluid's substeps, summed per frame),
 //! the frame's GPU time (the sum of its passes), the wall time of a frame
 //! waited for, and the frames a second it holds unpaced (frames submitted
-//! back to back, as `run --headless --unpaced` does).
+//! back to back, as `run --headless --unpaced` does), and what the layers
+//! sample after each measured frame (`Layer::sampled`: the fluid's live
+//! particles, substeps and density error), their mean and largest.
 
 use std::time::Instant;
 
@@ -53,6 +55,19 @@ pub struct Spread {
     pub p95_ms: f64,
 }
 
+/// A figure a layer sampled after each measured frame.
+#[derive(Debug, Clone, Serialize)]
+pub struct Sampled {
+    /// The layer's id.
+    pub layer: String,
+    /// What it is (`live_particles`).
+    pub figure: String,
+    /// Its mean over the measured frames.
+    pub mean: f64,
+    /// Its largest.
+    pub max: f64,
+}
+
 /// A whole-frame run.
 #[derive(Debug, Clone, Serialize)]
 pub struct WholeFrameReport {
@@ -72,6 +87,8 @@ pub struct WholeFrameReport {
     pub wall: Spread,
     /// Frames a second with frames submitted back to back.
     pub unpaced_fps: f64,
+    /// What the layers sampled, in the order they first reported it.
+    pub sampled: Vec<Sampled>,
 }
 
 /// Plays the show and measures it.
@@ -100,11 +117,13 @@ pub fn run(options: &WholeFrameOptions) -> anyhow::Result<WholeFrameReport> {
     show.profiler.collect();
     let mut frames = Vec::with_capacity(options.steps);
     let mut walls = Vec::with_capacity(options.steps);
+    let mut sampled: Vec<(String, String, Vec<f64>)> = Vec::new();
     for _ in 0..options.steps {
         let started = Instant::now();
         let mut finished = show.frame(dt, None, &mut output, |_, _| {});
         show.gpu.wait_idle();
         walls.push(started.elapsed().as_secs_f64() * 1e3);
+        sample(&show, &mut sampled);
         finished.extend(show.profiler.collect());
         frames.extend(finished.into_iter().map(|f| f.passes));
     }
@@ -122,14 +141,30 @@ pub fn run(options: &WholeFrameOptions) -> anyhow::Result<WholeFrameReport> {
         Some(playlist) => format!("playlist {playlist}"),
         None => options.show.preset.clone(),
     };
-    Ok(report(
-        &show,
-        name,
-        options.resolution,
-        &frames,
-        walls,
-        unpaced_fps,
-    ))
+    let mut report = report(&show, name, options.resolution, &frames, walls, unpaced_fps);
+    report.sampled = sampled
+        .into_iter()
+        .map(|(layer, figure, values)| Sampled {
+            layer,
+            figure,
+            mean: values.iter().sum::<f64>() / values.len().max(1) as f64,
+            max: values.iter().copied().fold(f64::MIN, f64::max),
+        })
+        .collect();
+    Ok(report)
+}
+
+/// Adds what every layer samples now to `sampled` (layer, figure, values).
+fn sample(show: &Show, sampled: &mut Vec<(String, String, Vec<f64>)>) {
+    for layer in show.layers() {
+        for (figure, value) in layer.sampled(&show.gpu) {
+            let id = layer.id();
+            match sampled.iter_mut().find(|(l, f, _)| l == id && *f == figure) {
+                Some((_, _, values)) => values.push(value),
+                None => sampled.push((id.to_string(), figure, vec![value])),
+            }
+        }
+    }
 }
 
 fn report(
@@ -155,6 +190,7 @@ fn report(
         frame: spread(&totals),
         wall: spread(&walls),
         unpaced_fps,
+        sampled: Vec::new(),
     }
 }
 
@@ -225,6 +261,12 @@ pub fn table(report: &WholeFrameReport) -> String {
         report.wall.p95_ms,
         report.unpaced_fps
     ));
+    for s in &report.sampled {
+        text.push_str(&format!(
+            "  {} {}: mean {:.4}, max {:.4}\n",
+            s.layer, s.figure, s.mean, s.max
+        ));
+    }
     text
 }
 

@@ -161,6 +161,14 @@ pub trait Layer {
         Vec::new()
     }
 
+    /// Figures a whole-frame bench samples after every measured frame
+    /// (the fluid's live particles, substeps and density error), each
+    /// averaged over the frames and its largest printed. Waits for the
+    /// GPU; never called while the show runs.
+    fn sampled(&self, _gpu: &Gpu) -> Vec<(String, f64)> {
+        Vec::new()
+    }
+
     /// Re-reads the layer's files if one of `changed` is among them, keeping
     /// the running version when the new one fails. Returns true when
     /// [`Layer::params`] changed.

@@ -57,7 +57,10 @@ fn run(args: &ValidateArgs) -> anyhow::Result<()> {
     let assets = Assets::new(".");
     let solver = Solver::named(&args.solver).unwrap_or_default();
     let solving = (solver, args.iterations);
-    eprintln!("solver: {} ({} iterations a substep)", args.solver, args.iterations);
+    eprintln!(
+        "solver: {} ({} iterations a substep)",
+        args.solver, args.iterations
+    );
     if args.case == "hydrostatic" {
         let result = validate::hydrostatic(&gpu, &assets, (args.across, args.seconds), solving)
             .map_err(anyhow::Error::msg)?;

@@ -15,6 +15,8 @@ pub struct TankKnobs {
     dimensions: Handle<usize>,
     count: Handle<i32>,
     container: Handle<[f32; 3]>,
+    fill: Handle<usize>,
+    depth: Handle<f32>,
 }
 
 impl TankKnobs {
@@ -43,6 +45,17 @@ impl TankKnobs {
     /// The tank's size.
     pub fn container(&self, registry: &Registry) -> [f32; 3] {
         self.container.target(registry)
+    }
+
+    /// Whether the water starts as a pool over the whole floor (else as a
+    /// dam, a block at the tank's left end).
+    pub fn pool(&self, registry: &Registry) -> bool {
+        self.fill.target(registry) == 1
+    }
+
+    /// How deep the water starts, a share of the tank's height.
+    pub fn depth(&self, registry: &Registry) -> f32 {
+        self.depth.target(registry).clamp(0.02, 0.95)
     }
 }
 
@@ -123,6 +136,8 @@ impl FluidKnobs {
                 dimensions: Handle::new(id, "dimensions"),
                 count: Handle::new(id, "count"),
                 container: Handle::new(id, "container"),
+                fill: Handle::new(id, "fill"),
+                depth: Handle::new(id, "depth"),
             },
             camera: OrbitCamera::new(id),
             smoothing_length: Handle::new(id, "smoothing_length"),

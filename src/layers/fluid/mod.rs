@@ -42,10 +42,10 @@ pub fn fluid_params(id: &str) -> Vec<ParamSpec> {
             .with_description(description.to_string())
     };
     let mut specs = vec![
-        ParamSpec::enumeration(p("solver"), &Solver::NAMES, 1)
+        ParamSpec::enumeration(p("solver"), &Solver::NAMES, 0)
             .structural()
             .with_description(
-                "Weakly compressible SPH (steps bounded by the speed of sound) or Position Based Fluids (steps bounded by the flow: millions of particles in real time) (rebuilds)",
+                "Weakly compressible SPH (steps bounded by the speed of sound) or Position Based Fluids (steps bounded by the flow: hundreds of thousands of particles in real time) (rebuilds)",
             ),
         ParamSpec::int(p("solver_iterations"), 5, 1, sim::MAX_ITERATIONS as i32)
             .costly()
@@ -60,6 +60,12 @@ pub fn fluid_params(id: &str) -> Vec<ParamSpec> {
         ParamSpec::vec3(p("container"), [1.6, 1.0, 0.8], 0.05, 1000.0)
             .with_unit("m")
             .with_description("Tank size (rebuilds)"),
+        ParamSpec::enumeration(p("fill"), &["dam", "pool"], 0)
+            .structural()
+            .with_description("How the water starts: a dam, a block at the tank's left end that breaks, or a pool over the whole floor (rebuilds)"),
+        ParamSpec::float(p("depth"), 0.6, 0.02, 0.95)
+            .structural()
+            .with_description("How deep the water starts, a share of the tank's height; the flow it is made for, and so the time step, follows from it (rebuilds)"),
         scale(
             "smoothing_length",
             "Smoothing length h, relative to 2 particle spacings",
@@ -179,6 +185,8 @@ struct Structure {
     dimensions: u32,
     count: u32,
     container: [f32; 3],
+    pool: bool,
+    depth: f32,
 }
 
 impl Structure {
@@ -188,19 +196,34 @@ impl Structure {
             dimensions: tank.dimensions(registry),
             count: tank.count(registry),
             container: tank.container(registry),
+            pool: tank.pool(registry),
+            depth: tank.depth(registry),
         }
     }
 
-    /// A block filling the tank's left 40% up to 60% of its height.
+    /// A block filling the tank's left 40% (a dam) or its whole floor (a
+    /// pool) up to `depth` of its height. The fastest flow it is made for
+    /// is the speed water gains falling from the tank's top for the weakly
+    /// compressible solver, whose sound speed must outrun anything; the
+    /// large-step solver's, whose step follows the flow, is the dam's
+    /// (sqrt(2 g depth)), so a shallow pool steps as far as its waves
+    /// allow, and faster drops (a pour from above) take several
+    /// spacings a substep until they meet the water.
     fn scene(&self, seed: u64) -> Scene {
         let c = self.container;
         let d = self.dimensions;
-        let block = [c[0] * 0.4, c[1] * 0.6, if d == 2 { 0.0 } else { c[2] }];
+        let length = if self.pool { c[0] } else { c[0] * 0.4 };
+        let block = [length, c[1] * self.depth, if d == 2 { 0.0 } else { c[2] }];
         let volume: f32 = block.iter().take(d as usize).product();
         let dx = (volume / self.count as f32).powf(1.0 / d as f32);
         let across = ((block[0] / dx).round() as u32).max(1);
-        let fastest = (2.0 * 9.81 * c[1]).sqrt();
-        scene::block(d, c, [0.0; 3], block, across, fastest, 9.81, 0.05, seed).solved_by(self.solver)
+        let height = match self.solver {
+            Solver::Wcsph => c[1],
+            Solver::Pbf => block[1],
+        };
+        let fastest = (2.0 * 9.81 * height).sqrt();
+        scene::block(d, c, [0.0; 3], block, across, fastest, 9.81, 0.05, seed)
+            .solved_by(self.solver)
     }
 }
 
@@ -315,7 +338,9 @@ impl Layer for FluidLayer {
         };
         let solver = running.structure.solver;
         let mut params = knobs.substep(registry, (&running.base, solver), self.core.seed);
-        running.sim.set_iterations(knobs.solver_iterations(registry));
+        running
+            .sim
+            .set_iterations(knobs.solver_iterations(registry));
         let c = running.structure.container;
         let centre = glam::Vec3::new(c[0] * 0.5, c[1] * 0.4, c[2] * 0.5);
         // In the scene the tank's floor centre stands at the layer's origin.
@@ -403,6 +428,21 @@ impl Layer for FluidLayer {
                 "bytes_per_step".into(),
                 sim.bytes_per_step(neighbours) as f64,
             ),
+        ]
+    }
+
+    fn sampled(&self, gpu: &Gpu) -> Vec<(String, f64)> {
+        let Some(running) = &self.core.running else {
+            return Vec::new();
+        };
+        let Ok(water) = running.sim.compression(gpu) else {
+            return Vec::new();
+        };
+        vec![
+            ("live_particles".into(), water.live as f64),
+            ("substeps_per_frame".into(), f64::from(self.substeps)),
+            ("density_error_mean_pct".into(), water.mean * 100.0),
+            ("density_error_max_pct".into(), water.max * 100.0),
         ]
     }
 

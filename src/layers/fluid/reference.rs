@@ -1,5 +1,7 @@
 //! One SPH substep's densities and accelerations on the CPU in f64, brute
-//! force over every pair: the reference the GPU's grid version is held to.
+//! force over every pair, and one iteration of the large-step solver's
+//! multipliers and moves: the references the GPU's grid versions are held
+//! to.
 
 use super::sim::{FluidParams, coefficients};
 
@@ -76,4 +78,65 @@ pub fn densities_and_accelerations(
         })
         .collect();
     (densities, accelerations)
+}
+
+/// One Position Based Fluids iteration over `positions` (the predicted
+/// ones, no wall within h): each particle's density and multiplier
+/// lambda = -max(C, 0) / (|grad C|^2 + epsilon), and the move
+/// (m / rho0) sum_j (lambda_i + lambda_j + s_corr) grad W_ij it makes.
+pub fn pbf_multipliers_and_moves(
+    positions: &[[f32; 4]],
+    p: &FluidParams,
+) -> (Vec<[f64; 2]>, Vec<[f64; 3]>) {
+    let (poly6, spiky, _) = coefficients(p.dimensions, f64::from(p.h));
+    let (h, m, rho0) = (f64::from(p.h), f64::from(p.mass), f64::from(p.rest_density));
+    let position = |i: usize| [0, 1, 2].map(|k| f64::from(positions[i][k]));
+    let n = positions.len();
+    // (d from i to j, r) for every neighbour j of i within h.
+    let near = |i: usize| {
+        let x = position(i);
+        (0..n).filter(move |j| *j != i).filter_map(move |j| {
+            let y = position(j);
+            let d = [y[0] - x[0], y[1] - x[1], y[2] - x[2]];
+            let r = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
+            (r < h && r > 1e-9).then_some((j, d, r))
+        })
+    };
+    let multipliers: Vec<[f64; 2]> = (0..n)
+        .map(|i| {
+            let mut sum = h.powi(6);
+            let mut gradient = [0.0; 3];
+            let mut squares = 0.0;
+            for (_, d, r) in near(i) {
+                sum += (h * h - r * r).powi(3);
+                let g = m / rho0 * spiky * (h - r).powi(2) / r;
+                for k in 0..3 {
+                    gradient[k] += g * d[k];
+                }
+                squares += (m / rho0 * spiky * (h - r).powi(2)).powi(2);
+            }
+            let rho = (m * poly6 * sum).max(1e-6);
+            let stiffness = gradient.iter().map(|g| g * g).sum::<f64>() + squares;
+            let lambda = -(rho / rho0 - 1.0).max(0.0) / (stiffness + f64::from(p.pbf[0]));
+            [rho, lambda]
+        })
+        .collect();
+    let moves = (0..n)
+        .map(|i| {
+            let mut moved = [0.0; 3];
+            for (j, d, r) in near(i) {
+                let ratio = (h * h - r * r) / (0.96 * h * h);
+                let tensile = -f64::from(p.pbf[1]) * ratio.powi(12);
+                let share = multipliers[i][1] + multipliers[j][1] + tensile;
+                for k in 0..3 {
+                    moved[k] -= spiky * m / rho0 * share * (h - r).powi(2) / r * d[k];
+                }
+            }
+            if p.dimensions == 2 {
+                moved[2] = 0.0;
+            }
+            moved
+        })
+        .collect();
+    (multipliers, moves)
 }

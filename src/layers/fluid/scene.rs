@@ -20,6 +20,8 @@ pub struct Scene {
     pub dx: f32,
     /// The fastest flow it was made for, m/s.
     pub fastest: f32,
+    /// The solver its time step is for ([`Scene::solved_by`]).
+    pub solver: Solver,
 }
 
 /// The large-step solver's relaxation, a share of its constraint's
@@ -50,6 +52,7 @@ impl Scene {
         if solver == Solver::Pbf {
             self.params.dt = LARGE_STEP * self.params.h / self.fastest.max(0.1);
         }
+        self.solver = solver;
         self
     }
 }
@@ -150,5 +153,6 @@ pub fn block(
         params,
         dx,
         fastest: speed.max(0.1),
+        solver: Solver::Wcsph,
     }
 }

@@ -74,11 +74,11 @@ pub struct FluidParams {
 pub enum Solver {
     /// Weakly compressible SPH (SEEDS.md 002): Tait's pressure, a substep
     /// bounded by the speed of sound (ten times the fastest flow).
+    #[default]
     Wcsph,
     /// Position Based Fluids (Macklin and Mueller 2013): the density
     /// constraint projected by Jacobi iterations, a substep bounded by the
     /// flow alone.
-    #[default]
     Pbf,
 }
 
@@ -187,6 +187,17 @@ pub fn pbf_denominator(dimensions: u32, dx: f64, h: f64, mass: f64, rest_density
     (mass / rest_density).powi(2) * sum
 }
 
+/// How compressed a fluid is ([`FluidSim::compression`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Compression {
+    /// Live (not drained) particles.
+    pub live: usize,
+    /// Mean density error over them, a share of rho0.
+    pub mean: f64,
+    /// The largest.
+    pub max: f64,
+}
+
 /// The large-step solver's iterations a substep at most.
 pub const MAX_ITERATIONS: u32 = 16;
 
@@ -196,10 +207,14 @@ const BIN_CELLS: u64 = 4096;
 const BIN_DEPTH: u64 = 32;
 
 /// The stages a solver runs after the density stage.
+#[allow(
+    clippy::large_enum_variant,
+    reason = "one a fluid, built with it and never moved"
+)]
 enum Solving {
     /// Forces, then the integrate step, in one pass.
     Wcsph { force: (Kernel, Binding) },
-    /// Prediction before the density stage; each iteration the density
+    /// Prediction before the grid sort; each iteration the density
     /// stage's multipliers, then the correction; then XSPH and the
     /// vorticity, then its confinement and the settling.
     Pbf {
@@ -233,6 +248,8 @@ pub struct FluidSim {
     reuse: u32,
     /// The smoothing length last written, which the lists were built for.
     listed_for: std::cell::Cell<f32>,
+    /// The rest density last written, which density errors are against.
+    rest_density: std::cell::Cell<f32>,
     reorder: (Kernel, Binding),
     density: (Kernel, Binding),
     /// The stages after density, the solver's own.
@@ -399,18 +416,14 @@ impl FluidSim {
             (16, &tank_branches),
             (17, &bins),
         ];
-        // The weakly compressible density reads set B; the large-step
-        // solver's reads the iterations' positions in A and copies them
-        // into B for its correction.
-        let (read, copy) = match solver {
-            Solver::Wcsph => (&position_b, &position_a),
-            Solver::Pbf => (&position_a, &position_b),
-        };
+        // The density stage reads set B; the large-step solver's copies
+        // each position into A for its correction, which reads A and
+        // writes B.
         let density_bindings = [
             (0, &uniform),
             (1, &grid.grid),
-            (2, copy),
-            (4, read),
+            (2, &position_a),
+            (4, &position_b),
             (6, &densities),
             (8, &grid.starts),
             (18, &listed),
@@ -450,20 +463,13 @@ impl FluidSim {
             Solver::Pbf => Solving::Pbf {
                 predict: kernel(
                     "pbf_predict",
-                    &[
-                        (0, &uniform),
-                        (2, &position_a),
-                        (4, &position_b),
-                        (5, &velocity_b),
-                        (20, &anchors),
-                        (21, &plan),
-                    ],
+                    &[(0, &uniform), (2, &position_a), (3, &velocity_a)],
                 )?,
                 correct: kernel(
                     "pbf_correct",
                     &[
                         &walking[..],
-                        &[(2, &position_a), (4, &position_b), (5, &velocity_b)],
+                        &[(2, &position_b), (4, &position_a), (5, &velocity_b)],
                     ]
                     .concat(),
                 )?,
@@ -472,9 +478,8 @@ impl FluidSim {
                     &[
                         &walking[..],
                         &[
-                            (2, &position_b),
                             (3, &velocity_a),
-                            (4, &position_a),
+                            (4, &position_b),
                             (5, &velocity_b),
                             (7, &accelerations),
                         ],
@@ -522,6 +527,7 @@ impl FluidSim {
             sort_args,
             reuse,
             listed_for: std::cell::Cell::new(params.h),
+            rest_density: std::cell::Cell::new(params.rest_density),
             bins,
             lanes,
             listed,
@@ -566,6 +572,7 @@ impl FluidSim {
     pub fn set_params(&self, gpu: &Gpu, params: &FluidParams) {
         gpu.queue
             .write_buffer(&self.params, 0, bytemuck::bytes_of(&params.with_kernel()));
+        self.rest_density.set(params.rest_density);
         if self.listed_for.replace(params.h) != params.h {
             // `ListPlan.displaced`.
             gpu.queue
@@ -601,6 +608,13 @@ impl FluidSim {
                 }),
             );
             for _ in 0..substeps {
+                for (label, (kernel, group), threads) in self.before_sort() {
+                    let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                        label: Some(label),
+                        timestamp_writes: profiler.compute_pass(label),
+                    });
+                    kernel.dispatch(&mut pass, group, threads, 256);
+                }
                 self.plan_and_sort(&mut self.grid.timed_pass(encoder, profiler));
                 for (label, (kernel, group), threads) in self.stages() {
                     let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
@@ -619,7 +633,11 @@ impl FluidSim {
         });
         bin(&mut pass);
         let stages = self.stages();
+        let before = self.before_sort();
         for _ in 0..substeps {
+            for (_, (kernel, group), threads) in &before {
+                kernel.dispatch(&mut pass, group, *threads, 256);
+            }
             self.plan_and_sort(&mut pass);
             for (_, (kernel, group), threads) in &stages {
                 kernel.dispatch(&mut pass, group, *threads, 256);
@@ -639,6 +657,16 @@ impl FluidSim {
         self.grid.record_cells_from(pass, &self.sort_args);
     }
 
+    /// The dispatches of a substep before its grid sort: the large-step
+    /// solver's prediction, so that the grid is sorted and the lists built
+    /// where the particles are predicted to be, which the iterations walk.
+    fn before_sort(&self) -> Vec<Stage<'_>> {
+        match &self.solving {
+            Solving::Wcsph { .. } => Vec::new(),
+            Solving::Pbf { predict, .. } => vec![("fluid.predict", predict, self.count)],
+        }
+    }
+
     /// The dispatches of a substep after the grid sort, in order.
     fn stages(&self) -> Vec<Stage<'_>> {
         let (particles, walkers) = (self.count, self.count * self.lanes);
@@ -649,12 +677,11 @@ impl FluidSim {
                 ("fluid.force", force, walkers),
             ]),
             Solving::Pbf {
-                predict,
                 correct,
                 velocity,
                 finish,
+                ..
             } => {
-                stages.push(("fluid.predict", predict, particles));
                 for _ in 0..self.iterations.get().max(1) {
                     stages.push(("fluid.density", &self.density, walkers));
                     stages.push(("fluid.correct", correct, walkers));
@@ -716,6 +743,28 @@ impl FluidSim {
             read_buffer(gpu, &self.accelerations, self.count as usize)?,
             read_buffer(gpu, &self.grid.sorted, self.count as usize)?,
         ))
+    }
+
+    /// The live particles and how compressed the water is: the density
+    /// error max(rho / rho0 - 1, 0) (a free surface's particles, short of
+    /// neighbours, are not errors), mean over the live particles and the
+    /// largest, from the densities the last substep's last iteration found
+    /// (before its correction: an upper bound). Waits for the GPU.
+    pub fn compression(&self, gpu: &Gpu) -> Result<Compression, ReadbackError> {
+        let (positions, _) = self.read_particles(gpu)?;
+        let densities: Vec<[f32; 2]> = read_buffer(gpu, &self.densities, self.count as usize)?;
+        let rest = f64::from(self.rest_density.get());
+        let errors: Vec<f64> = positions
+            .iter()
+            .zip(&densities)
+            .filter(|(p, _)| p[3] != 0.0)
+            .map(|(_, d)| (f64::from(d[0]) / rest - 1.0).max(0.0))
+            .collect();
+        Ok(Compression {
+            live: errors.len(),
+            mean: errors.iter().sum::<f64>() / errors.len().max(1) as f64,
+            max: errors.iter().copied().fold(0.0, f64::max),
+        })
     }
 
     /// Substeps so far that sorted the grid and built the lists anew

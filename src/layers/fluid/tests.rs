@@ -13,6 +13,8 @@ use crate::support::Checked;
 
 #[path = "list_tests.rs"]
 mod list_tests;
+#[path = "pbf_tests.rs"]
+mod pbf_tests;
 
 fn upload(scene: &Scene) -> FluidSim {
     upload_from(scene, &Assets::new(env!("CARGO_MANIFEST_DIR")))
@@ -47,7 +49,7 @@ fn listing(
         &gpu,
         assets,
         (&scene.positions, &scene.velocities),
-        (&scene.params, Solver::Wcsph),
+        (&scene.params, scene.solver),
         (&world.rain(&gpu), &world.branches(&gpu)),
         lists,
     )
@@ -165,7 +167,7 @@ fn extreme_parameters_never_let_a_particle_escape_or_go_nan() {
 fn the_coarse_dam_break_follows_koshizuka_and_oka() {
     let gpu = support::gpu();
     let assets = Assets::new(env!("CARGO_MANIFEST_DIR"));
-    let result = sylva::layers::fluid::validate::dam_break(&gpu, &assets, 20)
+    let result = sylva::layers::fluid::validate::dam_break(&gpu, &assets, 20, (Solver::Wcsph, 1))
         .unwrap_or_else(|e| panic!("{e}"));
     eprintln!(
         "coarse dam break: mean deviation {:.1}%",
@@ -202,8 +204,17 @@ fn the_dam_break_reference_is_the_published_curve() {
     );
 }
 
+/// The solvers the couplings are tested with.
+const SOLVERS: [Solver; 2] = [Solver::Wcsph, Solver::Pbf];
+
 #[test]
 fn a_sink_drains_and_an_emitter_pours() {
+    for solver in SOLVERS {
+        sink_and_emitter(solver);
+    }
+}
+
+fn sink_and_emitter(solver: Solver) {
     let gpu = support::gpu();
     let mut scene = block(
         2,
@@ -215,7 +226,8 @@ fn a_sink_drains_and_an_emitter_pours() {
         9.81,
         0.0,
         3,
-    );
+    )
+    .solved_by(solver);
     let sim = upload(&scene);
     let alive = |sim: &FluidSim| -> usize {
         let (positions, _) = sim.read_particles(&gpu).unwrap_or_else(|e| panic!("{e}"));
@@ -227,7 +239,7 @@ fn a_sink_drains_and_an_emitter_pours() {
     let drained = alive(&sim);
     assert!(
         drained < scene.positions.len(),
-        "the sink drained: {drained} of {}",
+        "{solver:?}: the sink drained: {drained} of {}",
         scene.positions.len()
     );
     scene.params.sink = [0.0; 4];
@@ -240,7 +252,7 @@ fn a_sink_drains_and_an_emitter_pours() {
     }
     assert!(
         alive(&sim) > drained,
-        "the emitter poured the drained particles back"
+        "{solver:?}: the emitter poured the drained particles back"
     );
 }
 
@@ -399,11 +411,28 @@ fn a_small_fluid_matches_its_golden_image() {
     crate::golden::check_golden("src/layers/fluid/golden/fluid_small_192x108.png", &image);
 }
 
+#[test]
+fn a_small_position_based_fluid_matches_its_golden_image() {
+    // The same tank under the large-step solver: its dam half a second
+    // into breaking.
+    let image =
+        crate::golden::render_project(support::fixtures(), "fluid_small_pbf", [192, 108], 30);
+    crate::golden::check_golden(
+        "src/layers/fluid/golden/fluid_small_pbf_192x108.png",
+        &image,
+    );
+}
+
 /// The particles of a 2D tank after a capsule `radius` wide swept through
 /// it from x = 0.25 to 0.75 over `frames` frames (when `solid`), with the
 /// capsule where it ended and the water's mean x velocity while the
 /// capsule crossed the first half of its way.
-fn swept(solid: bool, frames: usize, radius: f32) -> (Vec<[f32; 4]>, [glam::Vec3; 2], f32) {
+fn swept(
+    solver: Solver,
+    solid: bool,
+    frames: usize,
+    radius: f32,
+) -> (Vec<[f32; 4]>, [glam::Vec3; 2], f32) {
     use sylva::engine::bodies;
     use sylva::engine::world::Capsule;
     let gpu = support::gpu();
@@ -417,7 +446,8 @@ fn swept(solid: bool, frames: usize, radius: f32) -> (Vec<[f32; 4]>, [glam::Vec3
         9.81,
         0.0,
         7,
-    );
+    )
+    .solved_by(solver);
     let sim = upload(&scene);
     let substeps = 4;
     let frame_dt = scene.params.dt * substeps as f32;
@@ -468,8 +498,14 @@ fn to_axis(p: &[f32; 4], a: glam::Vec3, b: glam::Vec3) -> f32 {
 
 #[test]
 fn water_never_stays_inside_a_moving_body_and_is_swept_along() {
+    for solver in SOLVERS {
+        swept_along(solver);
+    }
+}
+
+fn swept_along(solver: Solver) {
     let radius = 0.06;
-    let (positions, [a, b], pushed) = swept(true, 40, radius);
+    let (positions, [a, b], pushed) = swept(solver, true, 40, radius);
     let inside: Vec<(f32, [f32; 4])> = positions
         .iter()
         .filter(|p| p[3] != 0.0 && to_axis(p, a, b) < radius - 1e-3)
@@ -477,26 +513,32 @@ fn water_never_stays_inside_a_moving_body_and_is_swept_along() {
         .collect();
     assert!(
         inside.is_empty(),
-        "particles inside the body (radius {radius}, axis {a}..{b}) after its sweep: {inside:?}"
+        "{solver:?}: particles inside the body (radius {radius}, axis {a}..{b}) after its sweep: {inside:?}"
     );
-    let (unswept, _, still) = swept(false, 40, radius);
+    let (unswept, _, still) = swept(solver, false, 40, radius);
     let would_be = unswept
         .iter()
         .filter(|p| p[3] != 0.0 && to_axis(p, a, b) < radius - 1e-3)
         .count();
     assert!(
         would_be > 5,
-        "without the body, water fills its place: {would_be}"
+        "{solver:?}: without the body, water fills its place: {would_be}"
     );
     // The body sweeps to the right: the water goes its way.
     assert!(
         pushed > still + 0.1,
-        "the body sweeps the water along: {pushed} m/s across against {still} without it"
+        "{solver:?}: the body sweeps the water along: {pushed} m/s across against {still} without it"
     );
 }
 
 #[test]
 fn water_falling_on_the_floor_is_counted_as_rain_where_it_lands() {
+    for solver in SOLVERS {
+        counted_as_rain(solver);
+    }
+}
+
+fn counted_as_rain(solver: Solver) {
     use sylva::engine::bodies;
     use sylva::engine::world::RAIN_SIDE;
     use sylva::gpu::compute::read_buffer;
@@ -512,7 +554,8 @@ fn water_falling_on_the_floor_is_counted_as_rain_where_it_lands() {
         9.81,
         0.0,
         5,
-    );
+    )
+    .solved_by(solver);
     let (sim, rain) = raining(&scene, &Assets::new(env!("CARGO_MANIFEST_DIR")));
     // The scene's frame is the tank's own.
     let tank = (glam::Mat4::IDENTITY, true);
@@ -527,7 +570,7 @@ fn water_falling_on_the_floor_is_counted_as_rain_where_it_lands() {
     let row = (RAIN_SIDE / 2 * RAIN_SIDE) as usize;
     let landed: u32 = counts.iter().sum();
     let under: u32 = counts[row..row + (RAIN_SIDE as usize) / 2].iter().sum();
-    assert!(landed > 20, "{landed} landings counted");
+    assert!(landed > 20, "{solver:?}: {landed} landings counted");
     assert!(
         counts[..row]
             .iter()
@@ -539,12 +582,18 @@ fn water_falling_on_the_floor_is_counted_as_rain_where_it_lands() {
     // a thousandth of a cell apart, 77 to 93% land under the column's half.
     assert!(
         under * 4 >= landed * 3,
-        "{under} of {landed} landings under the falling water's half of the floor"
+        "{solver:?}: {under} of {landed} landings under the falling water's half of the floor"
     );
 }
 
 #[test]
 fn water_never_stays_inside_a_branch_standing_in_the_scene() {
+    for solver in SOLVERS {
+        kept_out_of_branches(solver);
+    }
+}
+
+fn kept_out_of_branches(solver: Solver) {
     use sylva::engine::bodies;
     use sylva::engine::world::Capsule;
     let gpu = support::gpu();
@@ -558,7 +607,8 @@ fn water_never_stays_inside_a_branch_standing_in_the_scene() {
         9.81,
         0.0,
         7,
-    );
+    )
+    .solved_by(solver);
     // A branch across the water, given in the scene, where the tank
     // stands 10 m aside: the block brings it into the tank's frame.
     let offset = glam::Vec3::new(10.0, 0.0, 5.0);
@@ -589,9 +639,9 @@ fn water_never_stays_inside_a_branch_standing_in_the_scene() {
         positions.iter().filter(inside).count()
     };
     let (with, without) = (inside_after(true), inside_after(false));
-    assert_eq!(with, 0, "particles inside the standing branch");
+    assert_eq!(with, 0, "{solver:?}: particles inside the standing branch");
     assert!(
         without > 10,
-        "without it the water fills its place: {without}"
+        "{solver:?}: without it the water fills its place: {without}"
     );
 }
