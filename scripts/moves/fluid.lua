@@ -15,22 +15,29 @@ end
 
 function fluid.update(dt)
   local t = sylva.time
-  local lean = 3.2 * math.sin(t * 2 * math.pi / swell) + 1.4 * math.sin(t * 0.37)
-  local roll = 1.2 * math.sin(t * 0.23)
+  local tank = sylva.get("fluid.container") or { 1.6, 1.0, 0.8 }
+  -- The rocking tilts the water's surface by about as much as the water
+  -- is deep over the tank's length (a tank 1.6 m long filled 0.6 m deep:
+  -- the full swell); a long shallow pool is rocked more gently, so its
+  -- waves run along it instead of piling all the water at one end.
+  local deep = tank[2] * (sylva.get("fluid.depth") or 0.6)
+  local gentle = math.min(1, deep / tank[1] / 0.375)
+  local lean = gentle * (3.2 * math.sin(t * 2 * math.pi / swell) + 1.4 * math.sin(t * 0.37))
+  local roll = gentle * 1.2 * math.sin(t * 0.23)
   -- Gravity leans harder on the downbeat of each bar.
-  local kick = sylva.beat % 4 < 1 and 1.6 * (1 - sylva.beat_phase) or 0
+  local kick = sylva.beat % 4 < 1 and gentle * 1.6 * (1 - sylva.beat_phase) or 0
   sylva.set("fluid.gravity", { lean * (1 + kick * 0.3), -9.81 - kick, roll })
   local since = t - (persist.started or -100)
   if since < sweep then
     -- The paddle spans the tank whatever its size: from one end to the
     -- other at a fifth of its height, half-way across, as wide as a
-    -- seventh of its length.
-    local tank = sylva.get("fluid.container") or { 1.6, 1.0, 0.8 }
+    -- seventh of its length or three fifths of the water's depth.
     local across = since / sweep
     local from, to = 0.06 * tank[1], 0.94 * tank[1]
     local x = persist.stroke % 2 == 0 and from + (to - from) * across or to - (to - from) * across
     sylva.set("fluid.point1", { x, 0.2 * tank[2], 0.5 * tank[3] })
-    sylva.set("fluid.point1_radius", 0.14 * tank[1] * math.sin(math.pi * across))
+    local reach = math.min(0.14 * tank[1], 0.6 * deep)
+    sylva.set("fluid.point1_radius", reach * math.sin(math.pi * across))
   else
     sylva.set("fluid.point1_radius", 0)
   end

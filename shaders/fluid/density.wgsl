@@ -130,19 +130,26 @@ fn poly6_walked(me: vec3<f32>, home: vec3<i32>, lane: u32, walk2: f32, l: ptr<fu
     return sum;
 }
 
-// The same over the walker's listed entries `begin` to `end`, two a step
-// (a particle drained since they were built weighs nothing).
+// The same over the walker's listed entries `begin` to `end` (a particle
+// drained since they were built weighs nothing).
 fn poly6_listed(walker: u32, begin: u32, end: u32, me: vec3<f32>) -> Summed {
     let h2 = params.kernel.w;
     var sum = summed_zero();
+    // Four neighbours a step, their loads overlapping (as gather.wgsl's
+    // walks: the large-step solver sums over the lists several times a
+    // substep), then the rest one by one.
     var e = begin;
-    for (; e + 1u < end; e += 2u) {
+    for (; e + 3u < end; e += 4u) {
         let a = position_b[listed[listed_at(walker, LIST_HEAD + e)]];
         let b = position_b[listed[listed_at(walker, LIST_HEAD + e + 1u)]];
+        let c = position_b[listed[listed_at(walker, LIST_HEAD + e + 2u)]];
+        let d = position_b[listed[listed_at(walker, LIST_HEAD + e + 3u)]];
         summed_with(&sum, a.xyz - me, a.w, h2);
         summed_with(&sum, b.xyz - me, b.w, h2);
+        summed_with(&sum, c.xyz - me, c.w, h2);
+        summed_with(&sum, d.xyz - me, d.w, h2);
     }
-    if e < end {
+    for (; e < end; e++) {
         let a = position_b[listed[listed_at(walker, LIST_HEAD + e)]];
         summed_with(&sum, a.xyz - me, a.w, h2);
     }

@@ -4,8 +4,11 @@
 //! the frame's GPU time (the sum of its passes), the wall time of a frame
 //! waited for, and the frames a second it holds unpaced (frames submitted
 //! back to back, as `run --headless --unpaced` does), and what the layers
-//! sample after each measured frame (`Layer::sampled`: the fluid's live
-//! particles, substeps and density error), their mean and largest.
+//! sample (`Layer::sampled`: the fluid's live particles, substeps and
+//! density error), their mean and largest over as many frames again played
+//! on right after (reading a million particles back between two measured
+//! frames idles the GPU, which then clocks down and times the next frame
+//! slow).
 
 use std::time::Instant;
 
@@ -87,7 +90,8 @@ pub struct WholeFrameReport {
     pub wall: Spread,
     /// Frames a second with frames submitted back to back.
     pub unpaced_fps: f64,
-    /// What the layers sampled, in the order they first reported it.
+    /// What the layers sampled over as many frames again, played on right
+    /// after the measured ones, in the order they first reported it.
     pub sampled: Vec<Sampled>,
 }
 
@@ -117,13 +121,11 @@ pub fn run(options: &WholeFrameOptions) -> anyhow::Result<WholeFrameReport> {
     show.profiler.collect();
     let mut frames = Vec::with_capacity(options.steps);
     let mut walls = Vec::with_capacity(options.steps);
-    let mut sampled: Vec<(String, String, Vec<f64>)> = Vec::new();
     for _ in 0..options.steps {
         let started = Instant::now();
         let mut finished = show.frame(dt, None, &mut output, |_, _| {});
         show.gpu.wait_idle();
         walls.push(started.elapsed().as_secs_f64() * 1e3);
-        sample(&show, &mut sampled);
         finished.extend(show.profiler.collect());
         frames.extend(finished.into_iter().map(|f| f.passes));
     }
@@ -134,6 +136,12 @@ pub fn run(options: &WholeFrameOptions) -> anyhow::Result<WholeFrameReport> {
     }
     show.gpu.wait_idle();
     let unpaced_fps = options.steps as f64 / started.elapsed().as_secs_f64().max(1e-9);
+    let mut sampled: Vec<(String, String, Vec<f64>)> = Vec::new();
+    for _ in 0..options.steps {
+        show.frame(dt, None, &mut output, |_, _| {});
+        show.profiler.collect();
+        sample(&show, &mut sampled);
+    }
     if let Some(error) = show.errors.snapshot().first() {
         bail!("{}: {}", error.origin, error.message);
     }

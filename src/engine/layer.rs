@@ -161,10 +161,11 @@ pub trait Layer {
         Vec::new()
     }
 
-    /// Figures a whole-frame bench samples after every measured frame
-    /// (the fluid's live particles, substeps and density error), each
-    /// averaged over the frames and its largest printed. Waits for the
-    /// GPU; never called while the show runs.
+    /// Figures a whole-frame bench samples after each of as many frames
+    /// as it measured, played on after them (the fluid's live particles,
+    /// substeps and density error), each averaged over the frames and its
+    /// largest printed. Waits for the GPU; never called while the show
+    /// runs.
     fn sampled(&self, _gpu: &Gpu) -> Vec<(String, f64)> {
         Vec::new()
     }

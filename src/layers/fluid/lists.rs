@@ -3,6 +3,8 @@
 //! built every substep or with a skin and reused (Verlet lists, decided
 //! on the GPU by `shaders/fluid/plan.wgsl`), and their layout's sizes.
 
+use super::sim::Solver;
+
 /// Particles a walker's lists hold (`LISTED` in fluid.wgsl): the ~37
 /// within the lists' reach of a particle in the bulk (~28 neighbours
 /// within h), with room for the mirror particles at a wall and for
@@ -59,7 +61,19 @@ impl Lists {
         skin: LIST_SKIN,
     };
 
-    /// The lists for a fluid of `count` particles.
+    /// The lists for a fluid of `count` particles stepped by `solver`:
+    /// the large-step solver's particles move a quarter of h a substep,
+    /// past any skin, so its lists are built every substep, at the
+    /// predicted positions, holding only what is within h.
+    pub fn of(count: u32, solver: Solver) -> Self {
+        match solver {
+            Solver::Pbf => Self::EVERY_SUBSTEP,
+            Solver::Wcsph => Self::for_count(count),
+        }
+    }
+
+    /// The weakly compressible solver's lists for a fluid of `count`
+    /// particles.
     pub fn for_count(count: u32) -> Self {
         if count < REUSED_FROM {
             Self::EVERY_SUBSTEP

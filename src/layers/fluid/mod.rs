@@ -438,8 +438,13 @@ impl Layer for FluidLayer {
         let Ok(water) = running.sim.compression(gpu) else {
             return Vec::new();
         };
+        let (walked, walkers) = running.sim.walked_unlisted(gpu).unwrap_or((0, 1));
         vec![
             ("live_particles".into(), water.live as f64),
+            (
+                "walked_unlisted_pct".into(),
+                walked as f64 / walkers.max(1) as f64 * 100.0,
+            ),
             ("substeps_per_frame".into(), f64::from(self.substeps)),
             ("density_error_mean_pct".into(), water.mean * 100.0),
             ("density_error_max_pct".into(), water.max * 100.0),

@@ -48,7 +48,7 @@ fn one_position_based_iteration_matches_the_f64_reference() {
         for depth in [LIST_DEPTH, 0] {
             let lists = Lists {
                 depth,
-                ..Lists::REUSED
+                ..Lists::EVERY_SUBSTEP
             };
             let (sim, _world) = listing(&scene, &assets, lists);
             sim.set_iterations(1);
@@ -151,7 +151,7 @@ fn an_interaction_point_pushes_the_water_away() {
         let (sim, _world) = listing(
             &scene,
             &assets,
-            Lists::for_count(scene.positions.len() as u32),
+            Lists::of(scene.positions.len() as u32, solver),
         );
         scene.params.point0 = [centre[0], centre[1], centre[2], radius];
         scene.params.push = [400.0, 0.0, 0.0, 0.0];

@@ -291,7 +291,7 @@ impl FluidSim {
         (params, solver): (&FluidParams, Solver),
         world: (&wgpu::Buffer, &wgpu::Buffer),
     ) -> Result<Self, BuildError> {
-        let lists = Lists::for_count(particles.0.len() as u32);
+        let lists = Lists::of(particles.0.len() as u32, solver);
         Self::with_lists(gpu, assets, particles, (params, solver), world, lists)
     }
 

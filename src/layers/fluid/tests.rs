@@ -33,7 +33,7 @@ fn raining(scene: &Scene, assets: &Assets) -> (FluidSim, wgpu::Buffer) {
 
 /// The fluid of `scene` and the world whose rain map and branches it binds.
 fn in_world(scene: &Scene, assets: &Assets) -> (FluidSim, sylva::engine::world::World) {
-    let lists = Lists::for_count(scene.positions.len() as u32);
+    let lists = Lists::of(scene.positions.len() as u32, scene.solver);
     listing(scene, assets, lists)
 }
 
