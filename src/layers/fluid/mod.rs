@@ -12,6 +12,7 @@
 pub(crate) mod draw;
 pub mod knobs;
 pub mod lists;
+pub mod physics;
 pub mod reference;
 pub mod scene;
 pub mod sim;

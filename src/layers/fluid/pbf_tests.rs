@@ -165,3 +165,43 @@ fn an_interaction_point_pushes_the_water_away() {
         );
     }
 }
+
+/// `fluid.solver` switches the running tank (rebuilt once the setting has
+/// rested a quarter of a second): the small tank that takes every substep
+/// its frame allows (8) under the weakly compressible step (it would need
+/// 73 for real time) takes the 6 real time needs under the large step,
+/// and draws on with no error.
+#[test]
+fn the_solver_switches_while_the_show_runs() {
+    use sylva::gpu::{OUTPUT_FORMAT, RenderTarget};
+    use sylva::params::{Source, Value};
+    use sylva::show::Show;
+    let mut show = support::show(support::fixtures(), "fluid_small", OUTPUT_FORMAT);
+    let mut output = RenderTarget::new(&show.gpu.device, "fluid.output", [96, 64], OUTPUT_FORMAT);
+    let mut play = |show: &mut Show, frames: usize| {
+        for _ in 0..frames {
+            show.frame(1.0 / 60.0, None, &mut output, |_, _| {});
+        }
+    };
+    let substeps = |show: &Show| {
+        show.layers()[0]
+            .sampled(&show.gpu)
+            .into_iter()
+            .find(|(figure, _)| figure == "substeps_per_frame")
+            .map(|(_, value)| value)
+            .checked("the fluid's substeps")
+    };
+    play(&mut show, 3);
+    let before = substeps(&show);
+    show.registry
+        .set_now("fluid.solver", Value::Text("pbf".into()), Source::Ui)
+        .checked("switching the solver");
+    play(&mut show, 30);
+    let after = substeps(&show);
+    assert!(
+        before >= 8.0 && (1.0..=6.0).contains(&after),
+        "substeps a frame: {before} weakly compressible, {after} position based"
+    );
+    let errors = show.errors.snapshot();
+    assert!(errors.is_empty(), "{errors:?}");
+}

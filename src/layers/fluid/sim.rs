@@ -2,17 +2,19 @@
 //! a counting sort into cells of (1 + skin) h / 2 whose scatter moves the
 //! particles into cell order (reorder), then density (listing each
 //! particle's neighbours within (1 + skin) h), force over those lists and
-//! integrate passes. A large fluid's lists serve the next substeps too
+//! integrate passes (the weakly compressible step), or a prediction before
+//! the sort, iterations of density and correction, then XSPH and
+//! vorticity confinement (Position Based Fluids, `Solving::Pbf`; its lists
+//! are built every substep). A large fluid's lists serve the next substeps too
 //! (Verlet lists, `lists.rs`): a substep sorts and lists anew only when a
 //! particle has moved half the skin since or the lists have served their
 //! substeps, which the GPU decides at the start of each substep
 //! (`fluid/plan.wgsl`). Nothing is read back during a step.
 
 use crate::engine::simulation::Simulation;
-use bytemuck::{Pod, Zeroable};
 
 use super::bodies::BODIES_BYTES;
-use super::lists::{LIST_BLOCK, LIST_HEAD, Lists, list_depth};
+use super::lists::{LIST_HEAD, Lists, list_depth};
 use crate::base::{Assets, ChangedFile};
 use crate::engine::world::{Capsule, MAX_BRANCHES};
 use crate::gpu::bindings::uniform_buffer;
@@ -20,186 +22,12 @@ use crate::gpu::compute::{Binding, Kernel, KernelReload, read_buffer, storage_bu
 use crate::gpu::grid_sort::{GridBox, GridSort};
 use crate::gpu::{BuildError, Gpu, GpuProfiler, ReadbackError};
 
-/// `struct FluidParams` in `shaders/fluid/fluid.wgsl`.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, Default, PartialEq, Pod, Zeroable)]
-pub struct FluidParams {
-    /// Gravity, m/s^2.
-    pub gravity: [f32; 3],
-    /// Smoothing length.
-    pub h: f32,
-    /// Container size (from the origin).
-    pub container: [f32; 3],
-    /// Particle mass.
-    pub mass: f32,
-    /// Rest density.
-    pub rest_density: f32,
-    /// Tait stiffness B.
-    pub stiffness: f32,
-    /// Viscosity mu.
-    pub viscosity: f32,
-    /// Substep length, s.
-    pub dt: f32,
-    /// Penalty wall stiffness, 1/s^2.
-    pub wall_stiffness: f32,
-    /// 2 or 3.
-    pub dimensions: u32,
-    /// Particles.
-    pub count: u32,
-    /// Changes every substep (emitter randomness).
-    pub seed: u32,
-    /// Interaction point 0: xyz, radius.
-    pub point0: [f32; 4],
-    /// Interaction point 1: xyz, radius.
-    pub point1: [f32; 4],
-    /// Strengths of the points in x and y.
-    pub push: [f32; 4],
-    /// Emitter: xyz, radius (0 = off).
-    pub emitter: [f32; 4],
-    /// Emitter velocity xyz, share of dead particles revived per substep in w.
-    pub emitter_velocity: [f32; 4],
-    /// Sink: xyz, radius (0 = off).
-    pub sink: [f32; 4],
-    /// Kernel constants for h: poly6, spiky gradient, viscosity Laplacian,
-    /// h^2; filled in by [`FluidSim`] from `h` and `dimensions`.
-    pub kernel: [f32; 4],
-    /// The large-step solver's: its relaxation (the paper's epsilon, a
-    /// share of [`pbf_denominator`]), the tensile term's scale, XSPH
-    /// viscosity, vorticity confinement (m/s).
-    pub pbf: [f32; 4],
-}
+mod readback;
 
-/// Which solver a fluid steps with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Solver {
-    /// Weakly compressible SPH (SEEDS.md 002): Tait's pressure, a substep
-    /// bounded by the speed of sound (ten times the fastest flow).
-    #[default]
-    Wcsph,
-    /// Position Based Fluids (Macklin and Mueller 2013): the density
-    /// constraint projected by Jacobi iterations, a substep bounded by the
-    /// flow alone.
-    Pbf,
-}
-
-impl Solver {
-    /// `fluid.solver`'s names, in order.
-    pub const NAMES: [&'static str; 2] = ["wcsph", "pbf"];
-
-    /// The solver called `name`.
-    pub fn named(name: &str) -> Option<Self> {
-        match name {
-            "wcsph" => Some(Self::Wcsph),
-            "pbf" => Some(Self::Pbf),
-            _ => None,
-        }
-    }
-
-    /// `SOLVER` in `shaders/fluid/fluid.wgsl`.
-    fn constant(self) -> f64 {
-        match self {
-            Self::Wcsph => 0.0,
-            Self::Pbf => 1.0,
-        }
-    }
-}
-
-impl FluidParams {
-    /// These parameters with `kernel` computed for their h.
-    pub fn with_kernel(mut self) -> Self {
-        let (poly6, spiky, laplacian) = coefficients(self.dimensions, f64::from(self.h));
-        self.kernel = [
-            poly6 as f32,
-            spiky as f32,
-            laplacian as f32,
-            self.h * self.h,
-        ];
-        self
-    }
-}
-
-/// The SPH kernels' constants for `dimensions` and `h`, as in the WGSL.
-pub fn coefficients(dimensions: u32, h: f64) -> (f64, f64, f64) {
-    let pi = std::f64::consts::PI;
-    if dimensions == 2 {
-        (
-            4.0 / (pi * h.powi(8)),
-            -30.0 / (pi * h.powi(5)),
-            20.0 / (3.0 * pi * h.powi(5)),
-        )
-    } else {
-        (
-            315.0 / (64.0 * pi * h.powi(9)),
-            -45.0 / (pi * h.powi(6)),
-            45.0 / (pi * h.powi(6)),
-        )
-    }
-}
-
-/// The particle mass that gives `rest_density` inside a lattice of spacing
-/// `dx` with smoothing length `h` (the kernel sum over the lattice).
-pub fn calibrated_mass(dimensions: u32, dx: f64, h: f64, rest_density: f64) -> f64 {
-    let (poly6, ..) = coefficients(dimensions, h);
-    let reach = (h / dx).ceil() as i64;
-    let z_range = if dimensions == 2 {
-        0..=0
-    } else {
-        -reach..=reach
-    };
-    let mut sum = 0.0;
-    for z in z_range {
-        for y in -reach..=reach {
-            for x in -reach..=reach {
-                let r2 = ((x * x + y * y + z * z) as f64) * dx * dx;
-                if r2 < h * h {
-                    sum += (h * h - r2).powi(3);
-                }
-            }
-        }
-    }
-    rest_density / (poly6 * sum)
-}
-
-/// The large-step solver's constraint gradient norm for a particle with a
-/// full neighbourhood at rest, (m / rho0)^2 times the sum of |grad W|^2
-/// (Spiky) over a lattice of spacing `dx` with smoothing length `h` (the
-/// scale its relaxation and tensile term are set against, so they hold at
-/// any spacing).
-pub fn pbf_denominator(dimensions: u32, dx: f64, h: f64, mass: f64, rest_density: f64) -> f64 {
-    let (_, spiky, _) = coefficients(dimensions, h);
-    let reach = (h / dx).ceil() as i64;
-    let z_range = if dimensions == 2 {
-        0..=0
-    } else {
-        -reach..=reach
-    };
-    let mut sum = 0.0;
-    for z in z_range {
-        for y in -reach..=reach {
-            for x in -reach..=reach {
-                let r = (((x * x + y * y + z * z) as f64).sqrt()) * dx;
-                if r > 0.0 && r < h {
-                    sum += (spiky * (h - r).powi(2)).powi(2);
-                }
-            }
-        }
-    }
-    (mass / rest_density).powi(2) * sum
-}
-
-/// How compressed a fluid is ([`FluidSim::compression`]).
-#[derive(Debug, Clone, Copy)]
-pub struct Compression {
-    /// Live (not drained) particles.
-    pub live: usize,
-    /// Mean density error over them, a share of rho0.
-    pub mean: f64,
-    /// The largest.
-    pub max: f64,
-}
-
-/// The large-step solver's iterations a substep at most.
-pub const MAX_ITERATIONS: u32 = 16;
+pub use super::physics::{
+    FluidParams, MAX_ITERATIONS, Solver, calibrated_mass, coefficients, pbf_denominator,
+};
+pub use readback::Compression;
 
 /// Cells of the branch bins and slots a cell (`BIN_CELLS`, `BIN_DEPTH` in
 /// fluid.wgsl); the bins buffer holds the counts, then the slots.
@@ -710,119 +538,6 @@ impl FluidSim {
     /// Particles.
     pub fn count(&self) -> u32 {
         self.count
-    }
-
-    /// Reads positions and velocities (grid order; waits for the GPU).
-    #[allow(
-        clippy::type_complexity,
-        reason = "positions and velocities, read back together"
-    )]
-    pub fn read_particles(
-        &self,
-        gpu: &Gpu,
-    ) -> Result<(Vec<[f32; 4]>, Vec<[f32; 4]>), ReadbackError> {
-        Ok((
-            read_buffer(gpu, &self.positions, self.count as usize)?,
-            read_buffer(gpu, &self.velocities, self.count as usize)?,
-        ))
-    }
-
-    /// Reads the last substep's densities (with pressures) and
-    /// accelerations, and for each the index the particle had before that
-    /// substep's reorder (waits for the GPU).
-    #[allow(
-        clippy::type_complexity,
-        reason = "three parallel arrays read back together"
-    )]
-    pub fn read_forces(
-        &self,
-        gpu: &Gpu,
-    ) -> Result<(Vec<[f32; 2]>, Vec<[f32; 4]>, Vec<u32>), ReadbackError> {
-        Ok((
-            read_buffer(gpu, &self.densities, self.count as usize)?,
-            read_buffer(gpu, &self.accelerations, self.count as usize)?,
-            read_buffer(gpu, &self.grid.sorted, self.count as usize)?,
-        ))
-    }
-
-    /// The live particles and how compressed the water is: the density
-    /// error max(rho / rho0 - 1, 0) (a free surface's particles, short of
-    /// neighbours, are not errors), mean over the live particles and the
-    /// largest, from the densities the last substep's last iteration found
-    /// (before its correction: an upper bound). Waits for the GPU.
-    pub fn compression(&self, gpu: &Gpu) -> Result<Compression, ReadbackError> {
-        let (positions, _) = self.read_particles(gpu)?;
-        let densities: Vec<[f32; 2]> = read_buffer(gpu, &self.densities, self.count as usize)?;
-        let rest = f64::from(self.rest_density.get());
-        let errors: Vec<f64> = positions
-            .iter()
-            .zip(&densities)
-            .filter(|(p, _)| p[3] != 0.0)
-            .map(|(_, d)| (f64::from(d[0]) / rest - 1.0).max(0.0))
-            .collect();
-        Ok(Compression {
-            live: errors.len(),
-            mean: errors.iter().sum::<f64>() / errors.len().max(1) as f64,
-            max: errors.iter().copied().fold(0.0, f64::max),
-        })
-    }
-
-    /// Substeps so far that sorted the grid and built the lists anew
-    /// (waits for the GPU).
-    pub fn list_rebuilds(&self, gpu: &Gpu) -> Result<u32, ReadbackError> {
-        if self.reuse == 1 {
-            return self.substeps_run(gpu);
-        }
-        Ok(read_buffer::<u32>(gpu, &self.plan, 4)?
-            .get(3)
-            .copied()
-            .unwrap_or(0))
-    }
-
-    /// Walkers (particles' lanes) whose neighbours did not fit their list
-    /// in the last substep, so that the force stage walked the grid for
-    /// them, and walkers in all (waits for the GPU).
-    pub fn walked_unlisted(&self, gpu: &Gpu) -> Result<(usize, usize), ReadbackError> {
-        let walkers = (self.count * self.lanes) as usize;
-        let words = self.listed.size() as usize / 4;
-        let listed = read_buffer::<u32>(gpu, &self.listed, words)?;
-        // Word 0 of each walker (`listed_at` in fluid.wgsl).
-        let block = LIST_BLOCK * (LIST_HEAD as usize + self.depth as usize);
-        let walked = (0..walkers)
-            .filter(|t| listed[t / LIST_BLOCK * block + t % LIST_BLOCK] == u32::MAX)
-            .count();
-        Ok((walked, walkers))
-    }
-
-    /// Bytes a substep that sorts and walks the grid moves (each buffer
-    /// touch counted once; the neighbour reads of density and force
-    /// counted per neighbour within h; a substep that reuses the lists
-    /// moves less, the list's skin more).
-    pub fn bytes_per_step(&self, neighbours: f64) -> u64 {
-        let n = f64::from(self.count);
-        let cells = f64::from(self.grid.cells() + 1);
-        let grid = cells * 4.0 * 4.0 + n * (16.0 + 8.0 + 4.0);
-        let reorder = n * (8.0 + 4.0 + 4.0 + 16.0 * 4.0);
-        let density = n * (16.0 + 8.0 + 4.0) + n * neighbours * (16.0 + 4.0);
-        let solving = match self.solving {
-            Solving::Wcsph { .. } => {
-                density + n * (16.0 * 5.0 + 8.0 + 4.0) + n * neighbours * (4.0 + 16.0 + 16.0 + 8.0)
-            }
-            Solving::Pbf { .. } => {
-                // The prediction; each iteration density (and its copy),
-                // then the correction (a neighbour's position and
-                // multiplier); then velocity (position, velocity,
-                // density) and finish (position, vorticity, density, and
-                // the settling as force's).
-                let iterations = f64::from(self.iterations.get());
-                let predict = n * 16.0 * 5.0;
-                let correct = n * (16.0 * 3.0 + 8.0 + 4.0) + n * neighbours * (4.0 + 16.0 + 8.0);
-                let velocity = n * (16.0 * 4.0 + 8.0) + n * neighbours * (4.0 + 16.0 + 16.0 + 8.0);
-                let finish = n * (16.0 * 5.0 + 8.0) + n * neighbours * (4.0 + 16.0 + 16.0 + 8.0);
-                predict + iterations * (density + n * 16.0 + correct) + velocity + finish
-            }
-        };
-        (grid + reorder + solving) as u64
     }
 }
 
