@@ -122,10 +122,10 @@ pub fn coefficients(dimensions: u32, h: f64) -> (f64, f64, f64) {
     }
 }
 
-/// The particle mass that gives `rest_density` inside a lattice of spacing
-/// `dx` with smoothing length `h` (the kernel sum over the lattice).
-pub fn calibrated_mass(dimensions: u32, dx: f64, h: f64, rest_density: f64) -> f64 {
-    let (poly6, ..) = coefficients(dimensions, h);
+/// `term(r)` added up over the lattice points of spacing `dx` within `h`
+/// of one of them (r: the distance to it, 0 for itself), in the plane
+/// or in space.
+fn lattice_sum(dimensions: u32, dx: f64, h: f64, term: impl Fn(f64) -> f64) -> f64 {
     let reach = (h / dx).ceil() as i64;
     let z_range = if dimensions == 2 {
         0..=0
@@ -136,13 +136,21 @@ pub fn calibrated_mass(dimensions: u32, dx: f64, h: f64, rest_density: f64) -> f
     for z in z_range {
         for y in -reach..=reach {
             for x in -reach..=reach {
-                let r2 = ((x * x + y * y + z * z) as f64) * dx * dx;
-                if r2 < h * h {
-                    sum += (h * h - r2).powi(3);
+                let r = ((x * x + y * y + z * z) as f64).sqrt() * dx;
+                if r < h {
+                    sum += term(r);
                 }
             }
         }
     }
+    sum
+}
+
+/// The particle mass that gives `rest_density` inside a lattice of spacing
+/// `dx` with smoothing length `h` (the kernel sum over the lattice).
+pub fn calibrated_mass(dimensions: u32, dx: f64, h: f64, rest_density: f64) -> f64 {
+    let (poly6, ..) = coefficients(dimensions, h);
+    let sum = lattice_sum(dimensions, dx, h, |r| (h * h - r * r).powi(3));
     rest_density / (poly6 * sum)
 }
 
@@ -153,23 +161,13 @@ pub fn calibrated_mass(dimensions: u32, dx: f64, h: f64, rest_density: f64) -> f
 /// any spacing).
 pub fn pbf_denominator(dimensions: u32, dx: f64, h: f64, mass: f64, rest_density: f64) -> f64 {
     let (_, spiky, _) = coefficients(dimensions, h);
-    let reach = (h / dx).ceil() as i64;
-    let z_range = if dimensions == 2 {
-        0..=0
-    } else {
-        -reach..=reach
-    };
-    let mut sum = 0.0;
-    for z in z_range {
-        for y in -reach..=reach {
-            for x in -reach..=reach {
-                let r = (((x * x + y * y + z * z) as f64).sqrt()) * dx;
-                if r > 0.0 && r < h {
-                    sum += (spiky * (h - r).powi(2)).powi(2);
-                }
-            }
+    let sum = lattice_sum(dimensions, dx, h, |r| {
+        if r > 0.0 {
+            (spiky * (h - r).powi(2)).powi(2)
+        } else {
+            0.0
         }
-    }
+    });
     (mass / rest_density).powi(2) * sum
 }
 
