@@ -12,6 +12,7 @@ use crate::control::{ControlOptions, ControlSurface};
 use crate::drivers::send::{SendOptions, Senders};
 use crate::drivers::video::VideoWriter;
 use crate::gpu::{OUTPUT_FORMAT, RenderTarget, read_rgba8};
+use crate::show::fit::Fit;
 use crate::show::installation::{InstallOptions, Installation};
 use crate::show::pace::Pace;
 use crate::show::{AudioChoice, Show, ShowOptions, open_device, start, start_live_on};
@@ -205,6 +206,7 @@ pub fn run(options: &HeadlessOptions) -> anyhow::Result<()> {
     let mut report = started;
     let mut frames = 0u64;
     let mut pace = Pace::default();
+    let mut fit = Fit::default();
     loop {
         let now = Instant::now();
         let done_frames = options.frames.is_some_and(|n| frames >= n);
@@ -245,6 +247,7 @@ pub fn run(options: &HeadlessOptions) -> anyhow::Result<()> {
         senders.submitted();
         senders.keep(&mut show);
         pace.keep(&mut show, dt, &finished);
+        fit.keep(&mut show, &finished);
         installation.keep(&show);
         frames += 1;
         if now.duration_since(report) >= Duration::from_secs(5) {

@@ -4,6 +4,7 @@
 //! playlists and crossfades, and the state an installation resumes from.
 
 pub mod check;
+pub mod fit;
 pub mod installation;
 pub mod names;
 mod options;

@@ -283,7 +283,7 @@ fn outputs_scale(registry: &Registry) -> f32 {
 /// id, or with its kind when it is the only layer of that kind on stage
 /// (simulation passes carry the kind: `colony.search`); for [`OUTPUTS`],
 /// every output's warp (`output.NAME`).
-fn layer_ms(times: &[PassTime], id: &str, layers: &[String]) -> f64 {
+pub(super) fn layer_ms(times: &[PassTime], id: &str, layers: &[String]) -> f64 {
     if id == OUTPUTS {
         return times
             .iter()

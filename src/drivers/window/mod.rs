@@ -25,6 +25,7 @@ use crate::drivers::send::{SendOptions, Senders};
 use crate::engine::outputs::{Blit, SurfaceOutput};
 use crate::gpu::Gpu;
 use crate::show::Show;
+use crate::show::fit::Fit;
 use crate::show::installation::{InstallOptions, Installation};
 use crate::show::pace::Pace;
 use crate::show::{ShowOptions, start_live_on};
@@ -101,6 +102,8 @@ struct Running {
     pointer: Pointer,
     /// Puts back a layer the device cannot run at a show's pace.
     pace: Pace,
+    /// Fits the counts of layers that fit theirs to the device.
+    fit: Fit,
     /// A window per output of the outputs file.
     projectors: Projectors,
     /// NDI, streams, recording; taken when the window closes.
@@ -274,6 +277,7 @@ impl App {
             installation,
             pointer: Pointer::default(),
             pace: Pace::default(),
+            fit: Fit::default(),
             projectors: Projectors::default(),
             senders,
         })
@@ -433,6 +437,7 @@ impl Running {
             senders.keep(&mut self.show);
         }
         self.pace.keep(&mut self.show, dt, &finished);
+        self.fit.keep(&mut self.show, &finished);
         self.installation.keep(&self.show);
         self.window.pre_present_notify();
         self.show.gpu.queue.present(texture);

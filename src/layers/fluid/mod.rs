@@ -57,7 +57,9 @@ pub fn fluid_params(id: &str) -> Vec<ParamSpec> {
         ParamSpec::enumeration(p("dimensions"), &["3d", "2d"], 0)
             .with_description("3D tank or 2D slice (rebuilds)"),
         ParamSpec::int(p("count"), 40_000, 100, 16_000_000).structural()
-            .with_description("Particles (rebuilds)"),
+            .with_description("Particles (rebuilds); with auto_count, where the fit starts and what renders, benches and tests run"),
+        ParamSpec::bool(p("auto_count"), false)
+            .with_description("Fit the count to the GPU while the show plays live: the largest that holds 60 fps with everything else the preset draws, measured after each rebuild"),
         ParamSpec::vec3(p("container"), [1.6, 1.0, 0.8], 0.05, 1000.0)
             .with_unit("m")
             .with_description("Tank size (rebuilds)"),

@@ -1,0 +1,278 @@
+//! Fitting a layer's size to the GPU it finds. A layer with
+//! `<id>.auto_count` on has its `<id>.count` set, while the show plays
+//! live, to the largest that keeps the whole frame within [`HEADROOM`] of
+//! 60 fps with everything else the preset draws: after each (re)build the
+//! layer's GPU time and the frame's are measured over [`MEASURE_FRAMES`]
+//! frames, and the count is scaled by what is left of the budget (a fluid
+//! costs about count^(4/3): its substeps grow with the cube root of the
+//! count), until the frame lands within [`SETTLED`] of the budget or
+//! [`MAX_FITS`] counts have been tried. Each count is said in the log and
+//! shown with the layer's parameters. `<id>.count` set by hand while it
+//! is on is fitted from there; renders, benches and tests never fit (they
+//! are not paced): they run the pinned count, so they stay deterministic.
+//! After the fit the pace guard (`pace.rs`) keeps the show above its floor.
+
+use std::collections::HashMap;
+
+use super::Show;
+use crate::gpu::FrameTimes;
+use crate::params::{Registry, Source, Value};
+
+/// The frame rate a fitted show keeps.
+pub const TARGET_FPS: f64 = 60.0;
+
+/// The share of a frame at [`TARGET_FPS`] the fitted frame's GPU time may
+/// take: the rest is the CPU's and the driver's.
+pub const HEADROOM: f64 = 0.85;
+
+/// Frames after a count is set before its frames are measured: the layer
+/// is rebuilt once the count has rested a quarter of a second, and its
+/// first frames warm up.
+const SETTLE_FRAMES: u64 = 60;
+
+/// Frames measured for one verdict.
+const MEASURE_FRAMES: usize = 30;
+
+/// How close to the budget (a share either way) a frame must land for
+/// the fit to stop.
+const SETTLED: f64 = 0.15;
+
+/// Counts tried at most.
+const MAX_FITS: u32 = 5;
+
+/// The most a count moves in one fit, a factor either way.
+const MOST_STEP: f64 = 4.0;
+
+/// One layer's fit so far.
+#[derive(Debug)]
+struct Fitting {
+    /// The count its frames run with.
+    count: i64,
+    /// The first frame measured for the next verdict.
+    measure_from: u64,
+    /// The layer's and the whole frame's GPU ms, frame by frame.
+    samples: Vec<(f64, f64)>,
+    /// Counts tried; at [`MAX_FITS`] the fit is over.
+    fits: u32,
+}
+
+/// The fits of the layers on stage.
+#[derive(Debug, Default)]
+pub struct Fit {
+    layers: HashMap<String, Fitting>,
+}
+
+impl Fit {
+    /// After a frame of a live show: measures the frames that finished
+    /// and sets the count of each layer that fits its own, saying so.
+    pub fn keep(&mut self, show: &mut Show, finished: &[FrameTimes]) {
+        if !show.profiler.enabled() {
+            return;
+        }
+        let layers: Vec<String> = show.layers().iter().map(|l| l.id().to_string()).collect();
+        let submitted = show.profiler.next_frame().saturating_sub(1);
+        if show.outgoing().is_some() {
+            // A crossfade runs two stacks: its frames say nothing of what
+            // the incoming one costs alone.
+            for fitting in self.layers.values_mut() {
+                fitting.measure_from = submitted + SETTLE_FRAMES;
+                fitting.samples.clear();
+            }
+        }
+        for (id, message) in self.judge(&mut show.registry, &layers, submitted, finished) {
+            tracing::info!("{id}: {message}");
+        }
+    }
+
+    /// [`Fit::keep`] on the registry alone: `submitted` is the frame just
+    /// submitted. Returns (layer, what was set) for each count set.
+    pub fn judge(
+        &mut self,
+        registry: &mut Registry,
+        layers: &[String],
+        submitted: u64,
+        finished: &[FrameTimes],
+    ) -> Vec<(String, String)> {
+        self.layers.retain(|id, _| layers.contains(id));
+        let mut said = Vec::new();
+        for id in layers {
+            let (auto, count) = (format!("{id}.auto_count"), format!("{id}.count"));
+            let now = match registry.target(&count) {
+                Some(Value::Int(n)) if registry.flag(&auto) => i64::from(*n),
+                _ => {
+                    self.layers.remove(id);
+                    continue;
+                }
+            };
+            let fitting = self.layers.entry(id.clone()).or_insert(Fitting {
+                count: now,
+                measure_from: submitted + SETTLE_FRAMES,
+                samples: Vec::new(),
+                fits: 0,
+            });
+            if fitting.count != now {
+                // Set by hand, a script or a preset: fitted from there.
+                *fitting = Fitting {
+                    count: now,
+                    measure_from: submitted + SETTLE_FRAMES,
+                    samples: Vec::new(),
+                    fits: 0,
+                };
+            }
+            if fitting.fits >= MAX_FITS {
+                continue;
+            }
+            for times in finished.iter().filter(|t| t.frame >= fitting.measure_from) {
+                let frame_ms: f64 = times.passes.iter().map(|p| p.ms).sum();
+                let layer_ms = super::pace::layer_ms(&times.passes, id, layers);
+                fitting.samples.push((layer_ms, frame_ms));
+            }
+            if fitting.samples.len() < MEASURE_FRAMES {
+                continue;
+            }
+            let (layer_ms, frame_ms) = medians(&fitting.samples);
+            fitting.samples.clear();
+            fitting.measure_from = submitted + SETTLE_FRAMES;
+            let budget = 1000.0 / TARGET_FPS * HEADROOM;
+            let allowed = budget - (frame_ms - layer_ms);
+            let measured = format!(
+                "{id} took {layer_ms:.1} ms of a {frame_ms:.1} ms frame (within {budget:.1} ms for {TARGET_FPS} fps)"
+            );
+            if layer_ms <= 0.0 || (frame_ms / budget - 1.0).abs() <= SETTLED {
+                fitting.fits = MAX_FITS;
+                said.push((
+                    id.clone(),
+                    format!("{count} {now} holds {TARGET_FPS} fps here: {measured}"),
+                ));
+                continue;
+            }
+            let scale = (allowed.max(0.0) / layer_ms)
+                .powf(0.75)
+                .clamp(1.0 / MOST_STEP, MOST_STEP);
+            let wanted = rounded(now as f64 * scale);
+            fitting.fits += 1;
+            if registry
+                .set(
+                    &count,
+                    Value::Int(wanted.min(i64::from(i32::MAX)) as i32),
+                    Source::Show,
+                )
+                .is_err()
+            {
+                fitting.fits = MAX_FITS;
+                continue;
+            }
+            let set = match registry.target(&count) {
+                Some(Value::Int(n)) => i64::from(*n),
+                _ => wanted,
+            };
+            if set == now {
+                // At the parameter's bound: nothing more to try.
+                fitting.fits = MAX_FITS;
+                continue;
+            }
+            fitting.count = set;
+            said.push((
+                id.clone(),
+                format!("{count} {now} -> {set} to hold {TARGET_FPS} fps: {measured}"),
+            ));
+        }
+        said
+    }
+}
+
+/// The medians of the layer's and the frame's milliseconds.
+fn medians(samples: &[(f64, f64)]) -> (f64, f64) {
+    let median = |mut values: Vec<f64>| {
+        values.sort_by(f64::total_cmp);
+        values.get(values.len() / 2).copied().unwrap_or(0.0)
+    };
+    (
+        median(samples.iter().map(|s| s.0).collect()),
+        median(samples.iter().map(|s| s.1).collect()),
+    )
+}
+
+/// A count to two significant figures, so a fitted count reads as one a
+/// person would set (748,213 -> 750,000).
+fn rounded(count: f64) -> i64 {
+    if count < 1.0 {
+        return 1;
+    }
+    let unit = 10f64.powi(count.log10().floor() as i32 - 1).max(1.0);
+    ((count / unit).round() * unit) as i64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gpu::PassTime;
+    use crate::params::ParamSpec;
+
+    /// A registry with a fluid and a sky, and the fit judging frames whose
+    /// fluid costs `per_million` ms a million particles to the 4/3, the
+    /// sky 2 ms, each answered at once.
+    fn fitted(auto: bool, count: i32, per_million: f64, frames: u64) -> (i32, Vec<String>) {
+        let mut registry = Registry::new();
+        registry.register(ParamSpec::bool("fluid.auto_count", auto));
+        registry.register(ParamSpec::int("fluid.count", count, 100, 16_000_000).structural());
+        let layers = vec!["fluid".to_string(), "shader.sky".to_string()];
+        let mut fit = Fit::default();
+        let mut said = Vec::new();
+        for frame in 0..frames {
+            let n = match registry.target("fluid.count") {
+                Some(Value::Int(n)) => f64::from(*n),
+                _ => 0.0,
+            };
+            let times = FrameTimes {
+                frame,
+                passes: vec![
+                    PassTime {
+                        label: "fluid.substeps".into(),
+                        ms: per_million * (n / 1e6).powf(4.0 / 3.0),
+                    },
+                    PassTime {
+                        label: "shader.sky".into(),
+                        ms: 2.0,
+                    },
+                ],
+            };
+            for (_, message) in fit.judge(&mut registry, &layers, frame, &[times]) {
+                said.push(message);
+            }
+        }
+        let count = match registry.target("fluid.count") {
+            Some(Value::Int(n)) => *n,
+            _ => 0,
+        };
+        (count, said)
+    }
+
+    #[test]
+    fn a_count_grows_on_a_fast_gpu_and_shrinks_on_a_slow_one_until_the_frame_fits() {
+        let budget = 1000.0 / TARGET_FPS * HEADROOM;
+        for (start, per_million) in [(20_000, 10.0), (750_000, 10.0), (750_000, 400.0)] {
+            let (count, said) = fitted(true, start, per_million, 2_000);
+            let frame = per_million * (f64::from(count) / 1e6).powf(4.0 / 3.0) + 2.0;
+            assert!(
+                (frame / budget - 1.0).abs() <= SETTLED + 0.1,
+                "from {start} at {per_million} ms a million: {count} gives a {frame:.1} ms frame ({said:?})"
+            );
+            assert!(said.last().is_some_and(|m| m.contains("holds")), "{said:?}");
+        }
+    }
+
+    #[test]
+    fn a_pinned_count_is_never_fitted() {
+        let (count, said) = fitted(false, 750_000, 400.0, 2_000);
+        assert_eq!((count, said.len()), (750_000, 0));
+    }
+
+    #[test]
+    fn counts_are_rounded_to_two_figures() {
+        assert_eq!(rounded(748_213.0), 750_000);
+        assert_eq!(rounded(1_234_567.0), 1_200_000);
+        assert_eq!(rounded(87.0), 87);
+        assert_eq!(rounded(0.2), 1);
+    }
+}
