@@ -246,8 +246,9 @@ pub fn run(options: &HeadlessOptions) -> anyhow::Result<()> {
         });
         senders.submitted();
         senders.keep(&mut show);
+        pace.spare(fit.fitting());
         pace.keep(&mut show, dt, &finished);
-        fit.keep(&mut show, &finished);
+        fit.keep(&mut show, dt, &finished);
         installation.keep(&show);
         frames += 1;
         if now.duration_since(report) >= Duration::from_secs(5) {

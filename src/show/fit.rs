@@ -6,8 +6,11 @@
 //! frames, and the count is scaled by what is left of the budget (a fluid
 //! costs about count^(4/3): its substeps grow with the cube root of the
 //! count), until the frame lands within [`SETTLED`] of the budget or
-//! [`MAX_FITS`] counts have been tried. Each count is said in the log and
-//! shown with the layer's parameters. `<id>.count` set by hand while it
+//! [`MAX_FITS`] counts have been tried; frames far over the budget (a
+//! count far too large for the device) are judged after three. Each count
+//! is said in the log and shown with the layer's parameters. While a fit
+//! is under way the pace guard leaves the layer to it
+//! ([`Fit::fitting`]). `<id>.count` set by hand while it
 //! is on is fitted from there; renders, benches and tests never fit (they
 //! are not paced): they run the pinned count, so they stay deterministic.
 //! After the fit the pace guard (`pace.rs`) keeps the show above its floor.
@@ -25,13 +28,20 @@ pub const TARGET_FPS: f64 = 60.0;
 /// take: the rest is the CPU's and the driver's.
 pub const HEADROOM: f64 = 0.85;
 
-/// Frames after a count is set before its frames are measured: the layer
-/// is rebuilt once the count has rested a quarter of a second, and its
-/// first frames warm up.
-const SETTLE_FRAMES: u64 = 60;
+/// Show seconds after a count is set before its frames are measured: the
+/// layer is rebuilt once the count has rested a quarter of a second, and
+/// its first frames warm up.
+const SETTLE_SECONDS: f32 = 1.0;
 
 /// Frames measured for one verdict.
 const MEASURE_FRAMES: usize = 30;
+
+/// Frames measured for a verdict where each took over [`FAR_OVER`] times
+/// the budget.
+const QUICK_FRAMES: usize = 3;
+
+/// How far over the budget a frame is for a quick verdict.
+const FAR_OVER: f64 = 3.0;
 
 /// How close to the budget (a share either way) a frame must land for
 /// the fit to stop.
@@ -48,6 +58,8 @@ const MOST_STEP: f64 = 4.0;
 struct Fitting {
     /// The count its frames run with.
     count: i64,
+    /// Show seconds left before its frames are measured.
+    settling: f32,
     /// The first frame measured for the next verdict.
     measure_from: u64,
     /// The layer's and the whole frame's GPU ms, frame by frame.
@@ -62,10 +74,41 @@ pub struct Fit {
     layers: HashMap<String, Fitting>,
 }
 
+impl Fitting {
+    /// A fit from `count`, measured after it settles.
+    fn from(count: i64) -> Self {
+        Self {
+            count,
+            settling: SETTLE_SECONDS,
+            measure_from: u64::MAX,
+            samples: Vec::new(),
+            fits: 0,
+        }
+    }
+
+    /// Measured afresh after it settles again.
+    fn settle(&mut self) {
+        self.settling = SETTLE_SECONDS;
+        self.measure_from = u64::MAX;
+        self.samples.clear();
+    }
+}
+
 impl Fit {
-    /// After a frame of a live show: measures the frames that finished
-    /// and sets the count of each layer that fits its own, saying so.
-    pub fn keep(&mut self, show: &mut Show, finished: &[FrameTimes]) {
+    /// The layers whose fit is under way, which the pace guard leaves to
+    /// it.
+    pub fn fitting(&self) -> Vec<String> {
+        self.layers
+            .iter()
+            .filter(|(_, f)| f.fits < MAX_FITS)
+            .map(|(id, _)| id.clone())
+            .collect()
+    }
+
+    /// After a frame of a live show that advanced it by `dt` seconds:
+    /// measures the frames that finished and sets the count of each layer
+    /// that fits its own, saying so.
+    pub fn keep(&mut self, show: &mut Show, dt: f32, finished: &[FrameTimes]) {
         if !show.profiler.enabled() {
             return;
         }
@@ -75,11 +118,10 @@ impl Fit {
             // A crossfade runs two stacks: its frames say nothing of what
             // the incoming one costs alone.
             for fitting in self.layers.values_mut() {
-                fitting.measure_from = submitted + SETTLE_FRAMES;
-                fitting.samples.clear();
+                fitting.settle();
             }
         }
-        for (id, message) in self.judge(&mut show.registry, &layers, submitted, finished) {
+        for (id, message) in self.judge(&mut show.registry, &layers, submitted, dt, finished) {
             tracing::info!("{id}: {message}");
         }
     }
@@ -91,6 +133,7 @@ impl Fit {
         registry: &mut Registry,
         layers: &[String],
         submitted: u64,
+        dt: f32,
         finished: &[FrameTimes],
     ) -> Vec<(String, String)> {
         self.layers.retain(|id, _| layers.contains(id));
@@ -104,22 +147,22 @@ impl Fit {
                     continue;
                 }
             };
-            let fitting = self.layers.entry(id.clone()).or_insert(Fitting {
-                count: now,
-                measure_from: submitted + SETTLE_FRAMES,
-                samples: Vec::new(),
-                fits: 0,
-            });
+            let fitting = self
+                .layers
+                .entry(id.clone())
+                .or_insert_with(|| Fitting::from(now));
             if fitting.count != now {
                 // Set by hand, a script or a preset: fitted from there.
-                *fitting = Fitting {
-                    count: now,
-                    measure_from: submitted + SETTLE_FRAMES,
-                    samples: Vec::new(),
-                    fits: 0,
-                };
+                *fitting = Fitting::from(now);
             }
             if fitting.fits >= MAX_FITS {
+                continue;
+            }
+            if fitting.settling > 0.0 {
+                fitting.settling -= dt;
+                if fitting.settling <= 0.0 {
+                    fitting.measure_from = submitted + 1;
+                }
                 continue;
             }
             for times in finished.iter().filter(|t| t.frame >= fitting.measure_from) {
@@ -127,13 +170,14 @@ impl Fit {
                 let layer_ms = super::pace::layer_ms(&times.passes, id, layers);
                 fitting.samples.push((layer_ms, frame_ms));
             }
-            if fitting.samples.len() < MEASURE_FRAMES {
+            let budget = 1000.0 / TARGET_FPS * HEADROOM;
+            let far_over = fitting.samples.len() >= QUICK_FRAMES
+                && fitting.samples.iter().all(|s| s.1 > FAR_OVER * budget);
+            if fitting.samples.len() < MEASURE_FRAMES && !far_over {
                 continue;
             }
             let (layer_ms, frame_ms) = medians(&fitting.samples);
-            fitting.samples.clear();
-            fitting.measure_from = submitted + SETTLE_FRAMES;
-            let budget = 1000.0 / TARGET_FPS * HEADROOM;
+            fitting.settle();
             let allowed = budget - (frame_ms - layer_ms);
             let measured = format!(
                 "{id} took {layer_ms:.1} ms of a {frame_ms:.1} ms frame (within {budget:.1} ms for {TARGET_FPS} fps)"
@@ -237,7 +281,7 @@ mod tests {
                     },
                 ],
             };
-            for (_, message) in fit.judge(&mut registry, &layers, frame, &[times]) {
+            for (_, message) in fit.judge(&mut registry, &layers, frame, 1.0 / 60.0, &[times]) {
                 said.push(message);
             }
         }
@@ -260,6 +304,37 @@ mod tests {
             );
             assert!(said.last().is_some_and(|m| m.contains("holds")), "{said:?}");
         }
+    }
+
+    #[test]
+    fn a_count_far_too_large_is_cut_within_seconds_and_spared_the_pace_guard_meanwhile() {
+        // A million particles at 4 s a frame on a slow device: each frame
+        // stands for its own 4 s of show time.
+        let mut registry = Registry::new();
+        registry.register(ParamSpec::bool("fluid.auto_count", true));
+        registry.register(ParamSpec::int("fluid.count", 1_000_000, 100, 16_000_000).structural());
+        let layers = vec!["fluid".to_string()];
+        let mut fit = Fit::default();
+        let mut cuts = 0;
+        for frame in 0..8 {
+            let times = FrameTimes {
+                frame,
+                passes: vec![PassTime {
+                    label: "fluid.substeps".into(),
+                    ms: 4000.0,
+                }],
+            };
+            cuts += fit
+                .judge(&mut registry, &layers, frame, 4.0, &[times])
+                .len();
+            assert_eq!(fit.fitting(), ["fluid"], "frame {frame}");
+            if frame == 3 {
+                // Settled in the first frame's 4 s, three frames measured:
+                // cut by the most a fit moves.
+                assert_eq!(registry.target("fluid.count"), Some(&Value::Int(250_000)));
+            }
+        }
+        assert_eq!(cuts, 2, "a cut every four frames of 4 s");
     }
 
     #[test]

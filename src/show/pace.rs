@@ -80,9 +80,18 @@ pub struct Pace {
     /// judged.
     judge_from: u64,
     in_flight: VecDeque<Submitted>,
+    /// Layers whose count is being fitted (`fit.rs`): a frame they make
+    /// heaviest is theirs to answer.
+    spared: Vec<String>,
 }
 
 impl Pace {
+    /// Leaves `layers` (those whose count is being fitted) to the fit:
+    /// while one of them is the heaviest, no layer answers.
+    pub fn spare(&mut self, layers: Vec<String>) {
+        self.spared = layers;
+    }
+
     /// After a frame of a live show that advanced the show by `dt`
     /// seconds: judges the frames that finished (`finished`, as
     /// [`Show::frame`] returns them) and puts back, or switches off, the
@@ -193,6 +202,9 @@ impl Pace {
             .filter(|(_, ms)| *ms > 0.0)
             .max_by(|a, b| a.1.total_cmp(&b.1))?;
         self.under = 0.0;
+        if self.spared.contains(id) {
+            return None;
+        }
         let revert = if self.reverted.contains(id) {
             Vec::new()
         } else {
@@ -522,6 +534,22 @@ mod tests {
             );
             assert!(rig.said[2].2.contains("switched off"), "{:?}", rig.said);
         }
+    }
+
+    #[test]
+    fn a_layer_whose_count_is_being_fitted_is_left_to_its_fit() {
+        let mut rig = Rig::new();
+        rig.pace.spare(vec!["fluid".into()]);
+        for _ in 0..300 {
+            rig.frame(1.0 / 60.0, &|_| 400.0);
+        }
+        assert!(rig.said.is_empty(), "{:?}", rig.said);
+        assert!(rig.registry.flag("fluid.enabled"));
+        rig.pace.spare(Vec::new());
+        for _ in 0..300 {
+            rig.frame(1.0 / 60.0, &|_| 400.0);
+        }
+        assert!(!rig.said.is_empty(), "its fit over, it answers again");
     }
 
     #[test]

@@ -436,8 +436,9 @@ impl Running {
             senders.submitted();
             senders.keep(&mut self.show);
         }
+        self.pace.spare(self.fit.fitting());
         self.pace.keep(&mut self.show, dt, &finished);
-        self.fit.keep(&mut self.show, &finished);
+        self.fit.keep(&mut self.show, dt, &finished);
         self.installation.keep(&self.show);
         self.window.pre_present_notify();
         self.show.gpu.queue.present(texture);
