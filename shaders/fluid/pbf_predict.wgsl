@@ -25,7 +25,11 @@ fn pbf_predict(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_wo
     var a = params.gravity;
     a += interaction(me.xyz, params.point0, params.push.x) + interaction(me.xyz, params.point1, params.push.y);
     var v = velocity_a[s].xyz + a * params.dt;
-    v.z = select(v.z, 0.0, params.dimensions == 2u);
+    let kept = kept_off_walls(me.xyz + v * params.dt);
+    // Its velocity is the move it makes: a particle held off a wall does
+    // not keep the speed into it (water at rest on the floor would gain
+    // g dt each substep).
+    v = (kept - me.xyz) / params.dt;
     velocity_a[s] = vec4<f32>(v, 0.0);
-    position_a[s] = vec4<f32>(kept_off_walls(me.xyz + v * params.dt), 1.0);
+    position_a[s] = vec4<f32>(kept, 1.0);
 }

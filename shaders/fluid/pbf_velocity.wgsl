@@ -2,9 +2,10 @@
 // velocities in B): XSPH viscosity, v_i + c sum_j (m / rho_j) (v_j - v_i)
 // W_ij (Poly6), into set A's velocity, and the vorticity
 // omega_i = sum_j (m / rho_j) (v_j - v_i) x grad_j W_ij (Spiky) the finish
-// stage confines, over the neighbours and the walls' mirror particles,
-// which slip along their wall (a mirror particle's velocity is its
-// original's, reflected); set B's positions stay, for the finish stage to
+// stage confines, over the neighbours and the walls' mirror particles (in
+// XSPH a mirror particle moves against its original, so the walls hold
+// the water as no-slip walls; in the vorticity it is its original's
+// velocity reflected); set B's positions stay, for the finish stage to
 // walk while it writes set A.
 
 #include "fluid/substep.wgsl"

@@ -1,25 +1,28 @@
 //! Fitting a layer's size to the GPU it finds. A layer with
 //! `<id>.auto_count` on has its `<id>.count` set, while the show plays
 //! live, to the largest that keeps the whole frame within [`HEADROOM`] of
-//! 60 fps with everything else the preset draws: after each (re)build the
-//! layer's GPU time and the frame's are measured over [`MEASURE_FRAMES`]
-//! frames, and the count is scaled by what is left of the budget (a fluid
-//! costs about count^(4/3): its substeps grow with the cube root of the
-//! count), until the frame lands within [`SETTLED`] of the budget or
-//! [`MAX_FITS`] counts have been tried; frames far over the budget (a
-//! count far too large for the device) are judged after three. Each count
-//! is said in the log and shown with the layer's parameters. While a fit
-//! is under way the pace guard leaves the layer to it
-//! ([`Fit::fitting`]). `<id>.count` set by hand while it
-//! is on is fitted from there; renders, benches and tests never fit (they
-//! are not paced): they run the pinned count, so they stay deterministic.
-//! After the fit the pace guard (`pace.rs`) keeps the show above its floor.
+//! 60 fps with everything else the preset draws: a second after each
+//! (re)build the layer's GPU time and the frame's are measured over
+//! [`MEASURE_FRAMES`] frames (two where each is [`FAR_OVER`] times over the
+//! budget: a count far too large for the device), and the count is scaled
+//! by what is left of the budget (a fluid costs about count^(4/3): its
+//! substeps grow with the cube root of the count), until the frame lands
+//! within [`SETTLED`] of the budget or after [`MAX_FITS`] verdicts (the
+//! last only cuts). One layer is fitted at a time. A new structure (tank,
+//! solver, preset) starts a layer's fit afresh; a count set by hand
+//! during a fit is fitted from there, after it stays. Each count is said
+//! in the log and shown with the layer's parameters. While a fit is under
+//! way the pace guard leaves the layer to it ([`Fit::fitting`]); after it,
+//! the pace guard (`pace.rs`) keeps the show above its floor. Renders,
+//! benches and tests never fit (they are not paced): they run the pinned
+//! count, so they stay deterministic.
 
 use std::collections::HashMap;
+use std::time::Instant;
 
 use super::Show;
 use crate::gpu::FrameTimes;
-use crate::params::{Registry, Source, Value};
+use crate::params::{Registry, Source, Value, Weight};
 
 /// The frame rate a fitted show keeps.
 pub const TARGET_FPS: f64 = 60.0;
@@ -38,7 +41,7 @@ const MEASURE_FRAMES: usize = 30;
 
 /// Frames measured for a verdict where each took over [`FAR_OVER`] times
 /// the budget.
-const QUICK_FRAMES: usize = 3;
+const QUICK_FRAMES: usize = 2;
 
 /// How far over the budget a frame is for a quick verdict.
 const FAR_OVER: f64 = 3.0;
@@ -58,6 +61,8 @@ const MOST_STEP: f64 = 4.0;
 struct Fitting {
     /// The count its frames run with.
     count: i64,
+    /// Its structural parameters but the count (`structure_of`).
+    structure: String,
     /// Show seconds left before its frames are measured.
     settling: f32,
     /// The first frame measured for the next verdict.
@@ -72,13 +77,17 @@ struct Fitting {
 #[derive(Debug, Default)]
 pub struct Fit {
     layers: HashMap<String, Fitting>,
+    /// When it was last kept: a slow frame's show time is capped, so the
+    /// fit settles by the clock.
+    kept: Option<Instant>,
 }
 
 impl Fitting {
-    /// A fit from `count`, measured after it settles.
-    fn from(count: i64) -> Self {
+    /// A fit from `count` for `structure`, measured after it settles.
+    fn from(count: i64, structure: String) -> Self {
         Self {
             count,
+            structure,
             settling: SETTLE_SECONDS,
             measure_from: u64::MAX,
             samples: Vec::new(),
@@ -121,23 +130,30 @@ impl Fit {
                 fitting.settle();
             }
         }
-        for (id, message) in self.judge(&mut show.registry, &layers, submitted, dt, finished) {
+        let elapsed = self
+            .kept
+            .replace(Instant::now())
+            .map_or(dt, |kept| kept.elapsed().as_secs_f32().max(dt));
+        for (id, message) in self.judge(&mut show.registry, &layers, submitted, elapsed, finished) {
             tracing::info!("{id}: {message}");
         }
     }
 
     /// [`Fit::keep`] on the registry alone: `submitted` is the frame just
-    /// submitted. Returns (layer, what was set) for each count set.
+    /// submitted, `elapsed` the seconds since the last call. Returns
+    /// (layer, what was set) for each count set or kept. One layer is
+    /// fitted at a time, in stack order: each fit holds the others still.
     pub fn judge(
         &mut self,
         registry: &mut Registry,
         layers: &[String],
         submitted: u64,
-        dt: f32,
+        elapsed: f32,
         finished: &[FrameTimes],
     ) -> Vec<(String, String)> {
         self.layers.retain(|id, _| layers.contains(id));
         let mut said = Vec::new();
+        let mut busy = false;
         for id in layers {
             let (auto, count) = (format!("{id}.auto_count"), format!("{id}.count"));
             let now = match registry.target(&count) {
@@ -147,19 +163,25 @@ impl Fit {
                     continue;
                 }
             };
+            let structure = structure_of(registry, id, &count);
             let fitting = self
                 .layers
                 .entry(id.clone())
-                .or_insert_with(|| Fitting::from(now));
-            if fitting.count != now {
-                // Set by hand, a script or a preset: fitted from there.
-                *fitting = Fitting::from(now);
+                .or_insert_with(|| Fitting::from(now, structure.clone()));
+            if fitting.structure != structure {
+                // A new tank, solver or preset: fitted afresh.
+                *fitting = Fitting::from(now, structure);
+            } else if fitting.count != now && fitting.fits < MAX_FITS {
+                // Set by hand or by a script during the fit: fitted from
+                // there. (Once the fit is over a count set by hand stays.)
+                *fitting = Fitting::from(now, structure);
             }
-            if fitting.fits >= MAX_FITS {
+            if fitting.fits >= MAX_FITS || busy {
                 continue;
             }
+            busy = true;
             if fitting.settling > 0.0 {
-                fitting.settling -= dt;
+                fitting.settling -= elapsed;
                 if fitting.settling <= 0.0 {
                     fitting.measure_from = submitted + 1;
                 }
@@ -178,11 +200,18 @@ impl Fit {
             }
             let (layer_ms, frame_ms) = medians(&fitting.samples);
             fitting.settle();
+            fitting.fits += 1;
             let allowed = budget - (frame_ms - layer_ms);
             let measured = format!(
                 "{id} took {layer_ms:.1} ms of a {frame_ms:.1} ms frame (within {budget:.1} ms for {TARGET_FPS} fps)"
             );
-            if layer_ms <= 0.0 || (frame_ms / budget - 1.0).abs() <= SETTLED {
+            let last = fitting.fits >= MAX_FITS;
+            if layer_ms <= 0.0
+                || (frame_ms / budget - 1.0).abs() <= SETTLED
+                || (last && frame_ms < budget)
+            {
+                // It fits, or it is the last verdict and the frame is
+                // within the budget: the count stays.
                 fitting.fits = MAX_FITS;
                 said.push((
                     id.clone(),
@@ -194,28 +223,29 @@ impl Fit {
                 .powf(0.75)
                 .clamp(1.0 / MOST_STEP, MOST_STEP);
             let wanted = rounded(now as f64 * scale);
-            fitting.fits += 1;
-            if registry
+            let set = registry
                 .set(
                     &count,
                     Value::Int(wanted.min(i64::from(i32::MAX)) as i32),
                     Source::Show,
                 )
-                .is_err()
-            {
-                fitting.fits = MAX_FITS;
-                continue;
-            }
-            let set = match registry.target(&count) {
-                Some(Value::Int(n)) => i64::from(*n),
-                _ => wanted,
-            };
+                .ok()
+                .and_then(|_| match registry.target(&count) {
+                    Some(Value::Int(n)) => Some(i64::from(*n)),
+                    _ => None,
+                })
+                .unwrap_or(now);
             if set == now {
                 // At the parameter's bound: nothing more to try.
                 fitting.fits = MAX_FITS;
                 continue;
             }
             fitting.count = set;
+            if last {
+                // The last verdict only cuts a count over the budget; what
+                // it cut to is left to the pace guard.
+                fitting.fits = MAX_FITS;
+            }
             said.push((
                 id.clone(),
                 format!("{count} {now} -> {set} to hold {TARGET_FPS} fps: {measured}"),
@@ -223,6 +253,23 @@ impl Fit {
         }
         said
     }
+}
+
+/// Layer `id`'s structural parameters but its count, as they stand: a
+/// change (a new tank, solver or preset) starts its fit afresh.
+fn structure_of(registry: &Registry, id: &str, count: &str) -> String {
+    let prefix = format!("{id}.");
+    let mut structure: Vec<String> = registry
+        .iter()
+        .filter(|(spec, _)| {
+            spec.name.starts_with(&prefix)
+                && spec.name != count
+                && spec.weight == Weight::Structural
+        })
+        .map(|(spec, _)| format!("{}={:?}", spec.name, registry.target(&spec.name)))
+        .collect();
+    structure.sort();
+    structure.join(";")
 }
 
 /// The medians of the layer's and the frame's milliseconds.
@@ -328,13 +375,13 @@ mod tests {
                 .judge(&mut registry, &layers, frame, 4.0, &[times])
                 .len();
             assert_eq!(fit.fitting(), ["fluid"], "frame {frame}");
-            if frame == 3 {
-                // Settled in the first frame's 4 s, three frames measured:
+            if frame == 2 {
+                // Settled in the first frame's 4 s, two frames measured:
                 // cut by the most a fit moves.
                 assert_eq!(registry.target("fluid.count"), Some(&Value::Int(250_000)));
             }
         }
-        assert_eq!(cuts, 2, "a cut every four frames of 4 s");
+        assert_eq!(cuts, 2, "a cut every three frames of 4 s");
     }
 
     #[test]

@@ -87,7 +87,7 @@ pub fn fluid_params(id: &str) -> Vec<ParamSpec> {
         ),
         scale(
             "viscosity",
-            "Viscosity, relative to artificial viscosity alpha = 0.1 (Position Based Fluids: XSPH c = 0.01)",
+            "Viscosity, relative to artificial viscosity alpha = 0.1 (Position Based Fluids: XSPH c = 0.1)",
         ),
         scale(
             "time_step",

@@ -43,9 +43,12 @@ enum Solving {
     /// Forces, then the integrate step, in one pass.
     Wcsph { force: (Kernel, Binding) },
     /// Prediction before the grid sort; each iteration the density
-    /// stage's multipliers, then the correction; then XSPH and the
+    /// stage's multipliers (the first listing the neighbours at the
+    /// predicted positions, the later ones summing over those lists:
+    /// `density_listed`), then the correction; then XSPH and the
     /// vorticity, then its confinement and the settling.
     Pbf {
+        density_listed: (Kernel, Binding),
         predict: (Kernel, Binding),
         correct: (Kernel, Binding),
         velocity: (Kernel, Binding),
@@ -276,6 +279,12 @@ impl FluidSim {
             (17, &bins),
             (21, &plan),
         ];
+        // The large-step solver's later iterations sum over the lists its
+        // first built at the predicted positions: their density stage
+        // reads a plan that never rebuilds.
+        let listed_plan = storage_buffer(gpu, "fluid.listed_plan", 16, none);
+        let mut listing_bindings = density_bindings;
+        listing_bindings[8] = (21, &listed_plan);
         let solving = match solver {
             Solver::Wcsph => Solving::Wcsph {
                 force: kernel(
@@ -289,6 +298,7 @@ impl FluidSim {
                 )?,
             },
             Solver::Pbf => Solving::Pbf {
+                density_listed: kernel("compute_density", &listing_bindings)?,
                 predict: kernel(
                     "pbf_predict",
                     &[(0, &uniform), (2, &position_a), (3, &velocity_a)],
@@ -505,13 +515,19 @@ impl FluidSim {
                 ("fluid.force", force, walkers),
             ]),
             Solving::Pbf {
+                density_listed,
                 correct,
                 velocity,
                 finish,
                 ..
             } => {
-                for _ in 0..self.iterations.get().max(1) {
-                    stages.push(("fluid.density", &self.density, walkers));
+                for iteration in 0..self.iterations.get().max(1) {
+                    let density = if iteration == 0 {
+                        &self.density
+                    } else {
+                        density_listed
+                    };
+                    stages.push(("fluid.density", density, walkers));
                     stages.push(("fluid.correct", correct, walkers));
                 }
                 stages.push(("fluid.velocity", velocity, walkers));
@@ -568,11 +584,12 @@ impl Simulation for FluidSim {
         match &mut self.solving {
             Solving::Wcsph { force } => kernels.push(force),
             Solving::Pbf {
+                density_listed,
                 predict,
                 correct,
                 velocity,
                 finish,
-            } => kernels.extend([predict, correct, velocity, finish]),
+            } => kernels.extend([density_listed, predict, correct, velocity, finish]),
         }
         for (kernel, binding) in kernels {
             report.kernel(context, kernel, &mut [binding]);
