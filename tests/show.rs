@@ -330,10 +330,18 @@ fn a_script_from_the_command_line_plays_through_a_playlist_whose_entries_name_th
     let mut show = support::start(options, OUTPUT_FORMAT);
     let mut output = RenderTarget::new(&show.gpu.device, "script.output", [8, 8], OUTPUT_FORMAT);
     for entry in ["a", "b"] {
-        for _ in 0..4 {
-            show.frame(0.2, None, &mut output, |_, _| {});
+        // The playlist moves on after half a second of show time; the
+        // entry's preset then arrives once its shader is read, in wall
+        // time, so the frames wait for it without moving the show on (an
+        // entry must not end before it has arrived).
+        for _ in 0..2000 {
+            let dt = if show.arriving().is_some() { 0.0 } else { 0.1 };
+            show.frame(dt, None, &mut output, |_, _| {});
             if show.preset() == Some(entry) {
                 break;
+            }
+            if show.arriving().is_some() {
+                std::thread::sleep(std::time::Duration::from_millis(5));
             }
         }
         assert_eq!(show.preset(), Some(entry));
