@@ -225,7 +225,21 @@ impl Registry {
     /// jumps at once. A performer's write holds the parameter: the script's
     /// writes to it are then passed by (the target stays, and is returned)
     /// until it is released.
+    ///
+    /// `"auto"` written to a layer's `count` turns its `auto_count` on
+    /// (the count then fits the GPU while the show plays live, see
+    /// `show/fit.rs`) and leaves the count where it is: the one renders,
+    /// benches and tests run.
     pub fn set(&mut self, name: &str, value: Value, source: Source) -> Result<Value, ParamError> {
+        if let Some(auto) = auto_switch(name, &value)
+            && self.contains(&auto)
+        {
+            self.set(&auto, Value::Bool(true), source)?;
+            return self
+                .target(name)
+                .cloned()
+                .ok_or_else(|| ParamError::Unknown(name.to_string()));
+        }
         let entry = self.entry_mut(name)?;
         if entry.spec.read_only && source != Source::Show {
             return Err(ParamError::ReadOnly(name.to_string()));
@@ -393,6 +407,13 @@ impl ParamSpec {
     }
 }
 
+/// The `auto_count` switch that `value` written to `name` stands for: a
+/// layer's `count` set to `"auto"`.
+fn auto_switch(name: &str, value: &Value) -> Option<String> {
+    let stem = name.strip_suffix(".count")?;
+    (value.as_text()? == "auto").then(|| format!("{stem}.auto_count"))
+}
+
 /// Replaces the numeric components of `like` with `components`.
 fn with_components(like: &Value, c: &[f32]) -> Value {
     match (like, c) {
@@ -464,6 +485,27 @@ mod tests {
             r.set("nope", Value::Float(1.0), Source::Ui),
             Err(ParamError::Unknown(_))
         ));
+    }
+
+    #[test]
+    fn auto_for_a_count_turns_its_fit_on_and_keeps_the_count() {
+        let mut r = registry();
+        r.register(ParamSpec::bool("a.auto_count", false));
+        r.set("a.count", Value::Int(40), Source::Ui).ok();
+        let kept = r.set("a.count", Value::Text("auto".into()), Source::Ui);
+        assert_eq!(kept, Ok(Value::Int(40)));
+        assert!(r.flag("a.auto_count"));
+        assert!(
+            r.set("a.count", Value::Text("many".into()), Source::Ui)
+                .is_err()
+        );
+        let mut unfitted = registry();
+        assert!(
+            unfitted
+                .set("a.count", Value::Text("auto".into()), Source::Ui)
+                .is_err(),
+            "a count with no fit refuses auto"
+        );
     }
 
     #[test]
