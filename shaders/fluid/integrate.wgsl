@@ -61,7 +61,8 @@ fn settle_particle(s: u32, moved: vec4<f32>, velocity: vec3<f32>, ahead: f32) {
     if params.sink.w > 0.0 & x.w != 0.0 & distance(x.xyz, params.sink.xyz) < params.sink.w {
         x.w = 0.0;
     }
-    // An emitter pours: dead particles come back there, a share per substep.
+    // An emitter pours: dead particles come back there, a share per substep
+    // (its rate a second of show time, turned into this share on the CPU).
     if x.w == 0.0 & params.emitter.w > 0.0 & random01(s, stream) < params.emitter_velocity.w {
         let jitter = vec3<f32>(random01(s, stream + 1u), random01(s, stream + 2u), random01(s, stream + 3u)) - 0.5;
         x = vec4<f32>(params.emitter.xyz + jitter * params.emitter.w, 1.0);

@@ -215,7 +215,10 @@ impl FluidKnobs {
         params.push = [p(&self.strengths[0]), p(&self.strengths[1]), 0.0, 0.0];
         params.emitter = self.emitter.get(registry);
         let [vx, vy, vz] = self.emitter_velocity.get(registry);
-        params.emitter_velocity = [vx, vy, vz, p(&self.emitter_rate)];
+        // The rate is a share of the waiting water a second of show time, so
+        // a shower pours the same whatever the solver's substeps.
+        let poured = 1.0 - (-p(&self.emitter_rate) * params.dt).exp();
+        params.emitter_velocity = [vx, vy, vz, poured];
         params.sink = self.sink.get(registry);
         // The integrate stage mixes in the GPU's own substep count.
         params.seed = seed as u32;

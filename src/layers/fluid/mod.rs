@@ -139,8 +139,9 @@ pub fn fluid_params(id: &str) -> Vec<ParamSpec> {
             .with_description("Emitter size; 0 is off"),
         ParamSpec::vec3(p("emitter_velocity"), [1.0, -1.0, 0.0], -100.0, 100.0)
             .with_description("Velocity of poured liquid"),
-        ParamSpec::float(p("emitter_rate"), 0.02, 0.0, 1.0)
-            .with_description("Share of drained particles poured back each substep"),
+        ParamSpec::float(p("emitter_rate"), 50.0, 0.0, 10_000.0)
+            .with_unit("1/s")
+            .with_description("How fast drained particles pour back: the share of those waiting poured a second (50: each waits 20 ms on average)"),
         ParamSpec::vec3(p("sink"), [1.5, 0.05, 0.4], -1000.0, 1000.0)
             .with_description("Where the sink drains"),
         ParamSpec::float(p("sink_radius"), 0.0, 0.0, 100.0).with_description("Sink size; 0 is off"),

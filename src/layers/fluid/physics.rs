@@ -42,7 +42,8 @@ pub struct FluidParams {
     pub push: [f32; 4],
     /// Emitter: xyz, radius (0 = off).
     pub emitter: [f32; 4],
-    /// Emitter velocity xyz, share of dead particles revived per substep in w.
+    /// Emitter velocity xyz, share of dead particles revived per substep in
+    /// w (from `fluid.emitter_rate`, a share a second).
     pub emitter_velocity: [f32; 4],
     /// Sink: xyz, radius (0 = off).
     pub sink: [f32; 4],
