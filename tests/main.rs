@@ -31,6 +31,7 @@ mod osc_rig;
 mod oscquery_spec;
 mod outputs;
 mod phone;
+mod picture;
 mod raster;
 mod render_exact;
 mod send;

@@ -14,6 +14,7 @@ use bytemuck::{Pod, Zeroable};
 use super::bloom::Bloom;
 use super::inputs::media::MediaShelf;
 use super::inputs::{LayerOutputs, TextureInputs};
+use super::tonemap::FilmicUniforms;
 use crate::base::clock::Clock;
 use crate::base::rebuild::Rebuild;
 use crate::engine::LayerEnv;
@@ -23,15 +24,18 @@ use crate::gpu::wgsl::{Composer, ShaderError};
 use crate::gpu::{BuildError, FullscreenPipeline, Gpu, GpuProfiler, HDR_FORMAT, RenderTarget};
 use crate::params::{ParamSpec, Registry};
 
-/// Tonemap curves, in the order of `master.tonemap`.
-pub const TONEMAPS: [&str; 3] = ["aces", "reinhard", "clamp"];
+pub use super::tonemap::TONEMAPS;
 
 /// The master section's parameters.
 pub fn master_params() -> Vec<ParamSpec> {
     vec![
         ParamSpec::float("master.brightness", 1.0, 0.0, 4.0)
             .with_smoothing(0.05)
-            .with_description("Exposure applied to the composite before tonemapping"),
+            .with_description("Gain applied to the composite before tonemapping (a fader's worth; `exposure` in stops)"),
+        ParamSpec::float("master.exposure", 0.0, -8.0, 8.0)
+            .with_smoothing(0.05)
+            .with_unit("stops")
+            .with_description("Exposure before the tone map: each stop doubles the light"),
         ParamSpec::float("master.blackout", 0.0, 0.0, 1.0)
             .with_smoothing(0.15)
             .with_description("Fade to black: 1 is fully dark"),
@@ -39,7 +43,7 @@ pub fn master_params() -> Vec<ParamSpec> {
             "Layer resolution relative to the output (rebuilds after 250 ms at rest)",
         ),
         ParamSpec::enumeration("master.tonemap", &TONEMAPS, 0)
-            .with_description("Curve from linear HDR to the display"),
+            .with_description("Curve from linear HDR to the display: filmic (after AgX: saturated light bleaches to white), the older ACES fit, Reinhard, or a clamp"),
         ParamSpec::float("master.bloom", 0.0, 0.0, 4.0)
             .with_smoothing(0.1)
             .with_description("Light bleeding from the brightest parts of the picture (0: off)"),
@@ -84,7 +88,9 @@ pub(crate) struct MasterUniforms {
     tonemap: u32,
     encode_srgb: u32,
     bloom: f32,
-    _pad: [f32; 3],
+    exposure: f32,
+    _pad: [f32; 2],
+    filmic: FilmicUniforms,
 }
 
 /// Why the compositor could not be built.
@@ -386,7 +392,9 @@ impl Compositor {
             tonemap: registry.index("master.tonemap") as u32,
             encode_srgb: u32::from(!self.output_format.is_srgb()),
             bloom: registry.float("master.bloom"),
-            _pad: [0.0; 3],
+            exposure: registry.float("master.exposure").exp2(),
+            _pad: [0.0; 2],
+            filmic: FilmicUniforms::new(),
         };
         let composite = &self.composite[self.composite_current].view;
         if master.bloom > 0.0 {

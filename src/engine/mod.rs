@@ -18,6 +18,7 @@ mod preset;
 pub mod renderer;
 pub mod simulation;
 pub mod stack;
+pub mod tonemap;
 pub mod world;
 
 pub use layer::{

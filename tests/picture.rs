@@ -1,0 +1,125 @@
+//! The picture's master section on the GPU against its references on the
+//! CPU: the filmic tone map's curve (`engine::tonemap`), exposure in stops,
+//! and the older curves kept as options.
+
+use sylva::engine::tonemap::filmic;
+
+use crate::support;
+
+/// Columns of the test strip: each a known linear light, grey on the top
+/// row and coloured on the bottom one.
+const COLUMNS: u32 = 16;
+
+/// The light of column `i`: middle grey from nine stops under to six over.
+fn light(i: u32) -> f64 {
+    0.18 * (f64::from(i) - 9.0).exp2()
+}
+
+/// The colour of the bottom row's column `i` (a saturated orange, then a
+/// cyan, by halves), as a share of its light.
+fn tint(i: u32) -> [f64; 3] {
+    if i.is_multiple_of(2) {
+        [1.0, 0.35, 0.05]
+    } else {
+        [0.05, 0.6, 1.0]
+    }
+}
+
+/// The strip: one column of `light` a pixel column group, written in
+/// full float by a shader layer.
+fn strip_shader() -> String {
+    let mut cases = String::new();
+    for i in 0..COLUMNS {
+        let [r, g, b] = tint(i);
+        let l = light(i);
+        cases.push_str(&format!(
+            "    if column == {i}u {{ return select(vec4<f32>({l:.8}, {l:.8}, {l:.8}, 1.0), vec4<f32>({:.8}, {:.8}, {:.8}, 1.0), in.uv.y > 0.5); }}\n",
+            r * l,
+            g * l,
+            b * l
+        ));
+    }
+    format!(
+        "@fragment\nfn fs_main(in: FullscreenVertex) -> @location(0) vec4<f32> {{\n    let column = u32(in.uv.x * {COLUMNS}.0);\n{cases}    return vec4<f32>(0.0, 0.0, 0.0, 1.0);\n}}\n"
+    )
+}
+
+/// The strip through the master section with `settings` (preset lines),
+/// read back 8-bit sRGB.
+fn strip(name: &str, settings: &str) -> image::RgbaImage {
+    let preset = format!(
+        "layers = [\"shader.strip\"]\n[params]\n\"shader.strip.file\" = \"shader/strip.wgsl\"\n{settings}"
+    );
+    let shader = strip_shader();
+    let root = support::show_folder(
+        name,
+        &[
+            ("presets/s.toml", preset.as_str()),
+            ("shaders/shader/strip.wgsl", shader.as_str()),
+        ],
+    );
+    let image = crate::golden::render_project(root.clone(), "s", [COLUMNS * 4, 8], 2);
+    std::fs::remove_dir_all(root).ok();
+    image
+}
+
+/// The 8-bit sRGB code of a linear display value.
+fn code(linear: f64) -> f64 {
+    let c = linear.clamp(0.0, 1.0);
+    255.0
+        * if c <= 0.003_130_8 {
+            c * 12.92
+        } else {
+            1.055 * c.powf(1.0 / 2.4) - 0.055
+        }
+}
+
+/// Largest difference, in 8-bit steps, between the strip and `curve` of
+/// each column's light times `gain`.
+fn worst_step(image: &image::RgbaImage, gain: f64, curve: impl Fn([f64; 3]) -> [f64; 3]) -> f64 {
+    let mut worst: f64 = 0.0;
+    for i in 0..COLUMNS {
+        for (row, y) in [(false, 2), (true, 6)] {
+            let colour = if row { tint(i) } else { [1.0; 3] };
+            let expected = curve(colour.map(|c| c * light(i) * gain));
+            let got = image.get_pixel(i * 4 + 2, y);
+            for c in 0..3 {
+                let step = (f64::from(got[c]) - code(expected[c])).abs();
+                assert!(
+                    step <= 2.5,
+                    "column {i} ({:.4} x {colour:?}) channel {c}: {} on the GPU, {:.1} on the CPU",
+                    light(i) * gain,
+                    got[c],
+                    code(expected[c])
+                );
+                worst = worst.max(step);
+            }
+        }
+    }
+    worst
+}
+
+#[test]
+fn the_filmic_tone_map_on_the_gpu_follows_its_curve_on_the_cpu() {
+    let image = strip("tonemap_filmic", "");
+    worst_step(&image, 1.0, filmic);
+    // Grey rises column by column, from black to white, and every stop
+    // from six under middle grey up shows.
+    let greys: Vec<u8> = (0..COLUMNS)
+        .map(|i| image.get_pixel(i * 4 + 2, 2)[0])
+        .collect();
+    assert!(greys.windows(2).all(|w| w[0] <= w[1]), "{greys:?}");
+    assert!(greys[3..].windows(2).all(|w| w[0] < w[1]), "{greys:?}");
+    assert!(
+        greys[0] < 8 && greys[COLUMNS as usize - 1] > 245,
+        "{greys:?}"
+    );
+}
+
+#[test]
+fn exposure_is_in_stops_and_the_older_curves_stay() {
+    let brighter = strip("tonemap_exposure", "\"master.exposure\" = 2.0\n");
+    worst_step(&brighter, 4.0, filmic);
+    let reinhard = strip("tonemap_reinhard", "\"master.tonemap\" = \"reinhard\"\n");
+    worst_step(&reinhard, 1.0, |c| c.map(|v| v / (1.0 + v)));
+}
