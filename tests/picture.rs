@@ -1,6 +1,7 @@
-//! The picture's master section on the GPU against its references on the
-//! CPU: the filmic tone map's curve (`engine::tonemap`), exposure in stops,
-//! and the older curves kept as options.
+//! The picture on the GPU against its references on the CPU: the master
+//! section's filmic tone map (`engine::tonemap`), exposure in stops and
+//! the older curves kept as options; the scene's key light as its
+//! parameters set it (`engine::light`).
 
 use sylva::engine::tonemap::filmic;
 
@@ -122,4 +123,50 @@ fn exposure_is_in_stops_and_the_older_curves_stay() {
     worst_step(&brighter, 4.0, filmic);
     let reinhard = strip("tonemap_reinhard", "\"master.tonemap\" = \"reinhard\"\n");
     worst_step(&reinhard, 1.0, |c| c.map(|v| v / (1.0 + v)));
+}
+
+/// The stage's floor under the scene's light set by `settings`: the mean
+/// linear colour of the picture's bottom rows (the floor near the camera).
+fn lit_floor(name: &str, settings: &str) -> [f32; 3] {
+    let preset = format!(
+        "layers = [\"shader.stage\"]\n[params]\n\"shader.stage.file\" = \"shader/stage.wgsl\"\n\"shader.stage.rings\" = 0.0\n\"shader.stage.fog\" = 0.0\n\"master.tonemap\" = \"clamp\"\n\"scene.camera_pitch\" = 30.0\n{settings}"
+    );
+    let root = support::show_folder(name, &[("presets/s.toml", preset.as_str())]);
+    let image = crate::golden::render_project(root.clone(), "s", [96, 54], 2);
+    std::fs::remove_dir_all(root).ok();
+    let rows = 44..54;
+    let mut sum = [0.0f32; 3];
+    let mut n = 0.0;
+    for y in rows {
+        for x in 0..96 {
+            let p = image.get_pixel(x, y);
+            for (c, total) in sum.iter_mut().enumerate() {
+                *total += support::srgb_to_linear(p[c]);
+            }
+            n += 1.0;
+        }
+    }
+    sum.map(|c| c / n)
+}
+
+#[test]
+fn the_scene_s_key_light_lights_the_stage_from_where_its_parameters_put_it() {
+    let high = lit_floor("light_high", "\"scene.light_elevation\" = 90.0\n");
+    let low = lit_floor("light_low", "\"scene.light_elevation\" = 10.0\n");
+    // Diffuse light on the floor goes as the sine of the light's height:
+    // (0.18 + 0.82) / (0.18 + 0.82 sin 10°) = 3.1 times the light from
+    // overhead.
+    let ratio = high[1] / low[1].max(1e-6);
+    assert!(
+        (2.4..3.8).contains(&ratio),
+        "overhead {high:?}, low {low:?}: {ratio}"
+    );
+    let red = lit_floor(
+        "light_red",
+        "\"scene.light_elevation\" = 90.0\n\"scene.light_colour\" = [1.0, 0.0, 0.0, 1.0]\n\"scene.ambient\" = [0.0, 0.0, 0.0, 1.0]\n",
+    );
+    assert!(
+        red[0] > 0.8 * high[0] && red[1] < 0.05 * high[1],
+        "a red light and no ambient: {red:?} against {high:?}"
+    );
 }

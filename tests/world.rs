@@ -254,7 +254,7 @@ fn a_forest_without_its_backdrop_lets_the_stage_below_show_around_its_trees() {
     let magenta = "@fragment\nfn fs_main(in: FullscreenVertex) -> @location(0) vec4<f32> {\n    return vec4<f32>(1.0, 0.0, 1.0, 1.0);\n}\n";
     let picture = |backdrop: bool| {
         let preset = format!(
-            "layers = [\"shader.magenta\", \"forest\"]\n[params]\n\"forest.initial_trees\" = 400\n\"forest.map_size\" = 64\n\"forest.camera_pitch\" = 5.0\n\"forest.backdrop\" = {backdrop}\n"
+            "layers = [\"shader.magenta\", \"forest\"]\n[params]\n\"master.tonemap\" = \"clamp\"\n\"forest.initial_trees\" = 400\n\"forest.map_size\" = 64\n\"forest.camera_pitch\" = 5.0\n\"forest.backdrop\" = {backdrop}\n"
         );
         let root = support::show_folder(
             &format!("forest_backdrop_{backdrop}"),

@@ -232,6 +232,6 @@ fn vs_tube(@builtin(vertex_index) vertex: u32, @builtin(instance_index) i: u32) 
 fn fs_tube(in: Branch) -> @location(0) vec4<f32> {
     let n = normalize(in.normal);
     let view = normalize(camera.eye.xyz - in.world);
-    let lit = lambert(in.colour, n) + in.colour * rim(n, view, 3.0) * 0.8;
+    let lit = lambert(camera.light, in.colour, n) + in.colour * rim(n, view, 3.0) * 0.8;
     return vec4<f32>(lit, 1.0);
 }

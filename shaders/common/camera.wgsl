@@ -1,5 +1,17 @@
 // The orbit camera every 3D layer shares (src/layers/camera.rs).
 
+// The scene's light (src/engine/light.rs), carried by every camera.
+struct Light {
+    // Unit direction towards the key light, in the scene (the layer's own
+    // frame: placements only move and scale) and in the camera's view.
+    towards: vec4<f32>,
+    towards_view: vec4<f32>,
+    // The key light's colour times its intensity.
+    colour: vec4<f32>,
+    // The light that fills what the key light does not reach.
+    ambient: vec4<f32>,
+}
+
 struct Camera {
     view_proj: mat4x4<f32>,
     eye: vec4<f32>,
@@ -7,6 +19,7 @@ struct Camera {
     // (z), the near plane's distance (w; the far plane is CLIP_RANGE times
     // farther).
     viewport: vec4<f32>,
+    light: Light,
 }
 
 const CLIP_RANGE: f32 = 1000.0;

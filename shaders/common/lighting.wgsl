@@ -1,17 +1,23 @@
-// The light every 3D layer shares: one key light from above and a little
-// to the side, a dim fill so shadowed sides keep their colour, a rim that
-// outlines silhouettes against the dark, a specular highlight, Fresnel and
-// a sky gradient for reflections. Layers that shade in view space (the
-// fluid's screen-space surface) get a light that follows the camera;
-// layers in world space (the colony's tubes) a fixed one.
+// The light every 3D layer shares, as its camera carries it (`Light` in
+// camera.wgsl, from the `scene.light_*` parameters): the key light's
+// diffuse and mirror highlight, the ambient light that fills the rest, a
+// rim that outlines silhouettes against the dark, Fresnel and a sky
+// gradient for reflections. Layers that shade in view space (the fluid's
+// screen-space surface) shade with `seen_in_view(light)`.
 
-const KEY_LIGHT: vec3<f32> = vec3<f32>(0.4, 0.9, 0.3);
-const FILL: f32 = 0.18;
+#include "common/camera.wgsl"
 
 // Diffuse shading of `colour` with unit normal `n`.
-fn lambert(colour: vec3<f32>, n: vec3<f32>) -> vec3<f32> {
-    let diffuse = max(dot(n, normalize(KEY_LIGHT)), 0.0);
-    return colour * (FILL + (1.0 - FILL) * diffuse);
+fn lambert(light: Light, colour: vec3<f32>, n: vec3<f32>) -> vec3<f32> {
+    let diffuse = max(dot(n, light.towards.xyz), 0.0);
+    return colour * (light.ambient.rgb + light.colour.rgb * diffuse);
+}
+
+// The light with its direction in the camera's view space.
+fn seen_in_view(light: Light) -> Light {
+    var seen = light;
+    seen.towards = light.towards_view;
+    return seen;
 }
 
 // Brightening towards the silhouette, seen from `view` (unit, towards the eye).
@@ -19,9 +25,9 @@ fn rim(n: vec3<f32>, view: vec3<f32>, power: f32) -> f32 {
     return pow(1.0 - max(dot(n, view), 0.0), power);
 }
 
-// The key light's mirror highlight.
-fn highlight(n: vec3<f32>, view: vec3<f32>, shininess: f32) -> f32 {
-    return pow(max(dot(reflect(-normalize(KEY_LIGHT), n), view), 0.0), shininess);
+// The key light's mirror highlight, in its colour.
+fn highlight(light: Light, n: vec3<f32>, view: vec3<f32>, shininess: f32) -> vec3<f32> {
+    return light.colour.rgb * pow(max(dot(reflect(-light.towards.xyz, n), view), 0.0), shininess);
 }
 
 // Schlick's Fresnel for water-like surfaces.

@@ -115,9 +115,10 @@ fn fs_shade(in: FullscreenVertex) -> @location(0) vec4<f32> {
     let mirror_at = clamp(vec2<i32>(in.position.xy - vec2<f32>(r.x, max(r.y, 0.05)) * 0.12 * camera.viewport.y), vec2<i32>(0), size - 1);
     let reflected = textureLoad(below, mirror_at, 0).rgb * 0.8 + sky(r) * 0.25;
     let f = fresnel(n, view);
-    let glint = highlight(n, view, 160.0) * 3.0 + highlight(n, view, 30.0) * 0.2;
-    let water = mix(seen, reflected, f) + vec3<f32>(glint);
-    let foam = foam_over(layer.g, 0.7 + 0.5 * max(dot(n, normalize(KEY_LIGHT)), 0.0));
+    let light = seen_in_view(camera.light);
+    let glint = highlight(light, n, view, 160.0) * 3.0 + highlight(light, n, view, 30.0) * 0.2;
+    let water = mix(seen, reflected, f) + glint;
+    let foam = foam_over(layer.g, 0.7 + 0.5 * max(dot(n, light.towards.xyz), 0.0));
     let lit = water * (1.0 - foam.a) + foam.rgb;
     // Thin edges fade out, so the silhouette is a meniscus, not beads.
     let alpha = surface.colour.a * smoothstep(0.0, OPAQUE_THICKNESS, thickness);

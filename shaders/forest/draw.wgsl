@@ -536,8 +536,8 @@ fn fogged(surface: Surface, colour: vec3<f32>) -> vec4<f32> {
 fn fs_tree(surface: Surface) -> @location(0) vec4<f32> {
     let n = normalize(surface.normal);
     let view = normalize(camera.eye.xyz - surface.world);
-    let shade = lambert(surface.colour, n) * 1.2 + surface.colour * rim(n, view, 3.0) * 0.6
-        + vec3<f32>(0.25, 0.3, 0.35) * highlight(n, view, 24.0) * 0.15;
+    let shade = lambert(camera.light, surface.colour, n) * 1.2 + surface.colour * rim(n, view, 3.0) * 0.6
+        + vec3<f32>(0.25, 0.3, 0.35) * highlight(camera.light, n, view, 24.0) * 0.15;
     return fogged(surface, shade);
 }
 
@@ -554,7 +554,7 @@ fn vs_ground(@builtin(vertex_index) vertex: u32) -> Surface {
 
 @fragment
 fn fs_ground(surface: Surface) -> @location(0) vec4<f32> {
-    return fogged(surface, lambert(surface.colour, vec3<f32>(0.0, 1.0, 0.0)));
+    return fogged(surface, lambert(camera.light, surface.colour, vec3<f32>(0.0, 1.0, 0.0)));
 }
 
 // The maps seen from above, square in the middle of the picture.

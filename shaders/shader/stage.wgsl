@@ -20,7 +20,7 @@
 
 // Where the glow stands in the sky: the key light's bearing, low.
 fn glow_direction() -> vec3<f32> {
-    let key = normalize(KEY_LIGHT);
+    let key = scene.light.towards.xyz;
     return normalize(vec3<f32>(-key.x, 0.12, -key.z));
 }
 
@@ -45,7 +45,7 @@ fn sky_colour(ray: vec3<f32>) -> vec3<f32> {
 // shadow along the key light (its ends projected onto the floor, softer
 // the higher they stand) and a darkening close under it.
 fn floor_light(p: vec3<f32>) -> f32 {
-    let key = normalize(KEY_LIGHT);
+    let key = scene.light.towards.xyz;
     var light = 1.0;
     for (var k = 0u; k < min(scene_bodies.count, 64u); k++) {
         let c = scene_bodies.capsules[k];
@@ -76,7 +76,7 @@ fn floor_colour(p: vec3<f32>, distance: f32) -> vec3<f32> {
     let ring = smoothstep(0.03, 0.0, abs(fract(radius * 0.5) - 0.5) - 0.47);
     let pulse = exp(-abs(radius - sylva.beat_phase * 6.0) * 2.0) * exp(-radius * 0.15);
     colour += params.glow.rgb * params.rings * (ring * 0.05 + pulse * 0.12) / (1.0 + distance * 0.2);
-    return lambert(colour, vec3<f32>(0.0, 1.0, 0.0)) * 1.3 * floor_light(p);
+    return lambert(scene.light, colour, vec3<f32>(0.0, 1.0, 0.0)) * 1.3 * floor_light(p);
 }
 
 @fragment

@@ -37,10 +37,10 @@ fn fs_body(surface: Surface) -> @location(0) vec4<f32> {
     let n = normalize(surface.normal);
     let view = normalize(camera.eye.xyz - surface.world);
     let colour = body.colour.rgb;
-    let lit = lambert(colour, n) + vec3<f32>(0.6) * highlight(n, view, 32.0) + colour * rim(n, view, 3.0) * 0.5;
+    let lit = lambert(camera.light, colour, n) + 0.6 * highlight(camera.light, n, view, 32.0) + colour * rim(n, view, 3.0) * 0.5;
     // Glass: light added over the branches, a faint fill and a bright rim
     // at the silhouette, with the key light's glint.
     let edge = rim(n, view, 3.0);
-    let glass = colour * (0.04 + 1.4 * edge) + vec3<f32>(0.6) * highlight(n, view, 64.0);
+    let glass = colour * (0.04 + 1.4 * edge) + 0.6 * highlight(camera.light, n, view, 64.0);
     return select(vec4<f32>(glass * body.opacity, body.opacity * edge), vec4<f32>(lit, 1.0), body.style == 0u);
 }

@@ -6,6 +6,7 @@ use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
 use glam::camera::rh::proj;
 
+use super::light::LightUniform;
 use crate::params::{Handle, ParamSpec, Registry};
 
 /// How much farther the far plane is than the near one (`CLIP_RANGE` in
@@ -19,6 +20,7 @@ pub struct CameraUniform {
     view_proj: [[f32; 4]; 4],
     eye: [f32; 4],
     viewport: [f32; 4],
+    light: LightUniform,
 }
 
 impl CameraUniform {
@@ -39,6 +41,7 @@ impl CameraUniform {
             view_proj: view_proj.to_cols_array_2d(),
             eye: [eye.x, eye.y, eye.z, 1.0],
             viewport: self.viewport,
+            light: self.light,
         }
     }
 }
@@ -138,6 +141,7 @@ impl OrbitCamera {
             view_proj: (projection * view).to_cols_array_2d(),
             eye: [eye.x, eye.y, eye.z, 1.0],
             viewport: [size[0] as f32, size[1] as f32, (fov * 0.5).tan(), near],
+            light: LightUniform::new(registry, view),
         }
     }
 }

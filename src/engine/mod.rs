@@ -13,6 +13,7 @@ pub mod compositor;
 pub mod frame;
 pub mod inputs;
 mod layer;
+pub mod light;
 pub mod outputs;
 mod preset;
 pub mod renderer;

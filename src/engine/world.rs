@@ -19,9 +19,10 @@ use crate::params::{Handle, ParamSpec, Registry};
 /// The scene's parameters: one orbit camera (`scene.camera_*`) around
 /// `scene.target`, which every layer with `<id>.in_scene` draws with, into
 /// one depth, so what is nearer hides what is farther whatever layer
-/// either belongs to.
+/// either belongs to, and the light every camera carries (`light.rs`).
 pub fn scene_params() -> Vec<ParamSpec> {
     let mut specs = camera_params("scene", 6.0, 0.0);
+    specs.extend(super::light::light_params());
     specs.push(
         ParamSpec::vec3("scene.target", [0.0, 1.0, 0.0], -10_000.0, 10_000.0)
             .with_smoothing(0.3)

@@ -1,0 +1,150 @@
+//! The scene's light, one for every 3D layer and the stage: a key light
+//! (its bearing and height in the sky, colour and intensity, as
+//! `scene.light_*` parameters a script, a MIDI knob or OSC moves like the
+//! camera) and the ambient light that fills what it does not reach. Each
+//! camera block carries it (`Light` in `shaders/common/camera.wgsl`), so
+//! every layer that draws with a camera shades with the same light;
+//! `shaders/common/lighting.wgsl` shades with it.
+
+use bytemuck::{Pod, Zeroable};
+use glam::{Mat4, Vec3};
+
+use crate::params::{ParamSpec, Registry, Value};
+
+/// The key light's bearing by default, degrees clockwise from +z seen
+/// from above (towards +x).
+pub const AZIMUTH: f32 = 53.0;
+
+/// Its height above the horizon by default, in degrees.
+pub const ELEVATION: f32 = 61.0;
+
+/// Its intensity by default: with [`AMBIENT`] a surface facing it shows
+/// its full colour.
+pub const INTENSITY: f32 = 0.82;
+
+/// The ambient light by default (grey).
+pub const AMBIENT: f32 = 0.18;
+
+/// The light's parameters, in the scene's section.
+pub fn light_params() -> Vec<ParamSpec> {
+    vec![
+        ParamSpec::float("scene.light_azimuth", AZIMUTH, -360.0, 360.0)
+            .with_smoothing(0.3)
+            .with_unit("deg")
+            .with_description("Where the key light stands around the scene, clockwise from behind the default camera"),
+        ParamSpec::float("scene.light_elevation", ELEVATION, -10.0, 90.0)
+            .with_smoothing(0.3)
+            .with_unit("deg")
+            .with_description("How high the key light stands above the horizon (low: long shadows, a dusk)"),
+        ParamSpec::colour("scene.light_colour", [1.0, 1.0, 1.0, 1.0])
+            .with_smoothing(0.3)
+            .with_description("The key light's colour"),
+        ParamSpec::float("scene.light_intensity", INTENSITY, 0.0, 16.0)
+            .with_smoothing(0.2)
+            .with_description("The key light's strength (0.82: with the ambient's 0.18, a surface facing it shows its full colour)"),
+        ParamSpec::colour("scene.ambient", [AMBIENT, AMBIENT, AMBIENT, 1.0])
+            .with_smoothing(0.3)
+            .with_description("The light that fills what the key light does not reach (tint it for a warm dusk or a cold night)"),
+    ]
+}
+
+/// `struct Light` in WGSL: the direction towards the key light in the
+/// scene and in the camera's view (for layers that shade in view space),
+/// its colour times its intensity, and the ambient light.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
+pub struct LightUniform {
+    towards: [f32; 4],
+    towards_view: [f32; 4],
+    colour: [f32; 4],
+    ambient: [f32; 4],
+}
+
+impl LightUniform {
+    /// The light the registry sets, seen by a camera with `view`. A
+    /// registry without the scene's parameters (a layer's own tests) has
+    /// the default light.
+    pub fn new(registry: &Registry, view: Mat4) -> Self {
+        let float = |name: &str, default: f32| {
+            registry
+                .get(name)
+                .and_then(Value::as_f32)
+                .unwrap_or(default)
+        };
+        let colour = |name: &str, default: f32| match registry.get(name) {
+            Some(Value::Colour(c)) => Vec3::new(c[0], c[1], c[2]),
+            _ => Vec3::splat(default),
+        };
+        let towards = towards(
+            float("scene.light_azimuth", AZIMUTH),
+            float("scene.light_elevation", ELEVATION),
+        );
+        let in_view = view.transform_vector3(towards).normalize_or_zero();
+        let key = colour("scene.light_colour", 1.0) * float("scene.light_intensity", INTENSITY);
+        Self {
+            towards: towards.extend(0.0).to_array(),
+            towards_view: in_view.extend(0.0).to_array(),
+            colour: key.extend(1.0).to_array(),
+            ambient: colour("scene.ambient", AMBIENT).extend(1.0).to_array(),
+        }
+    }
+
+    /// The unit direction towards the key light, in the scene.
+    pub fn towards(&self) -> Vec3 {
+        Vec3::from_slice(&self.towards[..3])
+    }
+}
+
+/// The unit direction towards a light at `azimuth` and `elevation`
+/// (degrees).
+pub fn towards(azimuth: f32, elevation: f32) -> Vec3 {
+    let (azimuth, elevation) = (azimuth.to_radians(), elevation.to_radians());
+    Vec3::new(
+        elevation.cos() * azimuth.sin(),
+        elevation.sin(),
+        elevation.cos() * azimuth.cos(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::params::Source;
+
+    #[test]
+    fn the_default_light_stands_where_the_old_constant_did() {
+        let old = Vec3::new(0.4, 0.9, 0.3).normalize();
+        let light = LightUniform::new(&Registry::new(), Mat4::IDENTITY);
+        assert!(light.towards().angle_between(old) < 0.5f32.to_radians());
+        assert_eq!(light.colour[..3], [INTENSITY; 3]);
+    }
+
+    #[test]
+    fn the_parameters_move_and_tint_it_and_the_view_turns_it() {
+        let mut registry = Registry::new();
+        for spec in light_params() {
+            registry.register(spec);
+        }
+        let set = |registry: &mut Registry, name: &str, value: Value| {
+            registry.set_now(name, value, Source::Ui).ok();
+        };
+        set(&mut registry, "scene.light_elevation", Value::Float(0.0));
+        set(&mut registry, "scene.light_azimuth", Value::Float(90.0));
+        set(&mut registry, "scene.light_intensity", Value::Float(2.0));
+        set(
+            &mut registry,
+            "scene.light_colour",
+            Value::Colour([1.0, 0.5, 0.25, 1.0]),
+        );
+        let turn = Mat4::from_rotation_y(std::f32::consts::FRAC_PI_2);
+        let light = LightUniform::new(&registry, turn);
+        assert!(
+            light.towards().abs_diff_eq(Vec3::X, 1e-6),
+            "{:?}",
+            light.towards()
+        );
+        assert_eq!(light.colour[..3], [2.0, 1.0, 0.5]);
+        let seen = Vec3::from_slice(&light.towards_view[..3]);
+        assert!(seen.abs_diff_eq(-Vec3::Z, 1e-6), "{seen:?}");
+    }
+}
