@@ -178,10 +178,11 @@ fn a_figure_behind_the_water_is_hidden_by_its_surface_though_drawn_after_it() {
 }
 
 /// The stage (shaders/shader/stage.wgsl) as the scene's ground and sky,
-/// without its clouds, stars and rings, casting shadows as `shadow` says.
+/// without its clouds, stars and rings, with the scene's shadows and the
+/// floor's contact darkening as `shadow` says.
 fn stage(shadow: f32) -> String {
     format!(
-        "\"shader.stage.file\" = \"shader/stage.wgsl\"\n\"shader.stage.clouds\" = 0.0\n\"shader.stage.stars\" = 0.0\n\"shader.stage.rings\" = 0.0\n\"shader.stage.shadow\" = {shadow}\n"
+        "\"shader.stage.file\" = \"shader/stage.wgsl\"\n\"shader.stage.clouds\" = 0.0\n\"shader.stage.stars\" = 0.0\n\"shader.stage.rings\" = 0.0\n\"shader.stage.shadow\" = {shadow}\n\"scene.shadows\" = {shadow}\n"
     )
 }
 
@@ -202,6 +203,58 @@ fn floor_light(
         }
     }
     sum
+}
+
+/// The figure on the stage seen from above its front, lit by a key light
+/// low at `azimuth` (degrees: 90 stands at +x, the picture's right), its
+/// shadow from the scene's map alone (no contact darkening).
+fn lit_from(azimuth: f32) -> image::RgbaImage {
+    let body = figure("skinned", "[0.9, 0.05, 0.05, 1.0]", "[0.0, 0.0, 0.0]");
+    let preset = format!(
+        "layers = [\"shader.stage\", \"skinned\"]\n[params]\n\"scene.camera_distance\" = 5.0\n\"scene.camera_pitch\" = 35.0\n\"scene.camera_yaw\" = 0.0\n\"scene.target\" = [0.0, 0.6, 0.0]\n\"scene.light_elevation\" = 35.0\n\"scene.light_azimuth\" = {azimuth}\n{}\"shader.stage.fog\" = 0.0\n{body}",
+        stage(0.0).replace("\"scene.shadows\" = 0\n", "\"scene.shadows\" = 1.0\n")
+    );
+    let name = format!(
+        "shadow_from_{}",
+        if azimuth > 0.0 { "right" } else { "left" }
+    );
+    let root = support::show_folder(&name, &[("presets/p.toml", preset.as_str())]);
+    let image = crate::golden::render_project(root.clone(), "p", [160, 90], 3);
+    std::fs::remove_dir_all(root).ok();
+    image
+        .save(support::out_dir().join(format!("{name}.png")))
+        .ok();
+    image
+}
+
+#[test]
+fn a_figure_s_shadow_falls_on_the_floor_where_the_key_light_projects_it() {
+    let from_right = lit_from(90.0);
+    let from_left = lit_from(-90.0);
+    let _ = red_pixels(&from_right);
+    // The floor beside the feet: the shadow of a figure 1.7 m tall under a
+    // light 35 degrees high reaches 2.4 m along the floor away from it.
+    let (left, right) = ((52..59, 20..72), (52..59, 88..140));
+    let light = |image: &image::RgbaImage,
+                 (rows, columns): &(std::ops::Range<u32>, std::ops::Range<u32>)| {
+        floor_light(image, rows.clone(), columns.clone())
+    };
+    assert!(
+        light(&from_right, &left) < 0.85 * light(&from_left, &left),
+        "lit from the right, the shadow falls left: {} against {}",
+        light(&from_right, &left),
+        light(&from_left, &left)
+    );
+    assert!(
+        light(&from_left, &right) < 0.85 * light(&from_right, &right),
+        "lit from the left, the shadow falls right: {} against {}",
+        light(&from_left, &right),
+        light(&from_right, &right)
+    );
+    // In front of the feet, towards the camera, no shadow either way.
+    let front = (80..90, 60..100);
+    let (a, b) = (light(&from_right, &front), light(&from_left, &front));
+    assert!((a - b).abs() < 0.02 * a, "in front: {a} and {b}");
 }
 
 #[test]
@@ -235,7 +288,7 @@ fn the_stage_gives_the_scene_a_floor_and_sky_and_the_figure_a_shadow_on_it() {
     let with = floor_light(&shaded, near_feet.0.clone(), near_feet.1.clone());
     let without = floor_light(&unshaded, near_feet.0, near_feet.1);
     assert!(
-        with < without * 0.9,
+        with < without * 0.95,
         "floor light near the feet: {with} with shadows, {without} without"
     );
     // Far from the figure the floor is the same either way.

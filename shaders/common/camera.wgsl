@@ -10,6 +10,11 @@ struct Light {
     colour: vec4<f32>,
     // The light that fills what the key light does not reach.
     ambient: vec4<f32>,
+    // The scene's shadow map's clip space from this frame (common/shadow.wgsl).
+    shadow: mat4x4<f32>,
+    // How dark its shadows fall (0: no map for this camera), its texel in
+    // metres.
+    shadow_info: vec4<f32>,
 }
 
 struct Camera {

@@ -9,7 +9,13 @@
 
 // Diffuse shading of `colour` with unit normal `n`.
 fn lambert(light: Light, colour: vec3<f32>, n: vec3<f32>) -> vec3<f32> {
-    let diffuse = max(dot(n, light.towards.xyz), 0.0);
+    return lambert_reached(light, colour, n, 1.0);
+}
+
+// The same where only `reaching` of the key light arrives (a shadow:
+// common/shadow.wgsl), the ambient light whole.
+fn lambert_reached(light: Light, colour: vec3<f32>, n: vec3<f32>, reaching: f32) -> vec3<f32> {
+    let diffuse = max(dot(n, light.towards.xyz), 0.0) * reaching;
     return colour * (light.ambient.rgb + light.colour.rgb * diffuse);
 }
 

@@ -1,16 +1,16 @@
 // Stage: the ground and sky the 3D layers of a scene stand in, seen by the
 // scene's camera. A floor that fades into fog at the horizon, a sky from a
 // warm glow low where the light comes from up to night overhead, slow
-// clouds drifting across it, and the shadows of the bodies in the scene
-// (the dancing figure's limbs) cast on the floor along the key light, with
-// a contact darkening under each. Put it first in a scene preset's layers.
+// clouds drifting across it, and the shadows the layers in the scene cast
+// on the floor from the key light (the scene's shadow map), with a contact
+// darkening under each body. Put it first in a scene preset's layers.
 //
 // @param zenith colour 0.015,0.02,0.06,1 "Sky overhead"
 // @param horizon colour 0.2,0.12,0.16,1 "Sky at the horizon; the fog takes this colour"
 // @param glow colour 1.0,0.55,0.3,1 "The light low in the sky behind the key light"
 // @param floor colour 0.035,0.032,0.03,1 "The floor near the camera"
 // @param fog float 0.03 min=0 max=1 smooth=0.3 "Fog per metre over the floor"
-// @param shadow float 0.75 min=0 max=1 smooth=0.2 "How dark the bodies' shadows fall"
+// @param shadow float 0.75 min=0 max=1 smooth=0.2 "How dark the floor falls close under the bodies (their shadows from the light: scene.shadows)"
 // @param rings float 0.35 min=0 max=1 smooth=0.2 "Rings on the floor around the centre, pulsing on the beat"
 // @param clouds float 0.5 min=0 max=2 smooth=0.3 "How much cloud drifts across the sky"
 // @param stars float 0.6 min=0 max=3 "Brightness of the stars"
@@ -41,29 +41,19 @@ fn sky_colour(ray: vec3<f32>) -> vec3<f32> {
     return colour + vec3<f32>(star * (1.0 - cloud));
 }
 
-// How much light reaches floor point `p` past the bodies: each capsule's
-// shadow along the key light (its ends projected onto the floor, softer
-// the higher they stand) and a darkening close under it.
-fn floor_light(p: vec3<f32>) -> f32 {
-    let key = scene.light.towards.xyz;
-    var light = 1.0;
+// How dark floor point `p` is close under the bodies, whatever the light:
+// the ambient light they hide (their shadows from the key light come from
+// the scene's shadow map).
+fn floor_contact(p: vec3<f32>) -> f32 {
+    var open = 1.0;
     for (var k = 0u; k < min(scene_bodies.count, 64u); k++) {
         let c = scene_bodies.capsules[k];
         let r = c.a.w;
-        let on_floor = vec3<f32>(1.0, 0.0, 1.0);
-        let a = (c.a.xyz - key * (c.a.y / key.y)) * on_floor;
-        let b = (c.b.xyz - key * (c.b.y / key.y)) * on_floor;
-        let t = along_segment(p * on_floor, a, b);
-        let distance = length(p * on_floor - mix(a, b, t));
-        let height = mix(c.a.y, c.b.y, t);
-        let soft = r + 0.15 * height;
-        let shade = 1.0 - smoothstep(r * 0.5, soft + r, distance);
-        // Close under the body the floor is darkest, whatever the light.
         let gap = length(p - mix(c.a.xyz, c.b.xyz, along_segment(p, c.a.xyz, c.b.xyz))) - r;
         let contact = 1.0 - smoothstep(0.0, r * 3.0 + 0.05, gap);
-        light *= 1.0 - params.shadow * max(shade * 0.8, contact * 0.9);
+        open *= 1.0 - params.shadow * contact * 0.9;
     }
-    return light;
+    return open;
 }
 
 fn floor_colour(p: vec3<f32>, distance: f32) -> vec3<f32> {
@@ -76,7 +66,8 @@ fn floor_colour(p: vec3<f32>, distance: f32) -> vec3<f32> {
     let ring = smoothstep(0.03, 0.0, abs(fract(radius * 0.5) - 0.5) - 0.47);
     let pulse = exp(-abs(radius - sylva.beat_phase * 6.0) * 2.0) * exp(-radius * 0.15);
     colour += params.glow.rgb * params.rings * (ring * 0.05 + pulse * 0.12) / (1.0 + distance * 0.2);
-    return lambert(scene.light, colour, vec3<f32>(0.0, 1.0, 0.0)) * 1.3 * floor_light(p);
+    let lit = lambert_reached(scene.light, colour, vec3<f32>(0.0, 1.0, 0.0), scene_light_reaching(p));
+    return lit * 1.3 * floor_contact(p);
 }
 
 @fragment

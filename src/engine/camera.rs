@@ -7,6 +7,7 @@ use glam::Vec3;
 use glam::camera::rh::proj;
 
 use super::light::LightUniform;
+use super::shadow::SHADOW_SIZE;
 use crate::params::{Handle, ParamSpec, Registry};
 
 /// How much farther the far plane is than the near one (`CLIP_RANGE` in
@@ -41,7 +42,24 @@ impl CameraUniform {
             view_proj: view_proj.to_cols_array_2d(),
             eye: [eye.x, eye.y, eye.z, 1.0],
             viewport: self.viewport,
-            light: self.light,
+            light: self.light.placed(model),
+        }
+    }
+
+    /// The same with the scene's shadow map in its light (the scene's
+    /// own camera).
+    pub fn with_shadow(mut self, registry: &Registry) -> Self {
+        self.light = self.light.with_shadow(registry);
+        self
+    }
+
+    /// The key light as a camera: what a layer casting into the shadow
+    /// map draws with (its depth from the light), in the same frame.
+    pub fn from_light(&self) -> Self {
+        Self {
+            view_proj: self.light.shadow().to_cols_array_2d(),
+            viewport: [SHADOW_SIZE as f32, SHADOW_SIZE as f32, 0.0, 0.0],
+            ..*self
         }
     }
 }

@@ -145,6 +145,20 @@ pub trait Layer {
         profiler: &mut GpuProfiler,
     );
 
+    /// Records what the layer casts into the scene's shadow map
+    /// (`env.world.shadow`, through `ShadowMap::cast_pass`, drawn with its
+    /// camera's `CameraUniform::from_light`), before any layer of the
+    /// frame draws. A layer outside the scene, or that casts nothing,
+    /// records nothing.
+    fn cast_shadow(
+        &self,
+        _env: &LayerEnv<'_>,
+        _registry: &Registry,
+        _encoder: &mut wgpu::CommandEncoder,
+        _profiler: &mut GpuProfiler,
+    ) {
+    }
+
     /// Restarts the layer's simulation from `seed`.
     fn reseed(&mut self, seed: u64);
 

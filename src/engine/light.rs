@@ -9,6 +9,7 @@
 use bytemuck::{Pod, Zeroable};
 use glam::{Mat4, Vec3};
 
+use super::shadow::SHADOW_SIZE;
 use crate::params::{ParamSpec, Registry, Value};
 
 /// The key light's bearing by default, degrees clockwise from +z seen
@@ -50,7 +51,10 @@ pub fn light_params() -> Vec<ParamSpec> {
 
 /// `struct Light` in WGSL: the direction towards the key light in the
 /// scene and in the camera's view (for layers that shade in view space),
-/// its colour times its intensity, and the ambient light.
+/// its colour times its intensity, the ambient light, and the shadow
+/// map's clip space (from the layer's own frame) with how dark its
+/// shadows fall (0 where the camera is not the scene's: no map) and the
+/// map's texel in metres.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
 pub struct LightUniform {
@@ -58,6 +62,8 @@ pub struct LightUniform {
     towards_view: [f32; 4],
     colour: [f32; 4],
     ambient: [f32; 4],
+    shadow: [[f32; 4]; 4],
+    shadow_info: [f32; 4],
 }
 
 impl LightUniform {
@@ -86,7 +92,30 @@ impl LightUniform {
             towards_view: in_view.extend(0.0).to_array(),
             colour: key.extend(1.0).to_array(),
             ambient: colour("scene.ambient", AMBIENT).extend(1.0).to_array(),
+            shadow: Mat4::IDENTITY.to_cols_array_2d(),
+            shadow_info: [0.0; 4],
         }
+    }
+
+    /// The same with the scene's shadow map, fitted as the registry says
+    /// (`shadow.rs`): the light of the scene's own camera.
+    pub fn with_shadow(mut self, registry: &Registry) -> Self {
+        let (clip, strength, extent) = super::shadow::fitted(registry, self.towards());
+        self.shadow = clip.to_cols_array_2d();
+        self.shadow_info = [strength, extent / SHADOW_SIZE as f32, 0.0, 0.0];
+        self
+    }
+
+    /// The same seen from a layer whose own coordinates `model` places in
+    /// the scene (it moves and scales, never turns: directions stay).
+    pub fn placed(mut self, model: Mat4) -> Self {
+        self.shadow = (self.shadow() * model).to_cols_array_2d();
+        self
+    }
+
+    /// The shadow map's clip space, from the layer's frame.
+    pub fn shadow(&self) -> Mat4 {
+        Mat4::from_cols_array_2d(&self.shadow)
     }
 
     /// The unit direction towards the key light, in the scene.

@@ -17,6 +17,7 @@ pub mod light;
 pub mod outputs;
 mod preset;
 pub mod renderer;
+pub mod shadow;
 pub mod simulation;
 pub mod stack;
 pub mod tonemap;

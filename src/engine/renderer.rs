@@ -121,6 +121,38 @@ pub fn record(
         .finish(env, scene.registry, encoder, profiler, picture.view());
 }
 
+/// The scene's shadow map cleared and cast into by every enabled layer of
+/// `stack` that casts, before any draws. A layer that panics while casting
+/// is marked broken like one that panics while recording.
+fn cast_shadows(
+    env: &LayerEnv<'_>,
+    (stack, registry): (&mut Stack, &Registry),
+    encoder: &mut wgpu::CommandEncoder,
+    profiler: &mut GpuProfiler,
+) {
+    let Some(map) = env.world.shadow_made() else {
+        return;
+    };
+    map.clear(encoder);
+    for layer in &stack.layers {
+        let id = layer.id();
+        let left_out = stack.health.get(id).is_some_and(|h| h.disabled);
+        if !layer.switches().enabled(registry) || left_out {
+            continue;
+        }
+        let cast = catch_unwind(AssertUnwindSafe(|| {
+            layer.cast_shadow(env, registry, encoder, profiler)
+        }));
+        if let Err(panic) = cast {
+            let what = format!(
+                "while casting its shadow: {}",
+                panic_message(panic.as_ref())
+            );
+            stack.health.entry(id.to_string()).or_default().broken = Some(what);
+        }
+    }
+}
+
 /// Every enabled layer of `stack` recorded into its target and blended
 /// over the composite below it, each in a debug group of its id (on GPUs:
 /// lavapipe, Mesa 22.3, CI's, crashes on debug labels). A layer that
@@ -137,6 +169,7 @@ fn record_stack(
     stack
         .compositor
         .begin(stack.layers.iter().map(|l| l.id()), encoder);
+    cast_shadows(env, (stack, registry), encoder, profiler);
     for layer in &stack.layers {
         let id = layer.id();
         let left_out = stack.health.get(id).is_some_and(|h| h.disabled);

@@ -14,6 +14,7 @@ use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
 
 use crate::engine::camera::{CameraUniform, OrbitCamera, camera_params};
+use crate::engine::shadow::ShadowMap;
 use crate::params::{Handle, ParamSpec, Registry};
 
 /// The scene's parameters: one orbit camera (`scene.camera_*`) around
@@ -23,6 +24,7 @@ use crate::params::{Handle, ParamSpec, Registry};
 pub fn scene_params() -> Vec<ParamSpec> {
     let mut specs = camera_params("scene", 6.0, 0.0);
     specs.extend(super::light::light_params());
+    specs.extend(super::shadow::shadow_params());
     specs.push(
         ParamSpec::vec3("scene.target", [0.0, 1.0, 0.0], -10_000.0, 10_000.0)
             .with_smoothing(0.3)
@@ -118,7 +120,9 @@ impl SceneCamera {
     /// The scene's camera for a target of `size`.
     pub fn look(&self, registry: &Registry, time: f64, size: [u32; 2]) -> CameraUniform {
         let target = Vec3::from_array(self.target.get(registry));
-        self.orbit.look(registry, time, target, size)
+        (self.orbit)
+            .look(registry, time, target, size)
+            .with_shadow(registry)
     }
 }
 
@@ -195,6 +199,7 @@ impl Capsule {
 pub struct World {
     bodies: RefCell<Vec<(String, Vec<Capsule>)>>,
     rain: OnceCell<wgpu::Buffer>,
+    shadow: OnceCell<ShadowMap>,
     branches: OnceCell<wgpu::Buffer>,
     /// The layer whose branches the buffer holds this frame.
     branches_from: RefCell<Option<String>>,
@@ -238,6 +243,17 @@ impl World {
     pub fn rain(&self, gpu: &crate::gpu::Gpu) -> wgpu::Buffer {
         let bytes = u64::from(RAIN_SIDE * RAIN_SIDE) * 4;
         made_once(&self.rain, gpu, "world.rain", bytes)
+    }
+
+    /// The scene's shadow map, made at its first use (a layer that casts
+    /// or reads it) and kept for the show's life.
+    pub fn shadow(&self, gpu: &crate::gpu::Gpu) -> &ShadowMap {
+        self.shadow.get_or_init(|| ShadowMap::new(&gpu.device))
+    }
+
+    /// The shadow map, if a layer has used it.
+    pub fn shadow_made(&self) -> Option<&ShadowMap> {
+        self.shadow.get()
     }
 
     /// The branches standing in the scene: a `Branches` block

@@ -26,6 +26,10 @@ pub enum Slot {
     Sampler,
     /// A 2D storage texture of this format, read, written or both.
     StorageTexture(wgpu::TextureFormat, wgpu::StorageTextureAccess),
+    /// A depth texture read by comparison (the scene's shadow map).
+    DepthTexture,
+    /// A sampler that compares depths.
+    ComparisonSampler,
 }
 
 /// A sampler that filters linearly and clamps to the edge: what every
@@ -78,6 +82,14 @@ pub fn layout_for(
                     format: *format,
                     view_dimension: wgpu::TextureViewDimension::D2,
                 },
+                Slot::DepthTexture => wgpu::BindingType::Texture {
+                    sample_type: wgpu::TextureSampleType::Depth,
+                    view_dimension: wgpu::TextureViewDimension::D2,
+                    multisampled: false,
+                },
+                Slot::ComparisonSampler => {
+                    wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Comparison)
+                }
             },
             count: None,
         })

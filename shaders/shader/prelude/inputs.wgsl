@@ -6,6 +6,7 @@
 #include "common/fullscreen.wgsl"
 #include "common/camera.wgsl"
 #include "common/world.wgsl"
+#include "common/shadow.wgsl"
 
 @group(0) @binding(0) var<uniform> sylva: Frame;
 @group(0) @binding(1) var<uniform> params: Params;
@@ -18,6 +19,16 @@
 // layers are seen, and can darken the ground under the figure.
 @group(0) @binding(5) var<uniform> scene: Camera;
 @group(0) @binding(6) var<uniform> scene_bodies: Bodies;
+// The scene's shadow map, which the layers in the scene cast into: see
+// `scene_light_reaching`.
+@group(0) @binding(7) var scene_shadow: texture_depth_2d;
+@group(0) @binding(8) var scene_shadow_sampler: sampler_comparison;
+
+// How much of the scene's key light reaches scene point `p` past what the
+// layers in the scene cast (1 lit; common/shadow.wgsl).
+fn scene_light_reaching(p: vec3<f32>) -> f32 {
+    return key_light_reaching(scene.light, scene_shadow, scene_shadow_sampler, p);
+}
 
 // The ray from the scene's eye through `uv` (0..1 from the top left).
 fn scene_ray(uv: vec2<f32>) -> vec3<f32> {

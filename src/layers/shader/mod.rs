@@ -266,6 +266,8 @@ impl ShaderLayer {
                     Slot::Sampler,
                     Slot::Uniform,
                     Slot::Uniform,
+                    Slot::DepthTexture,
+                    Slot::ComparisonSampler,
                 ],
             ),
             sampler: linear_sampler(device, &format!("{id}.sampler")),
@@ -413,6 +415,8 @@ impl ShaderLayer {
         // The scene as the prelude's `scene` and `scene_bodies` see it
         // (ISF programs have no such bindings).
         let (camera, camera_buffer, bodies_buffer) = &self.scene;
+        // The scene's shadow map, made before the frame's casters record.
+        env.world.shadow(env.gpu);
         let look = camera.look(registry, clock.time, size);
         (env.gpu.queue).write_buffer(camera_buffer, 0, bytemuck::bytes_of(&look));
         let in_scene = (Mat4::IDENTITY, false);
@@ -512,6 +516,7 @@ impl Layer for ShaderLayer {
                 return;
             }
         };
+        let shadow = env.world.shadow(env.gpu);
         let bind_group = bind(
             env.gpu,
             &self.layout,
@@ -524,6 +529,8 @@ impl Layer for ShaderLayer {
                 wgpu::BindingResource::Sampler(&self.sampler),
                 self.scene.1.as_entire_binding(),
                 self.scene.2.as_entire_binding(),
+                wgpu::BindingResource::TextureView(shadow.view()),
+                wgpu::BindingResource::Sampler(shadow.sampler()),
             ],
         );
         let textures = compiled.textures_layout.as_ref().map(|layout| {

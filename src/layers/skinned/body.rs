@@ -1,12 +1,14 @@
 //! Drawing the character's skin from the skinned vertices, over the
 //! branches: lit and opaque, or a glass shell of light, brightest where
-//! it turns away from the eye, so the branches inside show through.
+//! it turns away from the eye, so the branches inside show through; and
+//! its depth from the key light into the scene's shadow map.
 
 use bytemuck::{Pod, Zeroable};
 
 use super::skin_gpu::{SKINNED_VERTEX_BYTES, SkinGpu};
 use crate::base::Assets;
 use crate::engine::camera::CameraUniform;
+use crate::engine::shadow::{ShadowMap, caster_depth};
 use crate::gpu::bindings::uniform_buffer;
 use crate::gpu::raster::{
     DEPTH_FORMAT, DepthBuffer, additive, begin_3d_pass, begin_scene_pass, buffers_group,
@@ -44,13 +46,15 @@ impl BodyParams {
     }
 }
 
-/// The two skin pipelines and their uniforms.
+/// The two skin pipelines, the caster's, and their uniforms.
 pub struct BodyRenderer {
     lit: wgpu::RenderPipeline,
     glass: wgpu::RenderPipeline,
+    caster: wgpu::RenderPipeline,
     camera: wgpu::Buffer,
+    light_camera: wgpu::Buffer,
     params: wgpu::Buffer,
-    groups: (wgpu::BindGroup, wgpu::BindGroup),
+    groups: (wgpu::BindGroup, wgpu::BindGroup, wgpu::BindGroup),
     depth: DepthBuffer,
 }
 
@@ -117,9 +121,33 @@ impl BodyRenderer {
                 false,
                 wgpu::CompareFunction::Always,
             );
+            // The caster: depth alone, both faces (the shell may be open).
+            let caster = gpu
+                .device
+                .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                    label: Some("skinned.body.caster"),
+                    layout: None,
+                    vertex: wgpu::VertexState {
+                        module: &module,
+                        entry_point: Some("vs_body"),
+                        compilation_options: Default::default(),
+                        buffers: &[Some(layout.clone())],
+                    },
+                    primitive: Default::default(),
+                    depth_stencil: Some(caster_depth()),
+                    multisample: Default::default(),
+                    fragment: None,
+                    multiview_mask: None,
+                    cache: None,
+                });
             let camera = uniform_buffer(
                 &gpu.device,
                 "skinned.body.camera",
+                size_of::<CameraUniform>(),
+            );
+            let light_camera = uniform_buffer(
+                &gpu.device,
+                "skinned.body.light_camera",
                 size_of::<CameraUniform>(),
             );
             let params =
@@ -127,11 +155,15 @@ impl BodyRenderer {
             // Only uniforms are bound: the vertices come with each draw.
             let buffers = [(0, &camera), (1, &params)];
             let group = |pipeline| buffers_group(&gpu.device, pipeline, "skinned.body", &buffers);
+            let cast = [(0, &light_camera)];
+            let cast = buffers_group(&gpu.device, &caster, "skinned.body.caster", &cast);
             Ok::<_, BuildError>(Self {
-                groups: (group(&lit), group(&glass)),
+                groups: (group(&lit), group(&glass), cast),
                 lit,
                 glass,
+                caster,
                 camera,
+                light_camera,
                 params,
                 depth: DepthBuffer::default(),
             })
@@ -148,6 +180,9 @@ impl BodyRenderer {
     ) {
         gpu.queue
             .write_buffer(&self.camera, 0, bytemuck::bytes_of(camera));
+        let light = camera.from_light();
+        gpu.queue
+            .write_buffer(&self.light_camera, 0, bytemuck::bytes_of(&light));
         gpu.queue
             .write_buffer(&self.params, 0, bytemuck::bytes_of(params));
         self.depth.at(&gpu.device, "skinned.body.depth", size);
@@ -163,7 +198,7 @@ impl BodyRenderer {
         (target, scene_depth): (&wgpu::TextureView, Option<&wgpu::TextureView>),
         style: u32,
     ) {
-        let (lit, glass) = &self.groups;
+        let (lit, glass, _) = &self.groups;
         let Some(depth) = self.depth.view() else {
             return;
         };
@@ -181,6 +216,23 @@ impl BodyRenderer {
         };
         pass.set_pipeline(pipeline);
         pass.set_bind_group(0, group, &[]);
+        pass.set_vertex_buffer(0, skin.skinned.slice(..));
+        pass.set_index_buffer(skin.indices.slice(..), wgpu::IndexFormat::Uint32);
+        pass.draw_indexed(0..skin.index_count(), 0, 0..1);
+    }
+
+    /// Records the skinned mesh's depth from the key light into `map`.
+    pub fn cast(
+        &self,
+        (encoder, profiler): (&mut wgpu::CommandEncoder, &mut GpuProfiler),
+        skin: &SkinGpu,
+        map: &ShadowMap,
+    ) {
+        let label = "skinned.cast.body";
+        let timestamps = profiler.render_pass(label);
+        let mut pass = map.cast_pass(encoder, label, timestamps);
+        pass.set_pipeline(&self.caster);
+        pass.set_bind_group(0, &self.groups.2, &[]);
         pass.set_vertex_buffer(0, skin.skinned.slice(..));
         pass.set_index_buffer(skin.indices.slice(..), wgpu::IndexFormat::Uint32);
         pass.draw_indexed(0..skin.index_count(), 0, 0..1);

@@ -24,6 +24,8 @@ mod preparation;
 pub mod skin_gpu;
 pub mod volume;
 
+use std::cell::Cell;
+
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
 
@@ -220,6 +222,9 @@ pub struct SkinnedLayer {
     preparing: Latest<(Structure, u64), Result<Prepared, SkinnedError>>,
     /// Its parameters, named once.
     knobs: SkinnedKnobs,
+    /// Whether this frame's skin was computed already, before the
+    /// shadow's cast (which needs it first).
+    skinned_early: Cell<bool>,
 }
 
 impl SkinnedLayer {
@@ -230,6 +235,7 @@ impl SkinnedLayer {
             clips: None,
             fade: 1.0,
             knobs: SkinnedKnobs::new(id),
+            skinned_early: Cell::new(false),
             preparing: {
                 let assets = env.assets.clone();
                 Latest::new(&format!("{id} prepare"), move |(structure, seed)| {
@@ -479,7 +485,34 @@ impl Layer for SkinnedLayer {
         drawer.branches.prepare(env.gpu, size, &camera, &draw);
         let body = knobs.body_params(registry);
         drawer.body.prepare(env.gpu, size, (&camera, &body));
+        if knobs.placement.in_scene(registry) && self.knobs.body_style(registry) < 2 {
+            // The figure casts its shadow: the scene's map is made.
+            env.world.shadow(env.gpu);
+        }
         changed
+    }
+
+    fn cast_shadow(
+        &self,
+        env: &LayerEnv<'_>,
+        registry: &Registry,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &mut GpuProfiler,
+    ) {
+        let (Some(character), Some(drawer)) = (&self.core.running, &self.core.drawer) else {
+            return;
+        };
+        let knobs = &self.knobs;
+        if !knobs.placement.in_scene(registry) || knobs.body_style(registry) >= 2 {
+            return;
+        }
+        // The skin of this frame, computed once, before its shadow.
+        character.sim.skin.encode(encoder, profiler);
+        self.skinned_early.set(true);
+        let map = env.world.shadow(env.gpu);
+        drawer
+            .body
+            .cast((encoder, profiler), &character.sim.skin, map);
     }
 
     fn encode(
@@ -499,7 +532,9 @@ impl Layer for SkinnedLayer {
         for _ in 0..branches.steps(registry) {
             sim.colony.step(encoder, profiler);
         }
-        sim.skin.encode(encoder, profiler);
+        if !self.skinned_early.replace(false) {
+            sim.skin.encode(encoder, profiler);
+        }
         let style = branches.style(registry);
         let in_scene = self.knobs.placement.in_scene(registry);
         let target = (frame.target, in_scene.then_some(frame.scene_depth));
