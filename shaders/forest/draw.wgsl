@@ -14,6 +14,7 @@
 
 #include "common/camera.wgsl"
 #include "common/lighting.wgsl"
+#include "common/shadow.wgsl"
 #include "common/fullscreen.wgsl"
 #include "forest/forest.wgsl"
 
@@ -228,6 +229,28 @@ fn in_view(centre: vec3<f32>, radius: f32) -> bool {
         }
     }
     return true;
+}
+
+// The trees that cast into the scene's shadow map: with the key light as
+// `camera`, every live tree whose sphere meets the light's view, whole (a
+// shadow has no level of detail), listed in the near list's place (one
+// atomic a tree: a grove, not a forest to the horizon, stands in a scene).
+@compute @workgroup_size(256)
+fn cull_casters(@builtin(global_invocation_id) global: vec3<u32>) {
+    if global.x >= state[ALIVE] {
+        return;
+    }
+    let slot = draw_list[global.x];
+    let tree = trees[slot];
+    if tree.alive == 0u || tree.height <= 0.0 {
+        return;
+    }
+    let h = tree.height;
+    let crown_radius = h * 0.7 * species[tree.species].tan_spread;
+    let centre = ground(tree.position) + vec3<f32>(0.0, h * 0.5, 0.0);
+    if in_view(centre, length(vec2<f32>(h * 0.5, crown_radius))) {
+        near_out[atomicAdd(&cull_args[1], 1u)] = slot;
+    }
 }
 
 // How a tree is drawn: not at all, whole, as its silhouette, or with its
@@ -532,12 +555,24 @@ fn fogged(surface: Surface, colour: vec3<f32>) -> vec4<f32> {
     return vec4<f32>(mix(draw.fog_colour.rgb, colour, clear) * draw.brightness, 1.0);
 }
 
+// The scene's shadow map (common/shadow.wgsl), where the trees and the
+// ground are shaded; a forest outside the scene has none (its camera's
+// light says so) and is lit whole.
+@group(1) @binding(0) var scene_shadow: texture_depth_2d;
+@group(1) @binding(1) var scene_shadow_sampler: sampler_comparison;
+
+// How much of the key light reaches `surface`.
+fn reaching(surface: Surface) -> f32 {
+    return key_light_reaching(camera.light, scene_shadow, scene_shadow_sampler, surface.world);
+}
+
 @fragment
 fn fs_tree(surface: Surface) -> @location(0) vec4<f32> {
     let n = normalize(surface.normal);
     let view = normalize(camera.eye.xyz - surface.world);
-    let shade = lambert(camera.light, surface.colour, n) * 1.2 + surface.colour * rim(n, view, 3.0) * 0.6
-        + vec3<f32>(0.25, 0.3, 0.35) * highlight(camera.light, n, view, 24.0) * 0.15;
+    let key = reaching(surface);
+    let shade = lambert_reached(camera.light, surface.colour, n, key) * 1.2 + surface.colour * rim(n, view, 3.0) * 0.6
+        + vec3<f32>(0.25, 0.3, 0.35) * highlight(camera.light, n, view, 24.0) * 0.15 * key;
     return fogged(surface, shade);
 }
 
@@ -554,7 +589,7 @@ fn vs_ground(@builtin(vertex_index) vertex: u32) -> Surface {
 
 @fragment
 fn fs_ground(surface: Surface) -> @location(0) vec4<f32> {
-    return fogged(surface, lambert(camera.light, surface.colour, vec3<f32>(0.0, 1.0, 0.0)));
+    return fogged(surface, lambert_reached(camera.light, surface.colour, vec3<f32>(0.0, 1.0, 0.0), reaching(surface)));
 }
 
 // The maps seen from above, square in the middle of the picture.

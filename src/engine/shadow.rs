@@ -124,6 +124,31 @@ impl ShadowMap {
         &self.sampler
     }
 
+    /// The map as group 1 of `pipeline`'s automatic layout (the map at
+    /// binding 0, its sampler at 1): what a receiver's fragment stage
+    /// reads through `common/shadow.wgsl`.
+    pub fn receiving_group(
+        &self,
+        device: &wgpu::Device,
+        pipeline: &wgpu::RenderPipeline,
+        label: &str,
+    ) -> wgpu::BindGroup {
+        device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(label),
+            layout: &pipeline.get_bind_group_layout(1),
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: wgpu::BindingResource::TextureView(&self.view),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: wgpu::BindingResource::Sampler(&self.sampler),
+                },
+            ],
+        })
+    }
+
     /// Clears the map if it was cast into since it was last cleared: the
     /// start of a frame's casting.
     pub fn clear(&self, encoder: &mut wgpu::CommandEncoder) {
@@ -144,9 +169,36 @@ impl ShadowMap {
     }
 }
 
+/// A caster's pipeline: `vertex` of `module` (with vertex `buffers`, if
+/// any) drawn into the map's depth alone, both faces (a shell may be
+/// open).
+pub fn caster_pipeline(
+    device: &wgpu::Device,
+    (module, vertex): (&wgpu::ShaderModule, &str),
+    label: &str,
+    buffers: &[Option<wgpu::VertexBufferLayout<'_>>],
+) -> wgpu::RenderPipeline {
+    device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some(label),
+        layout: None,
+        vertex: wgpu::VertexState {
+            module,
+            entry_point: Some(vertex),
+            compilation_options: Default::default(),
+            buffers,
+        },
+        primitive: Default::default(),
+        depth_stencil: Some(caster_depth()),
+        multisample: Default::default(),
+        fragment: None,
+        multiview_mask: None,
+        cache: None,
+    })
+}
+
 /// A caster's depth state: the map's format, nearest wins, pushed back a
 /// little along the slope so a surface does not shadow itself.
-pub fn caster_depth() -> wgpu::DepthStencilState {
+fn caster_depth() -> wgpu::DepthStencilState {
     wgpu::DepthStencilState {
         format: SHADOW_FORMAT,
         depth_write_enabled: Some(true),

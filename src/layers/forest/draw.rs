@@ -13,6 +13,7 @@ use super::sim::{ForestSim, TREE_DISPATCH};
 use super::species::MAX_SPECIES;
 use crate::base::Assets;
 use crate::engine::camera::CameraUniform;
+use crate::engine::shadow::{ShadowMap, caster_pipeline};
 use crate::gpu::bindings::uniform_buffer;
 use crate::gpu::compute::{Binding, Kernel, read_buffer, storage_buffer};
 use crate::gpu::raster::{
@@ -81,6 +82,18 @@ pub struct ForestRenderer {
     cull_args: wgpu::Buffer,
     /// Trees, far trees, grown trees, ground, maps.
     groups: Option<[wgpu::BindGroup; 5]>,
+    /// Casting into the scene's shadow map: the cones' depth from the
+    /// key light, the trees its view meets (`cull_casters`), the light as
+    /// a camera and the casters' draw.
+    caster: wgpu::RenderPipeline,
+    cull_casters: Kernel,
+    light_camera: wgpu::Buffer,
+    cast_args: wgpu::Buffer,
+    /// Its count reset, its cull, its draw, over a (new) forest's buffers.
+    casting: Option<(Binding, Binding, wgpu::BindGroup)>,
+    /// The scene's shadow map as the trees, far trees, grown trees and
+    /// ground read it (their group 1).
+    receiving: Option<[wgpu::BindGroup; 4]>,
     /// The culling's five passes over a (new) forest's buffers.
     culling: Option<[Binding; 5]>,
     depth: DepthBuffer,
@@ -102,9 +115,53 @@ impl ForestRenderer {
     ) {
         gpu.queue
             .write_buffer(&self.camera, 0, bytemuck::bytes_of(camera));
+        let light = camera.from_light();
+        gpu.queue
+            .write_buffer(&self.light_camera, 0, bytemuck::bytes_of(&light));
         gpu.queue
             .write_buffer(&self.params, 0, bytemuck::bytes_of(params));
         self.depth.at(&gpu.device, "forest.depth", size);
+    }
+
+    /// Binds the scene's shadow map for the trees and the ground to read,
+    /// once (the show keeps one map).
+    pub fn receive(&mut self, gpu: &Gpu, map: &ShadowMap) {
+        if self.receiving.is_none() {
+            let group = |pipeline| map.receiving_group(&gpu.device, pipeline, "forest.shadow");
+            self.receiving = Some([
+                group(&self.trees),
+                group(&self.far),
+                group(&self.grown),
+                group(&self.ground),
+            ]);
+        }
+    }
+
+    /// Records the trees the key light sees, as cones, into `map`.
+    pub fn cast(
+        &self,
+        (encoder, profiler): (&mut wgpu::CommandEncoder, &mut GpuProfiler),
+        sim: &ForestSim,
+        map: &ShadowMap,
+    ) {
+        let Some((start, cull, group)) = &self.casting else {
+            return;
+        };
+        let label = "forest.cast.cull";
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some(label),
+            timestamp_writes: profiler.compute_pass(label),
+        });
+        self.cull_start.dispatch(&mut pass, start, 1, 1);
+        self.cull_casters
+            .dispatch_indirect(&mut pass, cull, &sim.args, TREE_DISPATCH);
+        drop(pass);
+        let label = "forest.cast.trees";
+        let timestamps = profiler.render_pass(label);
+        let mut pass = map.cast_pass(encoder, label, timestamps);
+        pass.set_pipeline(&self.caster);
+        pass.set_bind_group(0, group, &[]);
+        pass.draw_indirect(&self.cast_args, 0);
     }
 
     /// Records the draw into `target` (cleared to the fog's sky first, or
@@ -124,7 +181,13 @@ impl ForestRenderer {
             Some([trees, far, grown, ground, maps]),
             Some(depth),
             Some([start, measure, threshold, cull, finish]),
-        ) = (&self.groups, self.depth.view(), &self.culling)
+            Some(shadowed),
+        ) = (
+            &self.groups,
+            self.depth.view(),
+            &self.culling,
+            &self.receiving,
+        )
         else {
             return;
         };
@@ -171,17 +234,21 @@ impl ForestRenderer {
             if backdrop {
                 pass.set_pipeline(&self.ground);
                 pass.set_bind_group(0, ground, &[]);
+                pass.set_bind_group(1, &shadowed[3], &[]);
                 pass.draw(0..6, 0..1);
             }
             pass.set_pipeline(&self.trees);
             pass.set_bind_group(0, trees, &[]);
+            pass.set_bind_group(1, &shadowed[0], &[]);
             pass.draw_indirect(&self.cull_args, 0);
             pass.set_pipeline(&self.far);
             pass.set_bind_group(0, far, &[]);
+            pass.set_bind_group(1, &shadowed[1], &[]);
             pass.draw_indirect(&self.cull_args, FAR_DRAW);
             if params.grown_cap > 0 {
                 pass.set_pipeline(&self.grown);
                 pass.set_bind_group(0, grown, &[]);
+                pass.set_bind_group(1, &shadowed[2], &[]);
                 pass.draw_indirect(&self.cull_args, GROWN_DRAW);
             }
         } else {
@@ -244,7 +311,23 @@ impl Drawer<ForestSim> for ForestRenderer {
                     },
                 )
             };
+            let caster = caster_pipeline(&gpu.device, (&module, "vs_tree"), "forest.caster", &[]);
             Ok::<_, BuildError>(Self {
+                caster,
+                cull_casters: Kernel::new(gpu, assets, FILE, "cull_casters")?,
+                light_camera: uniform_buffer(
+                    &gpu.device,
+                    "forest.light_camera",
+                    size_of::<CameraUniform>(),
+                ),
+                cast_args: storage_buffer(
+                    gpu,
+                    "forest.cast_args",
+                    12 * 4,
+                    wgpu::BufferUsages::INDIRECT,
+                ),
+                casting: None,
+                receiving: None,
                 trees: pipeline("forest.trees", ("vs_tree", "fs_tree"), true),
                 far: pipeline("forest.far_trees", ("vs_far", "fs_tree"), true),
                 grown: pipeline("forest.grown_trees", ("vs_crown", "fs_tree"), true),
@@ -332,6 +415,29 @@ impl Drawer<ForestSim> for ForestRenderer {
             .into_iter()
             .chain([(7, &near), (8, &far), (9, &self.cull_args), (11, &grown)])
             .collect();
+        let casters = storage_buffer(gpu, "forest.casters", sim.draw_list.size(), none);
+        let cast_cull = [
+            (0, &self.light_camera),
+            (1, &self.params),
+            (3, &sim.species),
+            (4, &sim.trees),
+            (6, &sim.draw_list),
+            (7, &casters),
+            (9, &self.cast_args),
+            (10, &sim.state),
+        ];
+        let cast_draw = [
+            (0, &self.light_camera),
+            (1, &self.params),
+            (3, &sim.species),
+            (4, &sim.trees),
+            (6, &casters),
+        ];
+        self.casting = Some((
+            self.cull_start.bind(gpu, &[(9, &self.cast_args)]),
+            self.cull_casters.bind(gpu, &cast_cull),
+            buffers_group(&gpu.device, &self.caster, "forest.cast", &cast_draw),
+        ));
         self.culling = Some([
             self.cull_start.bind(gpu, &[(9, &self.cull_args)]),
             self.cull_measure.bind(gpu, &measured),

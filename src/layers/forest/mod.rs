@@ -29,7 +29,7 @@ use crate::gpu::UniformLayout;
 use crate::gpu::{BuildError, Gpu, GpuProfiler};
 use crate::params::{ParamSpec, Registry, Value};
 use density::DensityMaps;
-use draw::{ForestDraw, ForestRenderer};
+use draw::{ForestDraw, ForestRenderer, View};
 use knobs::ForestKnobs;
 use rain::RainSoak;
 use sim::{ForestParams, ForestSim, Tree};
@@ -342,6 +342,12 @@ impl ForestLayer {
         }
     }
 
+    /// Whether the trees cast into the scene's shadow map: drawn in the
+    /// scene, as trees (not the maps).
+    fn casts(&self, registry: &Registry) -> bool {
+        self.knobs.placement.in_scene(registry) && self.knobs.view(registry) == View::Forest
+    }
+
     /// Reads density files when they change and paints with the brush.
     fn tend(&mut self, env: &LayerEnv<'_>, registry: &Registry) {
         let Some(grown) = self.core.running.as_mut() else {
@@ -443,8 +449,25 @@ impl Layer for ForestLayer {
         }
         let (camera, draw) = forest_look(registry, &self.knobs, grown, clock.time, size);
         renderer.prepare(env.gpu, size, (&camera, &draw));
+        renderer.receive(env.gpu, env.world.shadow(env.gpu));
         self.look = Some((camera, draw));
         false
+    }
+
+    fn cast_shadow(
+        &self,
+        env: &LayerEnv<'_>,
+        registry: &Registry,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &mut GpuProfiler,
+    ) {
+        let (Some(grown), Some(renderer)) = (&self.core.running, &self.core.drawer) else {
+            return;
+        };
+        if self.casts(registry) {
+            let map = env.world.shadow(env.gpu);
+            renderer.cast((encoder, profiler), &grown.sim, map);
+        }
     }
 
     fn encode(

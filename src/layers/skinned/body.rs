@@ -8,7 +8,7 @@ use bytemuck::{Pod, Zeroable};
 use super::skin_gpu::{SKINNED_VERTEX_BYTES, SkinGpu};
 use crate::base::Assets;
 use crate::engine::camera::CameraUniform;
-use crate::engine::shadow::{ShadowMap, caster_depth};
+use crate::engine::shadow::{ShadowMap, caster_pipeline};
 use crate::gpu::bindings::uniform_buffer;
 use crate::gpu::raster::{
     DEPTH_FORMAT, DepthBuffer, additive, begin_3d_pass, begin_scene_pass, buffers_group,
@@ -121,25 +121,12 @@ impl BodyRenderer {
                 false,
                 wgpu::CompareFunction::Always,
             );
-            // The caster: depth alone, both faces (the shell may be open).
-            let caster = gpu
-                .device
-                .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                    label: Some("skinned.body.caster"),
-                    layout: None,
-                    vertex: wgpu::VertexState {
-                        module: &module,
-                        entry_point: Some("vs_body"),
-                        compilation_options: Default::default(),
-                        buffers: &[Some(layout.clone())],
-                    },
-                    primitive: Default::default(),
-                    depth_stencil: Some(caster_depth()),
-                    multisample: Default::default(),
-                    fragment: None,
-                    multiview_mask: None,
-                    cache: None,
-                });
+            let caster = caster_pipeline(
+                &gpu.device,
+                (&module, "vs_body"),
+                "skinned.body.caster",
+                &[Some(layout.clone())],
+            );
             let camera = uniform_buffer(
                 &gpu.device,
                 "skinned.body.camera",
