@@ -8,21 +8,31 @@
 
 local scene = {}
 
+-- Each side's distance is a share of the preset's own (a lone figure is
+-- framed closer than a grove).
 local sides = {
-  { yaw = 0, pitch = 10, distance = 6.5 },
-  { yaw = 130, pitch = 22, distance = 5.0 },
-  { yaw = 230, pitch = 5, distance = 8.0 },
-  { yaw = 310, pitch = 16, distance = 4.2 },
+  { yaw = 0, pitch = 10, distance = 1.0 },
+  { yaw = 130, pitch = 22, distance = 0.77 },
+  { yaw = 230, pitch = 5, distance = 1.23 },
+  { yaw = 310, pitch = 16, distance = 0.65 },
 }
 
 function scene.setup()
   persist.scene_side = persist.scene_side or 0
+  -- The preset's distance: taken when it is not the one these moves last
+  -- wrote (a new preset, or a performer's), kept when this file is saved.
+  local now = sylva.get("scene.camera_distance") or 6.5
+  if not persist.scene_distance or math.abs(now - (persist.scene_written or -1)) > 1e-3 then
+    persist.scene_distance = now
+  end
 end
 
 function scene.update(dt)
   local side = sides[persist.scene_side % #sides + 1]
   local t = sylva.time
-  sylva.set("scene.camera_distance", side.distance * (1 + 0.18 * math.sin(t * 0.2)))
+  local distance = persist.scene_distance * side.distance * (1 + 0.18 * math.sin(t * 0.2))
+  persist.scene_written = distance
+  sylva.set("scene.camera_distance", distance)
   sylva.set("scene.camera_pitch", side.pitch + 6 * math.sin(t * 0.13))
   sylva.set("scene.light_azimuth", 53 + 150 * math.sin(t * 0.05))
   sylva.set("scene.light_elevation", 45 + 18 * math.sin(t * 0.09))

@@ -36,3 +36,16 @@ fn depth_of(camera: Camera, eye_depth: f32) -> f32 {
     let far = near * CLIP_RANGE;
     return far * (eye_depth - near) / ((far - near) * max(eye_depth, 1e-9));
 }
+
+// The unit ray from `camera`'s eye through `uv` (0..1 from the top left
+// of its picture).
+fn camera_ray(camera: Camera, uv: vec2<f32>) -> vec3<f32> {
+    let m = camera.view_proj;
+    let right = normalize(vec3<f32>(m[0].x, m[1].x, m[2].x));
+    let up = normalize(vec3<f32>(m[0].y, m[1].y, m[2].y));
+    let forward = normalize(vec3<f32>(m[0].w, m[1].w, m[2].w));
+    let aspect = camera.viewport.x / max(camera.viewport.y, 1.0);
+    let ndc = vec2<f32>(uv.x * 2.0 - 1.0, 1.0 - uv.y * 2.0);
+    let tan_half = camera.viewport.z;
+    return normalize(forward + right * ndc.x * tan_half * aspect + up * ndc.y * tan_half);
+}

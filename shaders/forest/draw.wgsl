@@ -15,6 +15,7 @@
 #include "common/camera.wgsl"
 #include "common/lighting.wgsl"
 #include "common/shadow.wgsl"
+#include "common/noise.wgsl"
 #include "common/fullscreen.wgsl"
 #include "forest/forest.wgsl"
 
@@ -584,12 +585,51 @@ fn vs_ground(@builtin(vertex_index) vertex: u32) -> Surface {
         vec2<f32>(0.0, 0.0), vec2<f32>(1.0, 1.0), vec2<f32>(0.0, 1.0),
     );
     let p = (corners[vertex] * 3.0 - 1.0) * draw.extent;
-    return lit(ground(p), vec3<f32>(0.035, 0.03, 0.022), vec3<f32>(0.0, 1.0, 0.0));
+    return lit(ground(p), vec3<f32>(0.0), vec3<f32>(0.0, 1.0, 0.0));
+}
+
+// The forest floor at `p` (metres): soil and moss in patches tens of
+// metres across, with grain, so the ground reads as land, not a void.
+fn floor_colour(p: vec2<f32>) -> vec3<f32> {
+    let patches = fbm2(p * 0.02);
+    let grain = value_noise2(p * 0.5);
+    let soil = vec3<f32>(0.075, 0.055, 0.035);
+    let moss = vec3<f32>(0.06, 0.1, 0.035);
+    return mix(soil, moss, smoothstep(0.35, 0.65, patches)) * (0.8 + 0.4 * grain);
 }
 
 @fragment
 fn fs_ground(surface: Surface) -> @location(0) vec4<f32> {
-    return fogged(surface, lambert_reached(camera.light, surface.colour, vec3<f32>(0.0, 1.0, 0.0), reaching(surface)));
+    let colour = floor_colour(surface.world.xz);
+    return fogged(surface, lambert_reached(camera.light, colour, vec3<f32>(0.0, 1.0, 0.0), reaching(surface)));
+}
+
+// The sky behind a forest with its backdrop, at the far end of the depth
+// range so it fills only what nothing nearer covers.
+struct Sky {
+    @builtin(position) position: vec4<f32>,
+    @location(0) uv: vec2<f32>,
+}
+
+@vertex
+fn vs_sky(@builtin(vertex_index) vertex: u32) -> Sky {
+    let uv = vec2<f32>(f32((vertex << 1u) & 2u), f32(vertex & 2u));
+    return Sky(vec4<f32>(uv.x * 2.0 - 1.0, 1.0 - uv.y * 2.0, 0.99999, 1.0), uv);
+}
+
+// The fog's colour at the horizon (where the far trees fade into it),
+// deepening overhead, and warmed low towards the key light's bearing.
+@fragment
+fn fs_sky(sky: Sky) -> @location(0) vec4<f32> {
+    let ray = camera_ray(camera, sky.uv);
+    let up = clamp(ray.y, 0.0, 1.0);
+    let haze = draw.fog_colour.rgb;
+    var colour = mix(haze, haze * vec3<f32>(0.35, 0.45, 0.75), pow(up, 0.6));
+    let key = camera.light.towards.xyz;
+    let bearing = normalize(vec3<f32>(key.x, 0.0, key.z) + vec3<f32>(1e-4, 0.0, 0.0));
+    let towards = max(dot(normalize(vec3<f32>(ray.x, 0.0, ray.z) + vec3<f32>(1e-4, 0.0, 0.0)), bearing), 0.0);
+    colour += camera.light.colour.rgb * vec3<f32>(1.0, 0.62, 0.38) * 0.1 * pow(towards, 6.0) * (1.0 - up) * (1.0 - up);
+    return vec4<f32>(colour * draw.brightness, 1.0);
 }
 
 // The maps seen from above, square in the middle of the picture.

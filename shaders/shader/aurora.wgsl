@@ -14,13 +14,21 @@
 
 fn curtain(p: vec2<f32>, t: f32, offset: f32) -> vec3<f32> {
     let drift = fbm2(vec2<f32>(p.x * params.folds + offset, t)) - 0.5;
-    let edge = 0.42 + offset * 0.07 + drift * 0.5 * params.warp;
+    let edge = 0.3 + offset * 0.07 + drift * 0.5 * params.warp;
     let height = p.y - edge;
-    // Sharp lower edge, long soft fade upwards: the shape of real aurorae.
-    let body = select(exp(height * 40.0), exp(-height * 6.5), height > 0.0);
-    let streak = fbm2(vec2<f32>(p.x * 42.0 + drift * 12.0, t * 2.5 + offset * 9.0));
-    let rays = 0.15 + 2.4 * streak * streak * streak;
-    let colour = mix(params.base.rgb, params.crown.rgb, smoothstep(0.0, 0.35, height));
+    // How tall the curtain stands here: some folds reach high into the
+    // sky, others stay low, and each drifts.
+    let reach = 0.25 + 0.6 * fbm2(vec2<f32>(p.x * 0.9 + offset * 3.0, t * 0.6 + 5.0));
+    // Sharp lower edge, a long soft fade up to its reach: the shape of
+    // real aurorae.
+    let body = select(exp(height * 40.0), exp(-height * 2.2 / reach) * smoothstep(reach * 1.6, 0.0, height), height > 0.0);
+    // Rays, bunched and spread unevenly along the curtain (a warped
+    // domain), brighter in some stretches than others: not a barcode.
+    let along = p.x * 26.0 + drift * 12.0 + 6.0 * fbm2(vec2<f32>(p.x * 2.3 + offset, t * 0.7));
+    let streak = fbm2(vec2<f32>(along, t * 2.5 + offset * 9.0 + height * 1.5));
+    let stretch = 0.35 + 1.3 * smoothstep(0.3, 0.75, fbm2(vec2<f32>(p.x * 1.7 - t * 0.5, offset * 4.0)));
+    let rays = (0.2 + 2.2 * streak * streak * streak) * stretch;
+    let colour = mix(params.base.rgb, params.crown.rgb, smoothstep(0.0, 0.35 * reach + 0.1, height));
     return colour * body * rays;
 }
 

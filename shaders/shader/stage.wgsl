@@ -11,7 +11,7 @@
 // @param floor colour 0.035,0.032,0.03,1 "The floor near the camera"
 // @param fog float 0.03 min=0 max=1 smooth=0.3 "Fog per metre over the floor"
 // @param shadow float 0.75 min=0 max=1 smooth=0.2 "How dark the floor falls close under the bodies (their shadows from the light: scene.shadows)"
-// @param rings float 0.35 min=0 max=1 smooth=0.2 "Rings on the floor around the centre, pulsing on the beat"
+// @param rings float 0.35 min=0 max=1 smooth=0.2 "A ring of light running outwards over the floor on the beat"
 // @param clouds float 0.5 min=0 max=2 smooth=0.3 "How much cloud drifts across the sky"
 // @param stars float 0.6 min=0 max=3 "Brightness of the stars"
 
@@ -34,10 +34,12 @@ fn sky_colour(ray: vec3<f32>) -> vec3<f32> {
     let drift = vec2<f32>(sylva.time * 0.012, sylva.time * 0.004);
     let cloud = smoothstep(0.45, 0.85, fbm2(plane * 0.6 + drift)) * params.clouds;
     colour = mix(colour, params.horizon.rgb * 1.3 + params.glow.rgb * 0.08, cloud * (1.0 - up * 0.5) * 0.6);
-    // Stars where no cloud is.
+    // Stars where no cloud is, and only in a night sky: a bright (day or
+    // dusk) sky drowns them.
     let cell = floor(plane * 90.0);
     let twinkle = 0.6 + 0.4 * sin(sylva.time * 2.0 + hash21(cell + 3.0) * 30.0);
-    let star = step(0.996, hash21(cell)) * twinkle * params.stars * smoothstep(0.05, 0.3, up);
+    let night = 1.0 - smoothstep(0.02, 0.12, dot(colour, vec3<f32>(0.2126, 0.7152, 0.0722)));
+    let star = step(0.996, hash21(cell)) * twinkle * params.stars * smoothstep(0.05, 0.3, up) * night;
     return colour + vec3<f32>(star * (1.0 - cloud));
 }
 
@@ -61,11 +63,11 @@ fn floor_colour(p: vec3<f32>, distance: f32) -> vec3<f32> {
     let patches = fbm2(p.xz * 0.35);
     let grain = value_noise2(p.xz * 9.0);
     var colour = params.floor.rgb * (0.7 + 0.6 * patches) * (0.9 + 0.2 * grain);
-    // Rings around the centre, one pulse running outwards each beat.
+    // A ring of light running outwards from the centre each beat (no
+    // standing rings: far off they thin into a line across the floor).
     let radius = length(p.xz);
-    let ring = smoothstep(0.03, 0.0, abs(fract(radius * 0.5) - 0.5) - 0.47);
     let pulse = exp(-abs(radius - sylva.beat_phase * 6.0) * 2.0) * exp(-radius * 0.15);
-    colour += params.glow.rgb * params.rings * (ring * 0.05 + pulse * 0.12) / (1.0 + distance * 0.2);
+    colour += params.glow.rgb * params.rings * pulse * 0.12 / (1.0 + distance * 0.2);
     let lit = lambert_reached(scene.light, colour, vec3<f32>(0.0, 1.0, 0.0), scene_light_reaching(p));
     return lit * 1.3 * floor_contact(p);
 }
@@ -79,7 +81,9 @@ fn fs_main(in: FullscreenVertex) -> @location(0) vec4<f32> {
         let t = -eye.y / ray.y;
         let p = eye + ray * t;
         let fog = 1.0 - exp(-params.fog * t);
-        let horizon = sky_colour(vec3<f32>(ray.x, 0.0, ray.z));
+        // The sky just above the horizon in the ray's bearing (a unit
+        // ray, as the sky's own: no seam where floor meets sky).
+        let horizon = sky_colour(normalize(vec3<f32>(ray.x, 0.0, ray.z)));
         colour = mix(floor_colour(p, t), horizon, fog);
     }
     return vec4<f32>(colour, 1.0);

@@ -32,14 +32,7 @@ fn scene_light_reaching(p: vec3<f32>) -> f32 {
 
 // The ray from the scene's eye through `uv` (0..1 from the top left).
 fn scene_ray(uv: vec2<f32>) -> vec3<f32> {
-    let m = scene.view_proj;
-    let right = normalize(vec3<f32>(m[0].x, m[1].x, m[2].x));
-    let up = normalize(vec3<f32>(m[0].y, m[1].y, m[2].y));
-    let forward = normalize(vec3<f32>(m[0].w, m[1].w, m[2].w));
-    let aspect = scene.viewport.x / max(scene.viewport.y, 1.0);
-    let ndc = vec2<f32>(uv.x * 2.0 - 1.0, 1.0 - uv.y * 2.0);
-    let tan_half = scene.viewport.z;
-    return normalize(forward + right * ndc.x * tan_half * aspect + up * ndc.y * tan_half);
+    return camera_ray(scene, uv);
 }
 
 // This layer's own output last frame, for feedback and trails.

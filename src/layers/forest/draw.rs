@@ -66,6 +66,7 @@ pub struct ForestRenderer {
     far: wgpu::RenderPipeline,
     grown: wgpu::RenderPipeline,
     ground: wgpu::RenderPipeline,
+    sky: wgpu::RenderPipeline,
     maps: wgpu::RenderPipeline,
     cull_start: Kernel,
     cull_measure: Kernel,
@@ -80,8 +81,8 @@ pub struct ForestRenderer {
     params: wgpu::Buffer,
     /// The near, far and grown trees' draws (`cull_args` in WGSL).
     cull_args: wgpu::Buffer,
-    /// Trees, far trees, grown trees, ground, maps.
-    groups: Option<[wgpu::BindGroup; 5]>,
+    /// Trees, far trees, grown trees, ground, maps, sky.
+    groups: Option<[wgpu::BindGroup; 6]>,
     /// Casting into the scene's shadow map: the cones' depth from the
     /// key light, the trees its view meets (`cull_casters`), the light as
     /// a camera and the casters' draw.
@@ -178,7 +179,7 @@ impl ForestRenderer {
         (view, backdrop): (View, bool),
     ) {
         let (
-            Some([trees, far, grown, ground, maps]),
+            Some([trees, far, grown, ground, maps, sky_group]),
             Some(depth),
             Some([start, measure, threshold, cull, finish]),
             Some(shadowed),
@@ -232,6 +233,9 @@ impl ForestRenderer {
         };
         if forest {
             if backdrop {
+                pass.set_pipeline(&self.sky);
+                pass.set_bind_group(0, sky_group, &[]);
+                pass.draw(0..3, 0..1);
                 pass.set_pipeline(&self.ground);
                 pass.set_bind_group(0, ground, &[]);
                 pass.set_bind_group(1, &shadowed[3], &[]);
@@ -307,10 +311,11 @@ impl Drawer<ForestSim> for ForestRenderer {
                     Output {
                         format: HDR_FORMAT,
                         blend: None,
-                        depth: if depth { Depth::Written } else { Depth::None },
+                        depth,
                     },
                 )
             };
+            let (written, none) = (Depth::Written, Depth::None);
             let caster = caster_pipeline(&gpu.device, (&module, "vs_tree"), "forest.caster", &[]);
             Ok::<_, BuildError>(Self {
                 caster,
@@ -328,11 +333,13 @@ impl Drawer<ForestSim> for ForestRenderer {
                 ),
                 casting: None,
                 receiving: None,
-                trees: pipeline("forest.trees", ("vs_tree", "fs_tree"), true),
-                far: pipeline("forest.far_trees", ("vs_far", "fs_tree"), true),
-                grown: pipeline("forest.grown_trees", ("vs_crown", "fs_tree"), true),
-                ground: pipeline("forest.ground", ("vs_ground", "fs_ground"), true),
-                maps: pipeline("forest.maps", ("vs_fullscreen", "fs_maps"), false),
+                trees: pipeline("forest.trees", ("vs_tree", "fs_tree"), written),
+                far: pipeline("forest.far_trees", ("vs_far", "fs_tree"), written),
+                grown: pipeline("forest.grown_trees", ("vs_crown", "fs_tree"), written),
+                ground: pipeline("forest.ground", ("vs_ground", "fs_ground"), written),
+                // Behind all, written nowhere: it fills what nothing covers.
+                sky: pipeline("forest.sky", ("vs_sky", "fs_sky"), Depth::Tested),
+                maps: pipeline("forest.maps", ("vs_fullscreen", "fs_maps"), none),
                 camera: uniform_buffer(&gpu.device, "forest.camera", size_of::<CameraUniform>()),
                 params: uniform_buffer(&gpu.device, "forest.draw", size_of::<ForestDraw>()),
                 cull_start: Kernel::new(gpu, assets, FILE, "cull_start")?,
@@ -400,6 +407,7 @@ impl Drawer<ForestSim> for ForestRenderer {
             drawn(&self.grown, &grown, &crowns),
             group(&self.ground, &[0, 1]),
             group(&self.maps, &[0, 1, 2, 4, 5]),
+            group(&self.sky, &[0, 1]),
         ]);
         // What sizing the trees reads; the cull also writes the lists.
         let measured = [

@@ -100,8 +100,8 @@ pub fn forest_params(id: &str) -> Vec<ParamSpec> {
             .with_description("Trees on the ground, or the space maps from above"),
         ParamSpec::int(p("view_slice"), 64, 0, 64)
             .with_description("Maps view: the slice shown; past the last: the highest crown"),
-        ParamSpec::colour(p("fog"), [0.025, 0.035, 0.06, 1.0])
-            .with_description("Fog and sky colour"),
+        ParamSpec::colour(p("fog"), [0.06, 0.08, 0.12, 1.0])
+            .with_description("Fog colour, and the sky's at the horizon (it deepens overhead)"),
         ParamSpec::float(p("fog_density"), 0.006, 0.0, 1.0)
             .with_smoothing(0.3)
             .with_description("Fog per metre"),
