@@ -257,6 +257,43 @@ fn a_figure_s_shadow_falls_on_the_floor_where_the_key_light_projects_it() {
     assert!((a - b).abs() < 0.02 * a, "in front: {a} and {b}");
 }
 
+/// The stage under a colony grown as tubes in the scene, lit from
+/// straight above, with the scene's shadows at `shadows`.
+fn under_a_tree(shadows: f32) -> image::RgbaImage {
+    let preset = format!(
+        "layers = [\"shader.stage\", \"colony\"]\n[params]\n\"scene.camera_distance\" = 6.0\n\"scene.camera_pitch\" = 60.0\n\"scene.target\" = [0.0, 0.0, 0.0]\n\"scene.light_elevation\" = 90.0\n{}\"shader.stage.fog\" = 0.0\n\"scene.shadows\" = {shadows:.1}\n\"colony.in_scene\" = true\n\"colony.render\" = \"tubes\"\n\"colony.scene_offset\" = [0.0, 1.5, 0.0]\n\"colony.scene_scale\" = 0.3\n\"colony.steps_per_frame\" = 40\n",
+        stage(0.0).replace("\"scene.shadows\" = 0\n", "")
+    );
+    let name = format!("tree_shadows_{shadows}");
+    let root = support::show_folder(&name, &[("presets/p.toml", preset.as_str())]);
+    let image = crate::golden::render_project(root.clone(), "p", [160, 90], 12);
+    std::fs::remove_dir_all(root).ok();
+    image
+        .save(support::out_dir().join(format!("{name}.png")))
+        .ok();
+    image
+}
+
+#[test]
+fn the_colony_s_tubes_in_the_scene_cast_their_shadow_on_the_floor() {
+    let lit = under_a_tree(0.0);
+    let shaded = under_a_tree(1.0);
+    // The same picture but where the branches hide the light from the
+    // floor: there, darker in every channel.
+    let darker = lit
+        .pixels()
+        .zip(shaded.pixels())
+        .filter(|(a, b)| (0..3).all(|c| u16::from(b[c]) + 3 < u16::from(a[c])))
+        .count();
+    let brighter = lit
+        .pixels()
+        .zip(shaded.pixels())
+        .filter(|(a, b)| (0..3).any(|c| u16::from(a[c]) + 3 < u16::from(b[c])))
+        .count();
+    assert!(darker > 30, "pixels in the branches' shadow: {darker}");
+    assert_eq!(brighter, 0, "a shadow only darkens");
+}
+
 #[test]
 fn the_stage_gives_the_scene_a_floor_and_sky_and_the_figure_a_shadow_on_it() {
     let layers = ["shader.stage", "skinned.near"];

@@ -30,10 +30,16 @@ vec2 folded(vec2 uv) {
     return q / vec2(aspect, 1.0) + 0.5;
 }
 
+// A point past the picture's edge reflected back into it, as a mirror
+// tiling would (clamping would smear the edge's pixels into a slab).
+vec2 mirrored(vec2 uv) {
+    return 1.0 - abs(1.0 - mod(uv, 2.0));
+}
+
 void main() {
     if (PASSINDEX == 0) {
         // The folded picture over what lingers of the last frames.
-        vec4 now = IMG_NORM_PIXEL(inputImage, clamp(folded(isf_FragNormCoord), 0.0, 1.0));
+        vec4 now = IMG_NORM_PIXEL(inputImage, mirrored(folded(isf_FragNormCoord)));
         vec4 before = IMG_THIS_PIXEL(echo);
         gl_FragColor = max(now, before * trails);
     } else {

@@ -10,6 +10,7 @@ use bytemuck::{Pod, Zeroable};
 use super::sim::ColonySim;
 use crate::base::Assets;
 use crate::engine::camera::CameraUniform;
+use crate::engine::shadow::{ShadowMap, caster_pipeline};
 use crate::gpu::bindings::uniform_buffer;
 use crate::gpu::compute::storage_buffer;
 use crate::gpu::raster::{
@@ -90,6 +91,10 @@ pub struct BranchRenderer {
     splat_lines: wgpu::ComputePipeline,
     resolve_lines: wgpu::ComputePipeline,
     tubes: wgpu::RenderPipeline,
+    /// The tubes' depth from the key light, into the scene's shadow map.
+    caster: wgpu::RenderPipeline,
+    light_camera: wgpu::Buffer,
+    caster_group: Option<wgpu::BindGroup>,
     /// For the lines' target group, made each frame for the target drawn.
     device: wgpu::Device,
     camera: wgpu::Buffer,
@@ -162,6 +167,7 @@ impl BranchRenderer {
                 depth: Depth::Written,
             },
         );
+        let caster = caster_pipeline(&gpu.device, (&module, "vs_tube"), "colony.caster", &[]);
         if let Some(error) = pollster::block_on(scope.pop()) {
             return Err(BuildError::Device {
                 label: FILE.into(),
@@ -172,6 +178,13 @@ impl BranchRenderer {
             splat_lines,
             resolve_lines,
             tubes,
+            caster,
+            light_camera: uniform_buffer(
+                &gpu.device,
+                "colony.light_camera",
+                size_of::<CameraUniform>(),
+            ),
+            caster_group: None,
             device: gpu.device.clone(),
             camera: uniform_buffer(&gpu.device, "colony.camera", size_of::<CameraUniform>()),
             params: uniform_buffer(&gpu.device, "colony.draw", size_of::<DrawParams>()),
@@ -200,6 +213,9 @@ impl BranchRenderer {
     ) {
         gpu.queue
             .write_buffer(&self.camera, 0, bytemuck::bytes_of(camera));
+        let light = camera.from_light();
+        gpu.queue
+            .write_buffer(&self.light_camera, 0, bytemuck::bytes_of(&light));
         gpu.queue
             .write_buffer(&self.params, 0, bytemuck::bytes_of(params));
         self.depth.at(&gpu.device, "colony.depth", size);
@@ -280,6 +296,24 @@ impl BranchRenderer {
         pass.draw_indirect(&sim.args, TUBE_DRAW);
     }
 
+    /// Records the tubes' depth from the key light into `map`.
+    pub fn cast(
+        &self,
+        (encoder, profiler): (&mut wgpu::CommandEncoder, &mut GpuProfiler),
+        sim: &ColonySim,
+        map: &ShadowMap,
+    ) {
+        let Some(group) = &self.caster_group else {
+            return;
+        };
+        let label = "colony.cast.tubes";
+        let timestamps = profiler.render_pass(label);
+        let mut pass = map.cast_pass(encoder, label, timestamps);
+        pass.set_pipeline(&self.caster);
+        pass.set_bind_group(0, group, &[]);
+        pass.draw_indirect(&sim.args, TUBE_DRAW);
+    }
+
     /// The lines: the sums cleared, every segment splatted, the sums
     /// turned into `target`.
     fn draw_lines(
@@ -356,6 +390,14 @@ impl Drawer<ColonySim> for BranchRenderer {
             &self.tubes,
             "colony.draw",
             &buffers,
+        ));
+        let mut cast = buffers.clone();
+        cast[0] = (0, &self.light_camera);
+        self.caster_group = Some(buffers_group(
+            &gpu.device,
+            &self.caster,
+            "colony.cast",
+            &cast,
         ));
         self.buffers = buffers
             .iter()

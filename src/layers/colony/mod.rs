@@ -305,6 +305,13 @@ impl ColonyKnobs {
 }
 
 impl ColonyLayer {
+    /// Whether the branches cast into the scene's shadow map: drawn in
+    /// the scene as solid tubes (glowing lines are light, and cast none).
+    fn casts(&self, registry: &Registry) -> bool {
+        self.knobs.placement.in_scene(registry)
+            && self.knobs.branches.style(registry) == draw::Style::Tubes
+    }
+
     /// A colony for id `colony` or `colony.<name>`; it grows on the first frame.
     pub fn new(id: &str, env: &LayerEnv<'_>) -> Self {
         let assets = env.assets.clone();
@@ -456,7 +463,26 @@ impl Layer for ColonyLayer {
         if let Some(renderer) = self.core.drawer.as_mut() {
             renderer.prepare(env.gpu, size, &camera, &draw);
         }
+        if self.casts(registry) {
+            // The tubes cast their shadows: the scene's map is made.
+            env.world.shadow(env.gpu);
+        }
         false
+    }
+
+    fn cast_shadow(
+        &self,
+        env: &LayerEnv<'_>,
+        registry: &Registry,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &mut GpuProfiler,
+    ) {
+        if let (Some(grown), Some(renderer)) = (&self.core.running, &self.core.drawer)
+            && self.casts(registry)
+        {
+            let map = env.world.shadow(env.gpu);
+            renderer.cast((encoder, profiler), &grown.sim, map);
+        }
     }
 
     fn encode(
