@@ -4,6 +4,7 @@
 
 #include "common/camera.wgsl"
 #include "common/lighting.wgsl"
+#include "common/shadow.wgsl"
 
 struct BodyParams {
     colour: vec4<f32>,
@@ -16,6 +17,10 @@ struct BodyParams {
 
 @group(0) @binding(0) var<uniform> camera: Camera;
 @group(0) @binding(1) var<uniform> body: BodyParams;
+// The scene's shadow map (common/shadow.wgsl): the figure stands in the
+// shadows of the trees and of its own limbs.
+@group(1) @binding(0) var scene_shadow: texture_depth_2d;
+@group(1) @binding(1) var scene_shadow_sampler: sampler_comparison;
 
 struct Surface {
     @builtin(position) position: vec4<f32>,
@@ -37,10 +42,11 @@ fn fs_body(surface: Surface) -> @location(0) vec4<f32> {
     let n = normalize(surface.normal);
     let view = normalize(camera.eye.xyz - surface.world);
     let colour = body.colour.rgb;
-    let lit = lambert(camera.light, colour, n) + 0.6 * highlight(camera.light, n, view, 32.0) + colour * rim(n, view, 3.0) * 0.5;
+    let key = key_light_reaching(camera.light, scene_shadow, scene_shadow_sampler, surface.world);
+    let lit = lambert_reached(camera.light, colour, n, key) + 0.6 * key * highlight(camera.light, n, view, 32.0) + colour * rim(n, view, 3.0) * 0.5;
     // Glass: light added over the branches, a faint fill and a bright rim
     // at the silhouette, with the key light's glint.
     let edge = rim(n, view, 3.0);
-    let glass = colour * (0.04 + 1.4 * edge) + 0.6 * highlight(camera.light, n, view, 64.0);
+    let glass = colour * (0.04 + 1.4 * edge) + 0.6 * key * highlight(camera.light, n, view, 64.0);
     return select(vec4<f32>(glass * body.opacity, body.opacity * edge), vec4<f32>(lit, 1.0), body.style == 0u);
 }

@@ -55,6 +55,8 @@ pub struct BodyRenderer {
     light_camera: wgpu::Buffer,
     params: wgpu::Buffer,
     groups: (wgpu::BindGroup, wgpu::BindGroup, wgpu::BindGroup),
+    /// The scene's shadow map as the lit and the glass skin read it.
+    receiving: Option<(wgpu::BindGroup, wgpu::BindGroup)>,
     depth: DepthBuffer,
 }
 
@@ -152,6 +154,7 @@ impl BodyRenderer {
                 camera,
                 light_camera,
                 params,
+                receiving: None,
                 depth: DepthBuffer::default(),
             })
         })
@@ -175,6 +178,15 @@ impl BodyRenderer {
         self.depth.at(&gpu.device, "skinned.body.depth", size);
     }
 
+    /// Binds the scene's shadow map for the skin to read, once (the show
+    /// keeps one map).
+    pub fn receive(&mut self, gpu: &Gpu, map: &ShadowMap) {
+        if self.receiving.is_none() {
+            let group = |pipeline| map.receiving_group(&gpu.device, pipeline, "skinned.shadow");
+            self.receiving = Some((group(&self.lit), group(&self.glass)));
+        }
+    }
+
     /// Records the skinned mesh over what `target` holds, in `style` (0
     /// lit, else glass), with what [`BodyRenderer::prepare`] uploaded.
     /// In the shared scene (`scene_depth`) the skin draws into its depth.
@@ -186,13 +198,14 @@ impl BodyRenderer {
         style: u32,
     ) {
         let (lit, glass, _) = &self.groups;
-        let Some(depth) = self.depth.view() else {
+        let (Some(depth), Some((lit_shadow, glass_shadow))) = (self.depth.view(), &self.receiving)
+        else {
             return;
         };
-        let (pipeline, group) = if style == 0 {
-            (&self.lit, lit)
+        let (pipeline, group, shadow) = if style == 0 {
+            (&self.lit, lit, lit_shadow)
         } else {
-            (&self.glass, glass)
+            (&self.glass, glass, glass_shadow)
         };
         let label = "skinned.draw.body";
         let colour = (target, wgpu::LoadOp::Load);
@@ -203,6 +216,7 @@ impl BodyRenderer {
         };
         pass.set_pipeline(pipeline);
         pass.set_bind_group(0, group, &[]);
+        pass.set_bind_group(1, shadow, &[]);
         pass.set_vertex_buffer(0, skin.skinned.slice(..));
         pass.set_index_buffer(skin.indices.slice(..), wgpu::IndexFormat::Uint32);
         pass.draw_indexed(0..skin.index_count(), 0, 0..1);

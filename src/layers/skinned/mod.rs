@@ -485,10 +485,7 @@ impl Layer for SkinnedLayer {
         drawer.branches.prepare(env.gpu, size, &camera, &draw);
         let body = knobs.body_params(registry);
         drawer.body.prepare(env.gpu, size, (&camera, &body));
-        if knobs.placement.in_scene(registry) && self.knobs.body_style(registry) < 2 {
-            // The figure casts its shadow: the scene's map is made.
-            env.world.shadow(env.gpu);
-        }
+        drawer.body.receive(env.gpu, env.world.shadow(env.gpu));
         changed
     }
 
