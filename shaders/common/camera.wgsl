@@ -8,8 +8,10 @@ struct Light {
     towards_view: vec4<f32>,
     // The key light's colour times its intensity.
     colour: vec4<f32>,
-    // The light that fills what the key light does not reach.
+    // The light that fills what the key light does not reach: from the
+    // sky above, and thrown back from the ground below.
     ambient: vec4<f32>,
+    ambient_ground: vec4<f32>,
     // The scene's shadow map's clip space from this frame (common/shadow.wgsl).
     shadow: mat4x4<f32>,
     // How dark its shadows fall (0: no map for this camera), its texel in

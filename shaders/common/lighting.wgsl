@@ -16,7 +16,13 @@ fn lambert(light: Light, colour: vec3<f32>, n: vec3<f32>) -> vec3<f32> {
 // common/shadow.wgsl), the ambient light whole.
 fn lambert_reached(light: Light, colour: vec3<f32>, n: vec3<f32>, reaching: f32) -> vec3<f32> {
     let diffuse = max(dot(n, light.towards.xyz), 0.0) * reaching;
-    return colour * (light.ambient.rgb + light.colour.rgb * diffuse);
+    return colour * (ambient_at(light, n) + light.colour.rgb * diffuse);
+}
+
+// The ambient light a surface facing `n` (in the scene's frame) gathers:
+// the sky's from above, the ground's from below, blended between.
+fn ambient_at(light: Light, n: vec3<f32>) -> vec3<f32> {
+    return mix(light.ambient_ground.rgb, light.ambient.rgb, clamp(n.y * 0.5 + 0.5, 0.0, 1.0));
 }
 
 // The light with its direction in the camera's view space.

@@ -45,13 +45,17 @@ pub fn light_params() -> Vec<ParamSpec> {
             .with_description("The key light's strength (0.82: with the ambient's 0.18, a surface facing it shows its full colour)"),
         ParamSpec::colour("scene.ambient", [AMBIENT, AMBIENT, AMBIENT, 1.0])
             .with_smoothing(0.3)
-            .with_description("The light that fills what the key light does not reach (tint it for a warm dusk or a cold night)"),
+            .with_description("The sky's light from above, filling what the key light does not reach (tint it with the sky: a warm dusk, a cold night)"),
+        ParamSpec::colour("scene.ambient_ground", [AMBIENT, AMBIENT, AMBIENT, 1.0])
+            .with_smoothing(0.3)
+            .with_description("The light thrown back from the ground onto what faces down (the floor's colour, dimmer)"),
     ]
 }
 
 /// `struct Light` in WGSL: the direction towards the key light in the
 /// scene and in the camera's view (for layers that shade in view space),
-/// its colour times its intensity, the ambient light, and the shadow
+/// its colour times its intensity, the ambient light from the sky above
+/// and from the ground below, and the shadow
 /// map's clip space (from the layer's own frame) with how dark its
 /// shadows fall (0 where the camera is not the scene's: no map) and the
 /// map's texel in metres.
@@ -62,6 +66,7 @@ pub struct LightUniform {
     towards_view: [f32; 4],
     colour: [f32; 4],
     ambient: [f32; 4],
+    ambient_ground: [f32; 4],
     shadow: [[f32; 4]; 4],
     shadow_info: [f32; 4],
 }
@@ -92,6 +97,7 @@ impl LightUniform {
             towards_view: in_view.extend(0.0).to_array(),
             colour: key.extend(1.0).to_array(),
             ambient: colour("scene.ambient", AMBIENT).extend(1.0).to_array(),
+            ambient_ground: colour("scene.ambient_ground", AMBIENT).extend(1.0).to_array(),
             shadow: Mat4::IDENTITY.to_cols_array_2d(),
             shadow_info: [0.0; 4],
         }
