@@ -97,7 +97,9 @@ impl LightUniform {
             towards_view: in_view.extend(0.0).to_array(),
             colour: key.extend(1.0).to_array(),
             ambient: colour("scene.ambient", AMBIENT).extend(1.0).to_array(),
-            ambient_ground: colour("scene.ambient_ground", AMBIENT).extend(1.0).to_array(),
+            ambient_ground: colour("scene.ambient_ground", AMBIENT)
+                .extend(1.0)
+                .to_array(),
             shadow: Mat4::IDENTITY.to_cols_array_2d(),
             shadow_info: [0.0; 4],
         }
