@@ -12,6 +12,7 @@ use sylva::drivers::bench::{self, BenchOptions};
 use sylva::drivers::cli::{AnalysisArgs, FolderArgs, ListenArgs, ShowArgs};
 use sylva::drivers::headless::{self, HeadlessOptions, RenderOptions, parse_size};
 use sylva::drivers::send::{RecordOptions, SendOptions};
+use sylva::drivers::thumbs::ThumbsOptions;
 use sylva::drivers::whole_frame::{self, WholeFrameOptions};
 use sylva::drivers::window::{self, NoDisplay, WindowOptions};
 use sylva::show::installation::{InstallOptions, Schedule};
@@ -42,6 +43,8 @@ enum Command {
     Bench(BenchArgs),
     /// Validate every shader, script and preset without a window; exit 1 on any problem.
     Check(CheckArgs),
+    /// Render each preset's thumbnail into presets/thumbs/NAME.png (the phone page's preset buttons show them).
+    Thumbs(ThumbsArgs),
     /// What a glTF file holds (meshes, joints, clips); with --obj, its mesh skinned at a time.
     Asset(sylva::layers::skinned::asset::AssetArgs),
 }
@@ -53,6 +56,24 @@ struct CheckArgs {
     project: PathBuf,
     #[command(flatten)]
     folders: FolderArgs,
+}
+
+#[derive(Args)]
+struct ThumbsArgs {
+    /// Presets to picture (default: every preset in presets/).
+    #[arg(value_name = "PRESET")]
+    names: Vec<String>,
+    #[command(flatten)]
+    show: ShowArgs,
+    /// Seconds of show time before the picture is taken.
+    #[arg(long, default_value_t = 8.0)]
+    at: f32,
+    /// Frames a second played until then.
+    #[arg(long, default_value_t = 30.0)]
+    fps: f32,
+    /// The pictures' size.
+    #[arg(long, value_name = "WxH", default_value = "384x216", value_parser = parse_size)]
+    size: [u32; 2],
 }
 
 #[derive(Args)]
@@ -232,6 +253,7 @@ impl ControlArgs {
             allow: sylva::control::allow::AllowList::new(self.osc_allow.clone()),
             ui_pin: self.ui_pin.clone(),
             allow_origins: self.allow_origin.clone(),
+            thumbs: None,
         }
     }
 }
@@ -438,6 +460,14 @@ fn run_cli(cli: Cli) -> anyhow::Result<()> {
         }
         Some(Command::Bench(args)) => bench_command(args),
         Some(Command::Check(args)) => check_command(&args),
+        Some(Command::Thumbs(args)) => sylva::drivers::thumbs::thumbs(&ThumbsOptions {
+            show: args.show.options(false),
+            presets: args.names,
+            at: args.at,
+            fps: args.fps,
+            size: args.size,
+        })
+        .map(|_| ()),
         Some(Command::Asset(args)) => sylva::layers::skinned::asset::run(&args),
     }
 }

@@ -31,6 +31,7 @@ fn every_subcommand_has_help() {
         vec!["render", "--help"],
         vec!["bench", "--help"],
         vec!["check", "--help"],
+        vec!["thumbs", "--help"],
         vec!["asset", "--help"],
         vec!["export", "colony", "--help"],
         vec!["validate", "fluid", "--help"],
@@ -93,6 +94,52 @@ fn render_fails_clearly_on_a_missing_preset_or_a_bad_size() {
         "{}",
         stderr(&bad_size)
     );
+}
+
+#[test]
+fn thumbs_pictures_every_preset_of_a_show_at_its_size_and_names_a_broken_one() {
+    let root = support::show_folder(
+        "cli_thumbs",
+        &[
+            ("presets/one.toml", "layers = [\"shader.aurora\"]\n"),
+            (
+                "presets/two.toml",
+                "layers = [\"shader.aurora\", \"shader.echo\"]\n",
+            ),
+        ],
+    );
+    let project = root.to_string_lossy().to_string();
+    let args = [
+        "thumbs",
+        "--project",
+        &project,
+        "--at",
+        "0.2",
+        "--fps",
+        "10",
+        "--size",
+        "48x27",
+    ];
+    let output = sylva(&args);
+    assert!(output.status.success(), "{}", stderr(&output));
+    for name in ["one", "two"] {
+        let file = root.join(format!("presets/thumbs/{name}.png"));
+        let picture = image::open(&file).checked("a thumbnail");
+        assert_eq!((picture.width(), picture.height()), (48, 27), "{name}");
+    }
+    // A preset that cannot play fails the command, named, and the others
+    // are still pictured.
+    std::fs::write(
+        root.join("presets/three.toml"),
+        "layers = [\"nothing.here\"]\n",
+    )
+    .checked("a broken preset");
+    std::fs::remove_file(root.join("presets/thumbs/one.png")).checked("an old thumbnail");
+    let output = sylva(&args);
+    assert!(!output.status.success());
+    assert!(stderr(&output).contains("three"), "{}", stderr(&output));
+    assert!(root.join("presets/thumbs/one.png").exists());
+    std::fs::remove_dir_all(root).ok();
 }
 
 #[test]

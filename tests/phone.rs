@@ -78,6 +78,65 @@ fn show(root: &Path, (osc, oscquery): (u16, u16), more: &[&str], log: &Path) -> 
     child
 }
 
+/// A 16x9 thumbnail for preset `name` in the show folder `root`, as
+/// `sylva thumbs` keeps one.
+fn thumbnail(root: &Path, name: &str) -> Vec<u8> {
+    let folder = root.join("presets/thumbs");
+    std::fs::create_dir_all(&folder).checked("the thumbnails folder");
+    let picture = image::RgbaImage::from_pixel(16, 9, image::Rgba([200, 80, 40, 255]));
+    let file = folder.join(format!("{name}.png"));
+    picture.save(&file).checked("a thumbnail");
+    std::fs::read(&file).checked("the thumbnail's bytes")
+}
+
+/// One GET to the show on `port`: the status and the whole response's
+/// bytes (a picture is not text).
+fn raw_get(port: u16, path: &str) -> (u16, Vec<u8>) {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).checked("connecting");
+    stream.set_read_timeout(Some(Duration::from_secs(10))).ok();
+    let request = format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+    stream
+        .write_all(request.as_bytes())
+        .checked("sending the request");
+    let mut response = Vec::new();
+    stream.read_to_end(&mut response).ok();
+    let status = String::from_utf8_lossy(&response[..response.len().min(16)])
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    (status, response)
+}
+
+#[test]
+fn the_page_s_server_hands_out_a_preset_s_thumbnail_and_nothing_else() {
+    let root = support::show_folder(
+        "phone_thumbs",
+        &[("presets/first.toml", "layers = [\"shader.aurora\"]\n")],
+    );
+    let bytes = thumbnail(&root, "first");
+    std::fs::write(root.join("secret.png"), &bytes).checked("a file outside the thumbnails");
+    let (osc, oscquery) = (free_port(), free_port());
+    let mut running = show(&root, (osc, oscquery), &[], &root.join("show.log"));
+    let got = |path: &str| raw_get(oscquery, path);
+    let (status, body) = got("/thumbs/first.png");
+    assert_eq!(status, 200);
+    assert!(body.ends_with(&bytes), "the thumbnail's bytes, whole");
+    for refused in [
+        "/thumbs/second.png",
+        "/thumbs/../secret.png",
+        "/thumbs/..%2Fsecret.png",
+        "/thumbs/first.toml",
+        "/thumbs/.png",
+    ] {
+        let (status, _) = got(refused);
+        assert_eq!(status, 404, "{refused}");
+    }
+    running.kill().ok();
+    running.wait().ok();
+}
+
 #[test]
 fn the_phone_page_plays_the_show_in_a_real_browser() {
     let root = support::show_folder(
@@ -97,6 +156,7 @@ fn the_phone_page_plays_the_show_in_a_real_browser() {
             ),
         ],
     );
+    thumbnail(&root, "first");
     let (osc, oscquery) = (free_port(), free_port());
     let log = root.join("show.log");
     let mut running = show(&root, (osc, oscquery), &[], &log);

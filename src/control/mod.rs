@@ -132,6 +132,10 @@ pub struct ControlOptions {
     /// Pages served elsewhere that may open the WebSocket besides the
     /// show's own (`--allow-origin`).
     pub allow_origins: Vec<oscquery::Origin>,
+    /// The folder of the presets' thumbnails the phone page shows on its
+    /// preset buttons (`presets/thumbs`, made by `sylva thumbs`); none: the
+    /// buttons show names alone.
+    pub thumbs: Option<std::path::PathBuf>,
 }
 
 impl Default for ControlOptions {
@@ -147,6 +151,7 @@ impl Default for ControlOptions {
             allow: AllowList::default(),
             ui_pin: None,
             allow_origins: Vec::new(),
+            thumbs: None,
         }
     }
 }
@@ -330,8 +335,7 @@ impl ControlSurface {
         let oscquery_port = options.oscquery_port.zip(pin.ok()).and_then(|(port, pin)| {
             match oscquery::serve(
                 &options.osc_bind,
-                port,
-                osc_port.unwrap_or(0),
+                (port, osc_port.unwrap_or(0)),
                 (
                     namespace.clone(),
                     Some(Inbox {
@@ -339,6 +343,7 @@ impl ControlSurface {
                         stats: osc_stats.clone(),
                         pin,
                     }),
+                    options.thumbs.clone(),
                 ),
                 (
                     options.allow.clone(),

@@ -187,7 +187,7 @@ pub fn run(options: &HeadlessOptions) -> anyhow::Result<()> {
     let mut control = options
         .control
         .as_ref()
-        .map(|c| ControlSurface::start(c, &show.registry, &show.errors));
+        .map(|c| ControlSurface::start(&show.with_thumbs(c), &show.registry, &show.errors));
     let mut output = RenderTarget::new(
         &show.gpu.device,
         "headless.output",

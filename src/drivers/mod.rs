@@ -1,5 +1,6 @@
 //! What drives frames: the command-line arguments every show takes, the
-//! window (keys, HUD), the headless and render loops, the bench (a layer
+//! window (keys, HUD), the headless and render loops, the presets'
+//! thumbnails, the bench (a layer
 //! at sizes, or a preset's whole frame), the
 //! video writer `render --video` pipes frames into (ffmpeg's error output
 //! kept to check what it made), and the senders that take the picture out
@@ -10,6 +11,7 @@ pub mod cli;
 pub mod headless;
 pub mod send;
 pub mod stderr_tail;
+pub mod thumbs;
 pub mod video;
 pub mod warm_up;
 pub mod whole_frame;

@@ -19,4 +19,6 @@ pub use options::{
     AudioChoice, DEFAULT_SHOW, ShowOptions, open_device, start, start_live_on, start_on,
 };
 pub use resume::{ShowState, StateError, StateFile};
-pub use stage::{CommandError, FRAMES_IN_FLIGHT, MAX_SCRIPT_COMMANDS, SaveError, Show, ShowError};
+pub use stage::{
+    CommandError, FRAMES_IN_FLIGHT, MAX_SCRIPT_COMMANDS, SaveError, Show, ShowError, THUMBS_FOLDER,
+};

@@ -108,6 +108,14 @@ def main():
         fader.wait_for(timeout=10_000)
         page.locator("#link.up").wait_for(timeout=10_000)
 
+        # A preset with a thumbnail (`sylva thumbs`) shows it on its button;
+        # one without shows its name alone, no broken picture.
+        until("the first preset's thumbnail on its button", lambda: page.evaluate(
+            """() => { const i = document.querySelector('[data-address="/sylva/preset"][data-name="first"] img');
+                       return !!i && i.complete && i.naturalWidth === 16; }"""), 5)
+        until("no picture where there is no thumbnail", lambda: page.evaluate(
+            """() => !document.querySelector('[data-address="/sylva/preset"][data-name="second"] img')"""), 5)
+
         # Drag the master fader to three quarters: the show's value follows.
         drag(page, fader, 0.75)
         until("the dragged fader moving master.brightness to 3.0",

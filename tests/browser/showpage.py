@@ -72,6 +72,7 @@ def phone(browser):
 
 def drag(page, fader, fraction):
     """Drags `fader` with the mouse from its left end to `fraction` of it."""
+    fader.scroll_into_view_if_needed()
     box = fader.bounding_box()
     y = box["y"] + box["height"] / 2
     page.mouse.move(box["x"] + 5, y)

@@ -12,6 +12,8 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use super::connections::{Activity, Standing};
+use std::path::Path;
+
 use super::namespace::{SharedNamespace, answer};
 use super::origin::{Origins, Refusal};
 use super::websocket::websocket;
@@ -24,6 +26,17 @@ pub(super) struct Gate<'a> {
     pub inbox: Option<&'a Inbox>,
     pub origins: &'a Origins,
 }
+
+/// What the server answers from: the namespace, the OSC port it names, and
+/// the folder of the presets' thumbnails (`/thumbs/NAME.png`), if any.
+pub(super) struct Site<'a> {
+    pub namespace: &'a SharedNamespace,
+    pub osc_port: u16,
+    pub thumbs: Option<&'a Path>,
+}
+
+/// Bytes of one thumbnail at most.
+const MAX_THUMB: u64 = 1 << 20;
 
 /// Bytes of one request head (request line and headers).
 const MAX_HEAD: usize = 16 * 1024;
@@ -179,8 +192,7 @@ fn skip_body(stream: &mut TcpStream, buffer: &mut Vec<u8>, length: u64) -> std::
 /// to upgrade to a WebSocket (then LISTEN streaming).
 pub(super) fn client(
     mut stream: TcpStream,
-    namespace: &SharedNamespace,
-    osc_port: u16,
+    site: &Site<'_>,
     activity: &Activity,
     gate: Gate<'_>,
 ) -> std::io::Result<()> {
@@ -192,7 +204,7 @@ pub(super) fn client(
             if let Err(refusal) = head.admitted_by(gate.origins) {
                 return refuse(stream, &refusal, gate);
             }
-            return websocket(stream, namespace, buffer, activity, gate.inbox);
+            return websocket(stream, site.namespace, buffer, activity, gate.inbox);
         }
         buffer.drain(..length);
         // A body is skipped, never read as the next request; one whose
@@ -203,7 +215,7 @@ pub(super) fn client(
             stream.set_read_timeout(Some(CLIENT_TIMEOUT))?;
             skip_body(&mut stream, &mut buffer, head.body)?;
         }
-        let (status, content_type, body) = reply(&head.method, &head.url, namespace, osc_port);
+        let (status, content_type, body) = reply(&head.method, &head.url, site);
         // CORS on what only reads: a page served elsewhere (a patch's own
         // web UI, a tool) may read the namespace, which any client on the
         // allow-list can read anyway; nothing here takes cookies or
@@ -217,6 +229,28 @@ pub(super) fn client(
         }
     }
     Ok(())
+}
+
+/// A preset's thumbnail, `/thumbs/NAME.png` in `folder`: a plain name (no
+/// path, no dots but the extension's), a file within [`MAX_THUMB`], read
+/// as the show reads its files (no links, nothing outside the folder).
+fn thumbnail(path: &str, folder: Option<&Path>) -> (u16, &'static str, Vec<u8>) {
+    let missing = |why: &str| (404, JSON, json!({ "error": why }).to_string().into_bytes());
+    let name = path.trim_start_matches("/thumbs/");
+    let plain = name.strip_suffix(".png").is_some_and(|stem| {
+        !stem.is_empty()
+            && stem.len() <= 64
+            && stem
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    });
+    let Some(folder) = folder.filter(|_| plain) else {
+        return missing("no such thumbnail");
+    };
+    match crate::base::opener::read(folder, Path::new(name), MAX_THUMB) {
+        Ok(bytes) => (200, "image/png", bytes),
+        Err(_) => missing("no such thumbnail"),
+    }
 }
 
 /// The content type of the namespace's answers.
@@ -265,14 +299,10 @@ fn refuse(mut stream: TcpStream, refusal: &Refusal, gate: Gate<'_>) -> std::io::
 }
 
 /// The status, content type and body answering `method` for `url`: the
-/// phone page at `/ui`, JSON of the namespace for every other GET, an
-/// empty answer to a CORS preflight.
-fn reply(
-    method: &str,
-    url: &str,
-    namespace: &SharedNamespace,
-    osc_port: u16,
-) -> (u16, &'static str, Vec<u8>) {
+/// phone page at `/ui`, a preset's thumbnail at `/thumbs/NAME.png`, JSON
+/// of the namespace for every other GET, an empty answer to a CORS
+/// preflight.
+fn reply(method: &str, url: &str, site: &Site<'_>) -> (u16, &'static str, Vec<u8>) {
     let path = url.split('?').next().unwrap_or(url);
     match method {
         "GET" if path == "/ui" || path == "/ui/" => (
@@ -280,8 +310,9 @@ fn reply(
             "text/html; charset=utf-8",
             super::page::PAGE.as_bytes().to_vec(),
         ),
+        "GET" if path.starts_with("/thumbs/") => thumbnail(path, site.thumbs),
         "GET" => {
-            let (status, body) = answer(url, &namespace.get(), osc_port);
+            let (status, body) = answer(url, &site.namespace.get(), site.osc_port);
             (status, JSON, body.into_bytes())
         }
         "OPTIONS" => (204, "text/plain", Vec::new()),

@@ -19,6 +19,7 @@ mod websocket;
 
 use std::net::TcpListener;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -36,7 +37,8 @@ use super::osc::RateLimitedLog;
 use crate::base::status::ErrorLog;
 
 /// Starts the server on `port` (0 picks one) and returns the port;
-/// `osc_port` is announced in HOST_INFO. Plain GETs are answered with JSON;
+/// `osc_port` is announced in HOST_INFO. Plain GETs are answered with JSON
+/// (the phone page at `/ui`, the presets' thumbnails from `thumbs`);
 /// a WebSocket upgrade on the same port gets LISTEN streaming, from the
 /// pages `origins` admits. Hosts outside `allow` are closed at once; at
 /// most [`MAX_CONNECTIONS`] are served together, [`MAX_PER_ADDRESS`] from
@@ -44,9 +46,8 @@ use crate::base::status::ErrorLog;
 /// (`connections.rs`); accept errors (no file descriptors left) back off.
 pub fn serve(
     bind: &str,
-    port: u16,
-    osc_port: u16,
-    (namespace, inbox): (SharedNamespace, Option<Inbox>),
+    (port, osc_port): (u16, u16),
+    (namespace, inbox, thumbs): (SharedNamespace, Option<Inbox>, Option<PathBuf>),
     (allow, origins): (AllowList, Arc<Origins>),
     errors: ErrorLog,
 ) -> std::io::Result<u16> {
@@ -107,6 +108,7 @@ pub fn serve(
                 });
             }
             let namespace = namespace.clone();
+            let thumbs = thumbs.clone();
             let inbox = inbox.clone();
             let origins = origins.clone();
             let spawned = std::thread::Builder::new()
@@ -118,7 +120,12 @@ pub fn serve(
                             inbox: inbox.as_ref(),
                             origins: &origins,
                         };
-                        http::client(stream, &namespace, osc_port, &activity, gate)
+                        let site = http::Site {
+                            namespace: &namespace,
+                            osc_port,
+                            thumbs: thumbs.as_deref(),
+                        };
+                        http::client(stream, &site, &activity, gate)
                     }));
                     match served {
                         Ok(Ok(())) => {}

@@ -259,7 +259,8 @@ impl App {
         let mut show = start_live_on(Arc::new(gpu), &self.options.show, config.format)?;
         let installation = Installation::new(&self.options.install);
         installation.resume(&mut show, self.options.show.playlist.as_deref());
-        let control = ControlSurface::start(&self.options.control, &show.registry, &show.errors);
+        let surfaces = show.with_thumbs(&self.options.control);
+        let control = ControlSurface::start(&surfaces, &show.registry, &show.errors);
         let blit = Blit::new(&show.gpu, &show.assets, config.format)?;
         let fps = window
             .current_monitor()

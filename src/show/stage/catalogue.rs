@@ -8,7 +8,11 @@ use std::time::{Duration, Instant};
 use super::Show;
 use crate::base::Folder;
 use crate::base::opener::{self, Reading};
-use crate::control::Catalogue;
+use crate::control::{Catalogue, ControlOptions};
+
+/// The folder in the presets folder where each preset's thumbnail is
+/// kept, `NAME.png` (`sylva thumbs` renders them).
+pub const THUMBS_FOLDER: &str = "thumbs";
 
 /// How often the presets folder is listed again.
 const RELIST: Duration = Duration::from_secs(2);
@@ -30,6 +34,14 @@ pub(super) struct CatalogueCache {
 }
 
 impl Show {
+    /// `control` with this show's thumbnails folder for the phone page.
+    pub fn with_thumbs(&self, control: &ControlOptions) -> ControlOptions {
+        ControlOptions {
+            thumbs: Some(self.assets.dir(Folder::Presets).join(THUMBS_FOLDER)),
+            ..control.clone()
+        }
+    }
+
     /// Brings the catalogue up to date: what plays now, and the folder's
     /// presets and playlists when it was listed longer ago than [`RELIST`].
     pub(super) fn refresh_catalogue(&mut self) {

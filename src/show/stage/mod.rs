@@ -11,6 +11,7 @@ mod errors;
 mod outputs;
 mod presets;
 
+pub use catalogue::THUMBS_FOLDER;
 pub use errors::{CommandError, SaveError, ShowError};
 pub use outputs::{OUTPUTS_FOLDER, read_outputs};
 pub(crate) use presets::Arrival;
