@@ -1,13 +1,16 @@
 //! The HUD, drawn with egui over the composited frame: fps, GPU time per
-//! pass, the layers, every parameter (editable) and the last errors. The
+//! pass, the presets (with their thumbnails), the layers, every parameter
+//! (editable) and the last errors. The
 //! error panel shows even with the HUD hidden, because a performer must see
 //! that a save broke their shader.
 
 use std::time::Instant;
 
+use super::thumbs::PresetThumbs;
+use crate::base::Folder;
 use crate::command::Command;
 use crate::params::{ParamKind, Source, Value};
-use crate::show::Show;
+use crate::show::{Show, THUMBS_FOLDER};
 
 /// Frame-time average over this many frames.
 const FPS_WINDOW: usize = 60;
@@ -22,6 +25,8 @@ pub struct Hud {
     frame_times: Vec<f32>,
     last_frame: Instant,
     selected: Option<String>,
+    /// The presets' thumbnails, once the show says where they are.
+    thumbs: Option<PresetThumbs>,
 }
 
 impl Hud {
@@ -52,6 +57,7 @@ impl Hud {
             frame_times: Vec::with_capacity(FPS_WINDOW),
             last_frame: Instant::now(),
             selected: None,
+            thumbs: None,
         }
     }
 
@@ -90,10 +96,13 @@ impl Hud {
         let raw = self.input.take_egui_input(window);
         let visible = self.visible;
         let selected = &mut self.selected;
+        let thumbs = self.thumbs.get_or_insert_with(|| {
+            PresetThumbs::new(show.assets.dir(Folder::Presets).join(THUMBS_FOLDER))
+        });
         let mut output = self.context.run_ui(raw, |ui| {
             error_panel(ui, show);
             if visible {
-                main_panel(ui.ctx(), show, status, selected, fps);
+                main_panel(ui.ctx(), show, status, (selected, thumbs), fps);
             }
         });
         self.input
@@ -193,7 +202,7 @@ fn main_panel(
     context: &egui::Context,
     show: &mut Show,
     status: &[String],
-    selected: &mut Option<String>,
+    (selected, thumbs): (&mut Option<String>, &mut PresetThumbs),
     fps: f32,
 ) {
     egui::Window::new("sylva")
@@ -230,6 +239,15 @@ fn main_panel(
                         String::new()
                     };
                     ui.monospace(format!("{:<32} {ms:>7.3}{times}", label));
+                }
+            });
+            ui.collapsing("presets", |ui| {
+                let catalogue = show.catalogue();
+                let (names, playing) = (catalogue.presets.clone(), catalogue.preset.clone());
+                if let Some(name) = thumbs.buttons(ui, &names, playing.as_deref())
+                    && let Err(error) = show.apply(Command::LoadPreset(name, None))
+                {
+                    show.errors.report("hud", error.to_string());
                 }
             });
             let layers: Vec<String> = show

@@ -6,6 +6,7 @@ mod hud;
 pub mod keys;
 mod pointer;
 mod projectors;
+mod thumbs;
 
 use std::sync::Arc;
 use std::time::Instant;
