@@ -205,6 +205,18 @@ fn floor_light(
     sum
 }
 
+/// `frames` frames at 160x90 of the preset `text`, the last kept in
+/// tests/out as `name`.png to look at.
+fn kept_render(name: &str, text: &str, frames: u32) -> image::RgbaImage {
+    let root = support::show_folder(name, &[("presets/p.toml", text)]);
+    let image = crate::golden::render_project(root.clone(), "p", [160, 90], frames);
+    std::fs::remove_dir_all(root).ok();
+    image
+        .save(support::out_dir().join(format!("{name}.png")))
+        .ok();
+    image
+}
+
 /// The figure on the stage seen from above its front, lit by a key light
 /// low at `azimuth` (degrees: 90 stands at +x, the picture's right), its
 /// shadow from the scene's map alone (no contact darkening).
@@ -218,13 +230,7 @@ fn lit_from(azimuth: f32) -> image::RgbaImage {
         "shadow_from_{}",
         if azimuth > 0.0 { "right" } else { "left" }
     );
-    let root = support::show_folder(&name, &[("presets/p.toml", preset.as_str())]);
-    let image = crate::golden::render_project(root.clone(), "p", [160, 90], 3);
-    std::fs::remove_dir_all(root).ok();
-    image
-        .save(support::out_dir().join(format!("{name}.png")))
-        .ok();
-    image
+    kept_render(&name, &preset, 3)
 }
 
 #[test]
@@ -265,13 +271,7 @@ fn under_a_tree(shadows: f32) -> image::RgbaImage {
         stage(0.0).replace("\"scene.shadows\" = 0\n", "")
     );
     let name = format!("tree_shadows_{shadows}");
-    let root = support::show_folder(&name, &[("presets/p.toml", preset.as_str())]);
-    let image = crate::golden::render_project(root.clone(), "p", [160, 90], 12);
-    std::fs::remove_dir_all(root).ok();
-    image
-        .save(support::out_dir().join(format!("{name}.png")))
-        .ok();
-    image
+    kept_render(&name, &preset, 12)
 }
 
 #[test]

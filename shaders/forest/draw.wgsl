@@ -606,21 +606,15 @@ fn fs_ground(surface: Surface) -> @location(0) vec4<f32> {
 
 // The sky behind a forest with its backdrop, at the far end of the depth
 // range so it fills only what nothing nearer covers.
-struct Sky {
-    @builtin(position) position: vec4<f32>,
-    @location(0) uv: vec2<f32>,
-}
-
 @vertex
-fn vs_sky(@builtin(vertex_index) vertex: u32) -> Sky {
-    let uv = vec2<f32>(f32((vertex << 1u) & 2u), f32(vertex & 2u));
-    return Sky(vec4<f32>(uv.x * 2.0 - 1.0, 1.0 - uv.y * 2.0, 0.99999, 1.0), uv);
+fn vs_sky(@builtin(vertex_index) vertex: u32) -> FullscreenVertex {
+    return fullscreen_corner(vertex, 0.99999);
 }
 
 // The fog's colour at the horizon (where the far trees fade into it),
 // deepening overhead, and warmed low towards the key light's bearing.
 @fragment
-fn fs_sky(sky: Sky) -> @location(0) vec4<f32> {
+fn fs_sky(sky: FullscreenVertex) -> @location(0) vec4<f32> {
     let ray = camera_ray(camera, sky.uv);
     let up = clamp(ray.y, 0.0, 1.0);
     let haze = draw.fog_colour.rgb;
