@@ -128,13 +128,17 @@ fn exposure_is_in_stops_and_the_older_curves_stay() {
 /// The stage's floor under the scene's light set by `settings`: the mean
 /// linear colour of the picture's bottom rows (the floor near the camera).
 fn lit_floor(name: &str, settings: &str) -> [f32; 3] {
+    floor_rows(name, settings, 44..54)
+}
+
+/// The same over `rows` (0 is the top: the floor farthest off).
+fn floor_rows(name: &str, settings: &str, rows: std::ops::Range<u32>) -> [f32; 3] {
     let preset = format!(
         "layers = [\"shader.stage\"]\n[params]\n\"shader.stage.file\" = \"shader/stage.wgsl\"\n\"shader.stage.rings\" = 0.0\n\"shader.stage.fog\" = 0.0\n\"master.tonemap\" = \"clamp\"\n\"scene.camera_pitch\" = 30.0\n{settings}"
     );
     let root = support::show_folder(name, &[("presets/s.toml", preset.as_str())]);
     let image = crate::golden::render_project(root.clone(), "s", [96, 54], 2);
     std::fs::remove_dir_all(root).ok();
-    let rows = 44..54;
     let mut sum = [0.0f32; 3];
     let mut n = 0.0;
     for y in rows {
@@ -168,5 +172,30 @@ fn the_scene_s_key_light_lights_the_stage_from_where_its_parameters_put_it() {
     assert!(
         red[0] > 0.8 * high[0] && red[1] < 0.05 * high[1],
         "a red light and no ambient: {red:?} against {high:?}"
+    );
+}
+
+#[test]
+fn the_scene_s_height_fog_hides_the_far_floor_and_thins_upwards() {
+    let far = 0..6;
+    let fog = |name: &str, density: f32, height: f32| {
+        floor_rows(
+            name,
+            &format!(
+                "\"scene.fog\" = [0.0, 0.5, 0.0, 1.0]\n\"scene.fog_density\" = {density:.2}\n\"scene.fog_height\" = {height:.2}\n"
+            ),
+            far.clone(),
+        )
+    };
+    let clear = fog("fog_off", 0.0, 3.0);
+    let thick = fog("fog_thick", 1.0, 50.0);
+    let thin = fog("fog_low", 1.0, 0.05);
+    // A thick fog turns the far floor the fog's green; one that lies in
+    // the last few centimetres over the ground, seen from above it,
+    // hardly.
+    assert!(thick[1] > 0.4 && thick[0] < 0.05, "thick: {thick:?}");
+    assert!(
+        thin[1] < 0.5 * thick[1] && thin[1] > clear[1],
+        "low {thin:?}, thick {thick:?}, none {clear:?}"
     );
 }

@@ -17,6 +17,12 @@ struct Light {
     // How dark its shadows fall (0: no map for this camera), its texel in
     // metres.
     shadow_info: vec4<f32>,
+    // The height fog (common/fog.wgsl): colour, density per metre at the
+    // ground (0: none); how fast it thins upwards (x, metres); and the
+    // matrix from this camera's frame into the scene's, where it lies.
+    fog: vec4<f32>,
+    fog_height: vec4<f32>,
+    to_scene: mat4x4<f32>,
 }
 
 struct Camera {

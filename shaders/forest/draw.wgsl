@@ -15,6 +15,7 @@
 #include "common/camera.wgsl"
 #include "common/lighting.wgsl"
 #include "common/shadow.wgsl"
+#include "common/fog.wgsl"
 #include "common/noise.wgsl"
 #include "common/fullscreen.wgsl"
 #include "forest/forest.wgsl"
@@ -553,7 +554,10 @@ fn vs_crown(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instanc
 fn fogged(surface: Surface, colour: vec3<f32>) -> vec4<f32> {
     let distance = length(surface.world - camera.eye.xyz);
     let clear = exp(-draw.fog_density * distance);
-    return vec4<f32>(mix(draw.fog_colour.rgb, colour, clear) * draw.brightness, 1.0);
+    let own = mix(draw.fog_colour.rgb, colour, clear);
+    // In a scene with a fog, the scene's, which the stage shares.
+    let scene_fogged = through_scene_fog(camera.light, colour, camera.eye.xyz, surface.world);
+    return vec4<f32>(select(own, scene_fogged, scene_fog_on(camera.light)) * draw.brightness, 1.0);
 }
 
 // The scene's shadow map (common/shadow.wgsl), where the trees and the

@@ -80,10 +80,14 @@ fn fs_main(in: FullscreenVertex) -> @location(0) vec4<f32> {
     if ray.y < 0.0 && eye.y > 0.0 {
         let t = -eye.y / ray.y;
         let p = eye + ray * t;
-        let fog = 1.0 - exp(-params.fog * t);
+        // The stage's own fog, or the scene's where it has one (which the
+        // forest and the other layers share).
+        let own = 1.0 - exp(-params.fog * t);
+        let fog = select(own, fog_between(scene.light, eye, p), scene_fog_on(scene.light));
         // The sky just above the horizon in the ray's bearing (a unit
         // ray, as the sky's own: no seam where floor meets sky).
-        let horizon = sky_colour(normalize(vec3<f32>(ray.x, 0.0, ray.z)));
+        let sky_low = sky_colour(normalize(vec3<f32>(ray.x, 0.0, ray.z)));
+        let horizon = select(sky_low, scene.light.fog.rgb, scene_fog_on(scene.light));
         colour = mix(floor_colour(p, t), horizon, fog);
     }
     return vec4<f32>(colour, 1.0);

@@ -49,13 +49,26 @@ pub fn light_params() -> Vec<ParamSpec> {
         ParamSpec::colour("scene.ambient_ground", [AMBIENT, AMBIENT, AMBIENT, 1.0])
             .with_smoothing(0.3)
             .with_description("The light thrown back from the ground onto what faces down (the floor's colour, dimmer)"),
+        ParamSpec::colour("scene.fog", [0.2, 0.12, 0.16, 1.0])
+            .with_smoothing(0.3)
+            .with_description("The height fog's colour (give it the sky's at the horizon)"),
+        ParamSpec::float("scene.fog_density", 0.0, 0.0, 10.0)
+            .with_smoothing(0.3)
+            .with_unit("1/m")
+            .with_description("The height fog the stage, the forest and the layers in the scene share, per metre at the ground (0: off, each keeps its own)"),
+        ParamSpec::float("scene.fog_height", 3.0, 0.05, 1000.0)
+            .with_smoothing(0.3)
+            .with_unit("m")
+            .with_description("How fast the fog thins upwards: its density falls by e every this many metres"),
     ]
 }
 
 /// `struct Light` in WGSL: the direction towards the key light in the
 /// scene and in the camera's view (for layers that shade in view space),
 /// its colour times its intensity, the ambient light from the sky above
-/// and from the ground below, and the shadow
+/// and from the ground below, the height fog (colour and density, how
+/// fast it thins) with the matrix from the layer's frame into the scene's,
+/// and the shadow
 /// map's clip space (from the layer's own frame) with how dark its
 /// shadows fall (0 where the camera is not the scene's: no map) and the
 /// map's texel in metres.
@@ -69,6 +82,9 @@ pub struct LightUniform {
     ambient_ground: [f32; 4],
     shadow: [[f32; 4]; 4],
     shadow_info: [f32; 4],
+    fog: [f32; 4],
+    fog_height: [f32; 4],
+    to_scene: [[f32; 4]; 4],
 }
 
 impl LightUniform {
@@ -102,6 +118,11 @@ impl LightUniform {
                 .to_array(),
             shadow: Mat4::IDENTITY.to_cols_array_2d(),
             shadow_info: [0.0; 4],
+            fog: colour("scene.fog", 0.0)
+                .extend(float("scene.fog_density", 0.0))
+                .to_array(),
+            fog_height: [float("scene.fog_height", 3.0), 0.0, 0.0, 0.0],
+            to_scene: Mat4::IDENTITY.to_cols_array_2d(),
         }
     }
 
@@ -118,6 +139,7 @@ impl LightUniform {
     /// the scene (it moves and scales, never turns: directions stay).
     pub fn placed(mut self, model: Mat4) -> Self {
         self.shadow = (self.shadow() * model).to_cols_array_2d();
+        self.to_scene = (Mat4::from_cols_array_2d(&self.to_scene) * model).to_cols_array_2d();
         self
     }
 

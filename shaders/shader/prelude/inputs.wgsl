@@ -7,6 +7,7 @@
 #include "common/camera.wgsl"
 #include "common/world.wgsl"
 #include "common/shadow.wgsl"
+#include "common/fog.wgsl"
 
 @group(0) @binding(0) var<uniform> sylva: Frame;
 @group(0) @binding(1) var<uniform> params: Params;
