@@ -4,6 +4,8 @@
 //! (depth-tested), one instance per node, sized by the indirect arguments
 //! the simulation writes.
 
+use std::cell::OnceCell;
+
 use crate::engine::simulation::Drawer;
 use bytemuck::{Pod, Zeroable};
 
@@ -91,10 +93,12 @@ pub struct BranchRenderer {
     splat_lines: wgpu::ComputePipeline,
     resolve_lines: wgpu::ComputePipeline,
     tubes: wgpu::RenderPipeline,
-    /// The tubes' depth from the key light, into the scene's shadow map.
-    caster: wgpu::RenderPipeline,
+    /// The tubes' depth from the key light, into the scene's shadow map:
+    /// the pipeline and its group over this colony's buffers, made at the
+    /// first cast (a colony that never casts compiles nothing for it).
+    module: wgpu::ShaderModule,
+    caster: OnceCell<(wgpu::RenderPipeline, wgpu::BindGroup)>,
     light_camera: wgpu::Buffer,
-    caster_group: Option<wgpu::BindGroup>,
     /// For the lines' target group, made each frame for the target drawn.
     device: wgpu::Device,
     camera: wgpu::Buffer,
@@ -167,7 +171,6 @@ impl BranchRenderer {
                 depth: Depth::Written,
             },
         );
-        let caster = caster_pipeline(&gpu.device, (&module, "vs_tube"), "colony.caster", &[]);
         if let Some(error) = pollster::block_on(scope.pop()) {
             return Err(BuildError::Device {
                 label: FILE.into(),
@@ -178,13 +181,13 @@ impl BranchRenderer {
             splat_lines,
             resolve_lines,
             tubes,
-            caster,
+            module,
+            caster: OnceCell::new(),
             light_camera: uniform_buffer(
                 &gpu.device,
                 "colony.light_camera",
                 size_of::<CameraUniform>(),
             ),
-            caster_group: None,
             device: gpu.device.clone(),
             camera: uniform_buffer(&gpu.device, "colony.camera", size_of::<CameraUniform>()),
             params: uniform_buffer(&gpu.device, "colony.draw", size_of::<DrawParams>()),
@@ -303,13 +306,30 @@ impl BranchRenderer {
         sim: &ColonySim,
         map: &ShadowMap,
     ) {
-        let Some(group) = &self.caster_group else {
+        if self.buffers.is_empty() {
             return;
-        };
+        }
+        let (caster, group) = self.caster.get_or_init(|| {
+            let caster = caster_pipeline(
+                &self.device,
+                (&self.module, "vs_tube"),
+                "colony.caster",
+                &[],
+            );
+            // The colony's buffers, the light as the camera.
+            let cast: Vec<(u32, &wgpu::Buffer)> = (self.buffers.iter())
+                .map(|(binding, buffer)| match binding {
+                    0 => (0, &self.light_camera),
+                    _ => (*binding, buffer),
+                })
+                .collect();
+            let group = buffers_group(&self.device, &caster, "colony.cast", &cast);
+            (caster, group)
+        });
         let label = "colony.cast.tubes";
         let timestamps = profiler.render_pass(label);
         let mut pass = map.cast_pass(encoder, label, timestamps);
-        pass.set_pipeline(&self.caster);
+        pass.set_pipeline(caster);
         pass.set_bind_group(0, group, &[]);
         pass.draw_indirect(&sim.args, TUBE_DRAW);
     }
@@ -391,14 +411,7 @@ impl Drawer<ColonySim> for BranchRenderer {
             "colony.draw",
             &buffers,
         ));
-        let mut cast = buffers.clone();
-        cast[0] = (0, &self.light_camera);
-        self.caster_group = Some(buffers_group(
-            &gpu.device,
-            &self.caster,
-            "colony.cast",
-            &cast,
-        ));
+        self.caster = OnceCell::new();
         self.buffers = buffers
             .iter()
             .map(|(binding, buffer)| (*binding, (*buffer).clone()))
