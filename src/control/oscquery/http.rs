@@ -216,6 +216,10 @@ pub(super) fn client(
             skip_body(&mut stream, &mut buffer, head.body)?;
         }
         let (status, content_type, body) = reply(&head.method, &head.url, site);
+        // A thumbnail ends its connection: a browser fetching a page of
+        // them would otherwise hold idle ones open and fill the places
+        // the page's own WebSocket needs.
+        let close = close || head.url.starts_with("/thumbs/");
         // CORS on what only reads: a page served elsewhere (a patch's own
         // web UI, a tool) may read the namespace, which any client on the
         // allow-list can read anyway; nothing here takes cookies or
