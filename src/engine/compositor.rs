@@ -134,6 +134,8 @@ pub struct Compositor {
     master_pipeline: FullscreenPipeline,
     master_layout: wgpu::BindGroupLayout,
     master_uniforms: wgpu::Buffer,
+    /// The filmic curve's constants, derived once (`tonemap.rs`).
+    filmic: FilmicUniforms,
     bloom: Bloom,
     crossfade_uniforms: wgpu::Buffer,
     sampler: wgpu::Sampler,
@@ -207,6 +209,7 @@ impl Compositor {
                 "compositor.crossfade",
                 size_of::<BlendUniforms>(),
             ),
+            filmic: FilmicUniforms::new(),
             sampler: linear_sampler(device, "compositor.sampler"),
             output_format,
             slots: HashMap::new(),
@@ -394,7 +397,7 @@ impl Compositor {
             bloom: registry.float("master.bloom"),
             exposure: registry.float("master.exposure").exp2(),
             _pad: [0.0; 2],
-            filmic: FilmicUniforms::new(),
+            filmic: self.filmic,
         };
         let composite = &self.composite[self.composite_current].view;
         if master.bloom > 0.0 {
