@@ -6,7 +6,9 @@
 
 local fluid = {}
 local swell = 9      -- seconds per rock
-local sweep = 2.5    -- seconds a paddle stroke takes
+local stroke = 2.5   -- seconds a paddle stroke takes, at the least
+local paddle = 3.0   -- m/s at the most: no faster than the waves the
+                     -- large step is made for, however long the tank
 
 function fluid.setup()
   persist.stroke = persist.stroke or 0
@@ -28,6 +30,7 @@ function fluid.update(dt)
   local kick = sylva.beat % 4 < 1 and gentle * 1.6 * (1 - sylva.beat_phase) or 0
   sylva.set("fluid.gravity", { lean * (1 + kick * 0.3), -9.81 - kick, roll })
   local since = t - (persist.started or -100)
+  local sweep = math.max(stroke, 0.88 * tank[1] / paddle)
   if since < sweep then
     -- The paddle spans the tank whatever its size: from one end to the
     -- other at a fifth of its height, half-way across, as wide as a
@@ -50,8 +53,13 @@ function fluid.beat(n)
   end
   if n % 16 == 0 then
     local pouring = (n // 16) % 2 == 1
-    sylva.ramp("fluid.emitter_radius", pouring and 0.08 or 0, 1, "smooth")
-    sylva.ramp("fluid.sink_radius", pouring and 0.12 or 0, 1, "smooth")
+    -- The pour and the drain grow with the tank (0.08 and 0.12 m in a
+    -- 1.6 m tank).
+    local tank = sylva.get("fluid.container") or { 1.6, 1.0, 0.8 }
+    sylva.set("fluid.emitter", { 0.12 * tank[1], 0.9 * tank[2], 0.5 * tank[3] })
+    sylva.set("fluid.sink", { 0.94 * tank[1], 0.05 * tank[2], 0.5 * tank[3] })
+    sylva.ramp("fluid.emitter_radius", pouring and 0.05 * tank[1] or 0, 1, "smooth")
+    sylva.ramp("fluid.sink_radius", pouring and 0.075 * tank[1] or 0, 1, "smooth")
   end
 end
 

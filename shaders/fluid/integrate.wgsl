@@ -62,10 +62,13 @@ fn settle_particle(s: u32, moved: vec4<f32>, velocity: vec3<f32>, ahead: f32) {
         x.w = 0.0;
     }
     // An emitter pours: dead particles come back there, a share per substep
-    // (its rate a second of show time, turned into this share on the CPU).
+    // (its rate a second of show time, turned into this share on the CPU),
+    // from a square `emitter.w` wide and a smoothing length deep, so a
+    // wide cloud rains from one height and its drops land spread out.
     if x.w == 0.0 & params.emitter.w > 0.0 & random01(s, stream) < params.emitter_velocity.w {
         let jitter = vec3<f32>(random01(s, stream + 1u), random01(s, stream + 2u), random01(s, stream + 3u)) - 0.5;
-        x = vec4<f32>(params.emitter.xyz + jitter * params.emitter.w, 1.0);
+        let extent = vec3<f32>(params.emitter.w, params.h, params.emitter.w);
+        x = vec4<f32>(params.emitter.xyz + jitter * extent, 1.0);
         v = params.emitter_velocity.xyz;
     }
     // Nothing leaves the container, and nothing stays NaN.

@@ -66,6 +66,20 @@ fn view_position(pixel: vec2<i32>, depth: f32) -> vec3<f32> {
     return vec3<f32>(ndc.x * tan_half * size.x / size.y * depth, -ndc.y * tan_half * depth, -depth);
 }
 
+// Where on screen the reflected ray `r` (view space) meets what it
+// mirrors, taken as far away (a calm pond mirrors the sky and the far
+// scene about its horizon, as a lake does); a ray leaving the picture
+// reads its edge (the top: the sky).
+fn mirrored_pixel(r: vec3<f32>, size: vec2<i32>) -> vec2<i32> {
+    let q = r;
+    let ahead = max(-q.z, 1e-3);
+    let aspect = camera.viewport.x / camera.viewport.y;
+    let ndc = vec2<f32>(q.x / (ahead * camera.viewport.z * aspect), q.y / (ahead * camera.viewport.z));
+    // Behind the eye it looks up, out of the picture's top.
+    let uv = select(vec2<f32>(ndc.x * 0.5 + 0.5, 0.5 - ndc.y * 0.5), vec2<f32>(0.5, 0.0), q.z > -1e-3);
+    return clamp(vec2<i32>(uv * vec2<f32>(size)), vec2<i32>(0), size - 1);
+}
+
 // White water over whatever is there: `amount` is foam-weighted
 // thickness, metres.
 fn foam_over(amount: f32, lit: f32) -> vec4<f32> {
@@ -109,11 +123,10 @@ fn fs_shade(in: FullscreenVertex) -> @location(0) vec4<f32> {
     // thicker, and visible over black (linear values: sRGB brightens them).
     let body = tint * tint * (0.03 + 0.2 * (vec3<f32>(1.0) - transmitted));
     let seen = behind * transmitted + body;
-    // The surface mirrors the layers below (what stands above the water
-    // on screen), dimmed, over a faint sky.
+    // The surface mirrors the layers below where its reflected ray meets
+    // them on screen, over a faint sky.
     let r = reflect(-view, n);
-    let mirror_at = clamp(vec2<i32>(in.position.xy - vec2<f32>(r.x, max(r.y, 0.05)) * 0.12 * camera.viewport.y), vec2<i32>(0), size - 1);
-    let reflected = textureLoad(below, mirror_at, 0).rgb * 0.8 + sky(r) * 0.25;
+    let reflected = textureLoad(below, mirrored_pixel(r, size), 0).rgb + sky(r) * 0.1;
     let f = fresnel(n, view);
     let light = seen_in_view(camera.light);
     let glint = highlight(light, n, view, 160.0) * 3.0 + highlight(light, n, view, 30.0) * 0.2;

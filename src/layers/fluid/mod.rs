@@ -136,7 +136,7 @@ pub fn fluid_params(id: &str) -> Vec<ParamSpec> {
         ParamSpec::vec3(p("emitter"), [0.2, 0.9, 0.4], -1000.0, 1000.0)
             .with_description("Where the emitter pours"),
         ParamSpec::float(p("emitter_radius"), 0.0, 0.0, 100.0)
-            .with_description("Emitter size; 0 is off"),
+            .with_description("How wide the emitter's square is (it pours from one height, a smoothing length deep); 0 is off"),
         ParamSpec::vec3(p("emitter_velocity"), [1.0, -1.0, 0.0], -100.0, 100.0)
             .with_description("Velocity of poured liquid"),
         ParamSpec::float(p("emitter_rate"), 50.0, 0.0, 10_000.0)
