@@ -350,3 +350,25 @@ fn a_script_from_the_command_line_plays_through_a_playlist_whose_entries_name_th
     }
     std::fs::remove_dir_all(root).ok();
 }
+
+/// The moves that rock the tank and rain on it (scripts/moves/fluid.lua
+/// and rain.lua, danced by the fluid, rain, downpour and world presets
+/// and the default show) play past their first paddle stroke and pour
+/// (beats 8 and 16) without a script error, in a small tank.
+#[test]
+fn the_tank_s_moves_play_two_phrases_without_a_script_error() {
+    for script in ["scripts/fluid.lua", "scripts/rain.lua"] {
+        let mut options = ShowOptions::new(support::fixtures(), "fluid_small_pbf");
+        options.script = Some(script.to_string());
+        let mut show = support::start(options, OUTPUT_FORMAT);
+        let mut output =
+            RenderTarget::new(&show.gpu.device, "moves.output", [32, 32], OUTPUT_FORMAT);
+        // 10 s of show time at 120 bpm: twenty beats.
+        for _ in 0..40 {
+            show.frame(0.25, None, &mut output, |_, _| {});
+        }
+        assert!(show.clock.beats >= 16.0, "{script}: two phrases played");
+        let errors = show.errors.snapshot();
+        assert!(errors.is_empty(), "{script}: {errors:?}");
+    }
+}

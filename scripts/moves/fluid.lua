@@ -4,6 +4,7 @@
 -- through the water from one end to the other; every other phrase the
 -- tank drains at one end and pours back in from above at the other.
 
+local tilt = require("moves.tilt")
 local fluid = {}
 local swell = 9      -- seconds per rock
 local stroke = 2.5   -- seconds a paddle stroke takes, at the least
@@ -18,12 +19,8 @@ end
 function fluid.update(dt)
   local t = sylva.time
   local tank = sylva.get("fluid.container") or { 1.6, 1.0, 0.8 }
-  -- The rocking tilts the water's surface by about as much as the water
-  -- is deep over the tank's length (a tank 1.6 m long filled 0.6 m deep:
-  -- the full swell); a long shallow pool is rocked more gently, so its
-  -- waves run along it instead of piling all the water at one end.
-  local deep = tank[2] * (sylva.get("fluid.depth") or 0.6)
-  local gentle = math.min(1, deep / tank[1] / 0.375)
+  -- The rocking leans as far as the water's depth allows (moves/tilt.lua).
+  local gentle, deep = tilt(tank)
   local lean = gentle * (3.2 * math.sin(t * 2 * math.pi / swell) + 1.4 * math.sin(t * 0.37))
   local roll = gentle * 1.2 * math.sin(t * 0.23)
   -- Gravity leans harder on the downbeat of each bar.

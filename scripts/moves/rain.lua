@@ -3,6 +3,7 @@
 -- each bar and pausing for a bar every few phrases; a wind leans the rain
 -- and turns with it. Where the rain lands the forest grows (forest.rain).
 
+local tilt = require("moves.tilt")
 local rain = {}
 
 function rain.setup()
@@ -17,13 +18,14 @@ function rain.update(dt)
   local z = tank[3] * (0.5 + 0.38 * math.sin(t * 0.13 + 1.7))
   sylva.set("fluid.emitter", { x, tank[2] * 0.93, z })
   -- The wind leans gravity, so over a shallow pond it blows as gently as
-  -- the pond is shallow for its width (else the water piles at one end).
-  local deep = tank[2] * (sylva.get("fluid.depth") or 0.5)
-  local gentle = math.min(1, deep / tank[1] / 0.375)
+  -- the water's depth allows (moves/tilt.lua).
+  local gentle = tilt(tank)
   local wind = gentle * 1.5 * math.sin(t * 0.09)
   sylva.set("fluid.gravity", { wind, -9.81, gentle * 0.6 * math.cos(t * 0.11) })
   local swell = sylva.beat % 4 < 1 and (1 - sylva.beat_phase) or 0
-  local radius = persist.dry and 0 or tank[1] * (0.2 + 0.1 * swell)
+  -- A cloud half the tank wide, so it rains over the ground, not in a
+  -- column.
+  local radius = persist.dry and 0 or tank[1] * (0.5 + 0.2 * swell)
   sylva.set("fluid.emitter_radius", radius)
 end
 

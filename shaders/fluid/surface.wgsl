@@ -71,12 +71,11 @@ fn view_position(pixel: vec2<i32>, depth: f32) -> vec3<f32> {
 // scene about its horizon, as a lake does); a ray leaving the picture
 // reads its edge (the top: the sky).
 fn mirrored_pixel(r: vec3<f32>, size: vec2<i32>) -> vec2<i32> {
-    let q = r;
-    let ahead = max(-q.z, 1e-3);
+    let ahead = max(-r.z, 1e-3);
     let aspect = camera.viewport.x / camera.viewport.y;
-    let ndc = vec2<f32>(q.x / (ahead * camera.viewport.z * aspect), q.y / (ahead * camera.viewport.z));
+    let ndc = vec2<f32>(r.x / (ahead * camera.viewport.z * aspect), r.y / (ahead * camera.viewport.z));
     // Behind the eye it looks up, out of the picture's top.
-    let uv = select(vec2<f32>(ndc.x * 0.5 + 0.5, 0.5 - ndc.y * 0.5), vec2<f32>(0.5, 0.0), q.z > -1e-3);
+    let uv = select(vec2<f32>(ndc.x * 0.5 + 0.5, 0.5 - ndc.y * 0.5), vec2<f32>(0.5, 0.0), r.z > -1e-3);
     return clamp(vec2<i32>(uv * vec2<f32>(size)), vec2<i32>(0), size - 1);
 }
 
