@@ -1,7 +1,8 @@
 //! The picture on the GPU against its references on the CPU: the master
 //! section's filmic tone map (`engine::tonemap`), exposure in stops and
 //! the older curves kept as options; the scene's key light as its
-//! parameters set it (`engine::light`).
+//! parameters set it (`engine::light`); the scene's ambient occlusion
+//! on a corner (`engine::occlusion`).
 
 use sylva::engine::tonemap::filmic;
 
@@ -197,5 +198,97 @@ fn the_scene_s_height_fog_hides_the_far_floor_and_thins_upwards() {
     assert!(
         thin[1] < 0.5 * thick[1] && thin[1] > clear[1],
         "low {thin:?}, thick {thick:?}, none {clear:?}"
+    );
+}
+
+/// The test's lens: 60 degrees high, the near plane 5 cm off.
+const TAN_HALF: f32 = 0.577_350_3;
+const NEAR: f32 = 0.05;
+const SIZE: [u32; 2] = [160, 90];
+
+/// A corner seen from a camera 1.5 m above a floor, looking 30 degrees
+/// down at a wall 4 m ahead, written into a scene depth by a fullscreen
+/// pass of each ray's nearer hit (its eye depth: along the view axis).
+fn corner_depth(gpu: &sylva::gpu::Gpu) -> wgpu::TextureView {
+    let [w, h] = SIZE;
+    let aspect = w as f32 / h as f32;
+    let far = NEAR * sylva::engine::camera::CLIP_RANGE;
+    let source = format!(
+        "@vertex\nfn vs_fullscreen(@builtin(vertex_index) i: u32) -> @builtin(position) vec4<f32> {{\n    let uv = vec2<f32>(f32((i << 1u) & 2u), f32(i & 2u));\n    return vec4<f32>(uv * 2.0 - 1.0, 0.0, 1.0);\n}}\n\
+         @fragment\nfn fs_depth(@builtin(position) at: vec4<f32>) -> @builtin(frag_depth) f32 {{\n    let ndc = vec2<f32>(at.x / {w}.0 * 2.0 - 1.0, 1.0 - at.y / {h}.0 * 2.0);\n    let forward = vec3<f32>(0.0, -0.5, -0.8660254);\n    let up = vec3<f32>(0.0, 0.8660254, -0.5);\n    let ray = forward + up * ndc.y * {TAN_HALF} + vec3<f32>(ndc.x * {TAN_HALF} * {aspect}, 0.0, 0.0);\n    var e = 4.0 / -ray.z;\n    if ray.y < 0.0 {{ e = min(e, 1.5 / -ray.y); }}\n    return {far} * (e - {NEAR}) / (({far} - {NEAR}) * e);\n}}\n"
+    );
+    let layout = gpu
+        .device
+        .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("test.corner"),
+            entries: &[],
+        });
+    let writer = sylva::gpu::DepthWriter::new(gpu, "test.corner", &source, &layout, "fs_depth")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("test.corner"),
+        layout: &layout,
+        entries: &[],
+    });
+    let depth = sylva::gpu::raster::scene_depth_view(&gpu.device, SIZE);
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    sylva::gpu::raster::clear_depth(&mut encoder, &depth);
+    writer.draw(&mut encoder, "test.corner", &depth, &group, None);
+    gpu.queue.submit([encoder.finish()]);
+    depth
+}
+
+/// The scene's ambient occlusion of the corner, a value a pixel.
+fn corner_occlusion() -> Vec<f32> {
+    use sylva::engine::occlusion::{Occlusion, OcclusionUniforms};
+    let gpu = support::gpu();
+    let assets = sylva::base::Assets::new(env!("CARGO_MANIFEST_DIR"));
+    let depth = corner_depth(&gpu);
+    let mut occlusion = Occlusion::new(&gpu, &assets).unwrap_or_else(|e| panic!("{e}"));
+    let mut profiler = sylva::gpu::GpuProfiler::new(&gpu.device, &gpu.queue, false);
+    let mut encoder = gpu.device.create_command_encoder(&Default::default());
+    let uniforms = OcclusionUniforms::new(SIZE, (TAN_HALF, NEAR), (0.6, 1.0));
+    let frame = (&mut encoder, &mut profiler);
+    let texture = occlusion
+        .trace(&gpu, frame, &depth, &uniforms)
+        .texture()
+        .clone();
+    gpu.queue.submit([encoder.finish()]);
+    let texels = sylva::gpu::read_rgba16f(&gpu, &texture).unwrap_or_else(|e| panic!("{e}"));
+    texels.iter().map(|t| t[0]).collect()
+}
+
+/// The mean occlusion over `rows` in the middle half of the columns.
+fn mean_over(ao: &[f32], rows: std::ops::Range<u32>) -> f32 {
+    let [w, _] = SIZE;
+    let (mut sum, mut n) = (0.0, 0.0);
+    for y in rows {
+        for x in w / 4..w * 3 / 4 {
+            sum += ao[(y * w + x) as usize];
+            n += 1.0;
+        }
+    }
+    sum / n
+}
+
+#[test]
+fn ambient_occlusion_darkens_the_crease_and_not_the_open_floor_or_wall() {
+    let ao = corner_occlusion();
+    let [_, h] = SIZE;
+    // The crease's row: where the floor meets the wall, 4.21 m along the
+    // view and 0.70 m above its axis.
+    let crease = ((1.0 - 0.701 / (4.214 * TAN_HALF)) * 0.5 * h as f32) as u32;
+    let at_crease = mean_over(&ao, crease - 1..crease + 2);
+    // The floor at the bottom, 3 m short of the wall; the wall 1.3 m up.
+    let open_floor = mean_over(&ao, h - 6..h);
+    let open_wall = mean_over(&ao, 0..6);
+    assert!(at_crease < 0.8, "the crease is darkened: {at_crease}");
+    assert!(open_floor > 0.97, "the open floor is not: {open_floor}");
+    assert!(open_wall > 0.97, "the open wall is not: {open_wall}");
+    // Nowhere brighter than unoccluded, nowhere black.
+    assert!(
+        ao.iter().all(|&a| (0.05..=1.0).contains(&a)),
+        "{:?}",
+        ao.iter().fold(f32::MAX, |m, &a| m.min(a))
     );
 }

@@ -96,7 +96,10 @@ fn layers_in_one_scene_hide_each_other_by_depth_whatever_their_order() {
 /// A red figure in front of a fluid's tank in one scene (`look`: the
 /// fluid's `render`), or the figure alone.
 fn figure_before_water(name: &str, look: Option<&str>) -> image::RgbaImage {
-    let mut params = figure("skinned", "[0.9, 0.05, 0.05, 1.0]", "[0.0, 0.0, 1.0]");
+    // Sharp edges: the anti-aliasing would blend the figure's rim with
+    // what stands behind it, the water.
+    let mut params = figure("skinned", "[0.9, 0.05, 0.05, 1.0]", "[0.0, 0.0, 1.0]")
+        + "\"scene.antialias\" = false\n";
     let mut layers = vec!["skinned"];
     if let Some(look) = look {
         layers.push("fluid");
@@ -381,5 +384,91 @@ fn a_forest_without_its_backdrop_lets_the_stage_below_show_around_its_trees() {
     assert!(
         green > 300,
         "trees drawn over the stage: {green} green pixels"
+    );
+}
+
+/// `frames` frames of a still red figure on the stage (the scene's
+/// anti-aliasing as `settings` say), each read back; after `cut` frames
+/// (if any) the figure is switched off.
+fn still_figure(
+    name: &str,
+    settings: &str,
+    frames: usize,
+    cut: Option<usize>,
+) -> Vec<image::RgbaImage> {
+    use crate::support::Checked;
+    use sylva::gpu::{OUTPUT_FORMAT, RenderTarget, read_rgba8};
+    use sylva::params::{Source, Value};
+    let body = figure("skinned", "[0.9, 0.05, 0.05, 1.0]", "[0.0, 0.0, 0.0]");
+    let preset = format!(
+        "layers = [\"shader.stage\", \"skinned\"]\n[params]\n{CAMERA}{}\"shader.stage.fog\" = 0.0\n{body}{settings}",
+        stage(0.0)
+    );
+    let root = support::show_folder(name, &[("presets/p.toml", preset.as_str())]);
+    let mut show = support::show(root.clone(), "p", OUTPUT_FORMAT);
+    let mut output = RenderTarget::new(&show.gpu.device, "test.output", [160, 90], OUTPUT_FORMAT);
+    let mut images = Vec::new();
+    for frame in 0..frames {
+        if cut == Some(frame) {
+            let off = show
+                .registry
+                .set("skinned.enabled", Value::Bool(false), Source::Midi);
+            off.checked("switching the figure off");
+        }
+        show.frame(1.0 / 60.0, None, &mut output, |_, _| {});
+        images.push(read_rgba8(&show.gpu, &output.texture).checked("reading the frame back"));
+    }
+    assert!(
+        show.errors.snapshot().is_empty(),
+        "{:?}",
+        show.errors.snapshot()
+    );
+    std::fs::remove_dir_all(root).ok();
+    images
+}
+
+/// Mean difference of two frames, in 8-bit steps a channel.
+fn mean_step(a: &image::RgbaImage, b: &image::RgbaImage) -> f64 {
+    let total: u64 = (a.pixels().zip(b.pixels()))
+        .map(|(p, q)| (0..3).map(|c| u64::from(p[c].abs_diff(q[c]))).sum::<u64>())
+        .sum();
+    total as f64 / (f64::from(a.width() * a.height()) * 3.0)
+}
+
+#[test]
+fn the_scene_s_anti_aliasing_settles_on_a_still_scene() {
+    // Each frame is drawn shifted within its pixels: kept as drawn, the
+    // figure's edges step from frame to frame; gathered, they settle.
+    let drawn = still_figure("taa_drawn", "\"scene.antialias_history\" = 0.0\n", 40, None);
+    let gathered = still_figure("taa_gathered", "", 40, None);
+    let settled = mean_step(&gathered[38], &gathered[39]);
+    let stepping = mean_step(&drawn[38], &drawn[39]);
+    assert!(
+        stepping > 0.5,
+        "without history the shifts show: {stepping}"
+    );
+    assert!(
+        settled < stepping * 0.2,
+        "gathered {settled}, drawn {stepping}"
+    );
+    // The gathered edge is the drawn ones' mean, not a blur of them.
+    let off = still_figure("taa_off", "\"scene.antialias\" = false\n", 2, None);
+    let near_still = mean_step(&gathered[39], &off[1]);
+    assert!(near_still < 1.0, "gathered against unshifted: {near_still}");
+}
+
+#[test]
+fn the_scene_s_anti_aliasing_leaves_no_ghost_after_a_cut() {
+    // The figure switched off after 30 still frames: the first frame
+    // after it shows the stage where it stood, not a fading figure.
+    let cut = still_figure("taa_cut", "", 31, Some(30));
+    let empty = still_figure("taa_empty", "\"skinned.enabled\" = false\n", 31, None);
+    red_pixels(&cut[29]);
+    let ghost = cut[30].pixels().filter(|p| red(p)).count();
+    assert_eq!(ghost, 0, "pixels of the figure left after the cut");
+    let after = mean_step(&cut[30], &empty[30]);
+    assert!(
+        after < 1.5,
+        "after the cut, against the empty stage: {after}"
     );
 }

@@ -44,11 +44,12 @@ fn disc_shading(i: u32) -> vec2<f32> {
     return vec2<f32>(foam, spray);
 }
 
-// Particle `i`'s colour: by speed or density, brightened.
-fn disc_colour(i: u32) -> vec3<f32> {
+// How far particle `i`'s glow is whitened from the liquid's colour (0..1):
+// by its speed, or by how far its density strays from rest.
+fn disc_whiteness(i: u32) -> f32 {
     // A select, not a branch on the uniform (see fs_body in skinned/body.wgsl).
     let by_density = (densities[i].x / look.rest_density - 1.0) * 30.0 + 0.5;
     let x = select(length(velocities[i].xyz) / 4.0, by_density, look.colour_by == 1u);
     let t = clamp(x, 0.0, 1.0);
-    return mix(look.colour.rgb, vec3<f32>(1.0, 1.0, 1.0), t * t) * look.brightness;
+    return t * t;
 }

@@ -3,49 +3,24 @@
 // millions of overlapping discs, writing depth by hand so early depth
 // tests are off, is what made the surface slow). One thread covers one
 // row of one particle's disc: `measure` finds the widest disc on screen,
-// `size_splat` writes the dispatch for that many rows, `splat_rows` adds each
+// `size_splat` (footprint.wgsl) writes the dispatch for that many rows, `splat_rows` adds each
 // pixel of the row with atomics (nearest sphere surface by atomicMin on
 // the depth's bits, thickness and foam added in fixed point), and
 // `resolve` turns the sums into the textures the smoothing and shading
 // read, leaving the sums cleared for the next frame.
 
 #include "fluid/particle_look.wgsl"
+#include "fluid/footprint.wgsl"
 
-struct Splat {
-    // Target size in pixels.
-    size: vec2<u32>,
-    particle_count: u32,
-    // Thickness units per metre in the fixed-point sums.
-    scale: f32,
-    // 1 in the shared scene: water behind what the scene's layers drew
-    // before it is hidden.
-    in_scene: u32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
-}
-
-// Rows of the widest disc (found by `measure`), then the rows `splat_rows`
-// covers (set by `size_splat`, which clears the first for the next frame).
-struct Footprint {
-    widest: atomic<u32>,
-    rows: u32,
-}
-
-@group(0) @binding(5) var<uniform> splat: Splat;
-@group(0) @binding(6) var<storage, read_write> footprint: Footprint;
 @group(0) @binding(7) var<storage, read_write> depth_bits: array<atomic<u32>>;
 // Thickness then foam, two words a pixel.
 @group(0) @binding(8) var<storage, read_write> layer_sums: array<atomic<u32>>;
-@group(0) @binding(9) var<storage, read_write> dispatch_args: array<u32>;
 @group(1) @binding(0) var eye_out: texture_storage_2d<r32float, write>;
 @group(1) @binding(1) var layer_out: texture_storage_2d<rgba16float, write>;
 @group(1) @binding(2) var scene_depth: texture_depth_2d;
 
 // Larger discs are drawn this large (a particle right at the lens).
 const MAX_RADIUS_PX: f32 = 128.0;
-const WORKGROUP: u32 = 64u;
-const MAX_GROUPS: u32 = 65535u;
 
 // Where particle `i` falls on screen: centre (pixels), radius (pixels)
 // and eye depth; radius 0 when it is off or behind the camera.
@@ -64,53 +39,28 @@ fn on_screen(i: u32) -> vec4<f32> {
     return select(vec4<f32>(centre, radius, eye_depth), vec4<f32>(0.0), outside);
 }
 
-var<workgroup> widest: atomic<u32>;
-
 @compute @workgroup_size(64)
 fn measure(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) local: u32) {
     let i = global.x + global.y * groups.x * WORKGROUP;
-    if local == 0u {
-        atomicStore(&widest, 0u);
-    }
-    workgroupBarrier();
+    var rows = 0u;
     if i < splat.particle_count {
         let disc = on_screen(i);
-        if disc.z > 0.0 {
-            atomicMax(&widest, u32(ceil(disc.z)) * 2u + 1u);
-        }
+        rows = select(0u, u32(ceil(disc.z)) * 2u + 1u, disc.z > 0.0);
     }
-    workgroupBarrier();
-    // One global atomic a workgroup, not one a particle.
-    if local == 0u {
-        atomicMax(&footprint.widest, atomicLoad(&widest));
-    }
-}
-
-@compute @workgroup_size(1)
-fn size_splat() {
-    let rows = atomicLoad(&footprint.widest);
-    let groups = (splat.particle_count * rows + WORKGROUP - 1u) / WORKGROUP;
-    let x = min(max(groups, 1u), MAX_GROUPS);
-    dispatch_args[0] = x;
-    dispatch_args[1] = select(0u, (groups + x - 1u) / x, groups > 0u);
-    dispatch_args[2] = 1u;
-    footprint.rows = rows;
-    atomicStore(&footprint.widest, 0u);
+    measured(local, rows);
 }
 
 @compute @workgroup_size(64)
 fn splat_rows(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let thread = global.x + global.y * groups.x * WORKGROUP;
-    let rows = footprint.rows;
-    let i = thread % splat.particle_count;
-    let row = thread / splat.particle_count;
-    if row >= rows {
+    let thread = row_of(global, groups);
+    if !thread.covers {
         return;
     }
+    let i = thread.particle;
+    let dy = thread.dy;
     let disc = on_screen(i);
     let radius = disc.z;
     let reach = i32(ceil(radius));
-    let dy = i32(row) - i32(rows / 2u);
     if radius == 0.0 || abs(dy) > reach {
         return;
     }

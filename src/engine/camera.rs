@@ -30,6 +30,27 @@ impl CameraUniform {
         self.viewport[2]
     }
 
+    /// The near plane's distance (the far one is [`CLIP_RANGE`] times it).
+    pub fn near(&self) -> f32 {
+        self.viewport[3]
+    }
+
+    /// World to clip space.
+    pub fn view_proj(&self) -> glam::Mat4 {
+        glam::Mat4::from_cols_array_2d(&self.view_proj)
+    }
+
+    /// The same camera with its picture shifted by `offset` pixels (right
+    /// and down) on a target of `size`: a sub-pixel step of the temporal
+    /// anti-aliasing.
+    pub fn jittered(mut self, offset: [f32; 2], size: [u32; 2]) -> Self {
+        let [w, h] = size.map(|n| n.max(1) as f32);
+        let shift =
+            glam::Mat4::from_translation(Vec3::new(2.0 * offset[0] / w, -2.0 * offset[1] / h, 0.0));
+        self.view_proj = (shift * self.view_proj()).to_cols_array_2d();
+        self
+    }
+
     /// This camera seen from a layer whose own coordinates `model` places
     /// in the scene: it draws in its own units, and its depth is the
     /// scene's.

@@ -6,6 +6,7 @@
 //! picture, the outputs that picture is delivered to, and the world the
 //! simulations share (the bodies that touch the water).
 
+pub mod antialias;
 pub mod bloom;
 pub mod bodies;
 pub mod camera;
@@ -14,6 +15,7 @@ pub mod frame;
 pub mod inputs;
 mod layer;
 pub mod light;
+pub mod occlusion;
 pub mod outputs;
 mod preset;
 pub mod renderer;

@@ -6,11 +6,13 @@
 //! calls [`prepare`] and [`record`] once a frame and nothing else touches
 //! the compositor.
 
+use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use super::inputs::media::MediaShelf;
 use super::outputs::Picture;
-use super::{LayerEnv, LayerFrame, Outgoing, Stack};
+use super::stack::LayerHealth;
+use super::{Layer, LayerEnv, LayerFrame, Outgoing, Stack};
 use crate::base::clock::Clock;
 use crate::base::supervise::panic_message;
 use crate::gpu::GpuProfiler;
@@ -136,8 +138,7 @@ fn cast_shadows(
     map.clear(encoder);
     for layer in &stack.layers {
         let id = layer.id();
-        let left_out = stack.health.get(id).is_some_and(|h| h.disabled);
-        if !layer.switches().enabled(registry) || left_out {
+        if !draws(layer.as_ref(), &stack.health, registry) {
             continue;
         }
         let cast = catch_unwind(AssertUnwindSafe(|| {
@@ -170,10 +171,18 @@ fn record_stack(
         .compositor
         .begin(stack.layers.iter().map(|l| l.id()), encoder);
     cast_shadows(env, (stack, registry), encoder, profiler);
+    // The scene's occlusion darkens what the layers in it drew, and none
+    // of what is laid over them.
+    let last_in_scene = (stack.layers.iter())
+        .filter(|layer| draws(layer.as_ref(), &stack.health, registry))
+        .rfind(|layer| {
+            let name = format!("{}.in_scene", layer.id());
+            registry.contains(&name) && registry.flag(&name)
+        })
+        .map(|layer| layer.id().to_string());
     for layer in &stack.layers {
         let id = layer.id();
-        let left_out = stack.health.get(id).is_some_and(|h| h.disabled);
-        if !layer.switches().enabled(registry) || left_out {
+        if !draws(layer.as_ref(), &stack.health, registry) {
             continue;
         }
         let targets = stack.compositor.layer_targets(env.gpu, id, media);
@@ -196,6 +205,11 @@ fn record_stack(
             Ok(()) => {
                 let blend = layer.switches().blend(registry);
                 stack.compositor.blend(env, blend, id, encoder, profiler);
+                if last_in_scene.as_deref() == Some(id) {
+                    let at = (registry, clock);
+                    stack.compositor.occlude(env, at, encoder, profiler);
+                    stack.compositor.antialias(env, at, encoder, profiler);
+                }
             }
             Err(panic) => {
                 let what = format!("while recording: {}", panic_message(panic.as_ref()));
@@ -206,4 +220,11 @@ fn record_stack(
             encoder.pop_debug_group();
         }
     }
+}
+
+/// Whether `layer` draws this frame: switched on, and not left out after
+/// panicking too often.
+fn draws(layer: &dyn Layer, health: &HashMap<String, LayerHealth>, registry: &Registry) -> bool {
+    let left_out = health.get(layer.id()).is_some_and(|h| h.disabled);
+    layer.switches().enabled(registry) && !left_out
 }

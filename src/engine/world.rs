@@ -13,6 +13,7 @@ use std::cell::{OnceCell, RefCell};
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
 
+use crate::base::clock::Clock;
 use crate::engine::camera::{CameraUniform, OrbitCamera, camera_params};
 use crate::engine::shadow::ShadowMap;
 use crate::params::{Handle, ParamSpec, Registry};
@@ -25,6 +26,8 @@ pub fn scene_params() -> Vec<ParamSpec> {
     let mut specs = camera_params("scene", 6.0, 0.0);
     specs.extend(super::light::light_params());
     specs.extend(super::shadow::shadow_params());
+    specs.extend(super::occlusion::occlusion_params());
+    specs.extend(super::antialias::antialias_params());
     specs.push(
         ParamSpec::vec3("scene.target", [0.0, 1.0, 0.0], -10_000.0, 10_000.0)
             .with_smoothing(0.3)
@@ -87,10 +90,15 @@ impl Placement {
 
     /// The scene's camera as the layer draws with it, when it is in the
     /// scene.
-    pub fn camera(&self, registry: &Registry, time: f64, size: [u32; 2]) -> Option<CameraUniform> {
+    pub fn camera(
+        &self,
+        registry: &Registry,
+        clock: &Clock,
+        size: [u32; 2],
+    ) -> Option<CameraUniform> {
         self.in_scene(registry).then(|| {
             (self.camera)
-                .look(registry, time, size)
+                .look(registry, clock, size)
                 .placed(self.model(registry))
         })
     }
@@ -117,8 +125,19 @@ impl Default for SceneCamera {
 }
 
 impl SceneCamera {
-    /// The scene's camera for a target of `size`.
-    pub fn look(&self, registry: &Registry, time: f64, size: [u32; 2]) -> CameraUniform {
+    /// The scene's camera for a target of `size` this frame: shifted by
+    /// a fraction of a pixel, another each frame, while the scene's
+    /// temporal anti-aliasing is on (`antialias.rs` gathers the frames).
+    pub fn look(&self, registry: &Registry, clock: &Clock, size: [u32; 2]) -> CameraUniform {
+        let steady = self.steady(registry, clock.time, size);
+        match registry.flag("scene.antialias") {
+            true => steady.jittered(super::antialias::jitter(clock.frame), size),
+            false => steady,
+        }
+    }
+
+    /// The scene's camera at `time`, not shifted.
+    pub fn steady(&self, registry: &Registry, time: f64, size: [u32; 2]) -> CameraUniform {
         let target = Vec3::from_array(self.target.get(registry));
         (self.orbit)
             .look(registry, time, target, size)

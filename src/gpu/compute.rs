@@ -210,6 +210,21 @@ impl Kernel {
         pass.set_bind_group(0, &binding.group, &[]);
         pass.dispatch_workgroups_indirect(args, offset);
     }
+
+    /// A dispatch like [`Kernel::dispatch_indirect`] with `extra` bound at
+    /// group 1.
+    pub fn dispatch_indirect_with(
+        &self,
+        pass: &mut wgpu::ComputePass<'_>,
+        (binding, extra): (&Binding, &wgpu::BindGroup),
+        args: &wgpu::Buffer,
+        offset: u64,
+    ) {
+        pass.set_pipeline(&self.pipeline);
+        pass.set_bind_group(0, &binding.group, &[]);
+        pass.set_bind_group(1, extra, &[]);
+        pass.dispatch_workgroups_indirect(args, offset);
+    }
 }
 
 /// What a live reload of simulation kernels did: how many were rebuilt,

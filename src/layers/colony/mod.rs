@@ -450,7 +450,7 @@ impl Layer for ColonyLayer {
         grown.sim.set_params(env.gpu, &params);
         let camera = knobs
             .placement
-            .camera(registry, clock.time, size)
+            .camera(registry, clock, size)
             .unwrap_or_else(|| knobs.camera.look(registry, clock.time, grown.centre, size));
         let draw = knobs.branches.draw_params(registry, 1.0, self.fade);
         if knobs.standing(registry) {

@@ -1,5 +1,5 @@
-//! Drawing the fluid: glowing billboards (the seed's look), or a
-//! screen-space liquid surface that reads as water — the particles are
+//! Drawing the fluid: glowing streaks (the seed's look, splatted by
+//! compute: glow.rs), or a screen-space liquid surface that reads as water — the particles are
 //! splatted by compute as spheres into eye depth (the nearest surface),
 //! thickness and foam (`splat.wgsl`: a thread a row of a disc, atomics per
 //! pixel, no rasterizer), a bilateral blur smooths the depth (twice over,
@@ -10,14 +10,12 @@
 use crate::engine::simulation::Drawer;
 use bytemuck::{Pod, Zeroable};
 
+use super::glow::Glow;
 use super::sim::FluidSim;
 use crate::base::Assets;
 use crate::engine::camera::CameraUniform;
 use crate::gpu::bindings::{Slot, bind, layout, uniform_buffer};
 use crate::gpu::compute::{Binding, Kernel, storage_buffer};
-use crate::gpu::raster::{
-    Depth, Output, additive, begin_3d_pass, begin_scene_pass, buffers_group, instanced_pipeline,
-};
 use crate::gpu::wgsl::Composer;
 use crate::gpu::{
     BuildError, DepthWriter, FullscreenPipeline, Gpu, GpuProfiler, HDR_FORMAT, RenderTarget,
@@ -88,7 +86,7 @@ pub(crate) struct SplatUniform {
 /// Particles or surface.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Look {
-    /// Additive billboards.
+    /// Glowing discs and streaks.
     Particles,
     /// The liquid surface.
     Surface,
@@ -96,9 +94,7 @@ pub enum Look {
 
 /// Pipelines and screen-sized textures.
 pub struct FluidRenderer {
-    glow: wgpu::RenderPipeline,
-    /// The glow hidden by what stands in front of it in the shared scene.
-    glow_in_scene: wgpu::RenderPipeline,
+    glow: Glow,
     splat: SplatKernels,
     blur: FullscreenPipeline,
     shade: FullscreenPipeline,
@@ -108,11 +104,8 @@ pub struct FluidRenderer {
     camera: wgpu::Buffer,
     look: wgpu::Buffer,
     surface: [wgpu::Buffer; 2],
-    /// `Splat`, the widest disc, and the rows' dispatch.
+    /// `Splat`, the widest disc, and the rows' dispatch (the glow's too).
     splat_buffers: [wgpu::Buffer; 3],
-    /// The particles bound for `glow` and for `glow_in_scene` (each
-    /// pipeline's own automatic layout).
-    glow_groups: Option<[wgpu::BindGroup; 2]>,
     /// The simulation's positions, velocities and densities.
     particles: Option<[wgpu::Buffer; 3]>,
     targets: Option<Targets>,
@@ -226,6 +219,9 @@ impl FluidRenderer {
             let buffers = (&self.camera, &self.look, buffers, &self.splat_buffers);
             targets.bindings = Some(self.splat.bind(gpu, buffers, sums));
         }
+        let glowing =
+            (self.particles.as_ref()).map(|p| (&self.camera, &self.look, p, &self.splat_buffers));
+        self.glow.prepare(gpu, size, glowing);
         let pixels = look.radius * size[1] as f32 / (2.0 * camera_tan(camera));
         for direction in 0..2 {
             let uniform = SurfaceUniform {
@@ -258,29 +254,10 @@ impl FluidRenderer {
         ),
         style: Look,
     ) {
-        let instances = 0..sim.count();
         if style == Look::Particles {
-            let Some([glow_group, scene_group]) = &self.glow_groups else {
-                return;
-            };
-            let label = "fluid.draw.particles";
-            let colour = (target, wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT));
-            let timestamps = profiler.render_pass(label);
-            let (mut pass, pipeline, group) = match in_scene.then_some(scene_depth) {
-                Some(scene) => (
-                    begin_scene_pass(encoder, label, colour, scene, timestamps),
-                    &self.glow_in_scene,
-                    scene_group,
-                ),
-                None => (
-                    begin_3d_pass(encoder, label, colour, None, timestamps),
-                    &self.glow,
-                    glow_group,
-                ),
-            };
-            pass.set_pipeline(pipeline);
-            pass.set_bind_group(0, group, &[]);
-            pass.draw(0..6, instances);
+            let frame = (&mut *encoder, &mut *profiler);
+            let glow = (sim.count(), &self.splat_buffers[2]);
+            self.glow.draw(gpu, frame, (target, scene_depth), glow);
             return;
         }
         let Some(targets) = &self.targets else {
@@ -428,37 +405,6 @@ impl Targets {
 impl Drawer<FluidSim> for FluidRenderer {
     /// Compiles the pipelines.
     fn build(gpu: &Gpu, assets: &Assets) -> Result<Self, BuildError> {
-        let particles = Composer::new(assets)
-            .file("fluid/particles.wgsl")?
-            .finish()?;
-        particles.validate()?;
-        let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let module = gpu
-            .device
-            .create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some("fluid/particles.wgsl"),
-                source: wgpu::ShaderSource::Wgsl(particles.text().into()),
-            });
-        let glow = |depth| {
-            instanced_pipeline(
-                &gpu.device,
-                &module,
-                "fluid.glow",
-                ("vs_disc", "fs_glow"),
-                Output {
-                    format: HDR_FORMAT,
-                    blend: Some(additive()),
-                    depth,
-                },
-            )
-        };
-        let (glow, glow_in_scene) = (glow(Depth::None), glow(Depth::Tested));
-        if let Some(error) = pollster::block_on(scope.pop()) {
-            return Err(BuildError::Device {
-                label: "fluid/particles.wgsl".into(),
-                message: error.to_string(),
-            });
-        }
         let surface_layout = layout(
             &gpu.device,
             "fluid.surface",
@@ -501,8 +447,7 @@ impl Drawer<FluidSim> for FluidRenderer {
             ),
         ];
         Ok(Self {
-            glow,
-            glow_in_scene,
+            glow: Glow::build(gpu, assets)?,
             splat,
             splat_buffers,
             blur: fullscreen("fs_blur", EYE_DEPTH_FORMAT)?,
@@ -524,23 +469,13 @@ impl Drawer<FluidSim> for FluidRenderer {
                     size_of::<SurfaceUniform>(),
                 )
             }),
-            glow_groups: None,
             particles: None,
             targets: None,
         })
     }
 
     /// Binds a (new) simulation's buffers.
-    fn attach(&mut self, gpu: &Gpu, sim: &FluidSim) {
-        let buffers = [
-            (0, &self.camera),
-            (1, &self.look),
-            (2, &sim.positions),
-            (3, &sim.velocities),
-            (4, &sim.densities),
-        ];
-        let group = |pipeline| buffers_group(&gpu.device, pipeline, "fluid.particles", &buffers);
-        self.glow_groups = Some([group(&self.glow), group(&self.glow_in_scene)]);
+    fn attach(&mut self, _gpu: &Gpu, sim: &FluidSim) {
         self.particles = Some([
             sim.positions.clone(),
             sim.velocities.clone(),
@@ -549,5 +484,6 @@ impl Drawer<FluidSim> for FluidRenderer {
         if let Some(targets) = self.targets.as_mut() {
             targets.bindings = None;
         }
+        self.glow.detach();
     }
 }

@@ -9,7 +9,8 @@
 //! ten times the fastest flow, a CFL-limited step); the knobs scale them,
 //! so any setting in range still forms a liquid.
 
-pub(crate) mod draw;
+pub mod draw;
+mod glow;
 pub mod knobs;
 pub mod lists;
 pub mod physics;
@@ -142,9 +143,11 @@ pub fn fluid_params(id: &str) -> Vec<ParamSpec> {
         ParamSpec::float(p("emitter_rate"), 50.0, 0.0, 10_000.0)
             .with_unit("1/s")
             .with_description("How fast drained particles pour back: the share of those waiting poured a second (50: each waits 20 ms on average)"),
-        ParamSpec::vec3(p("sink"), [1.5, 0.05, 0.4], -1000.0, 1000.0)
+        // Both as far and as large as a sphere far below the floor whose
+        // cap drains a whole floor of tens of metres (the rain preset's).
+        ParamSpec::vec3(p("sink"), [1.5, 0.05, 0.4], -10_000.0, 10_000.0)
             .with_description("Where the sink drains"),
-        ParamSpec::float(p("sink_radius"), 0.0, 0.0, 100.0).with_description("Sink size; 0 is off"),
+        ParamSpec::float(p("sink_radius"), 0.0, 0.0, 10_000.0).with_description("Sink size; 0 is off"),
         ParamSpec::bool(p("bodies"), true).with_description(
             "In the shared scene, the water meets the bodies other layers there move (the skinned figure's limbs)",
         ),
@@ -352,10 +355,7 @@ impl Layer for FluidLayer {
             glam::Mat4::from_translation(glam::Vec3::new(-c[0] * 0.5, 0.0, -c[2] * 0.5));
         let to_scene = knobs.placement.model(registry) * floor_centre;
         let camera = match knobs.placement.in_scene(registry) {
-            true => knobs
-                .scene
-                .look(registry, clock.time, size)
-                .placed(to_scene),
+            true => knobs.scene.look(registry, clock, size).placed(to_scene),
             false => knobs.camera.look(registry, clock.time, centre, size),
         };
         let reach = knobs.pointer_radius(registry);

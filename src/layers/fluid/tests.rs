@@ -13,6 +13,8 @@ use crate::support::Checked;
 
 #[path = "coupling_tests.rs"]
 mod coupling_tests;
+#[path = "glow_tests.rs"]
+mod glow_tests;
 #[path = "list_tests.rs"]
 mod list_tests;
 #[path = "pbf_tests.rs"]

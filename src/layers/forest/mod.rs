@@ -447,7 +447,7 @@ impl Layer for ForestLayer {
         {
             env.errors.report(&self.core.id, error);
         }
-        let (camera, draw) = forest_look(registry, &self.knobs, grown, clock.time, size);
+        let (camera, draw) = forest_look(registry, &self.knobs, grown, clock, size);
         renderer.prepare(env.gpu, size, (&camera, &draw));
         renderer.receive(env.gpu, env.world.shadow(env.gpu));
         self.look = Some((camera, draw));
@@ -588,9 +588,10 @@ fn forest_look(
     registry: &Registry,
     knobs: &ForestKnobs,
     grown: &Grown,
-    time: f64,
+    clock: &Clock,
     size: [u32; 2],
 ) -> (CameraUniform, ForestDraw) {
+    let time = clock.time;
     let extent = grown.structure.extent();
     let tallest = grown
         .species
@@ -599,7 +600,7 @@ fn forest_look(
         .fold(1.0, f32::max);
     let camera = knobs
         .placement
-        .camera(registry, time, size)
+        .camera(registry, clock, size)
         .unwrap_or_else(|| {
             knobs.camera.look_scaled(
                 registry,

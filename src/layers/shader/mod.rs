@@ -417,7 +417,7 @@ impl ShaderLayer {
         let (camera, camera_buffer, bodies_buffer) = &self.scene;
         // The scene's shadow map, made before the frame's casters record.
         env.world.shadow(env.gpu);
-        let look = camera.look(registry, clock.time, size);
+        let look = camera.look(registry, clock, size);
         (env.gpu.queue).write_buffer(camera_buffer, 0, bytemuck::bytes_of(&look));
         let in_scene = (Mat4::IDENTITY, false);
         let standing = bodies::block(&env.world.bodies(), in_scene, (0.0, 0.0), (0, false));

@@ -477,7 +477,7 @@ impl Layer for SkinnedLayer {
         let scale = character.model.size();
         let camera = knobs
             .placement
-            .camera(registry, clock.time, size)
+            .camera(registry, clock, size)
             .unwrap_or_else(|| {
                 (knobs.camera).look_scaled(registry, clock.time, (character.centre, scale), size)
             });
