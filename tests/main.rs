@@ -24,6 +24,7 @@ mod hardening_show;
 mod install;
 mod isf;
 mod kernels;
+mod lens;
 mod live;
 mod media;
 mod newcomer;

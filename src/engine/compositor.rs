@@ -11,16 +11,14 @@ use std::collections::HashMap;
 
 use bytemuck::{Pod, Zeroable};
 
-use super::antialias::TemporalAntialias;
 use super::bloom::Bloom;
 use super::inputs::media::MediaShelf;
 use super::inputs::{LayerOutputs, TextureInputs};
-use super::occlusion::{Occlusion, OcclusionUniforms};
+use super::scene_look::{SceneLook, ScenePass};
 use super::tonemap::FilmicUniforms;
 use crate::base::clock::Clock;
 use crate::base::rebuild::Rebuild;
 use crate::engine::LayerEnv;
-use crate::engine::world::SceneCamera;
 use crate::gpu::bindings::{Slot, bind, layout, linear_sampler, uniform_buffer};
 use crate::gpu::raster::{clear_depth, scene_depth_view};
 use crate::gpu::wgsl::{Composer, ShaderError};
@@ -76,7 +74,7 @@ pub fn master_params() -> Vec<ParamSpec> {
 }
 
 /// `BLEND_MODES`' multiply, `MULTIPLY` in blend.wgsl.
-const MULTIPLY: u32 = 3;
+pub(crate) const MULTIPLY: u32 = 3;
 
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
@@ -88,7 +86,7 @@ pub(crate) struct BlendUniforms {
 
 impl BlendUniforms {
     /// Blend `mode` (an index into `BLEND_MODES`) at `opacity`.
-    fn new(mode: u32, opacity: f32) -> Self {
+    pub(crate) fn new(mode: u32, opacity: f32) -> Self {
         Self {
             mode,
             opacity,
@@ -114,8 +112,8 @@ pub(crate) struct MasterUniforms {
 #[derive(Debug, thiserror::Error)]
 #[error("compositor shader {file}: {reason}")]
 pub struct CompositorError {
-    file: &'static str,
-    reason: BuildError,
+    pub(crate) file: &'static str,
+    pub(crate) reason: BuildError,
 }
 
 /// Where a layer draws this frame.
@@ -164,14 +162,8 @@ pub struct Compositor {
     /// The depth the layers in the shared scene draw into, cleared each
     /// frame.
     scene_depth: wgpu::TextureView,
-    /// The scene's ambient occlusion, its camera and its multiply blend.
-    occlusion: Occlusion,
-    scene_camera: SceneCamera,
-    occlusion_blend: wgpu::Buffer,
-    /// The scene's temporal anti-aliasing, and the blend that lays its
-    /// result over the composite.
-    antialias: TemporalAntialias,
-    antialias_blend: wgpu::Buffer,
+    /// The scene's occlusion, anti-aliasing and lens.
+    scene_look: SceneLook,
     scale: f32,
     scale_rest: Rebuild<f32>,
 }
@@ -218,15 +210,7 @@ impl Compositor {
         let master_pipeline = compile("compositor/master.wgsl", &master_layout, output_format)?;
         let (composed, fail) = compose("compositor/bloom.wgsl")?;
         let bloom = Bloom::new(device, composed.text()).map_err(fail)?;
-        let occlusion = Occlusion::new(env.gpu, env.assets).map_err(|reason| CompositorError {
-            file: "compositor/occlusion.wgsl",
-            reason,
-        })?;
-        let antialias =
-            TemporalAntialias::new(env.gpu, env.assets).map_err(|reason| CompositorError {
-                file: "compositor/antialias.wgsl",
-                reason,
-            })?;
+        let scene_look = SceneLook::new(env)?;
         Ok(Self {
             blend_pipeline,
             blend_layout,
@@ -258,19 +242,7 @@ impl Compositor {
             composite_current: 0,
             render_size: [0, 0],
             scene_depth: scene_depth_view(device, [1, 1]),
-            occlusion,
-            scene_camera: SceneCamera::default(),
-            occlusion_blend: uniform_buffer(
-                device,
-                "compositor.occlusion.blend",
-                size_of::<BlendUniforms>(),
-            ),
-            antialias,
-            antialias_blend: uniform_buffer(
-                device,
-                "compositor.antialias.blend",
-                size_of::<BlendUniforms>(),
-            ),
+            scene_look,
             scale: 1.0,
             scale_rest: Rebuild::default(),
         })
@@ -358,76 +330,26 @@ impl Compositor {
         self.lay_over(env, (&uniforms, &blend), &layer, &label, encoder, profiler);
     }
 
-    /// Darkens the scene's creases by its ambient occlusion when
-    /// `scene.occlusion` asks (`occlusion.rs`): called once the last layer
-    /// in the scene has been blended, so the layers over it stay as bright.
-    pub fn occlude(
+    /// The scene's own passes (`scene_look.rs`: occlusion, anti-aliasing,
+    /// lens), each laid over the composite in turn: called once the last
+    /// layer in the scene has been blended, so the layers over it are
+    /// drawn as they are.
+    pub fn finish_scene(
         &mut self,
         env: &LayerEnv<'_>,
-        (registry, clock): (&Registry, &Clock),
+        at: (&Registry, &Clock),
         encoder: &mut wgpu::CommandEncoder,
         profiler: &mut GpuProfiler,
     ) {
-        let Some((amount, reach)) = Occlusion::wanted(registry) else {
-            return;
-        };
-        let size = self.render_size;
-        let camera = self.scene_camera.look(registry, clock, size);
-        let uniforms = OcclusionUniforms::of_camera(&camera, size, reach);
-        let frame = (&mut *encoder, &mut *profiler);
-        let occluded = (self.occlusion)
-            .trace(env.gpu, frame, &self.scene_depth, &uniforms)
-            .clone();
-        let blend = BlendUniforms::new(MULTIPLY, amount);
-        let uniforms = self.occlusion_blend.clone();
-        let label = "compositor.occlusion";
-        self.lay_over(
-            env,
-            (&uniforms, &blend),
-            &occluded,
-            label,
-            encoder,
-            profiler,
-        );
-    }
-
-    /// Gathers the scene's frames into its anti-aliased picture when
-    /// `scene.antialias` asks (`antialias.rs`): called after the scene's
-    /// occlusion, so layers over the scene are drawn sharp as they are.
-    pub fn antialias(
-        &mut self,
-        env: &LayerEnv<'_>,
-        (registry, clock): (&Registry, &Clock),
-        encoder: &mut wgpu::CommandEncoder,
-        profiler: &mut GpuProfiler,
-    ) {
-        let Some(keep) = self.antialias.wanted(registry) else {
-            return;
-        };
-        let size = self.render_size;
-        let camera = self.scene_camera.look(registry, clock, size);
-        let steady = (self.scene_camera.steady(registry, clock.time, size)).view_proj();
-        let now = &self.composite[self.composite_current].view;
-        let frame = (&mut *encoder, &mut *profiler);
-        let resolved = (self.antialias)
-            .resolve(
-                env.gpu,
-                frame,
-                (now, &self.scene_depth, size),
-                (&camera, steady, keep),
-            )
-            .clone();
-        let blend = BlendUniforms::new(0, 1.0);
-        let uniforms = self.antialias_blend.clone();
-        let label = "compositor.antialias.blend";
-        self.lay_over(
-            env,
-            (&uniforms, &blend),
-            &resolved,
-            label,
-            encoder,
-            profiler,
-        );
+        for pass in ScenePass::ALL {
+            let now = self.composite[self.composite_current].view.clone();
+            let seen = (&now, &self.scene_depth, self.render_size);
+            let frame = (&mut *encoder, &mut *profiler);
+            let laid = self.scene_look.record(pass, env, at, seen, frame);
+            if let Some((picture, uniforms, blend, label)) = laid {
+                self.lay_over(env, (&uniforms, &blend), &picture, label, encoder, profiler);
+            }
+        }
     }
 
     /// Lays `other` (another stack's composite, at the same size) over this

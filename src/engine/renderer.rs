@@ -171,8 +171,8 @@ fn record_stack(
         .compositor
         .begin(stack.layers.iter().map(|l| l.id()), encoder);
     cast_shadows(env, (stack, registry), encoder, profiler);
-    // The scene's occlusion darkens what the layers in it drew, and none
-    // of what is laid over them.
+    // The scene's own passes (occlusion, anti-aliasing, lens) take what
+    // the layers in it drew, and none of what is laid over them.
     let last_in_scene = (stack.layers.iter())
         .filter(|layer| draws(layer.as_ref(), &stack.health, registry))
         .rfind(|layer| {
@@ -207,8 +207,7 @@ fn record_stack(
                 stack.compositor.blend(env, blend, id, encoder, profiler);
                 if last_in_scene.as_deref() == Some(id) {
                     let at = (registry, clock);
-                    stack.compositor.occlude(env, at, encoder, profiler);
-                    stack.compositor.antialias(env, at, encoder, profiler);
+                    stack.compositor.finish_scene(env, at, encoder, profiler);
                 }
             }
             Err(panic) => {

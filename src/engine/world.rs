@@ -28,6 +28,7 @@ pub fn scene_params() -> Vec<ParamSpec> {
     specs.extend(super::shadow::shadow_params());
     specs.extend(super::occlusion::occlusion_params());
     specs.extend(super::antialias::antialias_params());
+    specs.extend(super::lens::lens_params());
     specs.push(
         ParamSpec::vec3("scene.target", [0.0, 1.0, 0.0], -10_000.0, 10_000.0)
             .with_smoothing(0.3)
