@@ -3,8 +3,6 @@
 //! camera's turn moves across the picture and leaves a still camera's
 //! picture as it was.
 
-use sylva::gpu::{OUTPUT_FORMAT, RenderTarget, read_rgba8};
-
 use crate::support;
 use crate::support::Checked;
 
@@ -30,21 +28,11 @@ fn two_figures(name: &str, settings: &str, frames: u32) -> image::RgbaImage {
         ),
     );
     let root = support::show_folder(name, &[("presets/p.toml", preset.as_str())]);
-    let mut show = support::show(root.clone(), "p", OUTPUT_FORMAT);
-    let mut output = RenderTarget::new(&show.gpu.device, "test.output", SIZE, OUTPUT_FORMAT);
-    for _ in 0..frames {
-        show.frame(1.0 / 60.0, None, &mut output, |_, _| {});
-    }
-    assert!(
-        show.errors.snapshot().is_empty(),
-        "{:?}",
-        show.errors.snapshot()
-    );
-    let image = read_rgba8(&show.gpu, &output.texture).checked("reading the frame back");
+    let image = crate::golden::render_project(root.clone(), "p", SIZE, frames);
+    std::fs::remove_dir_all(root).ok();
     image
         .save(support::out_dir().join(format!("{name}.png")))
         .checked("keeping the frame");
-    std::fs::remove_dir_all(root).ok();
     image
 }
 

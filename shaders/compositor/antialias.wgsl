@@ -11,6 +11,8 @@
 // colours are blended compressed by their brightness, so a bright spark
 // does not ghost.
 
+#include "common/screen.wgsl"
+
 struct Antialias {
     // Pixels (xy) and their inverse (zw).
     size: vec4<f32>,
@@ -47,12 +49,10 @@ fn expanded(c: vec3<f32>) -> vec3<f32> {
 @compute @workgroup_size(64)
 fn antialias_resolve(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let size = vec2<u32>(antialias.size.xy);
-    let index = global.x + global.y * groups.x * 64u;
-    if index >= size.x * size.y {
+    let pixel = thread_pixel(global, groups, size);
+    if pixel.x < 0 {
         return;
     }
-    let id = vec2<u32>(index % size.x, index / size.x);
-    let pixel = vec2<i32>(id);
     let high = vec2<i32>(size) - 1;
     let current = compressed(textureLoad(now, pixel, 0).rgb);
     // The colours around the pixel now bound what its history may be.
@@ -66,16 +66,11 @@ fn antialias_resolve(@builtin(global_invocation_id) global: vec3<u32>, @builtin(
         }
     }
     // Where the point seen here was on the last frame's picture.
-    let uv = (vec2<f32>(id) + 0.5) * antialias.size.zw;
-    let ndc = vec2<f32>(uv.x * 2.0 - 1.0, 1.0 - uv.y * 2.0);
-    let depth = textureLoad(scene_depth, pixel, 0);
-    let point = antialias.unproject * vec4<f32>(ndc, depth, 1.0);
-    let scene = vec4<f32>(point.xyz / point.w, 1.0);
-    let then = antialias.before * scene;
-    let steady = antialias.steady * scene;
-    let moved = then.xy / then.w - steady.xy / steady.w;
-    let then_uv = uv + vec2<f32>(moved.x * 0.5, -moved.y * 0.5);
-    let seen = all(then_uv >= vec2<f32>(0.0)) & all(then_uv <= vec2<f32>(1.0)) & (then.w > 0.0) & (steady.w > 0.0);
+    let uv = (vec2<f32>(pixel) + 0.5) * antialias.size.zw;
+    let d = textureLoad(scene_depth, pixel, 0);
+    let moved = moved_since(uv, d, antialias.unproject, antialias.steady, antialias.before);
+    let then_uv = uv - vec2<f32>(moved.x * 0.5, -moved.y * 0.5);
+    let seen = all(then_uv >= vec2<f32>(0.0)) & all(then_uv <= vec2<f32>(1.0)) & (moved.z > 0.0);
     var blended = current;
     if antialias.keep.y > 0.0 & seen {
         let kept = compressed(textureSampleLevel(history, history_sampler, then_uv, 0.0).rgb);

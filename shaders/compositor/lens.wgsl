@@ -11,11 +11,13 @@
 // shutter was open (from the scene's depth and the camera's move since
 // the last frame, as the anti-aliasing finds its history).
 
+#include "common/screen.wgsl"
+
 struct Lens {
     // Pixels (xy) and their inverse (zw).
     size: vec4<f32>,
-    // The near and far planes, the focus distance (metres), the largest
-    // blur circle's radius (pixels; 0: no depth of field).
+    // The near plane, the focus distance (metres), the largest blur
+    // circle's radius (pixels; 0: no depth of field).
     optics: vec4<f32>,
     // The share of a frame the shutter is open (x).
     shutter: vec4<f32>,
@@ -39,35 +41,23 @@ const MOTION_TAPS: u32 = 10u;
 const MOST_MOTION_PX: f32 = 64.0;
 const GOLDEN_ANGLE: f32 = 2.3999632;
 
-// The pixel a thread covers (workgroups of 64 wrapped into a second
-// dimension); x is -1 past the last.
-fn thread_pixel(global: vec3<u32>, groups: vec3<u32>) -> vec2<i32> {
-    let index = global.x + global.y * groups.x * 64u;
-    let width = u32(lens.size.x);
-    let past = index >= width * u32(lens.size.y);
-    return select(vec2<i32>(i32(index % width), i32(index / width)), vec2<i32>(-1), past);
-}
-
 fn inside(pixel: vec2<i32>) -> vec2<i32> {
     return clamp(pixel, vec2<i32>(0), vec2<i32>(lens.size.xy) - 1);
 }
 
 // The eye depth seen at `pixel` (the far plane where nothing drew).
 fn eye_depth_at(pixel: vec2<i32>) -> f32 {
-    let d = textureLoad(scene_depth, inside(pixel), 0);
-    let near = lens.optics.x;
-    let far = lens.optics.y;
-    return far * near / (far - d * (far - near));
+    return eye_depth_of(textureLoad(scene_depth, inside(pixel), 0), lens.optics.x);
 }
 
 // The radius in pixels a point `depth` metres off blurs to.
 fn blur_radius(depth: f32) -> f32 {
-    return min(lens.optics.w * abs(1.0 - lens.optics.z / depth), lens.optics.w);
+    return min(lens.optics.z * abs(1.0 - lens.optics.y / depth), lens.optics.z);
 }
 
 @compute @workgroup_size(64)
 fn depth_of_field(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let pixel = thread_pixel(global, groups);
+    let pixel = thread_pixel(global, groups, vec2<u32>(lens.size.xy));
     if pixel.x < 0 {
         return;
     }
@@ -76,7 +66,7 @@ fn depth_of_field(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num
     var sum = textureLoad(now, pixel, 0).rgb;
     var weight = 1.0;
     for (var k = 0u; k < DISC_TAPS; k++) {
-        let r = sqrt((f32(k) + 0.5) / f32(DISC_TAPS)) * lens.optics.w;
+        let r = sqrt((f32(k) + 0.5) / f32(DISC_TAPS)) * lens.optics.z;
         let angle = f32(k) * GOLDEN_ANGLE;
         let at = inside(pixel + vec2<i32>(round(vec2<f32>(cos(angle), sin(angle)) * r)));
         let depth = eye_depth_at(at);
@@ -92,22 +82,15 @@ fn depth_of_field(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num
 
 @compute @workgroup_size(64)
 fn motion_blur(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let pixel = thread_pixel(global, groups);
+    let pixel = thread_pixel(global, groups, vec2<u32>(lens.size.xy));
     if pixel.x < 0 {
         return;
     }
-    // The point seen here, and where the camera saw it a frame ago.
+    // How far the point seen here crossed the picture in a frame.
     let uv = (vec2<f32>(pixel) + 0.5) * lens.size.zw;
-    let ndc = vec2<f32>(uv.x * 2.0 - 1.0, 1.0 - uv.y * 2.0);
-    let point = lens.unproject * vec4<f32>(ndc, textureLoad(scene_depth, pixel, 0), 1.0);
-    let scene = vec4<f32>(point.xyz / point.w, 1.0);
-    let then = lens.before * scene;
-    let steady = lens.steady * scene;
-    var moved = vec2<f32>(0.0);
-    if then.w > 0.0 && steady.w > 0.0 {
-        let ndc_moved = steady.xy / steady.w - then.xy / then.w;
-        moved = vec2<f32>(ndc_moved.x, -ndc_moved.y) * 0.5 * lens.size.xy * lens.shutter.x;
-    }
+    let d = textureLoad(scene_depth, pixel, 0);
+    let ndc_moved = moved_since(uv, d, lens.unproject, lens.steady, lens.before).xy;
+    var moved = vec2<f32>(ndc_moved.x, -ndc_moved.y) * 0.5 * lens.size.xy * lens.shutter.x;
     let length_px = length(moved);
     moved *= min(1.0, MOST_MOTION_PX / max(length_px, 1e-6));
     var sum = vec3<f32>(0.0);

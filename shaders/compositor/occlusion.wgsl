@@ -9,11 +9,13 @@
 // averages the sixteen turns away. The compositor multiplies the scene by
 // the result (engine/occlusion.rs).
 
+#include "common/screen.wgsl"
+
 struct Occlusion {
     // Pixels (xy) and their inverse (zw).
     size: vec4<f32>,
     // tan of half the vertical field of view (x), width over height (y),
-    // the near plane (z), the far plane (w).
+    // the near plane (z).
     lens: vec4<f32>,
     // Radius in metres (x), intensity (y), the bias against a flat
     // surface darkening itself, in metres at one metre away (z).
@@ -28,21 +30,10 @@ const SAMPLES: u32 = 12u;
 // Turns of the spiral the samples lie on.
 const TURNS: f32 = 5.0;
 
-// The pixel a thread of a pass over the picture covers (workgroups of 64,
-// wrapped into a second dimension); x is -1 past the last.
-fn thread_pixel(global: vec3<u32>, groups: vec3<u32>) -> vec2<i32> {
-    let index = global.x + global.y * groups.x * 64u;
-    let width = u32(occlusion.size.x);
-    let past = index >= width * u32(occlusion.size.y);
-    return select(vec2<i32>(i32(index % width), i32(index / width)), vec2<i32>(-1), past);
-}
-
-// The eye depth of depth-buffer value `d` (the inverse of camera.wgsl's
-// `depth_of`); 0 where nothing drew (the cleared far plane).
+// The eye depth at depth-buffer value `d`; 0 where nothing drew (the
+// cleared far plane).
 fn eye_depth(d: f32) -> f32 {
-    let near = occlusion.lens.z;
-    let far = occlusion.lens.w;
-    return select(far * near / (far - d * (far - near)), 0.0, d >= 1.0);
+    return select(eye_depth_of(d, occlusion.lens.z), 0.0, d >= 1.0);
 }
 
 // The point in the camera's view (x right, y up, z towards the viewer) at
@@ -80,7 +71,7 @@ fn tangent(pixel: vec2<i32>, centre: vec3<f32>, axis: vec2<i32>) -> vec3<f32> {
 
 @compute @workgroup_size(64)
 fn occlusion_trace(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let pixel = thread_pixel(global, groups);
+    let pixel = thread_pixel(global, groups, vec2<u32>(occlusion.size.xy));
     if pixel.x < 0 {
         return;
     }
@@ -139,7 +130,7 @@ fn occlusion_trace(@builtin(global_invocation_id) global: vec3<u32>, @builtin(nu
 // not occluded by it.
 @compute @workgroup_size(64)
 fn occlusion_blur(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let pixel = thread_pixel(global, groups);
+    let pixel = thread_pixel(global, groups, vec2<u32>(occlusion.size.xy));
     if pixel.x < 0 {
         return;
     }

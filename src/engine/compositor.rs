@@ -341,11 +341,15 @@ impl Compositor {
         encoder: &mut wgpu::CommandEncoder,
         profiler: &mut GpuProfiler,
     ) {
+        let (registry, clock) = at;
+        let seen = self.scene_look.seen(registry, clock, self.render_size);
         for pass in ScenePass::ALL {
             let now = self.composite[self.composite_current].view.clone();
-            let seen = (&now, &self.scene_depth, self.render_size);
+            let over = (&now, &self.scene_depth, self.render_size);
             let frame = (&mut *encoder, &mut *profiler);
-            let laid = self.scene_look.record(pass, env, at, seen, frame);
+            let laid = self
+                .scene_look
+                .record(pass, (env, registry, &seen), over, frame);
             if let Some((picture, uniforms, blend, label)) = laid {
                 self.lay_over(env, (&uniforms, &blend), &picture, label, encoder, profiler);
             }

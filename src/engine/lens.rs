@@ -9,7 +9,7 @@
 use bytemuck::{Pod, Zeroable};
 use glam::Mat4;
 
-use super::camera::{CLIP_RANGE, CameraUniform};
+use super::camera::CameraUniform;
 use crate::base::Assets;
 use crate::gpu::compute::{Binding, Kernel};
 use crate::gpu::{BuildError, Gpu, GpuProfiler, HDR_FORMAT, RenderTarget};
@@ -36,7 +36,7 @@ pub fn lens_params() -> Vec<ParamSpec> {
 /// `struct Lens` of the shader.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable)]
-struct LensUniforms {
+pub(crate) struct LensUniforms {
     size: [f32; 4],
     optics: [f32; 4],
     shutter: [f32; 4],
@@ -135,12 +135,7 @@ impl SceneLens {
         let near = camera.near();
         let uniforms = LensUniforms {
             size: [w, h, 1.0 / w, 1.0 / h],
-            optics: [
-                near,
-                near * CLIP_RANGE,
-                settings.focus.max(near),
-                settings.aperture * h,
-            ],
+            optics: [near, settings.focus.max(near), settings.aperture * h, 0.0],
             shutter: [settings.shutter, 0.0, 0.0, 0.0],
             unproject: camera.view_proj().inverse().to_cols_array_2d(),
             steady: steady.to_cols_array_2d(),

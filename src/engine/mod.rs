@@ -53,4 +53,15 @@ pub const ENGINE_LAYOUTS: &[UniformLayout] = &[
     UniformLayout::of::<outputs::WarpUniforms>("WarpUniforms", "outputs/warp.wgsl", "Warp"),
     UniformLayout::of::<world::Capsule>("Capsule", "common/world.wgsl", "Capsule"),
     UniformLayout::of::<bloom::BloomUniforms>("BloomUniforms", "compositor/bloom.wgsl", "Bloom"),
+    UniformLayout::of::<occlusion::OcclusionUniforms>(
+        "OcclusionUniforms",
+        "compositor/occlusion.wgsl",
+        "Occlusion",
+    ),
+    UniformLayout::of::<antialias::AntialiasUniforms>(
+        "AntialiasUniforms",
+        "compositor/antialias.wgsl",
+        "Antialias",
+    ),
+    UniformLayout::of::<lens::LensUniforms>("LensUniforms", "compositor/lens.wgsl", "Lens"),
 ];

@@ -10,7 +10,7 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use super::camera::{CLIP_RANGE, CameraUniform};
+use super::camera::CameraUniform;
 use crate::base::Assets;
 use crate::gpu::compute::{Binding, Kernel};
 use crate::gpu::{BuildError, Gpu, GpuProfiler, HDR_FORMAT, RenderTarget};
@@ -57,7 +57,7 @@ impl OcclusionUniforms {
         let [w, h] = size.map(|n| n.max(1) as f32);
         Self {
             size: [w, h, 1.0 / w, 1.0 / h],
-            lens: [tan_half, w / h, near, near * CLIP_RANGE],
+            lens: [tan_half, w / h, near, 0.0],
             // A flat surface's own samples stand within a few millimetres
             // of its plane a metre away (the depth's rounding, a pixel's
             // step): no darker for it.

@@ -10,6 +10,9 @@ use super::compositor::{BlendUniforms, CompositorError, MULTIPLY};
 use super::lens::{LensSettings, SceneLens};
 use super::occlusion::{Occlusion, OcclusionUniforms};
 use super::world::SceneCamera;
+use glam::Mat4;
+
+use super::camera::CameraUniform;
 use crate::base::clock::Clock;
 use crate::engine::LayerEnv;
 use crate::gpu::GpuProfiler;
@@ -31,6 +34,10 @@ impl ScenePass {
     /// Every pass, in order.
     pub const ALL: [ScenePass; 3] = [ScenePass::Occlusion, ScenePass::Antialias, ScenePass::Lens];
 }
+
+/// What the passes see the scene by this frame: the scene's camera as the
+/// layers drew with it (shifted), and its unshifted clip space.
+pub type Seen = (CameraUniform, Mat4);
 
 /// A pass's result: the picture, the blend uniforms' buffer and values
 /// that lay it over the composite, and the blend's name in the HUD.
@@ -67,23 +74,28 @@ impl SceneLook {
         })
     }
 
+    /// The scene's camera this frame for a picture of `size`, once for
+    /// all the passes.
+    pub fn seen(&self, registry: &Registry, clock: &Clock, size: [u32; 2]) -> Seen {
+        let steady = self.camera.steady(registry, clock.time, size);
+        let camera = SceneCamera::shifted(steady, registry, clock, size);
+        (camera, steady.view_proj())
+    }
+
     /// Records `pass` over `now` (the composite) and `depth`, both of
     /// `size` pixels, when the scene's parameters ask for it.
     pub fn record(
         &mut self,
         pass: ScenePass,
-        env: &LayerEnv<'_>,
-        (registry, clock): (&Registry, &Clock),
+        (env, registry, (camera, steady)): (&LayerEnv<'_>, &Registry, &Seen),
         (now, depth, size): (&wgpu::TextureView, &wgpu::TextureView, [u32; 2]),
         frame: (&mut wgpu::CommandEncoder, &mut GpuProfiler),
     ) -> Option<Laid> {
-        let camera = self.camera.look(registry, clock, size);
-        let steady = || self.camera.steady(registry, clock.time, size).view_proj();
         let gpu = env.gpu;
         let (picture, blend, label) = match pass {
             ScenePass::Occlusion => {
                 let (amount, reach) = Occlusion::wanted(registry)?;
-                let uniforms = OcclusionUniforms::of_camera(&camera, size, reach);
+                let uniforms = OcclusionUniforms::of_camera(camera, size, reach);
                 let picture = self.occlusion.trace(gpu, frame, depth, &uniforms);
                 (
                     picture,
@@ -93,7 +105,7 @@ impl SceneLook {
             }
             ScenePass::Antialias => {
                 let keep = self.antialias.wanted(registry)?;
-                let seen = (&camera, steady(), keep);
+                let seen = (camera, *steady, keep);
                 let picture = self.antialias.resolve(gpu, frame, (now, depth, size), seen);
                 (
                     picture,
@@ -106,7 +118,7 @@ impl SceneLook {
                     self.lens.rest();
                     return None;
                 };
-                let seen = (&camera, steady(), settings);
+                let seen = (camera, *steady, settings);
                 let picture = self.lens.apply(gpu, frame, (now, depth, size), seen);
                 (picture, BlendUniforms::new(0, 1.0), "compositor.lens")
             }

@@ -130,7 +130,22 @@ impl SceneCamera {
     /// a fraction of a pixel, another each frame, while the scene's
     /// temporal anti-aliasing is on (`antialias.rs` gathers the frames).
     pub fn look(&self, registry: &Registry, clock: &Clock, size: [u32; 2]) -> CameraUniform {
-        let steady = self.steady(registry, clock.time, size);
+        Self::shifted(
+            self.steady(registry, clock.time, size),
+            registry,
+            clock,
+            size,
+        )
+    }
+
+    /// `steady`, the scene's camera at this frame's time, as `look` shifts
+    /// it this frame.
+    pub fn shifted(
+        steady: CameraUniform,
+        registry: &Registry,
+        clock: &Clock,
+        size: [u32; 2],
+    ) -> CameraUniform {
         match registry.flag("scene.antialias") {
             true => steady.jittered(super::antialias::jitter(clock.frame), size),
             false => steady,
