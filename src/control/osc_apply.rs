@@ -30,7 +30,7 @@ impl ControlSurface {
         if let Some(layer) = reseed_target(address) {
             return self.command(Command::Reseed(layer));
         }
-        if !self.may_write(from, &message) {
+        if !self.may_write(from, &message, at) {
             return;
         }
         match address {
@@ -127,7 +127,7 @@ impl ControlSurface {
         // A change of a parameter that writes (a take) goes through the
         // limiter; the same value again changes nothing and passes.
         let unchanged = value.is_some() && registry.target(&name) == value.as_ref();
-        if !unchanged && !self.may_change(from, &message.addr, &name) {
+        if !unchanged && !self.may_change(from, &message.addr, &name, at) {
             return true;
         }
         match value {

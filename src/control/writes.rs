@@ -57,6 +57,7 @@ const PEERS: usize = 64;
 pub struct PeerWrites {
     peers: HashMap<IpAddr, VecDeque<Instant>>,
     all: VecDeque<(Instant, usize)>,
+    taken: u64,
     dropped: u64,
     log: RateLimitedLog,
 }
@@ -97,7 +98,13 @@ impl PeerWrites {
         }
         self.peers.entry(peer).or_default().push_back(now);
         self.all.push_back((now, cost));
+        self.taken += 1;
         true
+    }
+
+    /// Writes let through so far.
+    pub fn taken(&self) -> u64 {
+        self.taken
     }
 
     /// Writes dropped so far.
@@ -123,25 +130,42 @@ pub fn carried(message: &OscMessage) -> usize {
 impl ControlSurface {
     /// Whether `message` from `from` may go on to write (it names a
     /// writing address), through the one limiter; true for every other
-    /// message.
-    pub(super) fn may_write(&mut self, from: SocketAddr, message: &OscMessage) -> bool {
+    /// message. It counts at `sent`, when the datagram arrived: a peer's
+    /// rate is what it sends, whenever a slow frame gets round to it.
+    pub(super) fn may_write(
+        &mut self,
+        from: SocketAddr,
+        message: &OscMessage,
+        sent: Instant,
+    ) -> bool {
         if !WRITING_ADDRESSES.contains(&message.addr.as_str()) {
             return true;
         }
         let bytes = carried(message);
-        self.writes
-            .allow(from.ip(), &message.addr, bytes, Instant::now())
+        self.writes.allow(from.ip(), &message.addr, bytes, sent)
     }
 
-    /// Whether a change of `param` from `from` (through `address`) may
-    /// go on: a writing parameter's change goes through the limiter.
-    pub(super) fn may_change(&mut self, from: SocketAddr, address: &str, param: &str) -> bool {
-        !WRITING_PARAMS.contains(&param) || self.writes.allow(from.ip(), address, 0, Instant::now())
+    /// Whether a change of `param` from `from` (through `address`, arrived
+    /// at `sent`) may go on: a writing parameter's change goes through the
+    /// limiter.
+    pub(super) fn may_change(
+        &mut self,
+        from: SocketAddr,
+        address: &str,
+        param: &str,
+        sent: Instant,
+    ) -> bool {
+        !WRITING_PARAMS.contains(&param) || self.writes.allow(from.ip(), address, 0, sent)
     }
 
     /// Writes from the network dropped by the limiter so far.
     pub fn writes_dropped(&self) -> u64 {
         self.writes.dropped()
+    }
+
+    /// Writes from the network the limiter let through so far.
+    pub fn writes_taken(&self) -> u64 {
+        self.writes.taken()
     }
 }
 
