@@ -50,62 +50,52 @@ fn point_cell(point: vec4<f32>) -> u32 {
     return select(grid_index(grid, grid_coords(grid, point.xyz)), grid.cell_total, dead);
 }
 
-var<workgroup> block_cells: array<u32, 256>;
-var<workgroup> block_total: u32;
+// Whether point `i` is dead and left out of the cells (1) or not (0):
+// the flags whose prefix sum ranks the dead in index order. Entries past
+// the last point are 0, so the sum runs over a fixed length.
+@group(0) @binding(6) var<storage, read_write> dead_before: array<u32>;
 
-// grid_count with each point ranked after the points of its cell with a
-// lower index, so the order in a cell, and every sum a search makes in
-// that order, is the same on every run (`sylva render`). The ranks
-// grid_count's atomics hand out follow the order threads happen to run
-// in. Workgroup 0 walks the points 256 at a time, in order; a point's
-// rank is its cell's count so far plus the points of its cell earlier in
-// the block. The dispatch is grid_count's (indirect where the plan may
-// skip the sort), so the other workgroups only return.
 @compute @workgroup_size(256)
-fn grid_count_in_order(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocation_index) lane: u32) {
-    if any(group != vec3<u32>(0u)) {
+fn grid_mark_dead(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = flat_id(global, groups);
+    if i >= arrayLength(&dead_before) {
         return;
     }
-    if lane == 0u {
-        block_total = point_count[0];
+    var dead = false;
+    if i < point_count[0] {
+        dead = point_cell(points[i]) == grid.cell_total;
     }
-    let total = workgroupUniformLoad(&block_total);
-    for (var first = 0u; first < total; first += 256u) {
-        let i = first + lane;
-        var cell = NO_CELL;
-        if i < total {
-            cell = point_cell(points[i]);
-        }
-        block_cells[lane] = cell;
-        workgroupBarrier();
-        var earlier = 0u;
-        var last = true;
-        for (var k = 0u; k < 256u; k++) {
-            let same = block_cells[k] == cell;
-            earlier += u32(same & k < lane);
-            last = last & !(same & k > lane);
-        }
-        var before = 0u;
-        if i < total {
-            before = atomicLoad(&cell_counts[cell]);
-        }
-        // Every lane has read its cell's count before the last lane of
-        // each cell moves it on, and the block's cells are read before
-        // the next block writes them.
-        storageBarrier();
-        workgroupBarrier();
-        if i < total {
-            cell_of[i] = vec2<u32>(cell, before + earlier);
-            if last {
-                atomicStore(&cell_counts[cell], before + earlier + 1u);
-            }
-        }
-        storageBarrier();
-    }
+    dead_before[i] = u32(dead);
 }
 
-// No cell: the lanes past the last point.
-const NO_CELL: u32 = 0xffffffffu;
+// Each point ranked after the points of its cell with a lower index, so
+// the order in a cell, and every sum a search makes in that order, is the
+// same on every run (`sylva render`): the ranks grid_count's atomics hand
+// out follow the order threads happen to run in. It runs after a first
+// scatter by those ranks, and counts the points of the cell's span with a
+// lower index (a cell holds a few dozen); a dead point is ranked by the
+// dead before it (`dead_before`, summed). One thread a point, each loop
+// as long as its cell: a single workgroup walking every point in order
+// stopped after 65,535 iterations on lavapipe, which bounds loops so.
+@compute @workgroup_size(256)
+fn grid_rank_in_order(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = flat_id(global, groups);
+    if i >= point_count[0] {
+        return;
+    }
+    let cell = cell_of[i].x;
+    if cell == grid.cell_total {
+        cell_of[i].y = dead_before[i];
+        return;
+    }
+    let first = atomicLoad(&cell_counts[cell]);
+    let end = atomicLoad(&cell_counts[cell + 1u]);
+    var rank = 0u;
+    for (var j = first; j < end; j++) {
+        rank += u32(sorted[j] < i);
+    }
+    cell_of[i].y = rank;
+}
 
 @compute @workgroup_size(256)
 fn grid_scatter(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {

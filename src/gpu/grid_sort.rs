@@ -80,6 +80,17 @@ pub struct GridUniform {
     _pad: [u32; 2],
 }
 
+/// The passes that rank each cell's points by index ([`GridSort::keep_order`]).
+struct InOrder {
+    /// Flags the dead points (`grid_mark_dead`).
+    mark: (Kernel, Binding),
+    /// Sums the flags: the dead before each point.
+    dead_scan: PrefixSum,
+    /// Ranks each point in its cell (`grid_rank_in_order`).
+    rank: (Kernel, Binding),
+    _dead_before: wgpu::Buffer,
+}
+
 /// Buffers and kernels of one grid sort.
 pub struct GridSort {
     clear: (Kernel, Binding),
@@ -95,6 +106,11 @@ pub struct GridSort {
     pub cell_of: wgpu::Buffer,
     /// Point indices, cell by cell.
     pub sorted: wgpu::Buffer,
+    /// What ranks each cell's points by index ([`GridSort::keep_order`]).
+    in_order: Option<InOrder>,
+    /// The points and their count, kept for [`GridSort::keep_order`].
+    points: wgpu::Buffer,
+    point_count: wgpu::Buffer,
     cells: u32,
     capacity: u32,
     label: String,
@@ -178,24 +194,52 @@ impl GridSort {
             starts,
             cell_of,
             sorted,
+            in_order: None,
+            points: points.clone(),
+            point_count: point_count.clone(),
             cells,
             capacity,
             label: label.to_string(),
         })
     }
 
-    /// Has the count rank each point after the points of its cell with a
-    /// lower index (`grid_count_in_order`), so the order within a cell,
-    /// and every sum a search makes in that order, is the same on every
-    /// run (`sylva render`): the ranks the count's atomics hand out follow
-    /// the order its threads happen to run in. One workgroup then walks
-    /// the points 256 at a time, so only renders ask for it: a stable rank
-    /// costs the live show a pass that is serial or, per crowded cell,
-    /// quadratic.
+    /// Ranks each point after the points of its cell with a lower index
+    /// (`grid_rank_in_order`), so the order within a cell, and every sum a
+    /// search makes in that order, is the same on every run (`sylva
+    /// render`): the ranks the count's atomics hand out follow the order
+    /// its threads happen to run in. It costs a scatter, a prefix sum over
+    /// the points and a pass that walks each point's cell, so only renders
+    /// ask for it. The sort's dispatches ([`GridSort::cell_groups`]) grow.
     pub fn keep_order(&mut self, gpu: &Gpu, assets: &Assets) -> Result<(), BuildError> {
-        let kernel = Kernel::new(gpu, assets, FILE, "grid_count_in_order")?;
-        let binding = kernel.bind_like(gpu, &self.count.1);
-        self.count = (kernel, binding);
+        let dead_before = storage_buffer(
+            gpu,
+            &format!("{}.dead_before", self.label),
+            u64::from(self.capacity + 1) * 4,
+            wgpu::BufferUsages::empty(),
+        );
+        let mark = Kernel::new(gpu, assets, FILE, "grid_mark_dead")?;
+        let rank = Kernel::new(gpu, assets, FILE, "grid_rank_in_order")?;
+        let marking = [
+            (0, &self.grid),
+            (1, &self.points),
+            (2, &self.point_count),
+            (6, &dead_before),
+        ];
+        let ranking = [
+            (0, &self.grid),
+            (2, &self.point_count),
+            (3, &self.cell_of),
+            (4, &self.starts),
+            (5, &self.sorted),
+            (6, &dead_before),
+        ];
+        let (marks, ranks) = (mark.bind(gpu, &marking), rank.bind(gpu, &ranking));
+        self.in_order = Some(InOrder {
+            mark: (mark, marks),
+            dead_scan: PrefixSum::new(gpu, assets, &dead_before, self.capacity + 1)?,
+            rank: (rank, ranks),
+            _dead_before: dead_before,
+        });
         Ok(())
     }
 
@@ -231,6 +275,13 @@ impl GridSort {
             .dispatch(pass, &self.clear.1, self.cells + 1, 256);
         self.over_points(pass, indirect, &self.count);
         self.scan.encode(pass);
+        if let Some(in_order) = &self.in_order {
+            let (kernel, binding) = &in_order.mark;
+            kernel.dispatch(pass, binding, self.capacity + 1, 256);
+            in_order.dead_scan.encode(pass);
+            self.over_points(pass, indirect, &self.scatter);
+            self.over_points(pass, indirect, &in_order.rank);
+        }
     }
 
     /// The workgroups (x, y, z) of each dispatch [`GridSort::record_cells`]
@@ -242,6 +293,11 @@ impl GridSort {
         };
         let mut all = vec![over(self.cells + 1), over(self.capacity)];
         all.extend(self.scan.groups());
+        if let Some(in_order) = &self.in_order {
+            all.push(over(self.capacity + 1));
+            all.extend(in_order.dead_scan.groups());
+            all.extend([over(self.capacity), over(self.capacity)]);
+        }
         all
     }
 
@@ -254,6 +310,18 @@ impl GridSort {
             .0
             .dispatch_indirect(pass, &self.count.1, args, 12);
         self.scan.encode_from(pass, args, 24);
+        if let Some(in_order) = &self.in_order {
+            let mut offset = 24 + 12 * self.scan.groups().len() as u64;
+            let (kernel, binding) = &in_order.mark;
+            kernel.dispatch_indirect(pass, binding, args, offset);
+            offset += 12;
+            in_order.dead_scan.encode_from(pass, args, offset);
+            offset += 12 * in_order.dead_scan.groups().len() as u64;
+            let (kernel, binding) = &self.scatter;
+            kernel.dispatch_indirect(pass, binding, args, offset);
+            let (kernel, binding) = &in_order.rank;
+            kernel.dispatch_indirect(pass, binding, args, offset + 12);
+        }
     }
 
     /// A pass timed as `<label>.grid`.
@@ -288,6 +356,12 @@ impl GridSort {
             report.kernel(context, kernel, &mut [binding]);
         }
         self.scan.reload(context, report);
+        if let Some(in_order) = &mut self.in_order {
+            for (kernel, binding) in [&mut in_order.mark, &mut in_order.rank] {
+                report.kernel(context, kernel, &mut [binding]);
+            }
+            in_order.dead_scan.reload(context, report);
+        }
     }
 
     /// Number of cells.

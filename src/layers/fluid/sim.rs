@@ -205,16 +205,7 @@ impl FluidSim {
         let plan = storage_buffer(gpu, "fluid.plan", 16, none);
         gpu.queue
             .write_buffer(&plan, 0, bytemuck::cast_slice(&[1u32, 1, 0, 0]));
-        let groups: Vec<u32> = grid.cell_groups().concat();
-        let sort_groups = storage_buffer(gpu, "fluid.sort_groups", groups.len() as u64 * 4, none);
-        gpu.queue
-            .write_buffer(&sort_groups, 0, bytemuck::cast_slice(&groups));
-        let sort_args = storage_buffer(
-            gpu,
-            "fluid.sort_args",
-            groups.len() as u64 * 4,
-            wgpu::BufferUsages::INDIRECT,
-        );
+        let (sort_groups, sort_args) = sort_dispatches(gpu, &grid);
         let kernel = |entry: &str,
                       bindings: &[(u32, &wgpu::Buffer)]|
          -> Result<(Kernel, Binding), BuildError> {
@@ -384,8 +375,17 @@ impl FluidSim {
 
     /// Sorts each substep's particles in an order that is the same on
     /// every run ([`GridSort::keep_order`]), for renders that must repeat.
+    /// The sort then has more dispatches, which the plan runs or skips.
     pub fn keep_order(&mut self, gpu: &Gpu, assets: &Assets) -> Result<(), BuildError> {
-        self.grid.keep_order(gpu, assets)
+        self.grid.keep_order(gpu, assets)?;
+        let (sort_groups, sort_args) = sort_dispatches(gpu, &self.grid);
+        let (kernel, binding) = &mut self.plan_lists;
+        *binding = kernel.bind(
+            gpu,
+            &[(21, &self.plan), (22, &sort_groups), (23, &sort_args)],
+        );
+        self.sort_args = sort_args;
+        Ok(())
     }
 
     /// Substeps run so far, as the GPU counted them (the integrate stage
@@ -596,4 +596,18 @@ impl Simulation for FluidSim {
         }
         report
     }
+}
+
+/// The grid sort's dispatches at full size (`sort_groups`, which the plan
+/// reads) and as a substep runs them (`sort_args`, indirect arguments the
+/// plan writes).
+fn sort_dispatches(gpu: &Gpu, grid: &GridSort) -> (wgpu::Buffer, wgpu::Buffer) {
+    let groups: Vec<u32> = grid.cell_groups().concat();
+    let bytes = groups.len() as u64 * 4;
+    let none = wgpu::BufferUsages::empty();
+    let sort_groups = storage_buffer(gpu, "fluid.sort_groups", bytes, none);
+    gpu.queue
+        .write_buffer(&sort_groups, 0, bytemuck::cast_slice(&groups));
+    let sort_args = storage_buffer(gpu, "fluid.sort_args", bytes, wgpu::BufferUsages::INDIRECT);
+    (sort_groups, sort_args)
 }
