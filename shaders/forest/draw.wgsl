@@ -1,14 +1,14 @@
-// Drawing the forest: every live tree an instance of a trunk and a conical
-// crown sized by its height and species, lit with the shared light, on a
-// ground plane, fading into fog with distance. `cull` sorts the live trees
-// first: those outside the view or under a pixel are left out, those a few
-// pixels wide are drawn as one triangle (the cone's silhouette), only
-// those close enough to show their shape as the whole tree; with grown
-// crowns on, the biggest on screen (up to a cap, the rest as cones) as
-// their branches and leaves, the
-// crown the colony grew for their species and size (src/layers/forest/
-// crowns.rs). Or, seen from
-// above, the
+// Drawing the forest: every live tree sized by its height and species, lit
+// with the shared light, on a ground plane, fading into fog with distance.
+// `cull` sorts the live trees first: those outside the view or under a
+// pixel are left out. With grown crowns (the default) the biggest on
+// screen, up to a cap, draw whole, the branches and leaves the colony grew
+// for their species and size (forest/crown.wgsl, src/layers/forest/
+// crowns.rs), and every other tree as the impostor of its crown, a square
+// showing the crown captured from the nearest of sixteen views
+// (forest/atlas.wgsl). With cones, the simulation's own crowns: a trunk
+// and a cone for those close enough to show their shape, one triangle (the
+// cone's silhouette) for those a few pixels wide. Or, seen from above, the
 // space maps coloured by the species that owns each pixel (the paper's
 // figures), brighter where the owning crown is higher.
 
@@ -19,6 +19,8 @@
 #include "common/noise.wgsl"
 #include "common/fullscreen.wgsl"
 #include "forest/forest.wgsl"
+#include "forest/crown.wgsl"
+#include "forest/atlas.wgsl"
 
 struct DrawParams {
     // Per species, linear RGB (w unused).
@@ -36,14 +38,13 @@ struct DrawParams {
     // crown, and how many may (0: grown crowns off).
     grown_pixels: f32,
     grown_cap: u32,
-}
-
-// One branch of a grown crown, in the frame of a tree one unit tall.
-struct CrownSegment {
-    a: vec3<f32>,
-    radius_a: f32,
-    b: vec3<f32>,
-    radius_b: f32,
+    // 1: the trees not drawn grown draw as impostors of their crowns
+    // (forest/atlas.wgsl), 0: as the simulation's cones.
+    impostors: u32,
+    // The atlas's rows of crowns.
+    atlas_rows: u32,
+    _pad0: u32,
+    _pad1: u32,
 }
 
 @group(0) @binding(0) var<uniform> camera: Camera;
@@ -66,6 +67,8 @@ struct CrownSegment {
 @group(0) @binding(12) var<storage, read> crown_segments: array<CrownSegment>;
 @group(0) @binding(13) var<storage, read> crown_leaves: array<vec4<f32>>;
 @group(0) @binding(14) var<storage, read> crown_table: array<vec4<u32>>;
+// Each crown's bounding radius about CAPTURE_CENTRE (forest/atlas.wgsl).
+@group(0) @binding(16) var<storage, read> crown_reaches: array<f32>;
 // Grown-crown candidates by size on screen, then the lowest size drawn.
 @group(0) @binding(15) var<storage, read_write> grown_bins: array<atomic<u32>, 33>;
 
@@ -183,19 +186,9 @@ const NEAR_PIXELS: f32 = 16.0;
 // Crowns under this many pixels across are not drawn.
 const TINY_PIXELS: f32 = 0.5;
 const FAR_VERTICES: u32 = 3u;
+// An impostor: a square, two triangles.
+const IMPOSTOR_VERTICES: u32 = 6u;
 
-// Vertices of a grown crown: a four-sided prism a branch, a quad a leaf
-// cluster (CROWN_SEGMENTS and CROWN_LEAVES in crowns.rs).
-const CROWN_SEGMENTS: u32 = 160u;
-const CROWN_LEAVES: u32 = 96u;
-const PRISM_VERTICES: u32 = 24u;
-// The trunk below the crown, then its branches.
-const PRISMS: u32 = CROWN_SEGMENTS + 1u;
-const CROWN_VERTICES: u32 = PRISMS * PRISM_VERTICES + CROWN_LEAVES * 6u;
-// Size classes and variants of the grown crowns.
-const CLASSES: u32 = 3u;
-const VARIANTS: u32 = 2u;
-const CROWN_BASE: f32 = 0.3;
 
 @compute @workgroup_size(1)
 fn cull_start() {
@@ -207,10 +200,17 @@ fn cull_start() {
     atomicStore(&cull_args[9], 0u);
 }
 
-// The grown trees' count, held to the cap (those past it drew as cones).
+// The grown trees' count, held to the cap (those past it drew as the
+// near trees); the near and far trees drawn as impostors, a square each,
+// where they are on (the key light's casters stay cones, the outline the
+// simulation gives each crown).
 @compute @workgroup_size(1)
 fn cull_finish() {
     atomicMin(&cull_args[9], draw.grown_cap);
+    if draw.impostors != 0u {
+        atomicStore(&cull_args[0], IMPOSTOR_VERTICES);
+        atomicStore(&cull_args[4], IMPOSTOR_VERTICES);
+    }
 }
 
 // Whether a sphere lies at least partly inside the view (its left, right,
@@ -470,16 +470,10 @@ fn tree_tint(slot: u32, tree: Tree) -> vec3<f32> {
         * (vec3<f32>(1.0) + 0.35 * jitter);
 }
 
-// `p` turned about the trunk (the y axis) by the angle whose cosine and
-// sine `spin` holds.
-fn turned_by(p: vec3<f32>, spin: vec2<f32>) -> vec3<f32> {
-    return vec3<f32>(p.x * spin.x - p.z * spin.y, p.y, p.x * spin.y + p.z * spin.x);
-}
-
-// A tree drawn with its grown crown: the trunk up to the crown, then each
-// branch a four-sided prism and each tip a leaf cluster facing the camera,
-// the crown of its species, size class and variant scaled by its height
-// and turned about its trunk, swaying as the cone does.
+// A tree drawn with its grown crown (forest/crown.wgsl): the crown of its
+// species, size class and variant scaled by its height and turned about
+// its trunk, swaying as the cone does; each branch at least a pixel thick,
+// so far twigs thin out, not vanish.
 @vertex
 fn vs_crown(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instance: u32) -> Surface {
     let slot = draw_list[instance];
@@ -489,74 +483,35 @@ fn vs_crown(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instanc
     }
     let h = tree.height;
     let base = ground(tree.position);
-    let size_class = min(u32(h / max(species[tree.species].max_height, 1e-3) * f32(CLASSES)), CLASSES - 1u);
-    let crown = crown_table[(tree.species * CLASSES + size_class) * VARIANTS + slot % VARIANTS];
-    let turn = random01(slot, 14u) * 6.2831853;
-    let spin = vec2<f32>(cos(turn), sin(turn));
+    let crown = crown_table[crown_index(tree.species, h / max(species[tree.species].max_height, 1e-3), slot)];
+    let spin = tree_spin(slot);
     let tint = tree_tint(slot, tree);
-    if vertex < PRISMS * PRISM_VERTICES {
-        let index = vertex / PRISM_VERTICES;
-        // Prism 0 is the trunk below the crown, prism k its branch k - 1.
-        var segment = CrownSegment(vec3<f32>(0.0), 0.02, vec3<f32>(0.0, CROWN_BASE, 0.0), 0.018);
-        if index > crown.y {
-            return hidden();
-        }
-        if index > 0u {
-            segment = crown_segments[crown.x + index - 1u];
-        }
-        let corner = array<vec2<u32>, 6>(
-            vec2<u32>(0u, 0u), vec2<u32>(1u, 0u), vec2<u32>(1u, 1u),
-            vec2<u32>(0u, 0u), vec2<u32>(1u, 1u), vec2<u32>(0u, 1u),
-        )[vertex % 6u];
-        let side = (vertex % PRISM_VERTICES) / 6u + corner.x;
-        let local = select(segment.a, segment.b, corner.y == 1u);
-        let turned = turned_by(local, spin);
-        let end = swayed(base + turned * h, base, h);
-        let a = turned_by(segment.a, spin);
-        let b = turned_by(segment.b, spin);
-        let axis = normalize(b - a + vec3<f32>(0.0, 1e-6, 0.0));
-        let helper = select(vec3<f32>(0.0, 1.0, 0.0), vec3<f32>(1.0, 0.0, 0.0), abs(axis.y) > 0.9);
-        let u = normalize(cross(axis, helper));
-        let w = cross(axis, u);
-        let angle = f32(side) * 1.5707963 + 0.7853982;
-        let radial = cos(angle) * u + sin(angle) * w;
-        // At least a pixel thick, so far twigs thin out, not vanish.
-        let pixel = length(end - camera.eye.xyz) * camera.viewport.z * 2.0 / camera.viewport.y;
-        let radius = max(select(segment.radius_a, segment.radius_b, corner.y == 1u) * h, 0.5 * pixel);
-        let bark = vec3<f32>(0.09, 0.06, 0.04) + tint * 0.08;
-        return lit(end + radial * radius, bark, radial);
-    }
-    let leaf = (vertex - PRISMS * PRISM_VERTICES) / 6u;
-    if leaf >= crown.w {
+    let forward = normalize(base + vec3<f32>(0.0, 0.6 * h, 0.0) - camera.eye.xyz);
+    let v = crown_vertex(vertex, crown, spin, forward, slot);
+    if v.hidden {
         return hidden();
     }
-    let cluster = crown_leaves[crown.z + leaf];
-    let turned = turned_by(cluster.xyz, spin);
-    let centre = swayed(base + turned * h, base, h);
-    let forward = normalize(centre - camera.eye.xyz);
-    let right = normalize(cross(forward, vec3<f32>(0.0, 1.0, 0.0)) + vec3<f32>(1e-6, 0.0, 0.0));
-    let up = cross(right, forward);
-    // Two leaves a cluster, each a triangle facing the camera, turned and
-    // set off its own way, lit as the crown's surface there: outward from
-    // the trunk and up.
-    let which = (vertex % 6u) / 3u;
-    let seed = slot ^ ((leaf * 2u + which) * 7919u);
-    let twist = random01(seed, 15u) * 6.2831853;
-    let corner = f32(vertex % 3u) * 2.0943951 + twist;
-    let offset = (vec2<f32>(random01(seed, 17u), random01(seed, 18u)) - 0.5) * 0.9;
-    let c = vec2<f32>(cos(corner), sin(corner)) + offset;
-    let size = cluster.w * h * 0.55;
-    let outward = normalize(vec3<f32>(turned.x, 0.35, turned.z) + vec3<f32>(0.0, 1e-3, 0.0));
-    let shade = 0.75 + 0.5 * random01(seed, 16u);
-    return lit(centre + (right * c.x + up * c.y) * size, tint * shade, normalize(outward - forward * 0.5));
+    let centre = swayed(base + v.at * h, base, h);
+    if v.leaf {
+        return lit(centre + v.spread * v.width * h, tint * v.shade, v.normal);
+    }
+    let pixel = length(centre - camera.eye.xyz) * camera.viewport.z * 2.0 / camera.viewport.y;
+    return lit(centre + v.spread * max(v.width * h, 0.5 * pixel), bark_of(tint), v.normal);
 }
 
-fn fogged(surface: Surface, colour: vec3<f32>) -> vec4<f32> {
-    let distance = length(surface.world - camera.eye.xyz);
+// How a tree's crown is turned about its trunk: the cosine and sine of an
+// angle of its own.
+fn tree_spin(slot: u32) -> vec2<f32> {
+    let turn = random01(slot, 14u) * 6.2831853;
+    return vec2<f32>(cos(turn), sin(turn));
+}
+
+fn fogged(world: vec3<f32>, colour: vec3<f32>) -> vec4<f32> {
+    let distance = length(world - camera.eye.xyz);
     let clear = exp(-draw.fog_density * distance);
     let own = mix(draw.fog_colour.rgb, colour, clear);
     // In a scene with a fog, the scene's, which the stage shares.
-    let scene_fogged = through_scene_fog(camera.light, colour, camera.eye.xyz, surface.world);
+    let scene_fogged = through_scene_fog(camera.light, colour, camera.eye.xyz, world);
     return vec4<f32>(select(own, scene_fogged, scene_fog_on(camera.light)) * draw.brightness, 1.0);
 }
 
@@ -566,19 +521,98 @@ fn fogged(surface: Surface, colour: vec3<f32>) -> vec4<f32> {
 @group(1) @binding(0) var scene_shadow: texture_depth_2d;
 @group(1) @binding(1) var scene_shadow_sampler: sampler_comparison;
 
-// How much of the key light reaches `surface`.
-fn reaching(surface: Surface) -> f32 {
-    return key_light_reaching(camera.light, scene_shadow, scene_shadow_sampler, surface.world);
+// How much of the key light reaches `world`.
+fn reaching(world: vec3<f32>) -> f32 {
+    return key_light_reaching(camera.light, scene_shadow, scene_shadow_sampler, world);
 }
 
 @fragment
 fn fs_tree(surface: Surface) -> @location(0) vec4<f32> {
-    let n = normalize(surface.normal);
-    let view = normalize(camera.eye.xyz - surface.world);
-    let key = reaching(surface);
-    let shade = lambert_reached(camera.light, surface.colour, n, key) * 1.2 + surface.colour * rim(n, view, 3.0) * 0.6
+    return tree_lit(surface.world, surface.colour, surface.normal);
+}
+
+// A tree's surface at `world` of `colour` facing `normal`, in the key
+// light where it reaches, the sky's light from around and the fog.
+fn tree_lit(world: vec3<f32>, colour: vec3<f32>, normal: vec3<f32>) -> vec4<f32> {
+    let n = normalize(normal);
+    let view = normalize(camera.eye.xyz - world);
+    let key = reaching(world);
+    let shade = lambert_reached(camera.light, colour, n, key) * 1.2 + colour * rim(n, view, 3.0) * 0.6
         + vec3<f32>(0.25, 0.3, 0.35) * highlight(camera.light, n, view, 24.0) * 0.15 * key;
-    return fogged(surface, shade);
+    return fogged(world, shade);
+}
+
+// The impostor atlas (forest/atlas.wgsl), which impostors read.
+@group(2) @binding(0) var atlas_leaves: texture_2d_array<f32>;
+@group(2) @binding(1) var atlas_normals: texture_2d_array<f32>;
+@group(2) @binding(2) var atlas_sampler: sampler;
+
+struct Impostor {
+    @builtin(position) position: vec4<f32>,
+    @location(0) world: vec3<f32>,
+    @location(1) tint: vec3<f32>,
+    @location(2) uv: vec2<f32>,
+    @location(3) @interpolate(flat) view: u32,
+    @location(4) @interpolate(flat) spin: vec2<f32>,
+}
+
+// A tree drawn as the impostor of its grown crown: a square facing the
+// camera, the bounding sphere of a tree its height, showing its crown's
+// cell of the view nearest the direction it is seen from (turned back by
+// the tree's own turn), its top swaying as the crowns do.
+@vertex
+fn vs_impostor(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instance: u32) -> Impostor {
+    let slot = draw_list[instance];
+    let tree = trees[slot];
+    if tree.alive == 0u || tree.height <= 0.0 {
+        return Impostor(vec4<f32>(0.0, 0.0, 2.0, 1.0), vec3<f32>(0.0), vec3<f32>(0.0), vec2<f32>(0.0), 0u, vec2<f32>(1.0, 0.0));
+    }
+    let h = tree.height;
+    let base = ground(tree.position);
+    let crown = crown_index(tree.species, h / max(species[tree.species].max_height, 1e-3), slot);
+    let spin = tree_spin(slot);
+    let centre = base + CAPTURE_CENTRE * h;
+    let toward = normalize(camera.eye.xyz - centre + vec3<f32>(0.0, 0.0, 1e-6));
+    let view = nearest_view(turned_by(toward, vec2<f32>(spin.x, -spin.y)));
+    let basis = upright_basis(-toward);
+    let corner = array<vec2<f32>, 6>(
+        vec2<f32>(-1.0, -1.0), vec2<f32>(1.0, -1.0), vec2<f32>(1.0, 1.0),
+        vec2<f32>(-1.0, -1.0), vec2<f32>(1.0, 1.0), vec2<f32>(-1.0, 1.0),
+    )[vertex % 6u];
+    let radius = crown_reaches[crown] * h;
+    let world = swayed(centre + (basis[0] * corner.x + basis[1] * corner.y) * radius, base, h);
+    let uv = atlas_uv(crown, corner, draw.atlas_rows);
+    return Impostor(camera.view_proj * vec4<f32>(world, 1.0), world, tree_tint(slot, tree), uv, view, spin);
+}
+
+// The atlas at `uv` averaged over the texels a pixel there spans (`reach`
+// apart, four taps): a far tree's leaves blend, not sparkle, with no mip
+// levels kept.
+fn atlas_averaged(atlas: texture_2d_array<f32>, uv: vec2<f32>, reach: vec2<f32>, view: u32) -> vec4<f32> {
+    var sum = vec4<f32>(0.0);
+    for (var k = 0u; k < 4u; k++) {
+        let corner = vec2<f32>(f32(k & 1u), f32(k >> 1u)) * 2.0 - 1.0;
+        sum += textureSampleLevel(atlas, atlas_sampler, uv + corner * reach, view, 0.0);
+    }
+    return sum * 0.25;
+}
+
+@fragment
+fn fs_impostor(in: Impostor) -> @location(0) vec4<f32> {
+    let texels = vec2<f32>(textureDimensions(atlas_leaves).xy);
+    let reach = min(fwidth(in.uv) * 0.25, vec2<f32>(4.0) / texels);
+    let leaves = atlas_averaged(atlas_leaves, in.uv, reach, in.view);
+    if leaves.a < 0.5 {
+        discard;
+    }
+    // Both cleared to 0 round each crown: a texel at its edge is covered
+    // in part, so its values are weighed back by how much.
+    let normals = atlas_averaged(atlas_normals, in.uv, reach, in.view);
+    let captured = normals.xyz / max(normals.a, 1e-3) * 2.0 - 1.0;
+    let normal = turned_by(captured, in.spin);
+    let leafy = clamp(leaves.r / leaves.a, 0.0, 1.0);
+    let colour = mix(bark_of(in.tint), in.tint * leaves.g / leaves.a * 1.25, leafy);
+    return tree_lit(in.world, colour, normal);
 }
 
 // The ground: one quad under the whole map.
@@ -605,7 +639,7 @@ fn floor_colour(p: vec2<f32>) -> vec3<f32> {
 @fragment
 fn fs_ground(surface: Surface) -> @location(0) vec4<f32> {
     let colour = floor_colour(surface.world.xz);
-    return fogged(surface, lambert_reached(camera.light, colour, vec3<f32>(0.0, 1.0, 0.0), reaching(surface)));
+    return fogged(surface.world, lambert_reached(camera.light, colour, vec3<f32>(0.0, 1.0, 0.0), reaching(surface.world)));
 }
 
 // The sky behind a forest with its backdrop, at the far end of the depth

@@ -76,13 +76,7 @@ pub fn mesh_pipeline(
             buffers,
         },
         primitive: wgpu::PrimitiveState::default(),
-        depth_stencil: (output.depth != Depth::None).then_some(wgpu::DepthStencilState {
-            format: DEPTH_FORMAT,
-            depth_write_enabled: Some(output.depth == Depth::Written),
-            depth_compare: Some(wgpu::CompareFunction::Less),
-            stencil: Default::default(),
-            bias: Default::default(),
-        }),
+        depth_stencil: depth_state(output.depth),
         multisample: Default::default(),
         fragment: Some(wgpu::FragmentState {
             module,
@@ -96,6 +90,18 @@ pub fn mesh_pipeline(
         }),
         multiview_mask: None,
         cache: None,
+    })
+}
+
+/// How a pipeline meets the depth buffer ([`DEPTH_FORMAT`], nearer
+/// passes), or `None` for [`Depth::None`].
+pub fn depth_state(depth: Depth) -> Option<wgpu::DepthStencilState> {
+    (depth != Depth::None).then_some(wgpu::DepthStencilState {
+        format: DEPTH_FORMAT,
+        depth_write_enabled: Some(depth == Depth::Written),
+        depth_compare: Some(wgpu::CompareFunction::Less),
+        stencil: Default::default(),
+        bias: Default::default(),
     })
 }
 

@@ -212,6 +212,41 @@ pub fn grow_all(tan_spreads: &[f32]) -> CrownSet {
     set
 }
 
+/// The point of a crown one unit tall its impostor is captured about
+/// (`CAPTURE_CENTRE` in `shaders/forest/atlas.wgsl`).
+pub const CAPTURE_CENTRE: [f32; 3] = [0.0, 0.5, 0.0];
+
+/// How far a leaf's triangles reach from its cluster, per unit of the
+/// cluster's size: 0.55 of it, times a corner's distance (1) and its
+/// offset (0.45 each way) (`crown_vertex` in `shaders/forest/crown.wgsl`).
+const LEAF_REACH: f32 = 0.55 * (1.0 + 0.45 * std::f32::consts::SQRT_2);
+
+impl CrownSet {
+    /// Each crown's bounding radius about [`CAPTURE_CENTRE`], trunk, branches
+    /// and leaves (a little over), the square its impostor is captured in.
+    pub fn reaches(&self) -> Vec<f32> {
+        let from_centre = |p: [f32; 3]| {
+            let d = [0, 1, 2].map(|k| p[k] - CAPTURE_CENTRE[k]);
+            (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt()
+        };
+        let trunk = from_centre([0.0, 0.0, 0.0]) + 0.02;
+        self.table
+            .iter()
+            .map(|&[first, count, first_leaf, leaves]| {
+                let (first, count) = (first as usize, count as usize);
+                let branches = self.segments[first..first + count]
+                    .iter()
+                    .map(|s| (from_centre(s.a) + s.radius_a).max(from_centre(s.b) + s.radius_b));
+                let (first_leaf, leaves) = (first_leaf as usize, leaves as usize);
+                let tips = self.leaves[first_leaf..first_leaf + leaves]
+                    .iter()
+                    .map(|l| from_centre([l[0], l[1], l[2]]) + l[3] * LEAF_REACH);
+                branches.chain(tips).fold(trunk, f32::max) * 1.02
+            })
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -270,7 +305,7 @@ mod tests {
 
     #[test]
     fn the_draw_shader_sizes_crowns_as_they_are_grown() {
-        let shader = include_str!("../../../shaders/forest/draw.wgsl");
+        let shader = include_str!("../../../shaders/forest/crown.wgsl");
         for (name, value) in [
             ("CROWN_SEGMENTS", format!("{CROWN_SEGMENTS}u")),
             ("CROWN_LEAVES", format!("{CROWN_LEAVES}u")),
@@ -284,7 +319,7 @@ mod tests {
                 .find_map(|l| l.strip_prefix(&line))
                 .and_then(|rest| rest.split_once(" = "))
                 .map(|(_, v)| v.trim_end_matches(';').to_string());
-            assert_eq!(declared, Some(value), "{name} in shaders/forest/draw.wgsl");
+            assert_eq!(declared, Some(value), "{name} in shaders/forest/crown.wgsl");
         }
     }
 

@@ -1,14 +1,17 @@
 //! Drawing the forest (`shaders/forest/draw.wgsl`): instanced trees on a
-//! ground plane in fog under the orbit camera — culled on the GPU each
-//! frame and drawn whole only where they are big enough on screen to show
-//! their shape, as one triangle where they are a few pixels wide, and with
-//! grown crowns on, the biggest on screen (up to a cap) as the branches
-//! and leaves the colony grew for them (`crowns.rs`) — or the space maps
-//! from above coloured by species.
+//! ground plane in fog under the orbit camera, culled on the GPU each
+//! frame. With grown crowns (the default) the biggest on screen, up to a
+//! cap, draw the branches and leaves the colony grew for them
+//! (`crowns.rs`), every other tree the impostor of its crown
+//! (`impostors.rs`); with cones, the simulation's own crowns, whole where
+//! they are big enough on screen to show their shape and as one triangle
+//! where they are a few pixels wide. Or the space maps from above coloured
+//! by species.
 
 use crate::engine::simulation::Drawer;
 use bytemuck::{Pod, Zeroable};
 
+use super::impostors::{ImpostorAtlas, capture_pipeline};
 use super::sim::{ForestSim, TREE_DISPATCH};
 use super::species::MAX_SPECIES;
 use crate::base::Assets;
@@ -23,6 +26,7 @@ use crate::gpu::wgsl::Composer;
 use crate::gpu::{BuildError, Gpu, GpuProfiler, HDR_FORMAT, ReadbackError};
 
 const FILE: &str = "forest/draw.wgsl";
+const CAPTURE_FILE: &str = "forest/impostor.wgsl";
 
 /// `struct DrawParams` in WGSL.
 #[repr(C)]
@@ -49,6 +53,13 @@ pub struct ForestDraw {
     pub grown_pixels: f32,
     /// Trees that may draw their grown crowns (0: grown crowns off).
     pub grown_cap: u32,
+    /// 1: the trees not drawn grown draw as impostors of their crowns; 0:
+    /// as the simulation's cones.
+    pub impostors: u32,
+    /// Rows of the impostor atlas (set by [`ForestRenderer::prepare`]).
+    pub atlas_rows: u32,
+    /// Keeps the block a whole number of 16 bytes.
+    pub _pad: [u32; 2],
 }
 
 /// What is drawn.
@@ -65,6 +76,12 @@ pub struct ForestRenderer {
     trees: wgpu::RenderPipeline,
     far: wgpu::RenderPipeline,
     grown: wgpu::RenderPipeline,
+    /// The near and far trees as impostors of their crowns.
+    impostors: wgpu::RenderPipeline,
+    /// Draws the atlas the impostors read (`impostors.rs`).
+    capture: wgpu::RenderPipeline,
+    /// A (new) forest's atlas, as the impostors bind it.
+    atlas: Option<(ImpostorAtlas, wgpu::BindGroup)>,
     ground: wgpu::RenderPipeline,
     sky: wgpu::RenderPipeline,
     maps: wgpu::RenderPipeline,
@@ -81,8 +98,9 @@ pub struct ForestRenderer {
     params: wgpu::Buffer,
     /// The near, far and grown trees' draws (`cull_args` in WGSL).
     cull_args: wgpu::Buffer,
-    /// Trees, far trees, grown trees, ground, maps, sky.
-    groups: Option<[wgpu::BindGroup; 6]>,
+    /// Trees, far trees, grown trees, ground, maps, sky, and the near and
+    /// far trees as impostors.
+    groups: Option<[wgpu::BindGroup; 8]>,
     /// Casting into the scene's shadow map: the cones' depth from the
     /// key light, the trees its view meets (`cull_casters`), the light as
     /// a camera and the casters' draw.
@@ -92,9 +110,9 @@ pub struct ForestRenderer {
     cast_args: wgpu::Buffer,
     /// Its count reset, its cull, its draw, over a (new) forest's buffers.
     casting: Option<(Binding, Binding, wgpu::BindGroup)>,
-    /// The scene's shadow map as the trees, far trees, grown trees and
-    /// ground read it (their group 1).
-    receiving: Option<[wgpu::BindGroup; 4]>,
+    /// The scene's shadow map as the trees, far trees, grown trees, ground
+    /// and impostors read it (their group 1).
+    receiving: Option<[wgpu::BindGroup; 5]>,
     /// The culling's five passes over a (new) forest's buffers.
     culling: Option<[Binding; 5]>,
     depth: DepthBuffer,
@@ -119,8 +137,13 @@ impl ForestRenderer {
         let light = camera.from_light();
         gpu.queue
             .write_buffer(&self.light_camera, 0, bytemuck::bytes_of(&light));
+        let params = ForestDraw {
+            impostors: params.impostors * u32::from(self.atlas.is_some()),
+            atlas_rows: self.atlas.as_ref().map_or(1, |(atlas, _)| atlas.rows),
+            ..*params
+        };
         gpu.queue
-            .write_buffer(&self.params, 0, bytemuck::bytes_of(params));
+            .write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
         self.depth.at(&gpu.device, "forest.depth", size);
     }
 
@@ -134,6 +157,7 @@ impl ForestRenderer {
                 group(&self.far),
                 group(&self.grown),
                 group(&self.ground),
+                group(&self.impostors),
             ]);
         }
     }
@@ -179,7 +203,18 @@ impl ForestRenderer {
         (view, backdrop): (View, bool),
     ) {
         let (
-            Some([trees, far, grown, ground, maps, sky_group]),
+            Some(
+                [
+                    trees,
+                    far,
+                    grown,
+                    ground,
+                    maps,
+                    sky_group,
+                    near_impostors,
+                    far_impostors,
+                ],
+            ),
             Some(depth),
             Some([start, measure, threshold, cull, finish]),
             Some(shadowed),
@@ -241,14 +276,27 @@ impl ForestRenderer {
                 pass.set_bind_group(1, &shadowed[3], &[]);
                 pass.draw(0..6, 0..1);
             }
-            pass.set_pipeline(&self.trees);
-            pass.set_bind_group(0, trees, &[]);
-            pass.set_bind_group(1, &shadowed[0], &[]);
-            pass.draw_indirect(&self.cull_args, 0);
-            pass.set_pipeline(&self.far);
-            pass.set_bind_group(0, far, &[]);
-            pass.set_bind_group(1, &shadowed[1], &[]);
-            pass.draw_indirect(&self.cull_args, FAR_DRAW);
+            match self.atlas.as_ref().filter(|_| params.impostors != 0) {
+                Some((_, atlas)) => {
+                    pass.set_pipeline(&self.impostors);
+                    pass.set_bind_group(1, &shadowed[4], &[]);
+                    pass.set_bind_group(2, atlas, &[]);
+                    pass.set_bind_group(0, near_impostors, &[]);
+                    pass.draw_indirect(&self.cull_args, 0);
+                    pass.set_bind_group(0, far_impostors, &[]);
+                    pass.draw_indirect(&self.cull_args, FAR_DRAW);
+                }
+                None => {
+                    pass.set_pipeline(&self.trees);
+                    pass.set_bind_group(0, trees, &[]);
+                    pass.set_bind_group(1, &shadowed[0], &[]);
+                    pass.draw_indirect(&self.cull_args, 0);
+                    pass.set_pipeline(&self.far);
+                    pass.set_bind_group(0, far, &[]);
+                    pass.set_bind_group(1, &shadowed[1], &[]);
+                    pass.draw_indirect(&self.cull_args, FAR_DRAW);
+                }
+            }
             if params.grown_cap > 0 {
                 pass.set_pipeline(&self.grown);
                 pass.set_bind_group(0, grown, &[]);
@@ -295,6 +343,8 @@ impl Drawer<ForestSim> for ForestRenderer {
     fn build(gpu: &Gpu, assets: &Assets) -> Result<Self, BuildError> {
         let composed = Composer::new(assets).file(FILE)?.finish()?;
         composed.validate()?;
+        let capturing = Composer::new(assets).file(CAPTURE_FILE)?.finish()?;
+        capturing.validate()?;
         gpu.scoped(FILE, || {
             let module = gpu
                 .device
@@ -315,6 +365,12 @@ impl Drawer<ForestSim> for ForestRenderer {
                     },
                 )
             };
+            let capture_module = gpu
+                .device
+                .create_shader_module(wgpu::ShaderModuleDescriptor {
+                    label: Some(CAPTURE_FILE),
+                    source: wgpu::ShaderSource::Wgsl(capturing.text().into()),
+                });
             let (written, none) = (Depth::Written, Depth::None);
             let caster = caster_pipeline(&gpu.device, (&module, "vs_tree"), "forest.caster", &[]);
             Ok::<_, BuildError>(Self {
@@ -336,6 +392,9 @@ impl Drawer<ForestSim> for ForestRenderer {
                 trees: pipeline("forest.trees", ("vs_tree", "fs_tree"), written),
                 far: pipeline("forest.far_trees", ("vs_far", "fs_tree"), written),
                 grown: pipeline("forest.grown_trees", ("vs_crown", "fs_tree"), written),
+                impostors: pipeline("forest.impostors", ("vs_impostor", "fs_impostor"), written),
+                capture: capture_pipeline(gpu, &capture_module),
+                atlas: None,
                 ground: pipeline("forest.ground", ("vs_ground", "fs_ground"), written),
                 // Behind all, written nowhere: it fills what nothing covers.
                 sky: pipeline("forest.sky", ("vs_sky", "fs_sky"), Depth::Tested),
@@ -399,8 +458,9 @@ impl Drawer<ForestSim> for ForestRenderer {
                 .collect();
             buffers_group(&gpu.device, pipeline, "forest.draw", &bound)
         };
-        let [crown_segments, crown_leaves, crown_table] = &sim.crowns;
+        let [crown_segments, crown_leaves, crown_table, crown_reaches] = &sim.crowns;
         let crowns = [(12, crown_segments), (13, crown_leaves), (14, crown_table)];
+        let reaches = [(16, crown_reaches)];
         self.groups = Some([
             drawn(&self.trees, &near, &[]),
             drawn(&self.far, &far, &[]),
@@ -408,7 +468,12 @@ impl Drawer<ForestSim> for ForestRenderer {
             group(&self.ground, &[0, 1]),
             group(&self.maps, &[0, 1, 2, 4, 5]),
             group(&self.sky, &[0, 1]),
+            drawn(&self.impostors, &near, &reaches),
+            drawn(&self.impostors, &far, &reaches),
         ]);
+        let atlas = ImpostorAtlas::capture(gpu, &self.capture, sim);
+        let atlas_group = atlas.group(gpu, &self.impostors);
+        self.atlas = Some((atlas, atlas_group));
         // What sizing the trees reads; the cull also writes the lists.
         let measured = [
             (0, &self.camera),

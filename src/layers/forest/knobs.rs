@@ -108,11 +108,17 @@ impl ForestKnobs {
     /// Crown width on screen from which trees draw grown crowns, and how
     /// many may (0 when crowns are cones).
     pub fn grown(&self, registry: &Registry) -> (f32, u32) {
-        let cap = match self.crowns.get(registry) {
-            1 => self.grown_trees.get(registry).max(0) as u32,
-            _ => 0,
+        let cap = match self.impostors(registry) {
+            true => self.grown_trees.get(registry).max(0) as u32,
+            false => 0,
         };
         (self.grown_pixels.get(registry), cap)
+    }
+
+    /// Whether the crowns are the ones the colony grew (the biggest on
+    /// screen whole, the rest as their impostors), not the cones.
+    pub fn impostors(&self, registry: &Registry) -> bool {
+        self.crowns.get(registry) == 1
     }
 
     /// How the density source paints this frame.

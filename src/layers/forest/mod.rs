@@ -6,6 +6,7 @@
 pub mod crowns;
 pub mod density;
 pub mod draw;
+mod impostors;
 pub mod knobs;
 pub mod paint;
 pub mod rain;
@@ -114,13 +115,13 @@ pub fn forest_params(id: &str) -> Vec<ParamSpec> {
         ParamSpec::float(p("wind"), 0.4, 0.0, 3.0)
             .with_smoothing(0.5)
             .with_description("How far the crowns sway in the wind"),
-        ParamSpec::enumeration(p("crowns"), &["cone", "grown"], 0).with_description(
-            "Crowns as the simulation's cones, or as the branches and leaves the colony grew in them (the trees big on screen)",
+        ParamSpec::enumeration(p("crowns"), &["cone", "grown"], 1).with_description(
+            "Crowns as the branches and leaves the colony grew in them (the biggest on screen whole, the rest as impostors of them), or as the simulation's cones",
         ),
         ParamSpec::float(p("grown_pixels"), 96.0, 16.0, 2000.0)
             .with_description("Grown crowns: crown width on screen (pixels) from which a tree shows its branches"),
         ParamSpec::int(p("grown_trees"), 512, 0, 65_536).costly()
-            .with_description("Grown crowns: trees that may show their branches at once (the rest stay cones)"),
+            .with_description("Grown crowns: trees that may show their branches whole at once (the rest draw as impostors of them)"),
     ];
     // The camera distance counts the map's sides.
     let mut camera = camera_params(id, 0.6, 3.0);
@@ -625,6 +626,9 @@ fn forest_look(
         wind: knobs.wind.get(registry),
         grown_pixels,
         grown_cap,
+        impostors: u32::from(knobs.impostors(registry)),
+        atlas_rows: 1,
+        _pad: [0; 2],
     };
     (camera, draw)
 }

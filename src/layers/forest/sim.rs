@@ -172,15 +172,18 @@ pub struct ForestSim {
     pub args: wgpu::Buffer,
     /// Paints the density maps from a picture.
     pub painter: DensityPainter,
-    /// The crowns the colony grew for its species: branches, leaves and
-    /// the table of where each crown's are (`crowns::CrownSet`).
-    pub crowns: [wgpu::Buffer; 3],
+    /// The crowns the colony grew for its species: branches, leaves, the
+    /// table of where each crown's are (`crowns::CrownSet`) and each
+    /// crown's bounding radius (`CrownSet::reaches`).
+    pub crowns: [wgpu::Buffer; 4],
+    /// Crowns grown (the table's rows in use).
+    pub crown_count: u32,
 }
 
-/// The crowns grown for `species`, on the GPU: branches, leaves, table
-/// (each as large as the most species can need, so a forest's draw binds
-/// them once).
-fn upload_crowns(gpu: &Gpu, species: &[Species]) -> [wgpu::Buffer; 3] {
+/// The crowns grown for `species`, on the GPU: branches, leaves, table,
+/// reaches (each as large as the most species can need, so a forest's
+/// draw binds them once), and how many there are.
+fn upload_crowns(gpu: &Gpu, species: &[Species]) -> ([wgpu::Buffer; 4], u32) {
     use super::crowns::{CROWN_LEAVES, CROWN_SEGMENTS, CrownSegment, MAX_CROWNS, grow_all};
     let spreads: Vec<f32> = species
         .iter()
@@ -192,20 +195,24 @@ fn upload_crowns(gpu: &Gpu, species: &[Species]) -> [wgpu::Buffer; 3] {
         MAX_CROWNS * CROWN_SEGMENTS * size_of::<CrownSegment>(),
         MAX_CROWNS * CROWN_LEAVES * 16,
         MAX_CROWNS * 16,
+        MAX_CROWNS * 4,
     ];
     let labels = [
         "forest.crown_segments",
         "forest.crown_leaves",
         "forest.crown_table",
+        "forest.crown_reaches",
     ];
-    let buffers = [0, 1, 2].map(|i| storage_buffer(gpu, labels[i], sizes[i] as u64, none));
+    let buffers = [0, 1, 2, 3].map(|i| storage_buffer(gpu, labels[i], sizes[i] as u64, none));
     gpu.queue
         .write_buffer(&buffers[0], 0, bytemuck::cast_slice(&set.segments));
     gpu.queue
         .write_buffer(&buffers[1], 0, bytemuck::cast_slice(&set.leaves));
     gpu.queue
         .write_buffer(&buffers[2], 0, bytemuck::cast_slice(&set.table));
-    buffers
+    gpu.queue
+        .write_buffer(&buffers[3], 0, bytemuck::cast_slice(&set.reaches()));
+    (buffers, set.table.len() as u32)
 }
 
 impl ForestSim {
@@ -274,7 +281,7 @@ impl ForestSim {
         for (slot, s) in table.iter_mut().zip(species) {
             *slot = s.gpu();
         }
-        let crowns = upload_crowns(gpu, species);
+        let (crowns, crown_count) = upload_crowns(gpu, species);
         let species_buffer = uniform_buffer(&gpu.device, "forest.species", size_of_val(&table));
         gpu.queue
             .write_buffer(&species_buffer, 0, bytemuck::cast_slice(&table));
@@ -319,6 +326,7 @@ impl ForestSim {
         Ok(Self {
             painter,
             crowns,
+            crown_count,
             seed_scan: PrefixSum::new(gpu, assets, &seed_scan, capacity)?,
             dead_scan: PrefixSum::new(gpu, assets, &dead_scan, capacity)?,
             live_scan: PrefixSum::new(gpu, assets, &live_scan, capacity)?,
