@@ -14,6 +14,8 @@ mod floor_plan;
 mod fluid;
 #[path = "../src/layers/forest/tests.rs"]
 mod forest;
+#[path = "../src/layers/forest/crown_tests.rs"]
+mod forest_crowns;
 mod fuzz;
 mod golden;
 mod hardening_files;

@@ -597,10 +597,26 @@ fn atlas_averaged(atlas: texture_2d_array<f32>, uv: vec2<f32>, reach: vec2<f32>,
     return sum * 0.25;
 }
 
+// How far apart the four taps of `atlas_averaged` are at `uv`: a quarter
+// of what a pixel spans, at most four texels.
+fn atlas_reach(uv: vec2<f32>) -> vec2<f32> {
+    let texels = vec2<f32>(textureDimensions(atlas_leaves).xy);
+    return min(fwidth(uv) * 0.25, vec2<f32>(4.0) / texels);
+}
+
+// An impostor casting into the key light's shadow map (the light its
+// camera, the square facing it): its crown's leaves and branches, not the
+// square.
+@fragment
+fn fs_impostor_cast(in: Impostor) {
+    if atlas_averaged(atlas_leaves, in.uv, atlas_reach(in.uv), in.view).a < 0.5 {
+        discard;
+    }
+}
+
 @fragment
 fn fs_impostor(in: Impostor) -> @location(0) vec4<f32> {
-    let texels = vec2<f32>(textureDimensions(atlas_leaves).xy);
-    let reach = min(fwidth(in.uv) * 0.25, vec2<f32>(4.0) / texels);
+    let reach = atlas_reach(in.uv);
     let leaves = atlas_averaged(atlas_leaves, in.uv, reach, in.view);
     if leaves.a < 0.5 {
         discard;

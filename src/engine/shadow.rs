@@ -178,6 +178,26 @@ pub fn caster_pipeline(
     label: &str,
     buffers: &[Option<wgpu::VertexBufferLayout<'_>>],
 ) -> wgpu::RenderPipeline {
+    caster(device, (module, vertex, None), label, buffers)
+}
+
+/// A cut-out caster's pipeline: `vertex` of `module` drawn into the map's
+/// depth where `fragment` keeps it (an impostor's leaves; it discards the
+/// rest and writes no colour).
+pub fn cut_out_caster_pipeline(
+    device: &wgpu::Device,
+    (module, vertex, fragment): (&wgpu::ShaderModule, &str, &str),
+    label: &str,
+) -> wgpu::RenderPipeline {
+    caster(device, (module, vertex, Some(fragment)), label, &[])
+}
+
+fn caster(
+    device: &wgpu::Device,
+    (module, vertex, fragment): (&wgpu::ShaderModule, &str, Option<&str>),
+    label: &str,
+    buffers: &[Option<wgpu::VertexBufferLayout<'_>>],
+) -> wgpu::RenderPipeline {
     device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
         label: Some(label),
         layout: None,
@@ -190,7 +210,12 @@ pub fn caster_pipeline(
         primitive: Default::default(),
         depth_stencil: Some(caster_depth()),
         multisample: Default::default(),
-        fragment: None,
+        fragment: fragment.map(|entry| wgpu::FragmentState {
+            module,
+            entry_point: Some(entry),
+            compilation_options: Default::default(),
+            targets: &[],
+        }),
         multiview_mask: None,
         cache: None,
     })

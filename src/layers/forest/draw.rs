@@ -16,7 +16,7 @@ use super::sim::{ForestSim, TREE_DISPATCH};
 use super::species::MAX_SPECIES;
 use crate::base::Assets;
 use crate::engine::camera::CameraUniform;
-use crate::engine::shadow::{ShadowMap, caster_pipeline};
+use crate::engine::shadow::{ShadowMap, caster_pipeline, cut_out_caster_pipeline};
 use crate::gpu::bindings::uniform_buffer;
 use crate::gpu::compute::{Binding, Kernel, read_buffer, storage_buffer};
 use crate::gpu::raster::{
@@ -108,14 +108,30 @@ pub struct ForestRenderer {
     cull_casters: Kernel,
     light_camera: wgpu::Buffer,
     cast_args: wgpu::Buffer,
-    /// Its count reset, its cull, its draw, over a (new) forest's buffers.
-    casting: Option<(Binding, Binding, wgpu::BindGroup)>,
+    /// The casters as impostors: their crowns' leaves, not cones.
+    impostor_caster: wgpu::RenderPipeline,
+    /// Whether this frame's trees draw, and so cast, as impostors.
+    casting_impostors: bool,
+    /// Its passes over a (new) forest's buffers.
+    casting: Option<Casting>,
     /// The scene's shadow map as the trees, far trees, grown trees, ground
     /// and impostors read it (their group 1).
     receiving: Option<[wgpu::BindGroup; 5]>,
     /// The culling's five passes over a (new) forest's buffers.
     culling: Option<[Binding; 5]>,
     depth: DepthBuffer,
+}
+
+/// The key light's cull and draw of a forest's trees.
+struct Casting {
+    /// The count reset, the cull, and the vertex count set (`cull_finish`).
+    start: Binding,
+    cull: Binding,
+    finish: Binding,
+    /// The casters drawn as cones.
+    cones: wgpu::BindGroup,
+    /// As impostors: the trees, nothing at group 1, the atlas.
+    impostors: [wgpu::BindGroup; 3],
 }
 
 /// Byte offset of the far trees' draw in `cull_args`.
@@ -137,8 +153,9 @@ impl ForestRenderer {
         let light = camera.from_light();
         gpu.queue
             .write_buffer(&self.light_camera, 0, bytemuck::bytes_of(&light));
+        self.casting_impostors = params.impostors != 0 && self.atlas.is_some();
         let params = ForestDraw {
-            impostors: params.impostors * u32::from(self.atlas.is_some()),
+            impostors: u32::from(self.casting_impostors),
             atlas_rows: self.atlas.as_ref().map_or(1, |(atlas, _)| atlas.rows),
             ..*params
         };
@@ -162,14 +179,16 @@ impl ForestRenderer {
         }
     }
 
-    /// Records the trees the key light sees, as cones, into `map`.
+    /// Records the trees the key light sees into `map`: as impostors of
+    /// their crowns where the trees draw so (the leaves' dappled shadow),
+    /// else as cones.
     pub fn cast(
         &self,
         (encoder, profiler): (&mut wgpu::CommandEncoder, &mut GpuProfiler),
         sim: &ForestSim,
         map: &ShadowMap,
     ) {
-        let Some((start, cull, group)) = &self.casting else {
+        let Some(casting) = &self.casting else {
             return;
         };
         let label = "forest.cast.cull";
@@ -177,15 +196,23 @@ impl ForestRenderer {
             label: Some(label),
             timestamp_writes: profiler.compute_pass(label),
         });
-        self.cull_start.dispatch(&mut pass, start, 1, 1);
+        self.cull_start.dispatch(&mut pass, &casting.start, 1, 1);
         self.cull_casters
-            .dispatch_indirect(&mut pass, cull, &sim.args, TREE_DISPATCH);
+            .dispatch_indirect(&mut pass, &casting.cull, &sim.args, TREE_DISPATCH);
+        self.cull_finish.dispatch(&mut pass, &casting.finish, 1, 1);
         drop(pass);
         let label = "forest.cast.trees";
         let timestamps = profiler.render_pass(label);
         let mut pass = map.cast_pass(encoder, label, timestamps);
-        pass.set_pipeline(&self.caster);
-        pass.set_bind_group(0, group, &[]);
+        if self.casting_impostors {
+            pass.set_pipeline(&self.impostor_caster);
+            for (index, group) in casting.impostors.iter().enumerate() {
+                pass.set_bind_group(index as u32, group, &[]);
+            }
+        } else {
+            pass.set_pipeline(&self.caster);
+            pass.set_bind_group(0, &casting.cones, &[]);
+        }
         pass.draw_indirect(&self.cast_args, 0);
     }
 
@@ -373,8 +400,15 @@ impl Drawer<ForestSim> for ForestRenderer {
                 });
             let (written, none) = (Depth::Written, Depth::None);
             let caster = caster_pipeline(&gpu.device, (&module, "vs_tree"), "forest.caster", &[]);
+            let impostor_caster = cut_out_caster_pipeline(
+                &gpu.device,
+                (&module, "vs_impostor", "fs_impostor_cast"),
+                "forest.impostor_caster",
+            );
             Ok::<_, BuildError>(Self {
                 caster,
+                impostor_caster,
+                casting_impostors: false,
                 cull_casters: Kernel::new(gpu, assets, FILE, "cull_casters")?,
                 light_camera: uniform_buffer(
                     &gpu.device,
@@ -506,11 +540,31 @@ impl Drawer<ForestSim> for ForestRenderer {
             (4, &sim.trees),
             (6, &casters),
         ];
-        self.casting = Some((
-            self.cull_start.bind(gpu, &[(9, &self.cast_args)]),
-            self.cull_casters.bind(gpu, &cast_cull),
-            buffers_group(&gpu.device, &self.caster, "forest.cast", &cast_draw),
-        ));
+        let cast_impostors: Vec<(u32, &wgpu::Buffer)> =
+            cast_draw.into_iter().chain(reaches).collect();
+        let nothing = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("forest.cast.nothing"),
+            layout: &self.impostor_caster.get_bind_group_layout(1),
+            entries: &[],
+        });
+        self.casting = self.atlas.as_ref().map(|(atlas, _)| Casting {
+            start: self.cull_start.bind(gpu, &[(9, &self.cast_args)]),
+            cull: self.cull_casters.bind(gpu, &cast_cull),
+            finish: self
+                .cull_finish
+                .bind(gpu, &[(1, &self.params), (9, &self.cast_args)]),
+            cones: buffers_group(&gpu.device, &self.caster, "forest.cast", &cast_draw),
+            impostors: [
+                buffers_group(
+                    &gpu.device,
+                    &self.impostor_caster,
+                    "forest.cast",
+                    &cast_impostors,
+                ),
+                nothing,
+                atlas.cast_group(gpu, &self.impostor_caster),
+            ],
+        });
         self.culling = Some([
             self.cull_start.bind(gpu, &[(9, &self.cull_args)]),
             self.cull_measure.bind(gpu, &measured),

@@ -167,30 +167,43 @@ impl ImpostorAtlas {
 
     /// The atlas as `pipeline` (an impostor draw) binds it, at group 2.
     pub fn group(&self, gpu: &Gpu, pipeline: &wgpu::RenderPipeline) -> wgpu::BindGroup {
+        self.bound(gpu, pipeline, true)
+    }
+
+    /// The leaves alone, as an impostor casting into the shadow map binds
+    /// them (it keeps no normals), at group 2.
+    pub fn cast_group(&self, gpu: &Gpu, pipeline: &wgpu::RenderPipeline) -> wgpu::BindGroup {
+        self.bound(gpu, pipeline, false)
+    }
+
+    fn bound(&self, gpu: &Gpu, pipeline: &wgpu::RenderPipeline, normals: bool) -> wgpu::BindGroup {
         let array = |texture: &wgpu::Texture| {
             texture.create_view(&wgpu::TextureViewDescriptor {
                 dimension: Some(wgpu::TextureViewDimension::D2Array),
                 ..Default::default()
             })
         };
-        let (leaves, normals) = (array(&self.leaves), array(&self.normals));
+        let views = [array(&self.leaves), array(&self.normals)];
+        let mut entries = vec![
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: wgpu::BindingResource::TextureView(&views[0]),
+            },
+            wgpu::BindGroupEntry {
+                binding: 2,
+                resource: wgpu::BindingResource::Sampler(&self.sampler),
+            },
+        ];
+        if normals {
+            entries.push(wgpu::BindGroupEntry {
+                binding: 1,
+                resource: wgpu::BindingResource::TextureView(&views[1]),
+            });
+        }
         gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("forest.atlas"),
             layout: &pipeline.get_bind_group_layout(2),
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: wgpu::BindingResource::TextureView(&leaves),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: wgpu::BindingResource::TextureView(&normals),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 2,
-                    resource: wgpu::BindingResource::Sampler(&self.sampler),
-                },
-            ],
+            entries: &entries,
         })
     }
 }
