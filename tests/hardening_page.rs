@@ -567,3 +567,40 @@ fn writes_a_peer_triggers_are_rate_limited() {
     });
     std::fs::remove_dir_all(root).ok();
 }
+
+#[test]
+fn writes_scheduled_for_one_instant_count_there() {
+    // The probe of the review: favourites dripped within the limit, four
+    // a second for three seconds, each bundle due at the same instant.
+    // The limiter counts a write when it is done: at that instant four go
+    // through, not twelve.
+    let root = support::show_folder(
+        "page_scheduled_writes",
+        &[("presets/default.toml", "layers = [\"shader.aurora\"]\n")],
+    );
+    let mut rig = rig_in(Some(root.clone()), ControlOptions::default());
+    let due = std::time::SystemTime::now() + Duration::from_millis(3_600);
+    let tag = rosc::OscTime::try_from(due).unwrap_or(NOW);
+    let (taken, dropped) = (rig.control.writes_taken(), rig.control.writes_dropped());
+    for second in 0..3 {
+        let writes = (0..WRITES_PER_PEER)
+            .map(|n| {
+                let list = format!("[\"/sylva/favourite/{}\"]", second * 10 + n);
+                message("/sylva/ui/favourites", vec![OscType::String(list)])
+            })
+            .collect();
+        rig.send(&bundle(tag, writes));
+        std::thread::sleep(Duration::from_millis(1_050));
+        rig.frame();
+    }
+    rig.until("every scheduled write judged", |r| {
+        r.control.writes_taken() + r.control.writes_dropped()
+            >= taken + dropped + 3 * WRITES_PER_PEER as u64
+    });
+    assert_eq!(
+        rig.control.writes_taken() - taken,
+        WRITES_PER_PEER as u64,
+        "writes let through at the instant they were due"
+    );
+    std::fs::remove_dir_all(root).ok();
+}

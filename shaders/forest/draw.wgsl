@@ -202,8 +202,7 @@ fn cull_start() {
 
 // The grown trees' count, held to the cap (those past it drew as the
 // near trees); the near and far trees drawn as impostors, a square each,
-// where they are on (the key light's casters stay cones, the outline the
-// simulation gives each crown).
+// where they are on (the key light's casters too: its cull ends here).
 @compute @workgroup_size(1)
 fn cull_finish() {
     atomicMin(&cull_args[9], draw.grown_cap);
@@ -356,7 +355,7 @@ fn cull(@builtin(global_invocation_id) global: vec3<u32>, @builtin(local_invocat
     }
     if kind == GROWN {
         // The biggest on screen: one atomic each; past the cap (only when
-        // the biggest bin alone overflows it: whichever come last), a cone.
+        // the biggest bin alone overflows it: whichever come last), a near tree.
         let slot = atomicAdd(&cull_args[9], 1u);
         if slot < draw.grown_cap {
             grown_out[slot] = draw_list[global.x];
@@ -429,7 +428,7 @@ fn cull_in_order(@builtin(workgroup_id) group: vec3<u32>, @builtin(local_invocat
             kind = NEAR;
         }
         // The grown first: past the cap (only when the biggest bin alone
-        // overflows it), the later ones draw as cones.
+        // overflows it), the later ones draw as near trees.
         let grown_before = lanes_before(local, vec2<u32>(u32(kind == GROWN), 0u)).x;
         let grown_here = order_scan[255].x;
         workgroupBarrier();
@@ -562,6 +561,20 @@ struct Impostor {
 // the tree's own turn), its top swaying as the crowns do.
 @vertex
 fn vs_impostor(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instance: u32) -> Impostor {
+    return impostor_corner(vertex, instance, false);
+}
+
+// The same impostor casting into the key light's shadow map (`camera` is
+// the light): the square faces the light, the crown seen from there, and
+// is pushed away from it by its radius, so its shadow on what lies below
+// falls where it did (it moves along the light) and its own square, which
+// faces the viewer through the crown's centre, is not shaded by it.
+@vertex
+fn vs_impostor_cast(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instance: u32) -> Impostor {
+    return impostor_corner(vertex, instance, true);
+}
+
+fn impostor_corner(vertex: u32, instance: u32, to_light: bool) -> Impostor {
     let slot = draw_list[instance];
     let tree = trees[slot];
     if tree.alive == 0u || tree.height <= 0.0 {
@@ -571,15 +584,19 @@ fn vs_impostor(@builtin(vertex_index) vertex: u32, @builtin(instance_index) inst
     let base = ground(tree.position);
     let crown = crown_index(tree.species, h / max(species[tree.species].max_height, 1e-3), slot);
     let spin = tree_spin(slot);
-    let centre = base + CAPTURE_CENTRE * h;
-    let toward = normalize(camera.eye.xyz - centre + vec3<f32>(0.0, 0.0, 1e-6));
+    let radius = crown_reaches[crown] * h;
+    var centre = base + CAPTURE_CENTRE * h;
+    var toward = normalize(camera.eye.xyz - centre + vec3<f32>(0.0, 0.0, 1e-6));
+    if to_light {
+        toward = normalize(camera.light.towards.xyz + vec3<f32>(0.0, 0.0, 1e-6));
+        centre -= toward * radius;
+    }
     let view = nearest_view(turned_by(toward, vec2<f32>(spin.x, -spin.y)));
     let basis = upright_basis(-toward);
     let corner = array<vec2<f32>, 6>(
         vec2<f32>(-1.0, -1.0), vec2<f32>(1.0, -1.0), vec2<f32>(1.0, 1.0),
         vec2<f32>(-1.0, -1.0), vec2<f32>(1.0, 1.0), vec2<f32>(-1.0, 1.0),
     )[vertex % 6u];
-    let radius = crown_reaches[crown] * h;
     let world = swayed(centre + (basis[0] * corner.x + basis[1] * corner.y) * radius, base, h);
     let uv = atlas_uv(crown, corner, draw.atlas_rows);
     return Impostor(camera.view_proj * vec4<f32>(world, 1.0), world, tree_tint(slot, tree), uv, view, spin);
@@ -626,8 +643,10 @@ fn fs_impostor(in: Impostor) -> @location(0) vec4<f32> {
     let normals = atlas_averaged(atlas_normals, in.uv, reach, in.view);
     let captured = normals.xyz / max(normals.a, 1e-3) * 2.0 - 1.0;
     let normal = turned_by(captured, in.spin);
+    // Leafiness among what covers the texel, and the leaves' brightness
+    // among the leaves (bark keeps none).
     let leafy = clamp(leaves.r / leaves.a, 0.0, 1.0);
-    let colour = mix(bark_of(in.tint), in.tint * leaves.g / leaves.a * 1.25, leafy);
+    let colour = mix(bark_of(in.tint), in.tint * leaves.g / max(leaves.r, 1e-3) * 1.25, leafy);
     return tree_lit(in.world, colour, normal);
 }
 

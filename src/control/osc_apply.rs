@@ -20,8 +20,12 @@ impl ControlSurface {
             from,
             message,
             received: at,
+            due,
             ..
         } = received;
+        // What the limiter counts a write at: its arrival, or when its
+        // bundle's time tag has it done.
+        let sent = due.map_or(at, |due| due.max(at));
         let address = message.addr.as_str();
         let first_string = || match message.args.first() {
             Some(OscType::String(s)) => Some(s.clone()),
@@ -30,7 +34,7 @@ impl ControlSurface {
         if let Some(layer) = reseed_target(address) {
             return self.command(Command::Reseed(layer));
         }
-        if !self.may_write(from, &message, at) {
+        if !self.may_write(from, &message, sent) {
             return;
         }
         match address {
@@ -78,7 +82,7 @@ impl ControlSurface {
                 _ => self.warn_osc(&format!("{address} needs an entry number (i) from {from}")),
             },
             _ => {
-                if !self.set_from_osc(from, &message, at, view.registry) {
+                if !self.set_from_osc(from, &message, (at, sent), view.registry) {
                     let args = message.args.iter().filter_map(script_arg).collect();
                     self.command(Command::Script(ScriptEvent::Osc(
                         message.addr.clone(),
@@ -90,12 +94,13 @@ impl ControlSurface {
     }
 
     /// Writes a parameter from an alias or a `/sylva/...` address; false if
-    /// the address names no parameter (it then goes to the script).
+    /// the address names no parameter (it then goes to the script). `at`:
+    /// when it arrived; `sent`: when the write limiter counts it.
     fn set_from_osc(
         &mut self,
         from: SocketAddr,
         message: &OscMessage,
-        at: Instant,
+        (at, sent): (Instant, Instant),
         registry: &Registry,
     ) -> bool {
         let alias = self
@@ -127,7 +132,7 @@ impl ControlSurface {
         // A change of a parameter that writes (a take) goes through the
         // limiter; the same value again changes nothing and passes.
         let unchanged = value.is_some() && registry.target(&name) == value.as_ref();
-        if !unchanged && !self.may_change(from, &message.addr, &name, at) {
+        if !unchanged && !self.may_change(from, &message.addr, &name, sent) {
             return true;
         }
         match value {

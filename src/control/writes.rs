@@ -130,8 +130,10 @@ pub fn carried(message: &OscMessage) -> usize {
 impl ControlSurface {
     /// Whether `message` from `from` may go on to write (it names a
     /// writing address), through the one limiter; true for every other
-    /// message. It counts at `sent`, when the datagram arrived: a peer's
-    /// rate is what it sends, whenever a slow frame gets round to it.
+    /// message. It counts at `sent`: when the datagram arrived, or when a
+    /// bundle's time tag has it done, if later (a peer's rate is what it
+    /// sends, whenever a slow frame gets round to it, and what a schedule
+    /// gathers at one instant counts there).
     pub(super) fn may_write(
         &mut self,
         from: SocketAddr,

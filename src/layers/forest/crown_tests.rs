@@ -50,8 +50,8 @@ fn trees_big_on_screen_draw_the_crowns_the_colony_grew_up_to_the_cap() {
         grown
     };
     // Close up, every tree big on screen grows its crown when the cap
-    // allows; under a cap of 7, the biggest that fit it do, the rest stay
-    // cones.
+    // allows; under a cap of 7, the biggest that fit it do, the rest draw
+    // as impostors.
     drawn(&mut show, ("forest.grown_trees", Value::Int(65_536)));
     let all = drawn(&mut show, ("forest.camera_distance", Value::Float(0.12)));
     assert!(all > 7, "{all} trees big on screen");

@@ -402,7 +402,7 @@ impl Drawer<ForestSim> for ForestRenderer {
             let caster = caster_pipeline(&gpu.device, (&module, "vs_tree"), "forest.caster", &[]);
             let impostor_caster = cut_out_caster_pipeline(
                 &gpu.device,
-                (&module, "vs_impostor", "fs_impostor_cast"),
+                (&module, "vs_impostor_cast", "fs_impostor_cast"),
                 "forest.impostor_caster",
             );
             Ok::<_, BuildError>(Self {
