@@ -602,23 +602,12 @@ fn impostor_corner(vertex: u32, instance: u32, to_light: bool) -> Impostor {
     return Impostor(camera.view_proj * vec4<f32>(world, 1.0), world, tree_tint(slot, tree), uv, view, spin);
 }
 
-// The atlas at `uv` averaged over the texels a pixel there spans (`reach`
-// apart, four taps): a far tree's leaves blend, not sparkle, with no mip
-// levels kept.
-fn atlas_averaged(atlas: texture_2d_array<f32>, uv: vec2<f32>, reach: vec2<f32>, view: u32) -> vec4<f32> {
-    var sum = vec4<f32>(0.0);
-    for (var k = 0u; k < 4u; k++) {
-        let corner = vec2<f32>(f32(k & 1u), f32(k >> 1u)) * 2.0 - 1.0;
-        sum += textureSampleLevel(atlas, atlas_sampler, uv + corner * reach, view, 0.0);
-    }
-    return sum * 0.25;
-}
-
-// How far apart the four taps of `atlas_averaged` are at `uv`: a quarter
-// of what a pixel spans, at most four texels.
-fn atlas_reach(uv: vec2<f32>) -> vec2<f32> {
+// The mip level of the atlas a pixel at `uv` spans (its texels across):
+// a far crown's leaves and the gaps between them averaged, not sparkling.
+fn atlas_level(uv: vec2<f32>) -> f32 {
     let texels = vec2<f32>(textureDimensions(atlas_leaves).xy);
-    return min(fwidth(uv) * 0.25, vec2<f32>(4.0) / texels);
+    let across = max(fwidth(uv.x) * texels.x, fwidth(uv.y) * texels.y);
+    return clamp(log2(max(across, 1.0)), 0.0, f32(textureNumLevels(atlas_leaves) - 1u));
 }
 
 // An impostor casting into the key light's shadow map (the light its
@@ -626,21 +615,22 @@ fn atlas_reach(uv: vec2<f32>) -> vec2<f32> {
 // square.
 @fragment
 fn fs_impostor_cast(in: Impostor) {
-    if atlas_averaged(atlas_leaves, in.uv, atlas_reach(in.uv), in.view).a < 0.5 {
+    if textureSampleLevel(atlas_leaves, atlas_sampler, in.uv, in.view, atlas_level(in.uv)).a < 0.5 {
         discard;
     }
 }
 
 @fragment
 fn fs_impostor(in: Impostor) -> @location(0) vec4<f32> {
-    let reach = atlas_reach(in.uv);
-    let leaves = atlas_averaged(atlas_leaves, in.uv, reach, in.view);
+    let level = atlas_level(in.uv);
+    let leaves = textureSampleLevel(atlas_leaves, atlas_sampler, in.uv, in.view, level);
     if leaves.a < 0.5 {
         discard;
     }
-    // Both cleared to 0 round each crown: a texel at its edge is covered
-    // in part, so its values are weighed back by how much.
-    let normals = atlas_averaged(atlas_normals, in.uv, reach, in.view);
+    // Both cleared to 0 round each crown: a texel at its edge, or of a
+    // coarser level, is covered in part, so its values are weighed back by
+    // how much.
+    let normals = textureSampleLevel(atlas_normals, atlas_sampler, in.uv, in.view, level);
     let captured = normals.xyz / max(normals.a, 1e-3) * 2.0 - 1.0;
     let normal = turned_by(captured, in.spin);
     // Leafiness among what covers the texel, and the leaves' brightness

@@ -6,6 +6,7 @@
 // the scene's light like the crowns drawn whole.
 
 #include "common/random.wgsl"
+#include "common/fullscreen.wgsl"
 #include "forest/crown.wgsl"
 #include "forest/atlas.wgsl"
 
@@ -66,3 +67,24 @@ fn fs_capture(in: Captured) -> CapturedTexel {
     let n = normalize(in.normal);
     return CapturedTexel(vec4<f32>(in.leaf.x, in.leaf.y, 0.0, 1.0), vec4<f32>(n * 0.5 + 0.5, 1.0));
 }
+
+// The next mip level of one layer: each texel the mean of the four it
+// covers in the level above (`finer`). What a texel keeps is weighed by
+// its coverage already (0 where nothing was drawn), so the mean is the
+// coverage-weighted one; a cell's texels stay within it down to 8 across.
+@group(0) @binding(0) var finer_leaves: texture_2d<f32>;
+@group(0) @binding(1) var finer_normals: texture_2d<f32>;
+
+@fragment
+fn fs_downsample(at: FullscreenVertex) -> CapturedTexel {
+    let texel = vec2<u32>(at.position.xy) * 2u;
+    var leaves = vec4<f32>(0.0);
+    var normals = vec4<f32>(0.0);
+    for (var k = 0u; k < 4u; k++) {
+        let finer_at = texel + vec2<u32>(k & 1u, k >> 1u);
+        leaves += textureLoad(finer_leaves, finer_at, 0);
+        normals += textureLoad(finer_normals, finer_at, 0);
+    }
+    return CapturedTexel(leaves * 0.25, normals * 0.25);
+}
+

@@ -11,7 +11,7 @@
 use crate::engine::simulation::Drawer;
 use bytemuck::{Pod, Zeroable};
 
-use super::impostors::{ImpostorAtlas, capture_pipeline};
+use super::impostors::{CapturePipelines, ImpostorAtlas};
 use super::sim::{ForestSim, TREE_DISPATCH};
 use super::species::MAX_SPECIES;
 use crate::base::Assets;
@@ -78,8 +78,8 @@ pub struct ForestRenderer {
     grown: wgpu::RenderPipeline,
     /// The near and far trees as impostors of their crowns.
     impostors: wgpu::RenderPipeline,
-    /// Draws the atlas the impostors read (`impostors.rs`).
-    capture: wgpu::RenderPipeline,
+    /// Draw the atlas the impostors read (`impostors.rs`).
+    capture: CapturePipelines,
     /// A (new) forest's atlas, as the impostors bind it.
     atlas: Option<(ImpostorAtlas, wgpu::BindGroup)>,
     ground: wgpu::RenderPipeline,
@@ -427,7 +427,7 @@ impl Drawer<ForestSim> for ForestRenderer {
                 far: pipeline("forest.far_trees", ("vs_far", "fs_tree"), written),
                 grown: pipeline("forest.grown_trees", ("vs_crown", "fs_tree"), written),
                 impostors: pipeline("forest.impostors", ("vs_impostor", "fs_impostor"), written),
-                capture: capture_pipeline(gpu, &capture_module),
+                capture: CapturePipelines::new(gpu, &capture_module),
                 atlas: None,
                 ground: pipeline("forest.ground", ("vs_ground", "fs_ground"), written),
                 // Behind all, written nowhere: it fills what nothing covers.

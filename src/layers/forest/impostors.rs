@@ -2,11 +2,12 @@
 //! atlas.wgsl`, captured by `shaders/forest/impostor.wgsl`): when a
 //! forest's crowns are grown, each is drawn whole from sixteen directions
 //! (eight around it, at two heights) into an array texture, a layer a
-//! view, a cell a crown. The trees not drawn whole then draw as one square
-//! each showing their crown's cell of the nearest view, lit by the
-//! captured normals and tinted as their own (`vs_impostor` in
-//! `shaders/forest/draw.wgsl`): the branches and leaves the colony grew,
-//! to the horizon, at the cost of a quad a tree.
+//! view, a cell a crown, and each layer's mip levels made from it. The
+//! trees not drawn whole then draw as one square each showing their
+//! crown's cell of the nearest view, lit by the captured normals and
+//! tinted as their own (`vs_impostor` in `shaders/forest/draw.wgsl`): the
+//! branches and leaves the colony grew, to the horizon, at the cost of a
+//! quad a tree.
 
 use bytemuck::{Pod, Zeroable};
 
@@ -17,6 +18,9 @@ use crate::gpu::raster::{DEPTH_FORMAT, Depth, depth_state};
 
 /// Texels across one crown's cell.
 pub const CELL: u32 = 128;
+/// Mip levels kept: the cell 128 texels across down to 8, so a level's
+/// texels never mix two cells.
+pub const LEVELS: u32 = 5;
 /// Views captured: `VIEWS_AROUND` × `RINGS` in `atlas.wgsl`.
 pub const VIEWS: u32 = 16;
 /// Crowns a row of the atlas (`ATLAS_COLUMNS`).
@@ -46,9 +50,11 @@ pub struct ImpostorAtlas {
 }
 
 impl ImpostorAtlas {
-    /// Captures every crown of `sim` with `pipeline` (`vs_capture` and
-    /// `fs_capture`), submitted at once.
-    pub fn capture(gpu: &Gpu, pipeline: &wgpu::RenderPipeline, sim: &ForestSim) -> Self {
+    /// Captures every crown of `sim` with `pipelines` (`vs_capture` and
+    /// `fs_capture`, then `fs_downsample` for each coarser level),
+    /// submitted at once.
+    pub fn capture(gpu: &Gpu, pipelines: &CapturePipelines, sim: &ForestSim) -> Self {
+        let pipeline = &pipelines.capture;
         let crowns = sim.crown_count.max(1);
         let rows = crowns.div_ceil(COLUMNS);
         let size = wgpu::Extent3d {
@@ -60,7 +66,7 @@ impl ImpostorAtlas {
             gpu.device.create_texture(&wgpu::TextureDescriptor {
                 label: Some(label),
                 size,
-                mip_level_count: 1,
+                mip_level_count: LEVELS,
                 sample_count: 1,
                 dimension: wgpu::TextureDimension::D2,
                 format: FORMAT,
@@ -111,26 +117,7 @@ impl ImpostorAtlas {
                     (16, reaches),
                 ],
             );
-            let layer = |texture: &wgpu::Texture| {
-                texture.create_view(&wgpu::TextureViewDescriptor {
-                    dimension: Some(wgpu::TextureViewDimension::D2),
-                    base_array_layer: view,
-                    array_layer_count: Some(1),
-                    ..Default::default()
-                })
-            };
-            let (leaf_layer, normal_layer) = (layer(&leaves), layer(&normals));
-            let cleared = |view| {
-                Some(wgpu::RenderPassColorAttachment {
-                    view,
-                    depth_slice: None,
-                    resolve_target: None,
-                    ops: wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT),
-                        store: wgpu::StoreOp::Store,
-                    },
-                })
-            };
+            let (leaf_layer, normal_layer) = (level(&leaves, view, 0), level(&normals, view, 0));
             let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
                 label: Some("forest.capture"),
                 color_attachments: &[cleared(&leaf_layer), cleared(&normal_layer)],
@@ -149,12 +136,49 @@ impl ImpostorAtlas {
             pass.set_pipeline(pipeline);
             pass.set_bind_group(0, &group, &[]);
             pass.draw(0..CROWN_VERTICES, 0..sim.crown_count);
+            drop(pass);
+            for finer in 0..LEVELS - 1 {
+                let group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("forest.atlas_mip"),
+                    layout: &pipelines.downsample.get_bind_group_layout(0),
+                    entries: &[
+                        wgpu::BindGroupEntry {
+                            binding: 0,
+                            resource: wgpu::BindingResource::TextureView(&level(
+                                &leaves, view, finer,
+                            )),
+                        },
+                        wgpu::BindGroupEntry {
+                            binding: 1,
+                            resource: wgpu::BindingResource::TextureView(&level(
+                                &normals, view, finer,
+                            )),
+                        },
+                    ],
+                });
+                let coarser = (
+                    level(&leaves, view, finer + 1),
+                    level(&normals, view, finer + 1),
+                );
+                let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                    label: Some("forest.atlas_mip"),
+                    color_attachments: &[cleared(&coarser.0), cleared(&coarser.1)],
+                    depth_stencil_attachment: None,
+                    timestamp_writes: None,
+                    occlusion_query_set: None,
+                    multiview_mask: None,
+                });
+                pass.set_pipeline(&pipelines.downsample);
+                pass.set_bind_group(0, &group, &[]);
+                pass.draw(0..3, 0..1);
+            }
         }
         gpu.queue.submit([encoder.finish()]);
         let sampler = gpu.device.create_sampler(&wgpu::SamplerDescriptor {
             label: Some("forest.atlas"),
             mag_filter: wgpu::FilterMode::Linear,
             min_filter: wgpu::FilterMode::Linear,
+            mipmap_filter: wgpu::MipmapFilterMode::Linear,
             ..Default::default()
         });
         Self {
@@ -208,42 +232,91 @@ impl ImpostorAtlas {
     }
 }
 
+/// Mip level `mip` of layer `layer` of `texture`, to draw into or read.
+fn level(texture: &wgpu::Texture, layer: u32, mip: u32) -> wgpu::TextureView {
+    texture.create_view(&wgpu::TextureViewDescriptor {
+        dimension: Some(wgpu::TextureViewDimension::D2),
+        base_array_layer: layer,
+        array_layer_count: Some(1),
+        base_mip_level: mip,
+        mip_level_count: Some(1),
+        ..Default::default()
+    })
+}
+
+/// `view` drawn into, cleared to nothing first.
+fn cleared(view: &wgpu::TextureView) -> Option<wgpu::RenderPassColorAttachment<'_>> {
+    Some(wgpu::RenderPassColorAttachment {
+        view,
+        depth_slice: None,
+        resolve_target: None,
+        ops: wgpu::Operations {
+            load: wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT),
+            store: wgpu::StoreOp::Store,
+        },
+    })
+}
+
 /// Vertices of a grown crown (`CROWN_VERTICES` in `shaders/forest/
 /// crown.wgsl`): a prism of 24 a branch and the trunk, two triangles a
 /// leaf cluster.
 const CROWN_VERTICES: u32 =
     (super::crowns::CROWN_SEGMENTS as u32 + 1) * 24 + super::crowns::CROWN_LEAVES as u32 * 6;
 
-/// The capture's pipeline over `module` (`shaders/forest/impostor.wgsl`):
-/// two targets, depth tested and written.
-pub fn capture_pipeline(gpu: &Gpu, module: &wgpu::ShaderModule) -> wgpu::RenderPipeline {
-    let target = Some(wgpu::ColorTargetState {
-        format: FORMAT,
-        blend: None,
-        write_mask: wgpu::ColorWrites::ALL,
-    });
-    gpu.device
-        .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-            label: Some("forest.capture"),
-            layout: None,
-            vertex: wgpu::VertexState {
-                module,
-                entry_point: Some("vs_capture"),
-                compilation_options: Default::default(),
-                buffers: &[],
-            },
-            primitive: wgpu::PrimitiveState::default(),
-            depth_stencil: depth_state(Depth::Written),
-            multisample: Default::default(),
-            fragment: Some(wgpu::FragmentState {
-                module,
-                entry_point: Some("fs_capture"),
-                compilation_options: Default::default(),
-                targets: &[target.clone(), target],
-            }),
-            multiview_mask: None,
-            cache: None,
-        })
+/// The atlas's pipelines over `module` (`shaders/forest/impostor.wgsl`).
+pub struct CapturePipelines {
+    /// The crowns drawn into a layer's first level: two targets, depth
+    /// tested and written.
+    capture: wgpu::RenderPipeline,
+    /// A level from the one above.
+    downsample: wgpu::RenderPipeline,
+}
+
+impl CapturePipelines {
+    /// Builds both.
+    pub fn new(gpu: &Gpu, module: &wgpu::ShaderModule) -> Self {
+        let target = Some(wgpu::ColorTargetState {
+            format: FORMAT,
+            blend: None,
+            write_mask: wgpu::ColorWrites::ALL,
+        });
+        let pipeline = |label, (vertex, fragment), depth| {
+            gpu.device
+                .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                    label: Some(label),
+                    layout: None,
+                    vertex: wgpu::VertexState {
+                        module,
+                        entry_point: Some(vertex),
+                        compilation_options: Default::default(),
+                        buffers: &[],
+                    },
+                    primitive: wgpu::PrimitiveState::default(),
+                    depth_stencil: depth_state(depth),
+                    multisample: Default::default(),
+                    fragment: Some(wgpu::FragmentState {
+                        module,
+                        entry_point: Some(fragment),
+                        compilation_options: Default::default(),
+                        targets: &[target.clone(), target.clone()],
+                    }),
+                    multiview_mask: None,
+                    cache: None,
+                })
+        };
+        Self {
+            capture: pipeline(
+                "forest.capture",
+                ("vs_capture", "fs_capture"),
+                Depth::Written,
+            ),
+            downsample: pipeline(
+                "forest.atlas_mip",
+                ("vs_fullscreen", "fs_downsample"),
+                Depth::None,
+            ),
+        }
+    }
 }
 
 #[cfg(test)]
