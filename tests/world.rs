@@ -283,11 +283,7 @@ fn the_colony_s_tubes_in_the_scene_cast_their_shadow_on_the_floor() {
     let shaded = under_a_tree(1.0);
     // The same picture but where the branches hide the light from the
     // floor: there, darker in every channel.
-    let darker = lit
-        .pixels()
-        .zip(shaded.pixels())
-        .filter(|(a, b)| (0..3).all(|c| u16::from(b[c]) + 3 < u16::from(a[c])))
-        .count();
+    let darker = darkened(&lit, &shaded);
     let brighter = lit
         .pixels()
         .zip(shaded.pixels())

@@ -247,6 +247,18 @@ impl CrownSet {
     }
 }
 
+/// The value `const NAME: TYPE = VALUE;` declares in `shader`, for the
+/// tests that hold the forest's WGSL to the sizes Rust makes.
+#[cfg(test)]
+pub(super) fn declared(shader: &str, name: &str) -> Option<String> {
+    let line = format!("const {name}: ");
+    shader
+        .lines()
+        .find_map(|l| l.strip_prefix(&line))
+        .and_then(|rest| rest.split_once(" = "))
+        .map(|(_, v)| v.trim_end_matches(';').to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -313,13 +325,11 @@ mod tests {
             ("VARIANTS", format!("{VARIANTS}u")),
             ("CROWN_BASE", format!("{CROWN_BASE}")),
         ] {
-            let line = format!("const {name}: ");
-            let declared = shader
-                .lines()
-                .find_map(|l| l.strip_prefix(&line))
-                .and_then(|rest| rest.split_once(" = "))
-                .map(|(_, v)| v.trim_end_matches(';').to_string());
-            assert_eq!(declared, Some(value), "{name} in shaders/forest/crown.wgsl");
+            assert_eq!(
+                declared(shader, name),
+                Some(value),
+                "{name} in shaders/forest/crown.wgsl"
+            );
         }
     }
 

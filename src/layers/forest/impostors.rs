@@ -321,17 +321,8 @@ impl CapturePipelines {
 
 #[cfg(test)]
 mod tests {
+    use super::super::crowns::declared;
     use super::*;
-
-    /// The value `const NAME: TYPE = VALUE;` declares in `shader`.
-    fn declared(shader: &str, name: &str) -> Option<String> {
-        let line = format!("const {name}: ");
-        shader
-            .lines()
-            .find_map(|l| l.strip_prefix(&line))
-            .and_then(|rest| rest.split_once(" = "))
-            .map(|(_, v)| v.trim_end_matches(';').to_string())
-    }
 
     #[test]
     fn the_atlas_shaders_lay_it_out_as_it_is_made() {
