@@ -15,7 +15,8 @@ struct Splat {
     // 1 in the shared scene: water behind what the scene's layers drew
     // before it is hidden.
     in_scene: u32,
-    _pad0: u32,
+    // Slots of the fluid's white water (0: it has none).
+    white_count: u32,
     _pad1: u32,
     _pad2: u32,
 }

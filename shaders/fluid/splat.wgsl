@@ -99,6 +99,68 @@ fn splat_rows(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_wor
     }
 }
 
+// White water (white_water.wgsl): position and life left, velocity and
+// kind (0 spray, 1 foam, 2 bubble).
+@group(0) @binding(10) var<storage, read> white_position: array<vec4<f32>>;
+@group(0) @binding(11) var<storage, read> white_velocity: array<vec4<f32>>;
+
+// A white particle's radius, a share of the liquid's particles', and the
+// smallest disc one is drawn as (a smaller one adds its share of it).
+const WHITE_SIZE: f32 = 0.35;
+const WHITE_MIN_PX: f32 = 0.75;
+const WHITE_MAX_PX: f32 = 8.0;
+
+// Each white particle adds to the foam of the pixels it covers, after the
+// liquid's splat has found its nearest surface: one under that surface
+// fades with its depth below it (a bubble seen through the water), one
+// behind what the scene drew is hidden. A thread a particle: they are a
+// few pixels wide.
+@compute @workgroup_size(64)
+fn splat_white_water(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let i = global.x + global.y * groups.x * WORKGROUP;
+    if i >= splat.white_count {
+        return;
+    }
+    let p = white_position[i];
+    let eye_depth = dot(p.xyz - camera.eye.xyz, camera_axes()[2]);
+    let radius = look.radius * WHITE_SIZE;
+    if p.w <= 0.0 || eye_depth < radius {
+        return;
+    }
+    let clip = camera.view_proj * vec4<f32>(p.xyz, 1.0);
+    let ndc = clip.xy / clip.w;
+    let size = vec2<f32>(splat.size);
+    let centre = vec2<f32>(ndc.x * 0.5 + 0.5, 0.5 - ndc.y * 0.5) * size;
+    let true_px = radius * size.y / (2.0 * camera.viewport.z * eye_depth);
+    let drawn_px = clamp(true_px, WHITE_MIN_PX, WHITE_MAX_PX);
+    // Born and dying softly; bubbles paler than foam on top.
+    let kind = white_velocity[i].w;
+    let fade = smoothstep(0.0, 0.5, p.w) * select(1.0, 0.5, kind > 1.5);
+    let share = fade * min(true_px * true_px / (drawn_px * drawn_px), 1.0);
+    let first = max(vec2<i32>(floor(centre - drawn_px)), vec2<i32>(0));
+    let last = min(vec2<i32>(ceil(centre + drawn_px)), vec2<i32>(splat.size) - 1);
+    let scene_hides = (splat.in_scene == 1u)
+        & (depth_of(camera, eye_depth) > textureLoad(scene_depth, vec2<i32>(clamp(centre, vec2<f32>(0.0), size - 1.0)), 0));
+    if scene_hides {
+        return;
+    }
+    for (var y = first.y; y <= last.y; y++) {
+        for (var x = first.x; x <= last.x; x++) {
+            let f = (vec2<f32>(f32(x), f32(y)) + 0.5 - centre) / drawn_px;
+            let r2 = dot(f, f);
+            if r2 > 1.0 {
+                continue;
+            }
+            let at = u32(y) * splat.size.x + u32(x);
+            let water = bitcast<f32>(atomicLoad(&depth_bits[at]));
+            let under = max(eye_depth - water - look.radius, 0.0);
+            let seen = share * exp(-under / (3.0 * look.radius));
+            let chord = 2.0 * sqrt(1.0 - r2) * radius * splat.scale;
+            atomicAdd(&layer_sums[at * 2u + 1u], u32(chord * seen));
+        }
+    }
+}
+
 const EMPTY_BITS: u32 = 0x4e6e6b28u; // bitcast<u32>(1e9), EMPTY in surface.wgsl
 const EMPTY_DEPTH: f32 = 1e9;
 

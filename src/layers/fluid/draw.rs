@@ -80,7 +80,8 @@ pub(crate) struct SplatUniform {
     particle_count: u32,
     scale: f32,
     in_scene: u32,
-    _pad: [u32; 3],
+    white_count: u32,
+    _pad: [u32; 2],
 }
 
 /// Particles or surface.
@@ -108,16 +109,23 @@ pub struct FluidRenderer {
     splat_buffers: [wgpu::Buffer; 3],
     /// The simulation's positions, velocities and densities.
     particles: Option<[wgpu::Buffer; 3]>,
+    /// Its white water's positions and velocities, and its slots.
+    white: Option<([wgpu::Buffer; 2], u32)>,
     targets: Option<Targets>,
 }
 
-/// The splat's four entry points (splat.wgsl).
+/// The splat's entry points (splat.wgsl).
 struct SplatKernels {
     measure: Kernel,
     size: Kernel,
     rows: Kernel,
     resolve: Kernel,
+    white: Kernel,
 }
+
+/// The splat's kernels bound to a target's sums: measure, size, rows and
+/// resolve, and the white water's when there is any.
+type SplatBindings = ([Binding; 4], Option<Binding>);
 
 /// The camera, the look, the particles (positions, velocities, densities)
 /// and the splat's own buffers (uniform, footprint, dispatch).
@@ -129,15 +137,30 @@ type SplatBuffers<'b> = (
 );
 
 impl SplatKernels {
-    /// The four kernels bound to `buffers` and the per-pixel sums
-    /// (`depth_bits`, `layer_sums`).
+    /// The kernels bound to `buffers`, the per-pixel sums (`depth_bits`,
+    /// `layer_sums`) and the white water's positions and velocities.
     fn bind(
         &self,
         gpu: &Gpu,
         (camera, look, [positions, velocities, densities], [splat, footprint, dispatch]): SplatBuffers<'_>,
         (depth_bits, layer_sums): (&wgpu::Buffer, &wgpu::Buffer),
-    ) -> [Binding; 4] {
-        [
+        white: Option<&[wgpu::Buffer; 2]>,
+    ) -> SplatBindings {
+        let white = white.map(|[white_positions, white_velocities]| {
+            self.white.bind(
+                gpu,
+                &[
+                    (0, camera),
+                    (1, look),
+                    (5, splat),
+                    (7, depth_bits),
+                    (8, layer_sums),
+                    (10, white_positions),
+                    (11, white_velocities),
+                ],
+            )
+        });
+        let kernels = [
             self.measure.bind(
                 gpu,
                 &[
@@ -168,7 +191,8 @@ impl SplatKernels {
                 gpu,
                 &[(0, camera), (5, splat), (7, depth_bits), (8, layer_sums)],
             ),
-        ]
+        ];
+        (kernels, white)
     }
 }
 
@@ -179,9 +203,9 @@ struct Targets {
     /// The nearest eye depth's bits and the thickness and foam sums, per
     /// pixel; the resolve leaves them cleared.
     sums: [wgpu::Buffer; 2],
-    /// The splat's four kernels bound to these sums and the particles
-    /// (made in `prepare` once both are known).
-    bindings: Option<[Binding; 4]>,
+    /// The splat's kernels bound to these sums and the particles (made in
+    /// `prepare` once both are known).
+    bindings: Option<SplatBindings>,
 }
 
 impl FluidRenderer {
@@ -208,7 +232,8 @@ impl FluidRenderer {
             particle_count: particles,
             scale: THICKNESS_STEPS / look.radius.max(1e-6),
             in_scene: u32::from(in_scene),
-            _pad: [0; 3],
+            white_count: self.white.as_ref().map_or(0, |(_, slots)| *slots),
+            _pad: [0; 2],
         };
         gpu.queue
             .write_buffer(&self.splat_buffers[0], 0, bytemuck::bytes_of(&splat));
@@ -217,7 +242,8 @@ impl FluidRenderer {
         {
             let sums = (&targets.sums[0], &targets.sums[1]);
             let buffers = (&self.camera, &self.look, buffers, &self.splat_buffers);
-            targets.bindings = Some(self.splat.bind(gpu, buffers, sums));
+            let white = self.white.as_ref().map(|(buffers, _)| buffers);
+            targets.bindings = Some(self.splat.bind(gpu, buffers, sums, white));
         }
         let glowing =
             (self.particles.as_ref()).map(|p| (&self.camera, &self.look, p, &self.splat_buffers));
@@ -308,7 +334,7 @@ impl FluidRenderer {
         (targets, scene_depth): (&Targets, &wgpu::TextureView),
         count: u32,
     ) {
-        let Some([measure, size, rows, resolve]) = &targets.bindings else {
+        let Some(([measure, size, rows, resolve], white)) = &targets.bindings else {
             return;
         };
         let kernels = &self.splat;
@@ -336,6 +362,16 @@ impl FluidRenderer {
             timestamp_writes: profiler.compute_pass(label),
         });
         kernels.rows.dispatch_indirect(&mut pass, rows, dispatch, 0);
+        if let (Some(white), Some((_, slots))) = (white, &self.white) {
+            let scene = [wgpu::BindGroupEntry {
+                binding: 2,
+                resource: wgpu::BindingResource::TextureView(scene_depth),
+            }];
+            let hidden_by = kernels.white.group_at(gpu, 1, &scene);
+            kernels
+                .white
+                .dispatch_with(&mut pass, white, &hidden_by, *slots, 64);
+        }
         drop(pass);
         let label = "fluid.draw.splat.resolve";
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
@@ -434,6 +470,7 @@ impl Drawer<FluidSim> for FluidRenderer {
             size: kernel("size_splat")?,
             rows: kernel("splat_rows")?,
             resolve: kernel("resolve")?,
+            white: kernel("splat_white_water")?,
         };
         let none = wgpu::BufferUsages::empty();
         let splat_buffers = [
@@ -470,6 +507,7 @@ impl Drawer<FluidSim> for FluidRenderer {
                 )
             }),
             particles: None,
+            white: None,
             targets: None,
         })
     }
@@ -481,6 +519,10 @@ impl Drawer<FluidSim> for FluidRenderer {
             sim.velocities.clone(),
             sim.densities.clone(),
         ]);
+        self.white = (sim.white_water.as_ref()).map(|white| {
+            let buffers = [white.positions.clone(), white.velocities.clone()];
+            (buffers, white.capacity())
+        });
         if let Some(targets) = self.targets.as_mut() {
             targets.bindings = None;
         }

@@ -17,6 +17,7 @@ pub struct TankKnobs {
     container: Handle<[f32; 3]>,
     fill: Handle<usize>,
     depth: Handle<f32>,
+    white_water: Handle<i32>,
 }
 
 impl TankKnobs {
@@ -56,6 +57,11 @@ impl TankKnobs {
     /// How deep the water starts, a share of the tank's height.
     pub fn depth(&self, registry: &Registry) -> f32 {
         self.depth.target(registry).clamp(0.02, 0.95)
+    }
+
+    /// White particles the water keeps (0: none).
+    pub fn white_water(&self, registry: &Registry) -> u32 {
+        self.white_water.target(registry).max(0) as u32
     }
 }
 
@@ -114,6 +120,8 @@ pub struct FluidKnobs {
     brightness: Handle<f32>,
     absorption: Handle<f32>,
     foam: Handle<f32>,
+    spray: Handle<f32>,
+    foam_life: Handle<f32>,
     bodies: Handle<bool>,
     branches: Handle<bool>,
     body_bounce: Handle<f32>,
@@ -138,6 +146,7 @@ impl FluidKnobs {
                 container: Handle::new(id, "container"),
                 fill: Handle::new(id, "fill"),
                 depth: Handle::new(id, "depth"),
+                white_water: Handle::new(id, "white_water"),
             },
             camera: OrbitCamera::new(id),
             smoothing_length: Handle::new(id, "smoothing_length"),
@@ -168,6 +177,8 @@ impl FluidKnobs {
             brightness: Handle::new(id, "brightness"),
             absorption: Handle::new(id, "absorption"),
             foam: Handle::new(id, "foam"),
+            spray: Handle::new(id, "spray"),
+            foam_life: Handle::new(id, "foam_life"),
             bodies: Handle::new(id, "bodies"),
             branches: Handle::new(id, "branches"),
             body_bounce: Handle::new(id, "body_bounce"),
@@ -228,6 +239,12 @@ impl FluidKnobs {
     /// The large-step solver's iterations a substep.
     pub fn solver_iterations(&self, registry: &Registry) -> u32 {
         self.solver_iterations.get(registry).max(1.0) as u32
+    }
+
+    /// How much white water breaking water throws up, and how long it
+    /// lives (seconds).
+    pub fn white_water(&self, registry: &Registry) -> (f32, f32) {
+        (self.spray.get(registry), self.foam_life.get(registry))
     }
 
     /// Whether the water meets the world's bodies.
@@ -297,7 +314,7 @@ impl FluidKnobs {
             self.gravity, self.strengths[0], self.strengths[1], self.emitter_velocity,
             self.emitter_rate, self.pointer_radius, self.speed, self.iterations, self.render,
             self.colour, self.colour_by, self.particle_size, self.streak, self.brightness, self.absorption,
-            self.foam, self.bodies, self.branches, self.body_bounce, self.rain);
+            self.foam, self.spray, self.foam_life, self.tank.white_water, self.bodies, self.branches, self.body_bounce, self.rain);
         for place in places {
             wrong.extend(crate::check_handles!(specs; place.at, place.radius));
         }

@@ -18,6 +18,7 @@ pub mod reference;
 pub mod scene;
 pub mod sim;
 pub mod validate;
+pub mod white_water;
 
 use draw::FluidRenderer;
 use knobs::{FluidKnobs, TankKnobs};
@@ -173,6 +174,15 @@ pub fn fluid_params(id: &str) -> Vec<ParamSpec> {
         ParamSpec::float(p("foam"), 1.0, 0.0, 4.0)
             .with_smoothing(0.1)
             .with_description("Brightness of white water where the liquid breaks and splashes"),
+        ParamSpec::int(p("white_water"), 0, 0, 4_000_000)
+            .structural()
+            .with_description("Spray, foam and bubbles: how many white particles the water keeps, thrown up where it breaks or traps air and drawn by the surface look (0: none; rebuilds)"),
+        ParamSpec::float(p("spray"), 1.0, 0.0, 10.0)
+            .with_smoothing(0.2)
+            .with_description("How much white water breaking water throws up"),
+        ParamSpec::float(p("foam_life"), 4.0, 0.2, 30.0)
+            .with_unit("s")
+            .with_description("How long white water lives, on average"),
         ParamSpec::float(p("particle_size"), 1.6, 0.1, 10.0)
             .with_description("Drawn size, in particle spacings"),
         ParamSpec::float(p("streak"), 0.0, 0.0, 0.5)
@@ -194,6 +204,7 @@ struct Structure {
     container: [f32; 3],
     pool: bool,
     depth: f32,
+    white_water: u32,
 }
 
 impl Structure {
@@ -205,6 +216,7 @@ impl Structure {
             container: tank.container(registry),
             pool: tank.pool(registry),
             depth: tank.depth(registry),
+            white_water: tank.white_water(registry),
         }
     }
 
@@ -291,6 +303,7 @@ impl FluidLayer {
             if env.world.exact() {
                 sim.keep_order(env.gpu, env.assets)?;
             }
+            sim.throw_white_water(env.gpu, env.assets, structure.white_water)?;
             Ok::<_, BuildError>(sim)
         })?;
         Ok(Running {
@@ -378,6 +391,10 @@ impl Layer for FluidLayer {
         let block = bodies::block(&capsules, tank, keep, (rain, branches));
         running.sim.set_bodies(env.gpu, &block);
         self.substeps = knobs.substeps(registry, clock.dt, params.dt);
+        if let Some(white_water) = &running.sim.white_water {
+            let simulated = self.substeps as f32 * params.dt;
+            white_water.set_step(env.gpu, simulated, knobs.white_water(registry));
+        }
         let look = knobs.look(registry, running.dx, params.rest_density);
         if let Some(renderer) = self.core.drawer.as_mut() {
             let splat = (running.sim.count(), knobs.placement.in_scene(registry));
@@ -398,6 +415,11 @@ impl Layer for FluidLayer {
             return;
         };
         running.sim.steps(encoder, profiler, self.substeps);
+        if let Some(white_water) = running.sim.white_water.as_ref()
+            && self.substeps > 0
+        {
+            white_water.record(encoder, profiler);
+        }
         let style = self.knobs.style(frame.registry);
         renderer.draw(
             env.gpu,
@@ -443,7 +465,8 @@ impl Layer for FluidLayer {
             return Vec::new();
         };
         let (walked, walkers) = running.sim.walked_unlisted(gpu).unwrap_or((0, 1));
-        vec![
+        let white = (running.sim.white_water.as_ref()).and_then(|white| white.live(gpu).ok());
+        let mut sampled = vec![
             ("live_particles".into(), water.live as f64),
             (
                 "walked_unlisted_pct".into(),
@@ -452,7 +475,11 @@ impl Layer for FluidLayer {
             ("substeps_per_frame".into(), f64::from(self.substeps)),
             ("density_error_mean_pct".into(), water.mean * 100.0),
             ("density_error_max_pct".into(), water.max * 100.0),
-        ]
+        ];
+        if let Some(live) = white {
+            sampled.push(("white_particles".into(), live as f64));
+        }
+        sampled
     }
 
     fn reseed(&mut self, seed: u64) {
@@ -528,6 +555,11 @@ pub const KIND: LayerKind = LayerKind {
             "ParticleDraw",
         ),
         UniformLayout::of::<draw::SplatUniform>("SplatUniform", "fluid/splat.wgsl", "Splat"),
+        UniformLayout::of::<white_water::WhiteWaterParams>(
+            "WhiteWaterParams",
+            "fluid/white_water.wgsl",
+            "WhiteWater",
+        ),
         UniformLayout::of::<draw::SurfaceUniform>(
             "SurfaceUniform",
             "fluid/surface.wgsl",

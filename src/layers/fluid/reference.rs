@@ -1,6 +1,7 @@
 //! One SPH substep's densities and accelerations on the CPU in f64, brute
-//! force over every pair, and one iteration of the large-step solver's
-//! multipliers and moves: the references the GPU's grid versions are held
+//! force over every pair, one iteration of the large-step solver's
+//! multipliers and moves, and the white water's normals and what each
+//! particle throws up: the references the GPU's grid versions are held
 //! to.
 
 use super::sim::{FluidParams, coefficients};
@@ -139,4 +140,109 @@ pub fn pbf_multipliers_and_moves(
         })
         .collect();
     (multipliers, moves)
+}
+
+/// White water's colour-field gradient times h of every live particle
+/// (the spiky kernel's, over the neighbours within h: outward at the
+/// surface, near 0 inside) and its neighbours (w), as `white_normals`
+/// finds them.
+pub fn white_water_normals(
+    positions: &[[f32; 4]],
+    densities: &[[f32; 2]],
+    p: &FluidParams,
+) -> Vec<[f64; 4]> {
+    let (_, spiky, _) = coefficients(p.dimensions, f64::from(p.h));
+    let (h, m) = (f64::from(p.h), f64::from(p.mass));
+    let position = |i: usize| [0, 1, 2].map(|k| f64::from(positions[i][k]));
+    (0..positions.len())
+        .map(|i| {
+            let mut normal = [0.0; 4];
+            if positions[i][3] == 0.0 {
+                return normal;
+            }
+            let x = position(i);
+            for j in neighbours_of(positions, i, h) {
+                let y = position(j);
+                let d = [y[0] - x[0], y[1] - x[1], y[2] - x[2]];
+                let r = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
+                let share = m / f64::from(densities[j][0]) * spiky * (h - r).powi(2) / r;
+                for k in 0..3 {
+                    normal[k] += share * d[k] * h;
+                }
+                normal[3] += 1.0;
+            }
+            normal
+        })
+        .collect()
+}
+
+/// White particles each particle is expected to throw up in a frame
+/// (Ihmsen et al. 2012, as `white_emit` has it): its trapped air and
+/// wave crest (over `normals`, as the GPU found them), each clamped
+/// between its bounds, weighted by its rate and clamped kinetic energy,
+/// times the frame's step.
+pub fn white_water_expected(
+    (positions, velocities): (&[[f32; 4]], &[[f32; 4]]),
+    normals: &[[f32; 4]],
+    p: &FluidParams,
+    white: &super::white_water::WhiteWaterParams,
+) -> Vec<f64> {
+    let h = f64::from(p.h);
+    let clamp = |value: f64, [low, high]: [f32; 2]| {
+        ((value - f64::from(low)) / f64::from(high - low).max(1e-6)).clamp(0.0, 1.0)
+    };
+    let vector = |v: &[f32; 4]| [0, 1, 2].map(|k| f64::from(v[k]));
+    let dot = |a: [f64; 3], b: [f64; 3]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+    let unit = |a: [f64; 3]| {
+        let length = dot(a, a).sqrt();
+        a.map(|c| c / length)
+    };
+    (0..positions.len())
+        .map(|i| {
+            let v = vector(&velocities[i]);
+            let energy = clamp(0.5 * dot(v, v), white.energy);
+            if positions[i][3] == 0.0 || energy == 0.0 {
+                return 0.0;
+            }
+            let mine = vector(&normals[i]);
+            let surface = dot(mine, mine).sqrt() > 0.5;
+            let n = if surface { unit(mine) } else { [0.0; 3] };
+            let x = vector(&positions[i]);
+            let (mut trapped, mut curvature) = (0.0, 0.0);
+            for j in neighbours_of(positions, i, h) {
+                let y = vector(&positions[j]);
+                let d = [y[0] - x[0], y[1] - x[1], y[2] - x[2]];
+                let r = dot(d, d).sqrt();
+                let weight = 1.0 - r / h;
+                let u = vector(&velocities[j]);
+                let relative = [v[0] - u[0], v[1] - u[1], v[2] - u[2]];
+                let rushing = dot(relative, relative).sqrt();
+                if rushing > 1e-6 {
+                    let away = d.map(|c| -c / r);
+                    trapped += rushing * (1.0 - dot(relative, away) / rushing) * weight;
+                }
+                let theirs = vector(&normals[j]);
+                if surface && dot(theirs, theirs).sqrt() > 0.5 && dot(d, n) < 0.0 {
+                    curvature += (1.0 - dot(n, unit(theirs))) * weight;
+                }
+            }
+            let outward = surface && dot(unit(v), n) >= 0.6;
+            let crest = if outward { curvature } else { 0.0 };
+            let rate = f64::from(white.rates[0]) * clamp(trapped, white.trapped_air)
+                + f64::from(white.rates[1]) * clamp(crest, white.crest);
+            rate * energy * f64::from(white.dt)
+        })
+        .collect()
+}
+
+/// The live particles within h of particle `i`, brute force.
+fn neighbours_of(positions: &[[f32; 4]], i: usize, h: f64) -> impl Iterator<Item = usize> + '_ {
+    let x = positions[i];
+    (0..positions.len()).filter(move |&j| {
+        let y = positions[j];
+        let r2: f64 = (0..3)
+            .map(|k| (f64::from(y[k]) - f64::from(x[k])).powi(2))
+            .sum();
+        j != i && y[3] != 0.0 && r2 < h * h && r2 >= 1e-18
+    })
 }

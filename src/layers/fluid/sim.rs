@@ -15,6 +15,7 @@ use crate::engine::simulation::Simulation;
 
 use super::bodies::BODIES_BYTES;
 use super::lists::{LIST_HEAD, Lists, list_depth};
+use super::white_water::{FluidBuffers, WhiteWater};
 use crate::base::{Assets, ChangedFile};
 use crate::engine::world::{Capsule, MAX_BRANCHES};
 use crate::gpu::bindings::uniform_buffer;
@@ -107,6 +108,8 @@ pub struct FluidSim {
     /// The bodies the water meets (`Bodies` in `common/world.wgsl`).
     bodies: wgpu::Buffer,
     count: u32,
+    /// Its spray, foam and bubbles, when it throws any.
+    pub white_water: Option<WhiteWater>,
 }
 
 impl FluidSim {
@@ -370,7 +373,29 @@ impl FluidSim {
             substeps,
             bodies,
             count,
+            white_water: None,
         })
+    }
+
+    /// Gives the fluid a ring of `capacity` white particles (0: none).
+    pub fn throw_white_water(
+        &mut self,
+        gpu: &Gpu,
+        assets: &Assets,
+        capacity: u32,
+    ) -> Result<(), BuildError> {
+        let fluid = FluidBuffers {
+            params: &self.params,
+            grid: &self.grid.grid,
+            positions: &self.positions,
+            velocities: &self.velocities,
+            densities: &self.densities,
+            starts: &self.grid.starts,
+        };
+        self.white_water = (capacity > 0)
+            .then(|| WhiteWater::new(gpu, assets, &fluid, (self.count, capacity)))
+            .transpose()?;
+        Ok(())
     }
 
     /// Sorts each substep's particles in an order that is the same on
@@ -593,6 +618,9 @@ impl Simulation for FluidSim {
         }
         for (kernel, binding) in kernels {
             report.kernel(context, kernel, &mut [binding]);
+        }
+        if let Some(white_water) = self.white_water.as_mut() {
+            white_water.reload(context, &mut report);
         }
         report
     }

@@ -19,6 +19,8 @@ mod glow_tests;
 mod list_tests;
 #[path = "pbf_tests.rs"]
 mod pbf_tests;
+#[path = "white_water_tests.rs"]
+mod white_water_tests;
 
 fn upload(scene: &Scene) -> FluidSim {
     upload_from(scene, &Assets::new(env!("CARGO_MANIFEST_DIR")))
