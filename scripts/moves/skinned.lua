@@ -1,10 +1,11 @@
--- Skinned moves: the figure dances, sways and walks in turn, a new move
+-- Skinned moves: the figure dances, idles (the built-in figure sways)
+-- and walks in turn, a new move
 -- every sixteen beats with a crossfade between them, and the branches
 -- change colour with each phrase. The growth itself fades and grows
 -- again every half minute (skinned.regrow).
 
 local skinned = {}
-local moves = { "Dance", "Sway", "Dance", "Walk" }
+local moves = { "Dance", "Idle", "Dance", "Walking" }
 local palettes = { "ember", "ice", "aurora", "moss" }
 
 function skinned.setup()

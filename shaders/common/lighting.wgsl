@@ -25,6 +25,26 @@ fn ambient_at(light: Light, n: vec3<f32>) -> vec3<f32> {
     return mix(light.ambient_ground.rgb, light.ambient.rgb, clamp(n.y * 0.5 + 0.5, 0.0, 1.0));
 }
 
+// A surface of base colour `colour` and glTF's metal-rough factors
+// (`metal_rough`: metallic, roughness) under the key light, where
+// `reaching` of it arrives, and the ambient light: its dielectric share
+// diffuse, and a normalized Blinn-Phong lobe as sharp as the roughness
+// allows, its reflectance Schlick's from 4% (a dielectric) to the base
+// colour (a metal).
+fn metal_rough_lit(light: Light, colour: vec3<f32>, metal_rough: vec2<f32>, n: vec3<f32>, view: vec3<f32>, reaching: f32) -> vec3<f32> {
+    let metallic = clamp(metal_rough.x, 0.0, 1.0);
+    let alpha = max(metal_rough.y * metal_rough.y, 0.02);
+    let shininess = 2.0 / (alpha * alpha) - 2.0;
+    let towards = light.towards.xyz;
+    let half_way = normalize(towards + view);
+    let f0 = mix(vec3<f32>(0.04), colour, metallic);
+    let reflectance = f0 + (1.0 - f0) * pow(1.0 - max(dot(half_way, view), 0.0), 5.0);
+    let lobe = (shininess + 8.0) / 8.0 * pow(max(dot(n, half_way), 0.0), shininess);
+    let diffuse = colour * (1.0 - metallic);
+    let direct = light.colour.rgb * reaching * max(dot(n, towards), 0.0) * (diffuse + reflectance * lobe);
+    return ambient_at(light, n) * (diffuse + f0) + direct;
+}
+
 // The light with its direction in the camera's view space.
 fn seen_in_view(light: Light) -> Light {
     var seen = light;

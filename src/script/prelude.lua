@@ -2,7 +2,7 @@
 -- state, before any script.
 
 -- sylva.layer("colony").opacity = 0.5; sylva.layer("colony"):reseed();
--- sylva.layer("skinned"):play("Walk", 0.5) crossfades to a clip.
+-- sylva.layer("skinned"):play("Walking", 0.5) crossfades to a clip.
 function sylva.layer(name)
   return setmetatable({}, {
     __index = function(_, key)

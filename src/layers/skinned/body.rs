@@ -1,11 +1,14 @@
-//! Drawing the character's skin from the skinned vertices, over the
-//! branches: lit and opaque, or a glass shell of light, brightest where
-//! it turns away from the eye, so the branches inside show through; and
-//! its depth from the key light into the scene's shadow map.
+//! Drawing the character's skin from the skinned vertices and their
+//! materials, over the branches: lit and opaque; a half-translucent skin,
+//! lit by its materials' metal-rough factors, see-through where it faces
+//! the eye and thickening towards the silhouette, with a rim light, so the
+//! branches inside show through (SEEDS.md 000's Dendrite); or a glass
+//! shell of light, brightest where it turns away from the eye; and its
+//! depth from the key light into the scene's shadow map.
 
 use bytemuck::{Pod, Zeroable};
 
-use super::skin_gpu::{SKINNED_VERTEX_BYTES, SkinGpu};
+use super::skin_gpu::{SKINNED_VERTEX_BYTES, SkinGpu, SurfaceVertex};
 use crate::base::Assets;
 use crate::engine::camera::CameraUniform;
 use crate::engine::shadow::{ShadowMap, caster_pipeline};
@@ -19,7 +22,41 @@ use crate::gpu::{BuildError, Gpu, GpuProfiler, HDR_FORMAT};
 const FILE: &str = "skinned/body.wgsl";
 
 /// How the skin is drawn, in the order of `<id>.body`.
-pub const BODY_STYLES: [&str; 3] = ["glass", "lit", "hidden"];
+pub const BODY_STYLES: [&str; 4] = ["glass", "lit", "hidden", "skin"];
+
+/// A `<id>.body` choice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BodyStyle {
+    /// Added light, brightest at the silhouette.
+    Glass,
+    /// Opaque and lit.
+    Lit,
+    /// Not drawn.
+    Hidden,
+    /// Half-translucent and lit, with a rim light.
+    Skin,
+}
+
+impl BodyStyle {
+    /// The style at `index` of [`BODY_STYLES`].
+    pub fn at(index: usize) -> Self {
+        match index {
+            1 => Self::Lit,
+            2 => Self::Hidden,
+            3 => Self::Skin,
+            _ => Self::Glass,
+        }
+    }
+
+    /// `BodyParams.style` in body.wgsl: 0 lit, 1 glass, 2 skin.
+    fn code(self) -> u32 {
+        match self {
+            Self::Lit => 0,
+            Self::Skin => 2,
+            Self::Glass | Self::Hidden => 1,
+        }
+    }
+}
 
 /// `struct BodyParams` in WGSL.
 #[repr(C)]
@@ -27,7 +64,7 @@ pub const BODY_STYLES: [&str; 3] = ["glass", "lit", "hidden"];
 pub struct BodyParams {
     /// Skin colour (linear).
     pub colour: [f32; 4],
-    /// 0 lit, 1 glass.
+    /// 0 lit, 1 glass, 2 skin.
     pub style: u32,
     /// Glass opacity.
     pub opacity: f32,
@@ -35,28 +72,30 @@ pub struct BodyParams {
 }
 
 impl BodyParams {
-    /// Parameters for `style` (0 lit, 1 glass).
-    pub fn new(colour: [f32; 4], style: u32, opacity: f32) -> Self {
+    /// Parameters for `style`.
+    pub fn new(colour: [f32; 4], style: BodyStyle, opacity: f32) -> Self {
         Self {
             colour,
-            style,
+            style: style.code(),
             opacity,
             _pad: [0; 2],
         }
     }
 }
 
-/// The two skin pipelines, the caster's, and their uniforms.
+/// A pipeline that draws the skin and its uniforms' bind group.
+type Drawn = (wgpu::RenderPipeline, wgpu::BindGroup);
+
+/// The skin's pipelines (lit, glass, skin), the caster's, and their
+/// uniforms.
 pub struct BodyRenderer {
-    lit: wgpu::RenderPipeline,
-    glass: wgpu::RenderPipeline,
-    caster: wgpu::RenderPipeline,
+    styles: [Drawn; 3],
+    caster: Drawn,
     camera: wgpu::Buffer,
     light_camera: wgpu::Buffer,
     params: wgpu::Buffer,
-    groups: (wgpu::BindGroup, wgpu::BindGroup, wgpu::BindGroup),
-    /// The scene's shadow map as the lit and the glass skin read it.
-    receiving: Option<(wgpu::BindGroup, wgpu::BindGroup)>,
+    /// The scene's shadow map as each style's pipeline reads it.
+    receiving: Option<[wgpu::BindGroup; 3]>,
     depth: DepthBuffer,
 }
 
@@ -70,6 +109,11 @@ impl BodyRenderer {
             step_mode: wgpu::VertexStepMode::Vertex,
             attributes: &wgpu::vertex_attr_array![0 => Float32x4, 1 => Float32x4],
         };
+        let surfaces = wgpu::VertexBufferLayout {
+            array_stride: size_of::<SurfaceVertex>() as u64,
+            step_mode: wgpu::VertexStepMode::Vertex,
+            attributes: &wgpu::vertex_attr_array![2 => Float32x4, 3 => Float32],
+        };
         gpu.scoped(FILE, || {
             let module = gpu
                 .device
@@ -79,6 +123,8 @@ impl BodyRenderer {
                 });
             // Lit: opaque and depth-tested. Glass: added light that needs
             // no sorting, the far side culled so each skin layer glows once.
+            // Skin: blended over the branches drawn before it, in front of
+            // what is nearer in the scene, leaving the depth to them.
             let pipeline = |label, blend, depth_write, compare| {
                 gpu.device
                     .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
@@ -88,7 +134,7 @@ impl BodyRenderer {
                             module: &module,
                             entry_point: Some("vs_body"),
                             compilation_options: Default::default(),
-                            buffers: &[Some(layout.clone())],
+                            buffers: &[Some(layout.clone()), Some(surfaces.clone())],
                         },
                         primitive: wgpu::PrimitiveState {
                             cull_mode: Some(wgpu::Face::Back),
@@ -123,11 +169,17 @@ impl BodyRenderer {
                 false,
                 wgpu::CompareFunction::Always,
             );
+            let skin = pipeline(
+                "skinned.body.skin",
+                Some(wgpu::BlendState::PREMULTIPLIED_ALPHA_BLENDING),
+                false,
+                wgpu::CompareFunction::Less,
+            );
             let caster = caster_pipeline(
                 &gpu.device,
                 (&module, "vs_body"),
                 "skinned.body.caster",
-                &[Some(layout.clone())],
+                &[Some(layout.clone()), Some(surfaces.clone())],
             );
             let camera = uniform_buffer(
                 &gpu.device,
@@ -143,14 +195,17 @@ impl BodyRenderer {
                 uniform_buffer(&gpu.device, "skinned.body.params", size_of::<BodyParams>());
             // Only uniforms are bound: the vertices come with each draw.
             let buffers = [(0, &camera), (1, &params)];
-            let group = |pipeline| buffers_group(&gpu.device, pipeline, "skinned.body", &buffers);
+            let group = |pipeline: &wgpu::RenderPipeline| {
+                buffers_group(&gpu.device, pipeline, "skinned.body", &buffers)
+            };
             let cast = [(0, &light_camera)];
             let cast = buffers_group(&gpu.device, &caster, "skinned.body.caster", &cast);
             Ok::<_, BuildError>(Self {
-                groups: (group(&lit), group(&glass), cast),
-                lit,
-                glass,
-                caster,
+                styles: [lit, glass, skin].map(|pipeline| {
+                    let group = group(&pipeline);
+                    (pipeline, group)
+                }),
+                caster: (caster, cast),
                 camera,
                 light_camera,
                 params,
@@ -182,31 +237,33 @@ impl BodyRenderer {
     /// keeps one map).
     pub fn receive(&mut self, gpu: &Gpu, map: &ShadowMap) {
         if self.receiving.is_none() {
-            let group = |pipeline| map.receiving_group(&gpu.device, pipeline, "skinned.shadow");
-            self.receiving = Some((group(&self.lit), group(&self.glass)));
+            let group = |(pipeline, _): &Drawn| {
+                map.receiving_group(&gpu.device, pipeline, "skinned.shadow")
+            };
+            self.receiving = Some(self.styles.each_ref().map(group));
         }
     }
 
-    /// Records the skinned mesh over what `target` holds, in `style` (0
-    /// lit, else glass), with what [`BodyRenderer::prepare`] uploaded.
+    /// Records the skinned mesh over what `target` holds, in `style`
+    /// (hidden: nothing), with what [`BodyRenderer::prepare`] uploaded.
     /// In the shared scene (`scene_depth`) the skin draws into its depth.
     pub fn draw(
         &self,
         (encoder, profiler): (&mut wgpu::CommandEncoder, &mut GpuProfiler),
         skin: &SkinGpu,
         (target, scene_depth): (&wgpu::TextureView, Option<&wgpu::TextureView>),
-        style: u32,
+        style: BodyStyle,
     ) {
-        let (lit, glass, _) = &self.groups;
-        let (Some(depth), Some((lit_shadow, glass_shadow))) = (self.depth.view(), &self.receiving)
-        else {
+        let (Some(depth), Some(shadows)) = (self.depth.view(), &self.receiving) else {
             return;
         };
-        let (pipeline, group, shadow) = if style == 0 {
-            (&self.lit, lit, lit_shadow)
-        } else {
-            (&self.glass, glass, glass_shadow)
+        let at = match style {
+            BodyStyle::Hidden => return,
+            BodyStyle::Lit => 0,
+            BodyStyle::Glass => 1,
+            BodyStyle::Skin => 2,
         };
+        let ((pipeline, group), shadow) = (&self.styles[at], &shadows[at]);
         let label = "skinned.draw.body";
         let colour = (target, wgpu::LoadOp::Load);
         let timestamps = profiler.render_pass(label);
@@ -218,6 +275,7 @@ impl BodyRenderer {
         pass.set_bind_group(0, group, &[]);
         pass.set_bind_group(1, shadow, &[]);
         pass.set_vertex_buffer(0, skin.skinned.slice(..));
+        pass.set_vertex_buffer(1, skin.surfaces.slice(..));
         pass.set_index_buffer(skin.indices.slice(..), wgpu::IndexFormat::Uint32);
         pass.draw_indexed(0..skin.index_count(), 0, 0..1);
     }
@@ -232,9 +290,11 @@ impl BodyRenderer {
         let label = "skinned.cast.body";
         let timestamps = profiler.render_pass(label);
         let mut pass = map.cast_pass(encoder, label, timestamps);
-        pass.set_pipeline(&self.caster);
-        pass.set_bind_group(0, &self.groups.2, &[]);
+        let (caster, group) = &self.caster;
+        pass.set_pipeline(caster);
+        pass.set_bind_group(0, group, &[]);
         pass.set_vertex_buffer(0, skin.skinned.slice(..));
+        pass.set_vertex_buffer(1, skin.surfaces.slice(..));
         pass.set_index_buffer(skin.indices.slice(..), wgpu::IndexFormat::Uint32);
         pass.draw_indexed(0..skin.index_count(), 0, 0..1);
     }

@@ -3,7 +3,8 @@
 //! neck, head, arms, legs) in a T pose, joined into one smooth body
 //! (`fillets.rs`) and skinned smoothly across its joints,
 //! with three looping clips made of keyframes like any glTF clip: `Dance`,
-//! `Walk` and `Sway`.
+//! `Walking` and `Idle` (a sway), named as the shipped dancer's are, so a
+//! script's moves fit both.
 
 use std::f32::consts::TAU;
 
@@ -11,7 +12,7 @@ use glam::{Quat, Vec3};
 
 use super::anim::{Channel, Clip, Interpolation, Property};
 use super::fillets::{Limb, join};
-use super::model::{Joint, MeshSummary, Model, Node, Trs, Vertex};
+use super::model::{Joint, Material, MeshSummary, Model, Node, Trs, Vertex};
 
 /// A bone of the figure: where it starts and ends in the T pose, its
 /// parent and its capsule's radius (none for the root).
@@ -183,6 +184,7 @@ pub fn figure(detail: u32) -> Model {
             normal,
             joints,
             weights,
+            material: Material::PLAIN,
         })
         .collect();
     let meshes = vec![MeshSummary {
@@ -375,7 +377,7 @@ fn dance() -> Clip {
 /// Legs swing opposite the arms, the body bobs twice a stride.
 fn walk() -> Clip {
     clip(
-        "Walk",
+        "Walking",
         1.2,
         |name, p| {
             let s = side(name);
@@ -397,7 +399,7 @@ fn walk() -> Clip {
 /// A slow sway from the ankles up, arms floating.
 fn sway() -> Clip {
     clip(
-        "Sway",
+        "Idle",
         6.0,
         |name, p| {
             let s = side(name);

@@ -3,7 +3,7 @@
 //! what the character is built from, how its clips play, and its body.
 
 use super::super::colony::knobs::{BranchKnobs, GrowthKnobs};
-use super::body::BodyParams;
+use super::body::{BodyParams, BodyStyle};
 use super::model::Model;
 use super::params::{Structure, model_path};
 use super::player::Player;
@@ -145,17 +145,16 @@ impl SkinnedKnobs {
         self.playing.bones.get(registry) == 1
     }
 
-    /// The body's style (an index into `BODY_STYLES`: glass, lit, hidden).
-    pub fn body_style(&self, registry: &Registry) -> usize {
-        self.body.style.get(registry)
+    /// The body's style.
+    pub fn body_style(&self, registry: &Registry) -> BodyStyle {
+        BodyStyle::at(self.body.style.get(registry))
     }
 
     /// The body's uniforms.
     pub fn body_params(&self, registry: &Registry) -> BodyParams {
-        let style = u32::from(self.body_style(registry) == 0);
         BodyParams::new(
             self.body.colour.get(registry),
-            style,
+            self.body_style(registry),
             self.body.opacity.get(registry),
         )
     }

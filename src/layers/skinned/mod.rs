@@ -16,6 +16,7 @@ pub mod clips;
 pub mod creature;
 pub mod fillets;
 mod knobs;
+mod material;
 pub mod model;
 mod params;
 pub mod player;
@@ -44,7 +45,7 @@ use crate::gpu::UniformLayout;
 use crate::gpu::compute::{KernelReload, storage_buffer};
 use crate::gpu::{BuildError, Gpu, GpuProfiler};
 use crate::params::{ParamSpec, Registry};
-use body::BodyRenderer;
+use body::{BodyRenderer, BodyStyle};
 use capsules::{BodyCapsule, body_capsules};
 pub use knobs::SkinnedKnobs;
 use model::{Model, ModelError};
@@ -500,7 +501,7 @@ impl Layer for SkinnedLayer {
             return;
         };
         let knobs = &self.knobs;
-        if !knobs.placement.in_scene(registry) || knobs.body_style(registry) >= 2 {
+        if !knobs.placement.in_scene(registry) || knobs.body_style(registry) == BodyStyle::Hidden {
             return;
         }
         // The skin of this frame, computed once, before its shadow.
@@ -538,16 +539,12 @@ impl Layer for SkinnedLayer {
         drawer
             .branches
             .draw((encoder, profiler), &sim.colony, target, style);
-        // body: glass, lit or hidden (BODY_STYLES).
-        let body = self.knobs.body_style(registry);
-        if body < 2 {
-            drawer.body.draw(
-                (encoder, profiler),
-                &sim.skin,
-                (frame.target, in_scene.then_some(frame.scene_depth)),
-                u32::from(body == 0),
-            );
-        }
+        drawer.body.draw(
+            (encoder, profiler),
+            &sim.skin,
+            (frame.target, in_scene.then_some(frame.scene_depth)),
+            self.knobs.body_style(registry),
+        );
     }
 
     fn reseed(&mut self, seed: u64) {

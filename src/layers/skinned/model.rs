@@ -10,6 +10,7 @@ use glam::{Mat4, Quat, Vec3};
 
 use super::anim::Clip;
 use super::clips::read_clip;
+pub use super::material::Material;
 use crate::base::opener::{self, OpenError};
 
 /// Most joints a model may have (the bone buffer's size).
@@ -94,6 +95,8 @@ pub struct Vertex {
     pub joints: [u32; 4],
     /// Their weights, summing to 1.
     pub weights: [f32; 4],
+    /// Its surface.
+    pub material: Material,
 }
 
 /// What `sylva asset` prints of a mesh.
@@ -194,10 +197,7 @@ impl Model {
             },
             other => ModelError::Refused(other),
         })?;
-        let gltf = gltf::Gltf::from_slice(&data).map_err(|reason| ModelError::Gltf {
-            file: file.clone(),
-            reason: Box::new(reason),
-        })?;
+        let gltf = parsed(&file, &data)?;
         let beside = relative.parent().unwrap_or(Path::new(""));
         let mut external = 0u64;
         for buffer in gltf.document.buffers() {
@@ -230,6 +230,26 @@ impl Model {
                     reason: Box::new(reason),
                 })?;
         from_document(&file, &gltf.document, &buffers)
+    }
+
+    /// Reads a `.glb` held in memory (the built-in dancer), named `file`
+    /// in messages: all its buffers must be inside it.
+    pub fn from_glb(file: &str, data: &[u8]) -> Result<Self, ModelError> {
+        let gltf = parsed(file, data)?;
+        let outside = gltf.document.buffers().any(|buffer| {
+            matches!(buffer.source(), gltf::buffer::Source::Uri(uri) if !uri.starts_with("data:"))
+        });
+        if outside {
+            return Err(content(file, "a buffer outside the file"));
+        }
+        let buffers =
+            gltf::import_buffers(&gltf.document, None, gltf.blob.clone()).map_err(|reason| {
+                ModelError::Gltf {
+                    file: file.to_string(),
+                    reason: Box::new(reason),
+                }
+            })?;
+        from_document(file, &gltf.document, &buffers)
     }
 
     /// The model itself if a skin moves any of its meshes; the layer grows
@@ -339,6 +359,14 @@ fn check_accessors(file: &str, document: &gltf::Document) -> Result<(), ModelErr
     Ok(())
 }
 
+/// `data` parsed as glTF, or why not.
+fn parsed(file: &str, data: &[u8]) -> Result<gltf::Gltf, ModelError> {
+    gltf::Gltf::from_slice(data).map_err(|reason| ModelError::Gltf {
+        file: file.to_string(),
+        reason: Box::new(reason),
+    })
+}
+
 fn content(file: &str, problem: impl Into<String>) -> ModelError {
     ModelError::Content {
         file: file.to_string(),
@@ -393,13 +421,20 @@ fn from_document(
         clips: Vec::new(),
         meshes: Vec::new(),
     };
+    // Where each node stands at rest: a mesh without a skin is placed
+    // there, so every vertex of the model shares one bind space.
+    let rest: Vec<Trs> = model.nodes.iter().map(|n| n.rest).collect();
+    let rest_world = super::pose::world(&model, &rest);
     for node in document.nodes() {
         let Some(mesh) = node.mesh() else {
             continue;
         };
         // A skinned mesh's vertices name the skin's joints; any other mesh
-        // rides its own node, as one joint bound at identity.
+        // rides its own node, as one joint bound where that node stands at
+        // rest (its vertices moved there, so the volume the branches grow
+        // in holds it where it is drawn, not at the model's origin).
         let first_joint = model.joints.len() as u32;
+        let placed = rest_world[node.index()];
         let skinned = match node.skin() {
             Some(skin) => {
                 let joints = skin.joints().count();
@@ -434,7 +469,7 @@ fn from_document(
             None => {
                 model.joints.push(Joint {
                     node: node.index(),
-                    inverse_bind: Mat4::IDENTITY,
+                    inverse_bind: placed.inverse(),
                 });
                 false
             }
@@ -451,12 +486,13 @@ fn from_document(
             if primitive.mode() != gltf::mesh::Mode::Triangles {
                 continue;
             }
+            let placed = (!skinned).then_some(placed);
             add_primitive(
                 file,
                 &mut model,
                 &primitive,
                 read,
-                skinned,
+                placed,
                 (first_joint, joint_count),
             )?;
         }
@@ -486,14 +522,19 @@ fn add_primitive<'a, 's>(
     model: &mut Model,
     primitive: &'a gltf::Primitive<'a>,
     read: impl Clone + Fn(gltf::Buffer<'a>) -> Option<&'s [u8]>,
-    skinned: bool,
+    placed: Option<Mat4>,
     (first_joint, joint_count): (u32, u32),
 ) -> Result<(), ModelError> {
+    let skinned = placed.is_none();
+    let place = placed.unwrap_or(Mat4::IDENTITY);
+    let turn = glam::Mat3::from_mat4(place).inverse().transpose();
     let reader = primitive.reader(read);
     let Some(positions) = reader.read_positions() else {
         return Err(content(file, "a primitive without POSITION"));
     };
-    let positions: Vec<Vec3> = positions.map(Vec3::from).collect();
+    let positions: Vec<Vec3> = positions
+        .map(|p| place.transform_point3(Vec3::from(p)))
+        .collect();
     let count = positions.len();
     let joints: Vec<[u16; 4]> = match (skinned, reader.read_joints(0)) {
         (true, Some(joints)) => joints.into_u16().collect(),
@@ -523,8 +564,9 @@ fn add_primitive<'a, 's>(
     if let Some(bad) = indices.iter().find(|&&i| i as usize >= count) {
         return Err(content(file, format!("index {bad} past {count} vertices")));
     }
+    let material = Material::of(&primitive.material());
     let normals: Vec<Vec3> = match reader.read_normals() {
-        Some(normals) => normals.map(Vec3::from).collect(),
+        Some(normals) => normals.map(|n| turn * Vec3::from(n)).collect(),
         None => face_normals(&positions, &indices),
     };
     for i in 0..count {
@@ -558,6 +600,7 @@ fn add_primitive<'a, 's>(
                 .normalize_or(Vec3::Y),
             joints: slots,
             weights: w,
+            material,
         });
     }
     model.indices.extend(indices.iter().map(|i| base + i));

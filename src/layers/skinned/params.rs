@@ -4,7 +4,7 @@
 
 use super::super::colony::colony_params;
 use super::body::BODY_STYLES;
-use super::model::Model;
+use super::model::{Model, ModelError};
 use super::{SkinnedError, creature};
 use crate::base::{AssetError, Assets, inside_show};
 use crate::engine::LayerError;
@@ -135,6 +135,27 @@ pub(super) struct Structure {
     pub(super) modified: Option<SystemTime>,
 }
 
+/// The dancer the shipped presets name (`assets/ATTRIBUTION.md`): built
+/// in, so they run from any show folder; a file of its name in the show's
+/// `assets/` takes its place.
+pub const DANCER: &str = "RobotExpressive.glb";
+static DANCER_GLB: &[u8] = include_bytes!("../../../assets/RobotExpressive.glb");
+
+/// Model `name` from the show's `assets/`, or the built-in dancer where
+/// the show has no file of that name (none: the built-in figure).
+pub(super) fn load_model(root: &Path, name: &str) -> Result<Option<Model>, SkinnedError> {
+    let Some(path) = model_path(name)? else {
+        return Ok(None);
+    };
+    let model = match Model::load_in(root, &path) {
+        Err(ModelError::Refused(error)) if error.is_missing() && name == DANCER => {
+            Model::from_glb(&format!("{DANCER} (built in)"), DANCER_GLB)
+        }
+        loaded => loaded,
+    };
+    Ok(Some(model?.skinned()?))
+}
+
 /// Where model `name` lies in the show's `assets/`, relative to the show
 /// folder (none: the figure); read through the opener from there.
 pub(super) fn model_path(name: &str) -> Result<Option<PathBuf>, AssetError> {
@@ -159,14 +180,8 @@ pub(super) fn declared_params(
         .find(|p| p.name == name)
         .and_then(|p| p.value.as_str().map(str::to_string))
         .unwrap_or_default();
-    let clips = match model_path(&model).map_err(SkinnedError::from)? {
-        Some(path) => Model::load_in(assets.root(), &path)
-            .and_then(Model::skinned)
-            .map_err(SkinnedError::from)?
-            .clips
-            .iter()
-            .map(|c| c.name.clone())
-            .collect(),
+    let clips = match load_model(assets.root(), &model)? {
+        Some(model) => model.clips.iter().map(|c| c.name.clone()).collect(),
         None => creature::clip_names(),
     };
     Ok(skinned_params(id, Some(&clips)))

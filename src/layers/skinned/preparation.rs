@@ -3,7 +3,7 @@
 //! made, voxelized, and its attractions sampled with their bones.
 
 use super::model::Model;
-use super::params::{Structure, model_path};
+use super::params::{Structure, load_model};
 use super::{AttractionBones, SkinnedError, attractions, creature};
 use crate::base::Assets;
 
@@ -21,8 +21,8 @@ pub(super) fn prepare(
     structure: &Structure,
     seed: u64,
 ) -> Result<Prepared, SkinnedError> {
-    let model = match model_path(&structure.model)? {
-        Some(path) => Model::load_in(assets.root(), &path)?.skinned()?,
+    let model = match load_model(assets.root(), &structure.model)? {
+        Some(model) => model,
         None => creature::figure(structure.detail),
     };
     let (points, bones) = attractions(&model, structure.attraction_count, structure.spacing, seed);

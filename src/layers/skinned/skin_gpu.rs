@@ -44,6 +44,15 @@ pub struct BindVertex {
 /// Bytes of one skinned vertex (position and normal as vec4s).
 pub const SKINNED_VERTEX_BYTES: u64 = 32;
 
+/// One vertex's surface as the skin's draw reads it (`vs_body`'s
+/// locations 2 and 3): base colour and metallic, then roughness.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Pod, Zeroable)]
+pub struct SurfaceVertex {
+    colour_metallic: [f32; 4],
+    roughness: f32,
+}
+
 /// The character's GPU buffers and its skinning kernel.
 pub struct SkinGpu {
     kernel: (Kernel, Binding),
@@ -57,6 +66,8 @@ pub struct SkinGpu {
     pub skinned: wgpu::Buffer,
     /// Triangle indices.
     pub indices: wgpu::Buffer,
+    /// Each vertex's surface ([`SurfaceVertex`], a vertex buffer).
+    pub surfaces: wgpu::Buffer,
     joint_count: u32,
     vertex_count: u32,
     index_count: u32,
@@ -106,6 +117,23 @@ impl SkinGpu {
         });
         gpu.queue
             .write_buffer(&indices, 0, bytemuck::cast_slice(&model.indices));
+        let surfaces: Vec<SurfaceVertex> = (model.vertices.iter())
+            .map(|v| {
+                let [r, g, b] = v.material.colour;
+                SurfaceVertex {
+                    colour_metallic: [r, g, b, v.material.metallic],
+                    roughness: v.material.roughness,
+                }
+            })
+            .collect();
+        let surfaces_buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("skinned.surfaces"),
+            size: (size_of_val(&surfaces[..]) as u64).max(20),
+            usage: wgpu::BufferUsages::VERTEX | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        gpu.queue
+            .write_buffer(&surfaces_buffer, 0, bytemuck::cast_slice(&surfaces));
         let bones = storage_buffer(
             gpu,
             "skinned.bones",
@@ -137,6 +165,7 @@ impl SkinGpu {
             matrices,
             skinned,
             indices,
+            surfaces: surfaces_buffer,
             joint_count,
             vertex_count,
             index_count: model.indices.len() as u32,

@@ -3,7 +3,7 @@
 //! the node hierarchy against the gltf crate's own transforms, volume
 //! samples inside the mesh with their spacing, branches that stay with the
 //! moving body, broken models refused, and the default character's
-//! picture.
+//! picture; the shipped dancer in `dancer_tests.rs`.
 
 use std::path::PathBuf;
 
@@ -17,6 +17,9 @@ use sylva::params::{Source, Value};
 
 use crate::support;
 use crate::support::Checked;
+
+#[path = "dancer_tests.rs"]
+mod dancer_tests;
 
 /// A test character from `tests/assets/gltf/`.
 fn character(name: &str) -> Model {
@@ -255,6 +258,7 @@ fn grown_branches_stay_with_the_moving_body() {
                         normal: Vec3::Y,
                         joints: bound.joints,
                         weights: bound.weights,
+                        material: sylva::layers::skinned::model::Material::PLAIN,
                     };
                     skin_vertex(&vertex, &skin).0
                 })
@@ -388,7 +392,7 @@ fn the_default_character_matches_its_golden_image() {
 #[test]
 fn lua_crossfades_to_a_clip_by_name() {
     let root = skinned_show("skinned_lua", "");
-    let script = "function setup()\n  sylva.layer(\"skinned\"):play(\"Walk\", 0.5)\nend\n";
+    let script = "function setup()\n  sylva.layer(\"skinned\"):play(\"Walking\", 0.5)\nend\n";
     std::fs::create_dir_all(root.join("scripts")).checked("making scripts/");
     std::fs::write(root.join("scripts/play.lua"), script).checked("writing the script");
     let preset = std::fs::read_to_string(root.join("presets/s.toml")).checked("reading the preset");
