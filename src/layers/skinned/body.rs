@@ -123,8 +123,9 @@ impl BodyRenderer {
                 });
             // Lit: opaque and depth-tested. Glass: added light that needs
             // no sorting, the far side culled so each skin layer glows once.
-            // Skin: blended over the branches drawn before it, in front of
-            // what is nearer in the scene, leaving the depth to them.
+            // Skin: blended over the branches drawn before it, behind what
+            // is nearer in the scene, and into the depth, so the layers
+            // after it (the water) are hidden behind the body.
             let pipeline = |label, blend, depth_write, compare| {
                 gpu.device
                     .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
@@ -172,7 +173,7 @@ impl BodyRenderer {
             let skin = pipeline(
                 "skinned.body.skin",
                 Some(wgpu::BlendState::PREMULTIPLIED_ALPHA_BLENDING),
-                false,
+                true,
                 wgpu::CompareFunction::Less,
             );
             let caster = caster_pipeline(
