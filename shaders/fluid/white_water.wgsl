@@ -3,7 +3,7 @@
 // Akinci, Becker and Teschner 2012, "Unified spray, foam and bubbles for
 // particle-based fluids"). Once a frame, after the substeps (the fluid's
 // set A, in the order of its last grid sort):
-//   white_normals  each fluid particle's colour-field gradient (its
+//   white_normals  each fast fluid particle's colour-field gradient (its
 //                  surface normal, outward) and neighbour count;
 //   white_emit     how many white particles each fluid particle throws
 //                  up this frame: its trapped air (neighbours rushing at
@@ -20,7 +20,8 @@
 //                  dragged along. Each lives its life out.
 // The paper's curvature counts only neighbours behind a particle's
 // surface (a convex crest); interior particles, whose gradient is too
-// small to give a normal, add nothing to it.
+// small to give a normal, add nothing to it, nor do slow ones (whose
+// normals are not found: a crest's neighbours move with it).
 
 #include "fluid/substep.wgsl"
 
@@ -120,7 +121,11 @@ fn white_normals(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_
         return;
     }
     let me = positions[s];
-    if me.w == 0.0 {
+    let v = velocities[s].xyz;
+    // Only a particle fast enough to throw anything needs its normal (its
+    // own crest test, and its fast neighbours'): a calm body is not
+    // walked at all.
+    if me.w == 0.0 || potential(0.5 * dot(v, v), white.energy) == 0.0 {
         normals[s] = vec4<f32>(0.0);
         return;
     }

@@ -143,13 +143,14 @@ pub fn pbf_multipliers_and_moves(
 }
 
 /// White water's colour-field gradient times h of every live particle
-/// (the spiky kernel's, over the neighbours within h: outward at the
-/// surface, near 0 inside) and its neighbours (w), as `white_normals`
-/// finds them.
+/// fast enough to throw any (the spiky kernel's, over the neighbours
+/// within h: outward at the surface, near 0 inside) and its neighbours
+/// (w), as `white_normals` finds them; zero for the others.
 pub fn white_water_normals(
-    positions: &[[f32; 4]],
+    (positions, velocities): (&[[f32; 4]], &[[f32; 4]]),
     densities: &[[f32; 2]],
     p: &FluidParams,
+    white: &super::white_water::WhiteWaterParams,
 ) -> Vec<[f64; 4]> {
     let (_, spiky, _) = coefficients(p.dimensions, f64::from(p.h));
     let (h, m) = (f64::from(p.h), f64::from(p.mass));
@@ -157,7 +158,9 @@ pub fn white_water_normals(
     (0..positions.len())
         .map(|i| {
             let mut normal = [0.0; 4];
-            if positions[i][3] == 0.0 {
+            let v = velocities[i];
+            let energy = 0.5 * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+            if positions[i][3] == 0.0 || energy <= white.energy[0] {
                 return normal;
             }
             let x = position(i);

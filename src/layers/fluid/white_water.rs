@@ -187,7 +187,7 @@ impl WhiteWater {
             Ok((kernel, binding))
         };
         Ok(Self {
-            find_normals: kernel("white_normals", &[0, 1, 2, 6, 8, 25])?,
+            find_normals: kernel("white_normals", &[0, 1, 2, 3, 6, 8, 24, 25])?,
             emit: kernel("white_emit", &[0, 1, 2, 3, 8, 24, 25, 26])?,
             scan: PrefixSum::new(gpu, assets, &thrown, particles + 1)?,
             place: kernel("white_place", &[0, 2, 3, 24, 26, 27, 28, 29])?,

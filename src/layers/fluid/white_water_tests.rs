@@ -94,7 +94,8 @@ fn what_each_particle_throws_up_matches_the_f64_reference() {
         let (densities, _, _) = sim.read_forces(&gpu).checked("reading the densities");
         let white_state = state(&sim);
         let params = scene.params.with_kernel();
-        let normals = white_water_normals(&positions, &densities, &params);
+        let step = WhiteWaterParams::new(200_000, 1.0 / 60.0, 0, STEP);
+        let normals = white_water_normals((&positions, &velocities), &densities, &params, &step);
         let mut miscounted = 0;
         for (i, (want, got)) in normals.iter().zip(&white_state.normals).enumerate() {
             for k in 0..3 {
@@ -113,7 +114,6 @@ fn what_each_particle_throws_up_matches_the_f64_reference() {
             miscounted * 200 <= positions.len(),
             "{name}: {miscounted} neighbour counts differ"
         );
-        let step = WhiteWaterParams::new(200_000, 1.0 / 60.0, 0, STEP);
         let expected = white_water_expected(
             (&positions, &velocities),
             &white_state.normals,
