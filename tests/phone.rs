@@ -31,6 +31,24 @@ fn browse(script: &str, (osc, oscquery): (u16, u16), more: &[&std::ffi::OsStr]) 
         .checked("running python3 (the browser test needs python3 with playwright and Debian's chromium: make test installs them)")
 }
 
+/// The exit status of a browser test, which must end within `limit`: one
+/// that hangs (a page waiting on a socket that never opens) is killed and
+/// fails, instead of holding the whole run until CI gives up.
+fn ended_within(browser: &mut Child, limit: Duration) -> std::process::ExitStatus {
+    let started = Instant::now();
+    loop {
+        if let Some(status) = browser.try_wait().checked("waiting for the browser") {
+            return status;
+        }
+        if started.elapsed() > limit {
+            browser.kill().ok();
+            browser.wait().ok();
+            panic!("the browser test hung past {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
 /// A port free now on 127.0.0.1.
 fn free_port() -> u16 {
     let tcp = TcpListener::bind("127.0.0.1:0").checked("a free TCP port");
@@ -206,9 +224,7 @@ fn a_ui_pin_guards_the_page_s_writes_in_a_real_browser() {
     let ports = (free_port(), free_port());
     let log = root.join("show.log");
     let mut running = show(&root, ports, &["--ui-pin", "2468"], &log);
-    let status = browse("pin.py", ports, &[])
-        .wait()
-        .checked("waiting for the browser");
+    let status = ended_within(&mut browse("pin.py", ports, &[]), Duration::from_secs(150));
     running.kill().ok();
     running.wait().ok();
     assert!(

@@ -24,7 +24,12 @@ RAW_WRITE = """async pin => {
   const ws = new WebSocket("ws://" + location.host + "/");
   ws.binaryType = "arraybuffer";
   ws.onmessage = e => { if (typeof e.data === "string") replies.push(JSON.parse(e.data).COMMAND); };
-  await new Promise(r => ws.onopen = r);
+  // A refused or closed socket never opens: give up on it after 10 s.
+  const opened = await Promise.race([
+    new Promise(r => { ws.onopen = () => r(true); ws.onerror = () => r(false); ws.onclose = () => r(false); }),
+    new Promise(r => setTimeout(() => r(false), 10000)),
+  ]);
+  if (!opened) return replies;
   if (pin !== null) ws.send(JSON.stringify({ COMMAND: "PIN", DATA: pin }));
   await new Promise(r => setTimeout(r, 300));
   ws.send(encodeOsc("/sylva/master/brightness", [{ type: "f", value: 4 }]));
