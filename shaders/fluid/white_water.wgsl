@@ -2,7 +2,8 @@
 // up where the liquid breaks and living on after it calms (Ihmsen,
 // Akinci, Becker and Teschner 2012, "Unified spray, foam and bubbles for
 // particle-based fluids"). Once a frame, after the substeps (the fluid's
-// set A, in the order of its last grid sort):
+// set A, in the order of its last grid sort), the white particles there
+// are move (`white_advance`, below), then new ones are thrown:
 //   white_normals  each fast fluid particle's colour-field gradient (its
 //                  surface normal, outward) and neighbour count;
 //   white_emit     how many white particles each fluid particle throws
@@ -26,7 +27,7 @@
 #include "fluid/substep.wgsl"
 
 struct WhiteWater {
-    // The frame's time step (seconds of show time times the speed).
+    // The frame's time step: the seconds its substeps simulated.
     dt: f32,
     // Slots in the ring.
     capacity: u32,
