@@ -22,21 +22,31 @@
 // Larger discs are drawn this large (a particle right at the lens).
 const MAX_RADIUS_PX: f32 = 128.0;
 
+// Where a sphere of `radius` metres at `p` falls on screen: centre
+// (pixels), radius (pixels) and eye depth; all 0 when it reaches behind
+// the eye.
+fn projected(p: vec3<f32>, radius: f32) -> vec4<f32> {
+    let eye_depth = dot(p - camera.eye.xyz, camera_axes()[2]);
+    if eye_depth < radius {
+        return vec4<f32>(0.0);
+    }
+    let clip = camera.view_proj * vec4<f32>(p, 1.0);
+    let ndc = clip.xy / clip.w;
+    let size = vec2<f32>(splat.size);
+    let centre = vec2<f32>(ndc.x * 0.5 + 0.5, 0.5 - ndc.y * 0.5) * size;
+    return vec4<f32>(centre, radius * size.y / (2.0 * camera.viewport.z * eye_depth), eye_depth);
+}
+
 // Where particle `i` falls on screen: centre (pixels), radius (pixels)
 // and eye depth; radius 0 when it is off or behind the camera.
 fn on_screen(i: u32) -> vec4<f32> {
     let p = positions[i];
-    let eye_depth = dot(p.xyz - camera.eye.xyz, camera_axes()[2]);
-    if p.w == 0.0 || eye_depth < look.radius {
-        return vec4<f32>(0.0);
-    }
-    let clip = camera.view_proj * vec4<f32>(p.xyz, 1.0);
-    let ndc = clip.xy / clip.w;
+    let disc = projected(p.xyz, look.radius);
+    let radius = min(disc.z, MAX_RADIUS_PX);
     let size = vec2<f32>(splat.size);
-    let centre = vec2<f32>(ndc.x * 0.5 + 0.5, 0.5 - ndc.y * 0.5) * size;
-    let radius = min(look.radius * size.y / (2.0 * camera.viewport.z * eye_depth), MAX_RADIUS_PX);
-    let outside = any(centre + radius < vec2<f32>(0.0)) || any(centre - radius > size);
-    return select(vec4<f32>(centre, radius, eye_depth), vec4<f32>(0.0), outside);
+    let outside = any(disc.xy + radius < vec2<f32>(0.0)) || any(disc.xy - radius > size);
+    let off = p.w == 0.0 || radius == 0.0 || outside;
+    return select(vec4<f32>(disc.xy, radius, disc.w), vec4<f32>(0.0), off);
 }
 
 @compute @workgroup_size(64)
@@ -122,16 +132,15 @@ fn splat_white_water(@builtin(global_invocation_id) global: vec3<u32>, @builtin(
         return;
     }
     let p = white_position[i];
-    let eye_depth = dot(p.xyz - camera.eye.xyz, camera_axes()[2]);
     let radius = look.radius * WHITE_SIZE;
-    if p.w <= 0.0 || eye_depth < radius {
+    let disc = projected(p.xyz, radius);
+    if p.w <= 0.0 || disc.z == 0.0 {
         return;
     }
-    let clip = camera.view_proj * vec4<f32>(p.xyz, 1.0);
-    let ndc = clip.xy / clip.w;
     let size = vec2<f32>(splat.size);
-    let centre = vec2<f32>(ndc.x * 0.5 + 0.5, 0.5 - ndc.y * 0.5) * size;
-    let true_px = radius * size.y / (2.0 * camera.viewport.z * eye_depth);
+    let centre = disc.xy;
+    let true_px = disc.z;
+    let eye_depth = disc.w;
     let drawn_px = clamp(true_px, WHITE_MIN_PX, WHITE_MAX_PX);
     // Born and dying softly; bubbles paler than foam on top.
     let kind = white_velocity[i].w;

@@ -87,6 +87,13 @@ fn potential(value: f32, bounds: vec2<f32>) -> f32 {
     return clamp((value - bounds.x) / max(bounds.y - bounds.x, 1e-6), 0.0, 1.0);
 }
 
+// Fluid particle `s`'s kinetic-energy potential: 0 for one too slow to
+// throw anything.
+fn energy_of(s: u32) -> f32 {
+    let v = velocities[s].xyz;
+    return potential(0.5 * dot(v, v), white.energy);
+}
+
 // Neighbours a particle inside the liquid has within h (h = 2 dx: about
 // 33 in 3D, 12 in 2D).
 fn full_neighbourhood() -> f32 {
@@ -122,11 +129,10 @@ fn white_normals(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_
         return;
     }
     let me = positions[s];
-    let v = velocities[s].xyz;
     // Only a particle fast enough to throw anything needs its normal (its
     // own crest test, and its fast neighbours'): a calm body is not
     // walked at all.
-    if me.w == 0.0 || potential(0.5 * dot(v, v), white.energy) == 0.0 {
+    if me.w == 0.0 || energy_of(s) == 0.0 {
         normals[s] = vec4<f32>(0.0);
         return;
     }
@@ -167,7 +173,7 @@ fn white_emit(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_wor
     }
     let me = positions[s];
     let v = velocities[s].xyz;
-    let energy = potential(0.5 * dot(v, v), white.energy);
+    let energy = energy_of(s);
     // A still particle throws nothing: no walk for most of a calm body.
     if me.w == 0.0 || energy == 0.0 {
         thrown[s] = 0u;

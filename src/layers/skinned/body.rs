@@ -48,7 +48,8 @@ impl BodyStyle {
         }
     }
 
-    /// `BodyParams.style` in body.wgsl: 0 lit, 1 glass, 2 skin.
+    /// `BodyParams.style` in body.wgsl, and the index of its pipeline: 0
+    /// lit, 1 glass, 2 skin.
     fn code(self) -> u32 {
         match self {
             Self::Lit => 0,
@@ -258,12 +259,11 @@ impl BodyRenderer {
         let (Some(depth), Some(shadows)) = (self.depth.view(), &self.receiving) else {
             return;
         };
-        let at = match style {
-            BodyStyle::Hidden => return,
-            BodyStyle::Lit => 0,
-            BodyStyle::Glass => 1,
-            BodyStyle::Skin => 2,
-        };
+        if style == BodyStyle::Hidden {
+            return;
+        }
+        // The pipelines stand in the order of the styles' codes.
+        let at = style.code() as usize;
         let ((pipeline, group), shadow) = (&self.styles[at], &shadows[at]);
         let label = "skinned.draw.body";
         let colour = (target, wgpu::LoadOp::Load);
