@@ -18,6 +18,7 @@
 #include "common/fog.wgsl"
 #include "common/noise.wgsl"
 #include "common/fullscreen.wgsl"
+#include "common/sky.wgsl"
 #include "forest/forest.wgsl"
 #include "forest/crown.wgsl"
 #include "forest/atlas.wgsl"
@@ -505,13 +506,25 @@ fn tree_spin(slot: u32) -> vec2<f32> {
     return vec2<f32>(cos(turn), sin(turn));
 }
 
+// `colour` at `world` seen through the forest's fog: thin near, whole at
+// the map's rim far off (so where the trees end no edge shows), fading
+// into the sky's haze in that bearing; in a scene with a fog, the
+// scene's, which the stage shares.
 fn fogged(world: vec3<f32>, colour: vec3<f32>) -> vec4<f32> {
     let distance = length(world - camera.eye.xyz);
-    let clear = exp(-draw.fog_density * distance);
-    let own = mix(draw.fog_colour.rgb, colour, clear);
-    // In a scene with a fog, the scene's, which the stage shares.
+    let rim = smoothstep(0.3, 0.5, length(world.xz) / draw.extent) * smoothstep(0.35, 0.9, distance / draw.extent);
+    let fog = max(1.0 - exp(-draw.fog_density * distance), rim);
+    let own = mix(colour, sky_haze(sky_look(), world - camera.eye.xyz), fog);
     let scene_fogged = through_scene_fog(camera.light, colour, camera.eye.xyz, world);
     return vec4<f32>(select(own, scene_fogged, scene_fog_on(camera.light)) * draw.brightness, 1.0);
+}
+
+// The day sky over the forest: the fog's colour at the horizon, deepening
+// to blue overhead, a warm glow low in the key light's bearing, clouds.
+fn sky_look() -> SkyLook {
+    let haze = draw.fog_colour.rgb;
+    let glow = camera.light.colour.rgb * vec3<f32>(1.0, 0.62, 0.38) * 0.2;
+    return SkyLook(haze, haze * vec3<f32>(0.35, 0.5, 0.9), glow, glow_towards(camera.light.towards.xyz), 0.6, 0.0, draw.time);
 }
 
 // The scene's shadow map (common/shadow.wgsl), where the trees and the
@@ -663,8 +676,12 @@ fn floor_colour(p: vec2<f32>) -> vec3<f32> {
 
 @fragment
 fn fs_ground(surface: Surface) -> @location(0) vec4<f32> {
-    let colour = floor_colour(surface.world.xz);
-    return fogged(surface.world, lambert_reached(camera.light, colour, vec3<f32>(0.0, 1.0, 0.0), reaching(surface.world)));
+    return fogged(surface.world, floor_lit(surface.world));
+}
+
+// The floor at `world` in the key light where it reaches.
+fn floor_lit(world: vec3<f32>) -> vec3<f32> {
+    return lambert_reached(camera.light, floor_colour(world.xz), vec3<f32>(0.0, 1.0, 0.0), reaching(world));
 }
 
 // The sky behind a forest with its backdrop, at the far end of the depth
@@ -674,19 +691,17 @@ fn vs_sky(@builtin(vertex_index) vertex: u32) -> FullscreenVertex {
     return fullscreen_corner(vertex, 0.99999);
 }
 
-// The fog's colour at the horizon (where the far trees fade into it),
-// deepening overhead, and warmed low towards the key light's bearing.
+// The sky behind a forest (`sky_look`); below the horizon, the floor runs
+// on past the ground's quad to the horizon, into the same fog.
 @fragment
 fn fs_sky(sky: FullscreenVertex) -> @location(0) vec4<f32> {
     let ray = camera_ray(camera, sky.uv);
-    let up = clamp(ray.y, 0.0, 1.0);
-    let haze = draw.fog_colour.rgb;
-    var colour = mix(haze, haze * vec3<f32>(0.35, 0.45, 0.75), pow(up, 0.6));
-    let key = camera.light.towards.xyz;
-    let bearing = normalize(vec3<f32>(key.x, 0.0, key.z) + vec3<f32>(1e-4, 0.0, 0.0));
-    let towards = max(dot(normalize(vec3<f32>(ray.x, 0.0, ray.z) + vec3<f32>(1e-4, 0.0, 0.0)), bearing), 0.0);
-    colour += camera.light.colour.rgb * vec3<f32>(1.0, 0.62, 0.38) * 0.1 * pow(towards, 6.0) * (1.0 - up) * (1.0 - up);
-    return vec4<f32>(colour * draw.brightness, 1.0);
+    let eye = camera.eye.xyz;
+    if ray.y < 0.0 && eye.y > 0.0 {
+        let floor = eye + ray * (-eye.y / ray.y);
+        return fogged(floor, floor_lit(floor));
+    }
+    return vec4<f32>(sky_along(sky_look(), ray) * draw.brightness, 1.0);
 }
 
 // The maps seen from above, square in the middle of the picture.

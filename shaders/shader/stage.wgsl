@@ -16,31 +16,12 @@
 // @param stars float 0.6 min=0 max=3 "Brightness of the stars"
 
 #include "common/noise.wgsl"
+#include "common/sky.wgsl"
 #include "common/lighting.wgsl"
 
-// Where the glow stands in the sky: the key light's bearing, low.
-fn glow_direction() -> vec3<f32> {
-    let key = scene.light.towards.xyz;
-    return normalize(vec3<f32>(-key.x, 0.12, -key.z));
-}
-
 fn sky_colour(ray: vec3<f32>) -> vec3<f32> {
-    let up = clamp(ray.y, 0.0, 1.0);
-    var colour = mix(params.horizon.rgb, params.zenith.rgb, pow(up, 0.45));
-    let towards = max(dot(ray, glow_direction()), 0.0);
-    colour += params.glow.rgb * (pow(towards, 6.0) * 0.5 + pow(towards, 60.0) * 1.5) * (1.0 - up * 0.7);
-    // Clouds: noise on the sky's plane, drifting, thinner overhead.
-    let plane = ray.xz / max(ray.y + 0.15, 0.05);
-    let drift = vec2<f32>(sylva.time * 0.012, sylva.time * 0.004);
-    let cloud = smoothstep(0.45, 0.85, fbm2(plane * 0.6 + drift)) * params.clouds;
-    colour = mix(colour, params.horizon.rgb * 1.3 + params.glow.rgb * 0.08, cloud * (1.0 - up * 0.5) * 0.6);
-    // Stars where no cloud is, and only in a night sky: a bright (day or
-    // dusk) sky drowns them.
-    let cell = floor(plane * 90.0);
-    let twinkle = 0.6 + 0.4 * sin(sylva.time * 2.0 + hash21(cell + 3.0) * 30.0);
-    let night = 1.0 - smoothstep(0.02, 0.12, dot(colour, vec3<f32>(0.2126, 0.7152, 0.0722)));
-    let star = step(0.996, hash21(cell)) * twinkle * params.stars * smoothstep(0.05, 0.3, up) * night;
-    return colour + vec3<f32>(star * (1.0 - cloud));
+    let look = SkyLook(params.horizon.rgb, params.zenith.rgb, params.glow.rgb, glow_towards(scene.light.towards.xyz), params.clouds, params.stars, sylva.time);
+    return sky_along(look, ray);
 }
 
 // How dark floor point `p` is close under the bodies, whatever the light:

@@ -115,8 +115,8 @@ pub struct ForestRenderer {
     /// Its passes over a (new) forest's buffers.
     casting: Option<Casting>,
     /// The scene's shadow map as the trees, far trees, grown trees, ground
-    /// and impostors read it (their group 1).
-    receiving: Option<[wgpu::BindGroup; 5]>,
+    /// impostors and sky read it (their group 1).
+    receiving: Option<[wgpu::BindGroup; 6]>,
     /// The culling's five passes over a (new) forest's buffers.
     culling: Option<[Binding; 5]>,
     depth: DepthBuffer,
@@ -175,6 +175,7 @@ impl ForestRenderer {
                 group(&self.grown),
                 group(&self.ground),
                 group(&self.impostors),
+                group(&self.sky),
             ]);
         }
     }
@@ -297,6 +298,7 @@ impl ForestRenderer {
             if backdrop {
                 pass.set_pipeline(&self.sky);
                 pass.set_bind_group(0, sky_group, &[]);
+                pass.set_bind_group(1, &shadowed[5], &[]);
                 pass.draw(0..3, 0..1);
                 pass.set_pipeline(&self.ground);
                 pass.set_bind_group(0, ground, &[]);

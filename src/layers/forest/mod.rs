@@ -101,9 +101,9 @@ pub fn forest_params(id: &str) -> Vec<ParamSpec> {
             .with_description("Trees on the ground, or the space maps from above"),
         ParamSpec::int(p("view_slice"), 64, 0, 64)
             .with_description("Maps view: the slice shown; past the last: the highest crown"),
-        ParamSpec::colour(p("fog"), [0.06, 0.08, 0.12, 1.0])
+        ParamSpec::colour(p("fog"), [0.3, 0.38, 0.48, 1.0])
             .with_description("Fog colour, and the sky's at the horizon (it deepens overhead)"),
-        ParamSpec::float(p("fog_density"), 0.006, 0.0, 1.0)
+        ParamSpec::float(p("fog_density"), 0.003, 0.0, 1.0)
             .with_smoothing(0.3)
             .with_description("Fog per metre"),
         ParamSpec::float(p("brightness"), 1.0, 0.0, 20.0)
