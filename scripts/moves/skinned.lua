@@ -1,11 +1,16 @@
 -- Skinned moves: the figure dances, idles (the built-in figure sways)
--- and walks in turn, a new move
+-- and walks in turn (the woman of Dancer.glb waves, walks, runs, spars
+-- and rolls), a new move
 -- every sixteen beats with a crossfade between them, and the branches
 -- change colour with each phrase. The growth itself fades and grows
 -- again every half minute (skinned.regrow).
 
 local skinned = {}
-local moves = { "Dance", "Idle", "Dance", "Walking" }
+-- The robot's and the built-in figure's clips share these names.
+local dances = { "Dance", "Idle", "Dance", "Walking" }
+local moves_of = {
+  ["Dancer.glb"] = { "Wave", "Walk", "Run", "Punch_Left", "Kick_Right", "Roll", "Idle_Neutral", "Punch_Right" },
+}
 local palettes = { "ember", "ice", "aurora", "moss" }
 
 function skinned.setup()
@@ -18,6 +23,7 @@ function skinned.beat(n)
   end
   persist.skinned_phrase = persist.skinned_phrase + 1
   local figure = sylva.layer("skinned")
+  local moves = moves_of[figure.model] or dances
   figure:play(moves[persist.skinned_phrase % #moves + 1], 1.5)
   figure.palette = palettes[persist.skinned_phrase % #palettes + 1]
 end

@@ -1,8 +1,9 @@
-//! The shipped dancer (`assets/RobotExpressive.glb`, built in): its rigid
-//! parts standing where its nodes put them, its materials as its file
-//! has them, its clips skinned on the GPU as the CPU reference skins
-//! them, and its half-translucent skin showing the branches inside where
-//! the lit one hides them.
+//! The shipped figures (`assets/Dancer.glb`, a woman, and
+//! `assets/RobotExpressive.glb`, both built in): the robot's rigid parts
+//! standing where its nodes put them, the materials as the files have
+//! them, the clips skinned on the GPU as the CPU reference skins them,
+//! and the half-translucent skin showing the branches inside where the
+//! lit one hides them.
 
 use std::path::PathBuf;
 
@@ -12,9 +13,73 @@ use sylva::layers::skinned::pose::skin_vertex;
 
 use super::{gpu_against_reference, skinned_show};
 
-fn dancer() -> Model {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/RobotExpressive.glb");
+fn shipped(file: &str) -> Model {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("assets")
+        .join(file);
     Model::load(&path).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn dancer() -> Model {
+    shipped("RobotExpressive.glb")
+}
+
+/// Each of `clips` of `model` skinned on the GPU within a ten-thousandth
+/// of the model's size of the CPU reference (normals within 1e-3), at
+/// three times, by quaternions and by matrices.
+fn skins_as_the_reference(model: &Model, clips: &[&str]) {
+    for name in clips {
+        let Some(clip) = model.clip_index(name) else {
+            panic!("the figure has no clip {name}");
+        };
+        let duration = model.clips[clip].duration;
+        for time in [0.0, 0.37 * duration, 0.81 * duration] {
+            for matrices in [false, true] {
+                let (position, normal) = gpu_against_reference(model, Some(clip), time, matrices);
+                assert!(
+                    position <= 1e-4 && normal <= 1e-3,
+                    "{name} at {time} s (matrices {matrices}): positions off by {position} of the size, normals by {normal}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn the_woman_is_a_skinned_figure_of_her_file_s_colours_and_clips() {
+    let model = shipped("Dancer.glb");
+    let (low, high) = model.bounds();
+    let height = high.y - low.y;
+    assert!(
+        (1.5..2.1).contains(&height) && low.y.abs() < 0.1,
+        "a figure of a person's height standing on the ground: {low} to {high}"
+    );
+    assert!(
+        model.meshes.iter().all(|m| m.skinned),
+        "every mesh rides the skeleton"
+    );
+    let skin = [0.617_207, 0.417_885, 0.238_398];
+    assert!(
+        (model.vertices.iter()).any(|v| v
+            .material
+            .colour
+            .iter()
+            .zip(skin)
+            .all(|(a, b)| (a - b).abs() < 1e-5)),
+        "her skin's colour is her file's"
+    );
+    for clip in [
+        "Wave",
+        "Walk",
+        "Run",
+        "Idle",
+        "Punch_Left",
+        "Kick_Right",
+        "Roll",
+    ] {
+        assert!(model.clip_index(clip).is_some(), "no clip {clip}");
+    }
+    skins_as_the_reference(&model, &["Wave", "Run", "Kick_Right"]);
 }
 
 #[test]
@@ -79,22 +144,7 @@ fn the_dancer_s_materials_are_its_file_s() {
 
 #[test]
 fn the_shipped_dancer_skins_on_the_gpu_as_the_reference_does() {
-    let model = dancer();
-    for name in ["Dance", "Idle", "Walking"] {
-        let Some(clip) = model.clip_index(name) else {
-            panic!("the dancer has no clip {name}");
-        };
-        let duration = model.clips[clip].duration;
-        for time in [0.0, 0.37 * duration, 0.81 * duration] {
-            for matrices in [false, true] {
-                let (position, normal) = gpu_against_reference(&model, Some(clip), time, matrices);
-                assert!(
-                    position <= 1e-4 && normal <= 1e-3,
-                    "{name} at {time} s (matrices {matrices}): positions off by {position} of the size, normals by {normal}"
-                );
-            }
-        }
-    }
+    skins_as_the_reference(&dancer(), &["Dance", "Idle", "Walking"]);
 }
 
 /// The mean difference, in 8-bit steps per channel, between two pictures.

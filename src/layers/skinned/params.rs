@@ -135,23 +135,30 @@ pub(super) struct Structure {
     pub(super) modified: Option<SystemTime>,
 }
 
-/// The dancer the shipped presets name (`assets/ATTRIBUTION.md`): built
-/// in, so they run from any show folder; a file of its name in the show's
-/// `assets/` takes its place.
-pub const DANCER: &str = "RobotExpressive.glb";
-static DANCER_GLB: &[u8] = include_bytes!("../../../assets/RobotExpressive.glb");
+/// The figures the shipped presets name (`assets/ATTRIBUTION.md`), built
+/// in so they run from any show folder; a file of the same name in the
+/// show's `assets/` takes its place.
+pub const BUILT_IN: [(&str, &[u8]); 2] = [
+    ("Dancer.glb", include_bytes!("../../../assets/Dancer.glb")),
+    (
+        "RobotExpressive.glb",
+        include_bytes!("../../../assets/RobotExpressive.glb"),
+    ),
+];
 
-/// Model `name` from the show's `assets/`, or the built-in dancer where
-/// the show has no file of that name (none: the built-in figure).
+/// Model `name` from the show's `assets/`, or the built-in figure of that
+/// name where the show has no such file (none: the built-in figure of
+/// capsules).
 pub(super) fn load_model(root: &Path, name: &str) -> Result<Option<Model>, SkinnedError> {
     let Some(path) = model_path(name)? else {
         return Ok(None);
     };
-    let model = match Model::load_in(root, &path) {
-        Err(ModelError::Refused(error)) if error.is_missing() && name == DANCER => {
-            Model::from_glb(&format!("{DANCER} (built in)"), DANCER_GLB)
+    let built_in = BUILT_IN.iter().find(|(file, _)| *file == name);
+    let model = match (Model::load_in(root, &path), built_in) {
+        (Err(ModelError::Refused(error)), Some((file, glb))) if error.is_missing() => {
+            Model::from_glb(&format!("{file} (built in)"), glb)
         }
-        loaded => loaded,
+        (loaded, _) => loaded,
     };
     Ok(Some(model?.skinned()?))
 }
