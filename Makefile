@@ -22,11 +22,12 @@ RUN_PACKAGES := build-essential pkg-config cmake libclang-dev libasound2-dev lib
 RUN_OPTIONAL := ffmpeg
 
 # What the tests need besides: ffmpeg (clip and recording tests), mingw (the
-# Windows build is linted too), pip (Playwright's Python package for the
+# Windows build is linted too, glslang's C++ compiled for it by the
+# posix-threads g++, whose std::mutex glslang needs), pip (Playwright's Python package for the
 # phone page's browser test), PipeWire and GStreamer's PipeWire plugin
 # (`--send pipewire:NAME`, tested against a private daemon). Chromium is
 # installed by `browser` below: Ubuntu's is a snap.
-TEST_PACKAGES := $(RUN_PACKAGES) ffmpeg gcc-mingw-w64-x86-64 python3-pip \
+TEST_PACKAGES := $(RUN_PACKAGES) ffmpeg gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64 python3-pip \
 	pipewire pipewire-bin gstreamer1.0-tools gstreamer1.0-pipewire gstreamer1.0-plugins-base
 
 # Tests pick the software adapter so golden images do not depend on the GPU.
@@ -42,7 +43,7 @@ run: run-deps rust
 test: test-deps rust lints windows-target browser playwright
 	cargo fmt --check
 	cargo clippy --locked --all-targets -- -D warnings
-	cargo clippy --locked --target x86_64-pc-windows-gnu --no-default-features -- -D warnings
+	CXX_x86_64_pc_windows_gnu=x86_64-w64-mingw32-g++-posix cargo clippy --locked --target x86_64-pc-windows-gnu --no-default-features --features glslang -- -D warnings
 	SYLVA_ADAPTER=$(TEST_ADAPTER) cargo test --locked
 
 # install REQUIRED OPTIONAL: the missing required packages in one go (a

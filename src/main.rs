@@ -43,6 +43,8 @@ enum Command {
     Bench(BenchArgs),
     /// Validate every shader, script and preset without a window; exit 1 on any problem.
     Check(CheckArgs),
+    /// List the show's ISF and Shadertoy shaders with their inputs and whether each compiles.
+    Shaders(ShadersArgs),
     /// Render each preset's thumbnail into presets/thumbs/NAME.png (the phone page's preset buttons show them).
     Thumbs(ThumbsArgs),
     /// What a glTF file holds (meshes, joints, clips); with --obj, its mesh skinned at a time.
@@ -56,6 +58,13 @@ struct CheckArgs {
     project: PathBuf,
     #[command(flatten)]
     folders: FolderArgs,
+}
+
+#[derive(Args)]
+struct ShadersArgs {
+    /// Show folder whose shaders to list (its files and the built-in ones).
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    project: PathBuf,
 }
 
 #[derive(Args)]
@@ -460,6 +469,15 @@ fn run_cli(cli: Cli) -> anyhow::Result<()> {
         }
         Some(Command::Bench(args)) => bench_command(args),
         Some(Command::Check(args)) => check_command(&args),
+        Some(Command::Shaders(args)) => {
+            let entries = sylva::layers::shader::isf::library::entries(&Assets::new(&args.project));
+            for entry in &entries {
+                println!("{}", sylva::layers::shader::isf::library::describe(entry));
+            }
+            let compiling = entries.iter().filter(|e| e.problem.is_none()).count();
+            println!("{compiling} of {} shaders compile", entries.len());
+            Ok(())
+        }
         Some(Command::Thumbs(args)) => sylva::drivers::thumbs::thumbs(&ThumbsOptions {
             show: args.show.options(false),
             presets: args.names,

@@ -17,6 +17,7 @@ mod forest;
 #[path = "../src/layers/forest/crown_tests.rs"]
 mod forest_crowns;
 mod fuzz;
+mod glsl_classes;
 mod golden;
 mod hardening_files;
 mod hardening_media;

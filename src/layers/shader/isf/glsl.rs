@@ -1,23 +1,27 @@
-//! ISF's GLSL into WGSL through naga's GLSL front end (a dependency
-//! already, pure Rust, so it builds wherever sylva does; glslang through
-//! shaderc would take more of the library but ties every platform to a
-//! C++ toolchain or the Vulkan SDK). naga takes Vulkan GLSL 4.50 with
-//! explicit bindings and no combined samplers, so each stage is given a
-//! prelude that declares what an ISF host provides — the uniforms
+//! ISF's and Shadertoy's GLSL into WGSL: through glslang, the reference
+//! compiler, and naga's SPIR-V front end ([`super::glslang`], the default
+//! `glslang` feature), or through naga's GLSL front end where glslang is
+//! not built (or `SYLVA_GLSL=naga` asks for it). Both take Vulkan GLSL
+//! 4.50 with explicit bindings and no combined samplers, so each stage is
+//! given a prelude that declares what an ISF host provides — the uniforms
 //! (`TIME`, `RENDERSIZE`, the inputs…), the textures as `texture2D` with
 //! one sampler, the `IMG_*` functions, `isf_FragNormCoord`,
 //! `isf_vertShaderInit` — and the file's own text is rewritten where
-//! GLSL 1.x differs: `gl_FragColor`, `texture2D(…)`, `varying`, and
-//! `gl_FragCoord` counted from the bottom as in GL. The front end has
-//! panicked on real shaders, so translation runs under `catch_unwind`,
-//! on a deep stack, once the stage has passed [`bounds`]; what it makes is
-//! held to WGSL's own memory limits.
+//! GLSL 1.x and GL differ ([`rewrite`]): `gl_FragColor`, `varying`, the
+//! texture calls of every GLSL era onto functions that sample upright
+//! (`gl_FragCoord` counted from the bottom as in GL), `sampler2D`
+//! parameters, loose uniforms, `isnan`/`isinf` (which WGSL lacks). The
+//! front ends have panicked or overflowed on real shaders, so translation
+//! runs under `catch_unwind`, on a deep stack, once the stage has passed
+//! [`bounds`]; what it makes is held to WGSL's own memory limits.
 
 use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::OnceLock;
 
 use super::bounds;
 use super::header::{InputKind, IsfHeader};
+use super::rewrite::{RENAMED, RESERVED, Stage, glsl_name, rewrite, varying_locations};
 use crate::gpu::wgsl::check_memory;
 
 /// The fragment stage a `.fs` without a `.vs` gets.
@@ -76,7 +80,7 @@ pub fn translate(
     let locations = varying_locations(vertex.unwrap_or(""), fragment);
     let common = common_prelude(header, &textures);
     let fragment_prelude = format!(
-        "{common}layout(location = 0) in vec2 isf_FragNormCoord;\n\
+        "{common}{BIAS_FUNCTIONS}layout(location = 0) in vec2 isf_FragNormCoord;\n\
          layout(location = 0) out vec4 isf_FragColor;\n\
          #define isf_FragCoord vec4(gl_FragCoord.x, RENDERSIZE.y - gl_FragCoord.y, gl_FragCoord.zw)\n"
     );
@@ -89,14 +93,15 @@ pub fn translate(
          }}\n\
          #define vv_vertShaderInit isf_vertShaderInit\n"
     );
-    let epilogue = epilogue(header);
-    let fragment_text = rewrite(fragment, &textures, &locations, Stage::Fragment) + &epilogue;
+    let provided = provided_names(header, &textures);
+    let fragment_text = rewrite(fragment, &provided, &locations, Stage::Fragment)
+        + &epilogue(header, &locations, Stage::Fragment);
     let vertex_text = rewrite(
         vertex.unwrap_or(DEFAULT_VERTEX),
-        &textures,
+        &provided,
         &locations,
         Stage::Vertex,
-    ) + &epilogue;
+    ) + &epilogue(header, &locations, Stage::Vertex);
     let (fragment_module, fragment_wgsl) = to_wgsl(
         &fragment_prelude,
         &fragment_text,
@@ -143,6 +148,23 @@ fn texture_names(header: &IsfHeader) -> Vec<String> {
     names
 }
 
+/// The names an ISF stage's prelude declares: its uniforms, inputs and
+/// textures.
+fn provided_names(header: &IsfHeader, textures: &[String]) -> Vec<String> {
+    let uniforms = [
+        "TIME",
+        "TIMEDELTA",
+        "FRAMEINDEX",
+        "PASSINDEX",
+        "RENDERSIZE",
+        "DATE",
+    ];
+    (uniforms.iter().map(|u| u.to_string()))
+        .chain(header.inputs.iter().map(|i| i.name.clone()))
+        .chain(textures.iter().cloned())
+        .collect()
+}
+
 /// What both stages get first: the version, the uniforms, the textures
 /// and the ISF functions.
 fn common_prelude(header: &IsfHeader, textures: &[String]) -> String {
@@ -154,14 +176,15 @@ fn common_prelude(header: &IsfHeader, textures: &[String]) -> String {
     );
     let mut flags = String::new();
     for input in &header.inputs {
-        let name = &input.name;
+        let flag = &input.name;
+        let name = &glsl_name(flag);
         let member = match input.kind {
             InputKind::Float => format!("float {name};"),
             InputKind::Bool | InputKind::Event => {
                 // A bool cannot live in a uniform buffer in WGSL: a float
                 // there, and a global bool that `main` sets from it.
                 flags.push_str(&format!("bool {name};\n"));
-                format!("float isf_flag_{name};")
+                format!("float isf_flag_{flag};")
             }
             InputKind::Long(_) => format!("int {name};"),
             InputKind::Colour => format!("vec4 {name};"),
@@ -173,176 +196,156 @@ fn common_prelude(header: &IsfHeader, textures: &[String]) -> String {
     text.push_str("};\nlayout(set = 0, binding = 1) uniform sampler isf_sampler;\n");
     for (i, name) in textures.iter().enumerate() {
         text.push_str(&format!(
-            "layout(set = 0, binding = {}) uniform texture2D {name};\n",
-            i + 2
+            "layout(set = 0, binding = {}) uniform texture2D {};\n",
+            i + 2,
+            glsl_name(name)
         ));
     }
     text.push_str(&flags);
     for name in textures {
+        let image = glsl_name(name);
         text.push_str(&format!(
-            "#define _{name}_imgSize IMG_SIZE({name})\n#define _{name}_imgRect vec4(0.0, 0.0, IMG_SIZE({name}))\n"
+            "#define _{name}_imgSize IMG_SIZE({image})\n#define _{name}_imgRect vec4(0.0, 0.0, IMG_SIZE({image}))\n"
         ));
     }
+    text.push_str(TEXTURE_FUNCTIONS);
     text.push_str(
-        "vec2 isf_flip(vec2 c) { return vec2(c.x, 1.0 - c.y); }\n\
-         #define IMG_SIZE(image) vec2(textureSize(sampler2D(image, isf_sampler), 0))\n\
-         #define IMG_NORM_PIXEL(image, c) texture(sampler2D(image, isf_sampler), isf_flip(c))\n\
-         #define IMG_PIXEL(image, c) texture(sampler2D(image, isf_sampler), isf_flip((c) / IMG_SIZE(image)))\n\
+        "#define IMG_SIZE(image) vec2(isf_textureSize(image, 0))\n\
+         #define IMG_NORM_PIXEL(image, c) isf_texture(image, c)\n\
+         #define IMG_PIXEL(image, c) isf_texture2DRect(image, c)\n\
          #define IMG_THIS_NORM_PIXEL(image) IMG_NORM_PIXEL(image, isf_FragNormCoord)\n\
          #define IMG_THIS_PIXEL(image) IMG_NORM_PIXEL(image, isf_FragNormCoord)\n\
-         #define isf_texture2D(image, c) texture(sampler2D(image, isf_sampler), isf_flip(c))\n\
-         #define isf_texture2DRect(image, c) IMG_PIXEL(image, c)\n\
          #define vv_FragNormCoord isf_FragNormCoord\n",
     );
     text
 }
 
+/// What ISF and Shadertoy stages both get after their textures and
+/// `isf_sampler`: GLSL's texture calls on a `texture2D` (what [`rewrite`]
+/// turns them into), sampling upright as GL does (row 0 at the bottom) a
+/// texture wgpu keeps top row first; a direction (a cube map's lookup)
+/// samples the texture as an equirectangular picture; and `isnan` and
+/// `isinf`, which WGSL has not, by their bits.
+pub(super) const TEXTURE_FUNCTIONS: &str = "\
+vec2 isf_flip(vec2 c) { return vec2(c.x, 1.0 - c.y); }
+vec2 isf_equirect(vec3 d) {
+    vec3 n = normalize(d);
+    return vec2(atan(n.z, n.x) * 0.15915494 + 0.5, acos(clamp(n.y, -1.0, 1.0)) * 0.31830989);
+}
+vec4 isf_texture(texture2D t, vec2 c) { return texture(sampler2D(t, isf_sampler), isf_flip(c)); }
+vec4 isf_texture(texture2D t, vec3 d) { return textureLod(sampler2D(t, isf_sampler), isf_equirect(d), 0.0); }
+vec4 isf_textureLod(texture2D t, vec2 c, float lod) { return textureLod(sampler2D(t, isf_sampler), isf_flip(c), lod); }
+vec4 isf_textureLod(texture2D t, vec3 d, float lod) { return textureLod(sampler2D(t, isf_sampler), isf_equirect(d), lod); }
+vec4 isf_textureGrad(texture2D t, vec2 c, vec2 dx, vec2 dy) {
+    return textureGrad(sampler2D(t, isf_sampler), isf_flip(c), vec2(dx.x, -dx.y), vec2(dy.x, -dy.y));
+}
+ivec2 isf_textureSize(texture2D t, int lod) { return textureSize(sampler2D(t, isf_sampler), lod); }
+vec4 isf_texelFetch(texture2D t, ivec2 p, int lod) {
+    return texelFetch(sampler2D(t, isf_sampler), ivec2(p.x, isf_textureSize(t, lod).y - 1 - p.y), lod);
+}
+#define isf_texture2DRect(t, c) isf_texture(t, (c) / vec2(isf_textureSize(t, 0)))
+bool isf_isnan(float x) { return (floatBitsToUint(x) & 0x7fffffffu) > 0x7f800000u; }
+bvec2 isf_isnan(vec2 x) { return greaterThan(floatBitsToUint(x) & 0x7fffffffu, uvec2(0x7f800000u)); }
+bvec3 isf_isnan(vec3 x) { return greaterThan(floatBitsToUint(x) & 0x7fffffffu, uvec3(0x7f800000u)); }
+bvec4 isf_isnan(vec4 x) { return greaterThan(floatBitsToUint(x) & 0x7fffffffu, uvec4(0x7f800000u)); }
+bool isf_isinf(float x) { return (floatBitsToUint(x) & 0x7fffffffu) == 0x7f800000u; }
+bvec2 isf_isinf(vec2 x) { return equal(floatBitsToUint(x) & 0x7fffffffu, uvec2(0x7f800000u)); }
+bvec3 isf_isinf(vec3 x) { return equal(floatBitsToUint(x) & 0x7fffffffu, uvec3(0x7f800000u)); }
+bvec4 isf_isinf(vec4 x) { return equal(floatBitsToUint(x) & 0x7fffffffu, uvec4(0x7f800000u)); }
+#define isnan isf_isnan
+#define isinf isf_isinf
+";
+
+/// The texture calls with a bias, which only a fragment stage has.
+pub(super) const BIAS_FUNCTIONS: &str = "\
+vec4 isf_texture(texture2D t, vec2 c, float bias) { return texture(sampler2D(t, isf_sampler), isf_flip(c), bias); }
+vec4 isf_texture(texture2D t, vec3 d, float bias) { return isf_texture(t, d); }
+";
+
 /// The entry point: the bool inputs set from their uniforms, then the
 /// file's own `main` (renamed `isf_main`).
-fn epilogue(header: &IsfHeader) -> String {
+fn epilogue(header: &IsfHeader, locations: &BTreeMap<String, u32>, stage: Stage) -> String {
     let mut text = String::from("\nvoid main() {\n");
     for input in &header.inputs {
         if matches!(input.kind, InputKind::Bool | InputKind::Event) {
-            let name = &input.name;
-            text.push_str(&format!("    {name} = isf_flag_{name} > 0.5;\n"));
+            let flag = &input.name;
+            let name = glsl_name(flag);
+            text.push_str(&format!("    {name} = isf_flag_{flag} > 0.5;\n"));
         }
     }
-    text.push_str("    isf_main();\n}\n");
+    // A varying array travels as one varying an element (an entry point
+    // passes no arrays): copied in before the file's `main`, out after.
+    let copies = (locations.keys()).filter_map(|name| {
+        let (base, count) = name.split_once('[')?;
+        let count: u32 = count.trim_end_matches(']').trim().parse().ok()?;
+        Some((0..count.clamp(1, 32)).map(move |i| match stage {
+            Stage::Fragment => format!("    {base}[{i}] = isf_v_{base}_{i};\n"),
+            Stage::Vertex => format!("    isf_v_{base}_{i} = {base}[{i}];\n"),
+        }))
+    });
+    let copies: String = copies.flatten().collect();
+    match stage {
+        Stage::Fragment => text.push_str(&format!("{copies}    isf_main();\n}}\n")),
+        Stage::Vertex => text.push_str(&format!("    isf_main();\n{copies}}}\n")),
+    }
     text
 }
 
-/// Which stage a file's text is rewritten for.
-#[derive(Clone, Copy, PartialEq)]
-pub(super) enum Stage {
-    /// Varyings are outputs.
-    Vertex,
-    /// Varyings are inputs.
-    Fragment,
+/// Which front end reads GLSL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Translator {
+    /// glslang, then naga's SPIR-V front end.
+    Glslang,
+    /// naga's GLSL front end.
+    Naga,
 }
 
-/// Locations for the varyings both files declare, from 1 (0 carries
-/// `isf_FragNormCoord`).
-fn varying_locations(vertex: &str, fragment: &str) -> BTreeMap<String, u32> {
-    let mut locations = BTreeMap::new();
-    let mut next = 1;
-    for line in vertex.lines().chain(fragment.lines()) {
-        if let Some((_, _, name)) = varying(line)
-            && !locations.contains_key(&name)
-        {
-            // An array takes a location an element.
-            let count = name
-                .split_once('[')
-                .and_then(|(_, n)| n.trim_end_matches(']').trim().parse::<u32>().ok())
-                .unwrap_or(1);
-            locations.insert(name, next);
-            next += count.clamp(1, 32);
-        }
-    }
-    locations
-}
-
-/// A line `varying|in|out [precision] TYPE NAME;`: its qualifier, type
-/// and name.
-fn varying(line: &str) -> Option<(&str, &str, String)> {
-    let code = line.split("//").next()?.trim().strip_suffix(';')?;
-    let words: Vec<&str> = code.split_whitespace().collect();
-    let qualifier = *words.first()?;
-    if !["varying", "in", "out"].contains(&qualifier) {
-        return None;
-    }
-    let rest: Vec<&str> = words[1..]
-        .iter()
-        .copied()
-        .filter(|w| {
-            ![
-                "highp",
-                "mediump",
-                "lowp",
-                "smooth",
-                "flat",
-                "noperspective",
-            ]
-            .contains(w)
+impl Translator {
+    /// The one this show uses: glslang where it is built, unless
+    /// `SYLVA_GLSL=naga` asks for naga's front end.
+    pub fn chosen() -> Self {
+        static CHOSEN: OnceLock<Translator> = OnceLock::new();
+        *CHOSEN.get_or_init(|| {
+            let naga = std::env::var("SYLVA_GLSL").is_ok_and(|v| v.eq_ignore_ascii_case("naga"));
+            match cfg!(feature = "glslang") && !naga {
+                true => Self::Glslang,
+                false => Self::Naga,
+            }
         })
-        .collect();
-    match rest[..] {
-        [kind, name] if super::header::is_identifier(name.split('[').next()?) => {
-            Some((qualifier, kind, name.to_string()))
-        }
-        _ => None,
     }
-}
 
-/// The file's text as naga takes it, line for line.
-pub(super) fn rewrite(
-    source: &str,
-    textures: &[String],
-    locations: &BTreeMap<String, u32>,
-    stage: Stage,
-) -> String {
-    let mut out = String::with_capacity(source.len() + 256);
-    for line in source.split_inclusive('\n') {
-        let ending = if line.ends_with('\n') { "\n" } else { "" };
-        let body = line.trim_end_matches(['\n', '\r']);
-        if body.trim_start().starts_with("#version") {
-            out.push_str(ending);
-            continue;
+    /// Its name, as `sylva check` says it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Glslang => "glslang",
+            Self::Naga => "naga's GLSL front end",
         }
-        if let Some((_, kind, name)) = varying(body)
-            && let Some(location) = locations.get(&name)
-        {
-            let direction = if stage == Stage::Vertex { "out" } else { "in" };
-            out.push_str(&format!(
-                "layout(location = {location}) {direction} {kind} {name};{ending}"
-            ));
-            continue;
-        }
-        let mut text = body.to_string();
-        for (from, to) in [
-            ("gl_FragColor", "isf_FragColor"),
-            ("gl_FragData[0]", "isf_FragColor"),
-            ("gl_FragCoord", "isf_FragCoord"),
-            ("texture2D", "isf_texture2D"),
-            ("texture2DRect", "isf_texture2DRect"),
-            ("main", "isf_main"),
-        ] {
-            text = replace_word(&text, from, to);
-        }
-        // `texture(image, uv)` on a declared image is the same call.
-        for name in textures {
-            text = text.replace(
-                &format!("texture({name},"),
-                &format!("isf_texture2D({name},"),
-            );
-            text = text.replace(
-                &format!("texture({name} ,"),
-                &format!("isf_texture2D({name},"),
-            );
-        }
-        out.push_str(&text);
-        out.push_str(ending);
     }
-    out
-}
 
-/// `text` with every whole-word `from` replaced by `to`.
-fn replace_word(text: &str, from: &str, to: &str) -> String {
-    let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_';
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(at) = rest.find(from) {
-        let before = rest[..at].chars().next_back();
-        let after = rest[at + from.len()..].chars().next();
-        out.push_str(&rest[..at]);
-        if before.is_some_and(is_word) || after.is_some_and(is_word) {
-            out.push_str(from);
-        } else {
-            out.push_str(to);
+    /// Reads `source`, one whole stage: the module, or the line (0: none)
+    /// and why not.
+    fn parse(
+        self,
+        source: &str,
+        stage: naga::ShaderStage,
+    ) -> Result<naga::Module, (usize, String)> {
+        #[cfg(feature = "glslang")]
+        if self == Self::Glslang {
+            return super::glslang::compile(source, stage);
         }
-        rest = &rest[at + from.len()..];
+        let mut frontend = naga::front::glsl::Frontend::default();
+        frontend
+            .parse(&naga::front::glsl::Options::from(stage), source)
+            .map_err(|errors| {
+                let first = errors.errors.first();
+                let line = first
+                    .and_then(|e| e.location(source))
+                    .map_or(0, |l| l.line_number as usize);
+                let message =
+                    first.map_or_else(|| "does not parse".to_string(), |e| e.kind.to_string());
+                (line, message)
+            })
     }
-    out.push_str(rest);
-    out
 }
 
 /// Parses and validates one stage, and writes it as WGSL.
@@ -366,26 +369,17 @@ pub(super) fn to_wgsl(
             return Some(Err(fail(line, why)));
         }
         catch_unwind(AssertUnwindSafe(|| {
-            let mut frontend = naga::front::glsl::Frontend::default();
-            let module = frontend
-                .parse(&naga::front::glsl::Options::from(stage), &source)
-                .map_err(|errors| {
-                    let first = errors.errors.first();
-                    let line = first
-                        .and_then(|e| e.location(&source))
-                        .map_or(0, |l| l.line_number as usize);
-                    let message =
-                        first.map_or_else(|| "does not parse".to_string(), |e| e.kind.to_string());
-                    fail(line, message)
-                })?;
+            let module = Translator::chosen()
+                .parse(&source, stage)
+                .map_err(|(line, message)| fail(line, message))?;
             let info = naga::valid::Validator::new(
                 naga::valid::ValidationFlags::all(),
                 naga::valid::Capabilities::empty(),
             )
             .validate(&module)
             .map_err(|error| {
-                let line = error
-                    .location(&source)
+                let line = (error.location(&source))
+                    .filter(|_| Translator::chosen() == Translator::Naga)
                     .map_or(0, |l| l.line_number as usize);
                 fail(line, with_causes(&error.into_inner()))
             })?;
@@ -406,10 +400,36 @@ pub(super) fn to_wgsl(
     // What WGSL files are held to, which translation would pass by: a
     // driver backs each invocation's arrays with scratch memory.
     check_memory(&module).map_err(|(span, why)| {
-        let line = span.location(&source).line_number as usize;
-        fail(if span.is_defined() { line } else { 0 }, why)
+        let line = match Translator::chosen() {
+            Translator::Naga if span.is_defined() => span.location(&source).line_number as usize,
+            Translator::Naga => 0,
+            // Spans from SPIR-V count its words, not the GLSL's bytes: the
+            // array's declaration.
+            Translator::Glslang => array_declared_at(&source, &why),
+        };
+        fail(line, why)
     })?;
     Ok((module, wgsl))
+}
+
+/// The line of `source` declaring the array that `why` (check_memory's
+/// "var NAME takes …" or "var<space> NAME takes …") names; 0 if none.
+fn array_declared_at(source: &str, why: &str) -> usize {
+    let Some(name) = why.split_whitespace().nth(1) else {
+        return 0;
+    };
+    let name = name.trim_end_matches(|c: char| c == '_' || c.is_ascii_digit());
+    source
+        .lines()
+        .position(|line| {
+            line.match_indices(name).any(|(at, _)| {
+                let before = line[..at].chars().next_back();
+                let after = line[at + name.len()..].trim_start();
+                !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+                    && after.starts_with('[')
+            })
+        })
+        .map_or(0, |at| at + 1)
 }
 
 /// An error and what caused it, as one line.
@@ -451,42 +471,16 @@ pub(super) fn uniform_members(module: &naga::Module) -> (Vec<(String, u32, Membe
         } => Some(Member::Vec4),
         _ => None,
     };
+    // A renamed reserved word is the input's own name.
+    let input_name = |name: &str| {
+        (name.strip_prefix(RENAMED))
+            .filter(|word| RESERVED.contains(word))
+            .unwrap_or(name)
+            .to_string()
+    };
     let fields = members
         .iter()
-        .filter_map(|m| Some((m.name.clone()?, m.offset, kind(m.ty)?)))
+        .filter_map(|m| Some((input_name(m.name.as_deref()?), m.offset, kind(m.ty)?)))
         .collect();
     (fields, (*span).max(16))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn words_and_varyings_are_rewritten_line_for_line() {
-        assert_eq!(
-            replace_word(
-                "gl_FragColor = texture2D(a, b); my_texture2D(x)",
-                "texture2D",
-                "isf_texture2D"
-            ),
-            "gl_FragColor = isf_texture2D(a, b); my_texture2D(x)"
-        );
-        let locations = varying_locations(
-            "varying vec2 left;\nout highp vec2 right;\n",
-            "in vec2 left;\n",
-        );
-        assert_eq!(locations.get("left"), Some(&1));
-        assert_eq!(locations.get("right"), Some(&2));
-        let text = rewrite(
-            "#version 120\nvarying vec2 left;\ngl_FragColor = vec4(1.0);\n",
-            &[],
-            &locations,
-            Stage::Fragment,
-        );
-        assert_eq!(
-            text,
-            "\nlayout(location = 1) in vec2 left;\nisf_FragColor = vec4(1.0);\n"
-        );
-    }
 }

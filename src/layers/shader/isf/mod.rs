@@ -8,9 +8,13 @@
 
 pub mod bounds;
 pub mod glsl;
+#[cfg(feature = "glslang")]
+mod glslang;
 pub mod header;
+pub mod library;
 mod macros;
 pub mod program;
+mod rewrite;
 pub mod shadertoy;
 pub mod size;
 

@@ -2,8 +2,10 @@
 //! fragColor, in vec2 fragCoord)`, run as an ISF shader whose inputs are
 //! the texture inputs `iChannel0` … `iChannel3`, with Shadertoy's
 //! uniforms (`iResolution`, `iTime`, `iTimeDelta`, `iFrame`, `iFrameRate`,
-//! `iMouse` from `master.pointer`, `iDate`, `iChannelResolution`) and its
-//! GL conventions (y up, textures sampled upright) through the same
+//! `iMouse` from `master.pointer`, `iDate`, `iChannelResolution`,
+//! `iChannelTime`, `iSampleRate`) and its GL conventions (y up, textures
+//! sampled upright; a channel the file declares a `samplerCube` looked up
+//! by direction in an equirectangular picture) through the same
 //! translation as ISF.
 //!
 //! Multipass: a file named `image.glsl` whose folder holds `buffer_a.glsl`
@@ -16,14 +18,30 @@
 //! it does not name shows the layer's `iChannelN` parameter.
 
 use super::IsfError;
-use super::glsl::{self, Stage, TranslateError, Translated};
+use super::glsl::{self, TranslateError, Translated};
 use super::header::{InputKind, IsfHeader, IsfHeaderError, IsfInput, IsfPass};
+use super::rewrite::{Stage, rewrite};
 use crate::base::{AssetError, Assets, Folder, inside_show};
 use crate::engine::inputs::camera::is_camera;
 use crate::params::ParamSpec;
 
 /// Texture inputs a Shadertoy shader has.
 pub const CHANNELS: usize = 4;
+
+/// The uniforms Shadertoy gives a pass (an exported file may declare
+/// them itself: those lines go).
+const UNIFORMS: [&str; 10] = [
+    "iResolution",
+    "iTime",
+    "iTimeDelta",
+    "iFrame",
+    "iFrameRate",
+    "iMouse",
+    "iDate",
+    "iChannelResolution",
+    "iChannelTime",
+    "iSampleRate",
+];
 
 /// Whether `file` is a Shadertoy shader.
 pub fn is_shadertoy(file: &str) -> bool {
@@ -215,27 +233,28 @@ pub fn translate(
             i + 2
         ));
     }
+    prelude.push_str(glsl::TEXTURE_FUNCTIONS);
+    prelude.push_str(glsl::BIAS_FUNCTIONS);
     prelude.push_str(
         "layout(location = 0) in vec2 isf_FragNormCoord;\n\
          layout(location = 0) out vec4 isf_FragColor;\n\
          vec3 iResolution;\n\
          vec3 iChannelResolution[4];\n\
-         vec2 isf_flip(vec2 c) { return vec2(c.x, 1.0 - c.y); }\n\
-         #define isf_FragCoord vec4(gl_FragCoord.x, sylva_resolution.y - gl_FragCoord.y, gl_FragCoord.zw)\n\
-         #define isf_texture2D(image, c) texture(sampler2D(image, isf_sampler), isf_flip(c))\n\
-         #define isf_texture2DRect(image, c) isf_texture2D(image, c)\n\
-         #define isf_textureLod(image, c, lod) textureLod(sampler2D(image, isf_sampler), isf_flip(c), lod)\n\
-         #define isf_texelFetch(image, p, lod) texelFetch(sampler2D(image, isf_sampler), \
-         ivec2((p).x, textureSize(sampler2D(image, isf_sampler), 0).y - 1 - (p).y), lod)\n",
+         float iChannelTime[4];\n\
+         const float iSampleRate = 44100.0;\n\
+         #define isf_FragCoord vec4(gl_FragCoord.x, sylva_resolution.y - gl_FragCoord.y, gl_FragCoord.zw)\n",
     );
+    let provided: Vec<String> = (textures.iter().cloned())
+        .chain(UNIFORMS.iter().map(|u| u.to_string()))
+        .collect();
     let common_text = common.map_or(String::new(), |c| {
-        glsl::rewrite(&c.text, &textures, &Default::default(), Stage::Fragment) + "\n"
+        rewrite(&c.text, &provided, &Default::default(), Stage::Fragment) + "\n"
     });
     let common_lines = common_text.matches('\n').count();
     let mut fragments = Vec::with_capacity(passes.len());
     let mut module = None;
     for pass in passes {
-        let text = common_text.clone() + &pass_text(&pass.text, &textures, pass.target.is_none());
+        let text = common_text.clone() + &pass_text(&pass.text, &provided, pass.target.is_none());
         let translated = glsl::to_wgsl(&prelude, &text, naga::ShaderStage::Fragment, &pass.file)
             .map_err(|mut error| {
                 // A line of the common code is that file's.
@@ -276,13 +295,8 @@ pub fn translate(
 /// A pass's text as naga takes it: rewritten, then the entry point. The
 /// image pass is shown `opaque`, as Shadertoy shows it; a buffer keeps its
 /// alpha.
-fn pass_text(source: &str, textures: &[String], opaque: bool) -> String {
-    let mut text = glsl::rewrite(source, textures, &Default::default(), Stage::Fragment);
-    for name in textures {
-        for call in ["textureLod", "texelFetch"] {
-            text = text.replace(&format!("{call}({name},"), &format!("isf_{call}({name},"));
-        }
-    }
+fn pass_text(source: &str, provided: &[String], opaque: bool) -> String {
+    let mut text = rewrite(source, provided, &Default::default(), Stage::Fragment);
     text.push_str(
         "\nvoid main() {\n\
          \x20   iResolution = sylva_resolution.xyz;\n\
@@ -290,6 +304,7 @@ fn pass_text(source: &str, textures: &[String], opaque: bool) -> String {
          \x20   iChannelResolution[1] = sylva_channel1.xyz;\n\
          \x20   iChannelResolution[2] = sylva_channel2.xyz;\n\
          \x20   iChannelResolution[3] = sylva_channel3.xyz;\n\
+         \x20   iChannelTime = float[4](iTime, iTime, iTime, iTime);\n\
          \x20   vec4 colour = vec4(0.0);\n\
          \x20   mainImage(colour, isf_FragCoord.xy);\n\
          \x20   isf_FragColor = colour;\n\

@@ -1,0 +1,229 @@
+//! What GL drivers let ISF and Shadertoy files do that Vulkan GLSL does
+//! not, each as a small shader of the test's own rendered by `sylva
+//! render` against what the CPU expects: through glslang (the default)
+//! and through naga's GLSL front end (`SYLVA_GLSL=naga`, the fallback
+//! where glslang is not built). A function taking a `sampler2D`,
+//! `isnan`/`isinf`, non-square matrices, `texelFetch` and `textureSize`,
+//! a `samplerCube` channel showing an equirectangular picture, and a
+//! loose uniform, a reserved word as an input's name, a built-in
+//! function the file defines itself and a function that can run off its
+//! end.
+
+use std::process::Command;
+
+use crate::support::{self, Checked};
+
+/// A flat colour below the effects.
+const SOLID: &str = "// @param colour colour 0.5,0.5,0.5,1\n\
+                     @fragment\n\
+                     fn fs_main(in: FullscreenVertex) -> @location(0) vec4<f32> {\n\
+                     \x20   return params.colour;\n}\n";
+
+/// Render size.
+const SIZE: [u32; 2] = [8, 4];
+
+/// The colour `effect` (a file in the show's `shaders/`, its text
+/// `text`) draws over a flat (0.25, 0.5, 0.75) through `translator`
+/// (`SYLVA_GLSL`), as 8-bit sRGB, each pixel's: the output's curve is
+/// the plain clamp.
+fn rendered(
+    name: &str,
+    effect: &str,
+    text: &str,
+    settings: &str,
+    translator: &str,
+) -> Vec<[u8; 3]> {
+    let preset = format!(
+        "layers = [\"shader.below\", \"shader.fx\"]\n[params]\n\
+         \"master.tonemap\" = \"clamp\"\n\
+         \"shader.below.file\" = \"shader/solid.wgsl\"\n\
+         \"shader.below.colour\" = [0.25, 0.5, 0.75, 1.0]\n\
+         \"shader.fx.file\" = \"{effect}\"\n{settings}"
+    );
+    let root = support::show_folder(
+        &format!("glsl_{name}_{translator}"),
+        &[
+            ("presets/p.toml", preset.as_str()),
+            ("shaders/shader/solid.wgsl", SOLID),
+            (&format!("shaders/{effect}"), text),
+        ],
+    );
+    // Top half red, bottom half blue: a sky for the cube map's channel.
+    let sky = image::RgbaImage::from_fn(16, 8, |_, y| match y < 4 {
+        true => image::Rgba([255, 0, 0, 255]),
+        false => image::Rgba([0, 0, 255, 255]),
+    });
+    std::fs::create_dir_all(root.join("media")).checked("the media folder");
+    sky.save(root.join("media/sky.png"))
+        .checked("the sky picture");
+    let out = root.join("out");
+    let output = Command::new(env!("CARGO_BIN_EXE_sylva"))
+        .env("SYLVA_GLSL", translator)
+        .args([
+            "render",
+            "--preset",
+            "p",
+            "--frames",
+            "1",
+            "--size",
+            "8x4",
+            "--project",
+        ])
+        .arg(&root)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .checked("running sylva render");
+    let said = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(
+        output.status.success() && !said.contains("ERROR"),
+        "{effect} through {translator}: {said}"
+    );
+    let picture = image::open(out.join("frame_00000.png"))
+        .checked("reading the frame")
+        .to_rgb8();
+    std::fs::remove_dir_all(root).ok();
+    assert_eq!(picture.dimensions(), (SIZE[0], SIZE[1]));
+    picture.pixels().map(|p| p.0).collect()
+}
+
+/// Linear `value` as an 8-bit sRGB code.
+fn srgb(value: f32) -> u8 {
+    let v = value.clamp(0.0, 1.0);
+    let encoded = match v <= 0.003_130_8 {
+        true => v * 12.92,
+        false => 1.055 * v.powf(1.0 / 2.4) - 0.055,
+    };
+    (encoded * 255.0).round() as u8
+}
+
+/// `effect` draws `want` (linear) everywhere, through both front ends.
+fn draws(name: &str, effect: &str, text: &str, settings: &str, want: [f32; 3]) {
+    for translator in ["glslang", "naga"] {
+        for (i, pixel) in rendered(name, effect, text, settings, translator)
+            .iter()
+            .enumerate()
+        {
+            let off = (pixel.iter().zip(want))
+                .map(|(got, w)| got.abs_diff(srgb(w)))
+                .max()
+                .unwrap_or(0);
+            assert!(
+                off <= 3,
+                "{effect} through {translator}, pixel {i}: {pixel:?}, expected {want:?} (sRGB {:?})",
+                want.map(srgb)
+            );
+        }
+    }
+}
+
+#[test]
+fn a_function_taking_a_sampler2d_reads_the_channel_given_it() {
+    let toy = "vec4 fetch(sampler2D s, vec2 uv) { return texture(s, uv); }\n\
+               void mainImage(out vec4 c, in vec2 f) {\n\
+               \x20   c = vec4(fetch(iChannel0, f / iResolution.xy).rgb, 1.0);\n}\n";
+    let channel = "\"shader.fx.iChannel0\" = \"below\"\n";
+    draws("sampler", "toy/param.glsl", toy, channel, [0.25, 0.5, 0.75]);
+}
+
+#[test]
+fn isnan_and_isinf_tell_a_nan_from_an_infinity() {
+    let fs = "/*{ \"ISFVSN\": \"2\" }*/\n\
+              void main() {\n\
+              \x20   float nan = uintBitsToFloat(0x7fc00000u + uint(FRAMEINDEX));\n\
+              \x20   float inf = uintBitsToFloat(0x7f800000u + uint(FRAMEINDEX));\n\
+              \x20   bvec2 pair = isnan(vec2(nan, 1.0));\n\
+              \x20   gl_FragColor = vec4(isnan(nan) ? 1.0 : 0.0, isinf(inf) && !isinf(nan) ? 1.0 : 0.0,\n\
+              \x20       (pair.y || isnan(inf)) ? 1.0 : 0.25, 1.0);\n}\n";
+    draws("nan", "isf/nan.fs", fs, "", [1.0, 1.0, 0.25]);
+}
+
+#[test]
+fn non_square_matrices_multiply_as_glsl_does() {
+    let fs = "/*{ \"ISFVSN\": \"2\" }*/\n\
+              void main() {\n\
+              \x20   mat2x3 m = mat2x3(0.25, 0.5, 0.0, 0.0, 0.0, 0.75);\n\
+              \x20   mat3x2 t = transpose(m);\n\
+              \x20   vec2 back = t * vec3(1.0);\n\
+              \x20   gl_FragColor = vec4(m * vec2(1.0, back.y / 0.75), 1.0);\n}\n";
+    draws("matrix", "isf/matrix.fs", fs, "", [0.25, 0.5, 0.75]);
+}
+
+#[test]
+fn texel_fetch_and_texture_size_read_the_channel_by_its_pixels() {
+    let toy = "void mainImage(out vec4 c, in vec2 f) {\n\
+               \x20   ivec2 size = textureSize(iChannel0, 0);\n\
+               \x20   vec4 t = texelFetch(iChannel0, ivec2(f), 0);\n\
+               \x20   c = vec4(t.r, float(size.x) / 16.0, float(size.y) / 16.0, 1.0);\n}\n";
+    let channel = "\"shader.fx.iChannel0\" = \"below\"\n";
+    draws("texel", "toy/texel.glsl", toy, channel, [0.25, 0.5, 0.25]);
+}
+
+#[test]
+fn a_cube_map_channel_shows_an_equirectangular_picture_by_direction() {
+    let toy = "uniform samplerCube iChannel0;\n\
+               void mainImage(out vec4 c, in vec2 f) {\n\
+               \x20   vec3 up = texture(iChannel0, normalize(vec3(0.3, 0.9, 0.0))).rgb;\n\
+               \x20   vec3 down = textureLod(iChannel0, normalize(vec3(0.3, -0.9, 0.1)), 0.0).rgb;\n\
+               \x20   c = vec4(up.r, down.b, up.b + down.r, 1.0);\n}\n";
+    let channel = "\"shader.fx.iChannel0\" = \"media/sky.png\"\n";
+    draws("cube", "toy/cube.glsl", toy, channel, [1.0, 1.0, 0.0]);
+}
+
+#[test]
+fn loose_uniforms_reserved_names_own_built_ins_and_open_ends_compile() {
+    let fs = "/*{ \"ISFVSN\": \"2\", \"INPUTS\": [ { \"NAME\": \"input\", \"TYPE\": \"float\", \"DEFAULT\": 0.5 } ] }*/\n\
+              uniform float extra;\n\
+              float distance(vec2 a, vec2 b) { return 0.25; }\n\
+              float pick(int i) {\n\
+              \x20   if (i == 0)\n\
+              \x20       return 0.75;\n\
+              }\n\
+              void main() {\n\
+              \x20   gl_FragColor = vec4(distance(vec2(0.0), vec2(1.0)) + extra, input, pick(0), 1.0);\n}\n";
+    draws("lax", "isf/lax.fs", fs, "", [0.25, 0.5, 0.75]);
+}
+
+#[test]
+fn the_shader_library_lists_each_file_with_its_inputs_and_whether_it_compiles() {
+    let good = "/*{ \"ISFVSN\": \"2\", \"INPUTS\": [ { \"NAME\": \"level\", \"TYPE\": \"float\" }, \
+                { \"NAME\": \"inputImage\", \"TYPE\": \"image\" } ] }*/\n\
+                void main() { gl_FragColor = IMG_THIS_PIXEL(inputImage) * level; }\n";
+    let broken = "/*{ \"ISFVSN\": \"2\" }*/\n\nvoid main() { gl_FragColor = vec4(nowhere); }\n";
+    let image = "void mainImage(out vec4 c, in vec2 f) { c = texture(iChannel0, f); }\n";
+    let buffer = "void mainImage(out vec4 c, in vec2 f) { c = vec4(1.0); }\n";
+    let root = support::show_folder(
+        "glsl_library",
+        &[
+            ("shaders/isf/good.fs", good),
+            ("shaders/isf/broken.fs", broken),
+            ("shaders/toy/pair/image.glsl", image),
+            ("shaders/toy/pair/buffer_a.glsl", buffer),
+        ],
+    );
+    let output = Command::new(env!("CARGO_BIN_EXE_sylva"))
+        .args(["shaders", "--project"])
+        .arg(&root)
+        .output()
+        .checked("running sylva shaders");
+    std::fs::remove_dir_all(root).ok();
+    let said = String::from_utf8_lossy(&output.stdout).into_owned();
+    let line = |file: &str| {
+        (said.lines())
+            .find(|l| l.starts_with(file))
+            .unwrap_or_else(|| panic!("no line for {file}: {said}"))
+    };
+    assert_eq!(
+        line("isf/good.fs "),
+        "isf/good.fs  ISF  level (float), inputImage (image)  compiles"
+    );
+    assert!(
+        line("isf/broken.fs ").contains("does not compile: shaders/isf/broken.fs:3:"),
+        "{said}"
+    );
+    assert!(line("toy/pair/image.glsl ").ends_with("compiles"), "{said}");
+    assert!(
+        !said.contains("buffer_a"),
+        "a buffer runs from its image pass: {said}"
+    );
+}

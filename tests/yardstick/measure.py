@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""The shader-library yardstick (BENCHMARKS.md, "The world's shader
+libraries"): renders every ISF (`.fs`) and Shadertoy (`.glsl`) file of a
+show folder over the aurora with `sylva render` and says which render.
+
+A file counts when sylva renders it without an error, its picture at 2 s
+is not one flat colour (fewer than 99% of its pixels equal), and its
+frames at 0 s and 2 s differ in more than 1% of their pixels, unless its
+text reads no time at all. Not a CI test: a figure for BENCHMARKS.md,
+measured on collections that are not shipped.
+
+    tests/yardstick/measure.py SYLVA_BINARY SHOW_FOLDER RESULT.csv
+
+The pass/fail list, with each failure's reason, goes to RESULT.csv; the
+totals to standard output. SYLVA_GLSL=naga measures the fallback.
+"""
+
+import csv
+import os
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+from PIL import Image
+
+SIZE = "128x72"
+# Words by which a shader reads the time.
+TIME_WORDS = ("TIME", "TIMEDELTA", "FRAMEINDEX", "DATE", "iTime", "iFrame", "iTimeDelta",
+              "iDate", "iGlobalTime", "iChannelTime")
+
+
+def preset(file: str) -> str:
+    """A show of the aurora with `file` over it (its image inputs and
+    channels showing the aurora)."""
+    lines = [
+        'layers = ["shader.below", "shader.fx"]',
+        "[params]",
+        '"master.tonemap" = "clamp"',
+        '"shader.below.file" = "shader/aurora.wgsl"',
+        f'"shader.fx.file" = "{file}"',
+    ]
+    if file.endswith(".glsl"):
+        lines.append('"shader.fx.iChannel0" = "below"')
+    return "\n".join(lines) + "\n"
+
+
+def reads_time(text: str) -> bool:
+    return any(word in text for word in TIME_WORDS)
+
+
+def measure(sylva: str, show: Path, file: Path) -> str:
+    """'' when `file` counts, else why not."""
+    name = file.relative_to(show / "shaders").as_posix()
+    presets = show / "presets"
+    presets.mkdir(exist_ok=True)
+    (presets / "yardstick.toml").write_text(preset(name))
+    out = show / "yardstick_out"
+    shutil.rmtree(out, ignore_errors=True)
+    try:
+        run = subprocess.run(
+            [sylva, "render", "--project", str(show), "--preset", "yardstick", "--frames", "3",
+             "--fps", "1", "--size", SIZE, "--out", str(out)],
+            capture_output=True, text=True, timeout=300,
+            env={**os.environ, "RUST_LOG": "error"},
+        )
+    except subprocess.TimeoutExpired:
+        return "timed out (300 s for three frames)"
+    errors = [line for line in run.stderr.splitlines() if "ERROR" in line]
+    if run.returncode != 0 or errors:
+        said = errors[0] if errors else run.stderr.strip().splitlines()[-1:]
+        said = said if isinstance(said, str) else " ".join(said)
+        return "error: " + said.split(": ", 2)[-1][:300]
+    first = Image.open(out / "frame_00000.png").convert("RGB")
+    last = Image.open(out / "frame_00002.png").convert("RGB")
+    pixels = list(last.getdata())
+    flat = Counter(pixels).most_common(1)[0][1] / len(pixels)
+    if flat >= 0.99:
+        return f"flat: {flat:.1%} of its pixels one colour at 2 s"
+    changed = sum(a != b for a, b in zip(first.getdata(), pixels)) / len(pixels)
+    if changed <= 0.01 and reads_time(file.read_text(errors="replace")):
+        return f"still: {changed:.1%} of its pixels differ between 0 s and 2 s"
+    return ""
+
+
+def main() -> None:
+    sylva, show, result = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
+    files = sorted(p for p in (show / "shaders").rglob("*")
+                   if p.suffix in (".fs", ".glsl") and p.is_file()
+                   # A multipass Shadertoy folder runs from its image pass.
+                   and not (p.suffix == ".glsl" and p.parent.joinpath("image.glsl").exists()
+                            and p.name != "image.glsl"))
+    rows = []
+    for file in files:
+        why = measure(sylva, show, file)
+        rows.append((file.relative_to(show / "shaders").as_posix(), "pass" if not why else "fail", why))
+        print(f"{rows[-1][1]}  {rows[-1][0]}  {why}", flush=True)
+    with result.open("w", newline="") as f:
+        csv.writer(f).writerows([("file", "result", "reason"), *rows])
+    passed = sum(r[1] == "pass" for r in rows)
+    print(f"{show.name}: {passed} of {len(rows)} render ({passed / max(len(rows), 1):.1%})")
+
+
+if __name__ == "__main__":
+    main()
