@@ -22,17 +22,12 @@ const SOLID: &str = "// @param colour colour 0.5,0.5,0.5,1\n\
 /// Render size.
 const SIZE: [u32; 2] = [8, 4];
 
-/// The colour `effect` (a file in the show's `shaders/`, its text
-/// `text`) draws over a flat (0.25, 0.5, 0.75) through `translator`
+/// The colour the first of `files` (the show's `shaders/`, name and
+/// text) draws over a flat (0.25, 0.5, 0.75) through `translator`
 /// (`SYLVA_GLSL`), as 8-bit sRGB, each pixel's: the output's curve is
 /// the plain clamp.
-fn rendered(
-    name: &str,
-    effect: &str,
-    text: &str,
-    settings: &str,
-    translator: &str,
-) -> Vec<[u8; 3]> {
+fn rendered(name: &str, files: &[(&str, &str)], settings: &str, translator: &str) -> Vec<[u8; 3]> {
+    let effect = files[0].0;
     let preset = format!(
         "layers = [\"shader.below\", \"shader.fx\"]\n[params]\n\
          \"master.tonemap\" = \"clamp\"\n\
@@ -40,14 +35,15 @@ fn rendered(
          \"shader.below.colour\" = [0.25, 0.5, 0.75, 1.0]\n\
          \"shader.fx.file\" = \"{effect}\"\n{settings}"
     );
-    let root = support::show_folder(
-        &format!("glsl_{name}_{translator}"),
-        &[
-            ("presets/p.toml", preset.as_str()),
-            ("shaders/shader/solid.wgsl", SOLID),
-            (&format!("shaders/{effect}"), text),
-        ],
-    );
+    let shaders: Vec<(String, &str)> = (files.iter())
+        .map(|(file, text)| (format!("shaders/{file}"), *text))
+        .collect();
+    let mut show = vec![
+        ("presets/p.toml", preset.as_str()),
+        ("shaders/shader/solid.wgsl", SOLID),
+    ];
+    show.extend(shaders.iter().map(|(file, text)| (file.as_str(), *text)));
+    let root = support::show_folder(&format!("glsl_{name}_{translator}"), &show);
     // Top half red, bottom half blue: a sky for the cube map's channel.
     let sky = image::RgbaImage::from_fn(16, 8, |_, y| match y < 4 {
         true => image::Rgba([255, 0, 0, 255]),
@@ -56,6 +52,13 @@ fn rendered(
     std::fs::create_dir_all(root.join("media")).checked("the media folder");
     sky.save(root.join("media/sky.png"))
         .checked("the sky picture");
+    // A cube map's six faces, each of its own colour.
+    std::fs::create_dir_all(root.join("media/cube")).checked("the cube's folder");
+    for (face, colour) in CUBE_FACES {
+        image::RgbaImage::from_pixel(16, 16, image::Rgba(colour))
+            .save(root.join(format!("media/cube/{face}.png")))
+            .checked("a cube face");
+    }
     let out = root.join("out");
     let output = Command::new(env!("CARGO_BIN_EXE_sylva"))
         .env("SYLVA_GLSL", translator)
@@ -97,10 +100,23 @@ fn srgb(value: f32) -> u8 {
     (encoded * 255.0).round() as u8
 }
 
-/// `effect` draws `want` (linear) everywhere, through both front ends.
-fn draws(name: &str, effect: &str, text: &str, settings: &str, want: [f32; 3]) {
+/// The cube map's faces in `media/cube/`: +X red, −X green, +Y blue, −Y
+/// black, +Z white, −Z cyan.
+const CUBE_FACES: [(&str, [u8; 4]); 6] = [
+    ("px", [255, 0, 0, 255]),
+    ("nx", [0, 255, 0, 255]),
+    ("py", [0, 0, 255, 255]),
+    ("ny", [0, 0, 0, 255]),
+    ("pz", [255, 255, 255, 255]),
+    ("nz", [0, 255, 255, 255]),
+];
+
+/// The first of `files` draws `want` (linear) everywhere, through both
+/// front ends.
+fn draws(name: &str, files: &[(&str, &str)], settings: &str, want: [f32; 3]) {
+    let effect = files[0].0;
     for translator in ["glslang", "naga"] {
-        for (i, pixel) in rendered(name, effect, text, settings, translator)
+        for (i, pixel) in rendered(name, files, settings, translator)
             .iter()
             .enumerate()
         {
@@ -123,7 +139,12 @@ fn a_function_taking_a_sampler2d_reads_the_channel_given_it() {
                void mainImage(out vec4 c, in vec2 f) {\n\
                \x20   c = vec4(fetch(iChannel0, f / iResolution.xy).rgb, 1.0);\n}\n";
     let channel = "\"shader.fx.iChannel0\" = \"below\"\n";
-    draws("sampler", "toy/param.glsl", toy, channel, [0.25, 0.5, 0.75]);
+    draws(
+        "sampler",
+        &[("toy/param.glsl", toy)],
+        channel,
+        [0.25, 0.5, 0.75],
+    );
 }
 
 #[test]
@@ -135,7 +156,7 @@ fn isnan_and_isinf_tell_a_nan_from_an_infinity() {
               \x20   bvec2 pair = isnan(vec2(nan, 1.0));\n\
               \x20   gl_FragColor = vec4(isnan(nan) ? 1.0 : 0.0, isinf(inf) && !isinf(nan) ? 1.0 : 0.0,\n\
               \x20       (pair.y || isnan(inf)) ? 1.0 : 0.25, 1.0);\n}\n";
-    draws("nan", "isf/nan.fs", fs, "", [1.0, 1.0, 0.25]);
+    draws("nan", &[("isf/nan.fs", fs)], "", [1.0, 1.0, 0.25]);
 }
 
 #[test]
@@ -146,7 +167,7 @@ fn non_square_matrices_multiply_as_glsl_does() {
               \x20   mat3x2 t = transpose(m);\n\
               \x20   vec2 back = t * vec3(1.0);\n\
               \x20   gl_FragColor = vec4(m * vec2(1.0, back.y / 0.75), 1.0);\n}\n";
-    draws("matrix", "isf/matrix.fs", fs, "", [0.25, 0.5, 0.75]);
+    draws("matrix", &[("isf/matrix.fs", fs)], "", [0.25, 0.5, 0.75]);
 }
 
 #[test]
@@ -156,7 +177,12 @@ fn texel_fetch_and_texture_size_read_the_channel_by_its_pixels() {
                \x20   vec4 t = texelFetch(iChannel0, ivec2(f), 0);\n\
                \x20   c = vec4(t.r, float(size.x) / 16.0, float(size.y) / 16.0, 1.0);\n}\n";
     let channel = "\"shader.fx.iChannel0\" = \"below\"\n";
-    draws("texel", "toy/texel.glsl", toy, channel, [0.25, 0.5, 0.25]);
+    draws(
+        "texel",
+        &[("toy/texel.glsl", toy)],
+        channel,
+        [0.25, 0.5, 0.25],
+    );
 }
 
 #[test]
@@ -167,7 +193,7 @@ fn a_cube_map_channel_shows_an_equirectangular_picture_by_direction() {
                \x20   vec3 down = textureLod(iChannel0, normalize(vec3(0.3, -0.9, 0.1)), 0.0).rgb;\n\
                \x20   c = vec4(up.r, down.b, up.b + down.r, 1.0);\n}\n";
     let channel = "\"shader.fx.iChannel0\" = \"media/sky.png\"\n";
-    draws("cube", "toy/cube.glsl", toy, channel, [1.0, 1.0, 0.0]);
+    draws("cube", &[("toy/cube.glsl", toy)], channel, [1.0, 1.0, 0.0]);
 }
 
 #[test]
@@ -181,7 +207,7 @@ fn loose_uniforms_reserved_names_own_built_ins_and_open_ends_compile() {
               }\n\
               void main() {\n\
               \x20   gl_FragColor = vec4(distance(vec2(0.0), vec2(1.0)) + extra, input, pick(0), 1.0);\n}\n";
-    draws("lax", "isf/lax.fs", fs, "", [0.25, 0.5, 0.75]);
+    draws("lax", &[("isf/lax.fs", fs)], "", [0.25, 0.5, 0.75]);
 }
 
 #[test]
@@ -225,5 +251,53 @@ fn the_shader_library_lists_each_file_with_its_inputs_and_whether_it_compiles() 
     assert!(
         !said.contains("buffer_a"),
         "a buffer runs from its image pass: {said}"
+    );
+}
+
+#[test]
+fn a_cube_map_folder_of_six_faces_is_looked_up_by_direction() {
+    let toy = "uniform samplerCube iChannel0;\n\
+               vec3 at(vec3 d) { return texture(iChannel0, normalize(d)).rgb; }\n\
+               void mainImage(out vec4 c, in vec2 f) {\n\
+               \x20   float r = at(vec3(1.0, 0.1, 0.1)).r * at(vec3(-1.0, -0.1, 0.1)).g;\n\
+               \x20   float g = at(vec3(0.1, 1.0, -0.1)).b * 0.5 + at(vec3(0.1, -1.0, 0.1)).r;\n\
+               \x20   float b = at(vec3(0.1, 0.1, 1.0)).r * 0.25 + at(vec3(-0.1, 0.1, -1.0)).r;\n\
+               \x20   c = vec4(r, g, b, 1.0);\n}\n";
+    let channel = "\"shader.fx.iChannel0\" = \"media/cube\"\n";
+    draws(
+        "cube_faces",
+        &[("toy/faces.glsl", toy)],
+        channel,
+        [1.0, 0.5, 0.25],
+    );
+}
+
+#[test]
+fn a_buffer_at_half_size_draws_at_its_own_resolution_and_says_so() {
+    let buffer = "// @size $WIDTH/2 $HEIGHT/2\n\
+                  void mainImage(out vec4 c, in vec2 f) { c = vec4(iResolution.xy / 16.0, 0.0, 1.0); }\n";
+    let image = "// @channel0 buffer_a\n\
+                 void mainImage(out vec4 c, in vec2 f) {\n\
+                 \x20   c = vec4(texelFetch(iChannel0, ivec2(0), 0).rg, iChannelResolution[0].x / 16.0, 1.0);\n}\n";
+    let files = [
+        ("toy/half/image.glsl", image),
+        ("toy/half/buffer_a.glsl", buffer),
+    ];
+    draws("half", &files, "", [0.25, 0.125, 0.25]);
+}
+
+#[test]
+fn the_keyboard_is_shadertoy_s_256_by_3_texture_with_no_key_down_in_a_render() {
+    let toy = "void mainImage(out vec4 c, in vec2 f) {\n\
+               \x20   float held = texelFetch(iChannel0, ivec2(65, 0), 0).x;\n\
+               \x20   float sky = iChannelResolution[1].x / 64.0;\n\
+               \x20   c = vec4(held + iChannelResolution[0].x / 512.0, iChannelResolution[0].y / 12.0, sky, 1.0);\n}\n";
+    let channels = "\"shader.fx.iChannel0\" = \"keyboard\"\n\
+                    \"shader.fx.iChannel1\" = \"media/sky.png\"\n";
+    draws(
+        "keyboard",
+        &[("toy/keys.glsl", toy)],
+        channels,
+        [0.5, 0.25, 0.25],
     );
 }

@@ -74,6 +74,8 @@ pub struct Catalogue {
     pub preset: Option<String>,
     /// The playlist playing.
     pub playlist: Option<String>,
+    /// What a shader layer's `file` may name: the show's shader library.
+    pub shaders: Vec<String>,
     /// The controls pinned to the phone page's favourites, as the JSON
     /// list of their addresses kept in the show folder.
     pub favourites: String,

@@ -116,7 +116,8 @@ pub enum ParamKind {
     /// A path resolved inside the show folder.
     Path,
     /// Where a texture input comes from: `below`, `previous`, `layer:ID`,
-    /// a file `media/…` in the show folder, `camera` or `camera:NAME`.
+    /// a file `media/…` in the show folder (a folder of six cube faces),
+    /// `camera`, `camera:NAME` or `keyboard`.
     Texture,
     /// `len` reals, each clamped to `min..=max`.
     List {

@@ -203,6 +203,18 @@ def main():
             sys.exit("phone page: a texture input offered its own layer")
         picker.select_option("layer:colony")
         until("the picked source applied", lambda: value(texture) == ["layer:colony"], 3)
+        if "keyboard" not in sources:
+            sys.exit(f"phone page: the keyboard is not offered as a source: {sources}")
+
+        # A shader layer's file is picked from the show's shader library.
+        file = "/sylva/shader/picture/file"
+        shaders = page.locator(f'[data-param="{file}"] select')
+        shaders.wait_for(timeout=5_000)
+        offered = shaders.locator("option").all_inner_texts()
+        if shaders.input_value() != "shader/picture.wgsl" or not {"shader/aurora.wgsl", "isf/kaleidoscope.fs"} <= set(offered):
+            sys.exit(f"phone page: the shader file offers {offered}, showing {shaders.input_value()!r}")
+        shaders.select_option("isf/kaleidoscope.fs")
+        until("the picked shader applied", lambda: value(file) == ["isf/kaleidoscope.fs"], 3)
 
         # A control pinned to the favourites is kept in the show folder.
         star = page.locator('[data-param="/sylva/master/blackout"] .star')

@@ -20,9 +20,9 @@ import os
 import shutil
 import subprocess
 import sys
-from collections import Counter
 from pathlib import Path
 
+import numpy as np
 from PIL import Image
 
 SIZE = "128x72"
@@ -72,13 +72,14 @@ def measure(sylva: str, show: Path, file: Path) -> str:
         said = errors[0] if errors else run.stderr.strip().splitlines()[-1:]
         said = said if isinstance(said, str) else " ".join(said)
         return "error: " + said.split(": ", 2)[-1][:300]
-    first = Image.open(out / "frame_00000.png").convert("RGB")
-    last = Image.open(out / "frame_00002.png").convert("RGB")
-    pixels = list(last.getdata())
-    flat = Counter(pixels).most_common(1)[0][1] / len(pixels)
+    first = np.asarray(Image.open(out / "frame_00000.png").convert("RGB"))
+    last = np.asarray(Image.open(out / "frame_00002.png").convert("RGB"))
+    _, counts = np.unique(last.reshape(-1, 3), axis=0, return_counts=True)
+    pixels = last.shape[0] * last.shape[1]
+    flat = counts.max() / pixels
     if flat >= 0.99:
         return f"flat: {flat:.1%} of its pixels one colour at 2 s"
-    changed = sum(a != b for a, b in zip(first.getdata(), pixels)) / len(pixels)
+    changed = np.any(first != last, axis=2).sum() / pixels
     if changed <= 0.01 and reads_time(file.read_text(errors="replace")):
         return f"still: {changed:.1%} of its pixels differ between 0 s and 2 s"
     return ""

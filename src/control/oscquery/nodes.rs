@@ -14,6 +14,7 @@ use super::namespace::Namespace;
 use crate::control::Catalogue;
 use crate::control::osc::{address_of, args_of};
 use crate::control::osc_commands::{COMMANDS, OscCommand};
+use crate::layers::shader::isf::library;
 use crate::params::{ParamKind, ParamSpec, Value};
 
 /// The optional attributes and streaming commands `?HOST_INFO` claims.
@@ -92,7 +93,10 @@ pub fn node(namespace: &Namespace, path: &str) -> Option<Json> {
         full.push('/');
         full.push_str(part);
     }
-    Some(at.json(if full.is_empty() { "/" } else { &full }))
+    Some(at.json(
+        if full.is_empty() { "/" } else { &full },
+        &namespace.catalogue,
+    ))
 }
 
 /// A command's node: its type tags (`N` for one that takes nothing, a
@@ -166,9 +170,9 @@ impl<'a> Tree<'a> {
         }
     }
 
-    fn json(&self, full_path: &str) -> Json {
+    fn json(&self, full_path: &str, catalogue: &Catalogue) -> Json {
         let mut node = match (self.leaf, self.offered) {
-            (Some((spec, value)), _) => parameter(spec, value),
+            (Some((spec, value)), _) => parameter(spec, value, catalogue),
             (None, Some(offered)) => offered.clone(),
             (None, None) => json!({ "ACCESS": 0 }),
         };
@@ -182,7 +186,10 @@ impl<'a> Tree<'a> {
             let contents: serde_json::Map<String, Json> = self
                 .children
                 .iter()
-                .map(|(name, child)| (name.clone(), child.json(&format!("{base}/{name}"))))
+                .map(|(name, child)| {
+                    let path = format!("{base}/{name}");
+                    (name.clone(), child.json(&path, catalogue))
+                })
                 .collect();
             node["CONTENTS"] = Json::Object(contents);
         }
@@ -191,8 +198,9 @@ impl<'a> Tree<'a> {
 }
 
 /// A parameter's attributes. VALUE, RANGE, CLIPMODE and UNIT hold one
-/// entry per type tag, as the proposal asks (a vec3 has three of each).
-fn parameter(spec: &ParamSpec, value: &Value) -> Json {
+/// entry per type tag, as the proposal asks (a vec3 has three of each); a
+/// shader layer's `file` has the catalogue's shader library as its VALS.
+fn parameter(spec: &ParamSpec, value: &Value, catalogue: &Catalogue) -> Json {
     let args: Vec<Json> = args_of(spec, value)
         .into_iter()
         .map(|a| match a {
@@ -221,6 +229,9 @@ fn parameter(spec: &ParamSpec, value: &Value) -> Json {
             Json::Array(vec![json!({ "MIN": min, "MAX": max }); 3]),
         ),
         ParamKind::Colour => ("ffff", Json::Array(vec![json!({ "MIN": 0.0 }); 4])),
+        ParamKind::Path if library::is_shader_file(&spec.name) => {
+            ("s", json!([{ "VALS": catalogue.shaders }]))
+        }
         ParamKind::Text | ParamKind::Path | ParamKind::Texture => ("s", Json::Null),
         ParamKind::List { len, min, max } => {
             list_type = "f".repeat(*len);
@@ -264,9 +275,11 @@ fn parameter(spec: &ParamSpec, value: &Value) -> Json {
     }
     // Not in the proposal either: what the phone page shows instead of a
     // fader. A size or count rebuilds its layer at each change, so it is
-    // a number typed in, not swept; a texture input names a source.
+    // a number typed in, not swept; a texture input names a source; a
+    // shader layer's file is picked from the library.
     let control = match (&spec.kind, spec.weight) {
         (ParamKind::Texture, _) => Some("source"),
+        (ParamKind::Path, _) if library::is_shader_file(&spec.name) => Some("shader"),
         (_, crate::params::Weight::Structural) => Some("number"),
         _ => None,
     };
@@ -295,16 +308,30 @@ mod tests {
             ParamSpec::colour("a.c", [1.0; 4]),
             ParamSpec::list("a.l", 5, 0.0, 1.0).read_only(),
             ParamSpec::text("a.t", "hello"),
+            ParamSpec::path("shader.fx.file", "shader/aurora.wgsl"),
         ] {
             registry.register(spec);
         }
         let shared = SharedNamespace::default();
         let catalogue = Catalogue {
             presets: vec!["one".into()],
+            shaders: vec!["isf/kaleidoscope.fs".into(), "shader/aurora.wgsl".into()],
             ..Catalogue::default()
         };
         shared.publish(&registry, &catalogue);
         (*shared.get()).clone()
+    }
+
+    #[test]
+    fn a_shader_layer_s_file_offers_the_shader_library() {
+        let file = tree("/sylva/shader/fx/file");
+        assert_eq!(
+            file["RANGE"],
+            json!([{ "VALS": ["isf/kaleidoscope.fs", "shader/aurora.wgsl"] }])
+        );
+        assert_eq!(file["SYLVA_CONTROL"], "shader");
+        assert_eq!(file["VALUE"], json!(["shader/aurora.wgsl"]));
+        assert!(tree("/sylva/a/t")["RANGE"].is_null(), "other text is free");
     }
 
     fn tree(url: &str) -> Json {

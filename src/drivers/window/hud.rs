@@ -9,6 +9,7 @@ use std::time::Instant;
 use super::thumbs::PresetThumbs;
 use crate::base::Folder;
 use crate::command::Command;
+use crate::layers::shader::isf::library::is_shader_file;
 use crate::params::{ParamKind, Source, Value};
 use crate::show::{Show, THUMBS_FOLDER};
 
@@ -333,6 +334,11 @@ fn parameter_editors(ui: &mut egui::Ui, show: &mut Show, selected: &mut Option<S
     } else {
         Vec::new()
     };
+    let shaders = if params.iter().any(|(spec, _)| is_shader_file(&spec.name)) {
+        show.catalogue().shaders.clone()
+    } else {
+        Vec::new()
+    };
     for (spec, value) in params {
         let edited = ui
             .horizontal(|ui| {
@@ -350,7 +356,9 @@ fn parameter_editors(ui: &mut egui::Ui, show: &mut Show, selected: &mut Option<S
                     ui.monospace(shown);
                     None
                 } else if spec.kind == ParamKind::Texture {
-                    pick_source(ui, &sources, value)
+                    pick_source(ui, &sources, value, true)
+                } else if is_shader_file(&spec.name) {
+                    pick_source(ui, &shaders, value, false)
                 } else {
                     edit_value(ui, &spec.kind, value)
                 }
@@ -365,10 +373,13 @@ fn parameter_editors(ui: &mut egui::Ui, show: &mut Show, selected: &mut Option<S
 }
 
 /// The sources a texture input may name now: the engine's, every layer
-/// on stage, the cameras, and the files in the show's `media/` (at most
-/// 256, two folders down).
+/// on stage, the cameras, the keyboard, and the files and folders (a
+/// cube map's faces) in the show's `media/` (at most 256, two folders
+/// down).
 fn texture_sources(show: &Show) -> Vec<String> {
-    let mut sources: Vec<String> = ["below", "previous", "camera"].map(String::from).to_vec();
+    let mut sources: Vec<String> = ["below", "previous", "camera", "keyboard"]
+        .map(String::from)
+        .to_vec();
     sources.extend(show.layers().iter().map(|l| format!("layer:{}", l.id())));
     let mut files = Vec::new();
     let mut folders = vec![(show.assets.root().join("media"), "media".to_string(), 0)];
@@ -382,6 +393,9 @@ fn texture_sources(show: &Show) -> Vec<String> {
             let entry_name = format!("{name}/{}", entry.file_name().to_string_lossy());
             match entry.file_type() {
                 Ok(t) if t.is_dir() && depth < 1 => {
+                    if files.len() < 256 {
+                        files.push(entry_name.clone());
+                    }
                     folders.push((entry.path(), entry_name, depth + 1))
                 }
                 Ok(t) if t.is_file() && files.len() < 256 => files.push(entry_name),
@@ -394,8 +408,9 @@ fn texture_sources(show: &Show) -> Vec<String> {
     sources
 }
 
-/// A texture input's source, chosen from `sources`.
-fn pick_source(ui: &mut egui::Ui, sources: &[String], value: Value) -> Option<Value> {
+/// A texture input's source or a shader layer's file, chosen from
+/// `sources` (or none, where `none` may be chosen).
+fn pick_source(ui: &mut egui::Ui, sources: &[String], value: Value, none: bool) -> Option<Value> {
     let current = value.as_text().unwrap_or_default().to_string();
     let mut chosen = current.clone();
     let shown = if current.is_empty() {
@@ -406,7 +421,9 @@ fn pick_source(ui: &mut egui::Ui, sources: &[String], value: Value) -> Option<Va
     egui::ComboBox::from_id_salt(ui.next_auto_id())
         .selected_text(shown)
         .show_ui(ui, |ui| {
-            ui.selectable_value(&mut chosen, String::new(), "(none)");
+            if none {
+                ui.selectable_value(&mut chosen, String::new(), "(none)");
+            }
             for source in sources {
                 ui.selectable_value(&mut chosen, source.clone(), source);
             }

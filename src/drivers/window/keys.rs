@@ -1,7 +1,7 @@
 //! Keys of the window: what each one does, kept apart from winit's event
 //! plumbing so the bindings are one table a person can read.
 
-use winit::keyboard::{Key, ModifiersState, NamedKey};
+use winit::keyboard::{Key, KeyCode, ModifiersState, NamedKey, PhysicalKey};
 
 /// Something a key asks the window to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,9 +61,96 @@ pub fn action(key: &Key, modifiers: ModifiersState) -> Option<Action> {
     }
 }
 
+/// The browser's `keyCode` of the key at `key` (where it sits, so a
+/// shader's WASD stay where they are on any layout), as Shadertoy's
+/// keyboard texture counts keys; none for keys a browser has no code for.
+pub fn browser_code(key: PhysicalKey) -> Option<u8> {
+    let PhysicalKey::Code(code) = key else {
+        return None;
+    };
+    const LETTERS: [KeyCode; 26] = [
+        KeyCode::KeyA,
+        KeyCode::KeyB,
+        KeyCode::KeyC,
+        KeyCode::KeyD,
+        KeyCode::KeyE,
+        KeyCode::KeyF,
+        KeyCode::KeyG,
+        KeyCode::KeyH,
+        KeyCode::KeyI,
+        KeyCode::KeyJ,
+        KeyCode::KeyK,
+        KeyCode::KeyL,
+        KeyCode::KeyM,
+        KeyCode::KeyN,
+        KeyCode::KeyO,
+        KeyCode::KeyP,
+        KeyCode::KeyQ,
+        KeyCode::KeyR,
+        KeyCode::KeyS,
+        KeyCode::KeyT,
+        KeyCode::KeyU,
+        KeyCode::KeyV,
+        KeyCode::KeyW,
+        KeyCode::KeyX,
+        KeyCode::KeyY,
+        KeyCode::KeyZ,
+    ];
+    const DIGITS: [KeyCode; 10] = [
+        KeyCode::Digit0,
+        KeyCode::Digit1,
+        KeyCode::Digit2,
+        KeyCode::Digit3,
+        KeyCode::Digit4,
+        KeyCode::Digit5,
+        KeyCode::Digit6,
+        KeyCode::Digit7,
+        KeyCode::Digit8,
+        KeyCode::Digit9,
+    ];
+    if let Some(i) = LETTERS.iter().position(|k| *k == code) {
+        return Some(65 + i as u8);
+    }
+    if let Some(i) = DIGITS.iter().position(|k| *k == code) {
+        return Some(48 + i as u8);
+    }
+    Some(match code {
+        KeyCode::Backspace => 8,
+        KeyCode::Tab => 9,
+        KeyCode::Enter | KeyCode::NumpadEnter => 13,
+        KeyCode::ShiftLeft | KeyCode::ShiftRight => 16,
+        KeyCode::ControlLeft | KeyCode::ControlRight => 17,
+        KeyCode::AltLeft | KeyCode::AltRight => 18,
+        KeyCode::Escape => 27,
+        KeyCode::Space => 32,
+        KeyCode::PageUp => 33,
+        KeyCode::PageDown => 34,
+        KeyCode::End => 35,
+        KeyCode::Home => 36,
+        KeyCode::ArrowLeft => 37,
+        KeyCode::ArrowUp => 38,
+        KeyCode::ArrowRight => 39,
+        KeyCode::ArrowDown => 40,
+        KeyCode::Delete => 46,
+        _ => return None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keys_have_the_browser_s_codes() {
+        let code = |key| browser_code(PhysicalKey::Code(key));
+        assert_eq!(code(KeyCode::KeyA), Some(65));
+        assert_eq!(code(KeyCode::KeyZ), Some(90));
+        assert_eq!(code(KeyCode::Digit7), Some(55));
+        assert_eq!(code(KeyCode::Space), Some(32));
+        assert_eq!(code(KeyCode::ArrowLeft), Some(37));
+        assert_eq!(code(KeyCode::ArrowDown), Some(40));
+        assert_eq!(code(KeyCode::F13), None);
+    }
 
     #[test]
     fn escape_never_quits_and_ctrl_q_does() {

@@ -162,6 +162,12 @@ impl ApplicationHandler for App {
             .as_mut()
             .is_some_and(|hud| hud.on_window_event(&state.window, &event));
         let hud_typing = state.hud.as_ref().is_some_and(Hud::wants_keyboard);
+        if let WindowEvent::KeyboardInput { event: key, .. } = &event
+            && !hud_typing
+            && let Some(code) = keys::browser_code(key.physical_key)
+        {
+            state.show.key(code, key.state == ElementState::Pressed);
+        }
         match event {
             WindowEvent::CloseRequested => event_loop.exit(),
             WindowEvent::Resized(size) => state.resize([size.width, size.height]),

@@ -15,6 +15,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
 use super::camera::{CameraSource, Cameras, SystemCameras, is_camera};
+use super::cube;
+use super::keyboard::Keyboard;
 use super::still::{Picture, StillLoad};
 use super::video::{Decoding, Transport, Video};
 use super::yuv::{YuvColour, YuvConverter, YuvFrame};
@@ -68,6 +70,7 @@ pub struct MediaShelf {
     lockstep: bool,
     black: wgpu::TextureView,
     cameras: Arc<dyn Cameras>,
+    keyboard: Keyboard,
     /// The 4:2:0 conversion, made for the first clip that needs it.
     converter: Option<YuvConverter>,
     /// Whether clips come as planes to convert here (on a GPU, yes; on a
@@ -87,6 +90,7 @@ impl MediaShelf {
             lockstep: false,
             black,
             cameras: Arc::new(SystemCameras),
+            keyboard: Keyboard::new(gpu),
             converter: None,
             decoding: Decoding {
                 planes: gpu.info.device_type != wgpu::DeviceType::Cpu,
@@ -139,6 +143,16 @@ impl MediaShelf {
         lines
     }
 
+    /// Key `code` (the browser's `keyCode`) went down or up in the window.
+    pub fn key(&mut self, code: u8, down: bool) {
+        self.keyboard.key(code, down);
+    }
+
+    /// The keyboard's texture.
+    pub fn keyboard(&self) -> &wgpu::TextureView {
+        self.keyboard.view()
+    }
+
     /// What stands in for a source that is not there (yet).
     pub fn black(&self) -> &wgpu::TextureView {
         &self.black
@@ -159,6 +173,12 @@ impl MediaShelf {
             .map(|(_, view)| view)
     }
 
+    /// The size of source `name`'s texture, once it has a frame.
+    pub fn texture_size(&self, name: &str) -> Option<[u32; 2]> {
+        let (texture, _) = self.shelved.get(name)?.texture.as_ref()?;
+        Some([texture.width(), texture.height()])
+    }
+
     /// Opens what `registries`' texture inputs and the layers' own
     /// `named` sources name, closes what they no longer name, and uploads
     /// each source's new frame; `dt` seconds on.
@@ -168,6 +188,7 @@ impl MediaShelf {
         (registries, named): (&[&Registry], &[&str]),
         dt: f32,
     ) {
+        self.keyboard.upload(gpu);
         let mut wanted = wanted(registries);
         for source in named.iter().filter(|source| is_media(source)) {
             // A source no parameter names has no transport of its own: a
@@ -291,13 +312,14 @@ fn open(
     })
 }
 
-/// Starts reading the file `source` names (show folder, name in it).
+/// Starts reading the file `source` names (show folder, name in it): a
+/// picture, a folder of a cube map's faces, or a clip.
 fn start(source: &(PathBuf, PathBuf), transport: Transport, decoding: Decoding) -> Kind {
     let ending = (source.1.extension())
         .and_then(|e| e.to_str())
         .unwrap_or_default()
         .to_ascii_lowercase();
-    if STILLS.contains(&ending.as_str()) {
+    if STILLS.contains(&ending.as_str()) || cube::is_folder(&source.0, &source.1) {
         Kind::Still(Some(StillLoad::start(source.0.clone(), source.1.clone())))
     } else {
         Kind::Video(Box::new(Video::open(source.clone(), transport, decoding)))

@@ -3,11 +3,14 @@
 //! `previous` (the layer's own last frame, for feedback) and `layer:ID`
 //! (another layer's own output: this frame's for a layer beneath, the
 //! last frame's for one above); the [`media::MediaShelf`] adds the files
-//! and clips of the show's `media/` folder by their path (`media/clip.mp4`).
-//! A layer asks by name and never learns where a texture came from
-//! (nannou's ISF pipeline, ruffle's bitmap handles).
+//! and clips of the show's `media/` folder by their path (`media/clip.mp4`),
+//! and `keyboard` is the window's keys as Shadertoy shows them. A layer
+//! asks by name and never learns where a texture came from (nannou's ISF
+//! pipeline, ruffle's bitmap handles).
 
 pub mod camera;
+pub mod cube;
+pub mod keyboard;
 pub mod media;
 pub mod probe;
 pub mod still;
@@ -51,16 +54,28 @@ impl<'a> TextureInputs<'a> {
     }
 
     /// The input called `name` (`below`, `previous`, `layer:ID`,
-    /// `media/…`), if there is one.
+    /// `media/…`, `keyboard`), if there is one.
     pub fn get(&self, name: &str) -> Option<&'a wgpu::TextureView> {
         match name {
             "below" => Some(self.below),
             "previous" => Some(self.previous),
+            keyboard::KEYBOARD => Some(self.media.keyboard()),
             _ if media::is_media(name) => self.media.texture(name),
             _ => {
                 let id = name.strip_prefix("layer:").filter(|id| *id != self.own)?;
                 self.layers.output(id)
             }
+        }
+    }
+
+    /// The size of the input called `name`: a medium's own (black's
+    /// 1 × 1 before it has a frame), the keyboard's 256 × 3, else `render`
+    /// (the layers' outputs are at the render size).
+    pub fn size(&self, name: &str, render: [u32; 2]) -> [u32; 2] {
+        match name {
+            keyboard::KEYBOARD => keyboard::SIZE,
+            _ if media::is_media(name) => self.media.texture_size(name).unwrap_or([1, 1]),
+            _ => render,
         }
     }
 

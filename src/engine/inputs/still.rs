@@ -90,13 +90,19 @@ pub struct StillLoad {
 }
 
 impl StillLoad {
-    /// Starts reading `relative` under the show folder `root`.
+    /// Starts reading `relative` under the show folder `root`: a picture,
+    /// or a folder of a cube map's six faces.
     pub fn start(root: PathBuf, relative: PathBuf) -> Self {
         let (send, result) = sync_channel(1);
         let spawned = std::thread::Builder::new()
             .name("sylva media".into())
             .spawn(move || {
-                let read = std::panic::catch_unwind(|| decode_in(&root, &relative))
+                let decode = if super::cube::is_folder(&root, &relative) {
+                    super::cube::decode_cube_in
+                } else {
+                    decode_in
+                };
+                let read = std::panic::catch_unwind(|| decode(&root, &relative))
                     .unwrap_or_else(|_| Err("the decoder failed on this file".into()));
                 send.send(read).ok();
             });

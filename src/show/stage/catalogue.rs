@@ -1,6 +1,7 @@
 //! What the show offers control surfaces besides parameters: its presets
 //! and playlists (the folder listed again every two seconds, so a saved
-//! preset appears on a phone without a restart) and which are playing.
+//! preset appears on a phone without a restart), which are playing, and
+//! the shader library a shader layer's `file` picks from.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -9,6 +10,7 @@ use super::Show;
 use crate::base::Folder;
 use crate::base::opener::{self, Reading};
 use crate::control::{Catalogue, ControlOptions};
+use crate::layers::shader::isf::library;
 
 /// The folder in the presets folder where each preset's thumbnail is
 /// kept, `NAME.png` (`sylva thumbs` renders them).
@@ -59,6 +61,7 @@ impl Show {
             };
             cache.catalogue.presets = names("");
             cache.catalogue.playlists = names("playlists/");
+            cache.catalogue.shaders = library::offered(&self.assets);
             if cache.favourites.is_none() {
                 cache.favourites = Some(Reading::start(
                     self.assets.root().to_path_buf(),

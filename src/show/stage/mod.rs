@@ -289,6 +289,12 @@ impl Show {
         self.media.report()
     }
 
+    /// Key `code` (the browser's `keyCode`, as Shadertoy's keyboard
+    /// texture counts keys) went down or up in the window.
+    pub fn key(&mut self, code: u8, down: bool) {
+        self.media.key(code, down);
+    }
+
     /// Takes camera pictures from `cameras` (a test's own) from now on.
     pub fn see_from(
         &mut self,

@@ -1,7 +1,9 @@
 //! `sylva shaders`: the ISF and Shadertoy files of a show folder (its own
 //! and the built-in ones) as a VJ browses them: each file with its kind,
 //! its inputs and whether it compiles, and if not, the `file:line` why.
-//! A multipass Shadertoy folder is one entry, its `image.glsl`.
+//! A multipass Shadertoy folder is one entry, its `image.glsl`. The same
+//! names, uncompiled, are what the HUD and the phone page offer for a
+//! shader layer's `file` ([`offered`]).
 
 use super::IsfSource;
 use super::header::InputKind;
@@ -21,14 +23,39 @@ pub struct LibraryEntry {
     pub problem: Option<String>,
 }
 
-/// Every ISF and Shadertoy file in `assets`, by name, each compiled.
-pub fn entries(assets: &Assets) -> Vec<LibraryEntry> {
+/// The ISF and Shadertoy files in `assets` (a multipass folder by its
+/// image pass), sorted.
+fn isf_files(assets: &Assets) -> Vec<String> {
     let mut files = assets.list(Folder::Shaders, "fs");
     files.extend(
         (assets.list(Folder::Shaders, "glsl").into_iter()).filter(|file| !is_pass_of_image(file)),
     );
     files.sort();
     files
+}
+
+/// What a shader layer's `file` may name, by name: the WGSL shaders in
+/// `shaders/shader/` and every ISF and Shadertoy file. Listed, not
+/// compiled: `sylva shaders` says which compile.
+pub fn offered(assets: &Assets) -> Vec<String> {
+    let mut files: Vec<String> = (assets.list(Folder::Shaders, "wgsl").into_iter())
+        .filter(|file| file.starts_with("shader/"))
+        .collect();
+    files.extend(isf_files(assets));
+    files
+}
+
+/// Whether parameter `name` is a shader layer's file (`shader.NAME.file`),
+/// which [`offered`] lists the choices of.
+pub fn is_shader_file(name: &str) -> bool {
+    name.strip_prefix("shader.")
+        .and_then(|rest| rest.strip_suffix(".file"))
+        .is_some_and(|id| !id.is_empty() && !id.contains('.'))
+}
+
+/// Every ISF and Shadertoy file in `assets`, by name, each compiled.
+pub fn entries(assets: &Assets) -> Vec<LibraryEntry> {
+    isf_files(assets)
         .into_iter()
         .map(|file| {
             let kind = if is_shadertoy(&file) {

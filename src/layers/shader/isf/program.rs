@@ -376,8 +376,7 @@ impl IsfProgram {
                     "iFrameRate" => vec![(1.0 / clock.dt.max(1e-6)).to_bits()],
                     "iFrame" => vec![self.frames],
                     "iMouse" => floats(&mouse),
-                    "sylva_resolution" | "sylva_channel0" | "sylva_channel1" | "sylva_channel2"
-                    | "sylva_channel3" => {
+                    "sylva_resolution" => {
                         floats(&[pass_size[0] as f32, pass_size[1] as f32, 1.0, 0.0])
                     }
                     other => match (inputs.get(other), member) {
@@ -458,6 +457,7 @@ impl IsfProgram {
                     )),
                 });
             }
+            self.write_channel_sizes(env.gpu, uniforms, pass, frame);
             let label = format!("{}.pass{index}", self.id);
             let group = env
                 .gpu
@@ -479,40 +479,74 @@ impl IsfProgram {
         }
     }
 
+    /// What the texture called `name` shows in `pass`: what the pass's
+    /// channel line names (a Shadertoy pass), what an image input's
+    /// parameter names, else `name` itself (a pass buffer, an imported
+    /// image, the sound).
+    fn source<'a>(&'a self, name: &'a str, pass: &'a IsfPass, registry: &'a Registry) -> &'a str {
+        let channel = name
+            .strip_prefix("iChannel")
+            .and_then(|n| n.parse::<usize>().ok())
+            .and_then(|n| pass.channels.get(n)?.as_deref());
+        if let Some(source) = channel {
+            return source;
+        }
+        match self.header.inputs.iter().find(|i| i.name == name) {
+            Some(input) if input.kind == InputKind::Image => registry
+                .text(self.params.get(name).map_or("", String::as_str))
+                .unwrap_or_default(),
+            _ => name,
+        }
+    }
+
     /// The texture called `name` for `pass`, planned as `plan`: a pass
-    /// buffer, an imported image, the sound, or a texture input (what a
-    /// Shadertoy pass's file names for its channel, else the parameter).
+    /// buffer, an imported image, the sound, or a texture input.
     fn view<'a>(
         &'a self,
         name: &str,
         (pass, plan): (&IsfPass, &PassPlan),
         frame: &LayerFrame<'a>,
     ) -> &'a wgpu::TextureView {
-        let channel = name
-            .strip_prefix("iChannel")
-            .and_then(|n| n.parse::<usize>().ok())
-            .and_then(|n| pass.channels.get(n)?.as_deref());
-        if let Some(source) = channel {
-            return match (self.buffers.get(source), plan.reads.get(source)) {
-                (Some(buffer), Some(copy)) => &buffer.copies[*copy].view,
-                _ => frame.inputs.get_or_black(source),
-            };
-        }
-        if let (Some(buffer), Some(copy)) = (self.buffers.get(name), plan.reads.get(name)) {
+        let source = self.source(name, pass, frame.registry);
+        if let (Some(buffer), Some(copy)) = (self.buffers.get(source), plan.reads.get(source)) {
             return &buffer.copies[*copy].view;
         }
-        if let Some(view) = self.imported.get(name) {
+        if let Some(view) = self.imported.get(source) {
             return view;
         }
-        let input = self.header.inputs.iter().find(|i| i.name == name);
+        let input = self.header.inputs.iter().find(|i| i.name == source);
         if input.is_some_and(|i| i.kind == InputKind::Audio) {
             return &self.audio.1;
         }
-        let source = frame
-            .registry
-            .text(self.params.get(name).map_or("", String::as_str))
-            .unwrap_or_default();
         frame.inputs.get_or_black(source)
+    }
+
+    /// Shadertoy's `iChannelResolution` in `pass`'s uniforms: each
+    /// channel's size, known only here where the channels are bound.
+    fn write_channel_sizes(
+        &self,
+        gpu: &Gpu,
+        uniforms: &wgpu::Buffer,
+        pass: &IsfPass,
+        frame: &LayerFrame<'_>,
+    ) {
+        for (name, offset, _) in &self.uniforms {
+            let Some(n) = name.strip_prefix("sylva_channel") else {
+                continue;
+            };
+            let channel = format!("iChannel{n}");
+            let source = self.source(&channel, pass, frame.registry);
+            let [width, height] = match self.buffers.get(source) {
+                Some(buffer) => {
+                    let texture = &buffer.copies[0].texture;
+                    [texture.width(), texture.height()]
+                }
+                None => frame.inputs.size(source, frame.size),
+            };
+            let size = [width as f32, height as f32, 1.0, 0.0];
+            gpu.queue
+                .write_buffer(uniforms, u64::from(*offset), bytemuck::cast_slice(&size));
+        }
     }
 }
 

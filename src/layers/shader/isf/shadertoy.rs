@@ -14,15 +14,19 @@
 //! pass says what a channel shows with a line `// @channel0 buffer_a`
 //! (any buffer, reading its last frame when it is itself or comes later,
 //! or any texture source: `below`, `previous`, `layer:ID`, `media/…`,
-//! `camera`, which the layer names to the media shelf itself); a channel
-//! it does not name shows the layer's `iChannelN` parameter.
+//! `camera`, which the layer names to the media shelf itself, `keyboard`);
+//! a channel it does not name shows the layer's `iChannelN` parameter. A
+//! buffer is drawn at the render's size, or at the size its line
+//! `// @size $WIDTH/2 $HEIGHT/2` gives (ISF's size expressions).
 
 use super::IsfError;
 use super::glsl::{self, TranslateError, Translated};
 use super::header::{InputKind, IsfHeader, IsfHeaderError, IsfInput, IsfPass};
 use super::rewrite::{Stage, rewrite};
+use super::size;
 use crate::base::{AssetError, Assets, Folder, inside_show};
 use crate::engine::inputs::camera::is_camera;
+use crate::engine::inputs::keyboard::KEYBOARD;
 use crate::params::ParamSpec;
 
 /// Texture inputs a Shadertoy shader has.
@@ -137,13 +141,14 @@ pub fn header(passes: &[ToyPass]) -> Result<IsfHeader, IsfError> {
     let passes = passes
         .iter()
         .map(|pass| {
+            let (channels, [width, height]) = directives(pass, &buffers)?;
             Ok(IsfPass {
                 target: pass.target.clone(),
                 persistent: true,
                 float: true,
-                width: None,
-                height: None,
-                channels: channels(pass, &buffers)?,
+                width,
+                height,
+                channels,
             })
         })
         .collect::<Result<_, IsfError>>()?;
@@ -154,15 +159,15 @@ pub fn header(passes: &[ToyPass]) -> Result<IsfHeader, IsfError> {
     })
 }
 
-/// What the `// @channelN SOURCE` lines of `pass` name, by channel;
+/// What the `// @channelN SOURCE` lines of `pass` name, by channel, and
+/// the size its `// @size WIDTH HEIGHT` line gives a buffer (ISF's size
+/// expressions: `// @size $WIDTH/2 $HEIGHT/2`, `// @size 256 256`);
 /// `buffers` are the passes' buffers there are.
-fn channels(pass: &ToyPass, buffers: &[&str]) -> Result<Vec<Option<String>>, IsfError> {
+fn directives(pass: &ToyPass, buffers: &[&str]) -> Result<Directives, IsfError> {
     let mut channels = vec![None; CHANNELS];
+    let mut size = [None, None];
     for (at, line) in pass.text.lines().enumerate() {
         let Some(rest) = line.trim().strip_prefix("//").map(str::trim) else {
-            continue;
-        };
-        let Some(rest) = rest.strip_prefix("@channel") else {
             continue;
         };
         let refuse = |problem: String| IsfError::Header {
@@ -171,6 +176,13 @@ fn channels(pass: &ToyPass, buffers: &[&str]) -> Result<Vec<Option<String>>, Isf
                 line: at + 1,
                 problem,
             },
+        };
+        if let Some(sides) = rest.strip_prefix("@size") {
+            size = buffer_size(sides, pass.target.is_some()).map_err(refuse)?;
+            continue;
+        }
+        let Some(rest) = rest.strip_prefix("@channel") else {
+            continue;
         };
         let mut words = rest.split_whitespace();
         let (Some(n), Some(source)) = (words.next(), words.next()) else {
@@ -187,7 +199,31 @@ fn channels(pass: &ToyPass, buffers: &[&str]) -> Result<Vec<Option<String>>, Isf
         }
         *slot = Some(source.to_string());
     }
-    Ok(channels)
+    Ok((channels, size))
+}
+
+/// A pass's channels' sources and its buffer's width and height
+/// expressions.
+type Directives = (Vec<Option<String>>, [Option<String>; 2]);
+
+/// The width and height expressions of a `// @size` line's `sides`, in a
+/// buffer pass (`buffer`) only: the image pass draws at the render's size.
+fn buffer_size(sides: &str, buffer: bool) -> Result<[Option<String>; 2], String> {
+    if !buffer {
+        return Err(
+            "@size: the image pass draws at the render's size; a buffer may have its own".into(),
+        );
+    }
+    let sides: Vec<&str> = sides.split_whitespace().collect();
+    let [width, height] = sides[..] else {
+        return Err("write `// @size WIDTH HEIGHT`, e.g. `// @size $WIDTH/2 $HEIGHT/2`".into());
+    };
+    let render = |name: &str| matches!(name, "WIDTH" | "HEIGHT").then_some(1.0);
+    for side in [width, height] {
+        size::evaluate(side, &render)
+            .map_err(|e| format!("@size: {e} (it may read $WIDTH and $HEIGHT)"))?;
+    }
+    Ok([Some(width.to_string()), Some(height.to_string())])
 }
 
 /// Why `source` cannot be shown in a channel, if it cannot: a pass buffer
@@ -201,13 +237,13 @@ fn source_problem(source: &str, buffers: &[&str]) -> Option<String> {
         // The shelf refuses it too, but only once it is on stage.
         return inside_show(source).err().map(|e| e.to_string());
     }
-    let known = matches!(source, "below" | "previous")
+    let known = matches!(source, "below" | "previous" | KEYBOARD)
         || source
             .strip_prefix("layer:")
             .is_some_and(|id| !id.is_empty())
         || is_camera(source);
     (!known).then(|| {
-        "not a source: buffer_a … buffer_d, below, previous, layer:ID, media/…, camera or camera:NAME"
+        "not a source: buffer_a … buffer_d, below, previous, layer:ID, media/…, camera, camera:NAME or keyboard"
             .into()
     })
 }
