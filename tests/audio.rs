@@ -407,7 +407,7 @@ fn a_missing_input_device_warns_and_the_show_runs_in_silence() {
         ErrorLog::default(),
     );
     let mut show = support::show(support::fixtures(), "default", OUTPUT_FORMAT);
-    show.hear_from(Feed::Live(input));
+    show.hear_from(Feed::Live(Box::new(input)));
     let mut output = RenderTarget::new(&show.gpu.device, "audio.none", [16, 16], OUTPUT_FORMAT);
     for _ in 0..5 {
         show.frame(1.0 / 60.0, None, &mut output, |_, _| {});

@@ -301,3 +301,18 @@ fn the_keyboard_is_shadertoy_s_256_by_3_texture_with_no_key_down_in_a_render() {
         [0.5, 0.25, 0.25],
     );
 }
+
+#[test]
+fn the_sound_is_shadertoy_s_512_by_2_texture_silent_where_nothing_is_heard() {
+    let toy = "void mainImage(out vec4 c, in vec2 f) {\n\
+               \x20   float wave = texture(iChannel0, vec2(0.3, 0.75)).x;\n\
+               \x20   float spectrum = texelFetch(iChannel0, ivec2(40, 0), 0).x;\n\
+               \x20   c = vec4(wave, spectrum + iChannelResolution[0].x / 1024.0, iChannelResolution[0].y / 8.0, 1.0);\n}\n";
+    let channel = "\"shader.fx.iChannel0\" = \"audio\"\n";
+    draws(
+        "sound",
+        &[("toy/sound.glsl", toy)],
+        channel,
+        [128.0 / 255.0, 0.5, 0.25],
+    );
+}

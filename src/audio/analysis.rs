@@ -14,6 +14,7 @@ use realfft::num_complex::Complex;
 use realfft::{RealFftPlanner, RealToComplex};
 
 use super::beat::BeatTracker;
+use super::picture::{SoundPicture, TEXELS};
 
 /// Number of log-spaced bands: as many as a modulation can name.
 pub use crate::mapping::modulate::BANDS;
@@ -117,6 +118,8 @@ pub struct AudioFrame {
     pub beat: Option<f64>,
     /// Tempo estimate; 0 until there is one.
     pub bpm: f32,
+    /// The spectrum and waveform as Shadertoy's sound texture has them.
+    pub picture: SoundPicture,
 }
 
 /// How the analysis scales its values, set from the show's parameters.
@@ -350,7 +353,14 @@ impl Analyzer {
         let flux = self.flux(gain);
         let onset = self.onset(time, flux);
         let (beat, bpm) = self.beat.hop(time, flux, onset);
+        let (older, newer) = self.recent.as_slices();
+        let last: Vec<f32> = (older.iter().chain(newer))
+            .skip(self.recent.len().saturating_sub(TEXELS))
+            .copied()
+            .collect();
+        let bin_hz = self.rate / self.settings.window as f32;
         AudioFrame {
+            picture: SoundPicture::of(&self.magnitudes, bin_hz, gain, &last),
             time,
             level: (level * level_gain).clamp(0.0, 1.0),
             bass: scaled(bass),

@@ -21,7 +21,7 @@ pub enum Feed {
     /// Nothing (`--no-audio`, tests): the analysis stays at zero.
     Silent,
     /// The audio input.
-    Live(LiveInput),
+    Live(Box<LiveInput>),
     /// A sound file, in step with the show's clock.
     File(Box<FileFeed>),
 }

@@ -3,7 +3,7 @@
 //! parameters (so the HUD, OSCQuery, `--osc-out`, Lua and WGSL all see
 //! them), modulations from mapping files (`modulate`), and the tempo from
 //! the sound or an Ableton Link session (`link`) when `master.tempo_source`
-//! says so.
+//! says so, and the sound as Shadertoy's sound texture (`picture`).
 
 pub mod analysis;
 pub mod beat;
@@ -14,6 +14,7 @@ pub mod input;
 #[cfg(feature = "link")]
 pub mod link;
 pub mod modulate;
+pub mod picture;
 
 pub use analysis::{AnalysisSettings, AudioFrame, BANDS, GainSettings};
 pub use hearing::{Feed, Hearing};

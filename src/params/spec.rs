@@ -117,7 +117,7 @@ pub enum ParamKind {
     Path,
     /// Where a texture input comes from: `below`, `previous`, `layer:ID`,
     /// a file `media/…` in the show folder (a folder of six cube faces),
-    /// `camera`, `camera:NAME` or `keyboard`.
+    /// `camera`, `camera:NAME`, `keyboard` or `audio` (the sound heard).
     Texture,
     /// `len` reals, each clamped to `min..=max`.
     List {

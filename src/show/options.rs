@@ -182,11 +182,11 @@ fn listen(show: &mut Show, options: &ShowOptions) -> anyhow::Result<()> {
     let settings = options.analysis.checked()?;
     match &options.audio {
         AudioChoice::Off => {}
-        AudioChoice::Input(name) => show.hear_from(Feed::Live(LiveInput::start(
+        AudioChoice::Input(name) => show.hear_from(Feed::Live(Box::new(LiveInput::start(
             name.clone(),
             settings,
             show.errors.clone(),
-        ))),
+        )))),
         AudioChoice::File(path) => {
             let sound = crate::audio::file::read(path)?;
             tracing::info!(

@@ -9,7 +9,9 @@ MIRRORS holds `OWNER+NAME/repo` (bare git mirrors); OUT gets a show folder
 per collection, its files in `shaders/isf/` (ISF) or `shaders/toy/`
 (Shadertoy), then `measure.py` renders them. Each collection is taken as a
 VJ would drop it into a show: ISF folders whole (their imported images
-beside the files); Shadertoy files as they are. A multipass project of
+beside the files); Shadertoy files as they are, but for what in the two
+Kodi add-ons is not a shader (their players' own GL stages, `main_*`,
+and code snippets, `-CODE SNIPPET …`). A multipass project of
 stevejtrettel/shadertoys (`bufferA.glsl` … and a `config.json` wiring
 channels) becomes sylva's layout: `buffer_a.glsl` …, the wiring as
 `// @channelN` lines, its pictures copied into `media/`.
@@ -81,6 +83,11 @@ def lay_out(name: str, mirrors: Path, out: Path) -> None:
         relative = Path(path).relative_to(folder) if folder else Path(path)
         # The Kodi collection keeps superseded copies aside.
         if name == "kodi" and len(relative.parts) > 1:
+            continue
+        # Kodi's add-ons hold their own GL plumbing (`main_*.glsl`, the
+        # player's vertex and display stages) and code snippets beside the
+        # shaders: neither is a Shadertoy shader.
+        if kind == "toy" and relative.name.startswith(("main_", "-CODE SNIPPET")):
             continue
         target = shaders / relative
         target.parent.mkdir(parents=True, exist_ok=True)

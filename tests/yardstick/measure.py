@@ -2,6 +2,9 @@
 """The shader-library yardstick (BENCHMARKS.md, "The world's shader
 libraries"): renders every ISF (`.fs`) and Shadertoy (`.glsl`) file of a
 show folder over the aurora with `sylva render` and says which render.
+Each is given what a VJ would give it: every image input and channel
+shows the aurora, the mouse rests in the middle, and the show
+hears four seconds of music (a kick under a swelling chord).
 
 A file counts when sylva renders it without an error, its picture at 2 s
 is not one flat colour (fewer than 99% of its pixels equal), and its
@@ -9,59 +12,101 @@ frames at 0 s and 2 s differ in more than 1% of their pixels, unless its
 text reads no time at all. Not a CI test: a figure for BENCHMARKS.md,
 measured on collections that are not shipped.
 
-    tests/yardstick/measure.py SYLVA_BINARY SHOW_FOLDER RESULT.csv
+    tests/yardstick/measure.py SYLVA_BINARY SHOW_FOLDER RESULT.csv [CHANNEL0]
+
+CHANNEL0 is what a Shadertoy file's iChannel0 shows (`below` unless
+given; `audio` for a collection of music visualisers).
 
 The pass/fail list, with each failure's reason, goes to RESULT.csv; the
 totals to standard output. SYLVA_GLSL=naga measures the fallback.
 """
 
 import csv
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
+import wave
 from pathlib import Path
 
 import numpy as np
 from PIL import Image
 
-SIZE = "128x72"
+SIZE = os.environ.get("YARDSTICK_SIZE", "320x180")
 # Words by which a shader reads the time.
 TIME_WORDS = ("TIME", "TIMEDELTA", "FRAMEINDEX", "DATE", "iTime", "iFrame", "iTimeDelta",
               "iDate", "iGlobalTime", "iChannelTime")
 
 
-def preset(file: str) -> str:
+def image_inputs(text: str) -> list:
+    """The names of the image inputs an ISF file's header declares."""
+    header = re.search(r"/\*(.*?)\*/", text, re.S)
+    try:
+        inputs = json.loads(header[1]).get("INPUTS", []) if header else []
+    except (json.JSONDecodeError, AttributeError):
+        return []
+    return [i["NAME"] for i in inputs
+            if isinstance(i, dict) and i.get("TYPE") == "image" and isinstance(i.get("NAME"), str)]
+
+
+def preset(file: str, text: str, channel0: str) -> str:
     """A show of the aurora with `file` over it (its image inputs and
-    channels showing the aurora)."""
+    its four channels showing the aurora, the mouse resting in the
+    middle)."""
     lines = [
         'layers = ["shader.below", "shader.fx"]',
         "[params]",
         '"master.tonemap" = "clamp"',
+        # The mouse resting in the middle, not pressed: a file that moves
+        # its camera by the mouse animates on its own then, as on
+        # Shadertoy's own page.
+        '"master.pointer" = [0.5, 0.5, 0.0]',
         '"shader.below.file" = "shader/aurora.wgsl"',
         f'"shader.fx.file" = "{file}"',
     ]
     if file.endswith(".glsl"):
-        lines.append('"shader.fx.iChannel0" = "below"')
+        lines += [f'"shader.fx.iChannel{i}" = "{channel0 if i == 0 else "below"}"' for i in range(4)]
+    else:
+        lines += [f'"shader.fx.{name}" = "below"' for name in image_inputs(text)]
     return "\n".join(lines) + "\n"
+
+
+def write_sound(path: Path) -> None:
+    """Four seconds of music for the audio inputs: a kick every half
+    second under a chord whose loudness swells, 44.1 kHz mono."""
+    rate = 44_100
+    t = np.arange(4 * rate) / rate
+    kick = np.sin(2 * np.pi * 55 * t) * np.exp(-12 * (t % 0.5))
+    chord = sum(np.sin(2 * np.pi * f * t) for f in (220, 277, 330, 880, 3520)) / 5
+    sound = 0.6 * kick + 0.3 * chord * (0.5 + 0.5 * np.sin(2 * np.pi * 0.4 * t))
+    with wave.open(str(path), "wb") as out:
+        out.setnchannels(1)
+        out.setsampwidth(2)
+        out.setframerate(rate)
+        out.writeframes((sound * 32_000).astype("<i2").tobytes())
 
 
 def reads_time(text: str) -> bool:
     return any(word in text for word in TIME_WORDS)
 
 
-def measure(sylva: str, show: Path, file: Path) -> str:
+def measure(sylva: str, show: Path, file: Path, channel0: str) -> str:
     """'' when `file` counts, else why not."""
     name = file.relative_to(show / "shaders").as_posix()
     presets = show / "presets"
     presets.mkdir(exist_ok=True)
-    (presets / "yardstick.toml").write_text(preset(name))
+    (presets / "yardstick.toml").write_text(preset(name, file.read_text(errors="replace"), channel0))
+    sound = show / "yardstick.wav"
+    if not sound.exists():
+        write_sound(sound)
     out = show / "yardstick_out"
     shutil.rmtree(out, ignore_errors=True)
     try:
         run = subprocess.run(
             [sylva, "render", "--project", str(show), "--preset", "yardstick", "--frames", "3",
-             "--fps", "1", "--size", SIZE, "--out", str(out)],
+             "--fps", "1", "--size", SIZE, "--out", str(out), "--audio", str(sound)],
             capture_output=True, text=True, timeout=300,
             env={**os.environ, "RUST_LOG": "error"},
         )
@@ -87,6 +132,9 @@ def measure(sylva: str, show: Path, file: Path) -> str:
 
 def main() -> None:
     sylva, show, result = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
+    # A collection of music visualisers hears the sound in iChannel0, as
+    # their player (Kodi) gives it them.
+    channel0 = sys.argv[4] if len(sys.argv) > 4 else "below"
     files = sorted(p for p in (show / "shaders").rglob("*")
                    if p.suffix in (".fs", ".glsl") and p.is_file()
                    # A multipass Shadertoy folder runs from its image pass.
@@ -94,7 +142,7 @@ def main() -> None:
                             and p.name != "image.glsl"))
     rows = []
     for file in files:
-        why = measure(sylva, show, file)
+        why = measure(sylva, show, file, channel0)
         rows.append((file.relative_to(show / "shaders").as_posix(), "pass" if not why else "fail", why))
         print(f"{rows[-1][1]}  {rows[-1][0]}  {why}", flush=True)
     with result.open("w", newline="") as f:

@@ -373,11 +373,11 @@ fn parameter_editors(ui: &mut egui::Ui, show: &mut Show, selected: &mut Option<S
 }
 
 /// The sources a texture input may name now: the engine's, every layer
-/// on stage, the cameras, the keyboard, and the files and folders (a
+/// on stage, the cameras, the keyboard, the sound, and the files and folders (a
 /// cube map's faces) in the show's `media/` (at most 256, two folders
 /// down).
 fn texture_sources(show: &Show) -> Vec<String> {
-    let mut sources: Vec<String> = ["below", "previous", "camera", "keyboard"]
+    let mut sources: Vec<String> = ["below", "previous", "camera", "keyboard", "audio"]
         .map(String::from)
         .to_vec();
     sources.extend(show.layers().iter().map(|l| format!("layer:{}", l.id())));

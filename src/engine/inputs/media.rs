@@ -17,6 +17,7 @@ use std::time::{Duration, Instant, SystemTime};
 use super::camera::{CameraSource, Cameras, SystemCameras, is_camera};
 use super::cube;
 use super::keyboard::Keyboard;
+use super::sound::SoundTexture;
 use super::still::{Picture, StillLoad};
 use super::video::{Decoding, Transport, Video};
 use super::yuv::{YuvColour, YuvConverter, YuvFrame};
@@ -71,6 +72,7 @@ pub struct MediaShelf {
     black: wgpu::TextureView,
     cameras: Arc<dyn Cameras>,
     keyboard: Keyboard,
+    sound: SoundTexture,
     /// The 4:2:0 conversion, made for the first clip that needs it.
     converter: Option<YuvConverter>,
     /// Whether clips come as planes to convert here (on a GPU, yes; on a
@@ -91,6 +93,7 @@ impl MediaShelf {
             black,
             cameras: Arc::new(SystemCameras),
             keyboard: Keyboard::new(gpu),
+            sound: SoundTexture::new(gpu),
             converter: None,
             decoding: Decoding {
                 planes: gpu.info.device_type != wgpu::DeviceType::Cpu,
@@ -153,6 +156,17 @@ impl MediaShelf {
         self.keyboard.view()
     }
 
+    /// The latest hop the show heard: its `spectrum` and `wave`, 512
+    /// bytes each.
+    pub fn hear(&mut self, spectrum: &[u8], wave: &[u8]) {
+        self.sound.hear(spectrum, wave);
+    }
+
+    /// The sound's texture.
+    pub fn sound(&self) -> &wgpu::TextureView {
+        self.sound.view()
+    }
+
     /// What stands in for a source that is not there (yet).
     pub fn black(&self) -> &wgpu::TextureView {
         &self.black
@@ -189,6 +203,7 @@ impl MediaShelf {
         dt: f32,
     ) {
         self.keyboard.upload(gpu);
+        self.sound.upload(gpu);
         let mut wanted = wanted(registries);
         for source in named.iter().filter(|source| is_media(source)) {
             // A source no parameter names has no transport of its own: a

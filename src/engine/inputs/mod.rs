@@ -4,8 +4,8 @@
 //! (another layer's own output: this frame's for a layer beneath, the
 //! last frame's for one above); the [`media::MediaShelf`] adds the files
 //! and clips of the show's `media/` folder by their path (`media/clip.mp4`),
-//! and `keyboard` is the window's keys as Shadertoy shows them. A layer
-//! asks by name and never learns where a texture came from (nannou's ISF
+//! `keyboard` is the window's keys and `audio` the sound heard, as
+//! Shadertoy shows them. A layer asks by name and never learns where a texture came from (nannou's ISF
 //! pipeline, ruffle's bitmap handles).
 
 pub mod camera;
@@ -13,6 +13,7 @@ pub mod cube;
 pub mod keyboard;
 pub mod media;
 pub mod probe;
+pub mod sound;
 pub mod still;
 pub mod video;
 pub mod yuv;
@@ -54,12 +55,13 @@ impl<'a> TextureInputs<'a> {
     }
 
     /// The input called `name` (`below`, `previous`, `layer:ID`,
-    /// `media/…`, `keyboard`), if there is one.
+    /// `media/…`, `keyboard`, `audio`), if there is one.
     pub fn get(&self, name: &str) -> Option<&'a wgpu::TextureView> {
         match name {
             "below" => Some(self.below),
             "previous" => Some(self.previous),
             keyboard::KEYBOARD => Some(self.media.keyboard()),
+            sound::SOUND => Some(self.media.sound()),
             _ if media::is_media(name) => self.media.texture(name),
             _ => {
                 let id = name.strip_prefix("layer:").filter(|id| *id != self.own)?;
@@ -69,11 +71,13 @@ impl<'a> TextureInputs<'a> {
     }
 
     /// The size of the input called `name`: a medium's own (black's
-    /// 1 × 1 before it has a frame), the keyboard's 256 × 3, else `render`
+    /// 1 × 1 before it has a frame), the keyboard's 256 × 3, the sound's
+    /// 512 × 2, else `render`
     /// (the layers' outputs are at the render size).
     pub fn size(&self, name: &str, render: [u32; 2]) -> [u32; 2] {
         match name {
             keyboard::KEYBOARD => keyboard::SIZE,
+            sound::SOUND => sound::SIZE,
             _ if media::is_media(name) => self.media.texture_size(name).unwrap_or([1, 1]),
             _ => render,
         }

@@ -530,6 +530,8 @@ impl Show {
         let heard = self
             .hearing
             .hear(&mut self.registry, self.clock.time + f64::from(dt));
+        self.media
+            .hear(&heard.picture.spectrum, &heard.picture.wave);
         if heard.onset.is_some() {
             self.dispatch(&ScriptEvent::Onset);
         }

@@ -143,7 +143,7 @@ pub(super) fn glsl_name(name: &str) -> String {
 /// GLSL's built-in functions an older shader may define itself (GLSL 1.20
 /// let a file's own function hide the built-in of its name; Vulkan GLSL
 /// refuses it): such a file's own is renamed, calls and all.
-const BUILT_IN_FUNCTIONS: [&str; 45] = [
+const BUILT_IN_FUNCTIONS: [&str; 55] = [
     "abs",
     "acos",
     "asin",
@@ -189,6 +189,17 @@ const BUILT_IN_FUNCTIONS: [&str; 45] = [
     "determinant",
     "lessThan",
     "greaterThan",
+    "lessThanEqual",
+    "greaterThanEqual",
+    "matrixCompMult",
+    "outerProduct",
+    "fma",
+    "noise1",
+    "noise2",
+    // glslang declares AMD's three-way minimum, middle and maximum too.
+    "min3",
+    "mid3",
+    "max3",
 ];
 
 /// The types a function a file defines may return.

@@ -3,7 +3,8 @@
 //! the texture inputs `iChannel0` … `iChannel3`, with Shadertoy's
 //! uniforms (`iResolution`, `iTime`, `iTimeDelta`, `iFrame`, `iFrameRate`,
 //! `iMouse` from `master.pointer`, `iDate`, `iChannelResolution`,
-//! `iChannelTime`, `iSampleRate`) and its GL conventions (y up, textures
+//! `iChannelTime`, `iSampleRate`, and `iGlobalTime`, `iTime`'s name in
+//! Shadertoy's first years) and its GL conventions (y up, textures
 //! sampled upright; a channel the file declares a `samplerCube` looked up
 //! by direction in an equirectangular picture) through the same
 //! translation as ISF.
@@ -14,7 +15,8 @@
 //! pass says what a channel shows with a line `// @channel0 buffer_a`
 //! (any buffer, reading its last frame when it is itself or comes later,
 //! or any texture source: `below`, `previous`, `layer:ID`, `media/…`,
-//! `camera`, which the layer names to the media shelf itself, `keyboard`);
+//! `camera`, which the layer names to the media shelf itself, `keyboard`,
+//! `audio`);
 //! a channel it does not name shows the layer's `iChannelN` parameter. A
 //! buffer is drawn at the render's size, or at the size its line
 //! `// @size $WIDTH/2 $HEIGHT/2` gives (ISF's size expressions).
@@ -27,6 +29,7 @@ use super::size;
 use crate::base::{AssetError, Assets, Folder, inside_show};
 use crate::engine::inputs::camera::is_camera;
 use crate::engine::inputs::keyboard::KEYBOARD;
+use crate::engine::inputs::sound::SOUND;
 use crate::params::ParamSpec;
 
 /// Texture inputs a Shadertoy shader has.
@@ -34,7 +37,7 @@ pub const CHANNELS: usize = 4;
 
 /// The uniforms Shadertoy gives a pass (an exported file may declare
 /// them itself: those lines go).
-const UNIFORMS: [&str; 10] = [
+const UNIFORMS: [&str; 11] = [
     "iResolution",
     "iTime",
     "iTimeDelta",
@@ -45,6 +48,7 @@ const UNIFORMS: [&str; 10] = [
     "iChannelResolution",
     "iChannelTime",
     "iSampleRate",
+    "iGlobalTime",
 ];
 
 /// Whether `file` is a Shadertoy shader.
@@ -237,13 +241,13 @@ fn source_problem(source: &str, buffers: &[&str]) -> Option<String> {
         // The shelf refuses it too, but only once it is on stage.
         return inside_show(source).err().map(|e| e.to_string());
     }
-    let known = matches!(source, "below" | "previous" | KEYBOARD)
+    let known = matches!(source, "below" | "previous" | KEYBOARD | SOUND)
         || source
             .strip_prefix("layer:")
             .is_some_and(|id| !id.is_empty())
         || is_camera(source);
     (!known).then(|| {
-        "not a source: buffer_a … buffer_d, below, previous, layer:ID, media/…, camera, camera:NAME or keyboard"
+        "not a source: buffer_a … buffer_d, below, previous, layer:ID, media/…, camera, camera:NAME, keyboard or audio"
             .into()
     })
 }
@@ -278,6 +282,7 @@ pub fn translate(
          vec3 iChannelResolution[4];\n\
          float iChannelTime[4];\n\
          const float iSampleRate = 44100.0;\n\
+         #define iGlobalTime iTime\n\
          #define isf_FragCoord vec4(gl_FragCoord.x, sylva_resolution.y - gl_FragCoord.y, gl_FragCoord.zw)\n",
     );
     let provided: Vec<String> = (textures.iter().cloned())
