@@ -14,7 +14,10 @@ Kodi add-ons is not a shader (their players' own GL stages, `main_*`,
 and code snippets, `-CODE SNIPPET …`). A multipass project of
 stevejtrettel/shadertoys (`bufferA.glsl` … and a `config.json` wiring
 channels) becomes sylva's layout: `buffer_a.glsl` …, the wiring as
-`// @channelN` lines, its pictures copied into `media/`.
+`// @channelN` lines, its pictures copied into `media/` (a project that
+reads the framework's own additions, uniforms declared in `config.json`
+or touch, is left out: it is not Shadertoy's format); Kodi's
+visualisers hear the music in the channels its `presets.json` says.
 """
 
 import json
@@ -94,12 +97,42 @@ def lay_out(name: str, mirrors: Path, out: Path) -> None:
         target.write_bytes(data)
     if name == "trettel":
         for config in sorted(shaders.rglob("config.json")):
-            rewire(config, show)
+            if own_extensions(config):
+                shutil.rmtree(config.parent)
+            else:
+                rewire(config, show)
+    if name == "xbmc":
+        wire_kodi_sound(mirror, commit, shaders)
     # Only what is measured stays beside what it needs.
     if kind == "toy":
         for file in list(shaders.rglob("*")):
             if file.is_file() and not file.name.endswith(endings) and file.suffix not in (".png", ".jpg"):
                 file.unlink()
+
+
+def wire_kodi_sound(mirror: Path, commit: str, shaders: Path) -> None:
+    """The channels Kodi's visualisation add-on hears the music in (its
+    `presets.json`: a shader's file, then what each channel shows), as
+    `// @channelN audio` lines; its pictures are not in the repository,
+    so those channels show the aurora."""
+    listing = subprocess.run(
+        ["git", "-C", str(mirror), "show",
+         f"{commit}:visualization.shadertoy/resources/presets.json"],
+        capture_output=True, check=True).stdout
+    for preset in json.loads(listing)["presets"]:
+        file = shaders / preset[1]
+        channels = [f"// @channel{i} audio" for i, source in enumerate(preset[2:6]) if source == "audio"]
+        if file.exists() and channels:
+            file.write_text("\n".join(channels) + "\n" + file.read_text(errors="replace"))
+
+
+def own_extensions(config: Path) -> bool:
+    """Whether a stevejtrettel/shadertoys project reads what its framework
+    adds to Shadertoy's format (uniforms declared in `config.json`, touch
+    and pinch), which no Shadertoy player gives."""
+    text = config.read_text(errors="replace")
+    passes = " ".join(p.read_text(errors="replace") for p in config.parent.glob("*.glsl"))
+    return '"uniforms"' in text or "iTouch" in passes or "iPinch" in passes
 
 
 def rewire(config: Path, show: Path) -> None:

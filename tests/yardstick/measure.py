@@ -3,7 +3,8 @@
 libraries"): renders every ISF (`.fs`) and Shadertoy (`.glsl`) file of a
 show folder over the aurora with `sylva render` and says which render.
 Each is given what a VJ would give it: every image input and channel
-shows the aurora, the mouse rests in the middle, and the show
+shows the aurora, the mouse is in the middle (pressed where the file
+reads no time: it changes only by hand), and the show
 hears four seconds of music (a kick under a swelling chord).
 
 A file counts when sylva renders it without an error, its picture at 2 s
@@ -12,10 +13,7 @@ frames at 0 s and 2 s differ in more than 1% of their pixels, unless its
 text reads no time at all. Not a CI test: a figure for BENCHMARKS.md,
 measured on collections that are not shipped.
 
-    tests/yardstick/measure.py SYLVA_BINARY SHOW_FOLDER RESULT.csv [CHANNEL0]
-
-CHANNEL0 is what a Shadertoy file's iChannel0 shows (`below` unless
-given; `audio` for a collection of music visualisers).
+    tests/yardstick/measure.py SYLVA_BINARY SHOW_FOLDER RESULT.csv
 
 The pass/fail list, with each failure's reason, goes to RESULT.csv; the
 totals to standard output. SYLVA_GLSL=naga measures the fallback.
@@ -51,23 +49,23 @@ def image_inputs(text: str) -> list:
             if isinstance(i, dict) and i.get("TYPE") == "image" and isinstance(i.get("NAME"), str)]
 
 
-def preset(file: str, text: str, channel0: str) -> str:
+def preset(file: str, text: str) -> str:
     """A show of the aurora with `file` over it (its image inputs and
-    its four channels showing the aurora, the mouse resting in the
-    middle)."""
+    its four channels showing the aurora, the mouse in the middle)."""
     lines = [
         'layers = ["shader.below", "shader.fx"]',
         "[params]",
         '"master.tonemap" = "clamp"',
-        # The mouse resting in the middle, not pressed: a file that moves
-        # its camera by the mouse animates on its own then, as on
-        # Shadertoy's own page.
-        '"master.pointer" = [0.5, 0.5, 0.0]',
+        # The mouse in the middle: pressed for a file that reads no time
+        # (it changes only by hand: a paint program), else at rest, so a
+        # file that moves its camera by the mouse animates on its own, as
+        # on Shadertoy's own page.
+        f'"master.pointer" = [0.5, 0.5, {0.0 if reads_time(text) else 1.0}]',
         '"shader.below.file" = "shader/aurora.wgsl"',
         f'"shader.fx.file" = "{file}"',
     ]
     if file.endswith(".glsl"):
-        lines += [f'"shader.fx.iChannel{i}" = "{channel0 if i == 0 else "below"}"' for i in range(4)]
+        lines += [f'"shader.fx.iChannel{i}" = "below"' for i in range(4)]
     else:
         lines += [f'"shader.fx.{name}" = "below"' for name in image_inputs(text)]
     return "\n".join(lines) + "\n"
@@ -92,12 +90,12 @@ def reads_time(text: str) -> bool:
     return any(word in text for word in TIME_WORDS)
 
 
-def measure(sylva: str, show: Path, file: Path, channel0: str) -> str:
+def measure(sylva: str, show: Path, file: Path) -> str:
     """'' when `file` counts, else why not."""
     name = file.relative_to(show / "shaders").as_posix()
     presets = show / "presets"
     presets.mkdir(exist_ok=True)
-    (presets / "yardstick.toml").write_text(preset(name, file.read_text(errors="replace"), channel0))
+    (presets / "yardstick.toml").write_text(preset(name, file.read_text(errors="replace")))
     sound = show / "yardstick.wav"
     if not sound.exists():
         write_sound(sound)
@@ -132,9 +130,6 @@ def measure(sylva: str, show: Path, file: Path, channel0: str) -> str:
 
 def main() -> None:
     sylva, show, result = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
-    # A collection of music visualisers hears the sound in iChannel0, as
-    # their player (Kodi) gives it them.
-    channel0 = sys.argv[4] if len(sys.argv) > 4 else "below"
     files = sorted(p for p in (show / "shaders").rglob("*")
                    if p.suffix in (".fs", ".glsl") and p.is_file()
                    # A multipass Shadertoy folder runs from its image pass.
@@ -142,7 +137,7 @@ def main() -> None:
                             and p.name != "image.glsl"))
     rows = []
     for file in files:
-        why = measure(sylva, show, file, channel0)
+        why = measure(sylva, show, file)
         rows.append((file.relative_to(show / "shaders").as_posix(), "pass" if not why else "fail", why))
         print(f"{rows[-1][1]}  {rows[-1][0]}  {why}", flush=True)
     with result.open("w", newline="") as f:
