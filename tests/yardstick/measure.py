@@ -5,7 +5,7 @@ show folder over the aurora with `sylva render` and says which render.
 Each is given what a VJ would give it: every image input and channel
 shows the aurora, the mouse is in the middle (pressed where the file
 reads no time: it changes only by hand), and the show
-hears four seconds of music (a kick under a swelling chord).
+hears four seconds of music (kick, hi-hat, bass and a swelling chord).
 
 A file counts when sylva renders it without an error, its picture at 2 s
 is not one flat colour (fewer than 99% of its pixels equal), and its
@@ -73,12 +73,16 @@ def preset(file: str, text: str) -> str:
 
 def write_sound(path: Path) -> None:
     """Four seconds of music for the audio inputs: a kick every half
-    second under a chord whose loudness swells, 44.1 kHz mono."""
+    second, a hi-hat of noise between, a sawtooth bass and a chord whose
+    loudness swells, 44.1 kHz mono."""
     rate = 44_100
     t = np.arange(4 * rate) / rate
     kick = np.sin(2 * np.pi * 55 * t) * np.exp(-12 * (t % 0.5))
+    hat = np.random.default_rng(1).uniform(-1, 1, t.size) * np.exp(-40 * ((t + 0.25) % 0.5))
+    bass = 2 * ((110 * t) % 1) - 1
     chord = sum(np.sin(2 * np.pi * f * t) for f in (220, 277, 330, 880, 3520)) / 5
-    sound = 0.6 * kick + 0.3 * chord * (0.5 + 0.5 * np.sin(2 * np.pi * 0.4 * t))
+    swell = 0.5 + 0.5 * np.sin(2 * np.pi * 0.4 * t)
+    sound = 0.4 * kick + 0.2 * hat + 0.15 * bass + 0.25 * chord * swell
     with wave.open(str(path), "wb") as out:
         out.setnchannels(1)
         out.setsampwidth(2)

@@ -374,7 +374,9 @@ fn a_density_map_too_large_to_use_is_refused_from_its_header() {
         let started = std::time::Instant::now();
         show.frame(1.0 / 30.0, None, &mut output, |_, _| {});
         assert!(
-            started.elapsed().as_secs() < 5,
+            // A stall guard (the bomb held a frame 34 s), not a speed: a
+            // loaded machine's software adapter may take several seconds.
+            started.elapsed().as_secs() < 20,
             "a frame took {:?}",
             started.elapsed()
         );

@@ -211,7 +211,7 @@ fn common_prelude(header: &IsfHeader, textures: &[String]) -> String {
     text.push_str(TEXTURE_FUNCTIONS);
     text.push_str(
         "#define IMG_SIZE(image) vec2(isf_textureSize(image, 0))\n\
-         #define IMG_NORM_PIXEL(image, c) isf_texture(image, c)\n\
+         #define IMG_NORM_PIXEL isf_texture\n\
          #define IMG_PIXEL(image, c) isf_texture2DRect(image, c)\n\
          #define IMG_THIS_NORM_PIXEL(image) IMG_NORM_PIXEL(image, isf_FragNormCoord)\n\
          #define IMG_THIS_PIXEL(image) IMG_NORM_PIXEL(image, isf_FragNormCoord)\n\

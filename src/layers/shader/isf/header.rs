@@ -91,6 +91,37 @@ pub struct IsfHeaderError {
     pub problem: String,
 }
 
+/// `text` with each comma that ends a list or an object (`[1, 2,]`)
+/// made a space, outside strings: VDMX reads such headers, and so many
+/// published files have them. Offsets stay where they were, so an error's
+/// line is the file's.
+fn without_trailing_commas(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = bytes.to_vec();
+    let (mut in_string, mut escaped) = (false, false);
+    for (at, byte) in bytes.iter().enumerate() {
+        if in_string {
+            match byte {
+                b'\\' if !escaped => escaped = true,
+                b'"' if !escaped => in_string = false,
+                _ => escaped = false,
+            }
+            continue;
+        }
+        match byte {
+            b'"' => in_string = true,
+            b',' => {
+                let next = bytes[at + 1..].iter().find(|b| !b.is_ascii_whitespace());
+                if matches!(next, Some(b'}' | b']')) {
+                    out[at] = b' ';
+                }
+            }
+            _ => {}
+        }
+    }
+    String::from_utf8(out).unwrap_or_else(|_| text.to_string())
+}
+
 /// Reads the header at the start of `source`.
 pub fn parse(source: &str) -> Result<IsfHeader, IsfHeaderError> {
     let at_line = |offset: usize| source[..offset].matches('\n').count() + 1;
@@ -109,7 +140,7 @@ pub fn parse(source: &str) -> Result<IsfHeader, IsfHeaderError> {
         return Err(fail(open, "the header's comment is never closed".into()));
     };
     let text = &source[body..body + length];
-    let json: Json = serde_json::from_str(text).map_err(|e| {
+    let json: Json = serde_json::from_str(&without_trailing_commas(text)).map_err(|e| {
         let offset = body + offset_of(text, e.line(), e.column());
         fail(offset, format!("the header is not JSON: {e}"))
     })?;
@@ -398,6 +429,26 @@ fn truthy(value: &Json) -> bool {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_comma_ending_a_list_or_an_object_is_read_as_vdmx_reads_it() {
+        let header = super::parse(
+            "/*{\n \"INPUTS\": [ { \"NAME\": \"a\", \"TYPE\": \"float\", },\n ],\n}*/\nvoid main() {}\n",
+        );
+        let inputs = header.map(|h| h.inputs.into_iter().map(|i| i.name).collect::<Vec<_>>());
+        assert_eq!(inputs, Ok(vec!["a".to_string()]));
+        assert_eq!(
+            super::without_trailing_commas("[\"a,]\\\",]\", 1,\n]"),
+            "[\"a,]\\\",]\", 1 \n]",
+            "a comma in a string stays"
+        );
+        let broken = super::parse("/*{\n \"INPUTS\": [ 1,, ]\n}*/\n");
+        assert_eq!(
+            broken.map_err(|e| e.line),
+            Err(2),
+            "a stray comma is still an error at its line"
+        );
+    }
+
     use super::*;
 
     #[test]

@@ -96,7 +96,7 @@ const SAMPLER_TYPES: [&str; 3] = ["sampler2D", "samplerCube", "sampler2DRect"];
 
 /// Words Vulkan GLSL reserves that GL drivers let older shaders (and ISF
 /// headers) use as names: such a name is renamed by [`glsl_name`].
-pub(super) const RESERVED: [&str; 30] = [
+pub(super) const RESERVED: [&str; 41] = [
     "half",
     "input",
     "output",
@@ -127,6 +127,18 @@ pub(super) const RESERVED: [&str; 30] = [
     "sizeof",
     "union",
     "resource",
+    // Types and qualifiers of later GLSL: a GLSL 1.x file's names.
+    "sampler",
+    "buffer",
+    "shared",
+    "precise",
+    "patch",
+    "subroutine",
+    "coherent",
+    "smooth",
+    "flat",
+    "noperspective",
+    "centroid",
 ];
 
 /// Prefixes the renamed reserved words.
