@@ -316,3 +316,12 @@ fn the_sound_is_shadertoy_s_512_by_2_texture_silent_where_nothing_is_heard() {
         [128.0 / 255.0, 0.5, 0.25],
     );
 }
+
+#[test]
+fn a_file_s_own_2d_cross_leaves_the_built_in_cross_callable() {
+    let toy = "float cross(vec2 a, vec2 b) { return a.x * b.y - a.y * b.x; }\n\
+               void mainImage(out vec4 c, in vec2 f) {\n\
+               \x20   float flat = cross(vec2(1.0, 0.0), vec2(0.0, 0.25));\n\
+               \x20   c = vec4(flat, cross(vec3(1.0, 0.0, 0.0), vec3(0.0, 0.5, 0.0)).z, 0.75, 1.0);\n}\n";
+    draws("cross", &[("toy/cross.glsl", toy)], "", [0.25, 0.5, 0.75]);
+}

@@ -234,9 +234,24 @@ fn redefined_built_ins(source: &str) -> Vec<&'static str> {
                     && RETURN_TYPES.contains(&kind)
                     && !source[at + name.len()..].starts_with(is_word)
                     && after.starts_with('(')
+                    && !overloads(name, after)
             })
         })
         .collect()
+}
+
+/// Whether a file's function `name` whose parameters are `parameters`
+/// (from the bracket on) only overloads the built-in, which Vulkan GLSL
+/// allows, so the built-in stays callable beside it: a 2D `cross`
+/// (Inigo Quilez's shapes) beside the built-in's `vec3` one.
+fn overloads(name: &str, parameters: &str) -> bool {
+    let first = parameters[1..]
+        .split([',', ')'])
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .find(|word| !matches!(*word, "in" | "const" | "highp" | "mediump" | "lowp"));
+    name == "cross" && first.is_some_and(|kind| kind != "vec3")
 }
 
 /// The file's text as the front ends take it, line for line. `provided`
