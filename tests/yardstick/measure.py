@@ -13,7 +13,10 @@ frames at 0 s and 2 s differ in more than 1% of their pixels, unless its
 text reads no time at all. Not a CI test: a figure for BENCHMARKS.md,
 measured on collections that are not shipped.
 
-    tests/yardstick/measure.py SYLVA_BINARY SHOW_FOLDER RESULT.csv
+    tests/yardstick/measure.py SYLVA_BINARY SHOW_FOLDER RESULT.csv [BEFORE.csv]
+
+With BEFORE.csv (an earlier result), a file that passed there is taken as
+it was and only the others are rendered again (after a fix).
 
 The pass/fail list, with each failure's reason, goes to RESULT.csv; the
 totals to standard output. SYLVA_GLSL=naga measures the fallback.
@@ -128,7 +131,10 @@ def measure(sylva: str, show: Path, file: Path) -> str:
         return f"flat: {flat:.1%} of its pixels one colour at 2 s"
     changed = np.any(first != last, axis=2).sum() / pixels
     if changed <= 0.01 and reads_time(file.read_text(errors="replace")):
-        return f"still: {changed:.1%} of its pixels differ between 0 s and 2 s"
+        middle = np.asarray(Image.open(out / "frame_00001.png").convert("RGB"))
+        moved = np.any(first != middle, axis=2).sum() / pixels
+        periodic = f" (but {moved:.0%} at 1 s: it repeats every second or two)" if moved > 0.01 else ""
+        return f"still: {changed:.1%} of its pixels differ between 0 s and 2 s{periodic}"
     return ""
 
 
@@ -139,8 +145,17 @@ def main() -> None:
                    # A multipass Shadertoy folder runs from its image pass.
                    and not (p.suffix == ".glsl" and p.parent.joinpath("image.glsl").exists()
                             and p.name != "image.glsl"))
+    # A result file from before: only its failures are measured again.
+    before = {}
+    if len(sys.argv) > 4:
+        with open(sys.argv[4], newline="") as f:
+            before = {row[0]: row for row in csv.reader(f)}
     rows = []
     for file in files:
+        name = file.relative_to(show / "shaders").as_posix()
+        if before.get(name, ["", ""])[1] == "pass":
+            rows.append(tuple(before[name]))
+            continue
         why = measure(sylva, show, file)
         rows.append((file.relative_to(show / "shaders").as_posix(), "pass" if not why else "fail", why))
         print(f"{rows[-1][1]}  {rows[-1][0]}  {why}", flush=True)
