@@ -4,7 +4,8 @@
 //! each so a pass may read the buffer it writes (persistent feedback),
 //! imported images, and the sound analysis as an image. `prepare` sizes
 //! the buffers, plans which copy each pass reads and writes, and uploads
-//! the uniforms; `encode` only binds and draws.
+//! the uniforms; `encode` binds and draws, writing only what is known
+//! once the textures are bound: a Shadertoy pass's `iChannelResolution`.
 
 use std::collections::HashMap;
 
