@@ -353,11 +353,8 @@ impl Analyzer {
         let flux = self.flux(gain);
         let onset = self.onset(time, flux);
         let (beat, bpm) = self.beat.hop(time, flux, onset);
-        let (older, newer) = self.recent.as_slices();
-        let last: Vec<f32> = (older.iter().chain(newer))
-            .skip(self.recent.len().saturating_sub(TEXELS))
-            .copied()
-            .collect();
+        let from = self.recent.len().saturating_sub(TEXELS);
+        let last: Vec<f32> = self.recent.range(from..).copied().collect();
         let bin_hz = self.rate / self.settings.window as f32;
         AudioFrame {
             picture: SoundPicture::of(&self.magnitudes, bin_hz, gain, &last),
