@@ -1,8 +1,7 @@
 //! The floor plan holds: every top-level module of `src/` sits in a tier,
 //! and a module imports only the tiers before its own (so no two import
 //! each other); no file is over 650 lines outside its tests. A `use
-//! crate::X`, a `crate::X::` path or a doc link all count as an import,
-//! as `../shared/bin/module-cycles` counts them.
+//! crate::X`, a `crate::X::` path or a doc link all count as an import.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
