@@ -9,15 +9,19 @@
 
 local colony, fluid, skinned = require("moves.colony"), require("moves.fluid"), require("moves.skinned")
 local forest, rain, camera = require("moves.forest"), require("moves.rain"), require("moves.scene")
+local grove = require("moves.grove")
 
 local scenes = {
   world = { skinned, colony, rain, camera },
   downpour = { skinned, rain, camera },
+  forest = { forest, grove },
   rain = { rain },
   skinned = { skinned, camera },
+  kaleidoscope = { fluid, colony },
   colony = { colony },
   fluid = { fluid },
-  forest = { forest },
+  forest_rivers = { forest },
+  colony_picture = { colony },
 }
 
 -- Every move of the preset on stage (kept in persist, so a saved script

@@ -41,12 +41,18 @@ const MAX_OFFSET: u32 = 3u;
 const ARGS_NODES: u32 = 0u;
 const ARGS_TUBES: u32 = 3u;
 
-// A tube's radius at a node `offset` nodes from its root when the deepest
-// is `deepest`: thinner towards the tips. Drawn (draw.wgsl) and met by the
-// water (standing.wgsl) alike.
-fn tube_radius(thickness: f32, offset: u32, deepest: u32) -> f32 {
+// How much of a limb is left at a node `offset` nodes from its root when
+// the deepest is `deepest`: 1 at the root, falling as a square to 0 at the
+// deepest tips, so trunks and limbs thin out as a tree's do.
+fn limb(offset: u32, deepest: u32) -> f32 {
     let depth = f32(offset) / f32(max(deepest, 1u));
-    return thickness * (0.25 + 0.75 * (1.0 - depth) * (1.0 - depth));
+    return (1.0 - depth) * (1.0 - depth);
+}
+
+// A tube's radius at such a node: a quarter of the root's at the tips.
+// Drawn (draw.wgsl) and met by the water (standing.wgsl) alike.
+fn tube_radius(thickness: f32, offset: u32, deepest: u32) -> f32 {
+    return thickness * (0.25 + 0.75 * limb(offset, deepest));
 }
 
 // Fixed-point scale for summing directions with integer atomics: the sum

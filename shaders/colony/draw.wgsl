@@ -19,8 +19,9 @@ struct DrawParams {
     fade: f32,
     palette: u32,
     colour_by: u32,
-    _pad0: u32,
-    _pad1: u32,
+    // How much wider than its tips a line is drawn at the root.
+    taper: f32,
+    _pad: u32,
 }
 
 @group(0) @binding(0) var<uniform> camera: Camera;
@@ -102,7 +103,7 @@ fn add_line_pixel(x: i32, y: i32, colour: vec3<f32>) {
 // The pixels whose centres lie in the band `width` wide around the
 // segment from `a` to `b` (pixels, y down), walked along its longer axis
 // as a rasterizer covers the same band drawn as a quad.
-fn splat_band(a: vec2<f32>, b: vec2<f32>, colour: vec3<f32>) {
+fn splat_band(a: vec2<f32>, b: vec2<f32>, width: f32, colour: vec3<f32>) {
     let d = b - a;
     let x_major = abs(d.x) >= abs(d.y);
     // Along: the major axis; across: the other.
@@ -111,7 +112,7 @@ fn splat_band(a: vec2<f32>, b: vec2<f32>, colour: vec3<f32>) {
     if abs(d2.x) < 1e-6 {
         return;
     }
-    let half = 0.5 * draw.width * length(d) / abs(d2.x);
+    let half = 0.5 * width * length(d) / abs(d2.x);
     let low = min(a2.x, a2.x + d2.x);
     let high = max(a2.x, a2.x + d2.x);
     let first = i32(ceil(low - 0.5));
@@ -148,12 +149,19 @@ fn splat_lines(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_wo
     let size = camera.viewport.xy;
     let a = vec2<f32>(clip_a.x / clip_a.w * 0.5 + 0.5, 0.5 - clip_a.y / clip_a.w * 0.5) * size;
     let b = vec2<f32>(clip_b.x / clip_b.w * 0.5 + 0.5, 0.5 - clip_b.y / clip_b.w * 0.5) * size;
-    let margin = draw.width;
+    let width = line_width(i);
+    let margin = width;
     if (a.x < -margin && b.x < -margin) || (a.y < -margin && b.y < -margin)
         || (a.x > size.x + margin && b.x > size.x + margin) || (a.y > size.y + margin && b.y > size.y + margin) {
         return;
     }
-    splat_band(a, b, shade(i) * (0.35 + 0.65 * nodes[i].w));
+    splat_band(a, b, width, shade(i) * (0.35 + 0.65 * nodes[i].w));
+}
+
+// The width of node i's segment in pixels: `width` at the tips, widening
+// by `taper` towards the root, so the light has a trunk and limbs.
+fn line_width(i: u32) -> f32 {
+    return draw.width * (1.0 + draw.taper * limb(info[i].offset, state[MAX_OFFSET]));
 }
 
 @group(1) @binding(0) var lines_target: texture_storage_2d<rgba16float, write>;

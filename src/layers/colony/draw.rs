@@ -54,7 +54,9 @@ pub struct DrawParams {
     pub palette: u32,
     /// 0 colour by depth, 1 by age.
     pub colour_by: u32,
-    _pad: [u32; 2],
+    /// How much wider than its tips a line is at the root (0: even).
+    pub taper: f32,
+    _pad: u32,
 }
 
 impl DrawParams {
@@ -66,6 +68,7 @@ impl DrawParams {
         fade: f32,
         palette: u32,
         colour_by: u32,
+        taper: f32,
     ) -> Self {
         Self {
             width,
@@ -74,7 +77,8 @@ impl DrawParams {
             fade,
             palette,
             colour_by,
-            _pad: [0; 2],
+            taper,
+            _pad: 0,
         }
     }
 }

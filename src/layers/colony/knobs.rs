@@ -95,6 +95,7 @@ pub struct BranchKnobs {
     brightness: Handle<f32>,
     palette: Handle<usize>,
     colour_by: Handle<usize>,
+    taper: Handle<f32>,
     regrow: Handle<bool>,
     regrow_seconds: Handle<f32>,
 }
@@ -110,6 +111,7 @@ impl BranchKnobs {
             brightness: Handle::new(id, "brightness"),
             palette: Handle::new(id, "palette"),
             colour_by: Handle::new(id, "colour_by"),
+            taper: Handle::new(id, "taper"),
             regrow: Handle::new(id, "regrow"),
             regrow_seconds: Handle::new(id, "regrow_seconds"),
         }
@@ -139,6 +141,7 @@ impl BranchKnobs {
             fade,
             self.palette.get(registry) as u32,
             self.colour_by.get(registry) as u32,
+            self.taper.get(registry),
         )
     }
 
@@ -155,7 +158,7 @@ impl BranchKnobs {
     /// What in `specs` its handles do not find.
     pub fn check(&self, specs: &[ParamSpec]) -> Vec<String> {
         crate::check_handles!(specs; self.steps_per_frame, self.render, self.width,
-            self.thickness, self.brightness, self.palette, self.colour_by, self.regrow,
+            self.thickness, self.brightness, self.palette, self.colour_by, self.taper, self.regrow,
             self.regrow_seconds)
     }
 }

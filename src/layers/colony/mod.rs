@@ -82,7 +82,10 @@ pub fn colony_params(id: &str) -> Vec<ParamSpec> {
         ParamSpec::float(p("width"), 1.5, 0.25, 32.0)
             .with_smoothing(0.1)
             .with_unit("px")
-            .with_description("Line width"),
+            .with_description("Line width at the tips"),
+        ParamSpec::float(p("taper"), 3.0, 0.0, 16.0)
+            .with_smoothing(0.1)
+            .with_description("Lines: how much wider than the tips the root is drawn (0: even lines)"),
         ParamSpec::float(p("thickness"), 0.12, 0.001, 100.0)
             .with_smoothing(0.1)
             .with_description("Tube radius at the root, world units"),

@@ -198,7 +198,7 @@ fn drawn_light(sim: &ColonySim, assets: &Assets, transform: &NodeTransform) -> f
         &gpu,
         [64, 64],
         &camera,
-        &DrawParams::new(2.0, 0.1, 1.0, 1.0, 0, 0),
+        &DrawParams::new(2.0, 0.1, 1.0, 1.0, 0, 0, 0.0),
     );
     show.draw(
         (&mut encoder, &mut profiler),
@@ -285,12 +285,12 @@ fn splatted_lines_cover_the_pixels_the_cpu_reference_does() {
     let camera = OrbitCamera::new("c").look(&registry, 0.0, glam::Vec3::ZERO, size);
     let target = RenderTarget::new(&gpu.device, "lines.target", size, HDR_FORMAT);
     let mut profiler = GpuProfiler::new(&gpu.device, &gpu.queue, false);
-    let width = 1.5;
+    let (width, taper) = (1.5, 2.0);
     renderer.prepare(
         &gpu,
         size,
         &camera,
-        &DrawParams::new(width, 0.1, 1.0, 1.0, 0, 0),
+        &DrawParams::new(width, 0.1, 1.0, 1.0, 0, 0, taper),
     );
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
     renderer.draw(
@@ -302,7 +302,7 @@ fn splatted_lines_cover_the_pixels_the_cpu_reference_does() {
     gpu.queue.submit([encoder.finish()]);
     let pixels = read_rgba16f(&gpu, &target.texture).checked("reading the lines");
 
-    let [count, ..] = sim.read_state(&gpu).checked("reading the state");
+    let [count, _, _, deepest] = sim.read_state(&gpu).checked("reading the state");
     let nodes: Vec<[f32; 4]> =
         read_buffer(&gpu, &sim.nodes, count as usize).checked("reading the nodes");
     let info: Vec<NodeInfo> =
@@ -324,7 +324,11 @@ fn splatted_lines_cover_the_pixels_the_cpu_reference_does() {
         };
         let a = glam::Vec3::from_slice(&nodes[parent][..3]);
         let b = a + (glam::Vec3::from_slice(&node[..3]) - a) * node[3];
-        for (x, y) in band(screen(a), screen(b), width, size) {
+        // Wider towards the root: `width` at the deepest tips, (1 + taper)
+        // times it at the root, falling as the square of the depth left.
+        let left = 1.0 - node_info.offset as f32 / deepest.max(1) as f32;
+        let tapered = width * (1.0 + taper * left * left);
+        for (x, y) in band(screen(a), screen(b), tapered, size) {
             coverage[(y as u32 * size[0] + x as u32) as usize] += 1;
         }
     }

@@ -64,7 +64,13 @@ pub fn skinned_params(id: &str, clips: Option<&[String]>) -> Vec<ParamSpec> {
             Some("width") => ParamSpec::float(p("width"), 1.5, 0.25, 32.0)
                 .with_smoothing(0.1)
                 .with_unit("px")
-                .with_description("Line width"),
+                .with_description("Line width at the tips"),
+            // Thinner limbs than a lone colony's: they grow inside a body.
+            Some("taper") => ParamSpec::float(p("taper"), 1.0, 0.0, 16.0)
+                .with_smoothing(0.1)
+                .with_description(
+                    "Lines: how much wider than the tips the root is drawn (0: even lines)",
+                ),
             Some("brightness") => ParamSpec::float(p("brightness"), 0.55, 0.0, 50.0)
                 .with_smoothing(0.1)
                 .with_description("HDR brightness of the branches"),
