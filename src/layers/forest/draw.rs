@@ -20,7 +20,8 @@ use crate::engine::shadow::{ShadowMap, caster_pipeline, cut_out_caster_pipeline}
 use crate::gpu::bindings::uniform_buffer;
 use crate::gpu::compute::{Binding, Kernel, read_buffer, storage_buffer};
 use crate::gpu::raster::{
-    Depth, DepthBuffer, Output, begin_3d_pass, begin_scene_pass, buffers_group, instanced_pipeline,
+    Depth, DepthBuffer, Output, begin_3d_pass, begin_scene_pass, buffers_group, clear_depth,
+    instanced_pipeline,
 };
 use crate::gpu::wgsl::Composer;
 use crate::gpu::{BuildError, Gpu, GpuProfiler, HDR_FORMAT, ReadbackError};
@@ -273,11 +274,6 @@ impl ForestRenderer {
             self.cull_finish.dispatch(&mut pass, finish, 1, 1);
         }
         let fog = params.fog_colour;
-        let label = if forest {
-            "forest.draw.trees"
-        } else {
-            "forest.draw.maps"
-        };
         let backdrop = backdrop || !forest;
         let sky = match backdrop {
             true => wgpu::Color {
@@ -288,23 +284,36 @@ impl ForestRenderer {
             },
             false => wgpu::Color::TRANSPARENT,
         };
-        let colour = (target, wgpu::LoadOp::Clear(sky));
-        let timestamps = profiler.render_pass(label);
-        let mut pass = match scene_depth.filter(|_| forest) {
-            Some(scene) => begin_scene_pass(encoder, label, colour, scene, timestamps),
-            None => begin_3d_pass(encoder, label, colour, forest.then_some(depth), timestamps),
-        };
-        if forest {
-            if backdrop {
-                pass.set_pipeline(&self.sky);
-                pass.set_bind_group(0, sky_group, &[]);
-                pass.set_bind_group(1, &shadowed[5], &[]);
-                pass.draw(0..3, 0..1);
-                pass.set_pipeline(&self.ground);
-                pass.set_bind_group(0, ground, &[]);
-                pass.set_bind_group(1, &shadowed[3], &[]);
-                pass.draw(0..6, 0..1);
+        if !forest {
+            let label = "forest.draw.maps";
+            let timestamps = profiler.render_pass(label);
+            let colour = (target, wgpu::LoadOp::Clear(sky));
+            let mut pass = begin_3d_pass(encoder, label, colour, None, timestamps);
+            pass.set_pipeline(&self.maps);
+            pass.set_bind_group(0, maps, &[]);
+            pass.draw(0..3, 0..1);
+            return;
+        }
+        // Three passes on one depth, each timed by its own name, so the
+        // HUD and the bench tell the trees as impostors (or cones), the
+        // crowns drawn whole and the backdrop apart. Outside a scene the
+        // forest's own depth is cleared first and kept between them.
+        let depth = match scene_depth {
+            Some(scene) => scene,
+            None => {
+                clear_depth(encoder, depth);
+                depth
             }
+        };
+        let mut load = wgpu::LoadOp::Clear(sky);
+        let mut begin = |encoder: &mut wgpu::CommandEncoder, label: &'static str| {
+            let colour = (target, std::mem::replace(&mut load, wgpu::LoadOp::Load));
+            let timestamps = profiler.render_pass(label);
+            // Each pass ends before the next begins; the encoder outlives them.
+            begin_scene_pass(encoder, label, colour, depth, timestamps).forget_lifetime()
+        };
+        {
+            let mut pass = begin(encoder, "forest.draw.trees");
             match self.atlas.as_ref().filter(|_| params.impostors != 0) {
                 Some((_, atlas)) => {
                     pass.set_pipeline(&self.impostors);
@@ -326,15 +335,26 @@ impl ForestRenderer {
                     pass.draw_indirect(&self.cull_args, FAR_DRAW);
                 }
             }
-            if params.grown_cap > 0 {
-                pass.set_pipeline(&self.grown);
-                pass.set_bind_group(0, grown, &[]);
-                pass.set_bind_group(1, &shadowed[2], &[]);
-                pass.draw_indirect(&self.cull_args, GROWN_DRAW);
-            }
-        } else {
-            pass.set_pipeline(&self.maps);
-            pass.set_bind_group(0, maps, &[]);
+        }
+        if params.grown_cap > 0 {
+            let mut pass = begin(encoder, "forest.draw.crowns");
+            pass.set_pipeline(&self.grown);
+            pass.set_bind_group(0, grown, &[]);
+            pass.set_bind_group(1, &shadowed[2], &[]);
+            pass.draw_indirect(&self.cull_args, GROWN_DRAW);
+        }
+        // Last, so that what the trees cover is rejected by the depth
+        // test before it is shaded: the ground only where it shows, the sky
+        // (tested, not written) only where nothing stands.
+        if backdrop {
+            let mut pass = begin(encoder, "forest.draw.sky");
+            pass.set_pipeline(&self.ground);
+            pass.set_bind_group(0, ground, &[]);
+            pass.set_bind_group(1, &shadowed[3], &[]);
+            pass.draw(0..6, 0..1);
+            pass.set_pipeline(&self.sky);
+            pass.set_bind_group(0, sky_group, &[]);
+            pass.set_bind_group(1, &shadowed[5], &[]);
             pass.draw(0..3, 0..1);
         }
     }
