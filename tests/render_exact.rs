@@ -62,8 +62,9 @@ fn write_kicks(path: &Path, seconds: f32) {
 }
 
 /// Starts rendering the default show's first scene, its presets read from
-/// `presets`, to `kicks` as `out/frame_*.png`. Lavapipe runs with more threads than the machine
-/// has cores, so its workgroups interleave as a GPU's do: a render whose
+/// `presets`, to `kicks` as `out/frame_*.png`. Lavapipe runs with more
+/// threads than the machine has cores, so its workgroups interleave as a
+/// GPU's do: a render whose
 /// sums follow the order threads happen to run in then differs within
 /// these frames nearly every time (with lavapipe's default count, in
 /// about two runs of three).

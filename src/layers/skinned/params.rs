@@ -10,7 +10,7 @@ use crate::base::{AssetError, Assets, inside_show};
 use crate::engine::LayerError;
 use crate::engine::Preset;
 use crate::engine::camera::camera_params;
-use crate::params::ParamSpec;
+use crate::params::{ParamSpec, Value};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -66,11 +66,10 @@ pub fn skinned_params(id: &str, clips: Option<&[String]>) -> Vec<ParamSpec> {
                 .with_unit("px")
                 .with_description("Line width at the tips"),
             // Thinner limbs than a lone colony's: they grow inside a body.
-            Some("taper") => ParamSpec::float(p("taper"), 1.0, 0.0, 16.0)
-                .with_smoothing(0.1)
-                .with_description(
-                    "Lines: how much wider than the tips the root is drawn (0: even lines)",
-                ),
+            Some("taper") => ParamSpec {
+                default: Value::Float(1.0),
+                ..s
+            },
             Some("brightness") => ParamSpec::float(p("brightness"), 0.55, 0.0, 50.0)
                 .with_smoothing(0.1)
                 .with_description("HDR brightness of the branches"),
