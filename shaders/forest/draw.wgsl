@@ -561,38 +561,37 @@ fn tree_lit(world: vec3<f32>, colour: vec3<f32>, normal: vec3<f32>) -> vec4<f32>
 
 struct Impostor {
     @builtin(position) position: vec4<f32>,
-    @location(0) world: vec3<f32>,
-    @location(1) tint: vec3<f32>,
-    @location(2) uv: vec2<f32>,
-    @location(3) @interpolate(flat) view: u32,
-    @location(4) @interpolate(flat) spin: vec2<f32>,
+    @location(0) uv: vec2<f32>,
+    @location(1) @interpolate(flat) view: u32,
 }
 
 // A tree drawn as the impostor of its grown crown: a square facing the
-// camera, the bounding sphere of a tree its height, showing its crown's
-// cell of the view nearest the direction it is seen from (turned back by
-// the tree's own turn), its top swaying as the crowns do.
-@vertex
-fn vs_impostor(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instance: u32) -> Impostor {
-    return impostor_corner(vertex, instance, false);
+// viewer (or the light), the bounding sphere of a tree its height, showing
+// its crown's cell of the view nearest the direction it is seen from
+// (turned back by the tree's own turn), its top swaying as the crowns do.
+struct Billboard {
+    shown: bool,
+    // The tree's foot and height, its crown (atlas cell) and turn.
+    base: vec3<f32>,
+    height: f32,
+    crown: u32,
+    spin: vec2<f32>,
+    // The square's centre, half its side, the way it faces (toward the
+    // viewer), its right and up, and the atlas view it shows.
+    centre: vec3<f32>,
+    radius: f32,
+    toward: vec3<f32>,
+    basis: array<vec3<f32>, 2>,
+    view: u32,
 }
 
-// The same impostor casting into the key light's shadow map (`camera` is
-// the light): the square faces the light, the crown seen from there, and
-// is pushed away from it by its radius, so its shadow on what lies below
-// falls where it did (it moves along the light) and its own square, which
-// faces the viewer through the crown's centre, is not shaded by it.
-@vertex
-fn vs_impostor_cast(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instance: u32) -> Impostor {
-    return impostor_corner(vertex, instance, true);
-}
-
-fn impostor_corner(vertex: u32, instance: u32, to_light: bool) -> Impostor {
-    let slot = draw_list[instance];
+// Tree `slot`'s square seen by `camera`: facing its eye, or with
+// `to_light`, facing the light and pushed away from it by its radius, so
+// its shadow on what lies below falls where it did (it moves along the
+// light) and its own square, which faces the viewer through the crown's
+// centre, is not shaded by it.
+fn billboard(slot: u32, to_light: bool) -> Billboard {
     let tree = trees[slot];
-    if tree.alive == 0u || tree.height <= 0.0 {
-        return Impostor(vec4<f32>(0.0, 0.0, 2.0, 1.0), vec3<f32>(0.0), vec3<f32>(0.0), vec2<f32>(0.0), 0u, vec2<f32>(1.0, 0.0));
-    }
     let h = tree.height;
     let base = ground(tree.position);
     let crown = crown_index(tree.species, h / max(species[tree.species].max_height, 1e-3), slot);
@@ -605,14 +604,30 @@ fn impostor_corner(vertex: u32, instance: u32, to_light: bool) -> Impostor {
         centre -= toward * radius;
     }
     let view = nearest_view(turned_by(toward, vec2<f32>(spin.x, -spin.y)));
-    let basis = upright_basis(-toward);
+    let shown = tree.alive != 0u && h > 0.0;
+    return Billboard(shown, base, h, crown, spin, centre, radius, toward, upright_basis(-toward), view);
+}
+
+// Corner `corner` (-1 or 1 each way) of a billboard, swayed.
+fn billboard_corner(b: Billboard, corner: vec2<f32>) -> vec3<f32> {
+    return swayed(b.centre + (b.basis[0] * corner.x + b.basis[1] * corner.y) * b.radius, b.base, b.height);
+}
+
+// The same impostor casting into the key light's shadow map (`camera` is
+// the light), drawn as a square by the rasterizer.
+@vertex
+fn vs_impostor_cast(@builtin(vertex_index) vertex: u32, @builtin(instance_index) instance: u32) -> Impostor {
+    let slot = draw_list[instance];
+    let b = billboard(slot, true);
+    if !b.shown {
+        return Impostor(vec4<f32>(0.0, 0.0, 2.0, 1.0), vec2<f32>(0.0), 0u);
+    }
     let corner = array<vec2<f32>, 6>(
         vec2<f32>(-1.0, -1.0), vec2<f32>(1.0, -1.0), vec2<f32>(1.0, 1.0),
         vec2<f32>(-1.0, -1.0), vec2<f32>(1.0, 1.0), vec2<f32>(-1.0, 1.0),
     )[vertex % 6u];
-    let world = swayed(centre + (basis[0] * corner.x + basis[1] * corner.y) * radius, base, h);
-    let uv = atlas_uv(crown, corner, draw.atlas_rows);
-    return Impostor(camera.view_proj * vec4<f32>(world, 1.0), world, tree_tint(slot, tree), uv, view, spin);
+    let world = billboard_corner(b, corner);
+    return Impostor(camera.view_proj * vec4<f32>(world, 1.0), atlas_uv(b.crown, corner, draw.atlas_rows), b.view);
 }
 
 // The mip level of the atlas a pixel at `uv` spans (its texels across):
@@ -631,26 +646,6 @@ fn fs_impostor_cast(in: Impostor) {
     if textureSampleLevel(atlas_leaves, atlas_sampler, in.uv, in.view, atlas_level(in.uv)).a < 0.5 {
         discard;
     }
-}
-
-@fragment
-fn fs_impostor(in: Impostor) -> @location(0) vec4<f32> {
-    let level = atlas_level(in.uv);
-    let leaves = textureSampleLevel(atlas_leaves, atlas_sampler, in.uv, in.view, level);
-    if leaves.a < 0.5 {
-        discard;
-    }
-    // Both cleared to 0 round each crown: a texel at its edge, or of a
-    // coarser level, is covered in part, so its values are weighed back by
-    // how much.
-    let normals = textureSampleLevel(atlas_normals, atlas_sampler, in.uv, in.view, level);
-    let captured = normals.xyz / max(normals.a, 1e-3) * 2.0 - 1.0;
-    let normal = turned_by(captured, in.spin);
-    // Leafiness among what covers the texel, and the leaves' brightness
-    // among the leaves (bark keeps none).
-    let leafy = clamp(leaves.r / leaves.a, 0.0, 1.0);
-    let colour = mix(bark_of(in.tint), in.tint * leaves.g / max(leaves.r, 1e-3) * 1.25, leafy);
-    return tree_lit(in.world, colour, normal);
 }
 
 // The ground: one quad under the whole map.

@@ -177,9 +177,14 @@ impl Kernel {
     ) -> wgpu::BindGroup {
         gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some(&self.label),
-            layout: &self.pipeline.get_bind_group_layout(group),
+            layout: &self.layout_at(group),
             entries,
         })
+    }
+
+    /// The kernel's automatic layout of group `group`.
+    pub fn layout_at(&self, group: u32) -> wgpu::BindGroupLayout {
+        self.pipeline.get_bind_group_layout(group)
     }
 
     /// A dispatch like [`Kernel::dispatch`] with `extra` bound at group 1.
@@ -212,17 +217,19 @@ impl Kernel {
     }
 
     /// A dispatch like [`Kernel::dispatch_indirect`] with `extra` bound at
-    /// group 1.
+    /// groups 1 on.
     pub fn dispatch_indirect_with(
         &self,
         pass: &mut wgpu::ComputePass<'_>,
-        (binding, extra): (&Binding, &wgpu::BindGroup),
+        (binding, extra): (&Binding, &[&wgpu::BindGroup]),
         args: &wgpu::Buffer,
         offset: u64,
     ) {
         pass.set_pipeline(&self.pipeline);
         pass.set_bind_group(0, &binding.group, &[]);
-        pass.set_bind_group(1, extra, &[]);
+        for (index, group) in (1..).zip(extra) {
+            pass.set_bind_group(index, *group, &[]);
+        }
         pass.dispatch_workgroups_indirect(args, offset);
     }
 }

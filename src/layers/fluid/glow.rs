@@ -150,7 +150,7 @@ impl Glow {
         }
         {
             let mut drawing = timed_pass(encoder, profiler, "fluid.draw.glow");
-            (self.rows).dispatch_indirect_with(&mut drawing, (rows, &rows_group), dispatch, 0);
+            (self.rows).dispatch_indirect_with(&mut drawing, (rows, &[&rows_group]), dispatch, 0);
         }
         {
             let [w, h] = targets.size;

@@ -11,6 +11,7 @@
 use crate::engine::simulation::Drawer;
 use bytemuck::{Pod, Zeroable};
 
+use super::impostor_splat::ImpostorSplat;
 use super::impostors::{CapturePipelines, ImpostorAtlas};
 use super::sim::{ForestSim, TREE_DISPATCH};
 use super::species::MAX_SPECIES;
@@ -77,12 +78,13 @@ pub struct ForestRenderer {
     trees: wgpu::RenderPipeline,
     far: wgpu::RenderPipeline,
     grown: wgpu::RenderPipeline,
-    /// The near and far trees as impostors of their crowns.
-    impostors: wgpu::RenderPipeline,
+    /// The near and far trees as impostors of their crowns, drawn by
+    /// compute (`impostor_splat.rs`).
+    impostors: ImpostorSplat,
     /// Draw the atlas the impostors read (`impostors.rs`).
     capture: CapturePipelines,
-    /// A (new) forest's atlas, as the impostors bind it.
-    atlas: Option<(ImpostorAtlas, wgpu::BindGroup)>,
+    /// A (new) forest's atlas.
+    atlas: Option<ImpostorAtlas>,
     ground: wgpu::RenderPipeline,
     sky: wgpu::RenderPipeline,
     maps: wgpu::RenderPipeline,
@@ -99,9 +101,8 @@ pub struct ForestRenderer {
     params: wgpu::Buffer,
     /// The near, far and grown trees' draws (`cull_args` in WGSL).
     cull_args: wgpu::Buffer,
-    /// Trees, far trees, grown trees, ground, maps, sky, and the near and
-    /// far trees as impostors.
-    groups: Option<[wgpu::BindGroup; 8]>,
+    /// Trees, far trees, grown trees, ground, maps and sky.
+    groups: Option<[wgpu::BindGroup; 6]>,
     /// Casting into the scene's shadow map: the cones' depth from the
     /// key light, the trees its view meets (`cull_casters`), the light as
     /// a camera and the casters' draw.
@@ -157,12 +158,13 @@ impl ForestRenderer {
         self.casting_impostors = params.impostors != 0 && self.atlas.is_some();
         let params = ForestDraw {
             impostors: u32::from(self.casting_impostors),
-            atlas_rows: self.atlas.as_ref().map_or(1, |(atlas, _)| atlas.rows),
+            atlas_rows: self.atlas.as_ref().map_or(1, |atlas| atlas.rows),
             ..*params
         };
         gpu.queue
             .write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
         self.depth.at(&gpu.device, "forest.depth", size);
+        self.impostors.prepare(gpu, size);
     }
 
     /// Binds the scene's shadow map for the trees and the ground to read,
@@ -175,7 +177,7 @@ impl ForestRenderer {
                 group(&self.far),
                 group(&self.grown),
                 group(&self.ground),
-                group(&self.impostors),
+                group(self.impostors.shading()),
                 group(&self.sky),
             ]);
         }
@@ -232,18 +234,7 @@ impl ForestRenderer {
         (view, backdrop): (View, bool),
     ) {
         let (
-            Some(
-                [
-                    trees,
-                    far,
-                    grown,
-                    ground,
-                    maps,
-                    sky_group,
-                    near_impostors,
-                    far_impostors,
-                ],
-            ),
+            Some([trees, far, grown, ground, maps, sky_group]),
             Some(depth),
             Some([start, measure, threshold, cull, finish]),
             Some(shadowed),
@@ -272,6 +263,10 @@ impl ForestRenderer {
             self.cull
                 .dispatch_indirect(&mut pass, cull, &sim.args, TREE_DISPATCH);
             self.cull_finish.dispatch(&mut pass, finish, 1, 1);
+        }
+        let impostors = forest && self.atlas.is_some() && params.impostors != 0;
+        if impostors {
+            self.impostors.splat(encoder, profiler);
         }
         let fog = params.fog_colour;
         let backdrop = backdrop || !forest;
@@ -314,26 +309,17 @@ impl ForestRenderer {
         };
         {
             let mut pass = begin(encoder, "forest.draw.trees");
-            match self.atlas.as_ref().filter(|_| params.impostors != 0) {
-                Some((_, atlas)) => {
-                    pass.set_pipeline(&self.impostors);
-                    pass.set_bind_group(1, &shadowed[4], &[]);
-                    pass.set_bind_group(2, atlas, &[]);
-                    pass.set_bind_group(0, near_impostors, &[]);
-                    pass.draw_indirect(&self.cull_args, 0);
-                    pass.set_bind_group(0, far_impostors, &[]);
-                    pass.draw_indirect(&self.cull_args, FAR_DRAW);
-                }
-                None => {
-                    pass.set_pipeline(&self.trees);
-                    pass.set_bind_group(0, trees, &[]);
-                    pass.set_bind_group(1, &shadowed[0], &[]);
-                    pass.draw_indirect(&self.cull_args, 0);
-                    pass.set_pipeline(&self.far);
-                    pass.set_bind_group(0, far, &[]);
-                    pass.set_bind_group(1, &shadowed[1], &[]);
-                    pass.draw_indirect(&self.cull_args, FAR_DRAW);
-                }
+            if impostors {
+                self.impostors.shade(&mut pass, &shadowed[4]);
+            } else {
+                pass.set_pipeline(&self.trees);
+                pass.set_bind_group(0, trees, &[]);
+                pass.set_bind_group(1, &shadowed[0], &[]);
+                pass.draw_indirect(&self.cull_args, 0);
+                pass.set_pipeline(&self.far);
+                pass.set_bind_group(0, far, &[]);
+                pass.set_bind_group(1, &shadowed[1], &[]);
+                pass.draw_indirect(&self.cull_args, FAR_DRAW);
             }
         }
         if params.grown_cap > 0 {
@@ -448,7 +434,7 @@ impl Drawer<ForestSim> for ForestRenderer {
                 trees: pipeline("forest.trees", ("vs_tree", "fs_tree"), written),
                 far: pipeline("forest.far_trees", ("vs_far", "fs_tree"), written),
                 grown: pipeline("forest.grown_trees", ("vs_crown", "fs_tree"), written),
-                impostors: pipeline("forest.impostors", ("vs_impostor", "fs_impostor"), written),
+                impostors: ImpostorSplat::new(gpu, assets)?,
                 capture: CapturePipelines::new(gpu, &capture_module),
                 atlas: None,
                 ground: pipeline("forest.ground", ("vs_ground", "fs_ground"), written),
@@ -524,12 +510,21 @@ impl Drawer<ForestSim> for ForestRenderer {
             group(&self.ground, &[0, 1]),
             group(&self.maps, &[0, 1, 2, 4, 5]),
             group(&self.sky, &[0, 1]),
-            drawn(&self.impostors, &near, &reaches),
-            drawn(&self.impostors, &far, &reaches),
         ]);
         let atlas = ImpostorAtlas::capture(gpu, &self.capture, sim);
-        let atlas_group = atlas.group(gpu, &self.impostors);
-        self.atlas = Some((atlas, atlas_group));
+        let forest = [
+            (0, &self.camera),
+            (1, &self.params),
+            (3, &sim.species),
+            (4, &sim.trees),
+            (7, &near),
+            (8, &far),
+            (9, &self.cull_args),
+            (16, crown_reaches),
+        ]
+        .map(|(binding, buffer)| (binding, buffer.clone()));
+        self.impostors.attach(gpu, forest, &atlas);
+        self.atlas = Some(atlas);
         // What sizing the trees reads; the cull also writes the lists.
         let measured = [
             (0, &self.camera),
@@ -569,7 +564,7 @@ impl Drawer<ForestSim> for ForestRenderer {
             layout: &self.impostor_caster.get_bind_group_layout(1),
             entries: &[],
         });
-        self.casting = self.atlas.as_ref().map(|(atlas, _)| Casting {
+        self.casting = self.atlas.as_ref().map(|atlas| Casting {
             start: self.cull_start.bind(gpu, &[(9, &self.cast_args)]),
             cull: self.cull_casters.bind(gpu, &cast_cull),
             finish: self
@@ -584,7 +579,7 @@ impl Drawer<ForestSim> for ForestRenderer {
                     &cast_impostors,
                 ),
                 nothing,
-                atlas.cast_group(gpu, &self.impostor_caster),
+                atlas.leaves_group(gpu, &self.impostor_caster.get_bind_group_layout(2)),
             ],
         });
         self.culling = Some([

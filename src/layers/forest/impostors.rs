@@ -189,18 +189,18 @@ impl ImpostorAtlas {
         }
     }
 
-    /// The atlas as `pipeline` (an impostor draw) binds it, at group 2.
-    pub fn group(&self, gpu: &Gpu, pipeline: &wgpu::RenderPipeline) -> wgpu::BindGroup {
-        self.bound(gpu, pipeline, true)
+    /// The atlas as an impostor's shading binds it at group 2 (`layout`).
+    pub fn group(&self, gpu: &Gpu, layout: &wgpu::BindGroupLayout) -> wgpu::BindGroup {
+        self.bound(gpu, layout, true)
     }
 
-    /// The leaves alone, as an impostor casting into the shadow map binds
-    /// them (it keeps no normals), at group 2.
-    pub fn cast_group(&self, gpu: &Gpu, pipeline: &wgpu::RenderPipeline) -> wgpu::BindGroup {
-        self.bound(gpu, pipeline, false)
+    /// The leaves alone, as what only cuts the crowns out binds them (the
+    /// splat, an impostor casting into the shadow map), at group 2.
+    pub fn leaves_group(&self, gpu: &Gpu, layout: &wgpu::BindGroupLayout) -> wgpu::BindGroup {
+        self.bound(gpu, layout, false)
     }
 
-    fn bound(&self, gpu: &Gpu, pipeline: &wgpu::RenderPipeline, normals: bool) -> wgpu::BindGroup {
+    fn bound(&self, gpu: &Gpu, layout: &wgpu::BindGroupLayout, normals: bool) -> wgpu::BindGroup {
         let array = |texture: &wgpu::Texture| {
             texture.create_view(&wgpu::TextureViewDescriptor {
                 dimension: Some(wgpu::TextureViewDimension::D2Array),
@@ -226,7 +226,7 @@ impl ImpostorAtlas {
         }
         gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("forest.atlas"),
-            layout: &pipeline.get_bind_group_layout(2),
+            layout,
             entries: &entries,
         })
     }

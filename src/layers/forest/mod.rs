@@ -6,6 +6,7 @@
 pub mod crowns;
 pub mod density;
 pub mod draw;
+mod impostor_splat;
 mod impostors;
 pub mod knobs;
 pub mod paint;

@@ -1,0 +1,194 @@
+// The impostors drawn by compute (src/layers/forest/impostor_splat.rs).
+// Rasterized, every impostor was a square whose fragments read the atlas
+// and discarded where it held no leaves, which turns off the early depth
+// test: each of the many overlapping squares of a forest was shaded
+// wherever it lay, and the GPU's few raster units spent milliseconds on
+// it. Here a workgroup walks each impostor's pixels, finds where the ray
+// through each meets its square and keeps the nearest leafy hit by an
+// atomic (`splat_impostors`); a second walk marks which tree that was
+// (`claim_impostor_pixels`); then one fullscreen pass shades each pixel
+// once, for the tree that owns it, writing its depth into the scene's
+// (`fs_impostor_resolve`).
+
+#include "forest/draw.wgsl"
+
+// Per pixel of the target, cleared to 0 each frame: the nearest leafy hit
+// (its distance along the ray, the bits inverted, so the largest key is
+// the nearest), and the tree that made it (its slot + 1).
+@group(0) @binding(17) var<storage, read_write> nearest: array<atomic<u32>>;
+@group(0) @binding(18) var<storage, read_write> owner: array<u32>;
+// The splat's dispatch: a workgroup an impostor.
+@group(0) @binding(19) var<storage, read_write> splat_args: array<u32, 3>;
+
+const SPLAT_WORKGROUP: u32 = 64u;
+const MAX_GROUPS: u32 = 65535u;
+// How far (in the distance's last bits) a claim may miss the nearest hit
+// and still own it.
+const CLAIM_ULPS: u32 = 4u;
+
+// Impostors: the near list's then the far list's.
+fn impostor_count() -> u32 {
+    return atomicLoad(&cull_args[1]) + atomicLoad(&cull_args[5]);
+}
+
+fn impostor_slot(k: u32) -> u32 {
+    let near = atomicLoad(&cull_args[1]);
+    return select(far_out[k - near], near_out[k], k < near);
+}
+
+// A workgroup for each impostor the cull listed.
+@compute @workgroup_size(1)
+fn size_impostor_splat() {
+    let count = impostor_count();
+    let x = min(max(count, 1u), MAX_GROUPS);
+    splat_args[0] = x;
+    splat_args[1] = select(0u, (count + x - 1u) / x, count > 0u);
+    splat_args[2] = 1u;
+}
+
+// Where the ray through pixel centre `pixel` meets a billboard: its
+// corner coordinates (each -1..1 across the square, y up), the atlas
+// texel there and the share of the crown's cell a pixel spans, the point
+// met (swayed, as drawn) and its distance along the ray; `inside` is false
+// off the square.
+struct BillboardHit {
+    inside: bool,
+    uv: vec2<f32>,
+    footprint: f32,
+    world: vec3<f32>,
+    distance: f32,
+}
+
+fn billboard_hit(b: Billboard, pixel: vec2<f32>) -> BillboardHit {
+    let eye = camera.eye.xyz;
+    let ray = camera_ray(camera, pixel / camera.viewport.xy);
+    let facing = dot(ray, b.toward);
+    let distance = dot(b.centre - eye, b.toward) / min(facing, -1e-6);
+    let world = eye + ray * distance;
+    // The square sways; the point it swayed from, to a close enough guess
+    // (the sway is small and grows slowly with height).
+    let unswayed = world - (swayed(world, b.base, b.height) - world);
+    let from_centre = unswayed - b.centre;
+    let corner = vec2<f32>(dot(from_centre, b.basis[0]), dot(from_centre, b.basis[1])) / b.radius;
+    let inside = facing < -1e-4 && distance > 0.0 && all(abs(corner) <= vec2<f32>(1.0));
+    let pixel_metres = distance * 2.0 * camera.viewport.z / camera.viewport.y;
+    let footprint = pixel_metres / (2.0 * b.radius);
+    return BillboardHit(inside, atlas_uv(b.crown, corner, draw.atlas_rows), footprint, world, distance);
+}
+
+// The mip level of the atlas a hit's pixel spans (its texels across): a
+// far crown's leaves and the gaps between them averaged, not sparkling.
+fn hit_level(hit: BillboardHit) -> f32 {
+    let across = hit.footprint * f32(textureDimensions(atlas_leaves).x) / f32(ATLAS_COLUMNS);
+    return clamp(log2(max(across, 1.0)), 0.0, f32(textureNumLevels(atlas_leaves) - 1u));
+}
+
+// The pixels a billboard may cover: its swayed corners' bounding box on
+// screen (min, max + 1), clamped to the target; empty where a corner lies
+// behind the eye (a tree at the lens draws its grown crown).
+fn billboard_box(b: Billboard) -> vec4<i32> {
+    let size = camera.viewport.xy;
+    var low = size;
+    var high = vec2<f32>(0.0);
+    for (var k = 0u; k < 4u; k++) {
+        let corner = vec2<f32>(f32(k & 1u) * 2.0 - 1.0, f32(k >> 1u) * 2.0 - 1.0);
+        let clip = camera.view_proj * vec4<f32>(billboard_corner(b, corner), 1.0);
+        if clip.w <= camera.viewport.w {
+            return vec4<i32>(0);
+        }
+        let ndc = clip.xy / clip.w;
+        let at = vec2<f32>(ndc.x * 0.5 + 0.5, 0.5 - ndc.y * 0.5) * size;
+        low = min(low, at);
+        high = max(high, at);
+    }
+    let first = vec2<i32>(clamp(floor(low), vec2<f32>(0.0), size));
+    let last = vec2<i32>(clamp(ceil(high), vec2<f32>(0.0), size));
+    return vec4<i32>(first, max(last, first));
+}
+
+// Walks impostor `k`'s pixels, thread `local` of its workgroup taking
+// every SPLAT_WORKGROUP-th: keeping its nearest leafy hits, or with
+// `claim`, marking as its own the pixels whose nearest hit it made.
+fn walk_impostor(k: u32, local: u32, claim: bool) {
+    let slot = impostor_slot(k);
+    let b = billboard(slot, false);
+    if !b.shown {
+        return;
+    }
+    let box = billboard_box(b);
+    let width = u32(box.z - box.x);
+    let pixels = width * u32(box.w - box.y);
+    let row = u32(camera.viewport.x);
+    for (var i = local; i < pixels; i += SPLAT_WORKGROUP) {
+        let pixel = vec2<u32>(box.xy) + vec2<u32>(i % width, i / width);
+        let hit = billboard_hit(b, vec2<f32>(pixel) + 0.5);
+        if !hit.inside {
+            continue;
+        }
+        let at = pixel.y * row + pixel.x;
+        // Positive floats order as their bits.
+        let key = ~bitcast<u32>(hit.distance);
+        if claim {
+            // Within a few ulps either way: the two walks are compiled
+            // apart. A nearer square, clear here, is far more than that.
+            let kept = atomicLoad(&nearest[at]);
+            if kept != 0u && key + CLAIM_ULPS >= kept && key <= kept + CLAIM_ULPS {
+                owner[at] = slot + 1u;
+            }
+        } else if textureSampleLevel(atlas_leaves, atlas_sampler, hit.uv, b.view, hit_level(hit)).a >= 0.5
+            && key > atomicLoad(&nearest[at]) {
+            atomicMax(&nearest[at], key);
+        }
+    }
+}
+
+@compute @workgroup_size(64)
+fn splat_impostors(@builtin(workgroup_id) group: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    let k = group.x + group.y * groups.x;
+    if k < impostor_count() {
+        walk_impostor(k, local, false);
+    }
+}
+
+@compute @workgroup_size(64)
+fn claim_impostor_pixels(@builtin(workgroup_id) group: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) local: u32) {
+    let k = group.x + group.y * groups.x;
+    if k < impostor_count() {
+        walk_impostor(k, local, true);
+    }
+}
+
+struct ResolvedImpostor {
+    @location(0) colour: vec4<f32>,
+    @builtin(frag_depth) depth: f32,
+}
+
+// Each pixel an impostor owns, shaded once: its crown's leaves or bark
+// there, their normal turned by the tree's turn, in the scene's light.
+@fragment
+fn fs_impostor_resolve(at: FullscreenVertex) -> ResolvedImpostor {
+    let pixel = vec2<u32>(at.position.xy);
+    let own = owner[pixel.y * u32(camera.viewport.x) + pixel.x];
+    if own == 0u {
+        discard;
+    }
+    let slot = own - 1u;
+    let b = billboard(slot, false);
+    let hit = billboard_hit(b, at.position.xy);
+    let level = hit_level(hit);
+    let leaves = textureSampleLevel(atlas_leaves, atlas_sampler, hit.uv, b.view, level);
+    // Both cleared to 0 round each crown: a texel at its edge, or of a
+    // coarser level, is covered in part, so its values are weighed back by
+    // how much.
+    let normals = textureSampleLevel(atlas_normals, atlas_sampler, hit.uv, b.view, level);
+    let captured = normals.xyz / max(normals.a, 1e-3) * 2.0 - 1.0;
+    let normal = turned_by(captured, b.spin);
+    // Leafiness among what covers the texel, and the leaves' brightness
+    // among the leaves (bark keeps none).
+    let coverage = max(leaves.a, 1e-3);
+    let leafy = clamp(leaves.r / coverage, 0.0, 1.0);
+    let tint = tree_tint(slot, trees[slot]);
+    let colour = mix(bark_of(tint), tint * leaves.g / max(leaves.r, 1e-3) * 1.25, leafy);
+    let clip = camera.view_proj * vec4<f32>(hit.world, 1.0);
+    return ResolvedImpostor(tree_lit(hit.world, colour, normal), clip.z / clip.w);
+}
