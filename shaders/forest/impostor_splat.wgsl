@@ -3,28 +3,77 @@
 // and discarded where it held no leaves, which turns off the early depth
 // test: each of the many overlapping squares of a forest was shaded
 // wherever it lay, and the GPU's few raster units spent milliseconds on
-// it. Here a workgroup walks each impostor's pixels, finds where the ray
-// through each meets its square and keeps the nearest leafy hit by an
-// atomic (`splat_impostors`); a second walk marks which tree that was
+// it. Here a workgroup walks each impostor's pixels, finds where each
+// pixel meets its square and keeps the nearest leafy hit by an atomic
+// (`splat_impostors`); a second walk marks which tree that was
 // (`claim_impostor_pixels`); then one fullscreen pass shades each pixel
 // once, for the tree that owns it, writing its depth into the scene's
-// (`fs_impostor_resolve`).
+// (`fs_impostor_resolve`). Seen from the key light, the first walk alone
+// finds the leaves' depth, and one fullscreen pass writes it into the
+// shadow map (`fs_impostor_cast`).
 
 #include "forest/draw.wgsl"
 
 // Per pixel of the target, cleared to 0 each frame: the nearest leafy hit
-// (its distance along the ray, the bits inverted, so the largest key is
-// the nearest), and the tree that made it (its slot + 1).
-@group(0) @binding(17) var<storage, read_write> nearest: array<atomic<u32>>;
-@group(0) @binding(18) var<storage, read_write> owner: array<u32>;
+// (its depth, the bits inverted, so the largest key is the nearest), then
+// (seen from the camera) the tree that made it, its slot + 1.
+@group(0) @binding(17) var<storage, read_write> per_pixel: array<atomic<u32>>;
 // The splat's dispatch: a workgroup an impostor.
 @group(0) @binding(19) var<storage, read_write> splat_args: array<u32, 3>;
 
 const SPLAT_WORKGROUP: u32 = 64u;
 const MAX_GROUPS: u32 = 65535u;
-// How far (in the distance's last bits) a claim may miss the nearest hit
+// How far (in the depth's last bits) a claim may miss the nearest hit
 // and still own it.
 const CLAIM_ULPS: u32 = 4u;
+
+// A tree drawn as the impostor of its grown crown: a square facing the
+// viewer (or the light), the bounding sphere of a tree its height, showing
+// its crown's cell of the view nearest the direction it is seen from
+// (turned back by the tree's own turn), its top swaying as the crowns do.
+struct Billboard {
+    shown: bool,
+    // The tree's foot and height, its crown (atlas cell) and turn.
+    base: vec3<f32>,
+    height: f32,
+    crown: u32,
+    spin: vec2<f32>,
+    // The square's centre, half its side, the way it faces (toward the
+    // viewer), its right and up, and the atlas view it shows.
+    centre: vec3<f32>,
+    radius: f32,
+    toward: vec3<f32>,
+    basis: array<vec3<f32>, 2>,
+    view: u32,
+}
+
+// Tree `slot`'s square seen by `camera`: facing its eye, or with
+// `to_light`, facing the light and pushed away from it by its radius, so
+// its shadow on what lies below falls where it did (it moves along the
+// light) and its own square, which faces the viewer through the crown's
+// centre, is not shaded by it.
+fn billboard(slot: u32, to_light: bool) -> Billboard {
+    let tree = trees[slot];
+    let h = tree.height;
+    let base = ground(tree.position);
+    let crown = crown_index(tree.species, h / max(species[tree.species].max_height, 1e-3), slot);
+    let spin = tree_spin(slot);
+    let radius = crown_reaches[crown] * h;
+    var centre = base + CAPTURE_CENTRE * h;
+    var toward = normalize(camera.eye.xyz - centre + vec3<f32>(0.0, 0.0, 1e-6));
+    if to_light {
+        toward = normalize(camera.light.towards.xyz + vec3<f32>(0.0, 0.0, 1e-6));
+        centre -= toward * radius;
+    }
+    let view = nearest_view(turned_by(toward, vec2<f32>(spin.x, -spin.y)));
+    let shown = tree.alive != 0u && h > 0.0;
+    return Billboard(shown, base, h, crown, spin, centre, radius, toward, upright_basis(-toward), view);
+}
+
+// Corner `corner` (-1 or 1 each way) of a billboard, swayed.
+fn billboard_corner(b: Billboard, corner: vec2<f32>) -> vec3<f32> {
+    return swayed(b.centre + (b.basis[0] * corner.x + b.basis[1] * corner.y) * b.radius, b.base, b.height);
+}
 
 // Impostors: the near list's then the far list's.
 fn impostor_count() -> u32 {
@@ -46,34 +95,66 @@ fn size_impostor_splat() {
     splat_args[2] = 1u;
 }
 
-// Where the ray through pixel centre `pixel` meets a billboard: its
-// corner coordinates (each -1..1 across the square, y up), the atlas
-// texel there and the share of the crown's cell a pixel spans, the point
-// met (swayed, as drawn) and its distance along the ray; `inside` is false
-// off the square.
+// Whether `camera` is the key light (`from_light`: no field of view),
+// whose squares face the light and are walked for the shadow map.
+fn seen_from_light() -> bool {
+    return camera.viewport.z == 0.0;
+}
+
+// Pixels of the target.
+fn pixel_count() -> u32 {
+    return u32(camera.viewport.x) * u32(camera.viewport.y);
+}
+
+// The point of a billboard's plane that pixel position `pixel` shows: where
+// the planes that project onto its column and its row (through the eye, or
+// along the light) meet the billboard's, from the rows of the projection,
+// so one solve serves the camera and the light; w is 0 where the plane is
+// seen edge on.
+fn on_billboard(b: Billboard, pixel: vec2<f32>) -> vec4<f32> {
+    let m = camera.view_proj;
+    let across = vec4<f32>(m[0].x, m[1].x, m[2].x, m[3].x);
+    let down = vec4<f32>(m[0].y, m[1].y, m[2].y, m[3].y);
+    let w = vec4<f32>(m[0].w, m[1].w, m[2].w, m[3].w);
+    let ndc = vec2<f32>(pixel.x / camera.viewport.x * 2.0 - 1.0, 1.0 - pixel.y / camera.viewport.y * 2.0);
+    let column = across - ndc.x * w;
+    let row = down - ndc.y * w;
+    let plane = vec4<f32>(b.toward, -dot(b.toward, b.centre));
+    let det = dot(column.xyz, cross(row.xyz, plane.xyz));
+    if abs(det) < 1e-12 {
+        return vec4<f32>(0.0);
+    }
+    let p = -(column.w * cross(row.xyz, plane.xyz) + row.w * cross(plane.xyz, column.xyz) + plane.w * cross(column.xyz, row.xyz)) / det;
+    return vec4<f32>(p, 1.0);
+}
+
+// Where pixel centre `pixel` meets a billboard: its corner coordinates
+// (each -1..1 across the square, y up), the atlas texel there and the
+// share of the crown's cell a pixel spans, the point met (swayed, as
+// drawn) and its depth; `inside` is false off the square.
 struct BillboardHit {
     inside: bool,
     uv: vec2<f32>,
     footprint: f32,
     world: vec3<f32>,
-    distance: f32,
+    depth: f32,
 }
 
 fn billboard_hit(b: Billboard, pixel: vec2<f32>) -> BillboardHit {
-    let eye = camera.eye.xyz;
-    let ray = camera_ray(camera, pixel / camera.viewport.xy);
-    let facing = dot(ray, b.toward);
-    let distance = dot(b.centre - eye, b.toward) / min(facing, -1e-6);
-    let world = eye + ray * distance;
+    let met = on_billboard(b, pixel);
+    let beside = on_billboard(b, pixel + vec2<f32>(1.0, 0.0));
+    let world = met.xyz;
     // The square sways; the point it swayed from, to a close enough guess
     // (the sway is small and grows slowly with height).
     let unswayed = world - (swayed(world, b.base, b.height) - world);
     let from_centre = unswayed - b.centre;
     let corner = vec2<f32>(dot(from_centre, b.basis[0]), dot(from_centre, b.basis[1])) / b.radius;
-    let inside = facing < -1e-4 && distance > 0.0 && all(abs(corner) <= vec2<f32>(1.0));
-    let pixel_metres = distance * 2.0 * camera.viewport.z / camera.viewport.y;
-    let footprint = pixel_metres / (2.0 * b.radius);
-    return BillboardHit(inside, atlas_uv(b.crown, corner, draw.atlas_rows), footprint, world, distance);
+    let clip = camera.view_proj * vec4<f32>(world, 1.0);
+    let depth = clip.z / clip.w;
+    let seen = met.w * beside.w > 0.0 && clip.w > 0.0 && depth >= 0.0 && depth <= 1.0;
+    let inside = seen && all(abs(corner) <= vec2<f32>(1.0));
+    let footprint = length(beside.xyz - world) / (2.0 * b.radius);
+    return BillboardHit(inside, atlas_uv(b.crown, corner, draw.atlas_rows), footprint, world, depth);
 }
 
 // The mip level of the atlas a hit's pixel spans (its texels across): a
@@ -111,7 +192,7 @@ fn billboard_box(b: Billboard) -> vec4<i32> {
 // `claim`, marking as its own the pixels whose nearest hit it made.
 fn walk_impostor(k: u32, local: u32, claim: bool) {
     let slot = impostor_slot(k);
-    let b = billboard(slot, false);
+    let b = billboard(slot, seen_from_light());
     if !b.shown {
         return;
     }
@@ -127,17 +208,17 @@ fn walk_impostor(k: u32, local: u32, claim: bool) {
         }
         let at = pixel.y * row + pixel.x;
         // Positive floats order as their bits.
-        let key = ~bitcast<u32>(hit.distance);
+        let key = ~bitcast<u32>(hit.depth);
         if claim {
             // Within a few ulps either way: the two walks are compiled
             // apart. A nearer square, clear here, is far more than that.
-            let kept = atomicLoad(&nearest[at]);
+            let kept = atomicLoad(&per_pixel[at]);
             if kept != 0u && key + CLAIM_ULPS >= kept && key <= kept + CLAIM_ULPS {
-                owner[at] = slot + 1u;
+                atomicStore(&per_pixel[pixel_count() + at], slot + 1u);
             }
         } else if textureSampleLevel(atlas_leaves, atlas_sampler, hit.uv, b.view, hit_level(hit)).a >= 0.5
-            && key > atomicLoad(&nearest[at]) {
-            atomicMax(&nearest[at], key);
+            && key > atomicLoad(&per_pixel[at]) {
+            atomicMax(&per_pixel[at], key);
         }
     }
 }
@@ -164,11 +245,13 @@ struct ResolvedImpostor {
 }
 
 // Each pixel an impostor owns, shaded once: its crown's leaves or bark
-// there, their normal turned by the tree's turn, in the scene's light.
+// there, their normal turned by the tree's turn, in the scene's light, at
+// the depth the splat kept.
 @fragment
 fn fs_impostor_resolve(at: FullscreenVertex) -> ResolvedImpostor {
     let pixel = vec2<u32>(at.position.xy);
-    let own = owner[pixel.y * u32(camera.viewport.x) + pixel.x];
+    let index = pixel.y * u32(camera.viewport.x) + pixel.x;
+    let own = atomicLoad(&per_pixel[pixel_count() + index]);
     if own == 0u {
         discard;
     }
@@ -185,10 +268,21 @@ fn fs_impostor_resolve(at: FullscreenVertex) -> ResolvedImpostor {
     let normal = turned_by(captured, b.spin);
     // Leafiness among what covers the texel, and the leaves' brightness
     // among the leaves (bark keeps none).
-    let coverage = max(leaves.a, 1e-3);
-    let leafy = clamp(leaves.r / coverage, 0.0, 1.0);
+    let leafy = clamp(leaves.r / max(leaves.a, 1e-3), 0.0, 1.0);
     let tint = tree_tint(slot, trees[slot]);
     let colour = mix(bark_of(tint), tint * leaves.g / max(leaves.r, 1e-3) * 1.25, leafy);
-    let clip = camera.view_proj * vec4<f32>(hit.world, 1.0);
-    return ResolvedImpostor(tree_lit(hit.world, colour, normal), clip.z / clip.w);
+    let depth = bitcast<f32>(~atomicLoad(&per_pixel[index]));
+    return ResolvedImpostor(tree_lit(hit.world, colour, normal), depth);
+}
+
+// The impostors' leaves into the key light's shadow map (`camera` the
+// light): each texel's nearest, where the splat kept one.
+@fragment
+fn fs_impostor_cast(at: FullscreenVertex) -> @builtin(frag_depth) f32 {
+    let texel = vec2<u32>(at.position.xy);
+    let kept = atomicLoad(&per_pixel[texel.y * u32(camera.viewport.x) + texel.x]);
+    if kept == 0u {
+        discard;
+    }
+    return bitcast<f32>(~kept);
 }

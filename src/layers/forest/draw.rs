@@ -11,13 +11,13 @@
 use crate::engine::simulation::Drawer;
 use bytemuck::{Pod, Zeroable};
 
-use super::impostor_splat::ImpostorSplat;
+use super::impostor_splat::{ImpostorSplat, Seen};
 use super::impostors::{CapturePipelines, ImpostorAtlas};
 use super::sim::{ForestSim, TREE_DISPATCH};
 use super::species::MAX_SPECIES;
 use crate::base::Assets;
 use crate::engine::camera::CameraUniform;
-use crate::engine::shadow::{ShadowMap, caster_pipeline, cut_out_caster_pipeline};
+use crate::engine::shadow::{ShadowMap, caster_pipeline};
 use crate::gpu::bindings::uniform_buffer;
 use crate::gpu::compute::{Binding, Kernel, read_buffer, storage_buffer};
 use crate::gpu::raster::{
@@ -110,8 +110,6 @@ pub struct ForestRenderer {
     cull_casters: Kernel,
     light_camera: wgpu::Buffer,
     cast_args: wgpu::Buffer,
-    /// The casters as impostors: their crowns' leaves, not cones.
-    impostor_caster: wgpu::RenderPipeline,
     /// Whether this frame's trees draw, and so cast, as impostors.
     casting_impostors: bool,
     /// Its passes over a (new) forest's buffers.
@@ -130,10 +128,8 @@ struct Casting {
     start: Binding,
     cull: Binding,
     finish: Binding,
-    /// The casters drawn as cones.
+    /// The casters drawn as cones (as impostors, `ImpostorSplat` binds them).
     cones: wgpu::BindGroup,
-    /// As impostors: the trees, nothing at group 1, the atlas.
-    impostors: [wgpu::BindGroup; 3],
 }
 
 /// Byte offset of the far trees' draw in `cull_args`.
@@ -164,7 +160,7 @@ impl ForestRenderer {
         gpu.queue
             .write_buffer(&self.params, 0, bytemuck::bytes_of(&params));
         self.depth.at(&gpu.device, "forest.depth", size);
-        self.impostors.prepare(gpu, size);
+        self.impostors.prepare(gpu, Seen::ByCamera, size);
     }
 
     /// Binds the scene's shadow map for the trees and the ground to read,
@@ -205,18 +201,16 @@ impl ForestRenderer {
             .dispatch_indirect(&mut pass, &casting.cull, &sim.args, TREE_DISPATCH);
         self.cull_finish.dispatch(&mut pass, &casting.finish, 1, 1);
         drop(pass);
+        if self.casting_impostors {
+            self.impostors.splat((encoder, profiler), Seen::ByLight);
+            self.impostors.cast(encoder, profiler, map);
+            return;
+        }
         let label = "forest.cast.trees";
         let timestamps = profiler.render_pass(label);
         let mut pass = map.cast_pass(encoder, label, timestamps);
-        if self.casting_impostors {
-            pass.set_pipeline(&self.impostor_caster);
-            for (index, group) in casting.impostors.iter().enumerate() {
-                pass.set_bind_group(index as u32, group, &[]);
-            }
-        } else {
-            pass.set_pipeline(&self.caster);
-            pass.set_bind_group(0, &casting.cones, &[]);
-        }
+        pass.set_pipeline(&self.caster);
+        pass.set_bind_group(0, &casting.cones, &[]);
         pass.draw_indirect(&self.cast_args, 0);
     }
 
@@ -266,7 +260,7 @@ impl ForestRenderer {
         }
         let impostors = forest && self.atlas.is_some() && params.impostors != 0;
         if impostors {
-            self.impostors.splat(encoder, profiler);
+            self.impostors.splat((encoder, profiler), Seen::ByCamera);
         }
         let fog = params.fog_colour;
         let backdrop = backdrop || !forest;
@@ -408,14 +402,8 @@ impl Drawer<ForestSim> for ForestRenderer {
                 });
             let (written, none) = (Depth::Written, Depth::None);
             let caster = caster_pipeline(&gpu.device, (&module, "vs_tree"), "forest.caster", &[]);
-            let impostor_caster = cut_out_caster_pipeline(
-                &gpu.device,
-                (&module, "vs_impostor_cast", "fs_impostor_cast"),
-                "forest.impostor_caster",
-            );
             Ok::<_, BuildError>(Self {
                 caster,
-                impostor_caster,
                 casting_impostors: false,
                 cull_casters: Kernel::new(gpu, assets, FILE, "cull_casters")?,
                 light_camera: uniform_buffer(
@@ -502,7 +490,6 @@ impl Drawer<ForestSim> for ForestRenderer {
         };
         let [crown_segments, crown_leaves, crown_table, crown_reaches] = &sim.crowns;
         let crowns = [(12, crown_segments), (13, crown_leaves), (14, crown_table)];
-        let reaches = [(16, crown_reaches)];
         self.groups = Some([
             drawn(&self.trees, &near, &[]),
             drawn(&self.far, &far, &[]),
@@ -511,20 +498,6 @@ impl Drawer<ForestSim> for ForestRenderer {
             group(&self.maps, &[0, 1, 2, 4, 5]),
             group(&self.sky, &[0, 1]),
         ]);
-        let atlas = ImpostorAtlas::capture(gpu, &self.capture, sim);
-        let forest = [
-            (0, &self.camera),
-            (1, &self.params),
-            (3, &sim.species),
-            (4, &sim.trees),
-            (7, &near),
-            (8, &far),
-            (9, &self.cull_args),
-            (16, crown_reaches),
-        ]
-        .map(|(binding, buffer)| (binding, buffer.clone()));
-        self.impostors.attach(gpu, forest, &atlas);
-        self.atlas = Some(atlas);
         // What sizing the trees reads; the cull also writes the lists.
         let measured = [
             (0, &self.camera),
@@ -557,31 +530,36 @@ impl Drawer<ForestSim> for ForestRenderer {
             (4, &sim.trees),
             (6, &casters),
         ];
-        let cast_impostors: Vec<(u32, &wgpu::Buffer)> =
-            cast_draw.into_iter().chain(reaches).collect();
-        let nothing = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("forest.cast.nothing"),
-            layout: &self.impostor_caster.get_bind_group_layout(1),
-            entries: &[],
-        });
-        self.casting = self.atlas.as_ref().map(|atlas| Casting {
+        self.casting = Some(Casting {
             start: self.cull_start.bind(gpu, &[(9, &self.cast_args)]),
             cull: self.cull_casters.bind(gpu, &cast_cull),
             finish: self
                 .cull_finish
                 .bind(gpu, &[(1, &self.params), (9, &self.cast_args)]),
             cones: buffers_group(&gpu.device, &self.caster, "forest.cast", &cast_draw),
-            impostors: [
-                buffers_group(
-                    &gpu.device,
-                    &self.impostor_caster,
-                    "forest.cast",
-                    &cast_impostors,
-                ),
-                nothing,
-                atlas.leaves_group(gpu, &self.impostor_caster.get_bind_group_layout(2)),
-            ],
         });
+        // The impostors as the camera and as the light see them (the
+        // light's casters are one list; its far list is never read).
+        let seen_by = |camera, (near, far), args| {
+            [
+                (0, camera),
+                (1, &self.params),
+                (3, &sim.species),
+                (4, &sim.trees),
+                (7, near),
+                (8, far),
+                (9, args),
+                (16, crown_reaches),
+            ]
+            .map(|(binding, buffer): (u32, &wgpu::Buffer)| (binding, buffer.clone()))
+        };
+        let views = [
+            seen_by(&self.camera, (&near, &far), &self.cull_args),
+            seen_by(&self.light_camera, (&casters, &casters), &self.cast_args),
+        ];
+        let atlas = ImpostorAtlas::capture(gpu, &self.capture, sim);
+        self.impostors.attach(gpu, views, &atlas);
+        self.atlas = Some(atlas);
         self.culling = Some([
             self.cull_start.bind(gpu, &[(9, &self.cull_args)]),
             self.cull_measure.bind(gpu, &measured),

@@ -6,10 +6,13 @@
 //! pass of the frame. Here, each frame, a workgroup walks each impostor's
 //! pixels keeping the nearest leafy hit of each (an atomic a pixel), a
 //! second walk marks which tree made it, and one fullscreen pass shades
-//! every marked pixel once, writing its depth into the scene's.
+//! every marked pixel once, writing its depth into the scene's. The key
+//! light's view of them, cast into the shadow map, is walked the same way
+//! (the first walk alone) and written by one fullscreen pass of depth.
 
 use super::impostors::ImpostorAtlas;
 use crate::base::Assets;
+use crate::engine::shadow::{SHADOW_SIZE, ShadowMap, cut_out_caster_pipeline};
 use crate::gpu::compute::{Binding, Kernel, storage_buffer};
 use crate::gpu::raster::{Depth, Output, instanced_pipeline};
 use crate::gpu::wgsl::Composer;
@@ -18,50 +21,68 @@ use crate::gpu::{BuildError, Gpu, GpuProfiler, HDR_FORMAT};
 const FILE: &str = "forest/impostor_splat.wgsl";
 
 /// What the kernels and the shading bind of the forest's, by binding: the
-/// camera, the look, species, trees, the near and far lists, the cull's
-/// counts and the crowns' reaches.
+/// camera (the scene's or the key light's), the look, species, trees, the
+/// near and far lists, the cull's counts and the crowns' reaches.
 pub type ForestBuffers = [(u32, wgpu::Buffer); 8];
 
-/// The splat's kernels and shading pipeline, and what they bind.
+/// Who looks at the impostors: the scene's camera (their colour and depth)
+/// or the key light (their depth in the shadow map).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Seen {
+    /// The scene's camera.
+    ByCamera,
+    /// The key light.
+    ByLight,
+}
+
+/// The splat's kernels and its two fullscreen passes, and what they bind.
 pub struct ImpostorSplat {
     size: Kernel,
     splat: Kernel,
     claim: Kernel,
-    resolve: wgpu::RenderPipeline,
-    /// The splat's dispatch (`splat_args` in WGSL).
-    args: wgpu::Buffer,
+    /// The camera's pixels shaded, and the light's texels' depth.
+    shade: wgpu::RenderPipeline,
+    cast: wgpu::RenderPipeline,
     bound: Option<Bound>,
 }
 
-/// A (new) forest's buffers and atlas as the splat binds them, and the
-/// per-pixel buffers for the target's size.
+/// A (new) forest's buffers and atlas as the splat binds them, and each
+/// view's walks.
 struct Bound {
-    forest: ForestBuffers,
     /// Each walk's (empty) group 1 and the atlas's leaves at its group 2
     /// (automatic layouts are each their pipeline's own).
     walking: [[wgpu::BindGroup; 2]; 2],
     /// The atlas as the shading binds it.
     shaded: wgpu::BindGroup,
+    camera: Walks,
+    light: Walks,
+}
+
+/// One view's walks: its forest buffers, and its per-pixel buffer
+/// (nearest hits, then their trees) for a target of `size`.
+struct Walks {
+    forest: ForestBuffers,
+    /// The dispatch, a workgroup an impostor (`splat_args` in WGSL).
+    args: wgpu::Buffer,
     target: Option<PerPixel>,
 }
 
-/// The nearest hit and its tree at each pixel of a target of `size`.
 struct PerPixel {
     size: [u32; 2],
-    nearest: wgpu::Buffer,
-    owner: wgpu::Buffer,
+    per_pixel: wgpu::Buffer,
     sizing: Binding,
     splat: Binding,
     claim: Binding,
+    /// The fullscreen pass's group 0.
     resolve: wgpu::BindGroup,
 }
 
 impl ImpostorSplat {
-    /// Compiles the kernels and the shading.
+    /// Compiles the kernels and the fullscreen passes.
     pub fn new(gpu: &Gpu, assets: &Assets) -> Result<Self, BuildError> {
         let composed = Composer::new(assets).file(FILE)?.finish()?;
         composed.validate()?;
-        let resolve = gpu.scoped(FILE, || {
+        let (shade, cast) = gpu.scoped(FILE, || {
             let module = gpu
                 .device
                 .create_shader_module(wgpu::ShaderModuleDescriptor {
@@ -74,57 +95,76 @@ impl ImpostorSplat {
                 depth: Depth::Written,
             };
             let entries = ("vs_fullscreen", "fs_impostor_resolve");
-            Ok::<_, BuildError>(instanced_pipeline(
-                &gpu.device,
-                &module,
-                "forest.impostors",
-                entries,
-                output,
-            ))
+            let shade =
+                instanced_pipeline(&gpu.device, &module, "forest.impostors", entries, output);
+            let entries = (&module, "vs_fullscreen", "fs_impostor_cast");
+            let cast = cut_out_caster_pipeline(&gpu.device, entries, "forest.impostor_caster");
+            Ok::<_, BuildError>((shade, cast))
         })?;
         Ok(Self {
             size: Kernel::new(gpu, assets, FILE, "size_impostor_splat")?,
             splat: Kernel::new(gpu, assets, FILE, "splat_impostors")?,
             claim: Kernel::new(gpu, assets, FILE, "claim_impostor_pixels")?,
-            resolve,
-            args: storage_buffer(gpu, "forest.splat_args", 16, wgpu::BufferUsages::INDIRECT),
+            shade,
+            cast,
             bound: None,
         })
     }
 
     /// The shading's pipeline, which binds the scene's shadow map at group 1.
     pub fn shading(&self) -> &wgpu::RenderPipeline {
-        &self.resolve
+        &self.shade
     }
 
-    /// Binds a (new) forest's buffers and atlas.
-    pub fn attach(&mut self, gpu: &Gpu, forest: ForestBuffers, atlas: &ImpostorAtlas) {
+    /// Binds a (new) forest's buffers, as the camera and the light see it,
+    /// and its atlas.
+    pub fn attach(
+        &mut self,
+        gpu: &Gpu,
+        [camera, light]: [ForestBuffers; 2],
+        atlas: &ImpostorAtlas,
+    ) {
         let walking = [&self.splat, &self.claim].map(|kernel| {
             let nothing = kernel.group_at(gpu, 1, &[]);
             [nothing, atlas.leaves_group(gpu, &kernel.layout_at(2))]
         });
-        self.bound = Some(Bound {
+        let walks = |forest, label| Walks {
             forest,
-            walking,
-            shaded: atlas.group(gpu, &self.resolve.get_bind_group_layout(2)),
+            args: storage_buffer(gpu, label, 16, wgpu::BufferUsages::INDIRECT),
             target: None,
+        };
+        self.bound = Some(Bound {
+            walking,
+            shaded: atlas.group(gpu, &self.shade.get_bind_group_layout(2)),
+            camera: walks(camera, "forest.splat_args"),
+            light: walks(light, "forest.cast_splat_args"),
         });
+        self.prepare(gpu, Seen::ByLight, [SHADOW_SIZE; 2]);
     }
 
-    /// Sizes the per-pixel buffers for a target of `size`.
-    pub fn prepare(&mut self, gpu: &Gpu, size: [u32; 2]) {
+    /// Sizes a view's per-pixel buffer for a target of `size`.
+    pub fn prepare(&mut self, gpu: &Gpu, seen: Seen, size: [u32; 2]) {
         let Some(bound) = self.bound.as_mut() else {
             return;
         };
-        if bound.target.as_ref().is_some_and(|t| t.size == size) {
+        let (walks, pipeline) = match seen {
+            Seen::ByCamera => (&mut bound.camera, &self.shade),
+            Seen::ByLight => (&mut bound.light, &self.cast),
+        };
+        if walks.target.as_ref().is_some_and(|t| t.size == size) {
             return;
         }
-        let bytes = u64::from(size[0]) * u64::from(size[1]) * 4;
-        let none = wgpu::BufferUsages::empty();
-        let nearest = storage_buffer(gpu, "forest.impostor_nearest", bytes, none);
-        let owner = storage_buffer(gpu, "forest.impostor_owner", bytes, none);
+        // The nearest hits, then (seen by the camera) their trees.
+        let words =
+            u64::from(size[0]) * u64::from(size[1]) * if seen == Seen::ByCamera { 2 } else { 1 };
+        let per_pixel = storage_buffer(
+            gpu,
+            "forest.impostor_pixels",
+            words * 4,
+            wgpu::BufferUsages::empty(),
+        );
         let with = |used: &[u32], more: &[(u32, &wgpu::Buffer)]| -> Vec<(u32, wgpu::Buffer)> {
-            let forest = bound
+            let forest = walks
                 .forest
                 .iter()
                 .filter(|(b, _)| used.contains(b))
@@ -134,14 +174,16 @@ impl ImpostorSplat {
                 .collect()
         };
         // Both walks bind the same: one function walks for either.
-        let walked = [0, 1, 3, 4, 7, 8, 9, 16];
-        let per_pixel = [(17, &nearest), (18, &owner)];
-        let bind = |kernel: &Kernel, buffers: Vec<(u32, wgpu::Buffer)>| {
+        let walked = with(&[0, 1, 3, 4, 7, 8, 9, 16], &[(17, &per_pixel)]);
+        let bind = |kernel: &Kernel, buffers: &[(u32, wgpu::Buffer)]| {
             let refs: Vec<(u32, &wgpu::Buffer)> = buffers.iter().map(|(b, x)| (*b, x)).collect();
             kernel.bind(gpu, &refs)
         };
-        let shading = with(&[0, 1, 3, 4, 16], &[(18, &owner)]);
-        let entries: Vec<wgpu::BindGroupEntry<'_>> = shading
+        let read = match seen {
+            Seen::ByCamera => with(&[0, 1, 3, 4, 16], &[(17, &per_pixel)]),
+            Seen::ByLight => with(&[0], &[(17, &per_pixel)]),
+        };
+        let entries: Vec<wgpu::BindGroupEntry<'_>> = read
             .iter()
             .map(|(binding, buffer)| wgpu::BindGroupEntry {
                 binding: *binding,
@@ -150,58 +192,86 @@ impl ImpostorSplat {
             .collect();
         let resolve = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("forest.impostors"),
-            layout: &self.resolve.get_bind_group_layout(0),
+            layout: &pipeline.get_bind_group_layout(0),
             entries: &entries,
         });
-        bound.target = Some(PerPixel {
+        walks.target = Some(PerPixel {
             size,
-            sizing: bind(&self.size, with(&[9], &[(19, &self.args)])),
-            splat: bind(&self.splat, with(&walked, &per_pixel)),
-            claim: bind(&self.claim, with(&walked, &per_pixel)),
+            sizing: bind(&self.size, &with(&[9], &[(19, &walks.args)])),
+            splat: bind(&self.splat, &walked),
+            claim: bind(&self.claim, &walked),
             resolve,
-            nearest,
-            owner,
+            per_pixel,
         });
     }
 
-    /// Records the walks over this frame's impostors (after the cull).
-    pub fn splat(&self, encoder: &mut wgpu::CommandEncoder, profiler: &mut GpuProfiler) {
-        let Some((bound, target)) = self.ready() else {
+    /// Records the walks over this frame's impostors as `seen` (after its
+    /// cull): the nearest hits, and seen by the camera, their trees.
+    pub fn splat(
+        &self,
+        (encoder, profiler): (&mut wgpu::CommandEncoder, &mut GpuProfiler),
+        seen: Seen,
+    ) {
+        let Some((bound, walks, target)) = self.ready(seen) else {
             return;
         };
-        encoder.clear_buffer(&target.nearest, 0, None);
-        encoder.clear_buffer(&target.owner, 0, None);
-        let label = "forest.draw.impostors";
+        encoder.clear_buffer(&target.per_pixel, 0, None);
+        let label = match seen {
+            Seen::ByCamera => "forest.draw.impostors",
+            Seen::ByLight => "forest.cast.impostors",
+        };
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some(label),
             timestamp_writes: profiler.compute_pass(label),
         });
         self.size.dispatch(&mut pass, &target.sizing, 1, 1);
         let [splat, claim] = &bound.walking;
-        let walks = [
-            (&self.splat, &target.splat, splat),
-            (&self.claim, &target.claim, claim),
-        ];
-        for (kernel, binding, [nothing, leaves]) in walks {
-            kernel.dispatch_indirect_with(&mut pass, (binding, &[nothing, leaves]), &self.args, 0);
+        let mut walks_run = vec![(&self.splat, &target.splat, splat)];
+        if seen == Seen::ByCamera {
+            walks_run.push((&self.claim, &target.claim, claim));
+        }
+        for (kernel, binding, [nothing, leaves]) in walks_run {
+            kernel.dispatch_indirect_with(&mut pass, (binding, &[nothing, leaves]), &walks.args, 0);
         }
     }
 
     /// Shades the pixels the impostors own into `pass` (the scene's
     /// colour and depth), in the light `shadowed` (group 1) brings.
     pub fn shade(&self, pass: &mut wgpu::RenderPass<'_>, shadowed: &wgpu::BindGroup) {
-        let Some((bound, target)) = self.ready() else {
+        let Some((bound, _, target)) = self.ready(Seen::ByCamera) else {
             return;
         };
-        pass.set_pipeline(&self.resolve);
+        pass.set_pipeline(&self.shade);
         pass.set_bind_group(0, &target.resolve, &[]);
         pass.set_bind_group(1, shadowed, &[]);
         pass.set_bind_group(2, &bound.shaded, &[]);
         pass.draw(0..3, 0..1);
     }
 
-    fn ready(&self) -> Option<(&Bound, &PerPixel)> {
+    /// Writes the leaves' depth the light's walk found into `map`.
+    pub fn cast(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &mut GpuProfiler,
+        map: &ShadowMap,
+    ) {
+        let Some((_, _, target)) = self.ready(Seen::ByLight) else {
+            return;
+        };
+        let label = "forest.cast.trees";
+        let timestamps = profiler.render_pass(label);
+        let mut pass = map.cast_pass(encoder, label, timestamps);
+        pass.set_pipeline(&self.cast);
+        pass.set_bind_group(0, &target.resolve, &[]);
+        pass.draw(0..3, 0..1);
+    }
+
+    fn ready(&self, seen: Seen) -> Option<(&Bound, &Walks, &PerPixel)> {
         let bound = self.bound.as_ref()?;
-        Some((bound, bound.target.as_ref()?))
+        let walks = match seen {
+            Seen::ByCamera => &bound.camera,
+            Seen::ByLight => &bound.light,
+        };
+        Some((bound, walks, walks.target.as_ref()?))
     }
 }
