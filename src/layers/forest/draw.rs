@@ -359,6 +359,12 @@ impl ForestRenderer {
         Ok(())
     }
 
+    /// The pixels the last frame's impostors kept, and those no tree
+    /// claimed ([`ImpostorSplat::read_pixels`]).
+    pub fn read_impostor_pixels(&self, gpu: &Gpu) -> Result<[u32; 2], ReadbackError> {
+        self.impostors.read_pixels(gpu)
+    }
+
     /// Trees the last frame drew whole, as silhouettes and with grown
     /// crowns (waits for the device: reports and tests only).
     pub fn read_drawn(&self, gpu: &Gpu) -> Result<[u32; 3], ReadbackError> {

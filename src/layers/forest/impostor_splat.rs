@@ -13,10 +13,10 @@
 use super::impostors::ImpostorAtlas;
 use crate::base::Assets;
 use crate::engine::shadow::{SHADOW_SIZE, ShadowMap, cut_out_caster_pipeline};
-use crate::gpu::compute::{Binding, Kernel, storage_buffer};
+use crate::gpu::compute::{Binding, Kernel, read_buffer, storage_buffer};
 use crate::gpu::raster::{Depth, Output, instanced_pipeline};
 use crate::gpu::wgsl::Composer;
-use crate::gpu::{BuildError, Gpu, GpuProfiler, HDR_FORMAT};
+use crate::gpu::{BuildError, Gpu, GpuProfiler, HDR_FORMAT, ReadbackError};
 
 const FILE: &str = "forest/impostor_splat.wgsl";
 
@@ -264,6 +264,24 @@ impl ImpostorSplat {
         pass.set_pipeline(&self.cast);
         pass.set_bind_group(0, &target.resolve, &[]);
         pass.draw(0..3, 0..1);
+    }
+
+    /// The camera's pixels the last frame kept an impostor's leaves at,
+    /// and how many of those no tree claimed, which a right walk leaves
+    /// none of (waits for the device: reports and tests only).
+    pub fn read_pixels(&self, gpu: &Gpu) -> Result<[u32; 2], ReadbackError> {
+        let Some((_, _, target)) = self.ready(Seen::ByCamera) else {
+            return Ok([0, 0]);
+        };
+        let count = (target.size[0] * target.size[1]) as usize;
+        let words: Vec<u32> = read_buffer(gpu, &target.per_pixel, count * 2)?;
+        let (kept, owners) = words.split_at(count);
+        let kept_pixels = kept.iter().filter(|key| **key != 0);
+        let unclaimed = kept
+            .iter()
+            .zip(owners)
+            .filter(|(key, owner)| **key != 0 && **owner == 0);
+        Ok([kept_pixels.count() as u32, unclaimed.count() as u32])
     }
 
     fn ready(&self, seen: Seen) -> Option<(&Bound, &Walks, &PerPixel)> {

@@ -525,17 +525,20 @@ impl Layer for ForestLayer {
         let Ok([slots, alive, dead, seeds]) = grown.sim.read_state(gpu) else {
             return Vec::new();
         };
-        let [near, far, grown_crowns] = self
-            .core
-            .drawer
-            .as_ref()
+        let drawer = self.core.drawer.as_ref();
+        let [near, far, grown_crowns] = drawer
             .and_then(|drawer| drawer.read_drawn(gpu).ok())
+            .unwrap_or_default();
+        let [impostor_pixels, unclaimed] = drawer
+            .and_then(|drawer| drawer.read_impostor_pixels(gpu).ok())
             .unwrap_or_default();
         vec![
             ("trees".into(), f64::from(alive)),
             ("trees_drawn_whole".into(), f64::from(near)),
             ("trees_drawn_as_silhouettes".into(), f64::from(far)),
             ("trees_drawn_grown".into(), f64::from(grown_crowns)),
+            ("impostor_pixels".into(), f64::from(impostor_pixels)),
+            ("impostor_pixels_unclaimed".into(), f64::from(unclaimed)),
             ("slots".into(), f64::from(slots)),
             ("free_slots".into(), f64::from(dead)),
             ("seeds_last_step".into(), f64::from(seeds)),

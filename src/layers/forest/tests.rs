@@ -520,6 +520,42 @@ fn culling_draws_near_trees_whole_far_ones_as_silhouettes_and_tiny_ones_not_at_a
 }
 
 #[test]
+fn impostors_drawn_by_compute_give_every_pixel_they_keep_to_a_tree() {
+    use sylva::params::{Source, Value};
+    let root = forest_show("forest_impostor_pixels", "", &[]);
+    let mut show = support::show(root.clone(), "f", sylva::gpu::OUTPUT_FORMAT);
+    let mut output = output(&show, [192, 108]);
+    let mut pixels_at = |show: &mut sylva::show::Show, distance: f32| {
+        show.registry
+            .set_now("forest.camera_distance", Value::Float(distance), Source::Ui)
+            .checked("moving the camera");
+        for _ in 0..3 {
+            show.frame(1.0 / 30.0, None, &mut output, |_, _| {});
+        }
+        let gpu = show.gpu.clone();
+        let report: std::collections::HashMap<String, f64> =
+            show.layers()[0].report(&gpu).into_iter().collect();
+        let count = |name: &str| report.get(name).copied().checked(name) as u32;
+        (count("impostor_pixels"), count("impostor_pixels_unclaimed"))
+    };
+    let (kept, unclaimed) = pixels_at(&mut show, 1.0);
+    assert!(
+        kept > 192 * 108 / 10,
+        "the impostors' leaves cover {kept} of {} pixels",
+        192 * 108
+    );
+    assert_eq!(unclaimed, 0, "pixels of leaves no tree claimed, of {kept}");
+    let (kept_close, unclaimed) = pixels_at(&mut show, 0.3);
+    assert_eq!(unclaimed, 0, "closer: unclaimed of {kept_close}");
+    assert_eq!(
+        pixels_at(&mut show, 10_000.0),
+        (0, 0),
+        "from far away every tree is under a pixel"
+    );
+    std::fs::remove_dir_all(root).ok();
+}
+
+#[test]
 fn rain_raises_the_density_where_it_fell_and_the_ground_dries_elsewhere() {
     use sylva::engine::world::{RAIN_SIDE, World};
     use sylva::layers::forest::rain::{RainSoak, Soak};
