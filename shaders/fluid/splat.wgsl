@@ -21,6 +21,8 @@
 
 // Larger discs are drawn this large (a particle right at the lens).
 const MAX_RADIUS_PX: f32 = 128.0;
+// A spray droplet's largest radius on screen.
+const SPRAY_MAX_PX: f32 = 3.0;
 
 // Where a sphere of `radius` metres at `p` falls on screen: centre
 // (pixels), radius (pixels) and eye depth; all 0 when it reaches behind
@@ -83,6 +85,8 @@ fn splat_rows(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_wor
     let foam = shading.x;
     let spray = shading.y;
     let fy = (f32(y) + 0.5 - disc.y) / radius;
+    let droplet = min(radius * 0.5, SPRAY_MAX_PX);
+    let droplet_shrink = (radius / droplet) * (radius / droplet);
     let first = max(i32(floor(disc.x - radius)), 0);
     let last = min(i32(ceil(disc.x + radius)), size.x - 1);
     for (var x = first; x <= last; x++) {
@@ -99,8 +103,10 @@ fn splat_rows(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_wor
                 atomicMin(&depth_bits[at], eye);
             }
         }
-        // Spray is drawn at half size, as fine droplets, and adds no body.
-        let r2_layer = r2 * mix(1.0, 4.0, spray);
+        // Spray is drawn as fine droplets, half size and never wider than
+        // SPRAY_MAX_PX (one flying past the lens is a droplet, not a
+        // bead), and adds no body.
+        let r2_layer = r2 * mix(1.0, droplet_shrink, spray);
         if r2_layer <= 1.0 {
             let chord = 2.0 * sqrt(1.0 - r2_layer) * look.radius * splat.scale;
             atomicAdd(&layer_sums[at * 2u], u32(chord * (1.0 - spray)));
