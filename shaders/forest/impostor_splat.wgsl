@@ -212,9 +212,11 @@ fn walk_impostor(k: u32, local: u32, claim: bool) {
         if claim {
             // Within a few ulps either way: the two walks are compiled
             // apart. A nearer square, clear here, is far more than that.
+            // Where two trees tie, the higher slot keeps it, whichever
+            // walks first, so that renders repeat.
             let kept = atomicLoad(&per_pixel[at]);
             if kept != 0u && key + CLAIM_ULPS >= kept && key <= kept + CLAIM_ULPS {
-                atomicStore(&per_pixel[pixel_count() + at], slot + 1u);
+                atomicMax(&per_pixel[pixel_count() + at], slot + 1u);
             }
         } else if textureSampleLevel(atlas_leaves, atlas_sampler, hit.uv, b.view, hit_level(hit)).a >= 0.5
             && key > atomicLoad(&per_pixel[at]) {
