@@ -129,20 +129,17 @@ fn on_billboard(b: Billboard, pixel: vec2<f32>) -> vec4<f32> {
 }
 
 // Where pixel centre `pixel` meets a billboard: its corner coordinates
-// (each -1..1 across the square, y up), the atlas texel there and the
-// share of the crown's cell a pixel spans, the point met (swayed, as
-// drawn) and its depth; `inside` is false off the square.
+// (each -1..1 across the square, y up), the atlas texel there, the point
+// met (swayed, as drawn) and its depth; `inside` is false off the square.
 struct BillboardHit {
     inside: bool,
     uv: vec2<f32>,
-    footprint: f32,
     world: vec3<f32>,
     depth: f32,
 }
 
 fn billboard_hit(b: Billboard, pixel: vec2<f32>) -> BillboardHit {
     let met = on_billboard(b, pixel);
-    let beside = on_billboard(b, pixel + vec2<f32>(1.0, 0.0));
     let world = met.xyz;
     // The square sways; the point it swayed from, to a close enough guess
     // (the sway is small and grows slowly with height).
@@ -151,16 +148,25 @@ fn billboard_hit(b: Billboard, pixel: vec2<f32>) -> BillboardHit {
     let corner = vec2<f32>(dot(from_centre, b.basis[0]), dot(from_centre, b.basis[1])) / b.radius;
     let clip = camera.view_proj * vec4<f32>(world, 1.0);
     let depth = clip.z / clip.w;
-    let seen = met.w * beside.w > 0.0 && clip.w > 0.0 && depth >= 0.0 && depth <= 1.0;
+    let seen = met.w > 0.0 && clip.w > 0.0 && depth >= 0.0 && depth <= 1.0;
     let inside = seen && all(abs(corner) <= vec2<f32>(1.0));
-    let footprint = length(beside.xyz - world) / (2.0 * b.radius);
-    return BillboardHit(inside, atlas_uv(b.crown, corner, draw.atlas_rows), footprint, world, depth);
+    return BillboardHit(inside, atlas_uv(b.crown, corner, draw.atlas_rows), world, depth);
 }
 
-// The mip level of the atlas a hit's pixel spans (its texels across): a
-// far crown's leaves and the gaps between them averaged, not sparkling.
-fn hit_level(hit: BillboardHit) -> f32 {
-    let across = hit.footprint * f32(textureDimensions(atlas_leaves).x) / f32(ATLAS_COLUMNS);
+// The share of a billboard's atlas cell one pixel spans, taken at its
+// centre: the square faces the viewer, so it is nearly the same across.
+fn billboard_footprint(b: Billboard) -> f32 {
+    let centre = camera.view_proj * vec4<f32>(b.centre, 1.0);
+    let edge = camera.view_proj * vec4<f32>(b.centre + b.basis[0] * b.radius, 1.0);
+    let half_across = (edge.xy / edge.w - centre.xy / centre.w) * 0.5 * camera.viewport.xy;
+    return 1.0 / max(2.0 * length(half_across), 1e-6);
+}
+
+// The mip level of the atlas a pixel spans (its texels across) where it
+// spans `footprint` of a cell: a far crown's leaves and the gaps between
+// them averaged, not sparkling.
+fn atlas_level(footprint: f32) -> f32 {
+    let across = footprint * f32(textureDimensions(atlas_leaves).x) / f32(ATLAS_COLUMNS);
     return clamp(log2(max(across, 1.0)), 0.0, f32(textureNumLevels(atlas_leaves) - 1u));
 }
 
@@ -197,6 +203,7 @@ fn walk_impostor(k: u32, local: u32, claim: bool) {
         return;
     }
     let box = billboard_box(b);
+    let level = atlas_level(billboard_footprint(b));
     let width = u32(box.z - box.x);
     let pixels = width * u32(box.w - box.y);
     let row = u32(camera.viewport.x);
@@ -218,7 +225,7 @@ fn walk_impostor(k: u32, local: u32, claim: bool) {
             if kept != 0u && key + CLAIM_ULPS >= kept && key <= kept + CLAIM_ULPS {
                 atomicMax(&per_pixel[pixel_count() + at], slot + 1u);
             }
-        } else if textureSampleLevel(atlas_leaves, atlas_sampler, hit.uv, b.view, hit_level(hit)).a >= 0.5
+        } else if textureSampleLevel(atlas_leaves, atlas_sampler, hit.uv, b.view, level).a >= 0.5
             && key > atomicLoad(&per_pixel[at]) {
             atomicMax(&per_pixel[at], key);
         }
@@ -260,7 +267,7 @@ fn fs_impostor_resolve(at: FullscreenVertex) -> ResolvedImpostor {
     let slot = own - 1u;
     let b = billboard(slot, false);
     let hit = billboard_hit(b, at.position.xy);
-    let level = hit_level(hit);
+    let level = atlas_level(billboard_footprint(b));
     let leaves = textureSampleLevel(atlas_leaves, atlas_sampler, hit.uv, b.view, level);
     // Both cleared to 0 round each crown: a texel at its edge, or of a
     // coarser level, is covered in part, so its values are weighed back by
