@@ -14,7 +14,7 @@ use super::impostors::ImpostorAtlas;
 use crate::base::Assets;
 use crate::engine::shadow::{SHADOW_SIZE, ShadowMap, cut_out_caster_pipeline};
 use crate::gpu::compute::{Binding, Kernel, read_buffer, storage_buffer};
-use crate::gpu::raster::{Depth, Output, instanced_pipeline};
+use crate::gpu::raster::{Depth, Output, buffers_group, instanced_pipeline};
 use crate::gpu::wgsl::Composer;
 use crate::gpu::{BuildError, Gpu, GpuProfiler, HDR_FORMAT, ReadbackError};
 
@@ -163,43 +163,22 @@ impl ImpostorSplat {
             words * 4,
             wgpu::BufferUsages::empty(),
         );
-        let with = |used: &[u32], more: &[(u32, &wgpu::Buffer)]| -> Vec<(u32, wgpu::Buffer)> {
-            let forest = walks
-                .forest
-                .iter()
-                .filter(|(b, _)| used.contains(b))
-                .cloned();
-            forest
-                .chain(more.iter().map(|(b, buffer)| (*b, (*buffer).clone())))
-                .collect()
-        };
+        let forest = &walks.forest;
         // Both walks bind the same: one function walks for either.
-        let walked = with(&[0, 1, 3, 4, 7, 8, 9, 16], &[(17, &per_pixel)]);
-        let bind = |kernel: &Kernel, buffers: &[(u32, wgpu::Buffer)]| {
-            let refs: Vec<(u32, &wgpu::Buffer)> = buffers.iter().map(|(b, x)| (*b, x)).collect();
-            kernel.bind(gpu, &refs)
-        };
+        let walked = chosen(forest, &[0, 1, 3, 4, 7, 8, 9, 16], &[(17, &per_pixel)]);
         let read = match seen {
-            Seen::ByCamera => with(&[0, 1, 3, 4, 16], &[(17, &per_pixel)]),
-            Seen::ByLight => with(&[0], &[(17, &per_pixel)]),
+            Seen::ByCamera => chosen(forest, &[0, 1, 3, 4, 16], &[(17, &per_pixel)]),
+            Seen::ByLight => chosen(forest, &[0], &[(17, &per_pixel)]),
         };
-        let entries: Vec<wgpu::BindGroupEntry<'_>> = read
-            .iter()
-            .map(|(binding, buffer)| wgpu::BindGroupEntry {
-                binding: *binding,
-                resource: buffer.as_entire_binding(),
-            })
-            .collect();
-        let resolve = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("forest.impostors"),
-            layout: &pipeline.get_bind_group_layout(0),
-            entries: &entries,
-        });
+        let resolve = buffers_group(&gpu.device, pipeline, "forest.impostors", &read);
+        let sizing = self
+            .size
+            .bind(gpu, &chosen(forest, &[9], &[(19, &walks.args)]));
         walks.target = Some(PerPixel {
             size,
-            sizing: bind(&self.size, &with(&[9], &[(19, &walks.args)])),
-            splat: bind(&self.splat, &walked),
-            claim: bind(&self.claim, &walked),
+            sizing,
+            splat: self.splat.bind(gpu, &walked),
+            claim: self.claim.bind(gpu, &walked),
             resolve,
             per_pixel,
         });
@@ -292,4 +271,17 @@ impl ImpostorSplat {
         };
         Some((bound, walks, walks.target.as_ref()?))
     }
+}
+
+/// The buffers of `forest` at the bindings `used`, then `more`.
+fn chosen<'a>(
+    forest: &'a ForestBuffers,
+    used: &[u32],
+    more: &[(u32, &'a wgpu::Buffer)],
+) -> Vec<(u32, &'a wgpu::Buffer)> {
+    let picked = forest.iter().filter(|(b, _)| used.contains(b));
+    picked
+        .map(|(b, buffer)| (*b, buffer))
+        .chain(more.iter().copied())
+        .collect()
 }

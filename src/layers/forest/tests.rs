@@ -478,23 +478,33 @@ fn a_picture_paints_the_density_maps_it_is_asked_to_towards_its_brightness() {
     }
 }
 
+/// The forest's report after three frames seen from `distance`, as a
+/// lookup of its counts by name.
+fn counted_from(
+    show: &mut sylva::show::Show,
+    output: &mut sylva::gpu::RenderTarget,
+    distance: f32,
+) -> impl Fn(&str) -> u32 {
+    use sylva::params::{Source, Value};
+    show.registry
+        .set_now("forest.camera_distance", Value::Float(distance), Source::Ui)
+        .checked("moving the camera");
+    for _ in 0..3 {
+        show.frame(1.0 / 30.0, None, output, |_, _| {});
+    }
+    let gpu = show.gpu.clone();
+    let report: std::collections::HashMap<String, f64> =
+        show.layers()[0].report(&gpu).into_iter().collect();
+    move |name: &str| report.get(name).copied().checked(name) as u32
+}
+
 #[test]
 fn culling_draws_near_trees_whole_far_ones_as_silhouettes_and_tiny_ones_not_at_all() {
-    use sylva::params::{Source, Value};
     let root = forest_show("forest_culled", "", &[]);
     let mut show = support::show(root.clone(), "f", sylva::gpu::OUTPUT_FORMAT);
     let mut output = output(&show, [192, 108]);
     let mut drawn_at = |show: &mut sylva::show::Show, distance: f32| {
-        show.registry
-            .set_now("forest.camera_distance", Value::Float(distance), Source::Ui)
-            .checked("moving the camera");
-        for _ in 0..3 {
-            show.frame(1.0 / 30.0, None, &mut output, |_, _| {});
-        }
-        let gpu = show.gpu.clone();
-        let report: std::collections::HashMap<String, f64> =
-            show.layers()[0].report(&gpu).into_iter().collect();
-        let count = |name: &str| report.get(name).copied().checked(name) as u32;
+        let count = counted_from(show, &mut output, distance);
         (
             count("trees"),
             count("trees_drawn_whole"),
@@ -521,21 +531,11 @@ fn culling_draws_near_trees_whole_far_ones_as_silhouettes_and_tiny_ones_not_at_a
 
 #[test]
 fn impostors_drawn_by_compute_give_every_pixel_they_keep_to_a_tree() {
-    use sylva::params::{Source, Value};
     let root = forest_show("forest_impostor_pixels", "", &[]);
     let mut show = support::show(root.clone(), "f", sylva::gpu::OUTPUT_FORMAT);
     let mut output = output(&show, [192, 108]);
     let mut pixels_at = |show: &mut sylva::show::Show, distance: f32| {
-        show.registry
-            .set_now("forest.camera_distance", Value::Float(distance), Source::Ui)
-            .checked("moving the camera");
-        for _ in 0..3 {
-            show.frame(1.0 / 30.0, None, &mut output, |_, _| {});
-        }
-        let gpu = show.gpu.clone();
-        let report: std::collections::HashMap<String, f64> =
-            show.layers()[0].report(&gpu).into_iter().collect();
-        let count = |name: &str| report.get(name).copied().checked(name) as u32;
+        let count = counted_from(show, &mut output, distance);
         (count("impostor_pixels"), count("impostor_pixels_unclaimed"))
     };
     let (kept, unclaimed) = pixels_at(&mut show, 1.0);
