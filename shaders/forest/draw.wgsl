@@ -6,9 +6,10 @@
 // for their species and size (forest/crown.wgsl, src/layers/forest/
 // crowns.rs), and every other tree as the impostor of its crown, a square
 // showing the crown captured from the nearest of sixteen views
-// (forest/atlas.wgsl). With cones, the simulation's own crowns: a trunk
-// and a cone for those close enough to show their shape, one triangle (the
-// cone's silhouette) for those a few pixels wide. Or, seen from above, the
+// (forest/atlas.wgsl), drawn by compute (forest/impostor_splat.wgsl).
+// With cones, the simulation's own crowns: a trunk and a cone for those
+// close enough to show their shape, one triangle (the cone's silhouette)
+// for those a few pixels wide. Or, seen from above, the
 // space maps coloured by the species that owns each pixel (the paper's
 // figures), brighter where the owning crown is higher.
 
@@ -39,13 +40,11 @@ struct DrawParams {
     // crown, and how many may (0: grown crowns off).
     grown_pixels: f32,
     grown_cap: u32,
-    // 1: the trees not drawn grown draw as impostors of their crowns
-    // (forest/atlas.wgsl), 0: as the simulation's cones.
-    impostors: u32,
     // The atlas's rows of crowns.
     atlas_rows: u32,
     _pad0: u32,
     _pad1: u32,
+    _pad2: u32,
 }
 
 @group(0) @binding(0) var<uniform> camera: Camera;
@@ -187,8 +186,6 @@ const NEAR_PIXELS: f32 = 16.0;
 // Crowns under this many pixels across are not drawn.
 const TINY_PIXELS: f32 = 0.5;
 const FAR_VERTICES: u32 = 3u;
-// An impostor: a square, two triangles.
-const IMPOSTOR_VERTICES: u32 = 6u;
 
 
 @compute @workgroup_size(1)
@@ -202,15 +199,10 @@ fn cull_start() {
 }
 
 // The grown trees' count, held to the cap (those past it drew as the
-// near trees); the near and far trees drawn as impostors, a square each,
-// where they are on (the key light's casters too: its cull ends here).
+// near trees).
 @compute @workgroup_size(1)
 fn cull_finish() {
     atomicMin(&cull_args[9], draw.grown_cap);
-    if draw.impostors != 0u {
-        atomicStore(&cull_args[0], IMPOSTOR_VERTICES);
-        atomicStore(&cull_args[4], IMPOSTOR_VERTICES);
-    }
 }
 
 // Whether a sphere lies at least partly inside the view (its left, right,
@@ -554,10 +546,6 @@ fn tree_lit(world: vec3<f32>, colour: vec3<f32>, normal: vec3<f32>) -> vec4<f32>
     return fogged(world, shade);
 }
 
-// The impostor atlas (forest/atlas.wgsl), which impostors read.
-@group(2) @binding(0) var atlas_leaves: texture_2d_array<f32>;
-@group(2) @binding(1) var atlas_normals: texture_2d_array<f32>;
-@group(2) @binding(2) var atlas_sampler: sampler;
 
 // The ground: one quad under the whole map.
 @vertex

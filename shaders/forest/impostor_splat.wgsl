@@ -14,6 +14,11 @@
 
 #include "forest/draw.wgsl"
 
+// The impostor atlas (forest/atlas.wgsl).
+@group(2) @binding(0) var atlas_leaves: texture_2d_array<f32>;
+@group(2) @binding(1) var atlas_normals: texture_2d_array<f32>;
+@group(2) @binding(2) var atlas_sampler: sampler;
+
 // Per pixel of the target, cleared to 0 each frame: the nearest leafy hit
 // (its depth, the bits inverted, so the largest key is the nearest), then
 // (seen from the camera) the tree that made it, its slot + 1.

@@ -55,13 +55,10 @@ pub struct ForestDraw {
     pub grown_pixels: f32,
     /// Trees that may draw their grown crowns (0: grown crowns off).
     pub grown_cap: u32,
-    /// 1: the trees not drawn grown draw as impostors of their crowns; 0:
-    /// as the simulation's cones.
-    pub impostors: u32,
     /// Rows of the impostor atlas (set by [`ForestRenderer::prepare`]).
     pub atlas_rows: u32,
     /// Keeps the block a whole number of 16 bytes.
-    pub _pad: [u32; 2],
+    pub _pad: [u32; 3],
 }
 
 /// What is drawn.
@@ -110,8 +107,9 @@ pub struct ForestRenderer {
     cull_casters: Kernel,
     light_camera: wgpu::Buffer,
     cast_args: wgpu::Buffer,
-    /// Whether this frame's trees draw, and so cast, as impostors.
-    casting_impostors: bool,
+    /// Whether this frame's trees draw, and so cast, as impostors of their
+    /// crowns (asked for, and an atlas captured), not as cones.
+    as_impostors: bool,
     /// Its passes over a (new) forest's buffers.
     casting: Option<Casting>,
     /// The scene's shadow map as the trees, far trees, grown trees, ground
@@ -124,10 +122,9 @@ pub struct ForestRenderer {
 
 /// The key light's cull and draw of a forest's trees.
 struct Casting {
-    /// The count reset, the cull, and the vertex count set (`cull_finish`).
+    /// The count reset and the cull.
     start: Binding,
     cull: Binding,
-    finish: Binding,
     /// The casters drawn as cones (as impostors, `ImpostorSplat` binds them).
     cones: wgpu::BindGroup,
 }
@@ -139,21 +136,22 @@ const GROWN_DRAW: u64 = 8 * 4;
 
 impl ForestRenderer {
     /// This frame's uploads: the camera and the look, and a depth buffer
-    /// for a target of `size`.
+    /// for a target of `size`; the trees not drawn grown draw as impostors
+    /// of their crowns where `impostors` asks, else as cones.
     pub fn prepare(
         &mut self,
         gpu: &Gpu,
         size: [u32; 2],
         (camera, params): (&CameraUniform, &ForestDraw),
+        impostors: bool,
     ) {
         gpu.queue
             .write_buffer(&self.camera, 0, bytemuck::bytes_of(camera));
         let light = camera.from_light();
         gpu.queue
             .write_buffer(&self.light_camera, 0, bytemuck::bytes_of(&light));
-        self.casting_impostors = params.impostors != 0 && self.atlas.is_some();
+        self.as_impostors = impostors && self.atlas.is_some();
         let params = ForestDraw {
-            impostors: u32::from(self.casting_impostors),
             atlas_rows: self.atlas.as_ref().map_or(1, |atlas| atlas.rows),
             ..*params
         };
@@ -199,9 +197,8 @@ impl ForestRenderer {
         self.cull_start.dispatch(&mut pass, &casting.start, 1, 1);
         self.cull_casters
             .dispatch_indirect(&mut pass, &casting.cull, &sim.args, TREE_DISPATCH);
-        self.cull_finish.dispatch(&mut pass, &casting.finish, 1, 1);
         drop(pass);
-        if self.casting_impostors {
+        if self.as_impostors {
             self.impostors.splat((encoder, profiler), Seen::ByLight);
             self.impostors.cast(encoder, profiler, map);
             return;
@@ -258,7 +255,7 @@ impl ForestRenderer {
                 .dispatch_indirect(&mut pass, cull, &sim.args, TREE_DISPATCH);
             self.cull_finish.dispatch(&mut pass, finish, 1, 1);
         }
-        let impostors = forest && self.atlas.is_some() && params.impostors != 0;
+        let impostors = forest && self.as_impostors;
         if impostors {
             self.impostors.splat((encoder, profiler), Seen::ByCamera);
         }
@@ -410,7 +407,7 @@ impl Drawer<ForestSim> for ForestRenderer {
             let caster = caster_pipeline(&gpu.device, (&module, "vs_tree"), "forest.caster", &[]);
             Ok::<_, BuildError>(Self {
                 caster,
-                casting_impostors: false,
+                as_impostors: false,
                 cull_casters: Kernel::new(gpu, assets, FILE, "cull_casters")?,
                 light_camera: uniform_buffer(
                     &gpu.device,
@@ -539,9 +536,6 @@ impl Drawer<ForestSim> for ForestRenderer {
         self.casting = Some(Casting {
             start: self.cull_start.bind(gpu, &[(9, &self.cast_args)]),
             cull: self.cull_casters.bind(gpu, &cast_cull),
-            finish: self
-                .cull_finish
-                .bind(gpu, &[(1, &self.params), (9, &self.cast_args)]),
             cones: buffers_group(&gpu.device, &self.caster, "forest.cast", &cast_draw),
         });
         // The impostors as the camera and as the light see them (the

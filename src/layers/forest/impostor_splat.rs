@@ -72,7 +72,8 @@ struct PerPixel {
     per_pixel: wgpu::Buffer,
     sizing: Binding,
     splat: Binding,
-    claim: Binding,
+    /// The second walk's, seen by the camera (the light needs no trees).
+    claim: Option<Binding>,
     /// The fullscreen pass's group 0.
     resolve: wgpu::BindGroup,
 }
@@ -178,7 +179,7 @@ impl ImpostorSplat {
             size,
             sizing,
             splat: self.splat.bind(gpu, &walked),
-            claim: self.claim.bind(gpu, &walked),
+            claim: (seen == Seen::ByCamera).then(|| self.claim.bind(gpu, &walked)),
             resolve,
             per_pixel,
         });
@@ -205,12 +206,19 @@ impl ImpostorSplat {
         });
         self.size.dispatch(&mut pass, &target.sizing, 1, 1);
         let [splat, claim] = &bound.walking;
-        let mut walks_run = vec![(&self.splat, &target.splat, splat)];
-        if seen == Seen::ByCamera {
-            walks_run.push((&self.claim, &target.claim, claim));
-        }
-        for (kernel, binding, [nothing, leaves]) in walks_run {
-            kernel.dispatch_indirect_with(&mut pass, (binding, &[nothing, leaves]), &walks.args, 0);
+        let walked = [
+            (&self.splat, Some(&target.splat), splat),
+            (&self.claim, target.claim.as_ref(), claim),
+        ];
+        for (kernel, binding, [nothing, leaves]) in walked {
+            if let Some(binding) = binding {
+                kernel.dispatch_indirect_with(
+                    &mut pass,
+                    (binding, &[nothing, leaves]),
+                    &walks.args,
+                    0,
+                );
+            }
         }
     }
 

@@ -450,7 +450,8 @@ impl Layer for ForestLayer {
             env.errors.report(&self.core.id, error);
         }
         let (camera, draw) = forest_look(registry, &self.knobs, grown, clock, size);
-        renderer.prepare(env.gpu, size, (&camera, &draw));
+        let impostors = self.knobs.impostors(registry);
+        renderer.prepare(env.gpu, size, (&camera, &draw), impostors);
         renderer.receive(env.gpu, env.world.shadow(env.gpu));
         self.look = Some((camera, draw));
         false
@@ -630,9 +631,8 @@ fn forest_look(
         wind: knobs.wind.get(registry),
         grown_pixels,
         grown_cap,
-        impostors: u32::from(knobs.impostors(registry)),
         atlas_rows: 1,
-        _pad: [0; 2],
+        _pad: [0; 3],
     };
     (camera, draw)
 }
