@@ -568,9 +568,11 @@ fn floor_colour(p: vec2<f32>) -> vec3<f32> {
     return mix(soil, moss, smoothstep(0.35, 0.65, patches)) * (0.8 + 0.4 * grain);
 }
 
+// The ground's depth only, so the scene's other layers stand on it and
+// sink below it; its colour is the backdrop's (`backdrop`), drawn before.
 @fragment
 fn fs_ground(surface: Surface) -> @location(0) vec4<f32> {
-    return fogged(surface.world, floor_lit(surface.world));
+    return vec4<f32>(0.0);
 }
 
 // The floor at `world` in the key light where it reaches.
@@ -578,18 +580,15 @@ fn floor_lit(world: vec3<f32>) -> vec3<f32> {
     return lambert_reached(camera.light, floor_colour(world.xz), vec3<f32>(0.0, 1.0, 0.0), reaching(world));
 }
 
-// The sky behind a forest with its backdrop, at the far end of the depth
-// range so it fills only what nothing nearer covers.
-@vertex
-fn vs_sky(@builtin(vertex_index) vertex: u32) -> FullscreenVertex {
-    return fullscreen_corner(vertex, 0.99999);
-}
-
-// The sky behind a forest (`sky_look`); below the horizon, the floor runs
-// on past the ground's quad to the horizon, into the same fog.
-@fragment
-fn fs_sky(sky: FullscreenVertex) -> @location(0) vec4<f32> {
-    let ray = camera_ray(camera, sky.uv);
+// What a forest with its backdrop shows at `uv` where no tree stands:
+// below the horizon the floor (the ground's quad and on past it to the
+// horizon) in the key light, into the fog; above it the sky (`sky_look`).
+// Drawn by compute over the whole target before the trees
+// (forest/backdrop.wgsl): shaded by the rasterizer behind them, the floor's
+// shadow lookups and the sky's clouds cost this GPU's narrow fragment
+// units milliseconds at 4K.
+fn backdrop(uv: vec2<f32>) -> vec4<f32> {
+    let ray = camera_ray(camera, uv);
     let eye = camera.eye.xyz;
     if ray.y < 0.0 && eye.y > 0.0 {
         let floor = eye + ray * (-eye.y / ray.y);

@@ -6,13 +6,16 @@
 // it. Here a workgroup walks each impostor's pixels, finds where each
 // pixel meets its square and keeps the nearest leafy hit by an atomic
 // (`splat_impostors`); a second walk marks which tree that was
-// (`claim_impostor_pixels`); then one fullscreen pass shades each pixel
-// once, for the tree that owns it, writing its depth into the scene's
-// (`fs_impostor_resolve`). Seen from the key light, the first walk alone
+// (`claim_impostor_pixels`); then each such pixel is shaded once, for the
+// tree that owns it, by compute (`shade_impostor_pixels`: this GPU's
+// fragment units are its narrow part), and one fullscreen pass copies the
+// colour and writes the depth into the scene's (`fs_impostor_resolve`).
+// Seen from the key light, the first walk alone
 // finds the leaves' depth, and one fullscreen pass writes it into the
 // shadow map (`fs_impostor_cast`).
 
 #include "forest/draw.wgsl"
+#include "common/screen.wgsl"
 
 // The impostor atlas (forest/atlas.wgsl).
 @group(2) @binding(0) var atlas_leaves: texture_2d_array<f32>;
@@ -253,25 +256,23 @@ fn claim_impostor_pixels(@builtin(workgroup_id) group: vec3<u32>, @builtin(num_w
     }
 }
 
-struct ResolvedImpostor {
-    @location(0) colour: vec4<f32>,
-    @builtin(frag_depth) depth: f32,
-}
+// Each pixel an impostor owns, shaded: its crown's leaves or bark there,
+// their normal turned by the tree's turn, in the scene's light.
+@group(3) @binding(0) var shaded_store: texture_storage_2d<rgba16float, write>;
 
-// Each pixel an impostor owns, shaded once: its crown's leaves or bark
-// there, their normal turned by the tree's turn, in the scene's light, at
-// the depth the splat kept.
-@fragment
-fn fs_impostor_resolve(at: FullscreenVertex) -> ResolvedImpostor {
-    let pixel = vec2<u32>(at.position.xy);
-    let index = pixel.y * u32(camera.viewport.x) + pixel.x;
-    let own = atomicLoad(&per_pixel[pixel_count() + index]);
+@compute @workgroup_size(64)
+fn shade_impostor_pixels(@builtin(global_invocation_id) global: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let pixel = thread_pixel(global, groups, vec2<u32>(camera.viewport.xy));
+    if pixel.x < 0 {
+        return;
+    }
+    let own = atomicLoad(&per_pixel[pixel_count() + u32(pixel.y) * u32(camera.viewport.x) + u32(pixel.x)]);
     if own == 0u {
-        discard;
+        return;
     }
     let slot = own - 1u;
     let b = billboard(slot, false);
-    let hit = billboard_hit(b, at.position.xy);
+    let hit = billboard_hit(b, vec2<f32>(pixel) + 0.5);
     let level = atlas_level(billboard_footprint(b));
     let leaves = textureSampleLevel(atlas_leaves, atlas_sampler, hit.uv, b.view, level);
     // Both cleared to 0 round each crown: a texel at its edge, or of a
@@ -285,8 +286,28 @@ fn fs_impostor_resolve(at: FullscreenVertex) -> ResolvedImpostor {
     let leafy = clamp(leaves.r / max(leaves.a, 1e-3), 0.0, 1.0);
     let tint = tree_tint(slot, trees[slot]);
     let colour = mix(bark_of(tint), tint * leaves.g / max(leaves.r, 1e-3) * 1.25, leafy);
+    textureStore(shaded_store, pixel, tree_lit(hit.world, colour, normal));
+}
+
+// What `shade_impostor_pixels` stored, as the resolve reads it.
+@group(1) @binding(2) var shaded_pixels: texture_2d<f32>;
+
+struct ResolvedImpostor {
+    @location(0) colour: vec4<f32>,
+    @builtin(frag_depth) depth: f32,
+}
+
+// Each pixel an impostor owns: its shaded colour, at the depth the splat
+// kept, into the scene's colour and depth.
+@fragment
+fn fs_impostor_resolve(at: FullscreenVertex) -> ResolvedImpostor {
+    let pixel = vec2<u32>(at.position.xy);
+    let index = pixel.y * u32(camera.viewport.x) + pixel.x;
+    if atomicLoad(&per_pixel[pixel_count() + index]) == 0u {
+        discard;
+    }
     let depth = bitcast<f32>(~atomicLoad(&per_pixel[index]));
-    return ResolvedImpostor(tree_lit(hit.world, colour, normal), depth);
+    return ResolvedImpostor(textureLoad(shaded_pixels, pixel, 0), depth);
 }
 
 // The impostors' leaves into the key light's shadow map (`camera` the

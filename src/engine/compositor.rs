@@ -146,8 +146,14 @@ impl LayerOutputs for HashMap<String, LayerSlot> {
 pub struct Compositor {
     blend_pipeline: FullscreenPipeline,
     blend_layout: wgpu::BindGroupLayout,
+    /// The master section, run by compute where the GPU allows into
+    /// `toned`, then copied into the output by `present`.
     master_pipeline: FullscreenPipeline,
     master_layout: wgpu::BindGroupLayout,
+    present_pipeline: FullscreenPipeline,
+    present_layout: wgpu::BindGroupLayout,
+    /// The master section's result at the output's size.
+    toned: RenderTarget,
     master_uniforms: wgpu::Buffer,
     /// The filmic curve's constants, derived once (`tonemap.rs`).
     filmic: FilmicUniforms,
@@ -207,7 +213,15 @@ impl Compositor {
             FullscreenPipeline::new(device, file, composed.text(), layout, format).map_err(fail)
         };
         let blend_pipeline = compile("compositor/blend.wgsl", &blend_layout, HDR_FORMAT)?;
-        let master_pipeline = compile("compositor/master.wgsl", &master_layout, output_format)?;
+        // The master section's arithmetic (the filmic curve's powers and
+        // logarithm) at the output's size runs as compute into a
+        // half-float picture, since outputs (sRGB, a window's surface)
+        // cannot be stored to, and a GPU whose fragment units are its
+        // narrow part spent milliseconds on it at 4K; the copy into the
+        // output is a texel a pixel.
+        let master_pipeline = compile("compositor/master.wgsl", &master_layout, HDR_FORMAT)?;
+        let present_layout = layout(device, "compositor.present", &[Slot::Texture(false)]);
+        let present_pipeline = compile("compositor/present.wgsl", &present_layout, output_format)?;
         let (composed, fail) = compose("compositor/bloom.wgsl")?;
         let bloom = Bloom::new(device, composed.text()).map_err(fail)?;
         let scene_look = SceneLook::new(env)?;
@@ -216,6 +230,9 @@ impl Compositor {
             blend_layout,
             master_pipeline,
             master_layout,
+            present_pipeline,
+            present_layout,
+            toned: RenderTarget::new(device, "compositor.toned", [1, 1], HDR_FORMAT),
             bloom,
             master_uniforms: uniform_buffer(
                 device,
@@ -463,10 +480,20 @@ impl Compositor {
         self.master_pipeline.draw(
             encoder,
             "compositor.master",
-            output,
+            &self.toned.view,
             &bind_group,
             timestamps,
         );
+        let toned = wgpu::BindingResource::TextureView(&self.toned.view);
+        let bind_group = bind(
+            env.gpu,
+            &self.present_layout,
+            "compositor.present",
+            &[toned],
+        );
+        let label = "compositor.master.present";
+        let timestamps = profiler.render_pass(label);
+        (self.present_pipeline).draw(encoder, label, output, &bind_group, timestamps);
     }
 
     /// Sizes the targets for `output_size` and the rested render scale.
@@ -475,6 +502,10 @@ impl Compositor {
         let wanted = registry.float("master.render_scale").clamp(0.25, 2.0);
         if self.scale_rest.due(&wanted, clock.time) {
             self.scale = wanted;
+        }
+        if self.toned.size != output_size {
+            self.toned =
+                RenderTarget::new(&gpu.device, "compositor.toned", output_size, HDR_FORMAT);
         }
         let max = gpu.device.limits().max_texture_dimension_2d;
         let size = output_size.map(|s| ((s as f32 * self.scale).round() as u32).clamp(1, max));

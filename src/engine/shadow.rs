@@ -133,9 +133,20 @@ impl ShadowMap {
         pipeline: &wgpu::RenderPipeline,
         label: &str,
     ) -> wgpu::BindGroup {
+        self.group_for(device, &pipeline.get_bind_group_layout(1), label)
+    }
+
+    /// The map as a group of `layout` (the map at binding 0, its sampler
+    /// at 1): a receiver shaded by compute.
+    pub fn group_for(
+        &self,
+        device: &wgpu::Device,
+        layout: &wgpu::BindGroupLayout,
+        label: &str,
+    ) -> wgpu::BindGroup {
         device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some(label),
-            layout: &pipeline.get_bind_group_layout(1),
+            layout,
             entries: &[
                 wgpu::BindGroupEntry {
                     binding: 0,

@@ -196,10 +196,24 @@ impl Kernel {
         count: u32,
         size: u32,
     ) {
+        self.dispatch_groups(pass, (binding, &[extra]), count, size);
+    }
+
+    /// A dispatch like [`Kernel::dispatch`] with `extra` bound at groups 1
+    /// on.
+    pub fn dispatch_groups(
+        &self,
+        pass: &mut wgpu::ComputePass<'_>,
+        (binding, extra): (&Binding, &[&wgpu::BindGroup]),
+        count: u32,
+        size: u32,
+    ) {
         let (x, y) = groups(count, size);
         pass.set_pipeline(&self.pipeline);
         pass.set_bind_group(0, &binding.group, &[]);
-        pass.set_bind_group(1, extra, &[]);
+        for (index, group) in (1..).zip(extra) {
+            pass.set_bind_group(index, *group, &[]);
+        }
         pass.dispatch_workgroups(x, y, 1);
     }
 

@@ -43,6 +43,9 @@ pub enum Depth {
     /// Tested, not written: light added over a scene (glowing particles),
     /// hidden by what stands in front, hiding nothing.
     Tested,
+    /// Tested and written, and no colour: a surface whose colour compute
+    /// stored (the forest's ground), there only to hide and be hidden.
+    Only,
 }
 
 /// A pipeline with no vertex buffers and an automatic layout.
@@ -85,7 +88,10 @@ pub fn mesh_pipeline(
             targets: &[Some(wgpu::ColorTargetState {
                 format: output.format,
                 blend: output.blend,
-                write_mask: wgpu::ColorWrites::ALL,
+                write_mask: match output.depth {
+                    Depth::Only => wgpu::ColorWrites::empty(),
+                    _ => wgpu::ColorWrites::ALL,
+                },
             })],
         }),
         multiview_mask: None,
@@ -98,7 +104,7 @@ pub fn mesh_pipeline(
 pub fn depth_state(depth: Depth) -> Option<wgpu::DepthStencilState> {
     (depth != Depth::None).then_some(wgpu::DepthStencilState {
         format: DEPTH_FORMAT,
-        depth_write_enabled: Some(depth == Depth::Written),
+        depth_write_enabled: Some(matches!(depth, Depth::Written | Depth::Only)),
         depth_compare: Some(wgpu::CompareFunction::Less),
         stencil: Default::default(),
         bias: Default::default(),

@@ -29,6 +29,7 @@ use crate::gpu::{BuildError, Gpu, GpuProfiler, HDR_FORMAT, ReadbackError};
 
 const FILE: &str = "forest/draw.wgsl";
 const CAPTURE_FILE: &str = "forest/impostor.wgsl";
+const BACKDROP_FILE: &str = "forest/backdrop.wgsl";
 
 /// `struct DrawParams` in WGSL.
 #[repr(C)]
@@ -82,8 +83,11 @@ pub struct ForestRenderer {
     capture: CapturePipelines,
     /// A (new) forest's atlas.
     atlas: Option<ImpostorAtlas>,
+    /// The ground's depth (its colour is the backdrop's).
     ground: wgpu::RenderPipeline,
-    sky: wgpu::RenderPipeline,
+    /// The floor and the sky stored to every pixel by compute, before the
+    /// trees (`shaders/forest/backdrop.wgsl`).
+    backdrop: Kernel,
     maps: wgpu::RenderPipeline,
     cull_start: Kernel,
     cull_measure: Kernel,
@@ -98,8 +102,10 @@ pub struct ForestRenderer {
     params: wgpu::Buffer,
     /// The near, far and grown trees' draws (`cull_args` in WGSL).
     cull_args: wgpu::Buffer,
-    /// Trees, far trees, grown trees, ground, maps and sky.
-    groups: Option<[wgpu::BindGroup; 6]>,
+    /// Trees, far trees, grown trees, ground and maps.
+    groups: Option<[wgpu::BindGroup; 5]>,
+    /// The backdrop's buffers.
+    backdrop_bound: Option<Binding>,
     /// Casting into the scene's shadow map: the cones' depth from the
     /// key light, the trees its view meets (`cull_casters`), the light as
     /// a camera and the casters' draw.
@@ -112,9 +118,9 @@ pub struct ForestRenderer {
     as_impostors: bool,
     /// Its passes over a (new) forest's buffers.
     casting: Option<Casting>,
-    /// The scene's shadow map as the trees, far trees, grown trees, ground
-    /// impostors and sky read it (their group 1).
-    receiving: Option<[wgpu::BindGroup; 6]>,
+    /// The scene's shadow map as the trees, far trees, grown trees,
+    /// impostors and backdrop read it (their group 1).
+    receiving: Option<[wgpu::BindGroup; 5]>,
     /// The culling's five passes over a (new) forest's buffers.
     culling: Option<[Binding; 5]>,
     depth: DepthBuffer,
@@ -170,9 +176,12 @@ impl ForestRenderer {
                 group(&self.trees),
                 group(&self.far),
                 group(&self.grown),
-                group(&self.ground),
-                group(self.impostors.shading()),
-                group(&self.sky),
+                map.group_for(
+                    &gpu.device,
+                    &self.impostors.shadow_layout(),
+                    "forest.shadow",
+                ),
+                map.group_for(&gpu.device, &self.backdrop.layout_at(1), "forest.shadow"),
             ]);
         }
     }
@@ -211,21 +220,21 @@ impl ForestRenderer {
         pass.draw_indirect(&self.cast_args, 0);
     }
 
-    /// Records the draw into `target` (cleared to the fog's sky first, or
+    /// Records the draw into `target` (its floor and sky stored first, or
     /// with `backdrop` off left clear with no ground, for a stage below)
     /// with what [`ForestRenderer::prepare`] uploaded; `params` gives the sky.
     /// In the shared scene (`scene_depth`) the trees and ground draw into
     /// its depth, hiding and hidden by the other layers in it.
     pub fn draw(
         &self,
-        (encoder, profiler): (&mut wgpu::CommandEncoder, &mut GpuProfiler),
+        (gpu, encoder, profiler): (&Gpu, &mut wgpu::CommandEncoder, &mut GpuProfiler),
         sim: &ForestSim,
         (target, scene_depth): (&wgpu::TextureView, Option<&wgpu::TextureView>),
         params: &ForestDraw,
         (view, backdrop): (View, bool),
     ) {
         let (
-            Some([trees, far, grown, ground, maps, sky_group]),
+            Some([trees, far, grown, ground, maps]),
             Some(depth),
             Some([start, measure, threshold, cull, finish]),
             Some(shadowed),
@@ -258,21 +267,19 @@ impl ForestRenderer {
         let impostors = forest && self.as_impostors;
         if impostors {
             self.impostors.splat((encoder, profiler), Seen::ByCamera);
+            self.impostors.shade((encoder, profiler), &shadowed[3]);
         }
         let fog = params.fog_colour;
         let backdrop = backdrop || !forest;
-        let sky = match backdrop {
-            true => wgpu::Color {
+        if !forest {
+            let label = "forest.draw.maps";
+            let timestamps = profiler.render_pass(label);
+            let sky = wgpu::Color {
                 r: f64::from(fog[0] * params.brightness),
                 g: f64::from(fog[1] * params.brightness),
                 b: f64::from(fog[2] * params.brightness),
                 a: 1.0,
-            },
-            false => wgpu::Color::TRANSPARENT,
-        };
-        if !forest {
-            let label = "forest.draw.maps";
-            let timestamps = profiler.render_pass(label);
+            };
             let colour = (target, wgpu::LoadOp::Clear(sky));
             let mut pass = begin_3d_pass(encoder, label, colour, None, timestamps);
             pass.set_pipeline(&self.maps);
@@ -280,9 +287,33 @@ impl ForestRenderer {
             pass.draw(0..3, 0..1);
             return;
         }
+        // The backdrop first, over every pixel, by compute; without it the
+        // target starts clear, for a stage below to show through.
+        let mut load = wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT);
+        if let (true, Some(buffers)) = (backdrop, &self.backdrop_bound) {
+            let stored = self.backdrop.group_at(
+                gpu,
+                2,
+                &[wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: wgpu::BindingResource::TextureView(target),
+                }],
+            );
+            let label = "forest.draw.sky";
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some(label),
+                timestamp_writes: profiler.compute_pass(label),
+            });
+            let size = target.texture().size();
+            let groups: [&wgpu::BindGroup; 2] = [&shadowed[4], &stored];
+            let pixels = size.width * size.height;
+            self.backdrop
+                .dispatch_groups(&mut pass, (buffers, &groups), pixels, 64);
+            load = wgpu::LoadOp::Load;
+        }
         // Three passes on one depth, each timed by its own name, so the
         // HUD and the bench tell the trees as impostors (or cones), the
-        // crowns drawn whole and the backdrop apart. Outside a scene the
+        // crowns drawn whole and the ground apart. Outside a scene the
         // forest's own depth is cleared first and kept between them.
         let depth = match scene_depth {
             Some(scene) => scene,
@@ -291,7 +322,6 @@ impl ForestRenderer {
                 depth
             }
         };
-        let mut load = wgpu::LoadOp::Clear(sky);
         let mut begin = |encoder: &mut wgpu::CommandEncoder, label: &'static str| {
             let colour = (target, std::mem::replace(&mut load, wgpu::LoadOp::Load));
             let timestamps = profiler.render_pass(label);
@@ -301,7 +331,7 @@ impl ForestRenderer {
         {
             let mut pass = begin(encoder, "forest.draw.trees");
             if impostors {
-                self.impostors.shade(&mut pass, &shadowed[4]);
+                self.impostors.resolve(&mut pass);
             } else {
                 pass.set_pipeline(&self.trees);
                 pass.set_bind_group(0, trees, &[]);
@@ -320,19 +350,13 @@ impl ForestRenderer {
             pass.set_bind_group(1, &shadowed[2], &[]);
             pass.draw_indirect(&self.cull_args, GROWN_DRAW);
         }
-        // Last, so that what the trees cover is rejected by the depth
-        // test before it is shaded: the ground only where it shows, the sky
-        // (tested, not written) only where nothing stands.
+        // The ground's depth last, only where no tree stands before it, so
+        // the scene's other layers stand on it.
         if backdrop {
-            let mut pass = begin(encoder, "forest.draw.sky");
+            let mut pass = begin(encoder, "forest.draw.ground");
             pass.set_pipeline(&self.ground);
             pass.set_bind_group(0, ground, &[]);
-            pass.set_bind_group(1, &shadowed[3], &[]);
             pass.draw(0..6, 0..1);
-            pass.set_pipeline(&self.sky);
-            pass.set_bind_group(0, sky_group, &[]);
-            pass.set_bind_group(1, &shadowed[5], &[]);
-            pass.draw(0..3, 0..1);
         }
     }
 }
@@ -428,9 +452,9 @@ impl Drawer<ForestSim> for ForestRenderer {
                 impostors: ImpostorSplat::new(gpu, assets)?,
                 capture: CapturePipelines::new(gpu, &capture_module),
                 atlas: None,
-                ground: pipeline("forest.ground", ("vs_ground", "fs_ground"), written),
-                // Behind all, written nowhere: it fills what nothing covers.
-                sky: pipeline("forest.sky", ("vs_sky", "fs_sky"), Depth::Tested),
+                ground: pipeline("forest.ground", ("vs_ground", "fs_ground"), Depth::Only),
+                backdrop: Kernel::new(gpu, assets, BACKDROP_FILE, "backdrop_pixels")?,
+                backdrop_bound: None,
                 maps: pipeline("forest.maps", ("vs_fullscreen", "fs_maps"), none),
                 camera: uniform_buffer(&gpu.device, "forest.camera", size_of::<CameraUniform>()),
                 params: uniform_buffer(&gpu.device, "forest.draw", size_of::<ForestDraw>()),
@@ -499,8 +523,8 @@ impl Drawer<ForestSim> for ForestRenderer {
             drawn(&self.grown, &grown, &crowns),
             group(&self.ground, &[0, 1]),
             group(&self.maps, &[0, 1, 2, 4, 5]),
-            group(&self.sky, &[0, 1]),
         ]);
+        self.backdrop_bound = Some(self.backdrop.bind(gpu, &buffers[..2]));
         // What sizing the trees reads; the cull also writes the lists.
         let measured = [
             (0, &self.camera),

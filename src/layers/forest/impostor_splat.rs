@@ -5,8 +5,11 @@
 //! shaded, and on the GPU's few raster units the trees became the dearest
 //! pass of the frame. Here, each frame, a workgroup walks each impostor's
 //! pixels keeping the nearest leafy hit of each (an atomic a pixel), a
-//! second walk marks which tree made it, and one fullscreen pass shades
-//! every marked pixel once, writing its depth into the scene's. The key
+//! second walk marks which tree made it, a compute pass shades every
+//! marked pixel once (this GPU's fragment units are its narrow part, and
+//! the light's arithmetic cost them milliseconds at 4K), and one
+//! fullscreen pass copies the colour and writes the depth into the
+//! scene's. The key
 //! light's view of them, cast into the shadow map, is walked the same way
 //! (the first walk alone) and written by one fullscreen pass of depth.
 
@@ -16,7 +19,7 @@ use crate::engine::shadow::{SHADOW_SIZE, ShadowMap, cut_out_caster_pipeline};
 use crate::gpu::compute::{Binding, Kernel, read_buffer, storage_buffer};
 use crate::gpu::raster::{Depth, Output, buffers_group, instanced_pipeline};
 use crate::gpu::wgsl::Composer;
-use crate::gpu::{BuildError, Gpu, GpuProfiler, HDR_FORMAT, ReadbackError};
+use crate::gpu::{BuildError, Gpu, GpuProfiler, HDR_FORMAT, ReadbackError, RenderTarget};
 
 const FILE: &str = "forest/impostor_splat.wgsl";
 
@@ -40,8 +43,11 @@ pub struct ImpostorSplat {
     size: Kernel,
     splat: Kernel,
     claim: Kernel,
-    /// The camera's pixels shaded, and the light's texels' depth.
-    shade: wgpu::RenderPipeline,
+    /// The camera's marked pixels shaded.
+    shade: Kernel,
+    /// Their colour and depth into the scene's, and the light's texels'
+    /// depth into the shadow map.
+    resolve: wgpu::RenderPipeline,
     cast: wgpu::RenderPipeline,
     bound: Option<Bound>,
 }
@@ -52,7 +58,7 @@ struct Bound {
     /// Each walk's (empty) group 1 and the atlas's leaves at its group 2
     /// (automatic layouts are each their pipeline's own).
     walking: [[wgpu::BindGroup; 2]; 2],
-    /// The atlas as the shading binds it.
+    /// The atlas as the shading binds it (its group 2).
     shaded: wgpu::BindGroup,
     camera: Walks,
     light: Walks,
@@ -76,6 +82,17 @@ struct PerPixel {
     claim: Option<Binding>,
     /// The fullscreen pass's group 0.
     resolve: wgpu::BindGroup,
+    /// Seen by the camera, the shading's.
+    shading: Option<Shading>,
+}
+
+/// The camera's pixels shaded: the kernel's buffers, and the picture it
+/// stores to (its group 3) and the resolve reads (its group 1), which the
+/// groups keep.
+struct Shading {
+    buffers: Binding,
+    stored: wgpu::BindGroup,
+    read: wgpu::BindGroup,
 }
 
 impl ImpostorSplat {
@@ -83,7 +100,7 @@ impl ImpostorSplat {
     pub fn new(gpu: &Gpu, assets: &Assets) -> Result<Self, BuildError> {
         let composed = Composer::new(assets).file(FILE)?.finish()?;
         composed.validate()?;
-        let (shade, cast) = gpu.scoped(FILE, || {
+        let (resolve, cast) = gpu.scoped(FILE, || {
             let module = gpu
                 .device
                 .create_shader_module(wgpu::ShaderModuleDescriptor {
@@ -96,25 +113,26 @@ impl ImpostorSplat {
                 depth: Depth::Written,
             };
             let entries = ("vs_fullscreen", "fs_impostor_resolve");
-            let shade =
+            let resolve =
                 instanced_pipeline(&gpu.device, &module, "forest.impostors", entries, output);
             let entries = (&module, "vs_fullscreen", "fs_impostor_cast");
             let cast = cut_out_caster_pipeline(&gpu.device, entries, "forest.impostor_caster");
-            Ok::<_, BuildError>((shade, cast))
+            Ok::<_, BuildError>((resolve, cast))
         })?;
         Ok(Self {
             size: Kernel::new(gpu, assets, FILE, "size_impostor_splat")?,
             splat: Kernel::new(gpu, assets, FILE, "splat_impostors")?,
             claim: Kernel::new(gpu, assets, FILE, "claim_impostor_pixels")?,
-            shade,
+            shade: Kernel::new(gpu, assets, FILE, "shade_impostor_pixels")?,
+            resolve,
             cast,
             bound: None,
         })
     }
 
-    /// The shading's pipeline, which binds the scene's shadow map at group 1.
-    pub fn shading(&self) -> &wgpu::RenderPipeline {
-        &self.shade
+    /// Where the shading binds the scene's shadow map (its group 1).
+    pub fn shadow_layout(&self) -> wgpu::BindGroupLayout {
+        self.shade.layout_at(1)
     }
 
     /// Binds a (new) forest's buffers, as the camera and the light see it,
@@ -136,7 +154,7 @@ impl ImpostorSplat {
         };
         self.bound = Some(Bound {
             walking,
-            shaded: atlas.group(gpu, &self.shade.get_bind_group_layout(2)),
+            shaded: atlas.group(gpu, &self.shade.layout_at(2)),
             camera: walks(camera, "forest.splat_args"),
             light: walks(light, "forest.cast_splat_args"),
         });
@@ -149,7 +167,7 @@ impl ImpostorSplat {
             return;
         };
         let (walks, pipeline) = match seen {
-            Seen::ByCamera => (&mut bound.camera, &self.shade),
+            Seen::ByCamera => (&mut bound.camera, &self.resolve),
             Seen::ByLight => (&mut bound.light, &self.cast),
         };
         if walks.target.as_ref().is_some_and(|t| t.size == size) {
@@ -167,11 +185,30 @@ impl ImpostorSplat {
         let forest = &walks.forest;
         // Both walks bind the same: one function walks for either.
         let walked = chosen(forest, &[0, 1, 3, 4, 7, 8, 9, 16], &[(17, &per_pixel)]);
-        let read = match seen {
-            Seen::ByCamera => chosen(forest, &[0, 1, 3, 4, 16], &[(17, &per_pixel)]),
-            Seen::ByLight => chosen(forest, &[0], &[(17, &per_pixel)]),
-        };
+        let read = chosen(forest, &[0], &[(17, &per_pixel)]);
         let resolve = buffers_group(&gpu.device, pipeline, "forest.impostors", &read);
+        let shading = (seen == Seen::ByCamera).then(|| {
+            let shaded = chosen(forest, &[0, 1, 3, 4, 16], &[(17, &per_pixel)]);
+            let pixels = RenderTarget::new(&gpu.device, "forest.impostor_shades", size, HDR_FORMAT);
+            let view = wgpu::BindingResource::TextureView(&pixels.view);
+            let entry = [wgpu::BindGroupEntry {
+                binding: 0,
+                resource: view.clone(),
+            }];
+            let read = [wgpu::BindGroupEntry {
+                binding: 2,
+                resource: view,
+            }];
+            Shading {
+                buffers: self.shade.bind(gpu, &shaded),
+                stored: self.shade.group_at(gpu, 3, &entry),
+                read: gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some("forest.impostor_shades"),
+                    layout: &self.resolve.get_bind_group_layout(1),
+                    entries: &read,
+                }),
+            }
+        });
         let sizing = self
             .size
             .bind(gpu, &chosen(forest, &[9], &[(19, &walks.args)]));
@@ -181,6 +218,7 @@ impl ImpostorSplat {
             splat: self.splat.bind(gpu, &walked),
             claim: (seen == Seen::ByCamera).then(|| self.claim.bind(gpu, &walked)),
             resolve,
+            shading,
             per_pixel,
         });
     }
@@ -222,16 +260,42 @@ impl ImpostorSplat {
         }
     }
 
-    /// Shades the pixels the impostors own into `pass` (the scene's
-    /// colour and depth), in the light `shadowed` (group 1) brings.
-    pub fn shade(&self, pass: &mut wgpu::RenderPass<'_>, shadowed: &wgpu::BindGroup) {
+    /// Records the shading of the pixels the camera's walks gave a tree,
+    /// in the light `shadowed` (the shadow map at [`Self::shadow_layout`])
+    /// brings.
+    pub fn shade(
+        &self,
+        (encoder, profiler): (&mut wgpu::CommandEncoder, &mut GpuProfiler),
+        shadowed: &wgpu::BindGroup,
+    ) {
         let Some((bound, _, target)) = self.ready(Seen::ByCamera) else {
             return;
         };
-        pass.set_pipeline(&self.shade);
+        let Some(shading) = &target.shading else {
+            return;
+        };
+        let label = "forest.draw.impostors.shade";
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some(label),
+            timestamp_writes: profiler.compute_pass(label),
+        });
+        let groups = [shadowed, &bound.shaded, &shading.stored];
+        let pixels = target.size[0] * target.size[1];
+        (self.shade).dispatch_groups(&mut pass, (&shading.buffers, &groups), pixels, 64);
+    }
+
+    /// Writes the shaded pixels' colour and depth into `pass` (the
+    /// scene's colour and depth).
+    pub fn resolve(&self, pass: &mut wgpu::RenderPass<'_>) {
+        let Some((_, _, target)) = self.ready(Seen::ByCamera) else {
+            return;
+        };
+        let Some(shading) = &target.shading else {
+            return;
+        };
+        pass.set_pipeline(&self.resolve);
         pass.set_bind_group(0, &target.resolve, &[]);
-        pass.set_bind_group(1, shadowed, &[]);
-        pass.set_bind_group(2, &bound.shaded, &[]);
+        pass.set_bind_group(1, &shading.read, &[]);
         pass.draw(0..3, 0..1);
     }
 

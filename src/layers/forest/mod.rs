@@ -507,7 +507,7 @@ impl Layer for ForestLayer {
             .in_scene(registry)
             .then_some(frame.scene_depth);
         renderer.draw(
-            (encoder, profiler),
+            (env.gpu, encoder, profiler),
             &grown.sim,
             (frame.target, scene),
             draw,
