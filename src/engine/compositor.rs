@@ -14,6 +14,7 @@ use bytemuck::{Pod, Zeroable};
 use super::bloom::Bloom;
 use super::inputs::media::MediaShelf;
 use super::inputs::{LayerOutputs, TextureInputs};
+use super::outputs::Picture;
 use super::scene_look::{SceneLook, ScenePass};
 use super::tonemap::FilmicUniforms;
 use crate::base::clock::Clock;
@@ -146,13 +147,17 @@ impl LayerOutputs for HashMap<String, LayerSlot> {
 pub struct Compositor {
     blend_pipeline: FullscreenPipeline,
     blend_layout: wgpu::BindGroupLayout,
-    /// The master section, run by compute where the GPU allows into
-    /// `toned`, then copied into the output by `present`.
+    /// The master section, run by compute where the GPU allows: stored
+    /// straight into the picture where it can be (`stored_master`, the
+    /// output format's linear twin), else into `toned`, which `present`
+    /// copies into the picture.
     master_pipeline: FullscreenPipeline,
+    stored_master: Option<FullscreenPipeline>,
     master_layout: wgpu::BindGroupLayout,
     present_pipeline: FullscreenPipeline,
     present_layout: wgpu::BindGroupLayout,
-    /// The master section's result at the output's size.
+    /// The master section's result at the output's size, where it cannot
+    /// be stored into the picture.
     toned: RenderTarget,
     master_uniforms: wgpu::Buffer,
     /// The filmic curve's constants, derived once (`tonemap.rs`).
@@ -214,12 +219,18 @@ impl Compositor {
         };
         let blend_pipeline = compile("compositor/blend.wgsl", &blend_layout, HDR_FORMAT)?;
         // The master section's arithmetic (the filmic curve's powers and
-        // logarithm) at the output's size runs as compute into a
-        // half-float picture, since outputs (sRGB, a window's surface)
-        // cannot be stored to, and a GPU whose fragment units are its
-        // narrow part spent milliseconds on it at 4K; the copy into the
-        // output is a texel a pixel.
+        // logarithm) at the output's size runs as compute, since a GPU
+        // whose fragment units are its narrow part spent milliseconds on
+        // it at 4K: stored into the picture through its linear twin
+        // (`Picture::storable`), or where the GPU cannot, into a
+        // half-float picture copied into the output a texel a pixel.
         let master_pipeline = compile("compositor/master.wgsl", &master_layout, HDR_FORMAT)?;
+        let twin = output_format.remove_srgb_suffix();
+        let stored_master = match twin != output_format {
+            true => Some(compile("compositor/master.wgsl", &master_layout, twin)?)
+                .filter(FullscreenPipeline::computes),
+            false => None,
+        };
         let present_layout = layout(device, "compositor.present", &[Slot::Texture(false)]);
         let present_pipeline = compile("compositor/present.wgsl", &present_layout, output_format)?;
         let (composed, fail) = compose("compositor/bloom.wgsl")?;
@@ -229,6 +240,7 @@ impl Compositor {
             blend_pipeline,
             blend_layout,
             master_pipeline,
+            stored_master,
             master_layout,
             present_pipeline,
             present_layout,
@@ -430,7 +442,7 @@ impl Compositor {
         registry: &Registry,
         encoder: &mut wgpu::CommandEncoder,
         profiler: &mut GpuProfiler,
-        output: &wgpu::TextureView,
+        output: &Picture,
     ) {
         self.encode_master(env, registry, encoder, profiler, output);
     }
@@ -441,13 +453,16 @@ impl Compositor {
         registry: &Registry,
         encoder: &mut wgpu::CommandEncoder,
         profiler: &mut GpuProfiler,
-        output: &wgpu::TextureView,
+        output: &Picture,
     ) {
+        // Stored through the linear twin, the pixels are encoded by the
+        // shader, as for an output with no sRGB format.
+        let stored = self.stored_master.as_ref().zip(output.storable());
         let master = MasterUniforms {
             brightness: registry.float("master.brightness"),
             blackout: registry.float("master.blackout"),
             tonemap: registry.index("master.tonemap") as u32,
-            encode_srgb: u32::from(!self.output_format.is_srgb()),
+            encode_srgb: u32::from(stored.is_some() || !self.output_format.is_srgb()),
             bloom: registry.float("master.bloom"),
             exposure: registry.float("master.exposure").exp2(),
             _pad: [0.0; 2],
@@ -477,6 +492,10 @@ impl Compositor {
             ],
         );
         let timestamps = profiler.render_pass("compositor.master");
+        if let Some((pipeline, view)) = stored {
+            pipeline.draw(encoder, "compositor.master", view, &bind_group, timestamps);
+            return;
+        }
         self.master_pipeline.draw(
             encoder,
             "compositor.master",
@@ -493,6 +512,7 @@ impl Compositor {
         );
         let label = "compositor.master.present";
         let timestamps = profiler.render_pass(label);
+        let output = output.view();
         (self.present_pipeline).draw(encoder, label, output, &bind_group, timestamps);
     }
 
@@ -503,7 +523,7 @@ impl Compositor {
         if self.scale_rest.due(&wanted, clock.time) {
             self.scale = wanted;
         }
-        if self.toned.size != output_size {
+        if self.stored_master.is_none() && self.toned.size != output_size {
             self.toned =
                 RenderTarget::new(&gpu.device, "compositor.toned", output_size, HDR_FORMAT);
         }

@@ -120,7 +120,7 @@ pub fn record(
     scene
         .stack
         .compositor
-        .finish(env, scene.registry, encoder, profiler, picture.view());
+        .finish(env, scene.registry, encoder, profiler, picture);
 }
 
 /// The scene's shadow map cleared and cast into by every enabled layer of

@@ -106,12 +106,11 @@ impl Gpu {
     ) -> Result<Self, GpuError> {
         let adapter = pick_adapter(&instance, choice, surface)?;
         let info = adapter.get_info();
-        let timestamps = adapter.features().contains(wgpu::Features::TIMESTAMP_QUERY);
-        let required_features = if timestamps {
-            wgpu::Features::TIMESTAMP_QUERY
-        } else {
-            wgpu::Features::empty()
-        };
+        // Timestamps for the HUD and the bench; BGRA storage where the
+        // adapter has it, so the master section can store a window's
+        // picture by compute (`engine::outputs::Picture`).
+        let wanted = wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::BGRA8UNORM_STORAGE;
+        let required_features = adapter.features() & wanted;
         let descriptor = wgpu::DeviceDescriptor {
             label: Some("sylva"),
             required_features,
@@ -144,7 +143,7 @@ impl Gpu {
             device,
             queue,
             info,
-            timestamps,
+            timestamps: required_features.contains(wgpu::Features::TIMESTAMP_QUERY),
             errors,
             choice: choice.clone(),
             lost,

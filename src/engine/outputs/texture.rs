@@ -16,9 +16,10 @@ impl Output for RenderTarget {
         _profiler: &mut GpuProfiler,
         picture: &Picture,
     ) {
-        // A copy is exact; it needs the same format and size, which the
+        // A copy is exact; it needs the same format (up to sRGB: the
+        // picture may be stored in its linear twin) and size, which the
         // show keeps (its output format, this output's size).
-        if picture.texture().format() != self.texture.format() || picture.size() != self.size {
+        if picture.format() != self.texture.format() || picture.size() != self.size {
             // Every frame until the sizes agree: held back by message.
             crate::base::status::warn_held(
                 "output",
@@ -26,7 +27,7 @@ impl Output for RenderTarget {
                     "{:?} {:?} cannot take a {:?} {:?} picture",
                     self.texture.format(),
                     self.size,
-                    picture.texture().format(),
+                    picture.format(),
                     picture.size()
                 ),
             );
