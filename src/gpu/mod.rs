@@ -24,4 +24,6 @@ pub use fullscreen::{DepthWriter, FullscreenPipeline};
 pub use layouts::{GPU_LAYOUTS, UniformLayout, mismatches as layout_mismatches};
 pub use profiler::{FrameTimes, GpuProfiler, PassTime};
 pub use readback::{ReadbackError, read_rgba8, read_rgba16f, read_texture};
-pub use target::{HDR_FORMAT, OUTPUT_FORMAT, RenderTarget, begin_cleared_pass, clear_view};
+pub use target::{
+    HDR_FORMAT, OUTPUT_FORMAT, RenderTarget, begin_cleared_pass, clear_view, plain_texture,
+};

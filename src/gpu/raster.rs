@@ -4,6 +4,8 @@
 //! glTF character), an additive glow blend, depth buffers, and bind groups
 //! over a pipeline's automatic layout.
 
+use super::plain_texture;
+
 /// Depth format of the 3D layers.
 pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 
@@ -133,22 +135,8 @@ fn depth_texture(
     size: [u32; 2],
     extra: wgpu::TextureUsages,
 ) -> wgpu::TextureView {
-    device
-        .create_texture(&wgpu::TextureDescriptor {
-            label: Some(label),
-            size: wgpu::Extent3d {
-                width: size[0].max(1),
-                height: size[1].max(1),
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: DEPTH_FORMAT,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | extra,
-            view_formats: &[],
-        })
-        .create_view(&Default::default())
+    let usage = wgpu::TextureUsages::RENDER_ATTACHMENT | extra;
+    plain_texture(device, label, size, (DEPTH_FORMAT, usage), &[]).create_view(&Default::default())
 }
 
 /// A depth buffer kept at the size of the target drawn into.

@@ -36,24 +36,12 @@ impl RenderTarget {
         } else {
             wgpu::TextureUsages::empty()
         };
-        let texture = device.create_texture(&wgpu::TextureDescriptor {
-            label: Some(label),
-            size: wgpu::Extent3d {
-                width: size[0].max(1),
-                height: size[1].max(1),
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT
-                | wgpu::TextureUsages::TEXTURE_BINDING
-                | wgpu::TextureUsages::COPY_SRC
-                | wgpu::TextureUsages::COPY_DST
-                | extra,
-            view_formats: &[],
-        });
+        let usage = wgpu::TextureUsages::RENDER_ATTACHMENT
+            | wgpu::TextureUsages::TEXTURE_BINDING
+            | wgpu::TextureUsages::COPY_SRC
+            | wgpu::TextureUsages::COPY_DST
+            | extra;
+        let texture = plain_texture(device, label, size, (format, usage), &[]);
         let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
         Self {
             texture,
@@ -66,6 +54,31 @@ impl RenderTarget {
     pub fn clear(&self, encoder: &mut wgpu::CommandEncoder) {
         clear_view(encoder, &self.view);
     }
+}
+
+/// A 2D texture of `size` pixels (at least one each way), one mip level,
+/// one sample, in `format` with `usage`, also viewed as `view_formats`.
+pub fn plain_texture(
+    device: &wgpu::Device,
+    label: &str,
+    size: [u32; 2],
+    (format, usage): (wgpu::TextureFormat, wgpu::TextureUsages),
+    view_formats: &[wgpu::TextureFormat],
+) -> wgpu::Texture {
+    device.create_texture(&wgpu::TextureDescriptor {
+        label: Some(label),
+        size: wgpu::Extent3d {
+            width: size[0].max(1),
+            height: size[1].max(1),
+            depth_or_array_layers: 1,
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format,
+        usage,
+        view_formats,
+    })
 }
 
 /// Clears `view` to transparent black with an empty render pass, which

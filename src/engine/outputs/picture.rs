@@ -10,6 +10,10 @@
 //! the twin by compute, with no fullscreen pass (on GPUs whose fragment
 //! units are their narrow part such a pass cost 1.2 ms at 4K).
 
+use crate::gpu::plain_texture;
+
+const LABEL: &str = "engine.picture";
+
 /// The finished frame.
 pub struct Picture {
     texture: wgpu::Texture,
@@ -31,29 +35,14 @@ impl Picture {
                 .guaranteed_format_features(device.features())
                 .allowed_usages
                 .contains(storage);
-        let as_srgb = [format];
-        let texture = device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("engine.picture"),
-            size: wgpu::Extent3d {
-                width: size[0].max(1),
-                height: size[1].max(1),
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: if storable { twin } else { format },
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT
-                | wgpu::TextureUsages::TEXTURE_BINDING
-                | wgpu::TextureUsages::COPY_SRC
-                | wgpu::TextureUsages::COPY_DST
-                | if storable {
-                    storage
-                } else {
-                    wgpu::TextureUsages::empty()
-                },
-            view_formats: if storable { &as_srgb } else { &[] },
-        });
+        let usage = wgpu::TextureUsages::RENDER_ATTACHMENT
+            | wgpu::TextureUsages::TEXTURE_BINDING
+            | wgpu::TextureUsages::COPY_SRC
+            | wgpu::TextureUsages::COPY_DST;
+        let texture = match storable {
+            true => plain_texture(device, LABEL, size, (twin, usage | storage), &[format]),
+            false => plain_texture(device, LABEL, size, (format, usage), &[]),
+        };
         // The sRGB view may not be stored to; it serves everything else.
         let view_as = |format, usage| {
             texture.create_view(&wgpu::TextureViewDescriptor {
@@ -62,10 +51,9 @@ impl Picture {
                 ..Default::default()
             })
         };
-        let usage = texture.usage();
         Self {
-            view: view_as(format, usage - storage),
-            storable: storable.then(|| view_as(twin, usage)),
+            view: view_as(format, usage),
+            storable: storable.then(|| view_as(twin, usage | storage)),
             texture,
             format,
             size,
