@@ -269,11 +269,10 @@ impl ForestRenderer {
             self.impostors.splat((encoder, profiler), Seen::ByCamera);
             self.impostors.shade((encoder, profiler), &shadowed[3]);
         }
-        let fog = params.fog_colour;
-        let backdrop = backdrop || !forest;
         if !forest {
             let label = "forest.draw.maps";
             let timestamps = profiler.render_pass(label);
+            let fog = params.fog_colour;
             let sky = wgpu::Color {
                 r: f64::from(fog[0] * params.brightness),
                 g: f64::from(fog[1] * params.brightness),
