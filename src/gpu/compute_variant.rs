@@ -85,6 +85,10 @@ fn storage_name(format: wgpu::TextureFormat) -> Option<&'static str> {
         F::Rgba16Float => "rgba16float",
         F::Rgba32Float => "rgba32float",
         F::Rgba8Unorm => "rgba8unorm",
+        // A window's picture (with `BGRA8UNORM_STORAGE`, which `Gpu` asks
+        // for where the adapter has it; without it the pipeline fails to
+        // build and the pass rasterizes).
+        F::Bgra8Unorm => "bgra8unorm",
         F::R32Float => "r32float",
         _ => return None,
     })
@@ -110,6 +114,20 @@ mod tests {
             "@group(2) @binding(0) var fullscreen_target: texture_storage_2d<rgba16float, write>;"
         ));
         assert!(text.contains("fs_main(vertex)"));
+    }
+
+    #[test]
+    fn the_pictures_linear_twins_can_be_stored_to() {
+        for (format, name) in [
+            (wgpu::TextureFormat::Rgba8Unorm, "rgba8unorm"),
+            (wgpu::TextureFormat::Bgra8Unorm, "bgra8unorm"),
+        ] {
+            let text = source(SHADER, "fs_main", format, 1).unwrap_or_default();
+            assert!(
+                text.contains(&format!("texture_storage_2d<{name}, write>")),
+                "{text}"
+            );
+        }
     }
 
     #[test]

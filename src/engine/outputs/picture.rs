@@ -10,7 +10,7 @@
 //! the twin by compute, with no fullscreen pass (on GPUs whose fragment
 //! units are their narrow part such a pass cost 1.2 ms at 4K).
 
-use crate::gpu::plain_texture;
+use crate::gpu::{Gpu, plain_texture};
 
 const LABEL: &str = "engine.picture";
 
@@ -27,10 +27,16 @@ pub struct Picture {
 
 impl Picture {
     /// A picture of `size` in `format`.
-    pub fn new(device: &wgpu::Device, size: [u32; 2], format: wgpu::TextureFormat) -> Self {
+    pub fn new(gpu: &Gpu, size: [u32; 2], format: wgpu::TextureFormat) -> Self {
+        let device = &gpu.device;
         let twin = format.remove_srgb_suffix();
         let storage = wgpu::TextureUsages::STORAGE_BINDING;
+        // A texture viewed in another format needs the backend's view
+        // formats (OpenGL ES may lack them).
+        let views = (gpu.adapter.get_downlevel_capabilities().flags)
+            .contains(wgpu::DownlevelFlags::VIEW_FORMATS);
         let storable = twin != format
+            && views
             && twin
                 .guaranteed_format_features(device.features())
                 .allowed_usages
@@ -61,11 +67,11 @@ impl Picture {
     }
 
     /// This picture, made again at `size` if it has another.
-    pub fn fit(self, device: &wgpu::Device, size: [u32; 2]) -> Self {
+    pub fn fit(self, gpu: &Gpu, size: [u32; 2]) -> Self {
         if self.size == size {
             return self;
         }
-        Self::new(device, size, self.format)
+        Self::new(gpu, size, self.format)
     }
 
     /// Its texture, to read or copy (in the output format or its linear
@@ -79,7 +85,10 @@ impl Picture {
         self.format
     }
 
-    /// Its view, to sample or draw into.
+    /// Its view, to sample or draw into with a render pass. Not to be
+    /// given to a [`crate::gpu::FullscreenPipeline`] built for a format
+    /// compute can store to: that runs as compute where the texture can be
+    /// stored to, and this view cannot.
     pub fn view(&self) -> &wgpu::TextureView {
         &self.view
     }

@@ -583,8 +583,8 @@ impl Show {
                 label: Some("frame"),
             });
         let picture = match self.picture.take() {
-            Some(picture) => picture.fit(&self.gpu.device, output_size),
-            None => Picture::new(&self.gpu.device, output_size, self.output_format),
+            Some(picture) => picture.fit(&self.gpu, output_size),
+            None => Picture::new(&self.gpu, output_size, self.output_format),
         };
         renderer::record(
             &env,
