@@ -569,7 +569,7 @@ fn floor_colour(p: vec2<f32>) -> vec3<f32> {
 }
 
 // The ground's depth only, so the scene's other layers stand on it and
-// sink below it; its colour is the backdrop's (`backdrop`), drawn before.
+// sink below it; its colour is the backdrop's (`fs_backdrop`), drawn before.
 @fragment
 fn fs_ground(surface: Surface) -> @location(0) vec4<f32> {
     return vec4<f32>(0.0);
@@ -583,12 +583,13 @@ fn floor_lit(world: vec3<f32>) -> vec3<f32> {
 // What a forest with its backdrop shows at `uv` where no tree stands:
 // below the horizon the floor (the ground's quad and on past it to the
 // horizon) in the key light, into the fog; above it the sky (`sky_look`).
-// Drawn by compute over the whole target before the trees
-// (forest/backdrop.wgsl): shaded by the rasterizer behind them, the floor's
-// shadow lookups and the sky's clouds cost this GPU's narrow fragment
-// units milliseconds at 4K.
-fn backdrop(uv: vec2<f32>) -> vec4<f32> {
-    let ray = camera_ray(camera, uv);
+// Drawn over the whole target before the trees, as compute where it can
+// be (src/layers/forest/draw.rs): shaded by the rasterizer behind them,
+// the floor's shadow lookups and the sky's clouds cost this GPU's narrow
+// fragment units milliseconds at 4K.
+@fragment
+fn fs_backdrop(at: FullscreenVertex) -> @location(0) vec4<f32> {
+    let ray = camera_ray(camera, at.uv);
     let eye = camera.eye.xyz;
     if ray.y < 0.0 && eye.y > 0.0 {
         let floor = eye + ray * (-eye.y / ray.y);

@@ -275,13 +275,13 @@ fn measure(show: &mut Show, size: [u32; 2], steps: usize) -> anyhow::Result<Vec<
 
 /// Memory traffic of a pass at `pixels` (render scale 1): the compositor's
 /// are exact (half-float RGBA is 8 bytes a pixel, the 8-bit output 4: the
-/// master section reads the composite and stores the output, or where the
-/// GPU cannot store to it, writes a half-float picture the present copies
-/// into the output); a
+/// master section reads the composite and stores the output; where the
+/// GPU cannot store to it, it writes a half-float picture instead, which
+/// `outputs.blit` copies in); a
 /// layer's drawing pass counts its target write only; a simulation's
 /// compute passes are counted by the layer per step (0 here).
 fn pass_bytes(label: &str, layer: &str, pixels: u64) -> u64 {
-    if label == "compositor.master" || label == "compositor.master.present" {
+    if label == "compositor.master" {
         pixels * (8 + 4)
     } else if label.starts_with("compositor.blend.") {
         pixels * 8 * 3

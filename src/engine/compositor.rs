@@ -14,7 +14,7 @@ use bytemuck::{Pod, Zeroable};
 use super::bloom::Bloom;
 use super::inputs::media::MediaShelf;
 use super::inputs::{LayerOutputs, TextureInputs};
-use super::outputs::Picture;
+use super::outputs::{Blit, Picture};
 use super::scene_look::{SceneLook, ScenePass};
 use super::tonemap::FilmicUniforms;
 use crate::base::clock::Clock;
@@ -154,11 +154,10 @@ pub struct Compositor {
     master_pipeline: FullscreenPipeline,
     stored_master: Option<FullscreenPipeline>,
     master_layout: wgpu::BindGroupLayout,
-    present_pipeline: FullscreenPipeline,
-    present_layout: wgpu::BindGroupLayout,
-    /// The master section's result at the output's size, where it cannot
-    /// be stored into the picture.
-    toned: RenderTarget,
+    present: Blit,
+    /// The master section's result at the output's size, made the first
+    /// time the picture cannot be stored to.
+    toned: Option<RenderTarget>,
     master_uniforms: wgpu::Buffer,
     /// The filmic curve's constants, derived once (`tonemap.rs`).
     filmic: FilmicUniforms,
@@ -231,8 +230,11 @@ impl Compositor {
                 .filter(FullscreenPipeline::computes),
             false => None,
         };
-        let present_layout = layout(device, "compositor.present", &[Slot::Texture(false)]);
-        let present_pipeline = compile("compositor/present.wgsl", &present_layout, output_format)?;
+        let present =
+            Blit::new(env.gpu, env.assets, output_format).map_err(|reason| CompositorError {
+                file: "outputs/blit.wgsl",
+                reason,
+            })?;
         let (composed, fail) = compose("compositor/bloom.wgsl")?;
         let bloom = Bloom::new(device, composed.text()).map_err(fail)?;
         let scene_look = SceneLook::new(env)?;
@@ -242,9 +244,8 @@ impl Compositor {
             master_pipeline,
             stored_master,
             master_layout,
-            present_pipeline,
-            present_layout,
-            toned: RenderTarget::new(device, "compositor.toned", [1, 1], HDR_FORMAT),
+            present,
+            toned: None,
             bloom,
             master_uniforms: uniform_buffer(
                 device,
@@ -437,7 +438,7 @@ impl Compositor {
     /// The master section (brightness, blackout, tonemap) from the
     /// composite into `output`.
     pub fn finish(
-        &self,
+        &mut self,
         env: &LayerEnv<'_>,
         registry: &Registry,
         encoder: &mut wgpu::CommandEncoder,
@@ -448,7 +449,7 @@ impl Compositor {
     }
 
     fn encode_master(
-        &self,
+        &mut self,
         env: &LayerEnv<'_>,
         registry: &Registry,
         encoder: &mut wgpu::CommandEncoder,
@@ -496,24 +497,15 @@ impl Compositor {
             pipeline.draw(encoder, "compositor.master", view, &bind_group, timestamps);
             return;
         }
-        self.master_pipeline.draw(
-            encoder,
-            "compositor.master",
-            &self.toned.view,
-            &bind_group,
-            timestamps,
-        );
-        let toned = wgpu::BindingResource::TextureView(&self.toned.view);
-        let bind_group = bind(
-            env.gpu,
-            &self.present_layout,
-            "compositor.present",
-            &[toned],
-        );
-        let label = "compositor.master.present";
-        let timestamps = profiler.render_pass(label);
-        let output = output.view();
-        (self.present_pipeline).draw(encoder, label, output, &bind_group, timestamps);
+        let size = output.size();
+        let toned = match self.toned.take() {
+            Some(toned) if toned.size == size => toned,
+            _ => RenderTarget::new(&env.gpu.device, "compositor.toned", size, HDR_FORMAT),
+        };
+        let label = "compositor.master";
+        (self.master_pipeline).draw(encoder, label, &toned.view, &bind_group, timestamps);
+        (self.present).draw(env.gpu, encoder, profiler, &toned.view, output.view());
+        self.toned = Some(toned);
     }
 
     /// Sizes the targets for `output_size` and the rested render scale.
@@ -522,10 +514,6 @@ impl Compositor {
         let wanted = registry.float("master.render_scale").clamp(0.25, 2.0);
         if self.scale_rest.due(&wanted, clock.time) {
             self.scale = wanted;
-        }
-        if self.stored_master.is_none() && self.toned.size != output_size {
-            self.toned =
-                RenderTarget::new(&gpu.device, "compositor.toned", output_size, HDR_FORMAT);
         }
         let max = gpu.device.limits().max_texture_dimension_2d;
         let size = output_size.map(|s| ((s as f32 * self.scale).round() as u32).clamp(1, max));

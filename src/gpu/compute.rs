@@ -209,11 +209,7 @@ impl Kernel {
         size: u32,
     ) {
         let (x, y) = groups(count, size);
-        pass.set_pipeline(&self.pipeline);
-        pass.set_bind_group(0, &binding.group, &[]);
-        for (index, group) in (1..).zip(extra) {
-            pass.set_bind_group(index, *group, &[]);
-        }
+        self.set_groups(pass, binding, extra);
         pass.dispatch_workgroups(x, y, 1);
     }
 
@@ -239,12 +235,22 @@ impl Kernel {
         args: &wgpu::Buffer,
         offset: u64,
     ) {
+        self.set_groups(pass, binding, extra);
+        pass.dispatch_workgroups_indirect(args, offset);
+    }
+
+    /// The kernel with `binding` at group 0 and `extra` at groups 1 on.
+    fn set_groups(
+        &self,
+        pass: &mut wgpu::ComputePass<'_>,
+        binding: &Binding,
+        extra: &[&wgpu::BindGroup],
+    ) {
         pass.set_pipeline(&self.pipeline);
         pass.set_bind_group(0, &binding.group, &[]);
         for (index, group) in (1..).zip(extra) {
             pass.set_bind_group(index, *group, &[]);
         }
-        pass.dispatch_workgroups_indirect(args, offset);
     }
 }
 

@@ -18,18 +18,17 @@ use super::species::MAX_SPECIES;
 use crate::base::Assets;
 use crate::engine::camera::CameraUniform;
 use crate::engine::shadow::{ShadowMap, caster_pipeline};
-use crate::gpu::bindings::uniform_buffer;
+use crate::gpu::bindings::{Slot, bind, layout, uniform_buffer};
 use crate::gpu::compute::{Binding, Kernel, read_buffer, storage_buffer};
 use crate::gpu::raster::{
     Depth, DepthBuffer, Output, begin_3d_pass, begin_scene_pass, buffers_group, clear_depth,
     instanced_pipeline,
 };
 use crate::gpu::wgsl::Composer;
-use crate::gpu::{BuildError, Gpu, GpuProfiler, HDR_FORMAT, ReadbackError};
+use crate::gpu::{BuildError, FullscreenPipeline, Gpu, GpuProfiler, HDR_FORMAT, ReadbackError};
 
 const FILE: &str = "forest/draw.wgsl";
 const CAPTURE_FILE: &str = "forest/impostor.wgsl";
-const BACKDROP_FILE: &str = "forest/backdrop.wgsl";
 
 /// `struct DrawParams` in WGSL.
 #[repr(C)]
@@ -85,9 +84,11 @@ pub struct ForestRenderer {
     atlas: Option<ImpostorAtlas>,
     /// The ground's depth (its colour is the backdrop's).
     ground: wgpu::RenderPipeline,
-    /// The floor and the sky stored to every pixel by compute, before the
-    /// trees (`shaders/forest/backdrop.wgsl`).
-    backdrop: Kernel,
+    /// The floor and the sky over every pixel before the trees
+    /// (`fs_backdrop`, a fullscreen pass run as compute), and its layouts:
+    /// the camera and the look, the shadow map.
+    backdrop: FullscreenPipeline,
+    backdrop_layouts: [wgpu::BindGroupLayout; 2],
     maps: wgpu::RenderPipeline,
     cull_start: Kernel,
     cull_measure: Kernel,
@@ -104,8 +105,8 @@ pub struct ForestRenderer {
     cull_args: wgpu::Buffer,
     /// Trees, far trees, grown trees, ground and maps.
     groups: Option<[wgpu::BindGroup; 5]>,
-    /// The backdrop's buffers.
-    backdrop_bound: Option<Binding>,
+    /// The backdrop's camera and look.
+    backdrop_bound: Option<wgpu::BindGroup>,
     /// Casting into the scene's shadow map: the cones' depth from the
     /// key light, the trees its view meets (`cull_casters`), the light as
     /// a camera and the casters' draw.
@@ -181,7 +182,7 @@ impl ForestRenderer {
                     &self.impostors.shadow_layout(),
                     "forest.shadow",
                 ),
-                map.group_for(&gpu.device, &self.backdrop.layout_at(1), "forest.shadow"),
+                map.group_for(&gpu.device, &self.backdrop_layouts[1], "forest.shadow"),
             ]);
         }
     }
@@ -227,7 +228,7 @@ impl ForestRenderer {
     /// its depth, hiding and hidden by the other layers in it.
     pub fn draw(
         &self,
-        (gpu, encoder, profiler): (&Gpu, &mut wgpu::CommandEncoder, &mut GpuProfiler),
+        (encoder, profiler): (&mut wgpu::CommandEncoder, &mut GpuProfiler),
         sim: &ForestSim,
         (target, scene_depth): (&wgpu::TextureView, Option<&wgpu::TextureView>),
         params: &ForestDraw,
@@ -286,28 +287,14 @@ impl ForestRenderer {
             pass.draw(0..3, 0..1);
             return;
         }
-        // The backdrop first, over every pixel, by compute; without it the
-        // target starts clear, for a stage below to show through.
+        // The backdrop first, over every pixel; without it the target
+        // starts clear, for a stage below to show through.
         let mut load = wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT);
-        if let (true, Some(buffers)) = (backdrop, &self.backdrop_bound) {
-            let stored = self.backdrop.group_at(
-                gpu,
-                2,
-                &[wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: wgpu::BindingResource::TextureView(target),
-                }],
-            );
+        if let (true, Some(looks)) = (backdrop, &self.backdrop_bound) {
             let label = "forest.draw.sky";
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some(label),
-                timestamp_writes: profiler.compute_pass(label),
-            });
-            let size = target.texture().size();
-            let groups: [&wgpu::BindGroup; 2] = [&shadowed[4], &stored];
-            let pixels = size.width * size.height;
-            self.backdrop
-                .dispatch_groups(&mut pass, (buffers, &groups), pixels, 64);
+            let timestamps = profiler.render_pass(label);
+            let groups = [looks, &shadowed[4]];
+            (self.backdrop).draw_groups(encoder, label, target, &groups, timestamps);
             load = wgpu::LoadOp::Load;
         }
         // Three passes on one depth, each timed by its own name, so the
@@ -400,6 +387,28 @@ impl Drawer<ForestSim> for ForestRenderer {
         composed.validate()?;
         let capturing = Composer::new(assets).file(CAPTURE_FILE)?.finish()?;
         capturing.validate()?;
+        // The floor and sky at every pixel: arithmetic (the floor's shadow
+        // lookups, the sky's clouds) a fullscreen pass runs as compute where
+        // the target can be stored to, not on narrow fragment units.
+        let backdrop_layouts = [
+            layout(
+                &gpu.device,
+                "forest.backdrop",
+                &[Slot::Uniform, Slot::Uniform],
+            ),
+            layout(
+                &gpu.device,
+                "forest.backdrop_shadow",
+                &[Slot::DepthTexture, Slot::ComparisonSampler],
+            ),
+        ];
+        let backdrop = FullscreenPipeline::with_groups(
+            &gpu.device,
+            "forest.backdrop",
+            composed.text(),
+            &[&backdrop_layouts[0], &backdrop_layouts[1]],
+            (HDR_FORMAT, "fs_backdrop"),
+        )?;
         gpu.scoped(FILE, || {
             let module = gpu
                 .device
@@ -452,7 +461,8 @@ impl Drawer<ForestSim> for ForestRenderer {
                 capture: CapturePipelines::new(gpu, &capture_module),
                 atlas: None,
                 ground: pipeline("forest.ground", ("vs_ground", "fs_ground"), Depth::Only),
-                backdrop: Kernel::new(gpu, assets, BACKDROP_FILE, "backdrop_pixels")?,
+                backdrop,
+                backdrop_layouts,
                 backdrop_bound: None,
                 maps: pipeline("forest.maps", ("vs_fullscreen", "fs_maps"), none),
                 camera: uniform_buffer(&gpu.device, "forest.camera", size_of::<CameraUniform>()),
@@ -523,7 +533,12 @@ impl Drawer<ForestSim> for ForestRenderer {
             group(&self.ground, &[0, 1]),
             group(&self.maps, &[0, 1, 2, 4, 5]),
         ]);
-        self.backdrop_bound = Some(self.backdrop.bind(gpu, &buffers[..2]));
+        let looks = [
+            self.camera.as_entire_binding(),
+            self.params.as_entire_binding(),
+        ];
+        let layout = &self.backdrop_layouts[0];
+        self.backdrop_bound = Some(bind(gpu, layout, "forest.backdrop", &looks));
         // What sizing the trees reads; the cull also writes the lists.
         let measured = [
             (0, &self.camera),

@@ -507,7 +507,7 @@ impl Layer for ForestLayer {
             .in_scene(registry)
             .then_some(frame.scene_depth);
         renderer.draw(
-            (env.gpu, encoder, profiler),
+            (encoder, profiler),
             &grown.sim,
             (frame.target, scene),
             draw,
