@@ -205,6 +205,7 @@ pub fn run(options: &HeadlessOptions) -> anyhow::Result<()> {
     let mut due = started;
     let mut report = started;
     let mut frames = 0u64;
+    let mut reported = 0u64;
     let mut pace = Pace::default();
     let mut fit = Fit::default();
     loop {
@@ -252,9 +253,11 @@ pub fn run(options: &HeadlessOptions) -> anyhow::Result<()> {
         installation.keep(&show);
         frames += 1;
         if now.duration_since(report) >= Duration::from_secs(5) {
-            let fps = frames as f64 / now.duration_since(started).as_secs_f64();
-            tracing::info!("headless: {frames} frames, {fps:.1} fps");
-            report = now;
+            // The rate of the last five seconds, not since the start: a
+            // fit or a rebuild early on says nothing of the show now.
+            let fps = (frames - reported) as f64 / now.duration_since(report).as_secs_f64();
+            tracing::info!("headless: {frames} frames, {fps:.1} fps over the last 5 s");
+            (report, reported) = (now, frames);
         }
         if !options.unpaced {
             due += period;

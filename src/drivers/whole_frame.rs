@@ -1,8 +1,9 @@
 //! `sylva bench --whole-frame`: a preset (or a playlist) as the show plays
 //! it, every pass of its frames timed by timestamp queries (a pass run
 //! several times a frame, like the fluid's substeps, summed per frame),
-//! the frame's GPU time (the sum of its passes), the wall time of a frame
-//! waited for, and the frames a second it holds unpaced (frames submitted
+//! the frame's GPU time (the sum of its passes) and its span (first pass's
+//! start to last pass's end, the gaps between passes too), the CPU time
+//! to record and submit it, the wall time of a frame waited for, and the frames a second it holds unpaced (frames submitted
 //! back to back, as `run --headless --unpaced` does), and what the layers
 //! sample (`Layer::sampled`: the fluid's live particles, substeps and
 //! density error), their mean and largest over as many frames again played
@@ -86,6 +87,11 @@ pub struct WholeFrameReport {
     pub passes: Vec<FramePass>,
     /// The frame's GPU time: its passes added up.
     pub frame: Spread,
+    /// From the frame's first pass's start to its last pass's end: what
+    /// the frame holds the GPU for, gaps between passes included.
+    pub span: Spread,
+    /// The CPU's part: recording and submitting the frame.
+    pub cpu: Spread,
     /// A frame waited for, CPU and GPU: what one frame costs alone.
     pub wall: Spread,
     /// Frames a second with frames submitted back to back.
@@ -120,13 +126,15 @@ pub fn run(options: &WholeFrameOptions) -> anyhow::Result<WholeFrameReport> {
     show.gpu.wait_idle();
     show.profiler.collect();
     let mut frames = Vec::with_capacity(options.steps);
-    let mut walls = Vec::with_capacity(options.steps);
+    let mut clocks = Clocks::default();
     for _ in 0..options.steps {
         let started = Instant::now();
         let mut finished = show.frame(dt, None, &mut output, |_, _| {});
+        clocks.cpu.push(started.elapsed().as_secs_f64() * 1e3);
         show.gpu.wait_idle();
-        walls.push(started.elapsed().as_secs_f64() * 1e3);
+        clocks.wall.push(started.elapsed().as_secs_f64() * 1e3);
         finished.extend(show.profiler.collect());
+        clocks.span.extend(finished.iter().map(|f| f.span_ms));
         frames.extend(finished.into_iter().map(|f| f.passes));
     }
     let started = Instant::now();
@@ -149,7 +157,14 @@ pub fn run(options: &WholeFrameOptions) -> anyhow::Result<WholeFrameReport> {
         Some(playlist) => format!("playlist {playlist}"),
         None => options.show.preset.clone(),
     };
-    let mut report = report(&show, name, options.resolution, &frames, walls, unpaced_fps);
+    let mut report = report(
+        &show,
+        name,
+        options.resolution,
+        &frames,
+        clocks,
+        unpaced_fps,
+    );
     report.sampled = sampled
         .into_iter()
         .map(|(layer, figure, values)| Sampled {
@@ -175,28 +190,43 @@ fn sample(show: &Show, sampled: &mut Vec<(String, String, Vec<f64>)>) {
     }
 }
 
+/// Milliseconds of each measured frame, other than its passes'.
+#[derive(Default)]
+struct Clocks {
+    /// GPU span.
+    span: Vec<f64>,
+    /// Recording and submitting.
+    cpu: Vec<f64>,
+    /// Submitted and waited for.
+    wall: Vec<f64>,
+}
+
 fn report(
     show: &Show,
     name: String,
     resolution: [u32; 2],
     frames: &[Vec<PassTime>],
-    mut walls: Vec<f64>,
+    clocks: Clocks,
     unpaced_fps: f64,
 ) -> WholeFrameReport {
-    let mut totals: Vec<f64> = frames
+    let totals: Vec<f64> = frames
         .iter()
         .map(|f| f.iter().map(|p| p.ms).sum())
         .collect();
-    totals.sort_by(f64::total_cmp);
-    walls.sort_by(f64::total_cmp);
+    let sorted = |mut values: Vec<f64>| {
+        values.sort_by(f64::total_cmp);
+        spread(&values)
+    };
     WholeFrameReport {
         adapter: show.gpu.adapter_line(),
         show: name,
         resolution,
         steps: frames.len(),
         passes: per_frame(frames),
-        frame: spread(&totals),
-        wall: spread(&walls),
+        frame: sorted(totals),
+        span: sorted(clocks.span),
+        cpu: sorted(clocks.cpu),
+        wall: sorted(clocks.wall),
         unpaced_fps,
         sampled: Vec::new(),
     }
@@ -262,9 +292,13 @@ pub fn table(report: &WholeFrameReport) -> String {
         ));
     }
     text.push_str(&format!(
-        "  frame (GPU, passes added up): median {:.4} ms, p95 {:.4} ms\n  frame waited for (wall): median {:.4} ms, p95 {:.4} ms\n  unpaced: {:.1} fps\n",
+        "  frame (GPU, passes added up): median {:.4} ms, p95 {:.4} ms\n  frame's GPU span (gaps too): median {:.4} ms, p95 {:.4} ms\n  recorded and submitted (CPU): median {:.4} ms, p95 {:.4} ms\n  frame waited for (wall): median {:.4} ms, p95 {:.4} ms\n  unpaced: {:.1} fps\n",
         report.frame.median_ms,
         report.frame.p95_ms,
+        report.span.median_ms,
+        report.span.p95_ms,
+        report.cpu.median_ms,
+        report.cpu.p95_ms,
         report.wall.median_ms,
         report.wall.p95_ms,
         report.unpaced_fps

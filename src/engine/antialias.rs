@@ -69,7 +69,8 @@ pub struct TemporalAntialias {
     uniforms: wgpu::Buffer,
     binding: Binding,
     sampler: wgpu::Sampler,
-    /// This frame's result, then copied into the history.
+    /// Two pictures taking turns as this frame's result and the history
+    /// it gathers from, so the result is never copied.
     targets: Option<Targets>,
     /// The scene's unshifted clip space last frame, when there was one at
     /// this size.
@@ -78,8 +79,10 @@ pub struct TemporalAntialias {
 
 struct Targets {
     size: [u32; 2],
-    resolved: RenderTarget,
-    history: RenderTarget,
+    pictures: [RenderTarget; 2],
+    /// Which of `pictures` this frame resolves into; the other is the
+    /// history.
+    resolving: usize,
 }
 
 impl TemporalAntialias {
@@ -125,8 +128,11 @@ impl TemporalAntialias {
             let target = |label| RenderTarget::new(&gpu.device, label, size, HDR_FORMAT);
             self.targets = Some(Targets {
                 size,
-                resolved: target("compositor.antialias.resolved"),
-                history: target("compositor.antialias.history"),
+                pictures: [
+                    target("compositor.antialias.0"),
+                    target("compositor.antialias.1"),
+                ],
+                resolving: 0,
             });
             self.before = None;
         }
@@ -146,9 +152,12 @@ impl TemporalAntialias {
         self.before = Some(steady);
         gpu.queue
             .write_buffer(&self.uniforms, 0, bytemuck::bytes_of(&uniforms));
-        let Some(targets) = &self.targets else {
+        let Some(targets) = self.targets.as_mut() else {
             unreachable!("made above");
         };
+        targets.resolving = 1 - targets.resolving;
+        let resolved = &targets.pictures[targets.resolving];
+        let history = &targets.pictures[1 - targets.resolving];
         let view = wgpu::BindingResource::TextureView;
         let group = self.kernel.group_at(
             gpu,
@@ -156,9 +165,9 @@ impl TemporalAntialias {
             &[
                 entry(0, view(now)),
                 entry(1, view(depth)),
-                entry(2, view(&targets.history.view)),
+                entry(2, view(&history.view)),
                 entry(3, wgpu::BindingResource::Sampler(&self.sampler)),
-                entry(4, view(&targets.resolved.view)),
+                entry(4, view(&resolved.view)),
             ],
         );
         let label = "compositor.antialias";
@@ -169,12 +178,7 @@ impl TemporalAntialias {
             });
             (self.kernel).dispatch_with(&mut pass, &self.binding, &group, size[0] * size[1], 64);
         }
-        encoder.copy_texture_to_texture(
-            targets.resolved.texture.as_image_copy(),
-            targets.history.texture.as_image_copy(),
-            targets.resolved.texture.size(),
-        );
-        &targets.resolved.view
+        &resolved.view
     }
 }
 

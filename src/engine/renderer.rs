@@ -135,7 +135,7 @@ fn cast_shadows(
     let Some(map) = env.world.shadow_made() else {
         return;
     };
-    map.clear(encoder);
+    profiler.time_commands(encoder, "scene.shadow.clear", |encoder| map.clear(encoder));
     for layer in &stack.layers {
         let id = layer.id();
         if !draws(layer.as_ref(), &stack.health, registry) {
@@ -167,9 +167,10 @@ fn record_stack(
     profiler: &mut GpuProfiler,
 ) {
     let grouped = env.gpu.info.device_type != wgpu::DeviceType::Cpu;
-    stack
-        .compositor
-        .begin(stack.layers.iter().map(|l| l.id()), encoder);
+    let ids = stack.layers.iter().map(|l| l.id());
+    profiler.time_commands(encoder, "compositor.clear", |encoder| {
+        stack.compositor.begin(ids, encoder);
+    });
     cast_shadows(env, (stack, registry), encoder, profiler);
     // The scene's own passes (occlusion, anti-aliasing, lens) take what
     // the layers in it drew, and none of what is laid over them.

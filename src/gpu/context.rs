@@ -108,8 +108,12 @@ impl Gpu {
         let info = adapter.get_info();
         // Timestamps for the HUD and the bench; BGRA storage where the
         // adapter has it, so the master section can store a window's
-        // picture by compute (`engine::outputs::Picture`).
-        let wanted = wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::BGRA8UNORM_STORAGE;
+        // picture by compute (`engine::outputs::Picture`); timestamps
+        // between passes where it has them, so a frame's GPU span holds the
+        // copies outside its passes too.
+        let wanted = wgpu::Features::TIMESTAMP_QUERY
+            | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS
+            | wgpu::Features::BGRA8UNORM_STORAGE;
         let required_features = adapter.features() & wanted;
         let descriptor = wgpu::DeviceDescriptor {
             label: Some("sylva"),

@@ -177,11 +177,7 @@ impl ComputeVariant {
         layouts: &[&wgpu::BindGroupLayout],
         (format, fragment): (wgpu::TextureFormat, &str),
     ) -> Option<Self> {
-        let features = format.guaranteed_format_features(device.features());
-        if !features
-            .allowed_usages
-            .contains(wgpu::TextureUsages::STORAGE_BINDING)
-        {
+        if !super::storable(device, format) {
             return None;
         }
         let group = layouts.len() as u32;

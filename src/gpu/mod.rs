@@ -26,4 +26,5 @@ pub use profiler::{FrameTimes, GpuProfiler, PassTime};
 pub use readback::{ReadbackError, read_rgba8, read_rgba16f, read_texture};
 pub use target::{
     HDR_FORMAT, OUTPUT_FORMAT, RenderTarget, begin_cleared_pass, clear_view, plain_texture,
+    storable,
 };

@@ -35,6 +35,23 @@ pub struct FrameTimes {
     pub frame: u64,
     /// Its passes in the order they ran.
     pub passes: Vec<PassTime>,
+    /// Milliseconds from its first pass's start to its last pass's end:
+    /// its passes and the gaps between them (barriers, clears, copies
+    /// outside a pass), what the frame holds the GPU for.
+    pub span_ms: f64,
+}
+
+impl FrameTimes {
+    /// A frame whose passes ran back to back (its span their sum): for
+    /// frames made up by tests and models.
+    pub fn back_to_back(frame: u64, passes: Vec<PassTime>) -> Self {
+        let span_ms = passes.iter().map(|p| p.ms).sum();
+        Self {
+            frame,
+            passes,
+            span_ms,
+        }
+    }
 }
 
 /// Where a staging buffer is in its round trip.
@@ -69,7 +86,14 @@ pub struct GpuProfiler {
     ns_per_tick: f64,
     latest: Vec<PassTime>,
     stages: bool,
+    /// This frame's slot for its encoder's first and last timestamp, where
+    /// the device can write timestamps outside passes.
+    frame_slot: Option<u32>,
 }
+
+/// The label of a frame's encoder-wide timestamps: counted in its span,
+/// not among its passes.
+const FRAME_LABEL: &str = "(frame)";
 
 impl GpuProfiler {
     /// A profiler; it records nothing when the device has no timestamps.
@@ -91,6 +115,7 @@ impl GpuProfiler {
             ns_per_tick: f64::from(queue.get_timestamp_period()),
             latest: Vec::new(),
             stages: false,
+            frame_slot: None,
         };
         if timestamps {
             profiler.allocate(FIRST_CAPACITY);
@@ -164,9 +189,52 @@ impl GpuProfiler {
         Some(count * 2)
     }
 
+    /// Times what `record` writes into `encoder` outside passes (a copy, a
+    /// clear) as `label`, where the device can write timestamps between
+    /// passes; it must not begin timed passes itself.
+    pub fn time_commands<R>(
+        &mut self,
+        encoder: &mut wgpu::CommandEncoder,
+        label: &str,
+        record: impl FnOnce(&mut wgpu::CommandEncoder) -> R,
+    ) -> R {
+        let inside = wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS;
+        let slot = self
+            .device
+            .features()
+            .contains(inside)
+            .then(|| self.slot(label))
+            .flatten();
+        let queries = self.queries.as_ref().filter(|_| slot.is_some());
+        if let (Some(slot), Some(queries)) = (slot, queries) {
+            encoder.write_timestamp(queries, slot);
+        }
+        let recorded = record(encoder);
+        if let (Some(slot), Some(queries)) = (slot, queries) {
+            encoder.write_timestamp(queries, slot + 1);
+        }
+        recorded
+    }
+
+    /// Marks the start of a frame's encoder, before its first command,
+    /// where the device can write timestamps outside passes: the frame's
+    /// span then starts here and ends at [`GpuProfiler::resolve`].
+    pub fn open_frame(&mut self, encoder: &mut wgpu::CommandEncoder) {
+        if !(self.device.features()).contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS) {
+            return;
+        }
+        self.frame_slot = self.slot(FRAME_LABEL);
+        if let (Some(slot), Some(queries)) = (self.frame_slot, self.queries.as_ref()) {
+            encoder.write_timestamp(queries, slot);
+        }
+    }
+
     /// Resolves this frame's queries into a free staging buffer. Call after
     /// the frame's last pass, before finishing the encoder.
     pub fn resolve(&mut self, encoder: &mut wgpu::CommandEncoder) {
+        if let (Some(slot), Some(queries)) = (self.frame_slot.take(), self.queries.as_ref()) {
+            encoder.write_timestamp(queries, slot + 1);
+        }
         self.record_resolve(encoder);
         self.frames_resolved += 1;
         let asked = std::mem::take(&mut self.asked);
@@ -232,6 +300,9 @@ impl GpuProfiler {
                 Err(_) => Vec::new(),
             };
             staging.buffer.unmap();
+            let began = ticks.iter().step_by(2).copied().min().unwrap_or(0);
+            let ended = ticks.iter().skip(1).step_by(2).copied().max().unwrap_or(0);
+            let span_ms = ended.saturating_sub(began) as f64 * self.ns_per_tick / 1e6;
             let passes = staging
                 .labels
                 .drain(..)
@@ -240,11 +311,13 @@ impl GpuProfiler {
                     label,
                     ms: t[1].saturating_sub(t[0]) as f64 * self.ns_per_tick / 1e6,
                 })
+                .filter(|pass| pass.label != FRAME_LABEL)
                 .collect::<Vec<_>>();
             staging.state = StagingState::Free;
             frames.push(FrameTimes {
                 frame: staging.frame,
                 passes,
+                span_ms,
             });
         }
         // The ring is reused in whatever order buffers come free.

@@ -17,6 +17,15 @@ pub struct RenderTarget {
     pub size: [u32; 2],
 }
 
+/// Whether compute can store to a texture of `format` on `device` (so a
+/// [`RenderTarget`] of it can be stored to).
+pub fn storable(device: &wgpu::Device, format: wgpu::TextureFormat) -> bool {
+    format
+        .guaranteed_format_features(device.features())
+        .allowed_usages
+        .contains(wgpu::TextureUsages::STORAGE_BINDING)
+}
+
 impl RenderTarget {
     /// A new target of `format`, labelled for validation messages. Compute
     /// shaders can store to it too where the format allows (`Rgba16Float`,
@@ -27,12 +36,8 @@ impl RenderTarget {
         size: [u32; 2],
         format: wgpu::TextureFormat,
     ) -> Self {
-        let storage = wgpu::TextureUsages::STORAGE_BINDING;
-        let allowed = format
-            .guaranteed_format_features(device.features())
-            .allowed_usages;
-        let extra = if allowed.contains(storage) {
-            storage
+        let extra = if storable(device, format) {
+            wgpu::TextureUsages::STORAGE_BINDING
         } else {
             wgpu::TextureUsages::empty()
         };

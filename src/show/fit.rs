@@ -7,7 +7,7 @@
 //! budget: a count far too large for the device), and the count is scaled
 //! by what is left of the budget (a fluid costs about count^(4/3): its
 //! substeps grow with the cube root of the count), until the frame lands
-//! within [`SETTLED`] of the budget or after [`MAX_FITS`] verdicts (the
+//! within [`SETTLED`] under the budget or after [`MAX_FITS`] verdicts (the
 //! last only cuts). One layer is fitted at a time. A new structure (tank,
 //! solver, preset) starts a layer's fit afresh; a count set by hand
 //! during a fit is fitted from there, after it stays. Each count is said
@@ -46,8 +46,9 @@ const QUICK_FRAMES: usize = 2;
 /// How far over the budget a frame is for a quick verdict.
 const FAR_OVER: f64 = 3.0;
 
-/// How close to the budget (a share either way) a frame must land for
-/// the fit to stop.
+/// How close under the budget (a share of it) a frame must land for the
+/// fit to stop: a frame over it is cut, however little, since the frame's
+/// GPU span leaves out the CPU's and the driver's part.
 const SETTLED: f64 = 0.15;
 
 /// Counts tried at most.
@@ -188,7 +189,7 @@ impl Fit {
                 continue;
             }
             for times in finished.iter().filter(|t| t.frame >= fitting.measure_from) {
-                let frame_ms: f64 = times.passes.iter().map(|p| p.ms).sum();
+                let frame_ms = times.span_ms;
                 let layer_ms = super::pace::layer_ms(&times.passes, id, layers);
                 fitting.samples.push((layer_ms, frame_ms));
             }
@@ -207,7 +208,7 @@ impl Fit {
             );
             let last = fitting.fits >= MAX_FITS;
             if layer_ms <= 0.0
-                || (frame_ms / budget - 1.0).abs() <= SETTLED
+                || (frame_ms <= budget && frame_ms >= budget * (1.0 - SETTLED))
                 || (last && frame_ms < budget)
             {
                 // It fits, or it is the last verdict and the frame is
@@ -222,7 +223,7 @@ impl Fit {
             let scale = (allowed.max(0.0) / layer_ms)
                 .powf(0.75)
                 .clamp(1.0 / MOST_STEP, MOST_STEP);
-            let wanted = rounded(now as f64 * scale);
+            let wanted = rounded(now as f64 * scale, scale < 1.0);
             let set = registry
                 .set(
                     &count,
@@ -285,13 +286,15 @@ fn medians(samples: &[(f64, f64)]) -> (f64, f64) {
 }
 
 /// A count to two significant figures, so a fitted count reads as one a
-/// person would set (748,213 -> 750,000).
-fn rounded(count: f64) -> i64 {
+/// person would set (748,213 -> 750,000); rounded `down` for a cut, so a
+/// count a little over the budget is cut rather than rounded back.
+fn rounded(count: f64, down: bool) -> i64 {
     if count < 1.0 {
         return 1;
     }
     let unit = 10f64.powi(count.log10().floor() as i32 - 1).max(1.0);
-    ((count / unit).round() * unit) as i64
+    let units = count / unit;
+    (if down { units.floor() } else { units.round() } * unit) as i64
 }
 
 #[cfg(test)]
@@ -315,9 +318,9 @@ mod tests {
                 Some(Value::Int(n)) => f64::from(*n),
                 _ => 0.0,
             };
-            let times = FrameTimes {
+            let times = FrameTimes::back_to_back(
                 frame,
-                passes: vec![
+                vec![
                     PassTime {
                         label: "fluid.substeps".into(),
                         ms: per_million * (n / 1e6).powf(4.0 / 3.0),
@@ -327,7 +330,7 @@ mod tests {
                         ms: 2.0,
                     },
                 ],
-            };
+            );
             for (_, message) in fit.judge(&mut registry, &layers, frame, 1.0 / 60.0, &[times]) {
                 said.push(message);
             }
@@ -364,13 +367,13 @@ mod tests {
         let mut fit = Fit::default();
         let mut cuts = 0;
         for frame in 0..8 {
-            let times = FrameTimes {
+            let times = FrameTimes::back_to_back(
                 frame,
-                passes: vec![PassTime {
+                vec![PassTime {
                     label: "fluid.substeps".into(),
                     ms: 4000.0,
                 }],
-            };
+            );
             cuts += fit
                 .judge(&mut registry, &layers, frame, 4.0, &[times])
                 .len();
@@ -392,9 +395,10 @@ mod tests {
 
     #[test]
     fn counts_are_rounded_to_two_figures() {
-        assert_eq!(rounded(748_213.0), 750_000);
-        assert_eq!(rounded(1_234_567.0), 1_200_000);
-        assert_eq!(rounded(87.0), 87);
-        assert_eq!(rounded(0.2), 1);
+        assert_eq!(rounded(748_213.0, false), 750_000);
+        assert_eq!(rounded(748_213.0, true), 740_000);
+        assert_eq!(rounded(1_234_567.0, false), 1_200_000);
+        assert_eq!(rounded(87.0, true), 87);
+        assert_eq!(rounded(0.2, true), 1);
     }
 }

@@ -184,7 +184,7 @@ impl Pace {
         if times.frame < self.judge_from {
             return None;
         }
-        let frame_ms: f64 = times.passes.iter().map(|p| p.ms).sum();
+        let frame_ms = times.span_ms;
         if frame_ms <= 1000.0 / FLOOR_FPS {
             self.under = 0.0;
             self.reverted.clear();
@@ -405,10 +405,8 @@ mod tests {
                     ms: 1.0,
                 }]
             };
-            self.in_flight.push_back(FrameTimes {
-                frame: self.frame,
-                passes,
-            });
+            self.in_flight
+                .push_back(FrameTimes::back_to_back(self.frame, passes));
             let finished: Vec<FrameTimes> = if self.in_flight.len() > LAG {
                 self.in_flight.pop_front().into_iter().collect()
             } else {
@@ -598,9 +596,9 @@ mod tests {
         let dt = 1.0 / 60.0;
         while time < 10.0 {
             let scale = f64::from(outputs_scale(&registry));
-            let times = FrameTimes {
+            let times = FrameTimes::back_to_back(
                 frame,
-                passes: ["a", "b", "c", "d"]
+                ["a", "b", "c", "d"]
                     .iter()
                     .map(|o| PassTime {
                         label: format!("output.{o}"),
@@ -611,7 +609,7 @@ mod tests {
                         ms: 5.0,
                     }])
                     .collect(),
-            };
+            );
             said.extend(pace.judge(&mut registry, &layers, frame, dt, &[times]));
             frame += 1;
             time += dt;
@@ -625,12 +623,14 @@ mod tests {
         registry
             .set(SCALE, Value::Float(1.0), Source::Osc("tablet".into()))
             .ok();
-        let heavy = |frame: u64| FrameTimes {
-            frame,
-            passes: vec![PassTime {
-                label: "output.a".into(),
-                ms: 2000.0,
-            }],
+        let heavy = |frame: u64| {
+            FrameTimes::back_to_back(
+                frame,
+                vec![PassTime {
+                    label: "output.a".into(),
+                    ms: 2000.0,
+                }],
+            )
         };
         for _ in 0..600 {
             said.extend(pace.judge(&mut registry, &layers, frame, dt, &[heavy(frame)]));

@@ -35,12 +35,7 @@ impl Picture {
         // formats (OpenGL ES may lack them).
         let views = (gpu.adapter.get_downlevel_capabilities().flags)
             .contains(wgpu::DownlevelFlags::VIEW_FORMATS);
-        let storable = twin != format
-            && views
-            && twin
-                .guaranteed_format_features(device.features())
-                .allowed_usages
-                .contains(storage);
+        let storable = twin != format && views && crate::gpu::storable(device, twin);
         let usage = wgpu::TextureUsages::RENDER_ATTACHMENT
             | wgpu::TextureUsages::TEXTURE_BINDING
             | wgpu::TextureUsages::COPY_SRC

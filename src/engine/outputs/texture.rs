@@ -13,7 +13,7 @@ impl Output for RenderTarget {
         &mut self,
         _gpu: &Gpu,
         encoder: &mut wgpu::CommandEncoder,
-        _profiler: &mut GpuProfiler,
+        profiler: &mut GpuProfiler,
         picture: &Picture,
     ) {
         // A copy is exact; it needs the same format (up to sRGB: the
@@ -33,14 +33,16 @@ impl Output for RenderTarget {
             );
             return;
         }
-        encoder.copy_texture_to_texture(
-            picture.texture().as_image_copy(),
-            self.texture.as_image_copy(),
-            wgpu::Extent3d {
-                width: self.size[0].max(1),
-                height: self.size[1].max(1),
-                depth_or_array_layers: 1,
-            },
-        );
+        profiler.time_commands(encoder, "outputs.copy", |encoder| {
+            encoder.copy_texture_to_texture(
+                picture.texture().as_image_copy(),
+                self.texture.as_image_copy(),
+                wgpu::Extent3d {
+                    width: self.size[0].max(1),
+                    height: self.size[1].max(1),
+                    depth_or_array_layers: 1,
+                },
+            );
+        });
     }
 }

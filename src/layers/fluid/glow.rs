@@ -36,8 +36,10 @@ struct GlowTargets {
     size: [u32; 2],
     /// Two fixed-point words a pixel, left cleared by the resolve.
     sums: wgpu::Buffer,
-    /// The resolved colour, copied to the layer's target.
-    out: RenderTarget,
+    /// Where the device cannot store to a half-float picture: the resolved
+    /// colour, then copied to the layer's target (elsewhere the resolve
+    /// stores into the target itself, with no copy).
+    out: Option<RenderTarget>,
     /// The kernels bound to the sums and the particles (made once both
     /// are known; dropped when the particles change).
     bindings: Option<[Binding; 4]>,
@@ -134,7 +136,9 @@ impl Glow {
         let entries = [
             wgpu::BindGroupEntry {
                 binding: 1,
-                resource: wgpu::BindingResource::TextureView(&targets.out.view),
+                resource: wgpu::BindingResource::TextureView(
+                    targets.out.as_ref().map_or(target, |out| &out.view),
+                ),
             },
             wgpu::BindGroupEntry {
                 binding: 2,
@@ -158,11 +162,13 @@ impl Glow {
             self.resolve
                 .dispatch_with(&mut resolving, resolve, &resolve_group, w * h, 64);
         }
-        encoder.copy_texture_to_texture(
-            targets.out.texture.as_image_copy(),
-            target.texture().as_image_copy(),
-            targets.out.texture.size(),
-        );
+        if let Some(out) = &targets.out {
+            encoder.copy_texture_to_texture(
+                out.texture.as_image_copy(),
+                target.texture().as_image_copy(),
+                out.texture.size(),
+            );
+        }
     }
 }
 
@@ -189,7 +195,8 @@ impl GlowTargets {
                 pixels * 8,
                 wgpu::BufferUsages::empty(),
             ),
-            out: RenderTarget::new(&gpu.device, "fluid.glow", size, HDR_FORMAT),
+            out: (!crate::gpu::storable(&gpu.device, HDR_FORMAT))
+                .then(|| RenderTarget::new(&gpu.device, "fluid.glow", size, HDR_FORMAT)),
             bindings: None,
         }
     }

@@ -582,6 +582,7 @@ impl Show {
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("frame"),
             });
+        self.profiler.open_frame(&mut encoder);
         let picture = match self.picture.take() {
             Some(picture) => picture.fit(&self.gpu, output_size),
             None => Picture::new(&self.gpu, output_size, self.output_format),
