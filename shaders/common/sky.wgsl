@@ -24,6 +24,13 @@ fn glow_towards(towards: vec3<f32>) -> vec3<f32> {
     return normalize(vec3<f32>(-towards.x, 0.12, -towards.z));
 }
 
+// How much of its stars a sky keeps under a key light along unit
+// `towards` (towards the light): none while the light stands well above
+// the horizon (day), all once it is down at dusk or night.
+fn starlight(towards: vec3<f32>) -> f32 {
+    return 1.0 - smoothstep(0.02, 0.25, towards.y);
+}
+
 // The sky's colour low along unit `ray`'s bearing, at the horizon with
 // its glow and without clouds: what a fog fades into there, so a far floor
 // meets the sky without a seam.

@@ -13,14 +13,14 @@
 // @param shadow float 0.75 min=0 max=1 smooth=0.2 "How dark the floor falls close under the bodies (their shadows from the light: scene.shadows)"
 // @param rings float 0.35 min=0 max=1 smooth=0.2 "A ring of light running outwards over the floor on the beat"
 // @param clouds float 0.5 min=0 max=2 smooth=0.3 "How much cloud drifts across the sky"
-// @param stars float 0.6 min=0 max=3 "Brightness of the stars"
+// @param stars float 0.6 min=0 max=3 "Brightness of the stars (they fade out as the key light rises above the horizon)"
 
 #include "common/noise.wgsl"
 #include "common/sky.wgsl"
 #include "common/lighting.wgsl"
 
 fn sky_colour(ray: vec3<f32>) -> vec3<f32> {
-    let look = SkyLook(params.horizon.rgb, params.zenith.rgb, params.glow.rgb, glow_towards(scene.light.towards.xyz), params.clouds, params.stars, sylva.time);
+    let look = SkyLook(params.horizon.rgb, params.zenith.rgb, params.glow.rgb, glow_towards(scene.light.towards.xyz), params.clouds, params.stars * starlight(scene.light.towards.xyz), sylva.time);
     return sky_along(look, ray);
 }
 
