@@ -8,7 +8,11 @@
 //! by what is left of the budget (a fluid costs about count^(4/3): its
 //! substeps grow with the cube root of the count), until the frame lands
 //! within [`SETTLED`] under the budget or after [`MAX_FITS`] verdicts (the
-//! last only cuts). One layer is fitted at a time. A new structure (tank,
+//! last only cuts). The frame is the GPU's span of it (its encoder's
+//! first timestamp to its last, copies and clears too). Where the rest of
+//! the frame alone is over the budget, no count reaches it: the count is
+//! cut no further than an eighth of where its fit started
+//! ([`FLOOR_SHARE`]), and the log says so. One layer is fitted at a time. A new structure (tank,
 //! solver, preset) starts a layer's fit afresh; a count set by hand
 //! during a fit is fitted from there, after it stays. Each count is said
 //! in the log and shown with the layer's parameters. While a fit is under
@@ -57,11 +61,19 @@ const MAX_FITS: u32 = 5;
 /// The most a count moves in one fit, a factor either way.
 const MOST_STEP: f64 = 4.0;
 
+/// The least share of the count a fit started from that it cuts to where
+/// the rest of the frame alone is over the budget: there a pond of a few
+/// hundred particles would not bring 60 fps back, only empty the scene.
+const FLOOR_SHARE: i64 = 8;
+
 /// One layer's fit so far.
 #[derive(Debug)]
 struct Fitting {
     /// The count its frames run with.
     count: i64,
+    /// The least it may be cut to: the count it started from over
+    /// [`FLOOR_SHARE`].
+    floor: i64,
     /// Its structural parameters but the count (`structure_of`).
     structure: String,
     /// Show seconds left before its frames are measured.
@@ -88,6 +100,7 @@ impl Fitting {
     fn from(count: i64, structure: String) -> Self {
         Self {
             count,
+            floor: (count / FLOOR_SHARE).max(1),
             structure,
             settling: SETTLE_SECONDS,
             measure_from: u64::MAX,
@@ -223,7 +236,22 @@ impl Fit {
             let scale = (allowed.max(0.0) / layer_ms)
                 .powf(0.75)
                 .clamp(1.0 / MOST_STEP, MOST_STEP);
-            let wanted = rounded(now as f64 * scale, scale < 1.0);
+            // Where the rest of the frame alone is over the budget, no
+            // count reaches it: the cut stops at the layer's floor.
+            let floor = if allowed <= 0.0 { fitting.floor } else { 1 };
+            let wanted = rounded(now as f64 * scale, scale < 1.0).max(floor);
+            if wanted >= now && scale < 1.0 {
+                // At its floor and still over: the rest of the frame is
+                // more than this device draws at 60 fps.
+                fitting.fits = MAX_FITS;
+                said.push((
+                    id.clone(),
+                    format!(
+                        "{count} {now} is as low as the fit goes ({FLOOR_SHARE}th of where it started): {measured}; the rest of the frame alone is over the budget here"
+                    ),
+                ));
+                continue;
+            }
             let set = registry
                 .set(
                     &count,
@@ -307,6 +335,17 @@ mod tests {
     /// fluid costs `per_million` ms a million particles to the 4/3, the
     /// sky 2 ms, each answered at once.
     fn fitted(auto: bool, count: i32, per_million: f64, frames: u64) -> (i32, Vec<String>) {
+        fitted_under(2.0, auto, count, per_million, frames)
+    }
+
+    /// [`fitted`] under a sky of `sky_ms`.
+    fn fitted_under(
+        sky_ms: f64,
+        auto: bool,
+        count: i32,
+        per_million: f64,
+        frames: u64,
+    ) -> (i32, Vec<String>) {
         let mut registry = Registry::new();
         registry.register(ParamSpec::bool("fluid.auto_count", auto));
         registry.register(ParamSpec::int("fluid.count", count, 100, 16_000_000).structural());
@@ -327,7 +366,7 @@ mod tests {
                     },
                     PassTime {
                         label: "shader.sky".into(),
-                        ms: 2.0,
+                        ms: sky_ms,
                     },
                 ],
             );
@@ -354,6 +393,16 @@ mod tests {
             );
             assert!(said.last().is_some_and(|m| m.contains("holds")), "{said:?}");
         }
+    }
+
+    #[test]
+    fn a_frame_over_the_budget_without_the_fluid_cuts_it_no_further_than_its_floor() {
+        let (count, said) = fitted_under(20.0, true, 800_000, 10.0, 2_000);
+        assert_eq!(i64::from(count), 800_000 / FLOOR_SHARE, "{said:?}");
+        assert!(
+            said.last().is_some_and(|m| m.contains("as low as")),
+            "{said:?}"
+        );
     }
 
     #[test]
