@@ -4,4 +4,9 @@
 -- them from a camera that never came down. No brush: the rivers alone say
 -- where the trees grow.
 
-require("moves.play")(require("moves.grove"))
+-- Its young trees stand close along the banks: the walk stops above their
+-- crowns rather than among their leaves.
+local grove = require("moves.grove")
+grove.nearest = 0.3
+
+require("moves.play")(grove)

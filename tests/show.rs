@@ -112,6 +112,7 @@ fn bench_reports_every_pass_of_a_layer() {
         passes,
         [
             "compositor.clear",
+            "scene.depth.clear",
             "scene.shadow.clear",
             "shader.aurora",
             "compositor.blend.shader.aurora",
@@ -131,7 +132,7 @@ fn bench_reports_every_pass_of_a_layer() {
     assert!(
         timeline
             .iter()
-            .all(|f| f.len() == 6 && f[2].0 == "shader.aurora" && f[2].1 > 0.0),
+            .all(|f| f.len() == 7 && f[3].0 == "shader.aurora" && f[3].1 > 0.0),
         "{timeline:?}"
     );
 }

@@ -147,6 +147,9 @@ impl LayerOutputs for HashMap<String, LayerSlot> {
 pub struct Compositor {
     blend_pipeline: FullscreenPipeline,
     blend_layout: wgpu::BindGroupLayout,
+    /// Clears the composite (`fs_clear`, by compute where it can), with
+    /// its empty bind group.
+    clear: (FullscreenPipeline, wgpu::BindGroup),
     /// The master section, run by compute where the GPU allows: stored
     /// straight into the picture where it can be (`stored_master`, the
     /// output format's linear twin), else into `toned`, which `present`
@@ -217,6 +220,25 @@ impl Compositor {
             FullscreenPipeline::new(device, file, composed.text(), layout, format).map_err(fail)
         };
         let blend_pipeline = compile("compositor/blend.wgsl", &blend_layout, HDR_FORMAT)?;
+        let clear = {
+            let (composed, fail) = compose("compositor/blend.wgsl")?;
+            let empty = layout(device, "compositor.clear", &[]);
+            let pipeline = FullscreenPipeline::with_entry(
+                device,
+                "compositor.clear",
+                composed.text(),
+                &empty,
+                HDR_FORMAT,
+                "fs_clear",
+            )
+            .map_err(fail)?;
+            let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("compositor.clear"),
+                layout: &empty,
+                entries: &[],
+            });
+            (pipeline, group)
+        };
         // The master section's arithmetic (the filmic curve's powers and
         // logarithm) at the output's size runs as compute, since a GPU
         // whose fragment units are its narrow part spent milliseconds on
@@ -241,6 +263,7 @@ impl Compositor {
         Ok(Self {
             blend_pipeline,
             blend_layout,
+            clear,
             master_pipeline,
             stored_master,
             master_layout,
@@ -299,7 +322,8 @@ impl Compositor {
     }
 
     /// Starts a frame's composite: the targets of layers no longer in
-    /// `ids` are dropped and the composite is cleared.
+    /// `ids` are dropped and the composite is cleared (the scene's depth
+    /// by [`Compositor::clear_scene_depth`]).
     pub fn begin<'a>(
         &mut self,
         ids: impl Iterator<Item = &'a str>,
@@ -307,7 +331,13 @@ impl Compositor {
     ) {
         let ids: Vec<&str> = ids.collect();
         self.slots.retain(|id, _| ids.contains(&id.as_str()));
-        self.composite[self.composite_current].clear(encoder);
+        let (pipeline, group) = &self.clear;
+        let composite = &self.composite[self.composite_current].view;
+        pipeline.draw(encoder, "compositor.clear", composite, group, None);
+    }
+
+    /// Clears the scene's depth, which the layers in the scene draw over.
+    pub fn clear_scene_depth(&self, encoder: &mut wgpu::CommandEncoder) {
         clear_depth(encoder, &self.scene_depth);
     }
 

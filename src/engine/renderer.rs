@@ -171,6 +171,9 @@ fn record_stack(
     profiler.time_commands(encoder, "compositor.clear", |encoder| {
         stack.compositor.begin(ids, encoder);
     });
+    profiler.time_commands(encoder, "scene.depth.clear", |encoder| {
+        stack.compositor.clear_scene_depth(encoder);
+    });
     cast_shadows(env, (stack, registry), encoder, profiler);
     // The scene's own passes (occlusion, anti-aliasing, lens) take what
     // the layers in it drew, and none of what is laid over them.
