@@ -31,8 +31,22 @@ pub fn source(
     let location = arrow + text[arrow..body].find("@location")?;
     let close = location + text[location..body].find(')')? + 1;
     blank(&mut text, location, close);
+    let vertex = "FullscreenVertex(vec4<f32>(centre, 0.0, 1.0), centre / vec2<f32>(size))";
+    text.push_str(&storing_entry(
+        group,
+        texel,
+        &format!("{fragment}({vertex})"),
+    ));
+    Some(text)
+}
+
+/// The compute entry point appended to a fragment stage made a function:
+/// at each pixel of a `texel` target bound at `group` it stores `call`, an
+/// expression of `centre` (the pixel's centre, as the rasterizer gives it)
+/// and `size` (the target's).
+pub fn storing_entry(group: u32, texel: &str, call: &str) -> String {
     let [x, y] = WORKGROUP;
-    text.push_str(&format!(
+    format!(
         "\n@group({group}) @binding(0) var fullscreen_target: texture_storage_2d<{texel}, write>;\n\
          @compute @workgroup_size({x}, {y})\n\
          fn {OUTPUT_ENTRY}(@builtin(global_invocation_id) id: vec3<u32>) {{\n\
@@ -41,11 +55,9 @@ pub fn source(
          \x20       return;\n\
          \x20   }}\n\
          \x20   let centre = vec2<f32>(id.xy) + 0.5;\n\
-         \x20   let vertex = FullscreenVertex(vec4<f32>(centre, 0.0, 1.0), centre / vec2<f32>(size));\n\
-         \x20   textureStore(fullscreen_target, id.xy, vec4<f32>({fragment}(vertex)));\n\
+         \x20   textureStore(fullscreen_target, id.xy, vec4<f32>({call}));\n\
          }}\n"
-    ));
-    Some(text)
+    )
 }
 
 /// Where `fn NAME(` begins (the `fn`), as a whole word.
@@ -79,7 +91,7 @@ fn blank(text: &mut String, from: usize, to: usize) {
 }
 
 /// WGSL's name of a storage texel format the show's targets use.
-fn storage_name(format: wgpu::TextureFormat) -> Option<&'static str> {
+pub fn storage_name(format: wgpu::TextureFormat) -> Option<&'static str> {
     use wgpu::TextureFormat as F;
     Some(match format {
         F::Rgba16Float => "rgba16float",
@@ -113,7 +125,7 @@ mod tests {
         assert!(text.contains(
             "@group(2) @binding(0) var fullscreen_target: texture_storage_2d<rgba16float, write>;"
         ));
-        assert!(text.contains("fs_main(vertex)"));
+        assert!(text.contains("fs_main(FullscreenVertex("));
     }
 
     #[test]

@@ -123,6 +123,22 @@ impl FullscreenPipeline {
         }
     }
 
+    /// The same, run as compute by `text` where it builds (its entry
+    /// [`OUTPUT_ENTRY`] storing at bind group `layouts.len()`), for passes
+    /// whose compute form their maker writes (translated ISF and
+    /// Shadertoy stages).
+    pub fn computed_by(
+        mut self,
+        device: &wgpu::Device,
+        label: &str,
+        layouts: &[&wgpu::BindGroupLayout],
+        (format, text): (wgpu::TextureFormat, Option<String>),
+    ) -> Self {
+        self.compute =
+            text.and_then(|text| ComputeVariant::from_text(device, label, text, layouts, format));
+        self
+    }
+
     /// Whether it runs as compute into targets that can be stored to.
     pub fn computes(&self) -> bool {
         self.compute.is_some()
@@ -177,11 +193,24 @@ impl ComputeVariant {
         layouts: &[&wgpu::BindGroupLayout],
         (format, fragment): (wgpu::TextureFormat, &str),
     ) -> Option<Self> {
+        let text = compute_variant::source(source, fragment, format, layouts.len() as u32)?;
+        Self::from_text(device, label, text, layouts, format)
+    }
+
+    /// The compute pipeline of `text`, whose entry [`OUTPUT_ENTRY`] stores
+    /// to a `format` target at bind group `layouts.len()`; none where
+    /// `format` cannot be stored to or `text` does not build.
+    fn from_text(
+        device: &wgpu::Device,
+        label: &str,
+        text: String,
+        layouts: &[&wgpu::BindGroupLayout],
+        format: wgpu::TextureFormat,
+    ) -> Option<Self> {
         if !super::storable(device, format) {
             return None;
         }
         let group = layouts.len() as u32;
-        let text = compute_variant::source(source, fragment, format, group)?;
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let output = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some(label),

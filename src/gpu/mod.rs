@@ -5,7 +5,7 @@
 pub mod bindings;
 mod build_error;
 pub mod compute;
-mod compute_variant;
+pub mod compute_variant;
 mod context;
 mod fullscreen;
 pub mod grid_sort;

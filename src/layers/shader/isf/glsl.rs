@@ -42,6 +42,9 @@ pub struct Translated {
     /// The textures, bound from binding 2 in this order: image and audio
     /// inputs, imported images, pass buffers.
     pub textures: Vec<String>,
+    /// Whether the vertex stage is sylva's own (no `.vs` beside the file),
+    /// whose one varying a pass's compute form can stand in for.
+    pub builtin_vertex: bool,
 }
 
 /// What a uniform member holds.
@@ -126,6 +129,7 @@ pub fn translate(
         uniforms,
         uniform_size,
         textures,
+        builtin_vertex: vertex.is_none(),
     })
 }
 

@@ -7,6 +7,7 @@
 //! texture input (`inputImage` shows the layers below by default).
 
 pub mod bounds;
+mod compute;
 pub mod glsl;
 #[cfg(feature = "glslang")]
 mod glslang;

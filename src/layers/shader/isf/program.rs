@@ -78,7 +78,8 @@ impl IsfProgram {
         let translated = source.translated;
         let mut slots = vec![Slot::Uniform, Slot::Sampler];
         slots.extend(translated.textures.iter().map(|_| Slot::Texture(true)));
-        let stages = wgpu::ShaderStages::VERTEX_FRAGMENT;
+        // Compute too: a pass runs as compute where it can (`compute.rs`).
+        let stages = wgpu::ShaderStages::VERTEX_FRAGMENT | wgpu::ShaderStages::COMPUTE;
         let layout = layout_for(device, &format!("{id}.isf"), stages, &slots);
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let module = |stage: &str, text: &str| {
@@ -97,19 +98,26 @@ impl IsfProgram {
             .enumerate()
             .filter_map(|(i, pass)| {
                 let fragment = fragments.get(i).or(fragments.first())?;
+                let text = (translated.fragments.get(i)).or(translated.fragments.first())?;
                 let format = match (&pass.target, pass.float) {
                     (None, _) => HDR_FORMAT,
                     (Some(_), true) => wgpu::TextureFormat::Rgba16Float,
                     (Some(_), false) => wgpu::TextureFormat::Rgba8Unorm,
                 };
                 let stages = ((&vertex, "main"), (fragment, "main"));
-                Some(FullscreenPipeline::from_stages(
-                    device,
-                    id,
-                    &[&layout],
-                    stages,
-                    format,
-                ))
+                let computed = (translated.builtin_vertex)
+                    .then(|| super::compute::compute_form(text, format, 1))
+                    .flatten();
+                let pipeline =
+                    FullscreenPipeline::from_stages(device, id, &[&layout], stages, format);
+                let pipeline = pipeline.computed_by(device, id, &[&layout], (format, computed));
+                let how = if pipeline.computes() {
+                    "compute"
+                } else {
+                    "a fragment pass"
+                };
+                tracing::debug!("{id}: pass {i} runs as {how}");
+                Some(pipeline)
             })
             .collect();
         if let Some(error) = pollster::block_on(scope.pop()) {

@@ -330,6 +330,7 @@ pub fn translate(
         uniforms,
         uniform_size,
         textures,
+        builtin_vertex: true,
     })
 }
 
