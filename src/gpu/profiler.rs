@@ -85,6 +85,7 @@ pub struct GpuProfiler {
     frames_resolved: u64,
     ns_per_tick: f64,
     latest: Vec<PassTime>,
+    latest_span_ms: f64,
     stages: bool,
     /// This frame's slot for its encoder's first and last timestamp, where
     /// the device can write timestamps outside passes.
@@ -114,6 +115,7 @@ impl GpuProfiler {
             frames_resolved: 0,
             ns_per_tick: f64::from(queue.get_timestamp_period()),
             latest: Vec::new(),
+            latest_span_ms: 0.0,
             stages: false,
             frame_slot: None,
         };
@@ -324,6 +326,7 @@ impl GpuProfiler {
         frames.sort_by_key(|f| f.frame);
         if let Some(newest) = frames.last() {
             self.latest = newest.passes.clone();
+            self.latest_span_ms = newest.span_ms;
         }
         frames
     }
@@ -331,6 +334,11 @@ impl GpuProfiler {
     /// The most recent frame's pass times.
     pub fn latest(&self) -> &[PassTime] {
         &self.latest
+    }
+
+    /// The most recent frame's GPU span ([`FrameTimes::span_ms`]).
+    pub fn latest_span_ms(&self) -> f64 {
+        self.latest_span_ms
     }
 
     /// Whether timestamps are being recorded.

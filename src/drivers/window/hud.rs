@@ -232,6 +232,8 @@ fn main_panel(
                     }
                 }
                 let frame: f64 = totals.iter().map(|(_, ms, _)| ms).sum();
+                let span = show.profiler.latest_span_ms();
+                ui.monospace(format!("{:<32} {span:>7.3}", "frame (GPU, first to last)"));
                 ui.monospace(format!("{:<32} {frame:>7.3}", "frame (passes added up)"));
                 for (label, ms, count) in totals {
                     let times = if count > 1 {
