@@ -302,7 +302,12 @@ impl GpuProfiler {
                 Err(_) => Vec::new(),
             };
             staging.buffer.unmap();
-            let began = ticks.iter().step_by(2).copied().min().unwrap_or(0);
+            // A query left unwritten reads 0: it would stretch the span
+            // back to the clock's start.
+            let began = (ticks.iter().step_by(2).copied())
+                .filter(|&t| t != 0)
+                .min()
+                .unwrap_or(0);
             let ended = ticks.iter().skip(1).step_by(2).copied().max().unwrap_or(0);
             let span_ms = ended.saturating_sub(began) as f64 * self.ns_per_tick / 1e6;
             let passes = staging
