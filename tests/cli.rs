@@ -68,6 +68,66 @@ fn render_writes_the_frames_asked_for_at_their_size() {
     assert!(!out.join("frame_00003.png").exists());
 }
 
+/// Frames of `preset` rendered at 64x36 into `out` (`env` set for sylva),
+/// read back as RGBA bytes.
+fn rendered(preset: &str, out: &str, env: &[(&str, &str)]) -> Vec<Vec<u8>> {
+    let dir = support::out_dir().join(out);
+    std::fs::remove_dir_all(&dir).ok();
+    let dir_arg = dir.to_string_lossy().into_owned();
+    let args = [
+        "render", "--preset", preset, "--frames", "3", "--size", "64x36", "--out", &dir_arg,
+    ];
+    let output = Command::new(env!("CARGO_BIN_EXE_sylva"))
+        .args(args)
+        .env(sylva::gpu::ADAPTER_ENV, support::adapter_name())
+        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .envs(env.iter().copied())
+        .output();
+    let output = match output {
+        Ok(output) => output,
+        Err(error) => panic!("running sylva {args:?}: {error}"),
+    };
+    assert!(output.status.success(), "{}", stderr(&output));
+    (0..3)
+        .map(
+            |i| match image::open(dir.join(format!("frame_{i:05}.png"))) {
+                Ok(picture) => picture.to_rgba8().into_raw(),
+                Err(error) => panic!("{out} frame {i}: {error}"),
+            },
+        )
+        .collect()
+}
+
+#[test]
+fn fullscreen_passes_draw_the_same_as_compute_and_through_the_rasterizer() {
+    // A WGSL layer, a two-pass ISF file with a persistent buffer and the
+    // compositor: compute where the targets can be stored to (lavapipe's
+    // can), every one of them by the rasterizer with SYLVA_RASTERIZE=1.
+    let preset = "tests/fixtures/presets/compute_or_raster.toml";
+    let computed = rendered(preset, "cli_computed", &[]);
+    let rasterized = rendered(
+        preset,
+        "cli_rasterized",
+        &[(sylva::gpu::RASTERIZE_ENV, "1")],
+    );
+    for (frame, (a, b)) in computed.iter().zip(&rasterized).enumerate() {
+        assert_eq!(a.len(), b.len());
+        let largest = a.iter().zip(b).map(|(x, y)| x.abs_diff(*y)).max();
+        assert!(
+            largest.is_some_and(|d| d <= 2),
+            "frame {frame}: channels differ by up to {largest:?} of 255"
+        );
+        let lit = a
+            .chunks(4)
+            .filter(|p| p[..3].iter().any(|&c| c > 16))
+            .count();
+        assert!(
+            lit * 4 > a.len() / 4 / 2,
+            "frame {frame}: the aurora shows ({lit} pixels lit)"
+        );
+    }
+}
+
 #[test]
 fn render_fails_clearly_on_a_missing_preset_or_a_bad_size() {
     let out = support::out_dir().join("cli_fail");

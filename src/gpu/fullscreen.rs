@@ -181,6 +181,17 @@ impl FullscreenPipeline {
     }
 }
 
+/// Set to `1`, every fullscreen pass is drawn by the rasterizer, none as
+/// compute: for a driver whose compute forms misbehave, and to compare the
+/// two (`tests/cli.rs`).
+pub const RASTERIZE_ENV: &str = "SYLVA_RASTERIZE";
+
+/// Whether [`RASTERIZE_ENV`] asks for the rasterizer alone (read once).
+fn rasterize_all() -> bool {
+    static ASKED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ASKED.get_or_init(|| std::env::var(RASTERIZE_ENV).is_ok_and(|v| v == "1"))
+}
+
 impl ComputeVariant {
     /// The compute form of `fragment` in `source` for targets of `format`,
     /// or none where the format cannot be stored to or the shader needs the
@@ -207,7 +218,7 @@ impl ComputeVariant {
         layouts: &[&wgpu::BindGroupLayout],
         format: wgpu::TextureFormat,
     ) -> Option<Self> {
-        if !super::storable(device, format) {
+        if !super::storable(device, format) || rasterize_all() {
             return None;
         }
         let group = layouts.len() as u32;

@@ -20,7 +20,7 @@ pub mod wgsl;
 
 pub use build_error::BuildError;
 pub use context::{ADAPTER_ENV, AdapterChoice, Gpu, GpuError, skip_device_select};
-pub use fullscreen::{DepthWriter, FullscreenPipeline};
+pub use fullscreen::{DepthWriter, FullscreenPipeline, RASTERIZE_ENV};
 pub use layouts::{GPU_LAYOUTS, UniformLayout, mismatches as layout_mismatches};
 pub use profiler::{FrameTimes, GpuProfiler, PassTime};
 pub use readback::{ReadbackError, read_rgba8, read_rgba16f, read_texture};
