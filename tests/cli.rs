@@ -8,10 +8,16 @@ use crate::support;
 use crate::support::Checked;
 
 fn sylva(args: &[&str]) -> Output {
+    sylva_with(args, &[])
+}
+
+/// `sylva` with the variables `env` set besides the adapter's.
+fn sylva_with(args: &[&str], env: &[(&str, &str)]) -> Output {
     let output = Command::new(env!("CARGO_BIN_EXE_sylva"))
         .args(args)
         .env(sylva::gpu::ADAPTER_ENV, support::adapter_name())
         .env("XDG_RUNTIME_DIR", std::env::temp_dir())
+        .envs(env.iter().copied())
         .output();
     match output {
         Ok(output) => output,
@@ -77,16 +83,7 @@ fn rendered(preset: &str, out: &str, env: &[(&str, &str)]) -> Vec<Vec<u8>> {
     let args = [
         "render", "--preset", preset, "--frames", "3", "--size", "64x36", "--out", &dir_arg,
     ];
-    let output = Command::new(env!("CARGO_BIN_EXE_sylva"))
-        .args(args)
-        .env(sylva::gpu::ADAPTER_ENV, support::adapter_name())
-        .env("XDG_RUNTIME_DIR", std::env::temp_dir())
-        .envs(env.iter().copied())
-        .output();
-    let output = match output {
-        Ok(output) => output,
-        Err(error) => panic!("running sylva {args:?}: {error}"),
-    };
+    let output = sylva_with(&args, env);
     assert!(output.status.success(), "{}", stderr(&output));
     (0..3)
         .map(

@@ -1,10 +1,11 @@
 //! `sylva bench --whole-frame`: a preset (or a playlist) as the show plays
 //! it, every pass of its frames timed by timestamp queries (a pass run
 //! several times a frame, like the fluid's substeps, summed per frame),
-//! the frame's GPU time (the sum of its passes) and its span (first pass's
-//! start to last pass's end, the gaps between passes too), the CPU time
-//! to record and submit it, the wall time of a frame waited for, and the frames a second it holds unpaced (frames submitted
-//! back to back, as `run --headless --unpaced` does), and what the layers
+//! the frame's GPU time (the sum of its passes) and its span (its first
+//! timestamp to its last, the copies, clears and gaps between passes too),
+//! the CPU time to record and submit it, the wall time of a frame waited
+//! for, and the frames a second it holds unpaced (frames submitted back
+//! to back, as `run --headless --unpaced` does), and what the layers
 //! sample (`Layer::sampled`: the fluid's live particles, substeps and
 //! density error), their mean and largest over as many frames again played
 //! on right after (reading a million particles back between two measured
@@ -87,8 +88,8 @@ pub struct WholeFrameReport {
     pub passes: Vec<FramePass>,
     /// The frame's GPU time: its passes added up.
     pub frame: Spread,
-    /// From the frame's first pass's start to its last pass's end: what
-    /// the frame holds the GPU for, gaps between passes included.
+    /// The frame's GPU span ([`crate::gpu::FrameTimes::span_ms`]): what
+    /// it holds the GPU for, copies, clears and gaps included.
     pub span: Spread,
     /// The CPU's part: recording and submitting the frame.
     pub cpu: Spread,

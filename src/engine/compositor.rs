@@ -219,19 +219,28 @@ impl Compositor {
             let (composed, fail) = compose(file)?;
             FullscreenPipeline::new(device, file, composed.text(), layout, format).map_err(fail)
         };
-        let blend_pipeline = compile("compositor/blend.wgsl", &blend_layout, HDR_FORMAT)?;
+        // The blends and the clear of the composite (`fs_clear`, bound to
+        // nothing) from one file.
+        let (blend_text, blend_fail) = compose("compositor/blend.wgsl")?;
+        let blend_pipeline = FullscreenPipeline::new(
+            device,
+            "compositor/blend.wgsl",
+            blend_text.text(),
+            &blend_layout,
+            HDR_FORMAT,
+        )
+        .map_err(blend_fail)?;
         let clear = {
-            let (composed, fail) = compose("compositor/blend.wgsl")?;
             let empty = layout(device, "compositor.clear", &[]);
             let pipeline = FullscreenPipeline::with_entry(
                 device,
                 "compositor.clear",
-                composed.text(),
+                blend_text.text(),
                 &empty,
                 HDR_FORMAT,
                 "fs_clear",
             )
-            .map_err(fail)?;
+            .map_err(blend_fail)?;
             let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("compositor.clear"),
                 layout: &empty,

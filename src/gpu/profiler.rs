@@ -35,9 +35,11 @@ pub struct FrameTimes {
     pub frame: u64,
     /// Its passes in the order they ran.
     pub passes: Vec<PassTime>,
-    /// Milliseconds from its first pass's start to its last pass's end:
-    /// its passes and the gaps between them (barriers, clears, copies
-    /// outside a pass), what the frame holds the GPU for.
+    /// Milliseconds from its first timestamp to its last (its encoder's
+    /// first and last command where the device writes timestamps between
+    /// passes, else its first and last pass): its passes and the gaps
+    /// between them (barriers, clears, copies), what the frame holds the
+    /// GPU for.
     pub span_ms: f64,
 }
 
@@ -200,21 +202,10 @@ impl GpuProfiler {
         label: &str,
         record: impl FnOnce(&mut wgpu::CommandEncoder) -> R,
     ) -> R {
-        let inside = wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS;
-        let slot = self
-            .device
-            .features()
-            .contains(inside)
-            .then(|| self.slot(label))
-            .flatten();
-        let queries = self.queries.as_ref().filter(|_| slot.is_some());
-        if let (Some(slot), Some(queries)) = (slot, queries) {
-            encoder.write_timestamp(queries, slot);
-        }
+        let slot = self.encoder_slot(label);
+        self.write_timestamp(encoder, slot);
         let recorded = record(encoder);
-        if let (Some(slot), Some(queries)) = (slot, queries) {
-            encoder.write_timestamp(queries, slot + 1);
-        }
+        self.write_timestamp(encoder, slot.map(|first| first + 1));
         recorded
     }
 
@@ -222,21 +213,30 @@ impl GpuProfiler {
     /// where the device can write timestamps outside passes: the frame's
     /// span then starts here and ends at [`GpuProfiler::resolve`].
     pub fn open_frame(&mut self, encoder: &mut wgpu::CommandEncoder) {
-        if !(self.device.features()).contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS) {
-            return;
-        }
-        self.frame_slot = self.slot(FRAME_LABEL);
-        if let (Some(slot), Some(queries)) = (self.frame_slot, self.queries.as_ref()) {
-            encoder.write_timestamp(queries, slot);
+        self.frame_slot = self.encoder_slot(FRAME_LABEL);
+        self.write_timestamp(encoder, self.frame_slot);
+    }
+
+    /// A slot for timestamps written outside passes, where the device can.
+    fn encoder_slot(&mut self, label: &str) -> Option<u32> {
+        let inside = wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS;
+        (self.device.features().contains(inside))
+            .then(|| self.slot(label))
+            .flatten()
+    }
+
+    /// Writes query `index`, if any, between passes.
+    fn write_timestamp(&self, encoder: &mut wgpu::CommandEncoder, index: Option<u32>) {
+        if let (Some(index), Some(queries)) = (index, self.queries.as_ref()) {
+            encoder.write_timestamp(queries, index);
         }
     }
 
     /// Resolves this frame's queries into a free staging buffer. Call after
     /// the frame's last pass, before finishing the encoder.
     pub fn resolve(&mut self, encoder: &mut wgpu::CommandEncoder) {
-        if let (Some(slot), Some(queries)) = (self.frame_slot.take(), self.queries.as_ref()) {
-            encoder.write_timestamp(queries, slot + 1);
-        }
+        let frame_end = self.frame_slot.take().map(|first| first + 1);
+        self.write_timestamp(encoder, frame_end);
         self.record_resolve(encoder);
         self.frames_resolved += 1;
         let asked = std::mem::take(&mut self.asked);

@@ -54,11 +54,6 @@ impl RenderTarget {
             size,
         }
     }
-
-    /// Clears the target to transparent black.
-    pub fn clear(&self, encoder: &mut wgpu::CommandEncoder) {
-        clear_view(encoder, &self.view);
-    }
 }
 
 /// A 2D texture of `size` pixels (at least one each way), one mip level,

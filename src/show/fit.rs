@@ -12,10 +12,10 @@
 //! first timestamp to its last, copies and clears too). Where the rest of
 //! the frame alone is over the budget, no count reaches it: the count is
 //! cut no further than an eighth of where its fit started
-//! ([`FLOOR_SHARE`]), and the log says so. One layer is fitted at a time. A new structure (tank,
-//! solver, preset) starts a layer's fit afresh; a count set by hand
-//! during a fit is fitted from there, after it stays. Each count is said
-//! in the log and shown with the layer's parameters. While a fit is under
+//! ([`FLOOR_SHARE`]), and the log says so. One layer is fitted at a time.
+//! A new structure (tank, solver, preset) starts a layer's fit afresh; a
+//! count set by hand during a fit is fitted from there, after it stays.
+//! Each count is said in the log and shown with the layer's parameters. While a fit is under
 //! way the pace guard leaves the layer to it ([`Fit::fitting`]); after it,
 //! the pace guard (`pace.rs`) keeps the show above its floor. Renders,
 //! benches and tests never fit (they are not paced): they run the pinned
