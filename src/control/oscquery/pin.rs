@@ -5,7 +5,9 @@
 //! buys nothing: each network (a /24, an IPv6 /64, all of loopback) is
 //! locked out after [`MAX_WRONG`] for [`LOCKOUT`], and all networks
 //! together may guess wrong [`MAX_WRONG_IN_ALL`] times a [`WINDOW`]; past
-//! that every guess waits, unread. Four digits then take up to 17 hours
+//! that every guess waits, unread. A network's wrong guesses are forgotten
+//! [`LOCKOUT`] after its last one, not when someone there gets it right.
+//! Four digits then take up to 17 hours
 //! to walk through (a night, not an installation's week); six take 70
 //! days, and a passphrase longer still.
 
@@ -145,8 +147,10 @@ impl Pin {
             let oldest = recent.front().map_or(now, |t| *t);
             return Answer::LockedOut(WINDOW.saturating_sub(now.saturating_duration_since(oldest)));
         }
+        // The right PIN leaves the network's wrong guesses standing: a
+        // phone that reconnects (and gives its kept PIN) must not wipe the
+        // count for a guesser beside it on the same network.
         if same(attempt.as_bytes(), self.code.as_bytes()) {
-            by_network.remove(&key);
             return Answer::Accepted;
         }
         recent.push_back(now);
@@ -214,7 +218,28 @@ mod tests {
         assert_eq!(pin.guess(ip("10.0.0.2"), "1111", now), Answer::Wrong(4));
         assert_eq!(pin.guess(ip("10.0.0.2"), "246", now), Answer::Wrong(3));
         assert_eq!(pin.guess(ip("10.0.0.2"), "2468", now), Answer::Accepted);
-        assert_eq!(pin.guess(ip("10.0.0.2"), "0000", now), Answer::Wrong(4));
+        assert_eq!(pin.guess(ip("10.0.0.2"), "0000", now), Answer::Wrong(2));
+        let forgotten = now + LOCKOUT;
+        assert_eq!(
+            pin.guess(ip("10.0.0.2"), "0000", forgotten),
+            Answer::Wrong(4)
+        );
+    }
+
+    #[test]
+    fn a_phone_giving_the_right_pin_does_not_wipe_its_neighbours_wrong_ones() {
+        let pin = Pin::new("2468").expect("a PIN");
+        let now = Instant::now();
+        for _ in 0..MAX_WRONG - 1 {
+            pin.guess(ip("10.0.0.66"), "0000", now);
+        }
+        // The performer's phone on the same network reconnects.
+        assert_eq!(pin.guess(ip("10.0.0.2"), "2468", now), Answer::Accepted);
+        assert_eq!(pin.guess(ip("10.0.0.66"), "0001", now), Answer::Wrong(0));
+        assert!(matches!(
+            pin.guess(ip("10.0.0.66"), "2468", now),
+            Answer::LockedOut(_)
+        ));
     }
 
     #[test]
