@@ -11,7 +11,7 @@
 
 use std::process::Command;
 
-use crate::support::{self, Checked};
+use crate::support::{self, Checked, display_encoded};
 
 /// A flat colour below the effects.
 const SOLID: &str = "// @param colour colour 0.5,0.5,0.5,1\n\
@@ -23,9 +23,10 @@ const SOLID: &str = "// @param colour colour 0.5,0.5,0.5,1\n\
 const SIZE: [u32; 2] = [8, 4];
 
 /// The colour the first of `files` (the show's `shaders/`, name and
-/// text) draws over a flat (0.25, 0.5, 0.75) through `translator`
-/// (`SYLVA_GLSL`), as 8-bit sRGB, each pixel's: the output's curve is
-/// the plain clamp.
+/// text) draws over a flat (0.25, 0.5, 0.75) (linear) through
+/// `translator` (`SYLVA_GLSL`), as 8-bit sRGB, each pixel's: the
+/// output's curve is the plain clamp, so a file's display value shows as
+/// that value's 8-bit code, as in any other host.
 fn rendered(name: &str, files: &[(&str, &str)], settings: &str, translator: &str) -> Vec<[u8; 3]> {
     let effect = files[0].0;
     let preset = format!(
@@ -90,14 +91,14 @@ fn rendered(name: &str, files: &[(&str, &str)], settings: &str, translator: &str
     picture.pixels().map(|p| p.0).collect()
 }
 
-/// Linear `value` as an 8-bit sRGB code.
-fn srgb(value: f32) -> u8 {
-    let v = value.clamp(0.0, 1.0);
-    let encoded = match v <= 0.003_130_8 {
-        true => v * 12.92,
-        false => 1.055 * v.powf(1.0 / 2.4) - 0.055,
-    };
-    (encoded * 255.0).round() as u8
+/// A display value as its 8-bit code.
+fn code(value: f32) -> u8 {
+    (value.clamp(0.0, 1.0) * 255.0).round() as u8
+}
+
+/// The flat colour below, as a file samples it (display-encoded).
+fn below_seen() -> [f32; 3] {
+    [0.25, 0.5, 0.75].map(display_encoded)
 }
 
 /// The cube map's faces in `media/cube/`: +X red, −X green, +Y blue, −Y
@@ -111,8 +112,8 @@ const CUBE_FACES: [(&str, [u8; 4]); 6] = [
     ("nz", [0, 255, 255, 255]),
 ];
 
-/// The first of `files` draws `want` (linear) everywhere, through both
-/// front ends.
+/// The first of `files` draws `want` (display values, as the file writes
+/// them) everywhere, through both front ends.
 fn draws(name: &str, files: &[(&str, &str)], settings: &str, want: [f32; 3]) {
     let effect = files[0].0;
     for translator in ["glslang", "naga"] {
@@ -121,13 +122,13 @@ fn draws(name: &str, files: &[(&str, &str)], settings: &str, want: [f32; 3]) {
             .enumerate()
         {
             let off = (pixel.iter().zip(want))
-                .map(|(got, w)| got.abs_diff(srgb(w)))
+                .map(|(got, w)| got.abs_diff(code(w)))
                 .max()
                 .unwrap_or(0);
             assert!(
                 off <= 3,
-                "{effect} through {translator}, pixel {i}: {pixel:?}, expected {want:?} (sRGB {:?})",
-                want.map(srgb)
+                "{effect} through {translator}, pixel {i}: {pixel:?}, expected {want:?} ({:?})",
+                want.map(code)
             );
         }
     }
@@ -139,12 +140,7 @@ fn a_function_taking_a_sampler2d_reads_the_channel_given_it() {
                void mainImage(out vec4 c, in vec2 f) {\n\
                \x20   c = vec4(fetch(iChannel0, f / iResolution.xy).rgb, 1.0);\n}\n";
     let channel = "\"shader.fx.iChannel0\" = \"below\"\n";
-    draws(
-        "sampler",
-        &[("toy/param.glsl", toy)],
-        channel,
-        [0.25, 0.5, 0.75],
-    );
+    draws("sampler", &[("toy/param.glsl", toy)], channel, below_seen());
 }
 
 #[test]
@@ -181,7 +177,7 @@ fn texel_fetch_and_texture_size_read_the_channel_by_its_pixels() {
         "texel",
         &[("toy/texel.glsl", toy)],
         channel,
-        [0.25, 0.5, 0.25],
+        [below_seen()[0], 0.5, 0.25],
     );
 }
 
@@ -324,4 +320,18 @@ fn a_file_s_own_2d_cross_leaves_the_built_in_cross_callable() {
                \x20   float flat = cross(vec2(1.0, 0.0), vec2(0.0, 0.25));\n\
                \x20   c = vec4(flat, cross(vec3(1.0, 0.0, 0.0), vec3(0.0, 0.5, 0.0)).z, 0.75, 1.0);\n}\n";
     draws("cross", &[("toy/cross.glsl", toy)], "", [0.25, 0.5, 0.75]);
+}
+
+#[test]
+fn a_file_sees_and_writes_display_values_as_every_other_host_shows_them() {
+    // Below: linear 0.25, 0.5, 0.75, which a host of 8-bit textures would
+    // hand the file as 137, 188 and 225 of 255. Red passes a threshold at
+    // 0.5 and green one at 0.6 (in linear light neither would), blue not
+    // one at 0.95; green's 0.5 shows as 128 of 255, not the 188 of linear
+    // 0.5.
+    let fs = "/*{ \"ISFVSN\": \"2\", \"INPUTS\": [ { \"NAME\": \"inputImage\", \"TYPE\": \"image\" } ] }*/\n\
+              void main() {\n\
+              \x20   vec4 seen = IMG_THIS_PIXEL(inputImage);\n\
+              \x20   gl_FragColor = vec4(step(0.5, seen.r), step(0.6, seen.g) * 0.5, step(0.95, seen.b), 1.0);\n}\n";
+    draws("display", &[("isf/display.fs", fs)], "", [1.0, 0.5, 0.0]);
 }

@@ -8,7 +8,12 @@ use sylva::gpu::{OUTPUT_FORMAT, RenderTarget, read_rgba16f};
 use sylva::show::Show;
 
 use crate::support;
-use crate::support::Checked;
+use crate::support::{Checked, display_encoded};
+
+/// The flat colour below the effect, linear, as the file samples it.
+fn below_seen() -> [f32; 3] {
+    [0.25, 0.5, 0.75].map(display_encoded)
+}
 
 /// Render size.
 const SIZE: [u32; 2] = [8, 4];
@@ -47,7 +52,9 @@ fn isf_show(name: &str, fs: &str, settings: &str) -> Show {
     )
 }
 
-/// `frames` frames of `dt`, then the effect layer's texels, rows top first.
+/// `frames` frames of `dt`, then the effect layer's texels, rows top
+/// first, in the display space the file wrote them in (the layer holds
+/// them decoded to linear).
 fn run(show: &mut Show, frames: u32, dt: f32) -> Vec<[f32; 4]> {
     let mut output = RenderTarget::new(&show.gpu.device, "isf.output", SIZE, OUTPUT_FORMAT);
     for _ in 0..frames {
@@ -65,7 +72,12 @@ fn run(show: &mut Show, frames: u32, dt: f32) -> Vec<[f32; 4]> {
         .layer_target("shader.fx")
         .map(|t| read_rgba16f(&show.gpu, t))
     {
-        Some(Ok(texels)) => texels,
+        Some(Ok(texels)) => (texels.into_iter())
+            .map(|[r, g, b, a]| {
+                let [r, g, b] = [r, g, b].map(display_encoded);
+                [r, g, b, a]
+            })
+            .collect(),
         other => panic!("readback: {other:?}"),
     }
 }
@@ -88,8 +100,9 @@ void main() {
 }
 "#;
     let mut show = isf_show("isf_filter", fs, "");
+    let [r, g, b] = below_seen().map(|c| 1.0 - c);
     for texel in run(&mut show, 1, 1.0 / 60.0) {
-        assert_near(texel, [0.75, 0.5, 0.25, 1.0], "1 - below");
+        assert_near(texel, [r, g, b, 1.0], "1 - below");
     }
 }
 
@@ -186,7 +199,8 @@ fn a_shadertoy_shader_gets_its_uniforms_and_channels() {
     let [w, h] = SIZE.map(|s| s as f32);
     for (i, texel) in texels.iter().enumerate() {
         let (x, row) = ((i as u32 % SIZE[0]) as f32, (i as u32 / SIZE[0]) as f32);
-        let want = [(x + 0.5) / w, (h - row - 0.5) / h, 0.75 + w / 100.0, 1.0];
+        let below = below_seen()[2];
+        let want = [(x + 0.5) / w, (h - row - 0.5) / h, below + w / 100.0, 1.0];
         assert_near(*texel, want, &format!("texel {i}"));
     }
 }
@@ -217,7 +231,7 @@ fn a_shadertoy_buffer_feeds_back_into_itself_and_the_image_pass() {
     for texel in run(&mut show, 4, 1.0 / 60.0) {
         assert_near(
             texel,
-            [0.5, 0.5, 0.75, 1.0],
+            [0.5, 0.5, below_seen()[2], 1.0],
             "four frames of the buffer, and the layer below",
         );
     }

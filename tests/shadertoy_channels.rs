@@ -44,16 +44,11 @@ fn picture(blue: u8) -> Vec<u8> {
         .collect()
 }
 
-/// `rgb`'s texels, linear, `add` added.
+/// `rgb`'s texels as the file sees them (display values: the bytes as
+/// stored), `add` added.
 fn expected(rgb: &[u8], add: f32) -> Vec<[f32; 3]> {
     rgb.chunks(3)
-        .map(|c| {
-            [
-                support::srgb_to_linear(c[0]) + add,
-                support::srgb_to_linear(c[1]) + add,
-                support::srgb_to_linear(c[2]) + add,
-            ]
-        })
+        .map(|c| [c[0], c[1], c[2]].map(|v| f32::from(v) / 255.0 + add))
         .collect()
 }
 
@@ -133,7 +128,9 @@ fn write_clip(path: &Path, rgb: &[u8]) {
     );
 }
 
-/// `frames` frames, then `shader.fx`'s texels, RGB, rows top first.
+/// `frames` frames, then `shader.fx`'s texels, RGB, rows top first, in
+/// the display space the file wrote them in (the layer holds them
+/// decoded to linear).
 fn run(show: &mut Show, frames: u32) -> Vec<[f32; 3]> {
     let mut output = RenderTarget::new(&show.gpu.device, "toy.output", SIZE, OUTPUT_FORMAT);
     for _ in 0..frames {
@@ -142,7 +139,9 @@ fn run(show: &mut Show, frames: u32) -> Vec<[f32; 3]> {
     let errors = support::error_messages(show);
     assert!(errors.is_empty(), "no errors: {errors:?}");
     match (show.compositor().layer_target("shader.fx")).map(|t| read_rgba16f(&show.gpu, t)) {
-        Some(Ok(texels)) => texels.iter().map(|t| [t[0], t[1], t[2]]).collect(),
+        Some(Ok(texels)) => (texels.iter())
+            .map(|t| [t[0], t[1], t[2]].map(support::display_encoded))
+            .collect(),
         other => panic!("readback: {other:?}"),
     }
 }
@@ -172,7 +171,7 @@ fn a_multipass_image_pass_shows_a_media_picture_through_its_channel_line() {
 #[test]
 fn every_texture_source_works_in_a_passs_channel_line() {
     let buffer_a = image_pass("media/tex.png", 0.0);
-    let solid = vec![BELOW; (SIZE[0] * SIZE[1]) as usize];
+    let solid = vec![BELOW.map(support::display_encoded); (SIZE[0] * SIZE[1]) as usize];
     let cases: Vec<Case> = vec![
         ("media/clip.mkv", vec![], expected(&picture(90), STEP)),
         ("camera:test", vec![], expected(&picture(40), STEP)),

@@ -207,3 +207,15 @@ pub fn srgb_to_linear(c: u8) -> f32 {
         ((c + 0.055) / 1.055).powf(2.4)
     }
 }
+
+/// Linear light as the display-encoded (sRGB) value an ISF or Shadertoy
+/// file sees it as, the curve sign-mirrored and carried past 1 as sylva's
+/// display space does.
+pub fn display_encoded(linear: f32) -> f32 {
+    let a = linear.abs();
+    let encoded = match a <= 0.003_130_8 {
+        true => a * 12.92,
+        false => 1.055 * a.powf(1.0 / 2.4) - 0.055,
+    };
+    encoded.copysign(linear)
+}

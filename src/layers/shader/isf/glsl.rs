@@ -228,10 +228,18 @@ fn common_prelude(header: &IsfHeader, textures: &[String]) -> String {
 /// `isf_sampler`: GLSL's texture calls on a `texture2D` (what [`rewrite`]
 /// turns them into), sampling upright as GL does (row 0 at the bottom) a
 /// texture wgpu keeps top row first; a direction (a cube map's lookup)
-/// samples the texture as an equirectangular picture; and `isnan` and
-/// `isinf`, which WGSL has not, by their bits.
+/// samples the texture as an equirectangular picture; `isnan` and
+/// `isinf`, which WGSL has not, by their bits; and `isf_linear`, which
+/// takes the display-encoded colour an output pass writes to the linear
+/// light sylva composites (the curve sign-mirrored and carried past 1, so
+/// an input passed through comes back as it was: [`super::display_space`]).
 pub(super) const TEXTURE_FUNCTIONS: &str = "\
 vec2 isf_flip(vec2 c) { return vec2(c.x, 1.0 - c.y); }
+vec3 isf_linear(vec3 c) {
+    vec3 a = abs(c);
+    vec3 high = pow((a + 0.055) / 1.055, vec3(2.4));
+    return sign(c) * mix(high, a / 12.92, lessThanEqual(a, vec3(0.04045)));
+}
 vec2 isf_equirect(vec3 d) {
     vec3 n = normalize(d);
     return vec2(atan(n.z, n.x) * 0.15915494 + 0.5, acos(clamp(n.y, -1.0, 1.0)) * 0.31830989);
@@ -267,7 +275,8 @@ vec4 isf_texture(texture2D t, vec3 d, float bias) { return isf_texture(t, d); }
 ";
 
 /// The entry point: the bool inputs set from their uniforms, then the
-/// file's own `main` (renamed `isf_main`).
+/// file's own `main` (renamed `isf_main`), and in a pass drawing the
+/// output (no `TARGET`) its colour decoded to linear.
 fn epilogue(header: &IsfHeader, locations: &BTreeMap<String, u32>, stage: Stage) -> String {
     let mut text = String::from("\nvoid main() {\n");
     for input in &header.inputs {
@@ -288,8 +297,22 @@ fn epilogue(header: &IsfHeader, locations: &BTreeMap<String, u32>, stage: Stage)
         }))
     });
     let copies: String = copies.flatten().collect();
+    let outputs: Vec<String> = (header.passes.iter().enumerate())
+        .filter(|(_, pass)| pass.target.is_none())
+        .map(|(i, _)| format!("PASSINDEX == {i}"))
+        .collect();
+    let decode = match outputs.len() {
+        0 => String::new(),
+        n if n == header.passes.len() => {
+            "    isf_FragColor.rgb = isf_linear(isf_FragColor.rgb);\n".to_string()
+        }
+        _ => format!(
+            "    if ({}) {{\n        isf_FragColor.rgb = isf_linear(isf_FragColor.rgb);\n    }}\n",
+            outputs.join(" || ")
+        ),
+    };
     match stage {
-        Stage::Fragment => text.push_str(&format!("{copies}    isf_main();\n}}\n")),
+        Stage::Fragment => text.push_str(&format!("{copies}    isf_main();\n{decode}}}\n")),
         Stage::Vertex => text.push_str(&format!("    isf_main();\n{copies}}}\n")),
     }
     text

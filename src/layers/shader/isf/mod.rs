@@ -8,6 +8,7 @@
 
 pub mod bounds;
 mod compute;
+mod display_space;
 pub mod glsl;
 #[cfg(feature = "glslang")]
 mod glslang;

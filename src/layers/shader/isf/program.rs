@@ -4,16 +4,20 @@
 //! each so a pass may read the buffer it writes (persistent feedback),
 //! imported images, and the sound analysis as an image. `prepare` sizes
 //! the buffers, plans which copy each pass reads and writes, and uploads
-//! the uniforms; `encode` binds and draws, writing only what is known
-//! once the textures are bound: a Shadertoy pass's `iChannelResolution`.
+//! the uniforms; `encode` encodes the pictures the passes read into
+//! display space ([`super::display_space`]), binds and draws, writing
+//! only what is known once the textures are bound: a Shadertoy pass's
+//! `iChannelResolution`.
 
 use std::collections::HashMap;
 
+use super::display_space::DisplaySpace;
 use super::glsl::Member;
 use super::header::{InputKind, IsfHeader, IsfPass};
 use super::size;
 use super::{IsfError, IsfSource};
 use crate::base::clock::Clock;
+use crate::engine::inputs::{keyboard::KEYBOARD, sound::SOUND};
 use crate::engine::{LayerEnv, LayerFrame};
 use crate::gpu::bindings::{Slot, layout_for, linear_sampler};
 use crate::gpu::image::{image_texture, write_image};
@@ -63,6 +67,7 @@ pub struct IsfProgram {
     pipelines: Vec<FullscreenPipeline>,
     pass_uniforms: Vec<wgpu::Buffer>,
     imported: HashMap<String, wgpu::TextureView>,
+    display: DisplaySpace,
     audio: (wgpu::Texture, wgpu::TextureView),
     buffers: HashMap<String, PassBuffer>,
     plans: Vec<PassPlan>,
@@ -132,11 +137,12 @@ impl IsfProgram {
                 )
             })
             .collect();
+        // Imported images reach the file as stored: display-encoded.
         let imported = (source.imported.into_iter())
             .map(|(name, picture)| {
-                let srgb = wgpu::TextureFormat::Rgba8UnormSrgb;
+                let stored = wgpu::TextureFormat::Rgba8Unorm;
                 let (texture, view) =
-                    image_texture(gpu, &format!("{id}.{name}"), picture.size, srgb);
+                    image_texture(gpu, &format!("{id}.{name}"), picture.size, stored);
                 write_image(gpu, &texture, &picture.rgba);
                 (name, view)
             })
@@ -150,6 +156,8 @@ impl IsfProgram {
         let params = (header.inputs.iter())
             .map(|input| (input.name.clone(), format!("{id}.{}", input.name)))
             .collect();
+        let display = DisplaySpace::new(gpu, env.assets, id)
+            .map_err(|e| IsfError::Device(source.file.clone(), e.to_string()))?;
         Ok(Self {
             id: id.to_string(),
             file: source.file,
@@ -164,6 +172,7 @@ impl IsfProgram {
             pipelines,
             pass_uniforms,
             imported,
+            display,
             audio,
             buffers: HashMap::new(),
             plans: Vec::new(),
@@ -438,6 +447,8 @@ impl IsfProgram {
         encoder: &mut wgpu::CommandEncoder,
         profiler: &mut GpuProfiler,
     ) {
+        let pictures = self.pictures(frame);
+        let encoded = (self.display).encode(env.gpu, &pictures, encoder, profiler);
         for (index, pass) in self.header.passes.iter().enumerate() {
             let (Some(plan), Some(pipeline), Some(uniforms)) = (
                 self.plans.get(index),
@@ -462,7 +473,7 @@ impl IsfProgram {
                     resource: wgpu::BindingResource::TextureView(self.view(
                         name,
                         (pass, plan),
-                        frame,
+                        (frame, &encoded),
                     )),
                 });
             }
@@ -508,15 +519,49 @@ impl IsfProgram {
         }
     }
 
+    /// Whether `source` is a picture the file sees display-encoded: not a
+    /// pass buffer, an imported image or sound and keys, which are data.
+    fn is_picture(&self, source: &str) -> bool {
+        let audio =
+            (self.header.inputs.iter()).any(|i| i.name == source && i.kind == InputKind::Audio);
+        !(audio
+            || self.buffers.contains_key(source)
+            || self.imported.contains_key(source)
+            || [KEYBOARD, SOUND].contains(&source))
+    }
+
+    /// Each picture some pass reads this frame, once: its source name,
+    /// view and size.
+    fn pictures<'a>(
+        &'a self,
+        frame: &LayerFrame<'a>,
+    ) -> Vec<(&'a str, &'a wgpu::TextureView, [u32; 2])> {
+        let mut pictures: Vec<(&str, &wgpu::TextureView, [u32; 2])> = Vec::new();
+        for pass in &self.header.passes {
+            for name in &self.textures {
+                let source = self.source(name, pass, frame.registry);
+                if self.is_picture(source) && !pictures.iter().any(|(p, _, _)| *p == source) {
+                    let view = frame.inputs.get_or_black(source);
+                    pictures.push((source, view, frame.inputs.size(source, frame.size)));
+                }
+            }
+        }
+        pictures
+    }
+
     /// The texture called `name` for `pass`, planned as `plan`: a pass
-    /// buffer, an imported image, the sound, or a texture input.
+    /// buffer, an imported image, the sound, or a texture input (its copy
+    /// in display space, `encoded`).
     fn view<'a>(
         &'a self,
         name: &str,
         (pass, plan): (&IsfPass, &PassPlan),
-        frame: &LayerFrame<'a>,
+        (frame, encoded): (&LayerFrame<'a>, &'a HashMap<String, wgpu::TextureView>),
     ) -> &'a wgpu::TextureView {
         let source = self.source(name, pass, frame.registry);
+        if let Some(view) = encoded.get(source) {
+            return view;
+        }
         if let (Some(buffer), Some(copy)) = (self.buffers.get(source), plan.reads.get(source)) {
             return &buffer.copies[*copy].view;
         }

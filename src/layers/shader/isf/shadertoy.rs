@@ -335,8 +335,8 @@ pub fn translate(
 }
 
 /// A pass's text as naga takes it: rewritten, then the entry point. The
-/// image pass is shown `opaque`, as Shadertoy shows it; a buffer keeps its
-/// alpha.
+/// image pass is shown `opaque`, as Shadertoy shows it, and its colour
+/// decoded from display space to linear; a buffer keeps what it wrote.
 fn pass_text(source: &str, provided: &[String], opaque: bool) -> String {
     let mut text = rewrite(source, provided, &Default::default(), Stage::Fragment);
     text.push_str(
@@ -355,7 +355,7 @@ fn pass_text(source: &str, provided: &[String], opaque: bool) -> String {
     if opaque {
         text = text.replace(
             "    isf_FragColor = colour;\n}\n",
-            "    isf_FragColor = vec4(colour.rgb, 1.0);\n}\n",
+            "    isf_FragColor = vec4(isf_linear(colour.rgb), 1.0);\n}\n",
         );
     }
     text
