@@ -335,3 +335,50 @@ fn a_file_sees_and_writes_display_values_as_every_other_host_shows_them() {
               \x20   gl_FragColor = vec4(step(0.5, seen.r), step(0.6, seen.g) * 0.5, step(0.95, seen.b), 1.0);\n}\n";
     draws("display", &[("isf/display.fs", fs)], "", [1.0, 0.5, 0.0]);
 }
+
+#[test]
+fn textures_a_port_never_declared_are_image_inputs_showing_the_layers_below() {
+    // A loose `uniform sampler2D` and Shadertoy's iChannel0, neither in
+    // the header: VDMX refuses the file, sylva takes both as image
+    // inputs, each showing the layers below until pointed elsewhere.
+    let fs = "/*{ \"ISFVSN\": \"2\" }*/\n\
+              uniform sampler2D tex;\n\
+              void main() {\n\
+              \x20   float r = texture2D(tex, isf_FragNormCoord).r;\n\
+              \x20   float g = texture(iChannel0, isf_FragNormCoord).g;\n\
+              \x20   gl_FragColor = vec4(r, g, 0.5, 1.0);\n}\n";
+    let [r, g, _] = below_seen();
+    draws("undeclared", &[("isf/undeclared.fs", fs)], "", [r, g, 0.5]);
+}
+
+#[test]
+fn a_scalar_normalize_and_a_matrix_varying_compile() {
+    let fs = "/*{ \"ISFVSN\": \"2\" }*/\n\
+              varying mat2 turn;\n\
+              void main() {\n\
+              \x20   float sign = normalize(-3.0) * -0.5;\n\
+              \x20   gl_FragColor = vec4(sign, turn[0][1], turn[1][0], 1.0);\n}\n";
+    let vs = "varying mat2 turn;\n\
+              void main() {\n\
+              \x20   isf_vertShaderInit();\n\
+              \x20   turn = mat2(0.25, 0.25, 0.75, 1.0);\n}\n";
+    draws(
+        "lenient",
+        &[("isf/lenient.fs", fs), ("isf/lenient.vs", vs)],
+        "",
+        [0.5, 0.25, 0.75],
+    );
+}
+
+#[test]
+fn a_constant_folded_past_the_float_range_is_the_largest_float() {
+    // Through glslang; naga's own GLSL reader refuses the overflow itself.
+    let fs = "/*{ \"ISFVSN\": \"2\" }*/\n\
+              #define MAX_FLOAT (pow(2., 128.) - 1.)\n\
+              void main() {\n\
+              \x20   gl_FragColor = vec4(min(MAX_FLOAT, 0.75), step(3.0e38, MAX_FLOAT), 0.0, 1.0);\n}\n";
+    let files = [("isf/infinite.fs", fs)];
+    for pixel in rendered("infinite", &files, "", "glslang") {
+        assert_eq!(pixel.map(|c| c / 4), [191 / 4, 255 / 4, 0], "{pixel:?}");
+    }
+}

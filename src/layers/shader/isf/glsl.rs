@@ -10,7 +10,9 @@
 //! GLSL 1.x and GL differ ([`rewrite`]): `gl_FragColor`, `varying`, the
 //! texture calls of every GLSL era onto functions that sample upright
 //! (`gl_FragCoord` counted from the bottom as in GL), `sampler2D`
-//! parameters, loose uniforms, `isnan`/`isinf` (which WGSL lacks). The
+//! parameters, loose uniforms, `isnan`/`isinf` (which WGSL lacks);
+//! what the front ends read but refuse is mended in the module:
+//! `normalize` of a scalar, constants folded to infinity. The
 //! front ends have panicked or overflowed on real shaders, so translation
 //! runs under `catch_unwind`, on a deep stack, once the stage has passed
 //! [`bounds`]; what it makes is held to WGSL's own memory limits.
@@ -375,6 +377,73 @@ impl Translator {
     }
 }
 
+/// GL lets a constant fold past the float range (`pow(2.0, 128.0) - 1.0`
+/// as "the largest float") and carries the infinity; naga refuses an
+/// infinite literal, so each is taken as the largest finite float of its
+/// sign, which is what the file meant by it.
+fn finite_literals(module: &mut naga::Module) {
+    let finite = |(_, expression): (_, &mut naga::Expression)| {
+        if let naga::Expression::Literal(naga::Literal::F32(value)) = expression
+            && value.is_infinite()
+        {
+            *value = f32::MAX.copysign(*value);
+        }
+    };
+    module.global_expressions.iter_mut().for_each(finite);
+    for (_, function) in module.functions.iter_mut() {
+        function.expressions.iter_mut().for_each(finite);
+    }
+    for entry in &mut module.entry_points {
+        entry.function.expressions.iter_mut().for_each(finite);
+    }
+}
+
+/// GLSL defines `normalize` of a scalar (its sign); naga takes the call
+/// as written and then refuses it, so each one is made a `sign`. A
+/// function whose types do not resolve is left for validation to name.
+fn scalar_normalize_as_sign(module: &mut naga::Module) {
+    let mut scalar = Vec::new();
+    let functions = (module.functions.iter().map(|(h, f)| (Some(h), f)))
+        .chain(module.entry_points.iter().map(|e| (None, &e.function)));
+    for (at, (handle, function)) in functions.enumerate() {
+        let context = naga::proc::ResolveContext::with_locals(
+            module,
+            &function.local_variables,
+            &function.arguments,
+        );
+        let mut typifier = naga::front::Typifier::new();
+        for (expression, value) in function.expressions.iter() {
+            let naga::Expression::Math {
+                fun: naga::MathFunction::Normalize,
+                arg,
+                ..
+            } = value
+            else {
+                continue;
+            };
+            let resolved = typifier.grow(*arg, &function.expressions, &context);
+            if resolved.is_ok()
+                && matches!(
+                    typifier.get(*arg, &module.types),
+                    naga::TypeInner::Scalar(_)
+                )
+            {
+                scalar.push((at, handle, expression));
+            }
+        }
+    }
+    let entries = module.functions.len();
+    for (at, handle, expression) in scalar {
+        let function = match handle {
+            Some(handle) => &mut module.functions[handle],
+            None => &mut module.entry_points[at - entries].function,
+        };
+        if let naga::Expression::Math { fun, .. } = &mut function.expressions[expression] {
+            *fun = naga::MathFunction::Sign;
+        }
+    }
+}
+
 /// Parses and validates one stage, and writes it as WGSL.
 pub(super) fn to_wgsl(
     prelude: &str,
@@ -396,9 +465,11 @@ pub(super) fn to_wgsl(
             return Some(Err(fail(line, why)));
         }
         catch_unwind(AssertUnwindSafe(|| {
-            let module = Translator::chosen()
+            let mut module = Translator::chosen()
                 .parse(&source, stage)
                 .map_err(|(line, message)| fail(line, message))?;
+            finite_literals(&mut module);
+            scalar_normalize_as_sign(&mut module);
             let info = naga::valid::Validator::new(
                 naga::valid::ValidationFlags::all(),
                 naga::valid::Capabilities::empty(),

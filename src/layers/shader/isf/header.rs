@@ -199,6 +199,31 @@ pub fn parse(source: &str) -> Result<IsfHeader, IsfHeaderError> {
     Ok(header)
 }
 
+impl IsfHeader {
+    /// The names its inputs, imported images and pass buffers take.
+    pub fn names(&self) -> Vec<String> {
+        let inputs = self.inputs.iter().map(|i| i.name.clone());
+        let imported = self.imported.iter().map(|(name, _)| name.clone());
+        let buffers = self.passes.iter().filter_map(|p| p.target.clone());
+        inputs.chain(imported).chain(buffers).collect()
+    }
+
+    /// Takes each of `names`, a texture the file samples without
+    /// declaring it, as an image input showing the layers below (what the
+    /// Shadertoy port it usually is read there), so it can be pointed
+    /// elsewhere like any other.
+    pub fn adopt_images(&mut self, names: Vec<String>) {
+        for name in names {
+            let spec = ParamSpec::texture(&name, "below");
+            self.inputs.push(IsfInput {
+                name,
+                kind: InputKind::Image,
+                spec,
+            });
+        }
+    }
+}
+
 /// `what` (`text`) is longer than a header allows.
 fn too_long(what: &str, text: &str) -> String {
     let shown: String = text.chars().take(24).collect();

@@ -117,10 +117,14 @@ impl IsfSource {
         }
         let vertex_file = format!("{}.vs", file.trim_end_matches(".fs"));
         let vertex = assets.read(Folder::Shaders, &vertex_file).ok();
-        let header = header::parse(&fragment.text).map_err(|reason| IsfError::Header {
+        let mut header = header::parse(&fragment.text).map_err(|reason| IsfError::Header {
             file: fragment.display.clone(),
             reason,
         })?;
+        header.adopt_images(rewrite::undeclared_textures(
+            &fragment.text,
+            &header.names(),
+        ));
         let vertex_display = vertex.as_ref().map_or(String::new(), |v| v.display.clone());
         let translated = glsl::translate(
             &header,

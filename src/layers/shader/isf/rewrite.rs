@@ -1,6 +1,7 @@
 //! An ISF or Shadertoy file's own GLSL, rewritten line for line into the
 //! Vulkan GLSL both front ends take (glsl.rs gives it its prelude): the
-//! varyings at explicit locations (an array as one varying an element),
+//! varyings at explicit locations (an array as one varying an element, a
+//! matrix as one a column),
 //! GLSL 1.x's `gl_FragColor`, the texture calls of every era onto the
 //! prelude's functions, `sampler2D` parameters as `texture2D`, loose
 //! uniforms as globals, the words Vulkan GLSL reserves and the built-in
@@ -24,19 +25,40 @@ pub(super) fn varying_locations(vertex: &str, fragment: &str) -> BTreeMap<String
     let mut locations = BTreeMap::new();
     let mut next = 1;
     for line in vertex.lines().chain(fragment.lines()) {
-        if let Some((_, _, name)) = varying(line)
-            && !locations.contains_key(&name)
-        {
+        if let Some((_, kind, name)) = varying(line) {
+            let key = varying_key(kind, name);
+            if locations.contains_key(&key) {
+                continue;
+            }
             // An array takes a location an element.
-            let count = name
+            let count = key
                 .split_once('[')
                 .and_then(|(_, n)| n.trim_end_matches(']').trim().parse::<u32>().ok())
                 .unwrap_or(1);
-            locations.insert(name, next);
+            locations.insert(key, next);
             next += count.clamp(1, 32);
         }
     }
     locations
+}
+
+/// The name a varying is located by: its own, or for a matrix (which no
+/// entry point passes) `NAME[COLUMNS]`, as an array of its columns is,
+/// so the epilogue copies it column by column alike.
+fn varying_key(kind: &str, name: String) -> String {
+    match matrix_columns(kind) {
+        Some((columns, _)) if !name.contains('[') => format!("{name}[{columns}]"),
+        _ => name,
+    }
+}
+
+/// A matrix type's columns and their type: `mat3` is three `vec3`s,
+/// `mat2x4` two `vec4`s.
+fn matrix_columns(kind: &str) -> Option<(u32, String)> {
+    let shape = kind.strip_prefix("mat")?;
+    let (columns, rows) = shape.split_once('x').unwrap_or((shape, shape));
+    let (columns, rows): (u32, u32) = (columns.parse().ok()?, rows.parse().ok()?);
+    ((2..=4).contains(&columns) && (2..=4).contains(&rows)).then(|| (columns, format!("vec{rows}")))
 }
 
 /// A line `varying|in|out [precision] TYPE NAME;`: its qualifier, type
@@ -275,13 +297,27 @@ pub(super) fn rewrite(
             continue;
         }
         if let Some((_, kind, name)) = varying(body)
-            && let Some(location) = locations.get(&name)
+            && let Some(location) = locations.get(&varying_key(kind, name.clone()))
         {
             let direction = if stage == Stage::Vertex { "out" } else { "in" };
-            let declaration = match name.split_once('[') {
+            let matrix = matrix_columns(kind).filter(|_| !name.contains('['));
+            let declaration = match (matrix, name.split_once('[')) {
+                // A matrix: a plain one the file uses, and one varying a
+                // column (the epilogue copies them).
+                (Some((columns, column)), _) => {
+                    let elements: String = (0..columns)
+                        .map(|i| {
+                            format!(
+                                " layout(location = {}) {direction} {column} isf_v_{name}_{i};",
+                                location + i
+                            )
+                        })
+                        .collect();
+                    format!("{kind} {name};{elements}")
+                }
                 // An array: a plain one the file uses, and one varying an
                 // element on the same line (the epilogue copies them).
-                Some((base, count)) => {
+                (None, Some((base, count))) => {
                     let count: u32 = count.trim_end_matches(']').trim().parse().unwrap_or(1);
                     let elements: String = (0..count.clamp(1, 32))
                         .map(|i| {
@@ -293,7 +329,9 @@ pub(super) fn rewrite(
                         .collect();
                     format!("{kind} {name};{elements}")
                 }
-                None => format!("layout(location = {location}) {direction} {kind} {name};"),
+                (None, None) => {
+                    format!("layout(location = {location}) {direction} {kind} {name};")
+                }
             };
             out.push_str(&declaration);
             out.push_str(ending);
@@ -433,6 +471,32 @@ fn ends_with_return(body: &str) -> bool {
     let last = last.trim_start();
     last.starts_with("return")
         && !last[6..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// The textures a file samples without declaring them, as GL hosts that
+/// bind textures by name let it: a loose `uniform sampler2D NAME;`, and
+/// Shadertoy's `iChannel0` … `iChannel3` in an ISF port that kept them;
+/// none of `declared` (the header's names), at most 8.
+pub(super) fn undeclared_textures(source: &str, declared: &[String]) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for line in source.lines() {
+        if let Some((kind, name)) = loose_uniform(line)
+            && SAMPLER_TYPES.contains(&kind)
+        {
+            names.push(name);
+        }
+        let code = line.split("//").next().unwrap_or_default();
+        let channels = (0..4).map(|n| format!("iChannel{n}"));
+        names.extend(channels.filter(|channel| replace_word(code, channel, "") != code));
+    }
+    let mut unique: Vec<String> = Vec::new();
+    for name in names {
+        if !declared.contains(&name) && !unique.contains(&name) {
+            unique.push(name);
+        }
+    }
+    unique.truncate(8);
+    unique
 }
 
 /// A line `uniform [precision] TYPE NAME[N];` outside a block: its type
