@@ -2,7 +2,8 @@
 #   make run    installs what the show needs, builds sylva, opens the default show
 #   make test   installs what the tests need besides, checks formatting and
 #               lints (warnings are errors), then runs every test (GPU tests
-#               on Mesa's software Vulkan adapter)
+#               on Mesa's software Vulkan adapter), runs the Windows build
+#               under Wine and compile-checks the macOS one
 # Both first install the system packages that are missing (as root, or
 # through sudo), saying what they install. A package the command cannot do
 # without stops it with a message; an optional one that cannot be installed
@@ -22,13 +23,16 @@ RUN_PACKAGES := build-essential pkg-config cmake libclang-dev libasound2-dev lib
 RUN_OPTIONAL := ffmpeg
 
 # What the tests need besides: ffmpeg (clip and recording tests), mingw (the
-# Windows build is linted too, glslang's C++ compiled for it by the
-# posix-threads g++, whose std::mutex glslang needs), pip (Playwright's Python package for the
-# phone page's browser test), PipeWire and GStreamer's PipeWire plugin
-# (`--send pipewire:NAME`, tested against a private daemon). Chromium is
-# installed by `browser` below: Ubuntu's is a snap.
+# Windows build is linted and built, glslang's C++ compiled for it by the
+# posix-threads g++, whose std::mutex glslang needs), Wine with Xvfb (the
+# Windows build run: tests/platforms/windows.sh), pip (Playwright's Python
+# package for the phone page's browser test), PipeWire and GStreamer's
+# PipeWire plugin (`--send pipewire:NAME`, tested against a private daemon).
+# Chromium is installed by `browser` below: Ubuntu's is a snap. This is the
+# one list: CI (.ci/run) installs it through `make test-deps`.
 TEST_PACKAGES := $(RUN_PACKAGES) ffmpeg gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64 python3-pip \
-	pipewire pipewire-bin gstreamer1.0-tools gstreamer1.0-pipewire gstreamer1.0-plugins-base
+	pipewire pipewire-bin gstreamer1.0-tools gstreamer1.0-pipewire gstreamer1.0-plugins-base \
+	wine wine64 xvfb xauth
 
 # Tests pick the software adapter so golden images do not depend on the GPU.
 TEST_ADAPTER ?= llvmpipe
@@ -45,6 +49,8 @@ test: test-deps rust lints windows-target browser playwright
 	cargo clippy --locked --all-targets -- -D warnings
 	CXX_x86_64_pc_windows_gnu=x86_64-w64-mingw32-g++-posix cargo clippy --locked --target x86_64-pc-windows-gnu --no-default-features --features glslang -- -D warnings
 	SYLVA_ADAPTER=$(TEST_ADAPTER) cargo test --locked
+	tests/platforms/windows.sh
+	tests/platforms/macos.sh
 
 # install REQUIRED OPTIONAL: the missing required packages in one go (a
 # failure stops make), then each missing optional one alone (a failure is
