@@ -95,11 +95,12 @@ fn frame(show: &mut Show, output: &mut RenderTarget, dt: f32) {
     show.frame(dt, None, output, |_, _| {});
 }
 
-fn write_png(path: &Path, side: [u32; 2], rgb: Vec<u8>) {
+/// A picture of `rgb` at `path`, in the format its ending says.
+fn write_picture(path: &Path, side: [u32; 2], rgb: Vec<u8>) {
     let Some(image) = image::RgbImage::from_raw(side[0], side[1], rgb) else {
         panic!("pattern size");
     };
-    image.save(path).checked("writing the PNG");
+    image.save(path).checked("writing the picture");
 }
 
 /// A clip of `frames` (RGB, [`SIDE`]²) at `fps`, encoded by ffmpeg with
@@ -138,22 +139,25 @@ fn write_patterns(path: &Path, frames: u32, fps: u32) {
 }
 
 #[test]
-fn a_png_in_media_is_shown_texel_for_texel() {
-    let (root, mut show) = media_show("media_png", "below");
-    write_png(&root.join("media/dots.png"), [SIDE, SIDE], pattern(0));
-    show.media_in_lockstep();
-    let mut output = RenderTarget::new(&show.gpu.device, "media.output", [SIDE; 2], OUTPUT_FORMAT);
-    show.registry
-        .set(
-            "shader.through.picture",
-            Value::Text("media/dots.png".into()),
-            Source::Ui,
-        )
-        .checked("naming the picture");
-    frame(&mut show, &mut output, 1.0 / 60.0);
-    let off = distance_from(&show, &pattern(0));
-    assert!(off < 4e-3, "the picture comes through: {off}");
-    assert!(!show.errors.has("media/dots.png"), "no error");
+fn a_png_or_tiff_in_media_is_shown_texel_for_texel() {
+    for file in ["media/dots.png", "media/dots.tif"] {
+        let (root, mut show) = media_show("media_png", "below");
+        write_picture(&root.join(file), [SIDE, SIDE], pattern(0));
+        show.media_in_lockstep();
+        let mut output =
+            RenderTarget::new(&show.gpu.device, "media.output", [SIDE; 2], OUTPUT_FORMAT);
+        show.registry
+            .set(
+                "shader.through.picture",
+                Value::Text(file.into()),
+                Source::Ui,
+            )
+            .checked("naming the picture");
+        frame(&mut show, &mut output, 1.0 / 60.0);
+        let off = distance_from(&show, &pattern(0));
+        assert!(off < 4e-3, "{file} comes through: {off}");
+        assert!(!show.errors.has(file), "no error for {file}");
+    }
 }
 
 #[test]

@@ -45,7 +45,7 @@ pub fn decode_cube_in(root: &Path, relative: &Path) -> Result<Picture, String> {
             .find(|name| {
                 let (stem, ending) = name.rsplit_once('.').unwrap_or((name, ""));
                 aliases.contains(&stem.to_ascii_lowercase().as_str())
-                    && matches!(ending.to_ascii_lowercase().as_str(), "png" | "jpg" | "jpeg")
+                    && super::media::STILLS.contains(&ending.to_ascii_lowercase().as_str())
             })
             .ok_or_else(|| {
                 format!(

@@ -37,7 +37,7 @@ pub const MEDIA_FOLDER: &str = "media";
 const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
 
 /// File endings read as still images; every other file is a clip.
-const STILLS: [&str; 3] = ["png", "jpg", "jpeg"];
+pub const STILLS: [&str; 5] = ["png", "jpg", "jpeg", "tif", "tiff"];
 
 /// Whether `name` is a source the shelf serves: a file under `media/`,
 /// or a camera.

@@ -1,4 +1,4 @@
-//! Still images from the show's `media/` folder (PNG, JPEG), decoded on a
+//! Still images from the show's `media/` folder (PNG, JPEG, TIFF), decoded on a
 //! worker thread so a large file never holds up a frame, within limits a
 //! hostile file cannot talk its way past: only a plain file is opened
 //! (no link, FIFO or device), the header's dimensions are checked before
@@ -54,7 +54,7 @@ fn decode_file(file: std::fs::File) -> Result<Picture, String> {
         .map_err(|e| e.to_string())?;
     let (width, height) = reader
         .into_dimensions()
-        .map_err(|e| format!("not an image sylva reads (PNG, JPEG): {e}"))?;
+        .map_err(|e| format!("not an image sylva reads (PNG, JPEG, TIFF): {e}"))?;
     if width.max(height) > MAX_IMAGE_SIDE || width == 0 || height == 0 {
         return Err(format!(
             "{width}x{height}: images may be at most {MAX_IMAGE_SIDE} pixels a side"
