@@ -382,3 +382,21 @@ fn a_constant_folded_past_the_float_range_is_the_largest_float() {
         assert_eq!(pixel.map(|c| c / 4), [191 / 4, 255 / 4, 0], "{pixel:?}");
     }
 }
+
+#[test]
+fn a_file_s_own_int_mod_and_struct_distance_leave_the_built_ins_callable() {
+    let fs = "/*{ \"ISFVSN\": \"2\" }*/\n\
+              struct Edge { vec2 a; };\n\
+              int mod(int a, int b) { return a - b * (a / b); }\n\
+              float distance(Edge e, vec2 p) { return distance(e.a, p); }\n\
+              void main() {\n\
+              \x20   float whole = float(mod(7, 4)) / 4.0;\n\
+              \x20   float part = mod(2.75, 1.0);\n\
+              \x20   gl_FragColor = vec4(whole, part, distance(Edge(vec2(0.0)), vec2(0.25, 0.0)), 1.0);\n}\n";
+    draws(
+        "overloads",
+        &[("isf/overloads.fs", fs)],
+        "",
+        [0.75, 0.75, 0.25],
+    );
+}

@@ -262,10 +262,50 @@ fn redefined_built_ins(source: &str) -> Vec<&'static str> {
         .collect()
 }
 
+/// Built-ins whose first parameter is only ever a float (`float`, `vec2` …
+/// `vec4`; their double forms aside).
+const FLOAT_ONLY: [&str; 33] = [
+    "acos",
+    "asin",
+    "atan",
+    "ceil",
+    "cos",
+    "cosh",
+    "degrees",
+    "distance",
+    "dot",
+    "exp",
+    "exp2",
+    "faceforward",
+    "floor",
+    "fract",
+    "inversesqrt",
+    "length",
+    "log",
+    "log2",
+    "mod",
+    "normalize",
+    "pow",
+    "radians",
+    "reflect",
+    "refract",
+    "round",
+    "sin",
+    "sinh",
+    "smoothstep",
+    "sqrt",
+    "step",
+    "tan",
+    "tanh",
+    "trunc",
+];
+
 /// Whether a file's function `name` whose parameters are `parameters`
 /// (from the bracket on) only overloads the built-in, which Vulkan GLSL
-/// allows, so the built-in stays callable beside it: a 2D `cross`
-/// (Inigo Quilez's shapes) beside the built-in's `vec3` one.
+/// allows, so the built-in stays callable beside it: its first parameter
+/// is of a type the built-in never takes, as a 2D `cross` (Inigo Quilez's
+/// shapes) beside the built-in's `vec3` one, an `int mod(int, int)`, or a
+/// `distance` from a struct of the file's.
 fn overloads(name: &str, parameters: &str) -> bool {
     let first = parameters[1..]
         .split([',', ')'])
@@ -273,7 +313,12 @@ fn overloads(name: &str, parameters: &str) -> bool {
         .unwrap_or("")
         .split_whitespace()
         .find(|word| !matches!(*word, "in" | "const" | "highp" | "mediump" | "lowp"));
-    name == "cross" && first.is_some_and(|kind| kind != "vec3")
+    let floats = ["float", "vec2", "vec3", "vec4"];
+    match name {
+        "cross" => first.is_some_and(|kind| kind != "vec3"),
+        _ if FLOAT_ONLY.contains(&name) => first.is_some_and(|kind| !floats.contains(&kind)),
+        _ => false,
+    }
 }
 
 /// The file's text as the front ends take it, line for line. `provided`
