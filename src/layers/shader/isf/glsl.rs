@@ -399,8 +399,10 @@ fn finite_literals(module: &mut naga::Module) {
 }
 
 /// GLSL defines `normalize` of a scalar (its sign); naga takes the call
-/// as written and then refuses it, so each one is made a `sign`. A
-/// function whose types do not resolve is left for validation to name.
+/// as written and then refuses it, so each one is made a `sign`. Types
+/// are resolved in the arena's order with the calls already made signs
+/// (a later expression may depend on one); a function whose types do not
+/// resolve is left, from there on, for validation to name.
 fn scalar_normalize_as_sign(module: &mut naga::Module) {
     let mut scalar = Vec::new();
     let functions = (module.functions.iter().map(|(h, f)| (Some(h), f)))
@@ -411,24 +413,25 @@ fn scalar_normalize_as_sign(module: &mut naga::Module) {
             &function.local_variables,
             &function.arguments,
         );
-        let mut typifier = naga::front::Typifier::new();
+        let mut resolved: Vec<naga::proc::TypeResolution> = Vec::new();
         for (expression, value) in function.expressions.iter() {
-            let naga::Expression::Math {
-                fun: naga::MathFunction::Normalize,
-                arg,
-                ..
-            } = value
-            else {
-                continue;
-            };
-            let resolved = typifier.grow(*arg, &function.expressions, &context);
-            if resolved.is_ok()
-                && matches!(
-                    typifier.get(*arg, &module.types),
-                    naga::TypeInner::Scalar(_)
-                )
+            let mut value = value.clone();
+            if let naga::Expression::Math { fun, arg, .. } = &mut value
+                && *fun == naga::MathFunction::Normalize
+                && resolved.get(arg.index()).is_some_and(|r| {
+                    matches!(r.inner_with(&module.types), naga::TypeInner::Scalar(_))
+                })
             {
+                *fun = naga::MathFunction::Sign;
                 scalar.push((at, handle, expression));
+            }
+            let past = |h: naga::Handle<naga::Expression>| {
+                let missing = naga::proc::ResolveError::OutOfBoundsIndex { expr: h, index: 0 };
+                resolved.get(h.index()).ok_or(missing)
+            };
+            match context.resolve(&value, past) {
+                Ok(resolution) => resolved.push(resolution),
+                Err(_) => break,
             }
         }
     }
