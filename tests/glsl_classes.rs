@@ -338,17 +338,19 @@ fn a_file_sees_and_writes_display_values_as_every_other_host_shows_them() {
 
 #[test]
 fn textures_a_port_never_declared_are_image_inputs_showing_the_layers_below() {
-    // A loose `uniform sampler2D` and Shadertoy's iChannel0, neither in
-    // the header: VDMX refuses the file, sylva takes both as image
-    // inputs, each showing the layers below until pointed elsewhere.
+    // Loose `uniform sampler2D` lines (one a list) and Shadertoy's
+    // iChannel0, none in the header: VDMX refuses the file, sylva takes
+    // each as an image input showing the layers below until pointed
+    // elsewhere.
     let fs = "/*{ \"ISFVSN\": \"2\" }*/\n\
               uniform sampler2D tex;\n\
+              uniform sampler2D spare, unused;\n\
               void main() {\n\
               \x20   float r = texture2D(tex, isf_FragNormCoord).r;\n\
               \x20   float g = texture(iChannel0, isf_FragNormCoord).g;\n\
-              \x20   gl_FragColor = vec4(r, g, 0.5, 1.0);\n}\n";
-    let [r, g, _] = below_seen();
-    draws("undeclared", &[("isf/undeclared.fs", fs)], "", [r, g, 0.5]);
+              \x20   float b = texture2D(spare, isf_FragNormCoord).b;\n\
+              \x20   gl_FragColor = vec4(r, g, b, 1.0);\n}\n";
+    draws("undeclared", &[("isf/undeclared.fs", fs)], "", below_seen());
 }
 
 #[test]

@@ -383,7 +383,7 @@ pub(super) fn rewrite(
             continue;
         }
         let mut text = match loose_uniform(body) {
-            Some((_, name)) if provided.contains(&name) => String::new(),
+            Some((_, names)) if names.iter().all(|n| provided.contains(n)) => String::new(),
             Some((kind, _)) if !SAMPLER_TYPES.contains(&kind) => replace_word(body, "uniform", ""),
             _ => body.to_string(),
         };
@@ -525,10 +525,10 @@ fn ends_with_return(body: &str) -> bool {
 pub(super) fn undeclared_textures(source: &str, declared: &[String]) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     for line in source.lines() {
-        if let Some((kind, name)) = loose_uniform(line)
+        if let Some((kind, declared)) = loose_uniform(line)
             && SAMPLER_TYPES.contains(&kind)
         {
-            names.push(name);
+            names.extend(declared);
         }
         let code = line.split("//").next().unwrap_or_default();
         let channels = (0..4).map(|n| format!("iChannel{n}"));
@@ -544,9 +544,9 @@ pub(super) fn undeclared_textures(source: &str, declared: &[String]) -> Vec<Stri
     unique
 }
 
-/// A line `uniform [precision] TYPE NAME[N];` outside a block: its type
-/// and name (without the array's size).
-fn loose_uniform(line: &str) -> Option<(&str, String)> {
+/// A line `uniform [precision] TYPE NAME[N], …;` outside a block: its
+/// type and names (without the arrays' sizes).
+fn loose_uniform(line: &str) -> Option<(&str, Vec<String>)> {
     let code = line.split("//").next()?.trim().strip_suffix(';')?;
     let mut words = code
         .split_whitespace()
@@ -554,9 +554,15 @@ fn loose_uniform(line: &str) -> Option<(&str, String)> {
     if words.next()? != "uniform" {
         return None;
     }
-    let (kind, name) = (words.next()?, words.next()?);
-    let name = name.split('[').next()?;
-    (words.next().is_none() && super::header::is_identifier(name)).then(|| (kind, name.to_string()))
+    let kind = words.next()?;
+    let rest: String = words.collect::<Vec<_>>().join(" ");
+    let names: Option<Vec<String>> = (rest.split(','))
+        .map(|name| {
+            let name = name.trim().split('[').next()?.trim();
+            super::header::is_identifier(name).then(|| name.to_string())
+        })
+        .collect();
+    names.filter(|n| !n.is_empty()).map(|names| (kind, names))
 }
 
 /// `text` with every call of `from` (the whole word, then `(`) calling
