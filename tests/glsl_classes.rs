@@ -404,3 +404,22 @@ fn a_file_s_own_int_mod_and_struct_distance_leave_the_built_ins_callable() {
         [0.75, 0.75, 0.25],
     );
 }
+
+#[test]
+fn smoothstep_with_equal_edges_is_the_step_desktop_drivers_make_it() {
+    // GLSL leaves it undefined; files use it as a hard edge, which is what
+    // NVIDIA's and AMD's drivers draw, and llvmpipe gave 0.
+    let fs = "/*{ \"ISFVSN\": \"2\" }*/\n\
+              void main() {\n\
+              \x20   float edge = TIME * 0.0 + 0.25;\n\
+              \x20   float up = smoothstep(edge, edge, 0.5);\n\
+              \x20   float down = smoothstep(edge, edge, 0.125);\n\
+              \x20   vec2 both = smoothstep(vec2(edge, 0.0), vec2(edge, 1.0), vec2(0.5));\n\
+              \x20   gl_FragColor = vec4(up, down + both.x * 0.25, both.y, 1.0);\n}\n";
+    draws(
+        "smoothstep",
+        &[("isf/smoothstep.fs", fs)],
+        "",
+        [1.0, 0.25, 0.5],
+    );
+}

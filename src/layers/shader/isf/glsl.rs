@@ -231,7 +231,9 @@ fn common_prelude(header: &IsfHeader, textures: &[String]) -> String {
 /// turns them into), sampling upright as GL does (row 0 at the bottom) a
 /// texture wgpu keeps top row first; a direction (a cube map's lookup)
 /// samples the texture as an equirectangular picture; `isnan` and
-/// `isinf`, which WGSL has not, by their bits; and `isf_linear`, which
+/// `isinf`, which WGSL has not, by their bits; `isf_smoothstep`, a step
+/// where the edges are equal (as desktop drivers compute what GLSL leaves
+/// undefined); and `isf_linear`, which
 /// takes the display-encoded colour an output pass writes to the linear
 /// light sylva composites (the curve sign-mirrored and carried past 1, so
 /// an input passed through comes back as it was: [`super::display_space`]).
@@ -268,6 +270,13 @@ bvec3 isf_isinf(vec3 x) { return equal(floatBitsToUint(x) & 0x7fffffffu, uvec3(0
 bvec4 isf_isinf(vec4 x) { return equal(floatBitsToUint(x) & 0x7fffffffu, uvec4(0x7f800000u)); }
 #define isnan isf_isnan
 #define isinf isf_isinf
+float isf_smoothstep(float a, float b, float x) { return a == b ? step(a, x) : smoothstep(a, b, x); }
+vec2 isf_smoothstep(float a, float b, vec2 x) { return a == b ? step(a, x) : smoothstep(a, b, x); }
+vec3 isf_smoothstep(float a, float b, vec3 x) { return a == b ? step(a, x) : smoothstep(a, b, x); }
+vec4 isf_smoothstep(float a, float b, vec4 x) { return a == b ? step(a, x) : smoothstep(a, b, x); }
+vec2 isf_smoothstep(vec2 a, vec2 b, vec2 x) { return mix(smoothstep(a, b, x), step(a, x), equal(a, b)); }
+vec3 isf_smoothstep(vec3 a, vec3 b, vec3 x) { return mix(smoothstep(a, b, x), step(a, x), equal(a, b)); }
+vec4 isf_smoothstep(vec4 a, vec4 b, vec4 x) { return mix(smoothstep(a, b, x), step(a, x), equal(a, b)); }
 ";
 
 /// The texture calls with a bias, which only a fragment stage has.

@@ -5,7 +5,8 @@
 //! GLSL 1.x's `gl_FragColor`, the texture calls of every era onto the
 //! prelude's functions, `sampler2D` parameters as `texture2D`, loose
 //! uniforms as globals, the words Vulkan GLSL reserves and the built-in
-//! functions a file defines itself renamed, and a final `return` for a
+//! functions a file defines itself renamed, `smoothstep` with equal edges
+//! a step, and a final `return` for a
 //! function that can run off its end (GL drivers let all of these by).
 
 use std::collections::BTreeMap;
@@ -400,6 +401,12 @@ pub(super) fn rewrite(
         }
         for name in &redefined {
             text = replace_call(&text, name, &format!("isf_u_{name}"));
+        }
+        // `smoothstep` with equal edges as the step desktop drivers make
+        // it (GLSL leaves it undefined; llvmpipe gives 0). Not in a
+        // constant's initializer, which only the built-in may be in.
+        if !redefined.contains(&"smoothstep") && replace_word(&text, "const", "") == text {
+            text = replace_call(&text, "smoothstep", "isf_smoothstep");
         }
         for from in SAMPLER_TYPES {
             text = replace_word(&text, from, "texture2D");
