@@ -57,16 +57,15 @@ impl DisplaySpace {
         encoded.retain(|name, _| pictures.iter().any(|(p, _, _)| p == name));
         let mut views = HashMap::new();
         for (name, view, size) in pictures {
+            let label = format!("display space of {name}");
             let fits = encoded.get(*name).is_some_and(|t| t.size == *size);
             if !fits {
-                let label = format!("display space of {name}");
                 let target = RenderTarget::new(&gpu.device, &label, *size, HDR_FORMAT);
                 encoded.insert(name.to_string(), target);
             }
             let Some(target) = encoded.get(*name) else {
                 continue;
             };
-            let label = format!("display space of {name}");
             let group = bind(
                 gpu,
                 &self.layout,

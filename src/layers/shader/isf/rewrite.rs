@@ -263,42 +263,29 @@ fn redefined_built_ins(source: &str) -> Vec<&'static str> {
         .collect()
 }
 
-/// Built-ins whose first parameter is only ever a float (`float`, `vec2` …
-/// `vec4`; their double forms aside).
-const FLOAT_ONLY: [&str; 33] = [
-    "acos",
-    "asin",
-    "atan",
-    "ceil",
-    "cos",
-    "cosh",
-    "degrees",
-    "distance",
-    "dot",
-    "exp",
-    "exp2",
-    "faceforward",
-    "floor",
-    "fract",
-    "inversesqrt",
-    "length",
-    "log",
-    "log2",
-    "mod",
-    "normalize",
-    "pow",
-    "radians",
-    "reflect",
-    "refract",
-    "round",
-    "sin",
-    "sinh",
-    "smoothstep",
-    "sqrt",
-    "step",
-    "tan",
-    "tanh",
-    "trunc",
+/// Built-ins of [`BUILT_IN_FUNCTIONS`] that take a first parameter other
+/// than a float (`float`, `vec2` … `vec4`): ints, bools, matrices, or
+/// only a `vec3`. Every other one takes only floats first.
+const NOT_FLOAT_ONLY: [&str; 19] = [
+    "abs",
+    "clamp",
+    "cross",
+    "max",
+    "min",
+    "mix",
+    "sign",
+    "transpose",
+    "inverse",
+    "determinant",
+    "lessThan",
+    "greaterThan",
+    "lessThanEqual",
+    "greaterThanEqual",
+    "matrixCompMult",
+    "outerProduct",
+    "min3",
+    "mid3",
+    "max3",
 ];
 
 /// Whether a file's function `name` whose parameters are `parameters`
@@ -317,8 +304,8 @@ fn overloads(name: &str, parameters: &str) -> bool {
     let floats = ["float", "vec2", "vec3", "vec4"];
     match name {
         "cross" => first.is_some_and(|kind| kind != "vec3"),
-        _ if FLOAT_ONLY.contains(&name) => first.is_some_and(|kind| !floats.contains(&kind)),
-        _ => false,
+        _ if NOT_FLOAT_ONLY.contains(&name) => false,
+        _ => first.is_some_and(|kind| !floats.contains(&kind)),
     }
 }
 
@@ -405,7 +392,7 @@ pub(super) fn rewrite(
         // `smoothstep` with equal edges as the step desktop drivers make
         // it (GLSL leaves it undefined; llvmpipe gives 0). Not in a
         // constant's initializer, which only the built-in may be in.
-        if !redefined.contains(&"smoothstep") && replace_word(&text, "const", "") == text {
+        if !redefined.contains(&"smoothstep") && !mentions(&text, "const") {
             text = replace_call(&text, "smoothstep", "isf_smoothstep");
         }
         for from in SAMPLER_TYPES {
@@ -539,7 +526,7 @@ pub(super) fn undeclared_textures(source: &str, declared: &[String]) -> Vec<Stri
         }
         let code = line.split("//").next().unwrap_or_default();
         let channels = (0..4).map(|n| format!("iChannel{n}"));
-        names.extend(channels.filter(|channel| replace_word(code, channel, "") != code));
+        names.extend(channels.filter(|channel| mentions(code, channel)));
     }
     let mut unique: Vec<String> = Vec::new();
     for name in names {
@@ -576,6 +563,11 @@ fn loose_uniform(line: &str) -> Option<(&str, Vec<String>)> {
 /// `to` instead.
 fn replace_call(text: &str, from: &str, to: &str) -> String {
     replace_where(text, from, to, |after| after.trim_start().starts_with('('))
+}
+
+/// Whether `text` holds `word` as a whole word.
+fn mentions(text: &str, word: &str) -> bool {
+    replace_word(text, word, "") != text
 }
 
 /// `text` with every whole-word `from` replaced by `to`.
