@@ -8,13 +8,12 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 
-use crate::control::{ControlOptions, ControlSurface};
-use crate::drivers::send::{SendOptions, Senders};
+use crate::control::ControlOptions;
+use crate::drivers::live::{Live, LiveOptions, OFF_AIR_NAP};
+use crate::drivers::send::SendOptions;
 use crate::drivers::video::VideoWriter;
 use crate::gpu::{OUTPUT_FORMAT, RenderTarget, read_rgba8};
-use crate::show::fit::Fit;
-use crate::show::installation::{InstallOptions, Installation};
-use crate::show::pace::Pace;
+use crate::show::installation::InstallOptions;
 use crate::show::{AudioChoice, Show, ShowOptions, open_device, start, start_live_on};
 
 /// Why a `WIDTHxHEIGHT` argument was refused.
@@ -176,25 +175,25 @@ pub struct HeadlessOptions {
     pub send: SendOptions,
 }
 
-/// How long an installation off air sleeps between looks at its controls.
-pub const OFF_AIR_NAP: Duration = Duration::from_millis(100);
-
 /// Runs the show loop without a window until a limit is reached.
 pub fn run(options: &HeadlessOptions) -> anyhow::Result<()> {
-    let mut show = start_live_on(open_device(&options.show)?, &options.show, OUTPUT_FORMAT)?;
-    let mut installation = Installation::new(&options.install);
-    installation.resume(&mut show, options.show.playlist.as_deref());
-    let mut control = options
-        .control
-        .as_ref()
-        .map(|c| ControlSurface::start(&show.with_thumbs(c), &show.registry, &show.errors));
+    let show = start_live_on(open_device(&options.show)?, &options.show, OUTPUT_FORMAT)?;
+    let mut live = Live::start(
+        show,
+        &LiveOptions {
+            control: options.control.as_ref(),
+            install: &options.install,
+            send: &options.send,
+            fps: options.fps,
+            playlist: options.show.playlist.as_deref(),
+        },
+    );
     let mut output = RenderTarget::new(
-        &show.gpu.device,
+        &live.show.gpu.device,
         "headless.output",
         options.size,
         OUTPUT_FORMAT,
     );
-    let mut senders = Senders::new(&mut show, &options.send, options.fps);
     let period = Duration::from_secs_f32(1.0 / options.fps);
     let started = Instant::now();
     let mut last = started;
@@ -206,8 +205,6 @@ pub fn run(options: &HeadlessOptions) -> anyhow::Result<()> {
     let mut report = started;
     let mut frames = 0u64;
     let mut reported = 0u64;
-    let mut pace = Pace::default();
-    let mut fit = Fit::default();
     loop {
         let now = Instant::now();
         let done_frames = options.frames.is_some_and(|n| frames >= n);
@@ -226,31 +223,19 @@ pub fn run(options: &HeadlessOptions) -> anyhow::Result<()> {
         // No window turns the main run loop here, on air or off: Syphon's
         // clients find its servers through it.
         crate::drivers::send::syphon::turn_main_run_loop();
-        if show.gpu.is_lost() {
-            show.recover_device(None)?;
+        if live.show.gpu.is_lost() {
+            live.show.recover_device(None)?;
             output = RenderTarget::new(
-                &show.gpu.device,
+                &live.show.gpu.device,
                 "headless.output",
                 options.size,
                 OUTPUT_FORMAT,
             );
         }
-        if !installation.on_air() {
-            if let Some(control) = control.as_mut() {
-                show.listen(control);
-            }
+        if !live.step(dt, &mut output, |_, _| {}) {
             std::thread::sleep(OFF_AIR_NAP);
             continue;
         }
-        let finished = show.frame(dt, control.as_mut(), &mut output, |show, encoder| {
-            senders.capture(show, encoder);
-        });
-        senders.submitted();
-        senders.keep(&mut show);
-        pace.spare(fit.fitting());
-        pace.keep(&mut show, dt, &finished);
-        fit.keep(&mut show, dt, &finished);
-        installation.keep(&show);
         frames += 1;
         if now.duration_since(report) >= Duration::from_secs(5) {
             // The rate of the last five seconds, not since the start: a
@@ -268,21 +253,18 @@ pub fn run(options: &HeadlessOptions) -> anyhow::Result<()> {
             std::thread::sleep(due.saturating_duration_since(now));
         }
     }
-    show.gpu.wait_idle();
+    live.show.gpu.wait_idle();
     // The show's own time, before the senders finish their files.
     let seconds = started.elapsed().as_secs_f64();
-    for line in senders.finish(&show) {
-        tracing::info!("send: {line}");
-    }
-    installation.stop(&show);
-    for line in show.media_report() {
+    live.finish();
+    for line in live.show.media_report() {
         tracing::info!("media: {line}");
     }
     tracing::info!(
         "headless: stopped after {frames} frames in {seconds:.2} s ({:.1} fps)",
         frames as f64 / seconds.max(1e-9)
     );
-    if let Some(control) = control.filter(|c| c.latency_samples() > 0) {
+    if let Some(control) = live.control.filter(|c| c.latency_samples() > 0) {
         let ms = |q| control.latency(q).map_or(0.0, |d| d.as_secs_f64() * 1e3);
         tracing::info!(
             "control latency, UDP receipt to applied: median {:.2} ms, p99 {:.2} ms, max {:.2} ms over {} writes",

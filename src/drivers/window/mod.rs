@@ -20,15 +20,12 @@ use winit::window::{Fullscreen, Window, WindowId};
 
 use crate::base::status::ErrorLog;
 use crate::command::Command;
-use crate::control::{ControlOptions, ControlSurface};
-use crate::drivers::headless::OFF_AIR_NAP;
-use crate::drivers::send::{SendOptions, Senders};
+use crate::control::ControlOptions;
+use crate::drivers::live::{Live, LiveOptions, OFF_AIR_NAP};
+use crate::drivers::send::SendOptions;
 use crate::engine::outputs::{Blit, SurfaceOutput};
 use crate::gpu::Gpu;
-use crate::show::Show;
-use crate::show::fit::Fit;
-use crate::show::installation::{InstallOptions, Installation};
-use crate::show::pace::Pace;
+use crate::show::installation::InstallOptions;
 use crate::show::{ShowOptions, start_live_on};
 use hud::Hud;
 use keys::Action;
@@ -95,20 +92,13 @@ struct Running {
     config: wgpu::SurfaceConfiguration,
     /// Draws the show's picture onto the surface.
     blit: Blit,
-    show: Show,
-    control: ControlSurface,
+    /// The show and what plays it along (control, senders, installation).
+    live: Live,
     /// The performer's overlay; none in installation mode.
     hud: Option<Hud>,
-    installation: Installation,
     pointer: Pointer,
-    /// Puts back a layer the device cannot run at a show's pace.
-    pace: Pace,
-    /// Fits the counts of layers that fit theirs to the device.
-    fit: Fit,
     /// A window per output of the outputs file.
     projectors: Projectors,
-    /// NDI, streams, recording; taken when the window closes.
-    senders: Option<Senders>,
 }
 
 impl ApplicationHandler for App {
@@ -127,13 +117,7 @@ impl ApplicationHandler for App {
 
     fn exiting(&mut self, _event_loop: &ActiveEventLoop) {
         if let Some(state) = self.state.as_mut() {
-            if let Some(senders) = state.senders.take() {
-                state.show.gpu.wait_idle();
-                for line in senders.finish(&state.show) {
-                    tracing::info!("send: {line}");
-                }
-            }
-            state.installation.stop(&state.show);
+            state.live.finish();
         }
     }
 
@@ -154,7 +138,7 @@ impl ApplicationHandler for App {
                     None => {}
                 }
             }
-            state.projectors.event(id, &event, &mut state.show);
+            state.projectors.event(id, &event, &mut state.live.show);
             return;
         }
         let consumed = state
@@ -166,7 +150,10 @@ impl ApplicationHandler for App {
             && !hud_typing
             && let Some(code) = keys::browser_code(key.physical_key)
         {
-            state.show.key(code, key.state == ElementState::Pressed);
+            state
+                .live
+                .show
+                .key(code, key.state == ElementState::Pressed);
         }
         match event {
             WindowEvent::CloseRequested => event_loop.exit(),
@@ -208,7 +195,7 @@ impl ApplicationHandler for App {
 
     fn about_to_wait(&mut self, event_loop: &ActiveEventLoop) {
         if let Some(state) = self.state.as_mut() {
-            state.projectors.sync(event_loop, &mut state.show);
+            state.projectors.sync(event_loop, &mut state.live.show);
             state.window.request_redraw();
         }
     }
@@ -263,31 +250,31 @@ impl App {
                 config.format.remove_srgb_suffix(),
             ))
         };
-        let mut show = start_live_on(Arc::new(gpu), &self.options.show, config.format)?;
-        let installation = Installation::new(&self.options.install);
-        installation.resume(&mut show, self.options.show.playlist.as_deref());
-        let surfaces = show.with_thumbs(&self.options.control);
-        let control = ControlSurface::start(&surfaces, &show.registry, &show.errors);
+        let show = start_live_on(Arc::new(gpu), &self.options.show, config.format)?;
         let blit = Blit::new(&show.gpu, &show.assets, config.format)?;
         let fps = window
             .current_monitor()
             .and_then(|m| m.refresh_rate_millihertz())
             .map_or(60.0, |mhz| mhz as f32 / 1000.0);
-        let senders = Some(Senders::new(&mut show, &self.options.send, fps));
+        let live = Live::start(
+            show,
+            &LiveOptions {
+                control: Some(&self.options.control),
+                install: &self.options.install,
+                send: &self.options.send,
+                fps,
+                playlist: self.options.show.playlist.as_deref(),
+            },
+        );
         Ok(Running {
             blit,
             window,
             surface,
             config,
-            show,
-            control,
+            live,
             hud,
-            installation,
             pointer: Pointer::default(),
-            pace: Pace::default(),
-            fit: Fit::default(),
             projectors: Projectors::default(),
-            senders,
         })
     }
 }
@@ -299,7 +286,8 @@ impl Running {
         }
         self.config.width = size[0];
         self.config.height = size[1];
-        self.surface.configure(&self.show.gpu.device, &self.config);
+        self.surface
+            .configure(&self.live.show.gpu.device, &self.config);
     }
 
     fn act(&mut self, action: Action, event_loop: &ActiveEventLoop, monitor: Option<usize>) {
@@ -319,11 +307,11 @@ impl Running {
             }
             Action::Learn => match self.hud.as_ref().and_then(Hud::selected) {
                 Some(param) => {
-                    if let Err(error) = self.show.apply(Command::Learn(param)) {
-                        self.show.errors.report("midi learn", error);
+                    if let Err(error) = self.live.show.apply(Command::Learn(param)) {
+                        self.live.show.errors.report("midi learn", error);
                     }
                 }
-                None => self.show.errors.report(
+                None => self.live.show.errors.report(
                     "midi learn",
                     "click a parameter name in the HUD, then press l",
                 ),
@@ -334,8 +322,8 @@ impl Running {
                 } else {
                     crate::command::PlaylistCommand::Previous
                 };
-                if let Err(error) = self.show.apply(Command::Playlist(step)) {
-                    self.show.errors.report("playlist", error);
+                if let Err(error) = self.live.show.apply(Command::Playlist(step)) {
+                    self.live.show.errors.report("playlist", error);
                 }
             }
             Action::TogglePointer => {
@@ -343,23 +331,27 @@ impl Running {
                 self.point(released);
             }
             Action::ToggleMapping => {
-                if self.show.outputs_name().is_none() {
-                    self.show.errors.report(
+                if self.live.show.outputs_name().is_none() {
+                    self.live.show.errors.report(
                         "mapping",
                         "no outputs file in use: start with --outputs NAME",
                     );
                 } else {
-                    let on = !self.show.registry.flag(crate::engine::outputs::PATTERN);
-                    self.show.show_pattern(on);
+                    let on = !self
+                        .live
+                        .show
+                        .registry
+                        .flag(crate::engine::outputs::PATTERN);
+                    self.live.show.show_pattern(on);
                 }
             }
             Action::SaveMapping => {
-                if let Err(error) = self.show.apply(Command::SaveOutputs) {
-                    self.show.errors.report("mapping", error);
+                if let Err(error) = self.live.show.apply(Command::SaveOutputs) {
+                    self.live.show.errors.report("mapping", error);
                 }
             }
-            Action::NextHandle => projectors::select_next(&mut self.show),
-            Action::Nudge(step, coarse) => projectors::nudge(&mut self.show, step, coarse),
+            Action::NextHandle => projectors::select_next(&mut self.live.show),
+            Action::Nudge(step, coarse) => projectors::nudge(&mut self.live.show, step, coarse),
             Action::Quit => {}
         }
     }
@@ -367,9 +359,9 @@ impl Running {
     /// Carries out what the pointer asks, if anything.
     fn point(&mut self, command: Option<Command>) {
         if let Some(command) = command
-            && let Err(error) = self.show.apply(command)
+            && let Err(error) = self.live.show.apply(command)
         {
-            self.show.errors.report("pointer", error);
+            self.live.show.errors.report("pointer", error);
         }
     }
 
@@ -377,17 +369,22 @@ impl Running {
     /// the surface and the HUD move to it. Fails only when the show cannot
     /// be built on the new device at all.
     fn recover_device(&mut self) -> anyhow::Result<()> {
-        self.show.recover_device(Some(&self.surface))?;
-        if self.show.gpu.is_lost() {
+        self.live.show.recover_device(Some(&self.surface))?;
+        if self.live.show.gpu.is_lost() {
             return Ok(());
         }
-        self.surface.configure(&self.show.gpu.device, &self.config);
-        self.blit = Blit::new(&self.show.gpu, &self.show.assets, self.config.format)?;
+        self.surface
+            .configure(&self.live.show.gpu.device, &self.config);
+        self.blit = Blit::new(
+            &self.live.show.gpu,
+            &self.live.show.assets,
+            self.config.format,
+        )?;
         if let Some(hud) = self.hud.as_mut() {
             let visible = hud.visible;
             *hud = Hud::new(
                 &self.window,
-                &self.show.gpu.device,
+                &self.live.show.gpu.device,
                 self.config.format.remove_srgb_suffix(),
             );
             hud.visible = visible;
@@ -396,19 +393,13 @@ impl Running {
     }
 
     fn frame(&mut self, dt: f32) {
-        if self.show.gpu.is_lost()
+        if self.live.show.gpu.is_lost()
             && let Err(error) = self.recover_device()
         {
-            self.show.errors.report(
+            self.live.show.errors.report(
                 "gpu",
                 format!("the show could not move to a new device: {error:#}"),
             );
-            return;
-        }
-        if !self.installation.on_air() {
-            self.show.listen(&mut self.control);
-            self.black();
-            std::thread::sleep(OFF_AIR_NAP);
             return;
         }
         let Some(texture) = self.next_texture() else {
@@ -422,35 +413,24 @@ impl Running {
             ..Default::default()
         });
         let size = [self.config.width, self.config.height];
-        let mut status = self.control.status_lines();
-        status.extend(self.show.playlist_status());
-        status.extend(self.senders.iter().flat_map(Senders::status));
-        let (hud, window, senders) = (&mut self.hud, &self.window, &mut self.senders);
+        let status = self.live.status_lines();
+        let (hud, window) = (&mut self.hud, &self.window);
         let mut surface = SurfaceOutput::new(&view, size, &self.blit);
-        let finished = self.show.frame(
-            dt,
-            Some(&mut self.control),
-            &mut surface,
-            |show, encoder| {
-                if let Some(senders) = senders.as_mut() {
-                    senders.capture(show, encoder);
-                }
-                if let Some(hud) = hud {
-                    hud.draw(window, show, &status, encoder, &hud_view, size);
-                }
-            },
-        );
-        if let Some(senders) = self.senders.as_mut() {
-            senders.submitted();
-            senders.keep(&mut self.show);
+        let drawn = self.live.step(dt, &mut surface, |show, encoder| {
+            if let Some(hud) = hud {
+                hud.draw(window, show, &status, encoder, &hud_view, size);
+            }
+        });
+        if !drawn {
+            self.black(&view);
         }
-        self.pace.spare(self.fit.fitting());
-        self.pace.keep(&mut self.show, dt, &finished);
-        self.fit.keep(&mut self.show, dt, &finished);
-        self.installation.keep(&self.show);
         self.window.pre_present_notify();
-        self.show.gpu.queue.present(texture);
-        self.projectors.present(&self.show);
+        self.live.show.gpu.queue.present(texture);
+        if drawn {
+            self.projectors.present(&self.live.show);
+        } else {
+            std::thread::sleep(OFF_AIR_NAP);
+        }
     }
 
     /// The surface's next texture to draw, if it has one this frame; a
@@ -460,11 +440,13 @@ impl Running {
             wgpu::CurrentSurfaceTexture::Success(t) => Some(t),
             wgpu::CurrentSurfaceTexture::Suboptimal(t) => {
                 // Draw this one; reconfigure before the next.
-                self.surface.configure(&self.show.gpu.device, &self.config);
+                self.surface
+                    .configure(&self.live.show.gpu.device, &self.config);
                 Some(t)
             }
             wgpu::CurrentSurfaceTexture::Outdated | wgpu::CurrentSurfaceTexture::Lost => {
-                self.surface.configure(&self.show.gpu.device, &self.config);
+                self.surface
+                    .configure(&self.live.show.gpu.device, &self.config);
                 None
             }
             other => {
@@ -475,23 +457,15 @@ impl Running {
     }
 
     /// Black on the screen: an installation off air.
-    fn black(&mut self) {
-        let Some(texture) = self.next_texture() else {
-            return;
-        };
-        let view = texture
-            .texture
-            .create_view(&wgpu::TextureViewDescriptor::default());
-        let gpu = &self.show.gpu;
+    fn black(&self, view: &wgpu::TextureView) {
+        let gpu = &self.live.show.gpu;
         let mut encoder = gpu
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
                 label: Some("off air"),
             });
-        crate::gpu::clear_view(&mut encoder, &view);
+        crate::gpu::clear_view(&mut encoder, view);
         gpu.queue.submit([encoder.finish()]);
-        self.window.pre_present_notify();
-        gpu.queue.present(texture);
     }
 }
 

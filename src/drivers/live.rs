@@ -1,0 +1,131 @@
+//! One live frame, the same for the window and `run --headless`: the
+//! show's frame into the driver's output (the control surface heard, the
+//! picture given to the senders, the driver's overlay drawn over it), then
+//! what keeps a live show going (the senders' queues, the pace, the fit of
+//! counts to the device, the installation's schedule and state). The
+//! drivers keep only what is theirs: the window's surface, keys and HUD,
+//! headless's offscreen target and its rate.
+
+use std::time::Duration;
+
+use crate::control::{ControlOptions, ControlSurface};
+use crate::drivers::send::{SendOptions, Senders};
+use crate::engine::outputs::Output;
+use crate::show::Show;
+use crate::show::fit::Fit;
+use crate::show::installation::{InstallOptions, Installation};
+use crate::show::pace::Pace;
+
+/// How long an installation off air sleeps between looks at its controls.
+pub const OFF_AIR_NAP: Duration = Duration::from_millis(100);
+
+/// What a live show is started with besides the show itself.
+pub struct LiveOptions<'a> {
+    /// MIDI and OSC, if the show listens.
+    pub control: Option<&'a ControlOptions>,
+    /// State file and schedule of an installation.
+    pub install: &'a InstallOptions,
+    /// NDI, streams, recording.
+    pub send: &'a SendOptions,
+    /// The rate frames are made at (the senders' clock).
+    pub fps: f32,
+    /// The playlist an installation with no saved state starts.
+    pub playlist: Option<&'a str>,
+}
+
+/// A show played live, and everything that plays it along.
+pub struct Live {
+    /// The show.
+    pub show: Show,
+    /// MIDI, OSC, OSCQuery and the phone page, when the show listens.
+    pub control: Option<ControlSurface>,
+    /// NDI, streams, recording; taken by [`Live::finish`].
+    senders: Option<Senders>,
+    /// Puts back a layer the device cannot run at a show's pace.
+    pace: Pace,
+    /// Fits the counts of layers that fit theirs to the device.
+    fit: Fit,
+    installation: Installation,
+}
+
+impl Live {
+    /// `show` played live: an installation resumed where it stopped, the
+    /// control surface started, the senders opened.
+    pub fn start(mut show: Show, options: &LiveOptions<'_>) -> Self {
+        let installation = Installation::new(options.install);
+        installation.resume(&mut show, options.playlist);
+        let control = options
+            .control
+            .map(|c| ControlSurface::start(&show.with_thumbs(c), &show.registry, &show.errors));
+        let senders = Senders::new(&mut show, options.send, options.fps);
+        Self {
+            show,
+            control,
+            senders: Some(senders),
+            pace: Pace::default(),
+            fit: Fit::default(),
+            installation,
+        }
+    }
+
+    /// One live frame of `dt` seconds into `output`, `overlay` (the HUD)
+    /// drawn over it. Off air, the controls alone are heard and nothing
+    /// is drawn: returns whether the frame was drawn.
+    pub fn step(
+        &mut self,
+        dt: f32,
+        output: &mut dyn Output,
+        overlay: impl FnOnce(&mut Show, &mut wgpu::CommandEncoder),
+    ) -> bool {
+        if !self.installation.on_air() {
+            if let Some(control) = self.control.as_mut() {
+                self.show.listen(control);
+            }
+            return false;
+        }
+        let senders = &mut self.senders;
+        let finished = self
+            .show
+            .frame(dt, self.control.as_mut(), output, |show, encoder| {
+                if let Some(senders) = senders.as_mut() {
+                    senders.capture(show, encoder);
+                }
+                overlay(show, encoder);
+            });
+        if let Some(senders) = self.senders.as_mut() {
+            senders.submitted();
+            senders.keep(&mut self.show);
+        }
+        self.pace.spare(self.fit.fitting());
+        self.pace.keep(&mut self.show, dt, &finished);
+        self.fit.keep(&mut self.show, dt, &finished);
+        self.installation.keep(&self.show);
+        true
+    }
+
+    /// The status lines of the control surface, the playlist and the
+    /// senders, for the HUD.
+    pub fn status_lines(&self) -> Vec<String> {
+        let mut lines = self
+            .control
+            .as_ref()
+            .map_or_else(Vec::new, ControlSurface::status_lines);
+        lines.extend(self.show.playlist_status());
+        lines.extend(self.senders.iter().flat_map(Senders::status));
+        lines
+    }
+
+    /// The end of the show: the GPU's work waited for, the senders'
+    /// files finished (each line logged), the installation's state
+    /// saved. Once only: later calls find nothing left to finish.
+    pub fn finish(&mut self) {
+        let Some(senders) = self.senders.take() else {
+            return;
+        };
+        self.show.gpu.wait_idle();
+        for line in senders.finish(&self.show) {
+            tracing::info!("send: {line}");
+        }
+        self.installation.stop(&self.show);
+    }
+}
