@@ -107,7 +107,7 @@ fn analyse(samples: &[f32]) -> Vec<AudioFrame> {
 
 #[test]
 fn sound_files_declaring_absurd_rates_are_refused_with_the_rate() {
-    // The probe of issue 20: an 8 KB WAV declaring 4,294,967,295 Hz grew
+    // The hardening probe: an 8 KB WAV declaring 4,294,967,295 Hz grew
     // `render --audio` to 4.3 GB; 0 Hz was reported as longer than an hour.
     let folder = support::show_folder("audio_rates", &[]);
     for rate in [u32::MAX, 0, 7_999, 400_000] {

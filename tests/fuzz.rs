@@ -718,7 +718,7 @@ enum Planted {
     Folder,
 }
 
-/// The show files of issue 35 and their variants: at a random depth,
+/// The show files the security review found and their variants: at a random depth,
 /// plain files just under, at and over a random cap (sparse when large),
 /// links out of the folder at the file or at a folder on its way, links
 /// to `/dev/zero`, FIFOs and folders. Read through the opener and

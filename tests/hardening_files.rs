@@ -1,4 +1,4 @@
-//! Files that are not what they seem, each case as issue 35 found it: a
+//! Files that are not what they seem, each case as the security review found it: a
 //! show folder's favourites, outputs file, mask, point cloud, species
 //! file and density map that are a link out of the folder, a FIFO, a
 //! device or a (sparse) file just over their cap; writes a UDP peer

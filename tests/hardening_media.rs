@@ -1,5 +1,5 @@
 //! Media that are not what they seem, and the ffmpeg children they start,
-//! each case as issue 35 found it: a FIFO named as a clip or a picture, an
+//! each case as the security review found it: a FIFO named as a clip or a picture, an
 //! HLS playlist saved as `x.mp4` naming a file outside the show folder, a
 //! truncated clip that kept ffmpeg busy with no frame and no error, and a
 //! texture input toggled between a clip and `below` every 40 ms, which

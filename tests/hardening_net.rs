@@ -1,4 +1,4 @@
-//! Hostile network input, each case exactly as issue 9 found it: single
+//! Hostile network input, each case exactly as the first security probe found it: single
 //! datagrams that crashed or silenced OSC, floods that ate the frames or
 //! memory, status replies that amplified, saves that overwrote, and
 //! OSCQuery connections that grew without bound. Every test ends by
@@ -116,7 +116,7 @@ fn deeply_nested_arrays_and_bundles_are_refused_not_overflowed() {
 #[test]
 fn tags_without_argument_bytes_cannot_grow_the_queue() {
     let mut rig = rig();
-    // The probe of issue 20: a 65 KB datagram whose type tag is ~65,000
+    // The hardening probe: a 65 KB datagram whose type tag is ~65,000
     // `N` decoded to ~1.65 MB; a stream of them took 3 GB.
     let mut nils = osc_string(b"/sylva/master/brightness");
     nils.extend(osc_string(format!(",{}", "N".repeat(65_000)).as_bytes()));
@@ -493,7 +493,7 @@ fn answers_promptly(query: SocketAddr, what: &str) {
 #[test]
 fn slow_or_idle_clients_cannot_lock_oscquery_out() {
     let rig = rig();
-    // The probe of issue 20: 32 slowloris connections (a byte every few
+    // The hardening probe: 32 slowloris connections (a byte every few
     // seconds), or 32 idle WebSockets, took every slot, and an honest GET
     // was reset for as long as they stayed.
     let slow: Vec<TcpStream> = (0..32)

@@ -1,4 +1,4 @@
-//! The phone page's network, each case as issue 35 found it: a page from
+//! The phone page's network, each case as the security review found it: a page from
 //! another origin driving the show through the WebSocket, a PIN walked
 //! through by rotating loopback addresses, LISTEN holding what a client
 //! names, bare connects closing a live phone, and writes a UDP peer
@@ -215,7 +215,7 @@ fn a_page_from_another_origin_cannot_drive_the_show() {
     let mut rig = rig_in(Some(root.clone()), options);
     let own = format!("http://{}", rig.query);
     let port = rig.query.port();
-    // The probe of issue 35 and its variants: another site, another port
+    // The security review's probe and its variants: another site, another port
     // of this machine, another name for it, a file, a sandboxed frame, an
     // extension, a rebound public name.
     let local = format!("ws://127.0.0.1:{port}/");
@@ -332,7 +332,7 @@ fn rotating_addresses_cannot_walk_the_pin() {
     let mut rig = rig_in(None, options);
     let url = format!("ws://{}/", rig.query);
     let mut read = 0;
-    // The probe of issue 35 rotated over 300 loopback addresses, a guess
+    // The security review's probe rotated over 300 loopback addresses, a guess
     // each; 40 show the bound (all of loopback is one network).
     for n in 0..40u8 {
         let from = Ipv4Addr::new(127, 0, n / 8, 2 + n % 8);
@@ -377,7 +377,7 @@ fn listen_waits_for_the_pin_and_holds_only_known_paths() {
         (false, true),
         "LISTEN before the PIN streamed"
     );
-    // The probe of issue 35: 65 KB paths the namespace does not have,
+    // The security review's probe: 65 KB paths the namespace does not have,
     // before the PIN and after it.
     let long = |n: usize| format!("/sylva/{n}{}", "x".repeat(65_000));
     for n in 0..20 {
@@ -449,7 +449,7 @@ fn bare_connects_never_close_a_live_phone() {
         assert_eq!(streams(&mut rig, &mut phone, CEILING), (true, true));
         // Idle longer than any newcomer will be.
         std::thread::sleep(Duration::from_millis(1_200));
-        // The probe of issue 35: 40 silent connects from the phone's
+        // The security review's probe: 40 silent connects from the phone's
         // address, then 40 from others.
         let mut silent: Vec<TcpStream> = (0..40)
             .filter_map(|_| TcpStream::connect(rig.query).ok())
@@ -477,7 +477,7 @@ fn writes_a_peer_triggers_are_rate_limited() {
     );
     let mut rig = rig_in(Some(root.clone()), ControlOptions::default());
     let favourite = |n: usize| format!("[\"/sylva/favourite/{n}\"]");
-    // The probe of issue 35: favourites as fast as UDP carries them.
+    // The security review's probe: favourites as fast as UDP carries them.
     let flood = (0..40)
         .map(|n| message("/sylva/ui/favourites", vec![OscType::String(favourite(n))]))
         .collect();

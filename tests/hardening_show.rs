@@ -1,5 +1,5 @@
 //! A careless performer's scripts, shaders and presets, each case exactly
-//! as issue 9 found it: Lua that outlived its budget, callbacks that
+//! as the first security probe found it: Lua that outlived its budget, callbacks that
 //! re-entered the show, scripts that broke later reloads, shader headers
 //! and presets that crashed or froze the show, and a startup preset that
 //! made the show exit.
@@ -109,7 +109,7 @@ fn patterns_that_would_run_for_ages_in_c_are_refused() {
 
 #[test]
 fn library_loops_in_c_are_bounded_even_inside_pcall() {
-    // The probe of issue 20: each of these stopped the frames for good.
+    // The hardening probe: each of these stopped the frames for good.
     let script = "function update(dt)\n\
                   persist.rep = tostring(pcall(string.rep, '', 2^50))\n\
                   persist.method = tostring(pcall(function() return (''):rep(2^50) end))\n\
@@ -298,7 +298,7 @@ fn structural_values_beyond_the_device_are_refused_before_allocating() {
 
 #[test]
 fn a_live_layer_that_keeps_the_show_under_its_floor_is_switched_off() {
-    // The probe of issue 20: structural maxima set over OSC took the show
+    // The hardening probe: structural maxima set over OSC took the show
     // to 0.7 fps on a small device. Here a shader's work, sent from 1 to
     // 8000 loop turns a pixel, makes one frame take most of a second
     // (`dpdx` keeps it on the rasterizer, whose frame times this measured).

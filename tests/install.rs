@@ -154,7 +154,7 @@ fn after_a_crash_the_playlist_resumes_where_the_state_file_left_it() {
     // A damaged state file is an error, never a panic; the show starts over.
     std::fs::write(state_file.path(), "time = \"soon\"").checked("damaging the file");
     assert!(state_file.read().is_err());
-    // The probe of issue 20: a clock of 1e300 resumed and never moved
+    // The hardening probe: a clock of 1e300 resumed and never moved
     // again (frozen, and written back so at every restart), and a place of
     // 10^9 restarted entry 0 while logging "resumed".
     let mut frozen = state.clone();

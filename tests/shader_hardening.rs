@@ -1,4 +1,4 @@
-//! Shader files that once crashed or froze the show (issue 35, 1-7), each
+//! Shader files that once crashed or froze the show (the security review's cases 1-7), each
 //! sent exactly, then its variants: nesting that overflowed naga's stack
 //! (`.glsl`, `.fs`, `.vs`, every bracket, unary chains), a pass size of
 //! 50,000 signs, macros that double, a private array of 16 MB, headers of

@@ -305,7 +305,7 @@ fn a_playlist_plays_its_entries_for_their_seconds_and_beats_and_takes_edits_at_t
 
 #[test]
 fn a_script_from_the_command_line_plays_through_a_playlist_whose_entries_name_their_own() {
-    // Issue 20: `--script` without a preset played the default playlist,
+    // Found by the hardening probe: `--script` without a preset played the default playlist,
     // and each entry's own script replaced the one given.
     let root = support::show_folder(
         "show_script_through_playlist",

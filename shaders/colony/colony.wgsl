@@ -1,5 +1,5 @@
 // The colony's data, shared by its simulation and drawing shaders
-// (SEEDS.md 000). Nodes are split: positions with growth t for the grid
+//. Nodes are split: positions with growth t for the grid
 // sort and drawing, the rest beside them.
 
 #include "common/random.wgsl"

@@ -1,4 +1,4 @@
-// One growth iteration of space colonization on the GPU (SEEDS.md 000):
+// One growth iteration of space colonization on the GPU:
 // search (and remove), attract, allocate by prefix sum, connect, finalize,
 // grow. Node counts never leave the GPU: finalize writes the dispatch and
 // draw arguments the next passes use.

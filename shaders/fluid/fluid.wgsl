@@ -1,4 +1,4 @@
-// The fluid's shared declarations (SEEDS.md 002): parameters, particle
+// The fluid's shared declarations: parameters, particle
 // layout, the Müller 2003 kernels in 2D and 3D, and the lanes that share a
 // particle's neighbour walk over the grid's rows around it.
 
@@ -35,7 +35,7 @@ struct FluidParams {
 
 const PI: f32 = 3.14159265358979;
 
-// Which solver the stages run: the weakly compressible one (SEEDS.md 002,
+// Which solver the stages run: the weakly compressible one (
 // a substep bounded by the speed of sound) or Position Based Fluids
 // (Macklin and Mueller 2013: the density constraint projected by Jacobi
 // iterations, a substep bounded by the flow).

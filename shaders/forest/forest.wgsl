@@ -1,4 +1,4 @@
-// The forest's data (SEEDS.md 003), shared by its simulation and drawing
+// The forest's data, shared by its simulation and drawing
 // shaders. A tree is a cone: apex at its height, its cross-section at a
 // slice's height a circle of radius (height - slice height) * tan(spread).
 

@@ -1,4 +1,4 @@
-// One step of the forest (SEEDS.md 003) on the GPU, with no readback:
+// One step of the forest on the GPU, with no readback:
 // cones drawn into the space maps (the tallest owns a pixel), V and Vmax
 // summed in fixed point, R = V / Vmax deciding growth and death, seeds
 // scattered into dead slots or appended, counts and dispatch sizes

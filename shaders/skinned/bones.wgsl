@@ -1,4 +1,4 @@
-// Bones as SEEDS.md 001 keeps them: a quaternion, a translation and a
+// Bones as sylva keeps them: a quaternion, a translation and a
 // uniform scale per joint (half a matrix's memory), with a matrix beside
 // each for transforms that are not similarities (scale 0 marks them).
 // Each of a vertex's (up to four) bones becomes a matrix and the matrices

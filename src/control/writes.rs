@@ -195,7 +195,7 @@ mod tests {
     fn peers_together_write_a_mebibyte_a_second() {
         let mut writes = PeerWrites::default();
         let now = Instant::now();
-        // The probe of issue 35 from 300 addresses: 60 KB favourites each.
+        // The security review's probe from 300 addresses: 60 KB favourites each.
         let mut bytes = 0;
         for n in 0..300u32 {
             let peer = IpAddr::from((0x0a00_0000 + n).to_be_bytes());

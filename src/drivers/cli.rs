@@ -44,7 +44,7 @@ pub struct ShowArgs {
     /// Print the OSC address table of the show once it has started.
     #[arg(long)]
     pub verbose: bool,
-    /// Projectors and senders from outputs/NAME.toml (see README, "Projectors and outputs").
+    /// Projectors and senders from outputs/NAME.toml (see docs/guide/outputs.md).
     #[arg(long, value_name = "NAME")]
     pub outputs: Option<String>,
     #[command(flatten)]

@@ -382,7 +382,7 @@ mod tests {
                 "p.toml:4: an entry needs seconds (at least 0.5) or beats (at least 0.25), one of them"
             )
         );
-        // The probe of issue 20: 0.001 s entries loaded a preset every frame.
+        // The hardening probe: 0.001 s entries loaded a preset every frame.
         let blink = "[[entry]]\npreset = \"a\"\nseconds = 0.001\n";
         let error = Playlist::parse("p.toml", blink)
             .err()

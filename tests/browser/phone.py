@@ -45,7 +45,7 @@ def cors():
             sys.exit(f"phone page: CORS offers {methods}")
 
 
-# What issue 35's page from another origin did: open the show's WebSocket,
+# What the security review's page from another origin did: open the show's WebSocket,
 # start a take and write the favourites. Returns whether it opened.
 FOREIGN = """async url => {
   const string = s => { const b = new TextEncoder().encode(s); const out = new Uint8Array(Math.ceil((b.length + 1) / 4) * 4); out.set(b); return out; };

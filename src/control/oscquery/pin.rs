@@ -268,7 +268,7 @@ mod tests {
 
     #[test]
     fn rotating_addresses_cannot_walk_the_pin() {
-        // The probe of issue 35: 300 loopback addresses, a guess each.
+        // The security review's probe: 300 loopback addresses, a guess each.
         let pin = Pin::new("4821").expect("a PIN");
         let now = Instant::now();
         let mut guessed = 0;

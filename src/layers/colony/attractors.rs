@@ -240,7 +240,7 @@ mod tests {
         assert!(parse_ply("ply\nformat binary_little_endian 1.0\nend_header\n").is_err());
         let obj = "# cube\nv 1 0 0\nvt 0 0\nv 0 1 0.5\nf 1 2 3\n";
         assert_eq!(parse_obj(obj), vec![[1.0, 0.0, 0.0], [0.0, 1.0, 0.5]]);
-        // The probe of issue 20: NaN and inf points reached the exported OBJ.
+        // The hardening probe: NaN and inf points reached the exported OBJ.
         let hostile = "ply\nformat ascii 1.0\nelement vertex 4\nproperty float x\nproperty float y\nproperty float z\nend_header\nnan 0 0\n1 inf 0\n1 two 3\n1 2 3\n";
         let parsed = parse_ply(hostile).map(finite);
         assert_eq!(parsed, Ok(vec![[1.0, 2.0, 3.0]]));

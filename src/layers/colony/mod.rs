@@ -1,4 +1,4 @@
-//! The `colony` layer: space colonization growth (SEEDS.md 000) on the GPU,
+//! The `colony` layer: space colonization growth on the GPU,
 //! branches growing into a cloud of attraction points, drawn as glowing
 //! lines or lit tubes under an orbit camera.
 //!

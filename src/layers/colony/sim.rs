@@ -1,5 +1,5 @@
 //! The colony simulation on the GPU: attraction points, the node pool,
-//! candidates and edges (SEEDS.md 000), and one growth iteration as
+//! candidates and edges, and one growth iteration as
 //! compute passes — grid sort of the nodes, search (with removal), attract,
 //! prefix-sum allocation, connect, finalize, grow. Nothing is read back
 //! during a step; counts drive indirect dispatches and draws.

@@ -1,10 +1,10 @@
-//! The `fluid` layer: weakly compressible SPH (SEEDS.md 002) in 2D and 3D
+//! The `fluid` layer: weakly compressible SPH in 2D and 3D
 //! on the GPU — a block of liquid released in a tank, interaction points
 //! that push it around (the seed's mouse, movable from Lua, OSC and MIDI),
 //! an emitter that pours and a sink that drains, drawn as glowing particles
 //! or as a refracting liquid surface.
 //!
-//! Physical parameters default to values derived as SEEDS.md asks (mass
+//! Physical parameters default to values derived from the particle spacing (mass
 //! calibrated to the rest density, h = 2 dx, stiffness from a sound speed
 //! ten times the fastest flow, a CFL-limited step); the knobs scale them,
 //! so any setting in range still forms a liquid.

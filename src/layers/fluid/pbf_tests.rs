@@ -87,7 +87,7 @@ fn one_position_based_iteration_matches_the_f64_reference() {
 }
 
 /// A tank 1 m deep at rest stays within 1% mean and 3% largest density
-/// error at the shipped iterations (SEEDS.md 002's incompressibility; the
+/// error at the shipped iterations (the incompressibility bound; the
 /// weakly compressible solver holds it by its sound speed).
 #[test]
 fn the_position_based_tank_at_rest_keeps_its_density() {

@@ -59,7 +59,7 @@ pub struct FluidParams {
 /// Which solver a fluid steps with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Solver {
-    /// Weakly compressible SPH (SEEDS.md 002): Tait's pressure, a substep
+    /// Weakly compressible SPH: Tait's pressure, a substep
     /// bounded by the speed of sound (ten times the fastest flow).
     #[default]
     Wcsph,

@@ -1,6 +1,6 @@
 //! Starting states for the fluid: a block of particles on a lattice in a
 //! container (the show's tank, the dam break's water column, a hydrostatic
-//! tank), with parameters derived as SEEDS.md 002 asks: spacing dx, mass
+//! tank), with parameters derived this way: spacing dx, mass
 //! calibrated to the rest density, h = 2 dx, stiffness from a sound speed
 //! ten times the fastest flow, and a time step within the CFL limit.
 

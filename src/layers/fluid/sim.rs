@@ -1,4 +1,4 @@
-//! The SPH simulation on the GPU (SEEDS.md 002): particles in grid order,
+//! The SPH simulation on the GPU: particles in grid order,
 //! a counting sort into cells of (1 + skin) h / 2 whose scatter moves the
 //! particles into cell order (reorder), then density (listing each
 //! particle's neighbours within (1 + skin) h), force over those lists and

@@ -5,7 +5,7 @@
 //! tree one unit tall. Every tree of that species and size draws it
 //! scaled by its height and turned about its trunk, so a hundred thousand
 //! trees share a few dozen grown crowns. The simulation's cone stays the
-//! model (SEEDS.md 003): the grown crown lies inside it.
+//! model: the grown crown lies inside it.
 
 use bytemuck::{Pod, Zeroable};
 

@@ -1,4 +1,4 @@
-//! The density maps (SEEDS.md 003): grey images, 0..1, saying how dense
+//! The density maps: grey images, 0..1, saying how dense
 //! the artist wants the forest per place and height band. Read from PNG
 //! files in the show's `assets/`, read again whenever a file changes (so a
 //! paint program edits the forest while it grows), and painted live by a

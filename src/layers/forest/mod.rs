@@ -1,4 +1,4 @@
-//! The `forest` layer (SEEDS.md 003, Mizoguchi and Miyata's layered
+//! The `forest` layer (Mizoguchi and Miyata's layered
 //! extension of Deussen et al.): trees as cones competing for light in
 //! horizontal slices, guided by painted density maps, drawn as a living
 //! forest or as the space maps seen from above.

@@ -1,4 +1,4 @@
-//! The forest simulation on the GPU (SEEDS.md 003): trees as cones drawn
+//! The forest simulation on the GPU: trees as cones drawn
 //! into horizontal space maps where the tallest owns each pixel, R = V /
 //! Vmax from the density maps, growth, death and seeding, with counts kept
 //! on the GPU (`shaders/forest/step.wgsl`).

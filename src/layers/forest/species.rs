@@ -1,4 +1,4 @@
-//! Tree species (SEEDS.md 003): a cone's maximum height, spread angle and
+//! Tree species: a cone's maximum height, spread angle and
 //! growth speed, when and how far it seeds, its colour and crown shape.
 //! Four contrasting ones by default, a layer each: canopy, sub-canopy,
 //! shrub and herb.

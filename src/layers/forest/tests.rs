@@ -1,4 +1,4 @@
-//! The forest simulation (SEEDS.md 003) on the software adapter at small
+//! The forest simulation on the software adapter at small
 //! sizes: one step's competition against the CPU reference, the tree
 //! count rising then settling, layered heights, a road painted early and
 //! a layer zeroed late, a picture painting the density maps.
@@ -360,7 +360,7 @@ fn a_density_map_saved_while_it_grows_carves_a_road_and_a_bad_one_is_reported() 
 
 #[test]
 fn a_density_map_too_large_to_use_is_refused_from_its_header() {
-    // The probe of issue 20: an 89 KB 1-bit 22000 x 22000 PNG named five
+    // The hardening probe: an 89 KB 1-bit 22000 x 22000 PNG named five
     // times gave 2.5 GB and no frame for 34 s, and no error.
     let bomb = support::png_header_only(22_000, 22_000);
     let root = forest_show(

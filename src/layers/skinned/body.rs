@@ -2,7 +2,7 @@
 //! materials, over the branches: lit and opaque; a half-translucent skin,
 //! lit by its materials' metal-rough factors, see-through where it faces
 //! the eye and thickening towards the silhouette, with a rim light, so the
-//! branches inside show through (SEEDS.md 000's Dendrite); or a glass
+//! branches inside show through (as in Dendrite); or a glass
 //! shell of light, brightest where it turns away from the eye; and its
 //! depth from the key light into the scene's shadow map.
 

@@ -1,4 +1,4 @@
-//! The `skinned` layer (SEEDS.md 000's application with 001's skinning):
+//! The `skinned` layer (space colonization inside a skinned character):
 //! an animated character whose body fills with glowing branches that move
 //! with it. Attractions fill the bind-pose mesh's volume ([`volume`]), each
 //! bound to the bones of the skin around it; the colony layer's GPU growth

@@ -1,6 +1,6 @@
 //! From local transforms to what the GPU skins with: every node's world
 //! transform, every joint's skin transform (world x inverse bind), and
-//! that transform as a bone of SEEDS.md 001: a quaternion, a translation
+//! that transform as a bone: a quaternion, a translation
 //! and a uniform scale, or, where the scale is not uniform, a matrix.
 //! Also the CPU reference of linear blend skinning, as the glTF
 //! specification defines it, that the GPU path is tested against.

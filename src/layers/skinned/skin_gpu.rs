@@ -1,6 +1,6 @@
 //! The character on the GPU: its bind-pose vertices, the bones written
 //! once a frame (two frames' worth, alternating halves, so a frame still in
-//! flight keeps the bones it was recorded with, as SEEDS.md 001 advises),
+//! flight keeps the bones it was recorded with),
 //! the compute pass that skins every vertex, and the skinned vertices and
 //! indices the drawing reads.
 

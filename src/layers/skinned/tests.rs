@@ -529,7 +529,7 @@ fn chain_gltf(count: usize) -> String {
 
 #[test]
 fn absurd_hierarchies_are_refused_at_load_naming_the_file() {
-    // The probe of issue 20: a 200,000-node parent chain stored child
+    // The hardening probe: a 200,000-node parent chain stored child
     // before parent took the show to one frame per 7 s (the pose walked
     // it once per node, every frame).
     let folder = support::show_folder("skinned_chains", &[]);

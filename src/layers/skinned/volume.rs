@@ -1,4 +1,4 @@
-//! The attractions of a skinned character (SEEDS.md 000's VolumeSampler):
+//! The attractions of a skinned character (a volume sampler):
 //! the bind-pose mesh voxelized with its inside filled, Poisson-disk
 //! samples inside it, and for each sample the nearest point of the skin,
 //! whose bones it then rides, like the skin around it.
