@@ -179,11 +179,23 @@ struct RunArgs {
     send: SendArgs,
 }
 
+/// `--send`'s help: every kind of target there is.
+fn send_help() -> String {
+    let forms: Vec<&str> = sylva::drivers::send::SENDERS
+        .iter()
+        .map(|k| k.form)
+        .collect();
+    format!(
+        "Send the canvas (or OUTPUT=TARGET: one output) to {}; repeatable",
+        forms.join(", ")
+    )
+}
+
 /// Where the picture goes besides the screen.
 #[derive(Args, Clone)]
 struct SendArgs {
-    /// Send the canvas (or OUTPUT=TARGET: one output) to ndi:NAME, v4l2:/dev/videoN or a stream URL (srt://, udp://, rtmp://, rtsp://); repeatable.
-    #[arg(long, value_name = "TARGET")]
+    // Its help names every sender of `SENDERS`, so it never goes stale.
+    #[arg(long, value_name = "TARGET", help = send_help())]
     send: Vec<String>,
     /// Record the performance into FILE (mp4, with the audio input as its sound) from the start; record.on starts and stops takes.
     #[arg(long, value_name = "FILE")]

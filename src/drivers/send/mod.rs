@@ -2,175 +2,36 @@
 //! Spout receivers on Windows, Syphon clients on macOS, network streams
 //! through ffmpeg (SRT, UDP, RTMP, RTSP), a PipeWire video source and a
 //! v4l2loopback virtual camera on Linux, and a recording of the
-//! performance with the live input as its soundtrack. Each target reads back the canvas or one
-//! output off the main thread ([`tap`]); one that fails is an error on
-//! screen and tries again, and the show never waits for any of them.
+//! performance with the live input as its soundtrack. Each kind of target
+//! is a file of its own, listed once in [`SENDERS`]. Each target reads back
+//! the canvas or one output off the main thread ([`tap`]); one that fails
+//! is an error on screen and tries again, and the show never waits for any
+//! of them.
 
+mod kinds;
 pub mod ndi;
 pub mod pipewire;
 pub mod record;
 pub mod spout;
+mod stream;
 pub mod syphon;
 pub mod take;
 pub mod tap;
 pub mod v4l2;
 
+pub use kinds::{SENDERS, SenderKind, Target};
+
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use crate::drivers::video::VideoWriter;
 use crate::params::ParamSpec;
 use crate::show::Show;
-use tap::{Counts, Frame, MakeSink, Sink, Tap};
+use tap::{Counts, MakeSink, Sink, Tap};
 
 /// The parameter that starts and stops recording (OSC `/sylva/record/on`,
 /// MIDI, Lua).
 pub const RECORD: &str = "record.on";
-
-/// Where frames can go.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Target {
-    /// An NDI source of this name.
-    Ndi(String),
-    /// A network stream through ffmpeg, to this URL.
-    Stream(String),
-    /// A v4l2loopback device node.
-    Camera(String),
-    /// A Spout sender of this name (Windows).
-    Spout(String),
-    /// A Syphon server of this name (macOS).
-    Syphon(String),
-    /// A PipeWire video source node of this name (Linux).
-    PipeWire(String),
-}
-
-impl Target {
-    /// Reads `ndi:NAME`, `spout:NAME`, `syphon:NAME`, `pipewire:NAME`,
-    /// `v4l2:/dev/videoN` or a stream URL.
-    pub fn parse(text: &str) -> Result<Self, String> {
-        let stream_schemes = [
-            "srt://", "udp://", "rtmp://", "rtmps://", "rtsp://", "tcp://",
-        ];
-        if let Some(name) = text.strip_prefix("ndi:") {
-            if name.is_empty() || name.len() > 64 {
-                return Err(format!("{text:?}: an NDI name of 1 to 64 characters"));
-            }
-            Ok(Self::Ndi(name.to_string()))
-        } else if let Some(device) = text.strip_prefix("v4l2:") {
-            if cfg!(target_os = "linux") {
-                Ok(Self::Camera(device.to_string()))
-            } else {
-                Err(format!("{text:?}: v4l2 virtual cameras are Linux's"))
-            }
-        } else if stream_schemes.iter().any(|s| text.starts_with(s)) {
-            Ok(Self::Stream(text.to_string()))
-        } else if let Some(name) = text.strip_prefix("pipewire:") {
-            pipewire::check_name(name)?;
-            if cfg!(target_os = "linux") {
-                Ok(Self::PipeWire(name.to_string()))
-            } else {
-                Err(format!("{text:?}: PipeWire is Linux's"))
-            }
-        } else if let Some(name) = text.strip_prefix("spout:") {
-            spout::protocol::check_name(name)?;
-            if cfg!(windows) {
-                Ok(Self::Spout(name.to_string()))
-            } else {
-                Err(format!(
-                    "{text:?}: Spout is Windows'; send NDI instead (ndi:NAME), which Resolume, OBS, TouchDesigner and VDMX receive everywhere"
-                ))
-            }
-        } else if let Some(name) = text.strip_prefix("syphon:") {
-            syphon::check_name(name)?;
-            if cfg!(target_os = "macos") {
-                Ok(Self::Syphon(name.to_string()))
-            } else {
-                Err(format!(
-                    "{text:?}: Syphon is macOS'; send NDI instead (ndi:NAME), which Resolume, OBS, TouchDesigner, VDMX and MadMapper receive everywhere"
-                ))
-            }
-        } else {
-            Err(format!(
-                "{text:?}: send to ndi:NAME, spout:NAME (Windows), syphon:NAME (macOS), pipewire:NAME or v4l2:/dev/videoN (Linux), or a stream URL ({})",
-                stream_schemes.join(", ")
-            ))
-        }
-    }
-
-    fn label(&self) -> String {
-        match self {
-            Self::Ndi(name) => format!("ndi:{name}"),
-            Self::Spout(name) => format!("spout:{name}"),
-            Self::Syphon(name) => format!("syphon:{name}"),
-            Self::PipeWire(name) => format!("pipewire:{name}"),
-            Self::Stream(url) | Self::Camera(url) => url.clone(),
-        }
-    }
-
-    /// What makes this target's sink (again after a failure).
-    fn maker(&self, fps: f32) -> MakeSink {
-        match self.clone() {
-            Self::Ndi(name) => Box::new(move |_| {
-                ndi::NdiSender::open(&name, fps).map(|s| Box::new(s) as Box<dyn Sink>)
-            }),
-            Self::Stream(url) => Box::new(move |size| {
-                VideoWriter::stream(&url, size, fps)
-                    .map(|w| Box::new(Stream(Some(w))) as Box<dyn Sink>)
-                    .map_err(|e| format!("{url}: {e}"))
-            }),
-            Self::Camera(device) => Box::new(move |_| camera(&device)),
-            Self::Spout(name) => Box::new(move |size| spout_sender(&name, size)),
-            Self::PipeWire(name) => Box::new(move |size| {
-                pipewire::PipeWireSource::open(&name, size, fps, None)
-                    .map(|s| Box::new(s) as Box<dyn Sink>)
-            }),
-            Self::Syphon(name) => Box::new(move |size| {
-                syphon::SyphonSender::open(&name, size).map(|s| Box::new(s) as Box<dyn Sink>)
-            }),
-        }
-    }
-}
-
-#[cfg(windows)]
-fn spout_sender(name: &str, size: [u32; 2]) -> Result<Box<dyn Sink>, String> {
-    Ok(Box::new(spout::SpoutSender::open(name, size)?))
-}
-
-#[cfg(not(windows))]
-fn spout_sender(name: &str, _size: [u32; 2]) -> Result<Box<dyn Sink>, String> {
-    Err(format!("spout:{name}: Spout is Windows'"))
-}
-
-#[cfg(target_os = "linux")]
-fn camera(device: &str) -> Result<Box<dyn Sink>, String> {
-    let node = v4l2::LoopbackDevice::open(device)?;
-    Ok(Box::new(v4l2::VirtualCamera::new(Box::new(node))))
-}
-
-#[cfg(not(target_os = "linux"))]
-fn camera(device: &str) -> Result<Box<dyn Sink>, String> {
-    Err(format!("v4l2:{device}: v4l2 virtual cameras are Linux's"))
-}
-
-/// A live stream: frames into ffmpeg's pipe.
-struct Stream(Option<VideoWriter>);
-
-impl Sink for Stream {
-    fn send(&mut self, frame: &Frame) -> Result<(), String> {
-        match self.0.as_mut() {
-            Some(writer) => writer.frame(&frame.rgba).map_err(|e| e.to_string()),
-            None => Err("the stream ended".into()),
-        }
-    }
-
-    fn finish(&mut self) -> Result<Option<String>, String> {
-        if let Some(writer) = self.0.take() {
-            writer.finish().ok();
-        }
-        Ok(None)
-    }
-}
 
 /// What `--record` asked for.
 #[derive(Debug, Clone, Default)]
@@ -284,7 +145,11 @@ impl Senders {
         let mut list = Vec::new();
         for (output, text) in wanted {
             match Target::parse(&text) {
-                Ok(target) => list.push(Sending::new(target.label(), output, target.maker(fps))),
+                Ok(target) => list.push(Sending::new(
+                    target.label().to_string(),
+                    output,
+                    target.maker(fps),
+                )),
                 Err(error) => show.errors.report("send", error),
             }
         }
@@ -542,41 +407,6 @@ fn free_name(base: &Path, n: u32) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn targets_read_as_their_kind() {
-        assert_eq!(Target::parse("ndi:sylva"), Ok(Target::Ndi("sylva".into())));
-        assert_eq!(
-            Target::parse("srt://127.0.0.1:9000"),
-            Ok(Target::Stream("srt://127.0.0.1:9000".into()))
-        );
-        assert!(Target::parse("ndi:").is_err());
-        if cfg!(windows) {
-            assert_eq!(
-                Target::parse("spout:sylva"),
-                Ok(Target::Spout("sylva".into()))
-            );
-        } else {
-            assert!(Target::parse("spout:sylva").unwrap_err().contains("NDI"));
-        }
-        assert!(Target::parse("spout:").is_err());
-        if cfg!(target_os = "linux") {
-            assert_eq!(
-                Target::parse("pipewire:sylva"),
-                Ok(Target::PipeWire("sylva".into()))
-            );
-        }
-        assert!(Target::parse("pipewire:a,b").is_err());
-        if cfg!(target_os = "macos") {
-            assert_eq!(
-                Target::parse("syphon:sylva"),
-                Ok(Target::Syphon("sylva".into()))
-            );
-        } else {
-            assert!(Target::parse("syphon:sylva").unwrap_err().contains("NDI"));
-        }
-        assert!(Target::parse("/tmp/x").is_err());
-    }
 
     #[test]
     fn takes_never_overwrite() {

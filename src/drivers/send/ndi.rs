@@ -9,7 +9,34 @@ use std::path::PathBuf;
 
 use libloading::{Library, Symbol};
 
+use super::kinds::{SenderKind, Target};
 use super::tap::{Frame, Sink};
+
+/// `ndi:NAME`: an NDI source of this name, on every platform.
+pub const SENDER: SenderKind = SenderKind {
+    form: "ndi:NAME",
+    schemes: &["ndi:"],
+    check: check_name,
+    missing: None,
+    open: open_sink,
+};
+
+/// The longest source name.
+const MAX_NAME: usize = 64;
+
+/// Checks a source name asked for (`ndi:NAME`).
+fn check_name(name: &str) -> Result<(), String> {
+    if name.is_empty() || name.len() > MAX_NAME {
+        return Err(format!(
+            "ndi:{name}: an NDI name of 1 to {MAX_NAME} characters"
+        ));
+    }
+    Ok(())
+}
+
+fn open_sink(target: &Target, _size: [u32; 2], fps: f32) -> Result<Box<dyn Sink>, String> {
+    Ok(Box::new(NdiSender::open(target.rest(), fps)?))
+}
 
 /// The runtime's file name on this system.
 #[cfg(target_os = "windows")]

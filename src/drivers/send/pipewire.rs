@@ -13,8 +13,31 @@ use std::path::Path;
 use std::process::{ChildStdin, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use super::kinds::{SenderKind, Target};
 use super::tap::{Frame, Sink};
 use crate::base::child::OwnedChild;
+
+/// `pipewire:NAME`: a PipeWire video source node of this name (Linux).
+pub const SENDER: SenderKind = SenderKind {
+    form: "pipewire:NAME (Linux)",
+    schemes: &["pipewire:"],
+    check: check_name,
+    missing: if cfg!(target_os = "linux") {
+        None
+    } else {
+        Some("PipeWire is Linux's")
+    },
+    open: open_sink,
+};
+
+fn open_sink(target: &Target, size: [u32; 2], fps: f32) -> Result<Box<dyn Sink>, String> {
+    Ok(Box::new(PipeWireSource::open(
+        target.rest(),
+        size,
+        fps,
+        None,
+    )?))
+}
 
 /// The longest node name.
 const MAX_NAME: usize = 64;

@@ -3,7 +3,35 @@
 //! calls open like a webcam. The device is behind [`VideoDevice`] so the
 //! conversion and the writes are tested without the kernel module.
 
+use super::kinds::{SenderKind, Target};
 use super::tap::{Frame, Sink};
+
+/// `v4l2:/dev/videoN`: a v4l2loopback device node (Linux).
+pub const SENDER: SenderKind = SenderKind {
+    form: "v4l2:/dev/videoN (Linux)",
+    schemes: &["v4l2:"],
+    check: |_| Ok(()),
+    missing: if cfg!(target_os = "linux") {
+        None
+    } else {
+        Some("v4l2 virtual cameras are Linux's")
+    },
+    open: open_sink,
+};
+
+#[cfg(target_os = "linux")]
+fn open_sink(target: &Target, _size: [u32; 2], _fps: f32) -> Result<Box<dyn Sink>, String> {
+    let node = LoopbackDevice::open(target.rest())?;
+    Ok(Box::new(VirtualCamera::new(Box::new(node))))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn open_sink(target: &Target, _size: [u32; 2], _fps: f32) -> Result<Box<dyn Sink>, String> {
+    Err(format!(
+        "{}: v4l2 virtual cameras are Linux's",
+        target.label()
+    ))
+}
 
 /// Where the camera's frames go.
 pub trait VideoDevice: Send {

@@ -12,3 +12,31 @@ mod windows;
 
 #[cfg(windows)]
 pub use windows::SpoutSender;
+
+use super::kinds::{SenderKind, Target};
+use super::tap::Sink;
+
+/// `spout:NAME`: a Spout sender of this name (Windows).
+pub const SENDER: SenderKind = SenderKind {
+    form: "spout:NAME (Windows)",
+    schemes: &["spout:"],
+    check: protocol::check_name,
+    missing: if cfg!(windows) {
+        None
+    } else {
+        Some(
+            "Spout is Windows'; send NDI instead (ndi:NAME), which Resolume, OBS, TouchDesigner and VDMX receive everywhere",
+        )
+    },
+    open: open_sink,
+};
+
+#[cfg(windows)]
+fn open_sink(target: &Target, size: [u32; 2], _fps: f32) -> Result<Box<dyn Sink>, String> {
+    Ok(Box::new(SpoutSender::open(target.rest(), size)?))
+}
+
+#[cfg(not(windows))]
+fn open_sink(target: &Target, _size: [u32; 2], _fps: f32) -> Result<Box<dyn Sink>, String> {
+    Err(format!("{}: Spout is Windows'", target.label()))
+}

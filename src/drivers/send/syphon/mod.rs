@@ -17,7 +17,27 @@ use std::ffi::c_void;
 
 use runtime::{Id, Rect, Region, Runtime};
 
+use super::kinds::{SenderKind, Target};
 use super::tap::{Frame, Sink};
+
+/// `syphon:NAME`: a Syphon server of this name (macOS).
+pub const SENDER: SenderKind = SenderKind {
+    form: "syphon:NAME (macOS)",
+    schemes: &["syphon:"],
+    check: check_name,
+    missing: if cfg!(target_os = "macos") {
+        None
+    } else {
+        Some(
+            "Syphon is macOS'; send NDI instead (ndi:NAME), which Resolume, OBS, TouchDesigner, VDMX and MadMapper receive everywhere",
+        )
+    },
+    open: open_sink,
+};
+
+fn open_sink(target: &Target, size: [u32; 2], _fps: f32) -> Result<Box<dyn Sink>, String> {
+    Ok(Box::new(SyphonSender::open(target.rest(), size)?))
+}
 
 /// `MTLPixelFormatBGRA8Unorm`: what Syphon's surfaces hold, so the
 /// publish is a plain blit.
