@@ -325,7 +325,12 @@ fn a_modulation_moves_its_parameter_with_the_source_over_the_base_value() {
             Source::Osc("test".into()),
         )
         .checked("setting the base");
-    let mut output = RenderTarget::new(&show.gpu.device, "audio.output", [16, 16], OUTPUT_FORMAT);
+    let mut output = RenderTarget::new(
+        &show.ground.gpu.device,
+        "audio.output",
+        [16, 16],
+        OUTPUT_FORMAT,
+    );
     let mut gains = Vec::new();
     for _ in 0..24 {
         show.frame(1.0 / 24.0, None, &mut output, |_, _| {});
@@ -348,7 +353,7 @@ fn a_modulation_moves_its_parameter_with_the_source_over_the_base_value() {
             .is_err(),
         "the analysis is read-only"
     );
-    let image = read_rgba8(&show.gpu, &output.texture).checked("reading back");
+    let image = read_rgba8(&show.ground.gpu, &output.texture).checked("reading back");
     assert!(
         image.get_pixel(8, 8)[0] > 200,
         "the WGSL frame block carries the bass"
@@ -381,7 +386,12 @@ fn lua_reads_the_analysis_and_hears_onsets() {
     write_wav(&sound, &samples);
     let mut show = support::show(project, "listen", OUTPUT_FORMAT);
     hear_file(&mut show, &sound);
-    let mut output = RenderTarget::new(&show.gpu.device, "audio.lua", [16, 16], OUTPUT_FORMAT);
+    let mut output = RenderTarget::new(
+        &show.ground.gpu.device,
+        "audio.lua",
+        [16, 16],
+        OUTPUT_FORMAT,
+    );
     for _ in 0..30 {
         show.frame(1.0 / 30.0, None, &mut output, |_, _| {});
     }
@@ -408,7 +418,12 @@ fn a_missing_input_device_warns_and_the_show_runs_in_silence() {
     );
     let mut show = support::show(support::fixtures(), "default", OUTPUT_FORMAT);
     show.hear_from(Feed::Live(Box::new(input)));
-    let mut output = RenderTarget::new(&show.gpu.device, "audio.none", [16, 16], OUTPUT_FORMAT);
+    let mut output = RenderTarget::new(
+        &show.ground.gpu.device,
+        "audio.none",
+        [16, 16],
+        OUTPUT_FORMAT,
+    );
     for _ in 0..5 {
         show.frame(1.0 / 60.0, None, &mut output, |_, _| {});
         std::thread::sleep(std::time::Duration::from_millis(20));
@@ -433,7 +448,12 @@ fn the_link_timeline_leads_the_clock_and_takes_a_tempo_set_here() {
             Source::Ui,
         )
         .checked("choosing Link");
-    let mut output = RenderTarget::new(&show.gpu.device, "audio.link", [16, 16], OUTPUT_FORMAT);
+    let mut output = RenderTarget::new(
+        &show.ground.gpu.device,
+        "audio.link",
+        [16, 16],
+        OUTPUT_FORMAT,
+    );
     let mut frame = |show: &mut sylva::show::Show| {
         show.frame(1.0 / 60.0, None, &mut output, |_, _| {});
     };
@@ -472,7 +492,12 @@ fn the_tempo_heard_leads_the_clock_when_the_source_is_audio() {
     show.registry
         .set("master.bpm", Value::Float(90.0), Source::Ui)
         .checked("a tempo to move from");
-    let mut output = RenderTarget::new(&show.gpu.device, "audio.tempo", [16, 16], OUTPUT_FORMAT);
+    let mut output = RenderTarget::new(
+        &show.ground.gpu.device,
+        "audio.tempo",
+        [16, 16],
+        OUTPUT_FORMAT,
+    );
     let mut phases = Vec::new();
     for frame in 1..=360 {
         show.frame(1.0 / 30.0, None, &mut output, |_, _| {});

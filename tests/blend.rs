@@ -60,9 +60,16 @@ fn composite(mode: &str) -> (Vec<[f32; 4]>, [f32; 4], [f32; 4]) {
     if let Err(error) = show.apply_preset("blend", &preset) {
         panic!("{error}");
     }
-    let mut output = RenderTarget::new(&show.gpu.device, "blend.output", [8, 8], OUTPUT_FORMAT);
+    let mut output = RenderTarget::new(
+        &show.ground.gpu.device,
+        "blend.output",
+        [8, 8],
+        OUTPUT_FORMAT,
+    );
     show.frame(1.0 / 60.0, None, &mut output, |_, _| {});
-    let read = |texture: Option<&wgpu::Texture>| match texture.map(|t| read_rgba16f(&show.gpu, t)) {
+    let read = |texture: Option<&wgpu::Texture>| match texture
+        .map(|t| read_rgba16f(&show.ground.gpu, t))
+    {
         Some(Ok(texels)) => texels,
         other => panic!("readback: {other:?}"),
     };
@@ -109,7 +116,12 @@ fn a_disabled_or_transparent_layer_leaves_the_composite_alone() {
 "#;
     let applied = Preset::parse("t.toml", text).map(|p| show.apply_preset("t", &p));
     assert!(matches!(applied, Ok(Ok(()))), "{applied:?}");
-    let mut output = RenderTarget::new(&show.gpu.device, "blend.output", [4, 4], OUTPUT_FORMAT);
+    let mut output = RenderTarget::new(
+        &show.ground.gpu.device,
+        "blend.output",
+        [4, 4],
+        OUTPUT_FORMAT,
+    );
     for (enabled, opacity) in [(false, 1.0), (true, 0.0)] {
         show.registry
             .set_now("shader.top.enabled", Value::Bool(enabled), Source::Ui)
@@ -118,7 +130,7 @@ fn a_disabled_or_transparent_layer_leaves_the_composite_alone() {
             .set_now("shader.top.opacity", Value::Float(opacity), Source::Ui)
             .checked("setting a test value");
         show.frame(1.0 / 60.0, None, &mut output, |_, _| {});
-        let texels = read_rgba16f(&show.gpu, show.compositor().composite());
+        let texels = read_rgba16f(&show.ground.gpu, show.compositor().composite());
         let Ok(texels) = texels else {
             panic!("readback");
         };
@@ -141,7 +153,8 @@ fn solid(colour: [f32; 4]) -> Preset {
 /// The composite's first texel after one frame of `dt`.
 fn frame_colour(show: &mut sylva::show::Show, output: &mut RenderTarget, dt: f32) -> [f32; 3] {
     show.frame(dt, None, output, |_, _| {});
-    let texels = read_rgba16f(&show.gpu, show.compositor().composite()).checked("reading back");
+    let texels =
+        read_rgba16f(&show.ground.gpu, show.compositor().composite()).checked("reading back");
     [texels[0][0], texels[0][1], texels[0][2]]
 }
 
@@ -149,7 +162,12 @@ fn frame_colour(show: &mut sylva::show::Show, output: &mut RenderTarget, dt: f32
 fn a_preset_crossfades_in_over_the_running_one_inside_the_frame() {
     let (red, blue) = ([1.0, 0.0, 0.0, 1.0], [0.0, 0.0, 1.0, 1.0]);
     let mut show = support::show(support::fixtures(), "empty", OUTPUT_FORMAT);
-    let mut output = RenderTarget::new(&show.gpu.device, "stack.output", [8, 8], OUTPUT_FORMAT);
+    let mut output = RenderTarget::new(
+        &show.ground.gpu.device,
+        "stack.output",
+        [8, 8],
+        OUTPUT_FORMAT,
+    );
     show.apply_preset("red", &solid(red))
         .checked("loading the first stack");
     assert_eq!(frame_colour(&mut show, &mut output, 0.0), [1.0, 0.0, 0.0]);
@@ -271,7 +289,12 @@ fn a_layer_binds_its_inputs_by_name_and_another_layers_output_as_layer_id() {
     show.apply_preset("solid", &solid([0.2, 0.4, 0.6, 1.0]))
         .checked("loading the stack");
     show.add_layer(&PROBE, "probe");
-    let mut output = RenderTarget::new(&show.gpu.device, "inputs.output", [8, 8], OUTPUT_FORMAT);
+    let mut output = RenderTarget::new(
+        &show.ground.gpu.device,
+        "inputs.output",
+        [8, 8],
+        OUTPUT_FORMAT,
+    );
     show.frame(1.0 / 60.0, None, &mut output, |_, _| {});
     let found = FOUND
         .lock()

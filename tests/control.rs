@@ -85,9 +85,9 @@ fn messages_and_bundles_set_parameters_and_garbage_is_survived() {
         "garbage counted: {datagrams} datagrams, {malformed} malformed"
     );
     assert!(
-        rig.show.errors.snapshot().is_empty(),
+        rig.show.ground.errors.snapshot().is_empty(),
         "{:?}",
-        rig.show.errors.snapshot()
+        rig.show.ground.errors.snapshot()
     );
 }
 
@@ -365,7 +365,7 @@ fn names_from_the_network_stay_inside_the_show() {
     });
     assert_eq!(rig.show.preset(), Some("default"));
     assert!(!std::path::Path::new("/tmp/evil.toml").exists());
-    let errors = rig.show.errors.snapshot();
+    let errors = rig.show.ground.errors.snapshot();
     assert!(
         errors
             .iter()
@@ -457,8 +457,12 @@ fn a_preset_asked_for_with_seconds_crossfades_over_them() {
         ],
     );
     let mut show = support::show(root.clone(), "a", OUTPUT_FORMAT);
-    let mut output =
-        sylva::gpu::RenderTarget::new(&show.gpu.device, "fade.output", [8, 8], OUTPUT_FORMAT);
+    let mut output = sylva::gpu::RenderTarget::new(
+        &show.ground.gpu.device,
+        "fade.output",
+        [8, 8],
+        OUTPUT_FORMAT,
+    );
     // Beat 1 falls on the first frame (120 bpm); the preset it asks for
     // comes on once its layers' files are in, which a loaded machine may
     // take several frames to finish: short frames then, so the fade is

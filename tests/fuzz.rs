@@ -222,9 +222,14 @@ fn osc_messages_never_stop_the_show() {
             ..ControlOptions::default()
         },
         &show.registry,
-        &show.errors,
+        &show.ground.errors,
     );
-    let mut output = RenderTarget::new(&show.gpu.device, "fuzz.output", [8, 8], OUTPUT_FORMAT);
+    let mut output = RenderTarget::new(
+        &show.ground.gpu.device,
+        "fuzz.output",
+        [8, 8],
+        OUTPUT_FORMAT,
+    );
     let sender = control.sender();
     let mut random = Random(0x5eed_0002);
     let from = "127.0.0.1:9".parse().unwrap_or_else(|e| panic!("{e}"));

@@ -65,16 +65,16 @@ fn render_last_frame(preset: &str, size: [u32; 2], frames: u32) -> RgbaImage {
 /// The same from another show folder.
 pub fn render_project(project: PathBuf, preset: &str, size: [u32; 2], frames: u32) -> RgbaImage {
     let mut show = support::show(project, preset, OUTPUT_FORMAT);
-    let mut output = RenderTarget::new(&show.gpu.device, "test.output", size, OUTPUT_FORMAT);
+    let mut output = RenderTarget::new(&show.ground.gpu.device, "test.output", size, OUTPUT_FORMAT);
     for _ in 0..frames {
         show.frame(1.0 / 60.0, None, &mut output, |_, _| {});
     }
     assert!(
-        show.errors.snapshot().is_empty(),
+        show.ground.errors.snapshot().is_empty(),
         "{:?}",
-        show.errors.snapshot()
+        show.ground.errors.snapshot()
     );
-    match read_rgba8(&show.gpu, &output.texture) {
+    match read_rgba8(&show.ground.gpu, &output.texture) {
         Ok(image) => image,
         Err(error) => panic!("readback: {error}"),
     }

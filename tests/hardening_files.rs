@@ -91,7 +91,7 @@ fn outside(root: &Path) -> PathBuf {
 }
 
 fn errors(show: &Show) -> String {
-    (show.errors.snapshot().iter())
+    (show.ground.errors.snapshot().iter())
         .map(|e| format!("{}: {}", e.origin, e.message))
         .collect::<Vec<_>>()
         .join("\n")
@@ -109,7 +109,12 @@ fn plain_show(name: &str, files: &[(&str, &str)]) -> (PathBuf, Show, RenderTarge
     all.extend_from_slice(files);
     let root = support::show_folder(name, &all);
     let show = support::show(root.clone(), "plain", OUTPUT_FORMAT);
-    let output = RenderTarget::new(&show.gpu.device, "files.output", [8, 8], OUTPUT_FORMAT);
+    let output = RenderTarget::new(
+        &show.ground.gpu.device,
+        "files.output",
+        [8, 8],
+        OUTPUT_FORMAT,
+    );
     (root, show, output)
 }
 
@@ -245,7 +250,12 @@ fn a_point_cloud_named_over_osc_that_is_a_link_a_fifo_or_over_its_cap_is_refused
     mkfifo(&root.join("assets/fifo.ply"));
     rescue(root.join("assets/fifo.ply"), b"ply\n".to_vec());
     let mut show = support::show(root, "c", OUTPUT_FORMAT);
-    let mut output = RenderTarget::new(&show.gpu.device, "files.output", [8, 8], OUTPUT_FORMAT);
+    let mut output = RenderTarget::new(
+        &show.ground.gpu.device,
+        "files.output",
+        [8, 8],
+        OUTPUT_FORMAT,
+    );
     for (name, says) in [
         ("fifo.ply", "FIFO"),
         ("cloud.ply", "symbolic link"),
@@ -303,7 +313,12 @@ fn a_species_file_or_density_map_that_is_a_fifo_or_over_its_cap_is_refused() {
         }
         let started = Instant::now();
         let mut show = support::show(root.clone(), preset, OUTPUT_FORMAT);
-        let mut output = RenderTarget::new(&show.gpu.device, "files.output", [8, 8], OUTPUT_FORMAT);
+        let mut output = RenderTarget::new(
+            &show.ground.gpu.device,
+            "files.output",
+            [8, 8],
+            OUTPUT_FORMAT,
+        );
         frame(&mut show, &mut output, 0.1);
         // Sown at the first frame: a forest refused for its species never
         // waited on the file (one whose map is refused builds in full).

@@ -24,7 +24,12 @@ use crate::support::{self, Checked};
 /// with `below`, and an output for its frames.
 fn media_show(name: &str) -> (PathBuf, Show, RenderTarget) {
     let (root, show) = crate::media::media_show(name, "below");
-    let output = RenderTarget::new(&show.gpu.device, "media.output", [8, 8], OUTPUT_FORMAT);
+    let output = RenderTarget::new(
+        &show.ground.gpu.device,
+        "media.output",
+        [8, 8],
+        OUTPUT_FORMAT,
+    );
     (root, show, output)
 }
 
@@ -42,7 +47,7 @@ fn frame(show: &mut Show, output: &mut RenderTarget, dt: f32) {
 }
 
 fn errors(show: &Show) -> String {
-    (show.errors.snapshot().iter())
+    (show.ground.errors.snapshot().iter())
         .map(|e| format!("{}: {}", e.origin, e.message))
         .collect::<Vec<_>>()
         .join("\n")
@@ -191,7 +196,7 @@ fn an_hls_playlist_saved_as_a_clip_does_not_play_a_file_outside_the_show() {
     let texels = show
         .compositor()
         .layer_target("shader.through")
-        .map(|t| read_rgba16f(&show.gpu, t));
+        .map(|t| read_rgba16f(&show.ground.gpu, t));
     let Some(Ok(texels)) = texels else {
         panic!("reading the layer back");
     };

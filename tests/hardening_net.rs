@@ -178,9 +178,9 @@ fn time_tags_before_1970_mean_now() {
         });
     }
     assert!(
-        !rig.show.errors.has("sylva-osc"),
+        !rig.show.ground.errors.has("sylva-osc"),
         "the receiver never panicked: {:?}",
-        rig.show.errors.snapshot()
+        rig.show.ground.errors.snapshot()
     );
     rig.still_listening(0.44);
 }
@@ -357,7 +357,7 @@ fn network_saves_stay_plain_loadable_and_few() {
     assert!(
         !root.join("presets/default.toml").exists(),
         "a show that would not load is not saved over default: {:?}",
-        rig.show.errors.snapshot()
+        rig.show.ground.errors.snapshot()
     );
     std::thread::sleep(Duration::from_millis(1_100));
     let names = (0..500)

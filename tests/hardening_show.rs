@@ -30,7 +30,12 @@ fn script_show(name: &str, script: &str) -> PathBuf {
 
 fn start(root: PathBuf) -> (Show, RenderTarget) {
     let show = support::start(ShowOptions::new(root, "live"), OUTPUT_FORMAT);
-    let output = RenderTarget::new(&show.gpu.device, "hardening.output", [8, 8], OUTPUT_FORMAT);
+    let output = RenderTarget::new(
+        &show.ground.gpu.device,
+        "hardening.output",
+        [8, 8],
+        OUTPUT_FORMAT,
+    );
     (show, output)
 }
 
@@ -50,7 +55,8 @@ fn frame(show: &mut Show, output: &mut RenderTarget) {
 }
 
 fn errors(show: &Show) -> String {
-    show.errors
+    show.ground
+        .errors
         .snapshot()
         .iter()
         .map(|e| format!("{}: {}\n", e.origin, e.message))
@@ -246,7 +252,12 @@ fn a_failing_startup_preset_starts_the_built_in_default() {
         "{}",
         errors(&show)
     );
-    let mut output = RenderTarget::new(&show.gpu.device, "startup.output", [8, 8], OUTPUT_FORMAT);
+    let mut output = RenderTarget::new(
+        &show.ground.gpu.device,
+        "startup.output",
+        [8, 8],
+        OUTPUT_FORMAT,
+    );
     frames_go_on(&mut show, &mut output, 2);
 }
 
@@ -316,7 +327,7 @@ fn a_live_layer_that_keeps_the_show_under_its_floor_is_switched_off() {
     );
     let mut show = support::start(ShowOptions::new(root.clone(), "live"), OUTPUT_FORMAT);
     let size = [512, 512];
-    let mut output = RenderTarget::new(&show.gpu.device, "pace.output", size, OUTPUT_FORMAT);
+    let mut output = RenderTarget::new(&show.ground.gpu.device, "pace.output", size, OUTPUT_FORMAT);
     let mut pace = sylva::show::pace::Pace::default();
     let mut run = |show: &mut Show, frames: usize| {
         for _ in 0..frames {

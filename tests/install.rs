@@ -47,7 +47,7 @@ fn frames(show: &mut Show, output: &mut RenderTarget, count: usize) {
 fn a_saved_preset_loads_back_with_the_same_values() {
     let root = folder("install_round_trip");
     let mut show = support::show(root.clone(), "grow", OUTPUT_FORMAT);
-    let mut output = RenderTarget::new(&show.gpu.device, "round_trip", SIZE, OUTPUT_FORMAT);
+    let mut output = RenderTarget::new(&show.ground.gpu.device, "round_trip", SIZE, OUTPUT_FORMAT);
     for (name, value) in [
         ("colony.growth_speed", Value::Float(3.25)),
         ("colony.render", Value::Enum(0)),
@@ -94,7 +94,7 @@ fn after_a_crash_the_playlist_resumes_where_the_state_file_left_it() {
     let state_file = StateFile::new(root.join("state/sylva-state.toml"));
     let (entry, left, speed) = {
         let mut show = support::start(options.clone(), OUTPUT_FORMAT);
-        let mut output = RenderTarget::new(&show.gpu.device, "resume", SIZE, OUTPUT_FORMAT);
+        let mut output = RenderTarget::new(&show.ground.gpu.device, "resume", SIZE, OUTPUT_FORMAT);
         let mut keeper = StateFile::new(state_file.path());
         for _ in 0..14 {
             frames(&mut show, &mut output, 1);
@@ -131,7 +131,7 @@ fn after_a_crash_the_playlist_resumes_where_the_state_file_left_it() {
     );
     assert_eq!(show.clock.time, left);
     assert_eq!(show.registry.float("fluid.speed"), speed);
-    let mut output = RenderTarget::new(&show.gpu.device, "resumed", SIZE, OUTPUT_FORMAT);
+    let mut output = RenderTarget::new(&show.ground.gpu.device, "resumed", SIZE, OUTPUT_FORMAT);
     // The entry has 1.5 s left: frames start at 3.5, 3.75, … 4.75 s still
     // play it, the one starting at 5 s plays the third.
     frames(&mut show, &mut output, 6);
@@ -175,7 +175,7 @@ fn after_a_crash_the_playlist_resumes_where_the_state_file_left_it() {
             show.clock.time, 0.0,
             "{what}: the clock starts from the top"
         );
-        let mut output = RenderTarget::new(&show.gpu.device, "refused", SIZE, OUTPUT_FORMAT);
+        let mut output = RenderTarget::new(&show.ground.gpu.device, "refused", SIZE, OUTPUT_FORMAT);
         frames(&mut show, &mut output, 2);
         assert!(show.clock.time > 0.0, "{what}: the clock moves");
     }
@@ -195,26 +195,26 @@ fn a_lost_device_is_replaced_and_the_show_goes_on() {
         ..ShowOptions::new(root.clone(), "grow")
     };
     let mut show = start_on(Arc::new(gpu), &options, OUTPUT_FORMAT).checked("starting");
-    let mut output = RenderTarget::new(&show.gpu.device, "lost", SIZE, OUTPUT_FORMAT);
+    let mut output = RenderTarget::new(&show.ground.gpu.device, "lost", SIZE, OUTPUT_FORMAT);
     frames(&mut show, &mut output, 3);
     show.registry
         .set_now("colony.growth_speed", Value::Float(5.5), Source::Ui)
         .checked("a value to keep");
     let (preset, time) = (show.preset().map(str::to_string), show.clock.time);
-    show.gpu.device.destroy();
+    show.ground.gpu.device.destroy();
     // Frames on the lost device record into nothing and never panic.
     frames(&mut show, &mut output, 2);
-    show.gpu.wait_idle();
-    assert!(show.gpu.is_lost(), "the loss is noticed");
-    assert!(show.errors.has("gpu"), "and reported");
+    show.ground.gpu.wait_idle();
+    assert!(show.ground.gpu.is_lost(), "the loss is noticed");
+    assert!(show.ground.errors.has("gpu"), "and reported");
     show.recover_device(None).checked("recovering");
-    assert!(!show.gpu.is_lost(), "a new device");
+    assert!(!show.ground.gpu.is_lost(), "a new device");
     assert_eq!(show.preset().map(str::to_string), preset);
     assert_eq!(show.registry.float("colony.growth_speed"), 5.5);
     assert!(show.clock.time >= time, "the clock goes on");
-    let mut output = RenderTarget::new(&show.gpu.device, "recovered", SIZE, OUTPUT_FORMAT);
+    let mut output = RenderTarget::new(&show.ground.gpu.device, "recovered", SIZE, OUTPUT_FORMAT);
     frames(&mut show, &mut output, 3);
-    let image = read_rgba8(&show.gpu, &output.texture).checked("reading the frame");
+    let image = read_rgba8(&show.ground.gpu, &output.texture).checked("reading the frame");
     let lit = image
         .pixels()
         .filter(|p| p.0[..3].iter().any(|c| *c > 8))
@@ -294,9 +294,9 @@ fn a_layer_that_keeps_failing_is_restarted_then_left_out_and_the_others_play_on(
     let root = folder("install_fragile");
     let mut show = support::show(root.clone(), "grow", OUTPUT_FORMAT);
     show.add_layer(&FRAGILE, "fragile");
-    let mut output = RenderTarget::new(&show.gpu.device, "fragile", SIZE, OUTPUT_FORMAT);
+    let mut output = RenderTarget::new(&show.ground.gpu.device, "fragile", SIZE, OUTPUT_FORMAT);
     let nodes = |show: &Show| {
-        let report = show.layers()[1].report(&show.gpu);
+        let report = show.layers()[1].report(&show.ground.gpu);
         report
             .iter()
             .find(|(name, _)| name == "nodes")
@@ -309,7 +309,7 @@ fn a_layer_that_keeps_failing_is_restarted_then_left_out_and_the_others_play_on(
     frames(&mut show, &mut output, 1);
     assert_eq!(FRAGILE_BUILT.load(Ordering::SeqCst), 3, "built again twice");
     assert!(!show.layer_disabled("fragile"));
-    let shown = show.errors.snapshot();
+    let shown = show.ground.errors.snapshot();
     assert!(
         shown
             .iter()
@@ -323,12 +323,13 @@ fn a_layer_that_keeps_failing_is_restarted_then_left_out_and_the_others_play_on(
     assert!(show.layer_disabled("fragile"));
     assert_eq!(FRAGILE_BUILT.load(Ordering::SeqCst), 4, "one restart left");
     assert!(
-        show.errors
+        show.ground
+            .errors
             .snapshot()
             .iter()
             .any(|e| e.origin == "fragile" && e.message.contains("left out")),
         "{:?}",
-        show.errors.snapshot()
+        show.ground.errors.snapshot()
     );
     assert!(
         nodes(&show) > grown && grown > 0.0,

@@ -56,11 +56,12 @@ fn isf_show(name: &str, fs: &str, settings: &str) -> Show {
 /// first, in the display space the file wrote them in (the layer holds
 /// them decoded to linear).
 fn run(show: &mut Show, frames: u32, dt: f32) -> Vec<[f32; 4]> {
-    let mut output = RenderTarget::new(&show.gpu.device, "isf.output", SIZE, OUTPUT_FORMAT);
+    let mut output = RenderTarget::new(&show.ground.gpu.device, "isf.output", SIZE, OUTPUT_FORMAT);
     for _ in 0..frames {
         show.frame(dt, None, &mut output, |_, _| {});
     }
     let errors: Vec<String> = show
+        .ground
         .errors
         .snapshot()
         .iter()
@@ -70,7 +71,7 @@ fn run(show: &mut Show, frames: u32, dt: f32) -> Vec<[f32; 4]> {
     match show
         .compositor()
         .layer_target("shader.fx")
-        .map(|t| read_rgba16f(&show.gpu, t))
+        .map(|t| read_rgba16f(&show.ground.gpu, t))
     {
         Some(Ok(texels)) => (texels.into_iter())
             .map(|[r, g, b, a]| {

@@ -70,7 +70,12 @@ fn start(root: PathBuf, watch: bool) -> (Show, RenderTarget) {
         },
         OUTPUT_FORMAT,
     );
-    let output = RenderTarget::new(&show.gpu.device, "live.output", [8, 8], OUTPUT_FORMAT);
+    let output = RenderTarget::new(
+        &show.ground.gpu.device,
+        "live.output",
+        [8, 8],
+        OUTPUT_FORMAT,
+    );
     (show, output)
 }
 
@@ -81,7 +86,7 @@ fn frame(show: &mut Show, output: &mut RenderTarget) {
 /// The red channel the live layer drew last frame.
 fn red(show: &Show) -> f32 {
     let texture = show.compositor().layer_target("shader.live");
-    match texture.map(|t| read_rgba16f(&show.gpu, t)) {
+    match texture.map(|t| read_rgba16f(&show.ground.gpu, t)) {
         Some(Ok(texels)) => texels[0][0],
         other => panic!("reading the live layer: {other:?}"),
     }
@@ -105,7 +110,7 @@ fn frames_until(
         assert!(
             started.elapsed() < CEILING,
             "{what}: not within {CEILING:?}; errors: {:?}",
-            show.errors.snapshot()
+            show.ground.errors.snapshot()
         );
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -147,9 +152,9 @@ fn shader_edits_go_live_and_broken_saves_keep_the_last_good_version() {
         ),
     );
     frames_until(&mut show, &mut output, "broken save reported", |r| {
-        r.errors.has("shader.live")
+        r.ground.errors.has("shader.live")
     });
-    let errors = show.errors.snapshot();
+    let errors = show.ground.errors.snapshot();
     let message = &errors
         .iter()
         .find(|e| e.origin == "shader.live")
@@ -167,13 +172,13 @@ fn shader_edits_go_live_and_broken_saves_keep_the_last_good_version() {
 
     write(&file, LIVE_SHADER);
     frames_until(&mut show, &mut output, "fix recovers", |r| {
-        !r.errors.has("shader.live") && (red(r) - 0.75).abs() < 1e-3
+        !r.ground.errors.has("shader.live") && (red(r) - 0.75).abs() < 1e-3
     });
 
     // Deleted (the layer keeps drawing and says so), then recreated.
     std::fs::remove_file(&file).ok();
     frames_until(&mut show, &mut output, "deletion reported", |r| {
-        r.errors.has("shader.live")
+        r.ground.errors.has("shader.live")
     });
     frame(&mut show, &mut output);
     assert!(
@@ -185,7 +190,7 @@ fn shader_edits_go_live_and_broken_saves_keep_the_last_good_version() {
         &LIVE_SHADER.replace("params.tint.rgb * params.level", "params.tint.rgb * 0.25"),
     );
     frames_until(&mut show, &mut output, "recreated file live", |r| {
-        !r.errors.has("shader.live") && (red(r) - 0.25).abs() < 1e-3
+        !r.ground.errors.has("shader.live") && (red(r) - 0.25).abs() < 1e-3
     });
     std::fs::remove_dir_all(root).ok();
 }
@@ -281,9 +286,10 @@ fn a_script_that_fails_to_load_keeps_the_old_one_and_persist_survives() {
         "function update(dt)\n  sylva.set('shader.live.level', 0.9\nend\n",
     );
     frames_until(&mut show, &mut output, "syntax error reported", |r| {
-        r.errors.has("scripts/live.lua")
+        r.ground.errors.has("scripts/live.lua")
     });
     let message = show
+        .ground
         .errors
         .snapshot()
         .iter()
@@ -310,7 +316,7 @@ fn a_script_that_fails_to_load_keeps_the_old_one_and_persist_survives() {
         Some("2"),
         "persist kept its count"
     );
-    assert!(!show.errors.has("scripts/live.lua"));
+    assert!(!show.ground.errors.has("scripts/live.lua"));
     std::fs::remove_dir_all(root).ok();
 }
 
@@ -328,6 +334,7 @@ fn an_endless_loop_is_interrupted_and_the_frames_go_on() {
         started.elapsed()
     );
     let message = show
+        .ground
         .errors
         .snapshot()
         .iter()
@@ -353,6 +360,7 @@ fn a_memory_bomb_is_stopped() {
     frame(&mut show, &mut output);
     frame(&mut show, &mut output);
     let message = show
+        .ground
         .errors
         .snapshot()
         .iter()
@@ -445,9 +453,10 @@ fn saving_the_running_preset_reloads_it_and_a_broken_one_is_refused() {
         "layers = [\"shader.live\"]\n\n[params]\n\"shader.live.levle\" = 0.9\n",
     );
     frames_until(&mut show, &mut output, "broken preset reported", |r| {
-        r.errors.has("preset")
+        r.ground.errors.has("preset")
     });
     let message = show
+        .ground
         .errors
         .snapshot()
         .iter()
@@ -487,7 +496,7 @@ fn a_saved_simulation_kernel_reloads_in_the_running_show() {
         &mut output,
         "the broken kernel is reported",
         |r| {
-            r.errors.snapshot().iter().any(|e| {
+            r.ground.errors.snapshot().iter().any(|e| {
                 e.origin == "fluid kernels" && e.message.contains("shaders/fluid/force.wgsl:")
             })
         },
@@ -495,7 +504,7 @@ fn a_saved_simulation_kernel_reloads_in_the_running_show() {
     frame(&mut show, &mut output);
     save_atomically(&file, original);
     frames_until(&mut show, &mut output, "the fixed kernel goes live", |r| {
-        !r.errors.has("fluid kernels")
+        !r.ground.errors.has("fluid kernels")
     });
     std::fs::remove_dir_all(root).ok();
 }

@@ -59,7 +59,7 @@ fn pattern(k: u32) -> Vec<u8> {
 /// The layer's output, linear RGBA, rows top first.
 fn layer_texels(show: &Show) -> Vec<[f32; 4]> {
     let target = show.compositor().layer_target("shader.through");
-    match target.map(|t| read_rgba16f(&show.gpu, t)) {
+    match target.map(|t| read_rgba16f(&show.ground.gpu, t)) {
         Some(Ok(texels)) => texels,
         other => panic!("readback: {other:?}"),
     }
@@ -144,8 +144,12 @@ fn a_png_or_tiff_in_media_is_shown_texel_for_texel() {
         let (root, mut show) = media_show("media_png", "below");
         write_picture(&root.join(file), [SIDE, SIDE], pattern(0));
         show.media_in_lockstep();
-        let mut output =
-            RenderTarget::new(&show.gpu.device, "media.output", [SIDE; 2], OUTPUT_FORMAT);
+        let mut output = RenderTarget::new(
+            &show.ground.gpu.device,
+            "media.output",
+            [SIDE; 2],
+            OUTPUT_FORMAT,
+        );
         show.registry
             .set(
                 "shader.through.picture",
@@ -156,7 +160,7 @@ fn a_png_or_tiff_in_media_is_shown_texel_for_texel() {
         frame(&mut show, &mut output, 1.0 / 60.0);
         let off = distance_from(&show, &pattern(0));
         assert!(off < 4e-3, "{file} comes through: {off}");
-        assert!(!show.errors.has(file), "no error for {file}");
+        assert!(!show.ground.errors.has(file), "no error for {file}");
     }
 }
 
@@ -172,7 +176,12 @@ fn a_clip_in_lockstep_shows_frame_n_at_n_over_fps() {
             Source::Ui,
         )
         .checked("no loop");
-    let mut output = RenderTarget::new(&show.gpu.device, "media.output", [SIDE; 2], OUTPUT_FORMAT);
+    let mut output = RenderTarget::new(
+        &show.ground.gpu.device,
+        "media.output",
+        [SIDE; 2],
+        OUTPUT_FORMAT,
+    );
     // 25 show frames a second over a 10 fps clip: show frame n at n / 25 s
     // shows clip frame floor(n * 10 / 25).
     for n in 0..12u32 {
@@ -190,7 +199,7 @@ fn a_clip_in_lockstep_shows_frame_n_at_n_over_fps() {
         frame(&mut show, &mut output, 1.0 / 25.0);
     }
     assert!(distance_from(&show, &pattern(7)) < 4e-3, "held at the end");
-    assert!(!show.errors.has("media/clip.mkv"), "no error");
+    assert!(!show.ground.errors.has("media/clip.mkv"), "no error");
 }
 
 #[test]
@@ -244,7 +253,12 @@ fn a_live_clip_at_the_shows_rate_shows_every_frame_from_its_first_whatever_the_j
 fn hostile_missing_and_outside_sources_are_errors_and_the_show_goes_on() {
     let (root, mut show) = media_show("media_hostile", "below");
     show.media_in_lockstep();
-    let mut output = RenderTarget::new(&show.gpu.device, "media.output", [SIDE; 2], OUTPUT_FORMAT);
+    let mut output = RenderTarget::new(
+        &show.ground.gpu.device,
+        "media.output",
+        [SIDE; 2],
+        OUTPUT_FORMAT,
+    );
     // Random bytes named as a clip, and as a picture.
     let noise: Vec<u8> = (0..4096u32)
         .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
@@ -272,7 +286,7 @@ fn hostile_missing_and_outside_sources_are_errors_and_the_show_goes_on() {
         for _ in 0..3 {
             frame(&mut show, &mut output, 1.0 / 60.0);
         }
-        let shown: Vec<String> = (show.errors.snapshot().iter())
+        let shown: Vec<String> = (show.ground.errors.snapshot().iter())
             .map(|e| format!("{}: {}", e.origin, e.message))
             .collect();
         let shown = shown.join("\n");
@@ -393,13 +407,18 @@ fn a_camera_plugged_unplugged_and_back_shows_black_and_says_so_meanwhile() {
     show.see_from(Arc::new(TestCameras {
         plugged: plugged.clone(),
     }));
-    let mut output = RenderTarget::new(&show.gpu.device, "media.output", [SIDE; 2], OUTPUT_FORMAT);
+    let mut output = RenderTarget::new(
+        &show.ground.gpu.device,
+        "media.output",
+        [SIDE; 2],
+        OUTPUT_FORMAT,
+    );
     frame(&mut show, &mut output, 1.0 / 60.0);
     assert!(
         distance_from(&show, &pattern(3)) < 4e-3,
         "the camera's picture"
     );
-    assert!(!show.errors.has("camera:test"));
+    assert!(!show.ground.errors.has("camera:test"));
     plugged.store(false, Ordering::SeqCst);
     frame(&mut show, &mut output, 1.0 / 60.0);
     let black = vec![0; (SIDE * SIDE * 3) as usize];
@@ -407,12 +426,12 @@ fn a_camera_plugged_unplugged_and_back_shows_black_and_says_so_meanwhile() {
         distance_from(&show, &black) < 1e-3,
         "black while it is gone"
     );
-    assert!(show.errors.has("camera:test"), "and it says so");
+    assert!(show.ground.errors.has("camera:test"), "and it says so");
     plugged.store(true, Ordering::SeqCst);
     std::thread::sleep(RETRY + std::time::Duration::from_millis(100));
     frame(&mut show, &mut output, 1.0 / 60.0);
     assert!(distance_from(&show, &pattern(3)) < 4e-3, "back when it is");
-    assert!(!show.errors.has("camera:test"), "the error goes");
+    assert!(!show.ground.errors.has("camera:test"), "the error goes");
     show.registry
         .set(
             "shader.through.picture",
@@ -453,7 +472,12 @@ fn a_yuv_clip_is_converted_on_the_gpu_as_ffmpeg_converts_it() {
     show.media_in_lockstep();
     // The software adapter would get RGBA from ffmpeg: ask for the planes.
     show.media_planes(true);
-    let mut output = RenderTarget::new(&show.gpu.device, "media.output", [SIDE; 2], OUTPUT_FORMAT);
+    let mut output = RenderTarget::new(
+        &show.ground.gpu.device,
+        "media.output",
+        [SIDE; 2],
+        OUTPUT_FORMAT,
+    );
     for k in 0..4u32 {
         frame(&mut show, &mut output, if k == 0 { 0.0 } else { 0.1 });
         // In 8-bit sRGB levels: ffmpeg's converter rounds in integers.

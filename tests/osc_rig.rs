@@ -35,12 +35,12 @@ pub fn rig_with(show: Show, options: ControlOptions, ceiling: Duration) -> Rig {
             ..options
         },
         &show.registry,
-        &show.errors,
+        &show.ground.errors,
     );
     let (Some(osc), Some(query)) = (control.osc_port(), control.oscquery_port()) else {
-        panic!("OSC did not open: {:?}", show.errors.snapshot());
+        panic!("OSC did not open: {:?}", show.ground.errors.snapshot());
     };
-    let output = RenderTarget::new(&show.gpu.device, "rig.output", [8, 8], OUTPUT_FORMAT);
+    let output = RenderTarget::new(&show.ground.gpu.device, "rig.output", [8, 8], OUTPUT_FORMAT);
     let sender = UdpSocket::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("sender socket: {e}"));
     Rig {
         show,

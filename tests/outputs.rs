@@ -50,17 +50,22 @@ fn start(root: PathBuf) -> Show {
 
 /// One frame; the canvas and every output read back.
 fn frame(show: &mut Show) -> (RgbaImage, Vec<RgbaImage>) {
-    let mut canvas = RenderTarget::new(&show.gpu.device, "outputs.canvas", CANVAS, OUTPUT_FORMAT);
+    let mut canvas = RenderTarget::new(
+        &show.ground.gpu.device,
+        "outputs.canvas",
+        CANVAS,
+        OUTPUT_FORMAT,
+    );
     show.frame(1.0 / 60.0, None, &mut canvas, |_, _| {});
     let outputs = show
         .outputs()
         .map(|o| o.outputs())
         .unwrap_or_default()
         .iter()
-        .map(|o| read_rgba8(&show.gpu, &o.target.texture).checked("reading an output"))
+        .map(|o| read_rgba8(&show.ground.gpu, &o.target.texture).checked("reading an output"))
         .collect();
     (
-        read_rgba8(&show.gpu, &canvas.texture).checked("reading the canvas"),
+        read_rgba8(&show.ground.gpu, &canvas.texture).checked("reading the canvas"),
         outputs,
     )
 }

@@ -38,7 +38,7 @@ fn show(name: &str) -> Show {
 /// Runs `frames` frames at 30 fps, each read back into `tap`; the last
 /// canvas.
 fn play(show: &mut Show, tap: &mut Tap, frames: u32) -> image::RgbaImage {
-    let mut canvas = RenderTarget::new(&show.gpu.device, "send.canvas", SIZE, OUTPUT_FORMAT);
+    let mut canvas = RenderTarget::new(&show.ground.gpu.device, "send.canvas", SIZE, OUTPUT_FORMAT);
     for _ in 0..frames {
         show.frame(1.0 / 30.0, None, &mut canvas, |show, encoder| {
             if let Some(picture) = show.picture() {
@@ -49,16 +49,16 @@ fn play(show: &mut Show, tap: &mut Tap, frames: u32) -> image::RgbaImage {
         // Lets the worker keep up, as a show's frame period does.
         std::thread::sleep(Duration::from_millis(5));
     }
-    read_rgba8(&show.gpu, &canvas.texture).checked("reading the canvas")
+    read_rgba8(&show.ground.gpu, &canvas.texture).checked("reading the canvas")
 }
 
 fn tap(show: &Show, make: MakeSink) -> Tap {
     Tap::start(
-        &show.gpu.device,
+        &show.ground.gpu.device,
         "send-test",
         SIZE,
         make,
-        show.errors.clone(),
+        show.ground.errors.clone(),
     )
     .checked("a tap")
 }
@@ -159,7 +159,8 @@ fn a_target_keeps_sending_after_the_canvas_is_resized() {
     };
     let mut senders = Senders::new(&mut show, &options, 30.0);
     for size in [[64, 32], [32, 16], [64, 32]] {
-        let mut canvas = RenderTarget::new(&show.gpu.device, "send.canvas", size, OUTPUT_FORMAT);
+        let mut canvas =
+            RenderTarget::new(&show.ground.gpu.device, "send.canvas", size, OUTPUT_FORMAT);
         let sent = |senders: &Senders| -> u64 {
             let status = senders.status();
             let line = status.first().cloned().unwrap_or_default();

@@ -149,12 +149,18 @@ fn two_failing_targets_each_keep_their_own_line_on_screen() {
         ..SendOptions::default()
     };
     let mut senders = Senders::new(&mut show, &options, 30.0);
-    let mut canvas = RenderTarget::new(&show.gpu.device, "takes.canvas", [32, 16], OUTPUT_FORMAT);
+    let mut canvas = RenderTarget::new(
+        &show.ground.gpu.device,
+        "takes.canvas",
+        [32, 16],
+        OUTPUT_FORMAT,
+    );
     let mut shown: Vec<Vec<(String, String)>> = Vec::new();
     for _ in 0..40 {
         frame(&mut show, &mut senders, &mut canvas);
         std::thread::sleep(std::time::Duration::from_millis(10));
         let mut errors: Vec<(String, String)> = show
+            .ground
             .errors
             .snapshot()
             .iter()
@@ -198,7 +204,12 @@ fn outputs_over_the_pixel_budget_are_refused_at_load_with_their_line() {
         },
         OUTPUT_FORMAT,
     );
-    let mut canvas = RenderTarget::new(&show.gpu.device, "takes.canvas", [32, 16], OUTPUT_FORMAT);
+    let mut canvas = RenderTarget::new(
+        &show.ground.gpu.device,
+        "takes.canvas",
+        [32, 16],
+        OUTPUT_FORMAT,
+    );
     show.frame(1.0 / 60.0, None, &mut canvas, |_, _| {});
     let errors = support::error_messages(&show);
     assert!(

@@ -327,12 +327,17 @@ fn running(name: &str, start: &str, files: &[(&str, &str)]) -> Show {
 
 /// One frame, then the first texel of the effect's layer.
 fn frame(show: &mut Show) -> [f32; 4] {
-    let mut output = RenderTarget::new(&show.gpu.device, "hardening.output", [4, 4], OUTPUT_FORMAT);
+    let mut output = RenderTarget::new(
+        &show.ground.gpu.device,
+        "hardening.output",
+        [4, 4],
+        OUTPUT_FORMAT,
+    );
     show.frame(1.0 / 60.0, None, &mut output, |_, _| {});
     match show
         .compositor()
         .layer_target("shader.fx")
-        .map(|t| read_rgba16f(&show.gpu, t))
+        .map(|t| read_rgba16f(&show.ground.gpu, t))
     {
         Some(Ok(texels)) => texels[0],
         other => panic!("readback: {other:?}"),

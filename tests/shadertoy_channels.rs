@@ -132,13 +132,13 @@ fn write_clip(path: &Path, rgb: &[u8]) {
 /// the display space the file wrote them in (the layer holds them
 /// decoded to linear).
 fn run(show: &mut Show, frames: u32) -> Vec<[f32; 3]> {
-    let mut output = RenderTarget::new(&show.gpu.device, "toy.output", SIZE, OUTPUT_FORMAT);
+    let mut output = RenderTarget::new(&show.ground.gpu.device, "toy.output", SIZE, OUTPUT_FORMAT);
     for _ in 0..frames {
         show.frame(1.0 / 60.0, None, &mut output, |_, _| {});
     }
     let errors = support::error_messages(show);
     assert!(errors.is_empty(), "no errors: {errors:?}");
-    match (show.compositor().layer_target("shader.fx")).map(|t| read_rgba16f(&show.gpu, t)) {
+    match (show.compositor().layer_target("shader.fx")).map(|t| read_rgba16f(&show.ground.gpu, t)) {
         Some(Ok(texels)) => (texels.iter())
             .map(|t| [t[0], t[1], t[2]].map(support::display_encoded))
             .collect(),

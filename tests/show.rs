@@ -62,7 +62,12 @@ fn shader_header_parameters_and_layer_parameters_are_registered() {
 #[test]
 fn render_scale_applies_once_the_knob_rests() {
     let mut show = support::show(support::fixtures(), "default", OUTPUT_FORMAT);
-    let mut output = RenderTarget::new(&show.gpu.device, "scale.output", [64, 32], OUTPUT_FORMAT);
+    let mut output = RenderTarget::new(
+        &show.ground.gpu.device,
+        "scale.output",
+        [64, 32],
+        OUTPUT_FORMAT,
+    );
     let mut frame = |show: &mut sylva::show::Show| {
         show.frame(0.1, None, &mut output, |_, _| {});
         show.compositor().render_size()
@@ -146,7 +151,12 @@ fn simulated(preset: &str, layer: &str, seed: u64) -> Vec<[f32; 4]> {
         },
         OUTPUT_FORMAT,
     );
-    let mut output = RenderTarget::new(&show.gpu.device, "seed.output", [48, 32], OUTPUT_FORMAT);
+    let mut output = RenderTarget::new(
+        &show.ground.gpu.device,
+        "seed.output",
+        [48, 32],
+        OUTPUT_FORMAT,
+    );
     for _ in 0..6 {
         show.frame(1.0 / 60.0, None, &mut output, |_, _| {});
     }
@@ -154,7 +164,7 @@ fn simulated(preset: &str, layer: &str, seed: u64) -> Vec<[f32; 4]> {
         .compositor()
         .layer_target(layer)
         .unwrap_or_else(|| panic!("{preset} has no {layer} target"));
-    sylva::gpu::read_rgba16f(&show.gpu, texture).unwrap_or_else(|e| panic!("{e}"))
+    sylva::gpu::read_rgba16f(&show.ground.gpu, texture).unwrap_or_else(|e| panic!("{e}"))
 }
 
 #[test]
@@ -178,7 +188,12 @@ fn the_seed_reaches_every_simulation() {
 #[test]
 fn a_simulation_fading_out_keeps_running_until_it_is_gone() {
     let mut show = support::show(support::fixtures(), "colony_small", OUTPUT_FORMAT);
-    let mut output = RenderTarget::new(&show.gpu.device, "fade.output", [48, 32], OUTPUT_FORMAT);
+    let mut output = RenderTarget::new(
+        &show.ground.gpu.device,
+        "fade.output",
+        [48, 32],
+        OUTPUT_FORMAT,
+    );
     let mut frame = |show: &mut Show| show.frame(0.25, None, &mut output, |_, _| {});
     frame(&mut show);
     show.registry
@@ -187,7 +202,9 @@ fn a_simulation_fading_out_keeps_running_until_it_is_gone() {
     show.load_preset("fluid_small")
         .checked("crossfading to the fluid");
     let nodes = |show: &Show| {
-        let leaving = show.outgoing().map(|o| o.stack.layers[0].report(&show.gpu));
+        let leaving = show
+            .outgoing()
+            .map(|o| o.stack.layers[0].report(&show.ground.gpu));
         let figure = leaving.and_then(|r| r.into_iter().find(|(name, _)| name == "nodes"));
         figure.map_or(0.0, |(_, n)| n)
     };
@@ -231,7 +248,12 @@ fn a_playlist_plays_its_entries_for_their_seconds_and_beats_and_takes_edits_at_t
         },
         OUTPUT_FORMAT,
     );
-    let mut output = RenderTarget::new(&show.gpu.device, "playlist.output", [8, 8], OUTPUT_FORMAT);
+    let mut output = RenderTarget::new(
+        &show.ground.gpu.device,
+        "playlist.output",
+        [8, 8],
+        OUTPUT_FORMAT,
+    );
     let mut run = |show: &mut Show, seconds: f32| {
         for _ in 0..(seconds / 0.25).round() as usize {
             show.frame(0.25, None, &mut output, |_, _| {});
@@ -271,11 +293,11 @@ fn a_playlist_plays_its_entries_for_their_seconds_and_beats_and_takes_edits_at_t
     )
     .checked("saving a broken playlist");
     let started = std::time::Instant::now();
-    while !show.errors.has("playlist") {
+    while !show.ground.errors.has("playlist") {
         assert!(
             started.elapsed().as_secs() < 20,
             "the broken save is reported: {:?} {:?}",
-            show.errors.snapshot(),
+            show.ground.errors.snapshot(),
             show.playlist_status()
         );
         run(&mut show, 0.25);
@@ -333,7 +355,12 @@ fn a_script_from_the_command_line_plays_through_a_playlist_whose_entries_name_th
         ..sylva::show::ShowOptions::new(root.clone(), "a")
     };
     let mut show = support::start(options, OUTPUT_FORMAT);
-    let mut output = RenderTarget::new(&show.gpu.device, "script.output", [8, 8], OUTPUT_FORMAT);
+    let mut output = RenderTarget::new(
+        &show.ground.gpu.device,
+        "script.output",
+        [8, 8],
+        OUTPUT_FORMAT,
+    );
     for entry in ["a", "b"] {
         // The playlist moves on after half a second of show time; the
         // entry's preset then arrives once its shader is read, in wall
@@ -366,14 +393,18 @@ fn the_tank_s_moves_play_two_phrases_without_a_script_error() {
         let mut options = ShowOptions::new(support::fixtures(), "fluid_small_pbf");
         options.script = Some(script.to_string());
         let mut show = support::start(options, OUTPUT_FORMAT);
-        let mut output =
-            RenderTarget::new(&show.gpu.device, "moves.output", [32, 32], OUTPUT_FORMAT);
+        let mut output = RenderTarget::new(
+            &show.ground.gpu.device,
+            "moves.output",
+            [32, 32],
+            OUTPUT_FORMAT,
+        );
         // 10 s of show time at 120 bpm: twenty beats.
         for _ in 0..40 {
             show.frame(0.25, None, &mut output, |_, _| {});
         }
         assert!(show.clock.beats >= 16.0, "{script}: two phrases played");
-        let errors = show.errors.snapshot();
+        let errors = show.ground.errors.snapshot();
         assert!(errors.is_empty(), "{script}: {errors:?}");
     }
 }

@@ -163,7 +163,8 @@ pub fn png_header_only(width: u32, height: u32) -> Vec<u8> {
 
 /// The messages on screen now.
 pub fn error_messages(show: &sylva::show::Show) -> Vec<String> {
-    show.errors
+    show.ground
+        .errors
         .snapshot()
         .iter()
         .map(|e| e.message.clone())

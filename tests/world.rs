@@ -436,7 +436,12 @@ fn still_figure(
     );
     let root = support::show_folder(name, &[("presets/p.toml", preset.as_str())]);
     let mut show = support::show(root.clone(), "p", OUTPUT_FORMAT);
-    let mut output = RenderTarget::new(&show.gpu.device, "test.output", [160, 90], OUTPUT_FORMAT);
+    let mut output = RenderTarget::new(
+        &show.ground.gpu.device,
+        "test.output",
+        [160, 90],
+        OUTPUT_FORMAT,
+    );
     let mut images = Vec::new();
     for frame in 0..frames {
         if cut == Some(frame) {
@@ -446,12 +451,13 @@ fn still_figure(
             off.checked("switching the figure off");
         }
         show.frame(1.0 / 60.0, None, &mut output, |_, _| {});
-        images.push(read_rgba8(&show.gpu, &output.texture).checked("reading the frame back"));
+        images
+            .push(read_rgba8(&show.ground.gpu, &output.texture).checked("reading the frame back"));
     }
     assert!(
-        show.errors.snapshot().is_empty(),
+        show.ground.errors.snapshot().is_empty(),
         "{:?}",
-        show.errors.snapshot()
+        show.ground.errors.snapshot()
     );
     std::fs::remove_dir_all(root).ok();
     images

@@ -256,18 +256,19 @@ pub(crate) fn preset_params(settings: &[String]) -> anyhow::Result<Vec<PresetPar
 }
 
 fn measure(show: &mut Show, size: [u32; 2], steps: usize) -> anyhow::Result<Vec<Vec<PassTime>>> {
-    let mut output = RenderTarget::new(&show.gpu.device, "bench.output", size, OUTPUT_FORMAT);
+    let mut output =
+        RenderTarget::new(&show.ground.gpu.device, "bench.output", size, OUTPUT_FORMAT);
     let mut frames = Vec::with_capacity(steps);
     for step in 0..WARM_UP + steps {
         // Timings may be ready as soon as the frame submits, or only after the wait.
         let mut finished = show.frame(1.0 / 60.0, None, &mut output, |_, _| {});
-        show.gpu.wait_idle();
+        show.ground.gpu.wait_idle();
         finished.extend(show.profiler.collect());
         if step >= WARM_UP {
             frames.extend(finished.into_iter().map(|f| f.passes));
         }
     }
-    if let Some(error) = show.errors.snapshot().first() {
+    if let Some(error) = show.ground.errors.snapshot().first() {
         bail!("{}: {}", error.origin, error.message);
     }
     Ok(frames)

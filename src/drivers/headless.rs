@@ -90,7 +90,7 @@ pub fn render(options: &RenderOptions) -> anyhow::Result<()> {
         .map(|path| VideoWriter::start(path, options.size, options.fps, soundtrack))
         .transpose()?;
     let mut output = RenderTarget::new(
-        &show.gpu.device,
+        &show.ground.gpu.device,
         "render.output",
         options.size,
         OUTPUT_FORMAT,
@@ -109,7 +109,7 @@ pub fn render(options: &RenderOptions) -> anyhow::Result<()> {
         if (index + 1) % every != 0 {
             continue;
         }
-        let image = read_rgba8(&show.gpu, &output.texture)?;
+        let image = read_rgba8(&show.ground.gpu, &output.texture)?;
         fail_on_errors(&show)?;
         if let Some(video) = video.as_mut() {
             video.frame(image.as_raw())?;
@@ -137,7 +137,7 @@ fn write_outputs(show: &Show, out: &std::path::Path, index: u32) -> anyhow::Resu
         std::fs::create_dir_all(&folder)
             .with_context(|| format!("creating {}", folder.display()))?;
         let path = folder.join(format!("frame_{index:05}.png"));
-        read_rgba8(&show.gpu, &output.target.texture)?
+        read_rgba8(&show.ground.gpu, &output.target.texture)?
             .save(&path)
             .with_context(|| format!("writing {}", path.display()))?;
     }
@@ -145,7 +145,7 @@ fn write_outputs(show: &Show, out: &std::path::Path, index: u32) -> anyhow::Resu
 }
 
 fn fail_on_errors(show: &Show) -> anyhow::Result<()> {
-    let errors = show.errors.snapshot();
+    let errors = show.ground.errors.snapshot();
     if let Some(first) = errors.first() {
         bail!("{}: {}", first.origin, first.message);
     }
@@ -189,7 +189,7 @@ pub fn run(options: &HeadlessOptions) -> anyhow::Result<()> {
         },
     );
     let mut output = RenderTarget::new(
-        &live.show.gpu.device,
+        &live.show.ground.gpu.device,
         "headless.output",
         options.size,
         OUTPUT_FORMAT,
@@ -223,10 +223,10 @@ pub fn run(options: &HeadlessOptions) -> anyhow::Result<()> {
         // No window turns the main run loop here, on air or off: Syphon's
         // clients find its servers through it.
         crate::drivers::send::syphon::turn_main_run_loop();
-        if live.show.gpu.is_lost() {
+        if live.show.ground.gpu.is_lost() {
             live.show.recover_device(None)?;
             output = RenderTarget::new(
-                &live.show.gpu.device,
+                &live.show.ground.gpu.device,
                 "headless.output",
                 options.size,
                 OUTPUT_FORMAT,
@@ -253,7 +253,7 @@ pub fn run(options: &HeadlessOptions) -> anyhow::Result<()> {
             std::thread::sleep(due.saturating_duration_since(now));
         }
     }
-    live.show.gpu.wait_idle();
+    live.show.ground.gpu.wait_idle();
     // The show's own time, before the senders finish their files.
     let seconds = started.elapsed().as_secs_f64();
     live.finish();

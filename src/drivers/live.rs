@@ -54,9 +54,9 @@ impl Live {
     pub fn start(mut show: Show, options: &LiveOptions<'_>) -> Self {
         let installation = Installation::new(options.install);
         installation.resume(&mut show, options.playlist);
-        let control = options
-            .control
-            .map(|c| ControlSurface::start(&show.with_thumbs(c), &show.registry, &show.errors));
+        let control = options.control.map(|c| {
+            ControlSurface::start(&show.with_thumbs(c), &show.registry, &show.ground.errors)
+        });
         let senders = Senders::new(&mut show, options.send, options.fps);
         Self {
             show,
@@ -122,7 +122,7 @@ impl Live {
         let Some(senders) = self.senders.take() else {
             return;
         };
-        self.show.gpu.wait_idle();
+        self.show.ground.gpu.wait_idle();
         for line in senders.finish(&self.show) {
             tracing::info!("send: {line}");
         }

@@ -105,10 +105,10 @@ pub struct WholeFrameReport {
 /// Plays the show and measures it.
 pub fn run(options: &WholeFrameOptions) -> anyhow::Result<WholeFrameReport> {
     let mut show = crate::show::start(&options.show, OUTPUT_FORMAT)?;
-    if !show.gpu.timestamps {
+    if !show.ground.gpu.timestamps {
         bail!(
             "{} has no timestamp queries; GPU times cannot be measured",
-            show.gpu.info.name
+            show.ground.gpu.info.name
         );
     }
     for setting in super::bench::preset_params(&options.set)? {
@@ -117,14 +117,14 @@ pub fn run(options: &WholeFrameOptions) -> anyhow::Result<WholeFrameReport> {
         let set = crate::command::Command::Set(setting.name, value, crate::params::Source::Ui);
         show.apply(set)?;
     }
-    let device = show.gpu.device.clone();
+    let device = show.ground.gpu.device.clone();
     let mut output = RenderTarget::new(&device, "bench.output", options.resolution, OUTPUT_FORMAT);
     let dt = 1.0 / 60.0;
     for _ in 0..options.warm_up {
         show.frame(dt, None, &mut output, |_, _| {});
         show.profiler.collect();
     }
-    show.gpu.wait_idle();
+    show.ground.gpu.wait_idle();
     show.profiler.collect();
     let mut frames = Vec::with_capacity(options.steps);
     let mut clocks = Clocks::default();
@@ -132,7 +132,7 @@ pub fn run(options: &WholeFrameOptions) -> anyhow::Result<WholeFrameReport> {
         let started = Instant::now();
         let mut finished = show.frame(dt, None, &mut output, |_, _| {});
         clocks.cpu.push(started.elapsed().as_secs_f64() * 1e3);
-        show.gpu.wait_idle();
+        show.ground.gpu.wait_idle();
         clocks.wall.push(started.elapsed().as_secs_f64() * 1e3);
         finished.extend(show.profiler.collect());
         clocks.span.extend(finished.iter().map(|f| f.span_ms));
@@ -143,7 +143,7 @@ pub fn run(options: &WholeFrameOptions) -> anyhow::Result<WholeFrameReport> {
         show.frame(dt, None, &mut output, |_, _| {});
         show.profiler.collect();
     }
-    show.gpu.wait_idle();
+    show.ground.gpu.wait_idle();
     let unpaced_fps = options.steps as f64 / started.elapsed().as_secs_f64().max(1e-9);
     let mut sampled: Vec<(String, String, Vec<f64>)> = Vec::new();
     for _ in 0..options.steps {
@@ -151,7 +151,7 @@ pub fn run(options: &WholeFrameOptions) -> anyhow::Result<WholeFrameReport> {
         show.profiler.collect();
         sample(&show, &mut sampled);
     }
-    if let Some(error) = show.errors.snapshot().first() {
+    if let Some(error) = show.ground.errors.snapshot().first() {
         bail!("{}: {}", error.origin, error.message);
     }
     let name = match &options.show.playlist {
@@ -181,7 +181,7 @@ pub fn run(options: &WholeFrameOptions) -> anyhow::Result<WholeFrameReport> {
 /// Adds what every layer samples now to `sampled` (layer, figure, values).
 fn sample(show: &Show, sampled: &mut Vec<(String, String, Vec<f64>)>) {
     for layer in show.layers() {
-        for (figure, value) in layer.sampled(&show.gpu) {
+        for (figure, value) in layer.sampled(&show.ground.gpu) {
             let id = layer.id();
             match sampled.iter_mut().find(|(l, f, _)| l == id && *f == figure) {
                 Some((_, _, values)) => values.push(value),
@@ -219,7 +219,7 @@ fn report(
         spread(&values)
     };
     WholeFrameReport {
-        adapter: show.gpu.adapter_line(),
+        adapter: show.ground.gpu.adapter_line(),
         show: name,
         resolution,
         steps: frames.len(),

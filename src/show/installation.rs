@@ -120,7 +120,8 @@ impl Installation {
             Ok(Some(state)) => state,
             Ok(None) => return,
             Err(error) => {
-                show.errors
+                show.ground
+                    .errors
                     .report("state file", format!("{error}; starting from the top"));
                 return;
             }
@@ -139,7 +140,7 @@ impl Installation {
                 file.path().display(),
                 show.playlist_status().unwrap_or_default()
             ),
-            Err(error) => show.errors.report("state file", error),
+            Err(error) => show.ground.errors.report("state file", error),
         }
     }
 
@@ -172,7 +173,7 @@ impl Installation {
         if let Some(file) = self.state.as_ref()
             && let Err(error) = file.write(&show.state())
         {
-            show.errors.report("state file", error);
+            show.ground.errors.report("state file", error);
         }
     }
 

@@ -137,14 +137,14 @@ pub fn start_on(
 ) -> anyhow::Result<Show> {
     let mut show = open_show(gpu, options, output_format)?;
     if let Some(name) = &options.playlist {
-        names::check_playlist(&show.assets, name)?;
+        names::check_playlist(&show.ground.assets, name)?;
         show.apply(crate::command::Command::Playlist(
             crate::command::PlaylistCommand::Play(name.clone()),
         ))
         .with_context(|| format!("playing playlist {name}"))?;
         return Ok(show);
     }
-    names::check_preset(&show.assets, &options.preset)?;
+    names::check_preset(&show.ground.assets, &options.preset)?;
     show.load_preset(&options.preset)
         .with_context(|| format!("loading preset {}", options.preset))?;
     Ok(show)
@@ -185,7 +185,7 @@ fn listen(show: &mut Show, options: &ShowOptions) -> anyhow::Result<()> {
         AudioChoice::Input(name) => show.hear_from(Feed::Live(Box::new(LiveInput::start(
             name.clone(),
             settings,
-            show.errors.clone(),
+            show.ground.errors.clone(),
         )))),
         AudioChoice::File(path) => {
             let sound = crate::audio::file::read(path)?;
@@ -229,7 +229,7 @@ pub fn start_live_on(
     if let Some(name) = &playlist {
         // The playlist's first entry is the preset; a playlist that
         // cannot start is reported and the preset plays.
-        let started = names::check_playlist(&show.assets, name)
+        let started = names::check_playlist(&show.ground.assets, name)
             .map_err(anyhow::Error::from)
             .and_then(|()| {
                 show.apply(crate::command::Command::Playlist(
@@ -244,7 +244,7 @@ pub fn start_live_on(
                         tracing::info!(
                             "{} is a software adapter: the light show (playlist \
                              {LIGHT_PLAYLIST}) plays; --playlist default plays the full show",
-                            show.gpu.info.name
+                            show.ground.gpu.info.name
                         );
                         show.note_playlist(note);
                     }
@@ -253,13 +253,13 @@ pub fn start_live_on(
                 print_addresses(&show, options);
                 return Ok(show);
             }
-            Err(error) => show.errors.report(
+            Err(error) => show.ground.errors.report(
                 "playlist",
                 format!("{error:#}; the preset {} plays instead", options.preset),
             ),
         }
     }
-    let loaded = names::check_preset(&show.assets, &options.preset)
+    let loaded = names::check_preset(&show.ground.assets, &options.preset)
         .map_err(anyhow::Error::from)
         .and_then(|()| Ok(show.load_preset(&options.preset)?));
     if let Err(error) = loaded {
@@ -267,7 +267,7 @@ pub fn start_live_on(
         // preset, not the default show (a playlist), which may be what
         // failed.
         let message = format!("{error:#}; the built-in default preset runs instead");
-        show.errors.report("preset", message);
+        show.ground.errors.report("preset", message);
         let fallback = Assets::read_embedded(Folder::Presets, "default.toml")
             .map_err(|e| anyhow::anyhow!(e.to_string()))
             .and_then(|asset| {

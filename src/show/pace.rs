@@ -114,7 +114,7 @@ impl Pace {
         }
         // The error log writes it too, held back like every repeat.
         for (id, message) in self.judge(&mut show.registry, &layers, submitted, dt, finished) {
-            show.errors.report(&id, message);
+            show.ground.errors.report(&id, message);
         }
     }
 

@@ -14,6 +14,19 @@ use crate::command::PlaylistCommand;
 /// Where playlists live inside `presets/`.
 const FOLDER: &str = "playlists/";
 
+/// The show's playlist part: the run playing, a saved version waiting
+/// for the next entry and the entry's own script, set and cleared
+/// together.
+#[derive(Default)]
+pub(super) struct Playing {
+    /// The playlist playing, if any.
+    pub(super) run: Option<PlaylistRun>,
+    /// A saved version of it, taking effect at the next entry.
+    pub(super) update: Option<Playlist>,
+    /// The playing entry's own script, over the preset's.
+    pub(super) entry_script: Option<String>,
+}
+
 impl Show {
     /// Carries out a playlist command.
     pub(super) fn playlist_command(
@@ -24,21 +37,22 @@ impl Show {
         let entry = match command {
             PlaylistCommand::Play(name) => {
                 let playlist = self.read_playlist(&name)?;
-                let run = PlaylistRun::start(&name, playlist, now, self.seed);
+                let run = PlaylistRun::start(&name, playlist, now, self.ground.seed);
                 let entry = run.entry().clone();
-                self.playlist = Some(run);
-                self.playlist_update = None;
+                self.playing.run = Some(run);
+                self.playing.update = None;
                 Some(entry)
             }
             PlaylistCommand::Stop => {
-                self.playlist = None;
-                self.entry_script = None;
+                self.playing.run = None;
+                self.playing.entry_script = None;
                 None
             }
             step => {
-                let update = self.playlist_update.take();
+                let update = self.playing.update.take();
                 let run = self
-                    .playlist
+                    .playing
+                    .run
                     .as_mut()
                     .ok_or_else(|| CommandError::NoPlaylist("no playlist is playing".into()))?;
                 let entry = match step {
@@ -62,27 +76,27 @@ impl Show {
     /// that does not loop stops after its last.
     pub(super) fn advance_playlist(&mut self) {
         let now = (self.clock.time, self.clock.beats);
-        let Some(run) = self.playlist.as_mut() else {
+        let Some(run) = self.playing.run.as_mut() else {
             return;
         };
         if !run.due(now) {
             return;
         }
-        let update = self.playlist_update.take();
+        let update = self.playing.update.take();
         match run.step(1, now, update).cloned() {
             Some(entry) => self.play_entry(&entry),
             None => {
                 tracing::info!("playlist {} ended", run.name);
-                self.playlist = None;
+                self.playing.run = None;
             }
         }
     }
 
     /// Loads an entry's preset, crossfading, with its script.
     fn play_entry(&mut self, entry: &Entry) {
-        self.entry_script = entry.script.clone();
+        self.playing.entry_script = entry.script.clone();
         if let Err(error) = self.load_show_preset_fading(&entry.preset, entry.crossfade) {
-            self.errors.report("playlist", error.to_string());
+            self.ground.errors.report("playlist", error.to_string());
         }
     }
 
@@ -90,6 +104,7 @@ impl Show {
     pub(super) fn read_playlist(&self, name: &str) -> Result<Playlist, CommandError> {
         let file = format!("{FOLDER}{}.toml", name.trim_end_matches(".toml"));
         let asset = self
+            .ground
             .assets
             .read(Folder::Presets, &file)
             .map_err(|e| CommandError::NoPlaylist(e.to_string()))?;
@@ -99,7 +114,7 @@ impl Show {
     /// A saved playlist file: the one playing takes it at its next entry;
     /// a malformed one is reported and the playing one goes on.
     pub(super) fn playlist_saved(&mut self, changed: &[ChangedFile]) {
-        let Some(name) = self.playlist.as_ref().map(|run| run.name.clone()) else {
+        let Some(name) = self.playing.run.as_ref().map(|run| run.name.clone()) else {
             return;
         };
         let file = format!("{FOLDER}{name}.toml");
@@ -111,17 +126,17 @@ impl Show {
         }
         match self.read_playlist(&name) {
             Ok(playlist) => {
-                self.errors.clear("playlist");
+                self.ground.errors.clear("playlist");
                 tracing::info!("playlist {name} saved: it changes at the next entry");
-                self.playlist_update = Some(playlist);
+                self.playing.update = Some(playlist);
             }
-            Err(error) => self.errors.report("playlist", error.to_string()),
+            Err(error) => self.ground.errors.report("playlist", error.to_string()),
         }
     }
 
     /// Says with the playlist's status why it plays (the show chose it).
     pub fn note_playlist(&mut self, note: String) {
-        if let Some(run) = self.playlist.as_mut() {
+        if let Some(run) = self.playing.run.as_mut() {
             run.note = Some(note);
         }
     }
@@ -129,7 +144,7 @@ impl Show {
     /// The playlist's line for the HUD and status: its name, the entry
     /// and the time left.
     pub fn playlist_status(&self) -> Option<String> {
-        let run = self.playlist.as_ref()?;
+        let run = self.playing.run.as_ref()?;
         let (index, count) = run.index();
         let left = match run.left((self.clock.time, self.clock.beats)) {
             Length::Seconds(s) => format!("{s:.0} s"),

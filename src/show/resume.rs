@@ -128,7 +128,7 @@ impl Show {
             preset: self.preset().map(str::to_string),
             time: self.clock.time,
             beats: self.clock.beats,
-            playlist: self.playlist.as_ref().map(|run| run.place(now)),
+            playlist: self.playing.run.as_ref().map(|run| run.place(now)),
             params,
             outputs: self.outputs_name().map(str::to_string),
         }
@@ -152,9 +152,9 @@ impl Show {
             self.clock.time = state.time;
             self.clock.beats = state.beats;
             let entry = run.entry().clone();
-            self.playlist = Some(run);
-            self.playlist_update = None;
-            self.entry_script = entry.script.clone();
+            self.playing.run = Some(run);
+            self.playing.update = None;
+            self.playing.entry_script = entry.script.clone();
             self.load_show_preset_arriving(&entry.preset, Some(0.0), Arrival::Now)?;
         } else if let Some(preset) = &state.preset {
             self.clock.time = state.time;
@@ -233,7 +233,8 @@ impl StateFile {
     /// once when the playlist has moved to another entry.
     pub fn keep(&mut self, show: &Show) {
         let entry = show
-            .playlist
+            .playing
+            .run
             .as_ref()
             .map(|run| (run.index().0, show.presets_loaded()));
         let due = self
@@ -246,7 +247,7 @@ impl StateFile {
         self.written_at = Some(show.clock.time);
         self.entry = entry;
         if let Err(error) = self.write(&show.state()) {
-            show.errors.report("state file", error);
+            show.ground.errors.report("state file", error);
         }
     }
 

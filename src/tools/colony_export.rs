@@ -79,8 +79,8 @@ pub fn export_colony(options: &ExportArgs) -> anyhow::Result<(usize, usize)> {
         }
     };
     let (nodes, _, edges) = grow_for_export(
-        &show.gpu,
-        &show.assets,
+        &show.ground.gpu,
+        &show.ground.assets,
         &registry,
         &id,
         options.steps,

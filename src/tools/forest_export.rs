@@ -10,7 +10,6 @@ use anyhow::Context;
 use clap::{Args, FromArgMatches};
 
 use crate::drivers::cli::ShowArgs;
-use crate::engine::LayerEnv;
 use crate::gpu::OUTPUT_FORMAT;
 use crate::layers::forest::sim::Tree;
 use crate::layers::forest::species::Species;
@@ -66,23 +65,22 @@ pub fn export_forest(options: &ExportArgs) -> anyhow::Result<usize> {
             (registry, "forest".to_string())
         }
     };
-    let env = LayerEnv {
-        gpu: &show.gpu,
-        assets: &show.assets,
-        errors: &show.errors,
-        seed: options.show.seed,
-        world: &crate::engine::world::World::default(),
-    };
-    let grown = crate::layers::forest::sow(&env, &registry, &id, options.show.seed)?;
-    let mut profiler = crate::gpu::GpuProfiler::new(&show.gpu.device, &show.gpu.queue, false);
+    // The show's seed is `options.show.seed`; `sow` reads no world.
+    let grown = crate::layers::forest::sow(&show.ground.env(), &registry, &id, options.show.seed)?;
+    let mut profiler =
+        crate::gpu::GpuProfiler::new(&show.ground.gpu.device, &show.ground.gpu.queue, false);
     for _ in 0..options.steps {
-        let mut encoder = show.gpu.device.create_command_encoder(&Default::default());
+        let mut encoder = show
+            .ground
+            .gpu
+            .device
+            .create_command_encoder(&Default::default());
         grown.sim.step(&mut encoder, &mut profiler);
-        show.gpu.queue.submit([encoder.finish()]);
+        show.ground.gpu.queue.submit([encoder.finish()]);
     }
     let trees: Vec<Tree> = grown
         .sim
-        .read_trees(&show.gpu)?
+        .read_trees(&show.ground.gpu)?
         .into_iter()
         .filter(|t| t.alive == 1)
         .collect();

@@ -150,7 +150,7 @@ impl Senders {
                     output,
                     target.maker(fps),
                 )),
-                Err(error) => show.errors.report("send", error),
+                Err(error) => show.ground.errors.report("send", error),
             }
         }
         if record.now {
@@ -195,22 +195,24 @@ impl Senders {
                 if let Some(old) = sending.tap.take()
                     && let Some(why) = old.finish().failure()
                 {
-                    show.errors
+                    show.ground
+                        .errors
                         .report(&sending.label, unlabelled(&sending.label, &why));
                 }
             }
             if sending.tap.is_none() && !sending.stalled {
                 match Tap::start(
-                    &show.gpu.device,
+                    &show.ground.gpu.device,
                     "sylva-send",
                     size,
                     sending.maker(),
-                    show.errors.clone(),
+                    show.ground.errors.clone(),
                 ) {
                     Ok(tap) => sending.tap = Some(tap),
                     Err(error) => {
                         sending.stalled = true;
-                        show.errors
+                        show.ground
+                            .errors
                             .report(&sending.label, format!("no thread: {error}"));
                     }
                 }
@@ -238,7 +240,7 @@ impl Senders {
             match self.start_recording(show) {
                 Ok(sending) => self.recording = Some(sending),
                 Err(error) => {
-                    show.errors.report("record", error);
+                    show.ground.errors.report("record", error);
                     show.registry
                         .set(
                             RECORD,
@@ -252,7 +254,7 @@ impl Senders {
             self.finished.extend(finish(sending, show));
         }
         for sending in self.list.iter_mut().chain(self.recording.as_mut()) {
-            sending.say(&show.errors);
+            sending.say(&show.ground.errors);
         }
     }
 
@@ -260,7 +262,7 @@ impl Senders {
         let base = match &self.record.path {
             Some(path) => path.clone(),
             None => {
-                let folder = show.assets.root().join("recordings");
+                let folder = show.ground.assets.root().join("recordings");
                 std::fs::create_dir_all(&folder)
                     .map_err(|e| format!("{}: {e}", folder.display()))?;
                 let stamp = chrono::Local::now().format("%Y%m%d-%H%M%S");
@@ -337,7 +339,7 @@ fn finish(sending: Sending, show: &Show) -> Option<String> {
         .failure()
         .map(|why| unlabelled(&sending.label, &why).to_string());
     if let Some(why) = &failure {
-        show.errors.report(&sending.label, why);
+        show.ground.errors.report(&sending.label, why);
     }
     Some(format!(
         "{}: {} frames sent, {} dropped{}{}{}",

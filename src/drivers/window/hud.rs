@@ -98,7 +98,7 @@ impl Hud {
         let visible = self.visible;
         let selected = &mut self.selected;
         let thumbs = self.thumbs.get_or_insert_with(|| {
-            PresetThumbs::new(show.assets.dir(Folder::Presets).join(THUMBS_FOLDER))
+            PresetThumbs::new(show.ground.assets.dir(Folder::Presets).join(THUMBS_FOLDER))
         });
         let mut output = self.context.run_ui(raw, |ui| {
             error_panel(ui, show);
@@ -115,7 +115,7 @@ impl Hud {
             size_in_pixels: size,
             pixels_per_point: output.pixels_per_point,
         };
-        let gpu = &show.gpu;
+        let gpu = &show.ground.gpu;
         for (id, deltas) in output.textures_delta.set.drain() {
             for delta in &deltas {
                 self.painter
@@ -170,7 +170,7 @@ impl Hud {
 }
 
 fn error_panel(ui: &mut egui::Ui, show: &Show) {
-    let errors = show.errors.snapshot();
+    let errors = show.ground.errors.snapshot();
     if errors.is_empty() {
         return;
     }
@@ -250,7 +250,7 @@ fn main_panel(
                 if let Some(name) = thumbs.buttons(ui, &names, playing.as_deref())
                     && let Err(error) = show.apply(Command::LoadPreset(name, None))
                 {
-                    show.errors.report("hud", error.to_string());
+                    show.ground.errors.report("hud", error.to_string());
                 }
             });
             let layers: Vec<String> = show
@@ -369,7 +369,7 @@ fn parameter_editors(ui: &mut egui::Ui, show: &mut Show, selected: &mut Option<S
         if let Some(Err(error)) =
             edited.map(|v| show.apply(Command::Set(spec.name.clone(), v, Source::Ui)))
         {
-            show.errors.report("hud", error.to_string());
+            show.ground.errors.report("hud", error.to_string());
         }
     }
 }
@@ -384,7 +384,11 @@ fn texture_sources(show: &Show) -> Vec<String> {
         .to_vec();
     sources.extend(show.layers().iter().map(|l| format!("layer:{}", l.id())));
     let mut files = Vec::new();
-    let mut folders = vec![(show.assets.root().join("media"), "media".to_string(), 0)];
+    let mut folders = vec![(
+        show.ground.assets.root().join("media"),
+        "media".to_string(),
+        0,
+    )];
     while let Some((dir, name, depth)) = folders.pop() {
         for entry in std::fs::read_dir(&dir)
             .into_iter()

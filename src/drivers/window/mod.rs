@@ -251,7 +251,7 @@ impl App {
             ))
         };
         let show = start_live_on(Arc::new(gpu), &self.options.show, config.format)?;
-        let blit = Blit::new(&show.gpu, &show.assets, config.format)?;
+        let blit = Blit::new(&show.ground.gpu, &show.ground.assets, config.format)?;
         let fps = window
             .current_monitor()
             .and_then(|m| m.refresh_rate_millihertz())
@@ -287,7 +287,7 @@ impl Running {
         self.config.width = size[0];
         self.config.height = size[1];
         self.surface
-            .configure(&self.live.show.gpu.device, &self.config);
+            .configure(&self.live.show.ground.gpu.device, &self.config);
     }
 
     fn act(&mut self, action: Action, event_loop: &ActiveEventLoop, monitor: Option<usize>) {
@@ -308,10 +308,10 @@ impl Running {
             Action::Learn => match self.hud.as_ref().and_then(Hud::selected) {
                 Some(param) => {
                     if let Err(error) = self.live.show.apply(Command::Learn(param)) {
-                        self.live.show.errors.report("midi learn", error);
+                        self.live.show.ground.errors.report("midi learn", error);
                     }
                 }
-                None => self.live.show.errors.report(
+                None => self.live.show.ground.errors.report(
                     "midi learn",
                     "click a parameter name in the HUD, then press l",
                 ),
@@ -323,7 +323,7 @@ impl Running {
                     crate::command::PlaylistCommand::Previous
                 };
                 if let Err(error) = self.live.show.apply(Command::Playlist(step)) {
-                    self.live.show.errors.report("playlist", error);
+                    self.live.show.ground.errors.report("playlist", error);
                 }
             }
             Action::TogglePointer => {
@@ -332,7 +332,7 @@ impl Running {
             }
             Action::ToggleMapping => {
                 if self.live.show.outputs_name().is_none() {
-                    self.live.show.errors.report(
+                    self.live.show.ground.errors.report(
                         "mapping",
                         "no outputs file in use: start with --outputs NAME",
                     );
@@ -347,7 +347,7 @@ impl Running {
             }
             Action::SaveMapping => {
                 if let Err(error) = self.live.show.apply(Command::SaveOutputs) {
-                    self.live.show.errors.report("mapping", error);
+                    self.live.show.ground.errors.report("mapping", error);
                 }
             }
             Action::NextHandle => projectors::select_next(&mut self.live.show),
@@ -361,7 +361,7 @@ impl Running {
         if let Some(command) = command
             && let Err(error) = self.live.show.apply(command)
         {
-            self.live.show.errors.report("pointer", error);
+            self.live.show.ground.errors.report("pointer", error);
         }
     }
 
@@ -370,21 +370,21 @@ impl Running {
     /// be built on the new device at all.
     fn recover_device(&mut self) -> anyhow::Result<()> {
         self.live.show.recover_device(Some(&self.surface))?;
-        if self.live.show.gpu.is_lost() {
+        if self.live.show.ground.gpu.is_lost() {
             return Ok(());
         }
         self.surface
-            .configure(&self.live.show.gpu.device, &self.config);
+            .configure(&self.live.show.ground.gpu.device, &self.config);
         self.blit = Blit::new(
-            &self.live.show.gpu,
-            &self.live.show.assets,
+            &self.live.show.ground.gpu,
+            &self.live.show.ground.assets,
             self.config.format,
         )?;
         if let Some(hud) = self.hud.as_mut() {
             let visible = hud.visible;
             *hud = Hud::new(
                 &self.window,
-                &self.live.show.gpu.device,
+                &self.live.show.ground.gpu.device,
                 self.config.format.remove_srgb_suffix(),
             );
             hud.visible = visible;
@@ -393,10 +393,10 @@ impl Running {
     }
 
     fn frame(&mut self, dt: f32) {
-        if self.live.show.gpu.is_lost()
+        if self.live.show.ground.gpu.is_lost()
             && let Err(error) = self.recover_device()
         {
-            self.live.show.errors.report(
+            self.live.show.ground.errors.report(
                 "gpu",
                 format!("the show could not move to a new device: {error:#}"),
             );
@@ -425,7 +425,7 @@ impl Running {
             self.black(&view);
         }
         self.window.pre_present_notify();
-        self.live.show.gpu.queue.present(texture);
+        self.live.show.ground.gpu.queue.present(texture);
         if drawn {
             self.projectors.present(&self.live.show);
         } else {
@@ -441,12 +441,12 @@ impl Running {
             wgpu::CurrentSurfaceTexture::Suboptimal(t) => {
                 // Draw this one; reconfigure before the next.
                 self.surface
-                    .configure(&self.live.show.gpu.device, &self.config);
+                    .configure(&self.live.show.ground.gpu.device, &self.config);
                 Some(t)
             }
             wgpu::CurrentSurfaceTexture::Outdated | wgpu::CurrentSurfaceTexture::Lost => {
                 self.surface
-                    .configure(&self.live.show.gpu.device, &self.config);
+                    .configure(&self.live.show.ground.gpu.device, &self.config);
                 None
             }
             other => {
@@ -458,7 +458,7 @@ impl Running {
 
     /// Black on the screen: an installation off air.
     fn black(&self, view: &wgpu::TextureView) {
-        let gpu = &self.live.show.gpu;
+        let gpu = &self.live.show.ground.gpu;
         let mut encoder = gpu
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {

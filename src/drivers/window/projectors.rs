@@ -94,16 +94,21 @@ impl Projectors {
                 .and_then(|window| {
                     let window = Arc::new(window);
                     let surface = show
+                        .ground
                         .gpu
                         .instance
                         .create_surface(window.clone())
                         .map_err(|e| e.to_string())?;
                     let inner = window.inner_size();
-                    let config =
-                        surface_config(&show.gpu, &surface, [inner.width, inner.height], true)
-                            .map_err(|e| e.to_string())?;
-                    surface.configure(&show.gpu.device, &config);
-                    let blit = Blit::new(&show.gpu, &show.assets, config.format)
+                    let config = surface_config(
+                        &show.ground.gpu,
+                        &surface,
+                        [inner.width, inner.height],
+                        true,
+                    )
+                    .map_err(|e| e.to_string())?;
+                    surface.configure(&show.ground.gpu.device, &config);
+                    let blit = Blit::new(&show.ground.gpu, &show.ground.assets, config.format)
                         .map_err(|e| e.to_string())?;
                     Ok(OutputWindow {
                         window,
@@ -119,7 +124,7 @@ impl Projectors {
                 });
             match opened {
                 Ok(window) => self.windows.push(window),
-                Err(error) => show.errors.report(
+                Err(error) => show.ground.errors.report(
                     "outputs",
                     format!("output {}: no window: {error}", plan.name),
                 ),
@@ -137,7 +142,7 @@ impl Projectors {
         let Some(outputs) = show.outputs() else {
             return;
         };
-        let gpu = &show.gpu;
+        let gpu = &show.ground.gpu;
         let profiler = self
             .profiler
             .get_or_insert_with(|| crate::gpu::GpuProfiler::new(&gpu.device, &gpu.queue, false));
@@ -185,7 +190,9 @@ impl Projectors {
             WindowEvent::Resized(size) if size.width > 0 && size.height > 0 => {
                 window.config.width = size.width;
                 window.config.height = size.height;
-                window.surface.configure(&show.gpu.device, &window.config);
+                window
+                    .surface
+                    .configure(&show.ground.gpu.device, &window.config);
             }
             WindowEvent::CursorMoved { position, .. } => {
                 let size = window.window.inner_size();
@@ -278,7 +285,7 @@ impl OutputWindow {
             }
             Placement::Fullscreen { index, missing } => {
                 if missing {
-                    show.errors.report(
+                    show.ground.errors.report(
                         "outputs",
                         format!(
                             "output {}: monitor {:?} is not there; showing it on {} until it is",
@@ -320,7 +327,7 @@ fn move_grip(show: &mut Show, name: &str, grip: Grip, to: [f32; 2]) {
     };
     for (param, value) in drag(&plan, grip, to) {
         if let Err(error) = show.apply(Command::Set(param, Value::Float(value), Source::Ui)) {
-            show.errors.report("mapping", error);
+            show.ground.errors.report("mapping", error);
         }
     }
 }

@@ -156,7 +156,12 @@ fn the_solver_switches_while_the_show_runs() {
     use sylva::params::{Source, Value};
     use sylva::show::Show;
     let mut show = support::show(support::fixtures(), "fluid_small", OUTPUT_FORMAT);
-    let mut output = RenderTarget::new(&show.gpu.device, "fluid.output", [96, 64], OUTPUT_FORMAT);
+    let mut output = RenderTarget::new(
+        &show.ground.gpu.device,
+        "fluid.output",
+        [96, 64],
+        OUTPUT_FORMAT,
+    );
     let mut play = |show: &mut Show, frames: usize| {
         for _ in 0..frames {
             show.frame(1.0 / 60.0, None, &mut output, |_, _| {});
@@ -164,7 +169,7 @@ fn the_solver_switches_while_the_show_runs() {
     };
     let substeps = |show: &Show| {
         show.layers()[0]
-            .sampled(&show.gpu)
+            .sampled(&show.ground.gpu)
             .into_iter()
             .find(|(figure, _)| figure == "substeps_per_frame")
             .map(|(_, value)| value)
@@ -181,6 +186,6 @@ fn the_solver_switches_while_the_show_runs() {
         before >= 8.0 && (1.0..=6.0).contains(&after),
         "substeps a frame: {before} weakly compressible, {after} position based"
     );
-    let errors = show.errors.snapshot();
+    let errors = show.ground.errors.snapshot();
     assert!(errors.is_empty(), "{errors:?}");
 }

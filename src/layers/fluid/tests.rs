@@ -236,16 +236,21 @@ fn fluid_layer(settings: &[(&str, sylva::params::Value)], frames: usize) -> Vec<
             .set_now(name, value.clone(), sylva::params::Source::Ui);
         set.checked("setting a test value");
     }
-    let mut output = RenderTarget::new(&show.gpu.device, "fluid.output", [96, 64], OUTPUT_FORMAT);
+    let mut output = RenderTarget::new(
+        &show.ground.gpu.device,
+        "fluid.output",
+        [96, 64],
+        OUTPUT_FORMAT,
+    );
     for _ in 0..frames {
         show.frame(1.0 / 60.0, None, &mut output, |_, _| {});
     }
-    let errors = show.errors.snapshot();
+    let errors = show.ground.errors.snapshot();
     assert!(errors.is_empty(), "{settings:?}: {errors:?}");
     let target = show
         .compositor()
         .layer_target("fluid")
-        .map(|t| read_rgba16f(&show.gpu, t));
+        .map(|t| read_rgba16f(&show.ground.gpu, t));
     let Some(Ok(texels)) = target else {
         panic!("{settings:?}: no layer target");
     };

@@ -19,7 +19,7 @@ fn set_and_play(
     for _ in 0..3 {
         show.frame(1.0 / 30.0, None, output, |_, _| {});
     }
-    let errors = show.errors.snapshot();
+    let errors = show.ground.errors.snapshot();
     assert!(errors.is_empty(), "{errors:?}");
 }
 
@@ -32,7 +32,7 @@ fn trees_big_on_screen_draw_the_crowns_the_colony_grew_up_to_the_cap() {
     let mut output = output(&show, [192, 108]);
     let mut drawn = |show: &mut sylva::show::Show, setting: (&str, Value)| {
         set_and_play(show, &mut output, setting);
-        let gpu = show.gpu.clone();
+        let gpu = show.ground.gpu.clone();
         let report: std::collections::HashMap<String, f64> =
             show.layers()[0].report(&gpu).into_iter().collect();
         let count = |name: &str| report.get(name).copied().checked(name) as u32;
@@ -86,13 +86,15 @@ fn trees_drawn_as_impostors_look_like_their_crowns_drawn_whole() {
     }
     let mut picture = |show: &mut sylva::show::Show, setting: (&str, Value)| {
         set_and_play(show, &mut output, setting);
-        sylva::gpu::read_rgba8(&show.gpu, &output.texture).checked("reading the frame")
+        sylva::gpu::read_rgba8(&show.ground.gpu, &output.texture).checked("reading the frame")
     };
     // The forest stands still from here.
     picture(&mut show, ("forest.steps_per_frame", Value::Int(0)));
     let whole = picture(&mut show, ("forest.grown_trees", Value::Int(65_536)));
-    let report: std::collections::HashMap<String, f64> =
-        show.layers()[0].report(&show.gpu).into_iter().collect();
+    let report: std::collections::HashMap<String, f64> = show.layers()[0]
+        .report(&show.ground.gpu)
+        .into_iter()
+        .collect();
     let grown = report.get("trees_drawn_grown").copied().unwrap_or(0.0);
     let impostors = picture(&mut show, ("forest.grown_trees", Value::Int(0)));
     let cones = picture(&mut show, ("forest.crowns", Value::Text("cone".into())));

@@ -263,7 +263,7 @@ pub fn forest_show(name: &str, extra: &str, files: &[(&str, &[u8])]) -> std::pat
 /// A target of `size` for `show`'s frames.
 pub fn output(show: &sylva::show::Show, size: [u32; 2]) -> sylva::gpu::RenderTarget {
     sylva::gpu::RenderTarget::new(
-        &show.gpu.device,
+        &show.ground.gpu.device,
         "forest.output",
         size,
         sylva::gpu::OUTPUT_FORMAT,
@@ -286,7 +286,7 @@ fn road_png(size: u32, band: std::ops::Range<u32>) -> Vec<u8> {
 }
 
 fn live_trees(show: &sylva::show::Show) -> f64 {
-    let report = show.layers()[0].report(&show.gpu);
+    let report = show.layers()[0].report(&show.ground.gpu);
     report
         .iter()
         .find(|(n, _)| n == "trees")
@@ -342,7 +342,8 @@ fn a_density_map_saved_while_it_grows_carves_a_road_and_a_bad_one_is_reported() 
     // reported a few frames later, and no frame waits for it.
     std::fs::write(root.join("assets/ground.png"), b"not a png").checked("breaking the map");
     let reported = |show: &sylva::show::Show| {
-        show.errors
+        show.ground
+            .errors
             .snapshot()
             .iter()
             .any(|e| e.message.contains("assets/ground.png"))
@@ -354,7 +355,7 @@ fn a_density_map_saved_while_it_grows_carves_a_road_and_a_bad_one_is_reported() 
         frame(&mut show);
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
-    assert!(reported(&show), "{:?}", show.errors.snapshot());
+    assert!(reported(&show), "{:?}", show.ground.errors.snapshot());
     std::fs::remove_dir_all(root).ok();
 }
 
@@ -492,7 +493,7 @@ fn counted_from(
     for _ in 0..3 {
         show.frame(1.0 / 30.0, None, output, |_, _| {});
     }
-    let gpu = show.gpu.clone();
+    let gpu = show.ground.gpu.clone();
     let report: std::collections::HashMap<String, f64> =
         show.layers()[0].report(&gpu).into_iter().collect();
     move |name: &str| report.get(name).copied().checked(name) as u32

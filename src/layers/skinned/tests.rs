@@ -289,12 +289,16 @@ fn a_broken_model_is_refused_and_the_last_good_one_stays() {
     std::fs::write(root.join("assets/plain.glb"), b"not a model at all")
         .checked("writing a second one");
     let mut show = support::show(root.clone(), "s", OUTPUT_FORMAT);
-    let mut output =
-        sylva::gpu::RenderTarget::new(&show.gpu.device, "broken.output", [32, 32], OUTPUT_FORMAT);
+    let mut output = sylva::gpu::RenderTarget::new(
+        &show.ground.gpu.device,
+        "broken.output",
+        [32, 32],
+        OUTPUT_FORMAT,
+    );
     let mut frame = |show: &mut sylva::show::Show| show.frame(0.2, None, &mut output, |_, _| {});
     frame(&mut show);
     let vertices = |show: &sylva::show::Show| {
-        let report = show.layers()[0].report(&show.gpu);
+        let report = show.layers()[0].report(&show.ground.gpu);
         report
             .iter()
             .find(|(n, _)| n == "vertices")
@@ -318,7 +322,7 @@ fn a_broken_model_is_refused_and_the_last_good_one_stays() {
             assert!(
                 started.elapsed().as_secs() < 60,
                 "{name}: {:?}",
-                show.errors.snapshot()
+                show.ground.errors.snapshot()
             );
             frame(&mut show);
         }
@@ -342,12 +346,16 @@ fn a_character_from_the_assets_folder_grows_branches() {
         Some(&Value::Enum(2)),
         "Run is the fox's third clip"
     );
-    let mut output =
-        sylva::gpu::RenderTarget::new(&show.gpu.device, "fox.output", [32, 32], OUTPUT_FORMAT);
+    let mut output = sylva::gpu::RenderTarget::new(
+        &show.ground.gpu.device,
+        "fox.output",
+        [32, 32],
+        OUTPUT_FORMAT,
+    );
     for _ in 0..20 {
         show.frame(1.0 / 30.0, None, &mut output, |_, _| {});
     }
-    let report = show.layers()[0].report(&show.gpu);
+    let report = show.layers()[0].report(&show.ground.gpu);
     let get = |name: &str| {
         report
             .iter()
@@ -361,7 +369,7 @@ fn a_character_from_the_assets_folder_grows_branches() {
     std::fs::copy(&man, root.join("assets/Fox.glb")).checked("saving over the model");
     // The new model is prepared on a worker: wait for it.
     let vertices = |show: &sylva::show::Show| {
-        let report = show.layers()[0].report(&show.gpu);
+        let report = show.layers()[0].report(&show.ground.gpu);
         report
             .iter()
             .find(|(n, _)| n == "vertices")
@@ -402,7 +410,7 @@ fn lua_crossfades_to_a_clip_by_name() {
     )
     .checked("naming the script");
     let show = support::show(root.clone(), "s", OUTPUT_FORMAT);
-    let errors = show.errors.snapshot();
+    let errors = show.ground.errors.snapshot();
     assert!(errors.is_empty(), "{errors:?}");
     assert_eq!(show.registry.target("skinned.clip"), Some(&Value::Enum(1)));
     assert_eq!(

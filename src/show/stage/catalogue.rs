@@ -39,7 +39,7 @@ impl Show {
     /// `control` with this show's thumbnails folder for the phone page.
     pub fn with_thumbs(&self, control: &ControlOptions) -> ControlOptions {
         ControlOptions {
-            thumbs: Some(self.assets.dir(Folder::Presets).join(THUMBS_FOLDER)),
+            thumbs: Some(self.ground.assets.dir(Folder::Presets).join(THUMBS_FOLDER)),
             ..control.clone()
         }
     }
@@ -50,7 +50,7 @@ impl Show {
         let cache = &mut self.catalogue;
         if cache.listed.is_none_or(|t| t.elapsed() >= RELIST) {
             cache.listed = Some(Instant::now());
-            let files = self.assets.list(Folder::Presets, "toml");
+            let files = self.ground.assets.list(Folder::Presets, "toml");
             let names = |prefix: &str| -> Vec<String> {
                 files
                     .iter()
@@ -61,10 +61,10 @@ impl Show {
             };
             cache.catalogue.presets = names("");
             cache.catalogue.playlists = names("playlists/");
-            cache.catalogue.shaders = library::offered(&self.assets);
+            cache.catalogue.shaders = library::offered(&self.ground.assets);
             if cache.favourites.is_none() {
                 cache.favourites = Some(Reading::start(
-                    self.assets.root().to_path_buf(),
+                    self.ground.assets.root().to_path_buf(),
                     FAVOURITES_FILE.into(),
                     MAX_FAVOURITES_BYTES as u64,
                 ));
@@ -84,17 +84,17 @@ impl Show {
             };
             match text {
                 Ok(text) => {
-                    self.errors.clear("favourites");
+                    self.ground.errors.clear("favourites");
                     cache.catalogue.favourites = text;
                 }
                 Err(why) => {
-                    self.errors.report("favourites", why);
+                    self.ground.errors.report("favourites", why);
                     cache.catalogue.favourites = "[]".into();
                 }
             }
         }
         cache.catalogue.preset = self.preset.clone();
-        cache.catalogue.playlist = self.playlist.as_ref().map(|run| run.name.clone());
+        cache.catalogue.playlist = self.playing.run.as_ref().map(|run| run.name.clone());
     }
 }
 
@@ -139,13 +139,13 @@ impl Show {
         // Through the opener: a link planted as the file (or a folder on
         // its way) is refused, never written through.
         let saved = opener::write(
-            self.assets.root(),
+            self.ground.assets.root(),
             Path::new(FAVOURITES_FILE),
             written.as_bytes(),
             false,
         );
         if let Err(error) = saved {
-            self.errors.report("favourites", error);
+            self.ground.errors.report("favourites", error);
         }
         self.catalogue.catalogue.favourites = serde_json::to_string(&list).unwrap_or_default();
         Ok(())

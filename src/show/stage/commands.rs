@@ -58,13 +58,13 @@ impl Show {
                 Ok(())
             }
             Command::StepPreset(forward) => {
-                let next = mapping::files::step_preset(&self.assets, self.preset(), forward)
+                let next = mapping::files::step_preset(&self.ground.assets, self.preset(), forward)
                     .ok_or(CommandError::NoPresets)?;
                 self.pending.load = Some((next, None));
                 Ok(())
             }
             Command::KeepLearned(mapping) => {
-                let file = mapping::files::save_learned(&self.assets, &mapping)
+                let file = mapping::files::save_learned(&self.ground.assets, &mapping)
                     .map_err(CommandError::KeepLearned)?;
                 tracing::info!(
                     "MIDI learn: {} bound to {} (kept in {file})",
@@ -110,22 +110,22 @@ impl Show {
             } else {
                 self.last_save = Some(Instant::now());
                 if let Err(error) = self.save_show_preset(&name) {
-                    self.errors.report("preset save", error);
+                    self.ground.errors.report("preset save", error);
                 }
             }
         }
         if std::mem::take(&mut self.pending.save_outputs)
             && let Err(error) = self.save_outputs()
         {
-            self.errors.report("outputs", error);
+            self.ground.errors.report("outputs", error);
         }
         if let Some((name, fade)) = self.pending.load.take()
             && let Err(error) = self.load_show_preset_fading(&name, fade)
         {
-            self.errors.report("preset", error.to_string());
+            self.ground.errors.report("preset", error.to_string());
         }
         if std::mem::take(&mut self.pending.reseed_all) {
-            self.reseed(self.seed);
+            self.reseed(self.ground.seed);
         }
         for layer in std::mem::take(&mut self.pending.reseed) {
             if self.stack.layers.iter().any(|l| l.id() == layer) {
@@ -137,7 +137,7 @@ impl Show {
     pub(super) fn apply_script_commands(&mut self) {
         let mut commands = self.script.take_commands();
         if commands.len() > MAX_SCRIPT_COMMANDS {
-            self.errors.report(
+            self.ground.errors.report(
                 format!("scripts/{}", self.script.file()),
                 format!(
                     "{} requests in one call; only the first {MAX_SCRIPT_COMMANDS} were applied",
@@ -148,7 +148,8 @@ impl Show {
         }
         for command in commands {
             if let Err(error) = self.apply(command) {
-                self.errors
+                self.ground
+                    .errors
                     .report(format!("scripts/{}", self.script.file()), error);
             }
         }
@@ -156,7 +157,7 @@ impl Show {
 
     /// Restarts every layer from `seed` and clears feedback.
     pub fn reseed(&mut self, seed: u64) {
-        self.seed = seed;
+        self.ground.seed = seed;
         let ids: Vec<String> = self
             .stack
             .layers
@@ -172,10 +173,11 @@ impl Show {
     pub fn reseed_layer(&mut self, id: &str) {
         match self.stack.layers.iter_mut().find(|l| l.id() == id) {
             Some(layer) => {
-                layer.reseed(self.seed);
+                layer.reseed(self.ground.seed);
                 self.stack.compositor.forget(id);
             }
             None => self
+                .ground
                 .errors
                 .report("reseed", format!("no layer {id:?} to reseed")),
         }

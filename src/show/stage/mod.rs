@@ -8,11 +8,13 @@
 mod catalogue;
 mod commands;
 mod errors;
+mod ground;
 mod outputs;
 mod presets;
 
 pub use catalogue::THUMBS_FOLDER;
 pub use errors::{CommandError, SaveError, ShowError};
+pub use ground::Ground;
 pub use outputs::{OUTPUTS_FOLDER, read_outputs};
 pub(crate) use presets::Arrival;
 
@@ -26,6 +28,7 @@ use crate::base::status::ErrorLog;
 use crate::base::{Assets, Folder, ShowWatcher};
 use crate::command::ScriptEvent;
 use crate::control::{ControlSurface, ShowView};
+use crate::engine::Layer;
 use crate::engine::PresetError;
 use crate::engine::compositor::{Compositor, master_params};
 use crate::engine::frame::FrameUniforms;
@@ -34,13 +37,12 @@ use crate::engine::outputs::{Output, Picture};
 use crate::engine::renderer::{self, Scene};
 use crate::engine::stack::{Outgoing, Stack, sync_params};
 use crate::engine::world::World;
-use crate::engine::{Layer, LayerEnv};
 use crate::gpu::bindings::uniform_buffer;
 use crate::gpu::{Gpu, GpuProfiler};
 use crate::mapping::LoadedMappings;
 use crate::params::Registry;
 use crate::script::ScriptHost;
-use crate::show::playlist::{Playlist, PlaylistRun};
+use crate::show::playing::Playing;
 
 /// Frames the CPU may record and submit ahead of the GPU. Without a bound
 /// an unpaced loop queues work (and the driver's memory for it) faster
@@ -70,14 +72,11 @@ struct PendingRequests {
 
 /// Everything one show needs to render frames.
 pub struct Show {
-    /// The device.
-    pub gpu: Arc<Gpu>,
+    /// The device, files, error log, seed and world every layer is
+    /// built on.
+    pub ground: Ground,
     /// Every parameter.
     pub registry: Registry,
-    /// Show folder and embedded files.
-    pub assets: Assets,
-    /// Errors for the HUD.
-    pub errors: ErrorLog,
     /// Time and beat.
     pub clock: Clock,
     /// Per-pass GPU timing.
@@ -92,17 +91,10 @@ pub struct Show {
     preset: Option<String>,
     preset_mappings: Vec<String>,
     mappings: LoadedMappings,
-    pub(super) seed: u64,
-    /// What the simulations share within a frame.
-    world: World,
     script: ScriptHost,
     script_override: Option<String>,
-    /// The playlist playing, if any.
-    pub(super) playlist: Option<PlaylistRun>,
-    /// A saved version of it, taking effect at the next entry.
-    pub(super) playlist_update: Option<Playlist>,
-    /// The playing entry's own script, over the preset's.
-    pub(super) entry_script: Option<String>,
+    /// The playlist playing, if any, with what goes with it.
+    pub(super) playing: Playing,
     watcher: Option<ShowWatcher>,
     learn_request: Option<String>,
     pending: PendingRequests,
@@ -139,16 +131,14 @@ impl Show {
         seed: u64,
         errors: ErrorLog,
     ) -> Result<Self, ShowError> {
-        let compositor = {
-            let env = LayerEnv {
-                gpu: &gpu,
-                assets: &assets,
-                errors: &errors,
-                seed,
-                world: &World::default(),
-            };
-            Compositor::new(&env, output_format)?
+        let ground = Ground {
+            gpu,
+            assets,
+            errors,
+            seed,
+            world: World::default(),
         };
+        let compositor = Compositor::new(&ground.env(), output_format)?;
         let mut registry = Registry::new();
         for spec in master_params()
             .into_iter()
@@ -157,17 +147,16 @@ impl Show {
         {
             registry.register(spec);
         }
+        let gpu = &ground.gpu;
         let frame_uniforms =
             uniform_buffer(&gpu.device, "frame.uniforms", size_of::<FrameUniforms>());
         let profiler = GpuProfiler::new(&gpu.device, &gpu.queue, gpu.timestamps);
-        let media = MediaShelf::new(&gpu);
-        let script = ScriptHost::new(assets.clone(), errors.clone(), seed)
+        let media = MediaShelf::new(gpu);
+        let script = ScriptHost::new(ground.assets.clone(), ground.errors.clone(), seed)
             .map_err(|e| ShowError::Script(e.to_string()))?;
         Ok(Self {
-            gpu,
+            ground,
             registry,
-            assets,
-            errors,
             clock: Clock::default(),
             profiler,
             stack: Stack::new(compositor),
@@ -179,13 +168,9 @@ impl Show {
             preset: None,
             preset_mappings: Vec::new(),
             mappings: LoadedMappings::default(),
-            seed,
-            world: World::default(),
             script,
             script_override: None,
-            playlist: None,
-            playlist_update: None,
-            entry_script: None,
+            playing: Playing::default(),
             watcher: None,
             learn_request: None,
             pending: PendingRequests::default(),
@@ -209,12 +194,12 @@ impl Show {
         let state = self.state();
         let mut show = Show::with_log(
             gpu,
-            self.assets.clone(),
+            self.ground.assets.clone(),
             self.output_format,
-            self.seed,
-            self.errors.clone(),
+            self.ground.seed,
+            self.ground.errors.clone(),
         )?;
-        if self.world.exact() {
+        if self.ground.world.exact() {
             show.render_exactly();
         }
         std::mem::swap(&mut show.script, &mut self.script);
@@ -225,11 +210,11 @@ impl Show {
         }
         std::mem::swap(&mut show.hearing, &mut self.hearing);
         if let Err(error) = show.resume(&state) {
-            show.errors.report("device lost", error);
+            show.ground.errors.report("device lost", error);
         }
         tracing::info!(
             "the show resumed on a new device: {}",
-            show.gpu.adapter_line()
+            show.ground.gpu.adapter_line()
         );
         *self = show;
         Ok(())
@@ -239,13 +224,14 @@ impl Show {
     /// (`surface`: the window's, which the new device must draw to); while
     /// none can be had, the show as it is, after a pause, to try again.
     pub fn recover_device(&mut self, surface: Option<&wgpu::Surface<'_>>) -> Result<(), ShowError> {
-        if !self.gpu.is_lost() {
+        if !self.ground.gpu.is_lost() {
             return Ok(());
         }
-        match self.gpu.reopen(surface) {
+        match self.ground.gpu.reopen(surface) {
             Ok(gpu) => self.rebuild_on(Arc::new(gpu)),
             Err(error) => {
-                self.errors
+                self.ground
+                    .errors
                     .report("gpu", format!("no new device yet, trying again: {error}"));
                 std::thread::sleep(Duration::from_secs(1));
                 Ok(())
@@ -274,7 +260,7 @@ impl Show {
     /// computer's clock.
     pub fn render_exactly(&mut self) {
         self.media_in_lockstep();
-        self.world.set_exact(true);
+        self.ground.world.set_exact(true);
         self.script.keep_show_time();
     }
 
@@ -322,9 +308,10 @@ impl Show {
     /// Watches the show folder and reloads shaders, scripts and the preset
     /// when they are saved. `wake` is called when changes arrive.
     pub fn watch(&mut self, wake: Box<dyn Fn() + Send>) {
-        match ShowWatcher::start(&self.assets, wake, self.errors.clone()) {
+        match ShowWatcher::start(&self.ground.assets, wake, self.ground.errors.clone()) {
             Ok(watcher) => self.watcher = watcher,
             Err(error) => self
+                .ground
                 .errors
                 .report("watcher", format!("cannot watch the show folder: {error}")),
         }
@@ -340,7 +327,7 @@ impl Show {
     /// command line wins because the performer asked for it by name for
     /// this show: through a playlist it plays for every entry.
     fn start_script(&mut self, preset_script: Option<&str>) {
-        if let (Some(given), Some(entry)) = (&self.script_override, &self.entry_script)
+        if let (Some(given), Some(entry)) = (&self.script_override, &self.playing.entry_script)
             && given.strip_prefix("scripts/").unwrap_or(given)
                 != entry.strip_prefix("scripts/").unwrap_or(entry)
         {
@@ -349,7 +336,7 @@ impl Show {
         let Some(file) = self
             .script_override
             .clone()
-            .or(self.entry_script.clone())
+            .or(self.playing.entry_script.clone())
             .or(preset_script.map(str::to_string))
         else {
             self.script.stop();
@@ -373,13 +360,7 @@ impl Show {
         if changed.is_empty() {
             return;
         }
-        let env = LayerEnv {
-            gpu: &self.gpu,
-            assets: &self.assets,
-            errors: &self.errors,
-            seed: self.seed,
-            world: &self.world,
-        };
+        let env = self.ground.env();
         self.stack.reload(&env, &mut self.registry, &changed);
         if let Some(out) = self.outgoing.as_mut() {
             out.stack.reload(&env, &mut out.registry, &changed);
@@ -392,8 +373,11 @@ impl Show {
             .iter()
             .any(|c| c.folder == Folder::Presets && c.name.starts_with("mappings/"));
         if mappings_saved {
-            self.mappings
-                .load(&self.assets, &self.preset_mappings, &self.errors);
+            self.mappings.load(
+                &self.ground.assets,
+                &self.preset_mappings,
+                &self.ground.errors,
+            );
         }
         let preset_file = self
             .preset
@@ -405,10 +389,10 @@ impl Show {
         if let (true, Some(name)) = (preset_saved, self.preset.clone()) {
             match self.load_show_preset(&name) {
                 Ok(()) => {
-                    self.errors.clear("preset");
+                    self.ground.errors.clear("preset");
                     tracing::info!("preset {name} saved: reloading it");
                 }
-                Err(error) => self.errors.report("preset", error.to_string()),
+                Err(error) => self.ground.errors.report("preset", error.to_string()),
             }
         }
     }
@@ -423,13 +407,7 @@ impl Show {
     /// program's own), on top of the stack on stage; it is restarted
     /// from `kind` when it fails, like any other.
     pub fn add_layer(&mut self, kind: &'static crate::engine::LayerKind, id: &str) {
-        let env = LayerEnv {
-            gpu: &self.gpu,
-            assets: &self.assets,
-            errors: &self.errors,
-            seed: self.seed,
-            world: &self.world,
-        };
+        let env = self.ground.env();
         let layer = (kind.create)(id, &env);
         sync_params(
             layer.as_ref(),
@@ -480,7 +458,7 @@ impl Show {
         self.tick(dt);
         let mut encoder = self.render(dt, output.size());
         if let Some(picture) = &self.picture {
-            output.deliver(&self.gpu, &mut encoder, &mut self.profiler, picture);
+            output.deliver(&self.ground.gpu, &mut encoder, &mut self.profiler, picture);
         }
         self.deliver_outputs(&mut encoder);
         overlay(self, &mut encoder);
@@ -498,8 +476,11 @@ impl Show {
     /// commands, carried out in order; refusals are logged, rate-limited.
     fn take_control(&mut self, control: &mut ControlSurface) {
         if self.mappings.revision == 0 {
-            self.mappings
-                .load(&self.assets, &self.preset_mappings, &self.errors);
+            self.mappings.load(
+                &self.ground.assets,
+                &self.preset_mappings,
+                &self.ground.errors,
+            );
         }
         self.refresh_catalogue();
         let view = ShowView {
@@ -539,7 +520,7 @@ impl Show {
         self.apply_script_commands();
         let lead = self
             .hearing
-            .lead_tempo(&mut self.registry, &heard, &self.errors);
+            .lead_tempo(&mut self.registry, &heard, &self.ground.errors);
         self.registry.advance(dt);
         let beat = self.clock.tick(dt, self.registry.float("master.bpm"));
         self.clock.follow(lead);
@@ -557,13 +538,7 @@ impl Show {
     /// (the stack leaving in a crossfade runs on, on its own registry,
     /// advanced by `dt`).
     fn render(&mut self, dt: f32, output_size: [u32; 2]) -> wgpu::CommandEncoder {
-        let env = LayerEnv {
-            gpu: &self.gpu,
-            assets: &self.assets,
-            errors: &self.errors,
-            seed: self.seed,
-            world: &self.world,
-        };
+        let env = self.ground.env();
         let mut scene = Scene {
             stack: &mut self.stack,
             registry: &mut self.registry,
@@ -572,11 +547,11 @@ impl Show {
         };
         renderer::prepare(&env, &mut scene, &self.clock, output_size, dt);
         let size = scene.stack.compositor.render_size();
-        let uniforms = FrameUniforms::new(&self.clock, scene.registry, size, self.seed);
-        self.gpu
+        let uniforms = FrameUniforms::new(&self.clock, scene.registry, size, env.seed);
+        env.gpu
             .queue
             .write_buffer(&self.frame_uniforms, 0, bytemuck::bytes_of(&uniforms));
-        let mut encoder = self
+        let mut encoder = env
             .gpu
             .device
             .create_command_encoder(&wgpu::CommandEncoderDescriptor {
@@ -584,8 +559,8 @@ impl Show {
             });
         self.profiler.open_frame(&mut encoder);
         let picture = match self.picture.take() {
-            Some(picture) => picture.fit(&self.gpu, output_size),
-            None => Picture::new(&self.gpu, output_size, self.output_format),
+            Some(picture) => picture.fit(env.gpu, output_size),
+            None => Picture::new(env.gpu, output_size, self.output_format),
         };
         renderer::record(
             &env,
@@ -609,7 +584,7 @@ impl Show {
     /// returned, oldest first. Waits for the frame [`FRAMES_IN_FLIGHT`]
     /// submissions back, so the CPU never runs further ahead of the GPU.
     fn submit(&mut self, encoder: wgpu::CommandEncoder) -> Vec<crate::gpu::FrameTimes> {
-        let index = self.gpu.queue.submit([encoder.finish()]);
+        let index = self.ground.gpu.queue.submit([encoder.finish()]);
         self.profiler.after_submit();
         self.in_flight.push_back(index);
         let poll = if self.in_flight.len() > FRAMES_IN_FLIGHT {
@@ -620,8 +595,9 @@ impl Show {
         } else {
             wgpu::PollType::Poll
         };
-        if let Err(error) = self.gpu.device.poll(poll) {
-            self.errors
+        if let Err(error) = self.ground.gpu.device.poll(poll) {
+            self.ground
+                .errors
                 .report("gpu", format!("waiting for an earlier frame: {error}"));
         }
         self.profiler.collect()

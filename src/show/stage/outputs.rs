@@ -102,13 +102,13 @@ impl Show {
         let relative = match inside_show(&file) {
             Ok(relative) => relative.to_path_buf(),
             Err(error) => {
-                self.errors.report("outputs", error);
+                self.ground.errors.report("outputs", error);
                 return;
             }
         };
         self.outputs = Some(LiveOutputs {
             name: name.trim_end_matches(".toml").to_string(),
-            root: self.assets.root().to_path_buf(),
+            root: self.ground.assets.root().to_path_buf(),
             relative,
             modified: None,
             reading: None,
@@ -190,21 +190,21 @@ impl Show {
             return;
         };
         let file = format!("{OUTPUTS_FOLDER}/{}.toml", live.name);
-        let max_side = self.gpu.device.limits().max_texture_dimension_2d;
+        let max_side = self.ground.gpu.device.limits().max_texture_dimension_2d;
         let plan = match loaded.plan.and_then(|plan| {
             plan.fit_device(max_side).map_err(|e| e.to_string())?;
             Ok(plan)
         }) {
             Ok(plan) => plan,
             Err(error) => {
-                self.errors.report("outputs", error);
+                self.ground.errors.report("outputs", error);
                 return;
             }
         };
         let mut warnings = Vec::new();
         let built = MappedOutputs::new(
-            &self.gpu,
-            &self.assets,
+            &self.ground.gpu,
+            &self.ground.assets,
             (&live.name, &plan, &loaded.masks),
             self.output_format,
             &mut warnings,
@@ -212,7 +212,7 @@ impl Show {
         let mapped = match built {
             Ok(mapped) => mapped,
             Err(error) => {
-                self.errors.report("outputs", error);
+                self.ground.errors.report("outputs", error);
                 return;
             }
         };
@@ -238,9 +238,9 @@ impl Show {
         }
         live.params = names;
         live.mapped = Some(mapped);
-        self.errors.clear("outputs");
+        self.ground.errors.clear("outputs");
         for warning in warnings {
-            self.errors.report("outputs", warning);
+            self.ground.errors.report("outputs", warning);
         }
         tracing::info!(
             "outputs {file}: {}",
@@ -259,7 +259,7 @@ impl Show {
         };
         if let Some(mapped) = live.mapped.as_mut() {
             mapped.deliver(
-                &self.gpu,
+                &self.ground.gpu,
                 encoder,
                 &mut self.profiler,
                 &self.registry,

@@ -42,7 +42,7 @@ impl Show {
     /// Loads preset `name` (`presets/<name>.toml`) from the show folder or
     /// the binary, or a `.toml` file at any path a person typed.
     pub fn load_preset(&mut self, name: &str) -> Result<(), PresetError> {
-        let (file, text) = read_preset(&self.assets, name, true)?;
+        let (file, text) = read_preset(&self.ground.assets, name, true)?;
         let preset = Preset::parse(&file, &text)?;
         self.apply_preset(name, &preset)
     }
@@ -62,7 +62,7 @@ impl Show {
     ) -> Result<(), PresetError> {
         // A render waits, to stay the same frame for frame; so does a show
         // with nothing on stage, which has nothing to play meanwhile.
-        let arrival = if self.world.exact() || self.stack.layers.is_empty() {
+        let arrival = if self.ground.world.exact() || self.stack.layers.is_empty() {
             Arrival::Now
         } else {
             Arrival::WhenReady
@@ -77,7 +77,7 @@ impl Show {
         fade: Option<f32>,
         arrival: Arrival,
     ) -> Result<(), PresetError> {
-        let (file, text) = read_preset(&self.assets, name, false)?;
+        let (file, text) = read_preset(&self.ground.assets, name, false)?;
         let preset = Preset::parse(&file, &text)?;
         self.stage(name, &preset, fade)?;
         match arrival {
@@ -144,20 +144,14 @@ impl Show {
         if self.staged_ready()
             && let Err(error) = self.bring_on_staged()
         {
-            self.errors.report("preset", error.to_string());
+            self.ground.errors.report("preset", error.to_string());
         }
     }
 
     /// Whether every layer of the staged preset has its files in (false
     /// with nothing staged).
     fn staged_ready(&mut self) -> bool {
-        let env = LayerEnv {
-            gpu: &self.gpu,
-            assets: &self.assets,
-            errors: &self.errors,
-            seed: self.seed,
-            world: &self.world,
-        };
+        let env = self.ground.env();
         let clock = &self.clock;
         self.staging.as_mut().is_some_and(|staging| {
             // Every layer takes in what it has, not only up to the first
@@ -225,8 +219,11 @@ impl Show {
         self.preset = Some(name.clone());
         self.presets_loaded += 1;
         self.preset_mappings = preset.mappings.clone();
-        self.mappings
-            .load(&self.assets, &self.preset_mappings, &self.errors);
+        self.mappings.load(
+            &self.ground.assets,
+            &self.preset_mappings,
+            &self.ground.errors,
+        );
         tracing::info!(
             "preset {name} loaded in {:.0} ms: {} layers{}",
             since.elapsed().as_secs_f64() * 1e3,
@@ -249,15 +246,9 @@ impl Show {
         if let Some(spare) = self.spare_compositor.take() {
             return Some(spare);
         }
-        let env = LayerEnv {
-            gpu: &self.gpu,
-            assets: &self.assets,
-            errors: &self.errors,
-            seed: self.seed,
-            world: &self.world,
-        };
+        let env = self.ground.env();
         Compositor::new(&env, self.output_format)
-            .inspect_err(|e| self.errors.report("crossfade", e))
+            .inspect_err(|e| self.ground.errors.report("crossfade", e))
             .ok()
     }
 
@@ -266,13 +257,7 @@ impl Show {
         &self,
         preset: &Preset,
     ) -> Result<(Vec<Box<dyn Layer>>, Registry, HashMap<String, Vec<String>>), PresetError> {
-        let env = LayerEnv {
-            gpu: &self.gpu,
-            assets: &self.assets,
-            errors: &self.errors,
-            seed: self.seed,
-            world: &self.world,
-        };
+        let env = self.ground.env();
         // The master section belongs to the performer, not the preset: it
         // keeps its values unless the preset sets them; the audio section
         // belongs to the sound.
@@ -314,11 +299,13 @@ impl Show {
     pub(super) fn save_show_preset(&mut self, name: &str) -> Result<(), SaveError> {
         save_name::check(name)?;
         let exists = self
+            .ground
             .assets
             .dir(Folder::Presets)
             .join(format!("{name}.toml"))
             .is_file();
         let saved = self
+            .ground
             .assets
             .list(Folder::Presets, "toml")
             .iter()
@@ -332,7 +319,7 @@ impl Show {
         }
         let text = self.preset_text()?;
         let preset = Preset::parse(&format!("presets/{name}.toml"), &text)?;
-        crate::show::check::preset_holds(&self.assets, &preset)?;
+        crate::show::check::preset_holds(&self.ground.assets, &preset)?;
         self.write_preset(name, &text)
     }
 
@@ -376,7 +363,7 @@ impl Show {
         // Through the opener: a link planted as the preset (or a folder on
         // its way) is refused, never written through.
         let file = format!("{name}.toml");
-        let (dir, relative) = self.assets.place(Folder::Presets, Path::new(&file));
+        let (dir, relative) = self.ground.assets.place(Folder::Presets, Path::new(&file));
         let path = opener::write(&dir, &relative, text.as_bytes(), false)?;
         tracing::info!("preset saved to {}", path.display());
         Ok(())
