@@ -3,7 +3,7 @@
 //! textures in bind group layouts (the forest's density maps).
 
 use sylva::gpu::bindings::{Slot, bind, layout_for};
-use sylva::gpu::raster::{Output, mesh_pipeline};
+use sylva::gpu::raster::{Attachments, mesh_pipeline};
 use sylva::gpu::{HDR_FORMAT, RenderTarget, read_rgba16f};
 
 use crate::support;
@@ -38,7 +38,7 @@ fn a_mesh_pipeline_draws_indexed_vertex_buffers() {
         "raster.mesh",
         ("vs", "fs"),
         &[Some(layout)],
-        Output {
+        Attachments {
             format: HDR_FORMAT,
             blend: None,
             depth: sylva::gpu::raster::Depth::None,

@@ -11,7 +11,7 @@ use crate::params::Registry;
 
 /// One entry running.
 #[derive(Debug, Clone)]
-struct Running {
+struct InForce {
     entry: Modulation,
     source: Source,
     envelope: f32,
@@ -21,7 +21,7 @@ struct Running {
 /// Every modulation in force and its envelopes.
 #[derive(Debug, Default)]
 pub struct Modulations {
-    running: Vec<Running>,
+    running: Vec<InForce>,
     revision: u64,
 }
 
@@ -37,7 +37,7 @@ impl Modulations {
             .iter()
             .enumerate()
             .filter_map(|(index, entry)| {
-                entry.check().ok().map(|source| Running {
+                entry.check().ok().map(|source| InForce {
                     entry: entry.clone(),
                     source,
                     envelope: 0.0,
@@ -80,7 +80,7 @@ impl Modulations {
     }
 }
 
-impl Running {
+impl InForce {
     /// The source now, 0..1.
     fn read(&self, registry: &Registry, clock: &Clock) -> f32 {
         match self.source {

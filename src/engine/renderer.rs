@@ -20,7 +20,7 @@ use crate::params::Registry;
 
 /// What the engine renders: the stack on stage with its registry, and the
 /// stack leaving it, if a crossfade runs.
-pub struct Scene<'a> {
+pub struct OnStage<'a> {
     /// The layers on stage and their compositor.
     pub stack: &'a mut Stack,
     /// Their parameters.
@@ -36,7 +36,7 @@ pub struct Scene<'a> {
 /// stack runs on, `dt` further into its fade and its ramps.
 pub fn prepare(
     env: &LayerEnv<'_>,
-    scene: &mut Scene<'_>,
+    scene: &mut OnStage<'_>,
     clock: &Clock,
     output_size: [u32; 2],
     dt: f32,
@@ -89,7 +89,7 @@ fn enabled_ids<'s>(stack: &'s Stack, registry: &Registry) -> Vec<&'s str> {
 /// eased weight, the master section.
 pub fn record(
     env: &LayerEnv<'_>,
-    scene: &mut Scene<'_>,
+    scene: &mut OnStage<'_>,
     (clock, frame_uniforms): (&Clock, &wgpu::Buffer),
     picture: &Picture,
     encoder: &mut wgpu::CommandEncoder,

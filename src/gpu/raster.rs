@@ -26,7 +26,7 @@ pub fn additive() -> wgpu::BlendState {
 }
 
 /// Where a pipeline draws.
-pub struct Output {
+pub struct Attachments {
     /// Colour format.
     pub format: wgpu::TextureFormat,
     /// Blending, `None` to overwrite.
@@ -56,7 +56,7 @@ pub fn instanced_pipeline(
     module: &wgpu::ShaderModule,
     label: &str,
     entries: (&str, &str),
-    output: Output,
+    output: Attachments,
 ) -> wgpu::RenderPipeline {
     mesh_pipeline(device, module, label, entries, &[], output)
 }
@@ -69,7 +69,7 @@ pub fn mesh_pipeline(
     label: &str,
     (vertex, fragment): (&str, &str),
     buffers: &[Option<wgpu::VertexBufferLayout<'_>>],
-    output: Output,
+    output: Attachments,
 ) -> wgpu::RenderPipeline {
     device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
         label: Some(label),

@@ -79,14 +79,14 @@ pub fn run(options: WindowOptions) -> anyhow::Result<()> {
 
 struct App {
     options: WindowOptions,
-    state: Option<Running>,
+    state: Option<OpenWindow>,
     failure: Option<anyhow::Error>,
     modifiers: ModifiersState,
     last_frame: Instant,
 }
 
 /// Everything that exists once the window is open.
-struct Running {
+struct OpenWindow {
     window: Arc<Window>,
     surface: wgpu::Surface<'static>,
     config: wgpu::SurfaceConfiguration,
@@ -202,7 +202,7 @@ impl ApplicationHandler for App {
 }
 
 impl App {
-    fn open(&self, event_loop: &ActiveEventLoop) -> anyhow::Result<Running> {
+    fn open(&self, event_loop: &ActiveEventLoop) -> anyhow::Result<OpenWindow> {
         let monitor = event_loop
             .primary_monitor()
             .or_else(|| event_loop.available_monitors().next());
@@ -266,7 +266,7 @@ impl App {
                 playlist: self.options.show.playlist.as_deref(),
             },
         );
-        Ok(Running {
+        Ok(OpenWindow {
             blit,
             window,
             surface,
@@ -279,7 +279,7 @@ impl App {
     }
 }
 
-impl Running {
+impl OpenWindow {
     fn resize(&mut self, size: [u32; 2]) {
         if size[0] == 0 || size[1] == 0 {
             return;

@@ -16,7 +16,8 @@ use crate::engine::shadow::{ShadowMap, caster_pipeline};
 use crate::gpu::bindings::uniform_buffer;
 use crate::gpu::compute::storage_buffer;
 use crate::gpu::raster::{
-    Depth, DepthBuffer, Output, begin_3d_pass, begin_scene_pass, buffers_group, instanced_pipeline,
+    Attachments, Depth, DepthBuffer, begin_3d_pass, begin_scene_pass, buffers_group,
+    instanced_pipeline,
 };
 use crate::gpu::wgsl::Composer;
 use crate::gpu::{BuildError, Gpu, GpuProfiler, HDR_FORMAT};
@@ -169,7 +170,7 @@ impl BranchRenderer {
             &module,
             "colony.tubes",
             ("vs_tube", "fs_tube"),
-            Output {
+            Attachments {
                 format: HDR_FORMAT,
                 blend: None,
                 depth: Depth::Written,

@@ -5,7 +5,7 @@
 use sylva::base::Assets;
 use sylva::layers::fluid::lists::{LIST_DEPTH, LIST_SKIN, Lists};
 use sylva::layers::fluid::reference::densities_and_accelerations;
-use sylva::layers::fluid::scene::Scene;
+use sylva::layers::fluid::scene::StartingState;
 use sylva::layers::fluid::sim::FluidSim;
 
 use super::{listing, run, small_block, stirred, stirred_block};
@@ -88,10 +88,10 @@ fn a_flat_fluid_s_reused_lists_match_the_f64_reference() {
 /// Runs one more substep of `sim` (which ran `scene` for some) and holds
 /// it to the reference from where the last left the particles; the
 /// rebuilds in all.
-fn the_next_substep_matches(sim: &FluidSim, scene: &Scene) -> u32 {
+fn the_next_substep_matches(sim: &FluidSim, scene: &StartingState) -> u32 {
     let gpu = support::gpu();
     let (positions, velocities) = sim.read_particles(&gpu).unwrap_or_else(|e| panic!("{e}"));
-    let moved = Scene {
+    let moved = StartingState {
         positions,
         velocities,
         ..scene.clone()
@@ -128,7 +128,7 @@ fn the_lists_are_rebuilt_when_they_are_old_or_a_particle_leaves_its_skin() {
     assert_eq!(rebuilds, 4, "four fast substeps");
 }
 
-fn assert_matches_the_reference(sim: &FluidSim, scene: &Scene) {
+fn assert_matches_the_reference(sim: &FluidSim, scene: &StartingState) {
     let gpu = support::gpu();
     let (densities, accelerations, order) = sim.read_forces(&gpu).unwrap_or_else(|e| panic!("{e}"));
     let (want_density, want_acceleration) =

@@ -22,7 +22,7 @@ pub mod white_water;
 
 use draw::FluidRenderer;
 use knobs::{FluidKnobs, TankKnobs};
-use scene::Scene;
+use scene::StartingState;
 use sim::{FluidSim, Solver};
 
 use crate::base::ChangedFile;
@@ -228,7 +228,7 @@ impl Structure {
     /// (sqrt(2 g depth)), so a shallow pool steps as far as its waves
     /// allow, and faster drops (a pour from above) take several
     /// spacings a substep until they meet the water.
-    fn scene(&self, seed: u64) -> Scene {
+    fn scene(&self, seed: u64) -> StartingState {
         let c = self.container;
         let d = self.dimensions;
         let length = if self.pool { c[0] } else { c[0] * 0.4 };
@@ -247,7 +247,7 @@ impl Structure {
 }
 
 /// A running fluid.
-struct Running {
+struct Flowing {
     sim: FluidSim,
     structure: Structure,
     /// The derived parameters the knobs scale.
@@ -255,7 +255,7 @@ struct Running {
     dx: f32,
 }
 
-impl sim_core::Running for Running {
+impl sim_core::Running for Flowing {
     type Sim = FluidSim;
     fn sim(&self) -> &FluidSim {
         &self.sim
@@ -267,7 +267,7 @@ impl sim_core::Running for Running {
 
 /// The fluid layer.
 pub struct FluidLayer {
-    core: SimulationCore<Running, FluidRenderer, Structure>,
+    core: SimulationCore<Flowing, FluidRenderer, Structure>,
     /// Substeps this frame, found in `prepare`.
     substeps: u32,
     /// Its parameters, named once.
@@ -285,7 +285,7 @@ impl FluidLayer {
     }
 
     /// Fills a tank from the registry's structure.
-    fn build(&self, env: &LayerEnv<'_>, registry: &Registry) -> Result<Running, BuildError> {
+    fn build(&self, env: &LayerEnv<'_>, registry: &Registry) -> Result<Flowing, BuildError> {
         let id = &self.core.id;
         let structure = Structure::from(registry, &self.knobs.tank);
         let what = format!("{id}.count {}: particles", structure.count);
@@ -306,7 +306,7 @@ impl FluidLayer {
             sim.throw_white_water(env.gpu, env.assets, structure.white_water)?;
             Ok::<_, BuildError>(sim)
         })?;
-        Ok(Running {
+        Ok(Flowing {
             sim,
             structure,
             base: scene.params,

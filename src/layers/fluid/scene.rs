@@ -9,7 +9,7 @@ use crate::base::rng::Rng;
 
 /// Particles and parameters ready to upload.
 #[derive(Debug, Clone)]
-pub struct Scene {
+pub struct StartingState {
     /// xyz, w = 1.
     pub positions: Vec<[f32; 4]>,
     /// Zero at start.
@@ -20,7 +20,7 @@ pub struct Scene {
     pub dx: f32,
     /// The fastest flow it was made for, m/s.
     pub fastest: f32,
-    /// The solver its time step is for ([`Scene::solved_by`]).
+    /// The solver its time step is for ([`StartingState::solved_by`]).
     pub solver: Solver,
 }
 
@@ -50,7 +50,7 @@ pub const VORTICITY: f32 = 0.05;
 /// a smoothing length and four, 3.7% and 11%).
 const LARGE_STEP: f32 = 0.25;
 
-impl Scene {
+impl StartingState {
     /// The scene as `solver` steps it: the large-step solver's time step
     /// bounded by the flow, not by the speed of sound.
     pub fn solved_by(mut self, solver: Solver) -> Self {
@@ -78,7 +78,7 @@ pub fn block(
     gravity: f32,
     jitter: f32,
     seed: u64,
-) -> Scene {
+) -> StartingState {
     let dx = block[0] / across as f32;
     // Whole spacings along each axis, but never more than fit between the
     // block's origin and the far wall: a layer closer to a wall than half
@@ -152,7 +152,7 @@ pub fn block(
         ..params
     };
     let velocities = vec![[0.0; 4]; positions.len()];
-    Scene {
+    StartingState {
         positions,
         velocities,
         params,

@@ -5,7 +5,7 @@ use sylva::base::{Assets, ChangedFile, Folder};
 use sylva::engine::simulation::Simulation;
 use sylva::gpu::GpuProfiler;
 use sylva::layers::fluid::lists::Lists;
-use sylva::layers::fluid::scene::{Scene, block};
+use sylva::layers::fluid::scene::{StartingState, block};
 use sylva::layers::fluid::sim::{FluidSim, Solver};
 
 use crate::support;
@@ -22,30 +22,30 @@ mod pbf_tests;
 #[path = "white_water_tests.rs"]
 mod white_water_tests;
 
-fn upload(scene: &Scene) -> FluidSim {
+fn upload(scene: &StartingState) -> FluidSim {
     upload_from(scene, &Assets::new(env!("CARGO_MANIFEST_DIR")))
 }
 
 /// The fluid of `scene` with its kernels read from `assets`.
-fn upload_from(scene: &Scene, assets: &Assets) -> FluidSim {
+fn upload_from(scene: &StartingState, assets: &Assets) -> FluidSim {
     raining(scene, assets).0
 }
 
 /// The same, and the rain map its landings are counted in.
-fn raining(scene: &Scene, assets: &Assets) -> (FluidSim, wgpu::Buffer) {
+fn raining(scene: &StartingState, assets: &Assets) -> (FluidSim, wgpu::Buffer) {
     let (sim, world) = in_world(scene, assets);
     (sim, world.rain(&support::gpu()))
 }
 
 /// The fluid of `scene` and the world whose rain map and branches it binds.
-fn in_world(scene: &Scene, assets: &Assets) -> (FluidSim, sylva::engine::world::World) {
+fn in_world(scene: &StartingState, assets: &Assets) -> (FluidSim, sylva::engine::world::World) {
     let lists = Lists::of(scene.positions.len() as u32, scene.solver);
     listing(scene, assets, lists)
 }
 
 /// The same with neighbour lists kept as `lists` says.
 fn listing(
-    scene: &Scene,
+    scene: &StartingState,
     assets: &Assets,
     lists: Lists,
 ) -> (FluidSim, sylva::engine::world::World) {
@@ -79,7 +79,7 @@ fn run(sim: &FluidSim, steps: usize) {
 
 /// A block of about 2000 particles (3D, or `flat`: 2D), away from the
 /// walls, its lattice jittered by `jitter` spacings.
-fn small_block(flat: bool, jitter: f32) -> Scene {
+fn small_block(flat: bool, jitter: f32) -> StartingState {
     let (dimensions, depth, across) = if flat { (2, 0.0, 40) } else { (3, 1.0, 12) };
     let [low, side] = if flat { [0.0, 0.3] } else { [0.2, 0.24] };
     block(
@@ -97,7 +97,7 @@ fn small_block(flat: bool, jitter: f32) -> Scene {
 
 /// That block compressed and stirred: pressures and viscous forces are
 /// all non-zero.
-fn stirred_block(flat: bool) -> Scene {
+fn stirred_block(flat: bool) -> StartingState {
     let mut scene = small_block(flat, 0.3);
     for (i, v) in scene.velocities.iter_mut().enumerate() {
         let s = i as f32 * 0.37;
@@ -109,7 +109,7 @@ fn stirred_block(flat: bool) -> Scene {
 }
 
 /// The 3D one.
-fn stirred() -> Scene {
+fn stirred() -> StartingState {
     stirred_block(false)
 }
 

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::scene::{Scene, block};
+use super::scene::{StartingState, block};
 use super::sim::{FluidSim, Solver};
 use crate::base::Assets;
 use crate::gpu::{BuildError, Gpu, GpuProfiler};
@@ -194,7 +194,7 @@ pub fn hydrostatic(
 fn upload(
     gpu: &Gpu,
     assets: &Assets,
-    scene: &Scene,
+    scene: &StartingState,
     (solver, iterations): (Solver, u32),
 ) -> Result<FluidSim, BuildError> {
     // Validation measures the water alone: its rain goes nowhere, no
@@ -218,7 +218,7 @@ struct Clock {
 }
 
 impl Clock {
-    fn advance_to(&mut self, gpu: &Gpu, sim: &FluidSim, scene: &Scene, until: f64) {
+    fn advance_to(&mut self, gpu: &Gpu, sim: &FluidSim, scene: &StartingState, until: f64) {
         let dt = f64::from(scene.params.dt);
         let mut profiler = GpuProfiler::new(&gpu.device, &gpu.queue, false);
         while self.time + dt * 0.5 < until {

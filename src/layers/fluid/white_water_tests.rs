@@ -7,7 +7,7 @@ use sylva::base::Assets;
 use sylva::gpu::GpuProfiler;
 use sylva::layers::fluid::lists::Lists;
 use sylva::layers::fluid::reference::{white_water_expected, white_water_normals};
-use sylva::layers::fluid::scene::{Scene, block};
+use sylva::layers::fluid::scene::{StartingState, block};
 use sylva::layers::fluid::sim::{FluidSim, Solver};
 use sylva::layers::fluid::white_water::{WhiteState, WhiteWater, WhiteWaterParams};
 
@@ -19,7 +19,7 @@ use crate::support::Checked;
 const STEP: (f32, f32) = (1.0, 4.0);
 
 /// The fluid of `scene` on the large step with `capacity` white slots.
-fn throwing(scene: &Scene, capacity: u32) -> (FluidSim, sylva::engine::world::World) {
+fn throwing(scene: &StartingState, capacity: u32) -> (FluidSim, sylva::engine::world::World) {
     let gpu = support::gpu();
     let assets = Assets::new(env!("CARGO_MANIFEST_DIR"));
     let (mut sim, world) = listing(scene, &assets, Lists::EVERY_SUBSTEP);
@@ -59,7 +59,7 @@ fn state(sim: &FluidSim) -> WhiteState {
 /// its substep so short that the particles stay where the grid sorted
 /// them (a white particle's walk over a grid the water has since moved
 /// through may miss a neighbour; the reference walks no grid).
-fn moving_block(velocity: impl Fn(usize, [f32; 3]) -> [f32; 3]) -> Scene {
+fn moving_block(velocity: impl Fn(usize, [f32; 3]) -> [f32; 3]) -> StartingState {
     let mut scene = small_block(false, 0.0).solved_by(Solver::Pbf);
     scene.params.gravity = [0.0; 3];
     scene.params.dt = 1e-5;
@@ -156,7 +156,7 @@ fn what_each_particle_throws_up_matches_the_f64_reference() {
 }
 
 /// A dam of about 4,000 particles in a tank 0.8 x 0.6 x 0.3 m.
-fn dam() -> Scene {
+fn dam() -> StartingState {
     let height = 0.36;
     let fastest = (2.0f32 * 9.81 * height).sqrt();
     let tank = [0.8, 0.6, 0.3];

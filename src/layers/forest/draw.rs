@@ -21,7 +21,7 @@ use crate::engine::shadow::{ShadowMap, caster_pipeline};
 use crate::gpu::bindings::{Slot, bind, layout, uniform_buffer};
 use crate::gpu::compute::{Binding, Kernel, read_buffer, storage_buffer};
 use crate::gpu::raster::{
-    Depth, DepthBuffer, Output, begin_3d_pass, begin_scene_pass, buffers_group, clear_depth,
+    Attachments, Depth, DepthBuffer, begin_3d_pass, begin_scene_pass, buffers_group, clear_depth,
     instanced_pipeline,
 };
 use crate::gpu::wgsl::Composer;
@@ -422,7 +422,7 @@ impl Drawer<ForestSim> for ForestRenderer {
                     &module,
                     label,
                     entries,
-                    Output {
+                    Attachments {
                         format: HDR_FORMAT,
                         blend: None,
                         depth,

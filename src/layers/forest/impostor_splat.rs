@@ -17,7 +17,7 @@ use super::impostors::ImpostorAtlas;
 use crate::base::Assets;
 use crate::engine::shadow::{SHADOW_SIZE, ShadowMap, cut_out_caster_pipeline};
 use crate::gpu::compute::{Binding, Kernel, read_buffer, storage_buffer};
-use crate::gpu::raster::{Depth, Output, buffers_group, instanced_pipeline};
+use crate::gpu::raster::{Attachments, Depth, buffers_group, instanced_pipeline};
 use crate::gpu::wgsl::Composer;
 use crate::gpu::{BuildError, Gpu, GpuProfiler, HDR_FORMAT, ReadbackError, RenderTarget};
 
@@ -107,7 +107,7 @@ impl ImpostorSplat {
                     label: Some(FILE),
                     source: wgpu::ShaderSource::Wgsl(composed.text().into()),
                 });
-            let output = Output {
+            let output = Attachments {
                 format: HDR_FORMAT,
                 blend: None,
                 depth: Depth::Written,

@@ -15,7 +15,7 @@ mod presets;
 pub use catalogue::THUMBS_FOLDER;
 pub use errors::{CommandError, SaveError, ShowError};
 pub use ground::Ground;
-pub use outputs::{OUTPUTS_FOLDER, read_outputs};
+pub use outputs::{OUTPUTS_FOLDER, OutputsFileError, read_outputs};
 pub(crate) use presets::Arrival;
 
 use std::collections::{BTreeSet, VecDeque};
@@ -34,7 +34,7 @@ use crate::engine::compositor::{Compositor, master_params};
 use crate::engine::frame::FrameUniforms;
 use crate::engine::inputs::media::MediaShelf;
 use crate::engine::outputs::{Output, Picture};
-use crate::engine::renderer::{self, Scene};
+use crate::engine::renderer::{self, OnStage};
 use crate::engine::stack::{Outgoing, Stack, sync_params};
 use crate::engine::world::World;
 use crate::gpu::bindings::uniform_buffer;
@@ -539,7 +539,7 @@ impl Show {
     /// advanced by `dt`).
     fn render(&mut self, dt: f32, output_size: [u32; 2]) -> wgpu::CommandEncoder {
         let env = self.ground.env();
-        let mut scene = Scene {
+        let mut scene = OnStage {
             stack: &mut self.stack,
             registry: &mut self.registry,
             outgoing: self.outgoing.as_mut(),
