@@ -257,7 +257,7 @@ struct ControlArgs {
 }
 
 /// A `--ui-pin` the OSCQuery server will take.
-fn parse_pin(text: &str) -> Result<String, String> {
+fn parse_pin(text: &str) -> Result<String, sylva::control::oscquery::PinError> {
     sylva::control::oscquery::Pin::new(text).map(|_| text.to_string())
 }
 

@@ -165,6 +165,45 @@ fn a_png_or_tiff_in_media_is_shown_texel_for_texel() {
 }
 
 #[test]
+fn a_picture_saved_again_while_the_show_runs_is_shown() {
+    let file = "media/saved.png";
+    let (root, mut show) = media_show("media_saved", "below");
+    write_picture(&root.join(file), [SIDE, SIDE], pattern(0));
+    // The show's one file watcher, on media/ as on shaders/.
+    show.watch(Box::new(|| {}));
+    show.media_in_lockstep();
+    let mut output = RenderTarget::new(
+        &show.ground.gpu.device,
+        "media.output",
+        [SIDE; 2],
+        OUTPUT_FORMAT,
+    );
+    show.registry
+        .set(
+            "shader.through.picture",
+            Value::Text(file.into()),
+            Source::Ui,
+        )
+        .checked("naming the picture");
+    frame(&mut show, &mut output, 1.0 / 60.0);
+    assert!(
+        distance_from(&show, &pattern(0)) < 4e-3,
+        "the first version"
+    );
+    write_picture(&root.join(file), [SIDE, SIDE], pattern(1));
+    let deadline = std::time::Instant::now() + Duration::from_secs(3);
+    while distance_from(&show, &pattern(1)) >= 4e-3 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the saved version is not shown: {}",
+            distance_from(&show, &pattern(1))
+        );
+        std::thread::sleep(Duration::from_millis(20));
+        frame(&mut show, &mut output, 1.0 / 60.0);
+    }
+}
+
+#[test]
 fn a_clip_in_lockstep_shows_frame_n_at_n_over_fps() {
     let (root, mut show) = media_show("media_clip", "media/clip.mkv");
     write_patterns(&root.join("media/clip.mkv"), 8, 10);

@@ -42,6 +42,8 @@ fn start(root: PathBuf) -> Show {
     support::start(
         ShowOptions {
             outputs: Some("o".into()),
+            // A saved outputs file is read again when the watcher says so.
+            watch: true,
             ..ShowOptions::new(root, "ramp")
         },
         OUTPUT_FORMAT,
@@ -250,6 +252,41 @@ fn a_mask_hides_where_it_is_black() {
     assert_eq!(&output.get_pixel(36, 10).0[..3], &[0, 0, 0]);
 }
 
+#[test]
+fn a_mask_saved_while_the_show_runs_is_read_again() {
+    let root = folder(
+        "outputs_mask_saved",
+        "[[output]]\nname = \"masked\"\nsize = [40, 20]\nmask = \"media/mask.png\"\n",
+    );
+    std::fs::create_dir_all(root.join("media")).checked("making media/");
+    let mask = |right: u8| {
+        let mut mask = RgbaImage::new(2, 1);
+        mask.put_pixel(0, 0, image::Rgba([255, 255, 255, 255]));
+        mask.put_pixel(1, 0, image::Rgba([right, right, right, 255]));
+        mask.save(root.join("media/mask.png"))
+            .checked("writing the mask");
+    };
+    mask(255);
+    let mut show = start(root.clone());
+    let (_, outputs) = frame(&mut show);
+    assert!(outputs[0].get_pixel(36, 10).0[2] > 40, "unmasked at first");
+    // Saved black on the right: the watcher says so, the file is read
+    // again and the right goes dark.
+    mask(0);
+    let outputs = frames_until(&mut show, |_, outputs| {
+        outputs
+            .first()
+            .is_some_and(|o| o.get_pixel(36, 10).0[..3] == [0, 0, 0])
+    });
+    assert_eq!(
+        &outputs[0].get_pixel(36, 10).0[..3],
+        &[0, 0, 0],
+        "{:?}",
+        support::error_messages(&show)
+    );
+    assert!(outputs[0].get_pixel(3, 10).0[2] > 40, "the left stays lit");
+}
+
 /// Frames until `done` says so (at most two seconds of them); the
 /// outputs of the last.
 fn frames_until(show: &mut Show, done: impl Fn(&Show, &[RgbaImage]) -> bool) -> Vec<RgbaImage> {
@@ -280,7 +317,7 @@ fn a_malformed_outputs_file_is_an_error_with_its_line_and_the_outputs_stay() {
         "{errors:?}"
     );
     assert!(show.outputs().is_none());
-    // Fixed and saved: read again within a second.
+    // Fixed and saved: read again once the watcher says so.
     std::thread::sleep(std::time::Duration::from_millis(1100));
     std::fs::write(root.join("outputs/o.toml"), good).checked("fixing the file");
     std::thread::sleep(std::time::Duration::from_millis(1100));

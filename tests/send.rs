@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use sylva::drivers::send::ndi::NdiSender;
 use sylva::drivers::send::record::Recording;
-use sylva::drivers::send::tap::{MakeSink, Sink, Tap};
+use sylva::drivers::send::tap::{MakeSink, Sink, SinkError, Tap};
 use sylva::drivers::video::VideoWriter;
 use sylva::gpu::{OUTPUT_FORMAT, RenderTarget, read_rgba8};
 use sylva::show::Show;
@@ -86,6 +86,7 @@ fn an_ndi_runtime_receives_every_frame_the_tap_reads_back() {
     let make: MakeSink = Box::new(move |_| {
         NdiSender::open_from(std::slice::from_ref(&library), "sylva test", 30.0)
             .map(|s| Box::new(s) as Box<dyn Sink>)
+            .map_err(SinkError::from)
     });
     let mut tap = tap(&show, make);
     let canvas = play(&mut show, &mut tap, 40);
@@ -134,7 +135,7 @@ fn a_stream_reaches_a_listener_on_loopback() {
     let make: MakeSink = Box::new(move |size| {
         VideoWriter::stream(&url, size, 30.0)
             .map(|w| Box::new(StreamSink(Some(w))) as Box<dyn Sink>)
-            .map_err(|e| e.to_string())
+            .map_err(SinkError::Stream)
     });
     let mut tap = tap(&show, make);
     play(&mut show, &mut tap, 45);
@@ -264,6 +265,7 @@ fn a_pipewire_client_receives_the_shows_frames() {
     let make: MakeSink = Box::new(move |size| {
         PipeWireSource::open("sylva-test", size, 30.0, Some(&socket))
             .map(|s| Box::new(s) as Box<dyn Sink>)
+            .map_err(SinkError::from)
     });
     let mut tap = tap(&show, make);
     play(&mut show, &mut tap, 15);
@@ -320,14 +322,14 @@ fn a_pipewire_client_receives_the_shows_frames() {
 struct StreamSink(Option<VideoWriter>);
 
 impl Sink for StreamSink {
-    fn send(&mut self, frame: &sylva::drivers::send::tap::Frame) -> Result<(), String> {
-        let writer = self.0.as_mut().ok_or("ended")?;
-        writer.frame(&frame.rgba).map_err(|e| e.to_string())
+    fn send(&mut self, frame: &sylva::drivers::send::tap::Frame) -> Result<(), SinkError> {
+        let writer = self.0.as_mut().ok_or(SinkError::StreamEnded)?;
+        writer.frame(&frame.rgba).map_err(SinkError::Stream)
     }
 
-    fn finish(&mut self) -> Result<Option<String>, String> {
+    fn finish(&mut self) -> Result<Option<String>, SinkError> {
         if let Some(writer) = self.0.take() {
-            writer.finish().map_err(|e| e.to_string())?;
+            writer.finish().map_err(SinkError::Stream)?;
         }
         Ok(None)
     }
@@ -369,7 +371,9 @@ fn a_recording_has_the_shows_length_and_its_sound() {
     let file = path.clone();
     let mut sound = Some(sound);
     let make: MakeSink = Box::new(move |size| {
-        Recording::start(&file, size, 30.0, sound.take()).map(|r| Box::new(r) as Box<dyn Sink>)
+        Recording::start(&file, size, 30.0, sound.take())
+            .map(|r| Box::new(r) as Box<dyn Sink>)
+            .map_err(SinkError::from)
     });
     let mut tap = tap(&show, make);
     // 60 frames at 1/30 s: two seconds of show time, with a pause for
@@ -422,6 +426,7 @@ fn a_target_that_cannot_start_drops_frames_and_the_show_goes_on() {
     let make: MakeSink = Box::new(|_| {
         NdiSender::open_from(&[PathBuf::from("/nonexistent/libndi.so.6")], "nobody", 30.0)
             .map(|s| Box::new(s) as Box<dyn Sink>)
+            .map_err(SinkError::from)
     });
     let mut tap = tap(&show, make);
     play(&mut show, &mut tap, 20);

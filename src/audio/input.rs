@@ -38,8 +38,19 @@ pub enum InputError {
         /// The device's name.
         device: String,
         /// What cpal said.
-        reason: String,
+        reason: StreamError,
     },
+}
+
+/// Why the device gave no stream.
+#[derive(Debug, thiserror::Error)]
+pub enum StreamError {
+    /// What cpal said.
+    #[error(transparent)]
+    Cpal(#[from] cpal::Error),
+    /// Samples sylva does not take.
+    #[error("sample format {0} is not supported")]
+    Format(cpal::SampleFormat),
 }
 
 /// What the show sees of the input.
@@ -216,13 +227,13 @@ impl Microphone for SoundCard {
         }
         .ok_or_else(|| InputError::NoDevice(self.name.clone()))?;
         let device_name = device.to_string();
-        let refused = |reason: String| InputError::Device {
+        let refused = |reason: StreamError| InputError::Device {
             device: device_name.clone(),
             reason,
         };
         let supported = device
             .default_input_config()
-            .map_err(|e| refused(e.to_string()))?;
+            .map_err(|e| refused(e.into()))?;
         let config = supported.config();
         let rate = config.sample_rate;
         let channels = usize::from(config.channels).max(1);
@@ -237,7 +248,7 @@ impl Microphone for SoundCard {
             failed.clone(),
         )
         .map_err(&refused)?;
-        stream.play().map_err(|e| refused(e.to_string()))?;
+        stream.play().map_err(|e| refused(e.into()))?;
         Ok(OpenInput {
             name: device_name,
             rate,
@@ -323,7 +334,7 @@ fn build_stream(
     channels: usize,
     ring: rtrb::Producer<f32>,
     failed: Arc<AtomicBool>,
-) -> Result<cpal::Stream, String> {
+) -> Result<cpal::Stream, StreamError> {
     match format {
         cpal::SampleFormat::F32 => typed::<f32>(device, config, channels, ring, failed),
         cpal::SampleFormat::I16 => typed::<i16>(device, config, channels, ring, failed),
@@ -331,7 +342,7 @@ fn build_stream(
         cpal::SampleFormat::I32 => typed::<i32>(device, config, channels, ring, failed),
         cpal::SampleFormat::U8 => typed::<u8>(device, config, channels, ring, failed),
         cpal::SampleFormat::F64 => typed::<f64>(device, config, channels, ring, failed),
-        other => Err(format!("sample format {other} is not supported")),
+        other => Err(StreamError::Format(other)),
     }
 }
 
@@ -341,7 +352,7 @@ fn typed<T>(
     channels: usize,
     mut ring: rtrb::Producer<f32>,
     failed: Arc<AtomicBool>,
-) -> Result<cpal::Stream, String>
+) -> Result<cpal::Stream, StreamError>
 where
     T: cpal::SizedSample,
     f32: cpal::FromSample<T>,
@@ -381,5 +392,5 @@ where
     };
     device
         .build_input_stream::<T, _, _>(*config, data, error, None)
-        .map_err(|e| e.to_string())
+        .map_err(StreamError::from)
 }

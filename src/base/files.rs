@@ -14,7 +14,10 @@ static SHADERS: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/shaders");
 static SCRIPTS: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/scripts");
 static PRESETS: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/presets");
 
-/// The three folders of a show.
+/// What the outputs and media folders have built in: nothing.
+static NOTHING: Dir<'static> = Dir::new("", &[]);
+
+/// The folders of a show.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Folder {
     /// `shaders/`: WGSL.
@@ -23,11 +26,26 @@ pub enum Folder {
     Scripts,
     /// `presets/`: TOML presets, playlists, mappings.
     Presets,
+    /// `outputs/`: outputs files and their masks (none built in).
+    Outputs,
+    /// `media/`: pictures and clips (none built in).
+    Media,
 }
 
 impl Folder {
-    /// All three, in the order `sylva check` reports them.
+    /// The three of source files (built in too), in the order `sylva
+    /// check` reports them.
     pub const ALL: [Folder; 3] = [Folder::Shaders, Folder::Scripts, Folder::Presets];
+
+    /// Every folder the show watches for saved files: one mechanism for
+    /// everything a show folder holds.
+    pub const WATCHED: [Folder; 5] = [
+        Folder::Shaders,
+        Folder::Scripts,
+        Folder::Presets,
+        Folder::Outputs,
+        Folder::Media,
+    ];
 
     /// The folder's name inside a show folder.
     pub fn name(self) -> &'static str {
@@ -35,6 +53,8 @@ impl Folder {
             Folder::Shaders => "shaders",
             Folder::Scripts => "scripts",
             Folder::Presets => "presets",
+            Folder::Outputs => "outputs",
+            Folder::Media => "media",
         }
     }
 
@@ -43,6 +63,7 @@ impl Folder {
             Folder::Shaders => &SHADERS,
             Folder::Scripts => &SCRIPTS,
             Folder::Presets => &PRESETS,
+            Folder::Outputs | Folder::Media => &NOTHING,
         }
     }
 }

@@ -1,5 +1,6 @@
-//! The file watcher: a notify watcher on the show's shaders, scripts and
-//! presets folders, and a thread that debounces its events (editors write
+//! The file watcher: a notify watcher on every folder of the show
+//! (`Folder::WATCHED`: shaders, scripts, presets, outputs, media), the one
+//! way the show learns of a saved file, and a thread that debounces its events (editors write
 //! twice, save by writing a temporary file and renaming it, or delete and
 //! recreate) into one batch of changed names. The main thread drains the
 //! batches at the start of a frame; nothing here touches the GPU or Lua.
@@ -41,7 +42,7 @@ impl ShowWatcher {
         wake: Box<dyn Fn() + Send>,
         errors: ErrorLog,
     ) -> notify::Result<Option<Self>> {
-        let dirs: Vec<(Folder, PathBuf)> = Folder::ALL
+        let dirs: Vec<(Folder, PathBuf)> = Folder::WATCHED
             .iter()
             .filter_map(|f| std::fs::canonicalize(assets.dir(*f)).ok().map(|d| (*f, d)))
             .filter(|(_, d)| d.is_dir())

@@ -229,7 +229,8 @@ impl Mappings {
         }
         for (index, modulation) in mappings.modulate.iter().enumerate() {
             let problem = modulation.check_keyed().err();
-            problems.extend(problem.map(|p| refused(Table::Modulate, index, p)));
+            problems
+                .extend(problem.map(|p| refused(Table::Modulate, index, (p.key(), p.to_string()))));
         }
         problems.sort_by_key(|p| p.line);
         Ok((mappings, problems))

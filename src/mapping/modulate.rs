@@ -88,14 +88,64 @@ pub enum Shape {
     Random,
 }
 
+/// Why a `[[modulate]]` entry cannot be used.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ModulationError {
+    /// A source of no known name.
+    #[error(
+        "unknown source {0:?} (audio.level, audio.bass, audio.mid, audio.high, audio.onset, audio.band.1-{BANDS}, beat.phase, bar.phase, lfo.sine, lfo.saw, lfo.square, lfo.random)"
+    )]
+    UnknownSource(String),
+    /// A range that is not two numbers.
+    #[error("range must be two numbers")]
+    Range,
+    /// An attack below 0 or not a number.
+    #[error("attack and release are seconds, 0 or more")]
+    Attack,
+    /// A release below 0 or not a number.
+    #[error("attack and release are seconds, 0 or more")]
+    Release,
+    /// An LFO with neither rate nor beats.
+    #[error("an LFO needs rate (Hz) or beats")]
+    NoRate,
+    /// An LFO with both.
+    #[error("an LFO takes rate or beats, not both")]
+    RateAndBeats,
+    /// A rate out of range.
+    #[error("rate is 0-100 Hz, beats 0-4096")]
+    Rate,
+    /// Beats out of range.
+    #[error("rate is 0-100 Hz, beats 0-4096")]
+    Beats,
+    /// A phase that is not a number.
+    #[error("phase must be a number")]
+    Phase,
+}
+
+impl ModulationError {
+    /// The entry's key at fault.
+    pub fn key(&self) -> &'static str {
+        match self {
+            Self::UnknownSource(_) | Self::NoRate => "source",
+            Self::Range => "range",
+            Self::Attack => "attack",
+            Self::Release => "release",
+            Self::RateAndBeats | Self::Beats => "beats",
+            Self::Rate => "rate",
+            Self::Phase => "phase",
+        }
+    }
+}
+
 impl Modulation {
     /// The source, or why the entry cannot be used.
-    pub fn check(&self) -> Result<Source, String> {
-        self.check_keyed().map_err(|(_, message)| message)
+    pub fn check(&self) -> Result<Source, ModulationError> {
+        self.check_keyed()
     }
 
-    /// The source, or the key at fault and why.
-    pub fn check_keyed(&self) -> Result<Source, (&'static str, String)> {
+    /// The source, or why the entry cannot be used (its
+    /// [`key`](ModulationError::key) at fault).
+    pub fn check_keyed(&self) -> Result<Source, ModulationError> {
         let source = match self.source.as_str() {
             "audio.level" => Source::Audio("audio.level"),
             "audio.bass" => Source::Audio("audio.bass"),
@@ -113,43 +163,31 @@ impl Modulation {
                 .and_then(|n| n.parse::<usize>().ok())
             {
                 Some(n) if (1..=BANDS).contains(&n) => Source::Band(n - 1),
-                _ => {
-                    return Err((
-                        "source",
-                        format!(
-                            "unknown source {other:?} (audio.level, audio.bass, audio.mid, audio.high, audio.onset, audio.band.1-{BANDS}, beat.phase, bar.phase, lfo.sine, lfo.saw, lfo.square, lfo.random)"
-                        ),
-                    ));
-                }
+                _ => return Err(ModulationError::UnknownSource(other.to_string())),
             },
         };
         let finite = |x: f32| x.is_finite();
         if !self.range.iter().all(|x| finite(*x)) {
-            return Err(("range", "range must be two numbers".into()));
+            return Err(ModulationError::Range);
         }
         if !(finite(self.attack) && self.attack >= 0.0) {
-            return Err(("attack", "attack and release are seconds, 0 or more".into()));
+            return Err(ModulationError::Attack);
         }
         if !(finite(self.release) && self.release >= 0.0) {
-            return Err((
-                "release",
-                "attack and release are seconds, 0 or more".into(),
-            ));
+            return Err(ModulationError::Release);
         }
         if let Source::Lfo(_) = source {
             match (self.rate, self.beats) {
                 (Some(hz), None) if finite(hz) && hz > 0.0 && hz <= 100.0 => {}
                 (None, Some(beats)) if finite(beats) && beats > 0.0 && beats <= 4096.0 => {}
-                (None, None) => return Err(("source", "an LFO needs rate (Hz) or beats".into())),
-                (Some(_), Some(_)) => {
-                    return Err(("beats", "an LFO takes rate or beats, not both".into()));
-                }
-                (Some(_), None) => return Err(("rate", "rate is 0-100 Hz, beats 0-4096".into())),
-                (None, Some(_)) => return Err(("beats", "rate is 0-100 Hz, beats 0-4096".into())),
+                (None, None) => return Err(ModulationError::NoRate),
+                (Some(_), Some(_)) => return Err(ModulationError::RateAndBeats),
+                (Some(_), None) => return Err(ModulationError::Rate),
+                (None, Some(_)) => return Err(ModulationError::Beats),
             }
         }
         if !finite(self.phase) {
-            return Err(("phase", "phase must be a number".into()));
+            return Err(ModulationError::Phase);
         }
         Ok(source)
     }

@@ -128,16 +128,15 @@ impl<T: Readable> Handle<T> {
     }
 
     /// Whether `specs` declare it with a kind that holds `T`.
-    pub fn check(&self, specs: &[ParamSpec]) -> Result<(), String> {
+    pub fn check(&self, specs: &[ParamSpec]) -> Result<(), HandleError> {
         match specs.iter().find(|s| s.name == self.name) {
             Some(spec) if T::holds(&spec.kind) => Ok(()),
-            Some(spec) => Err(format!(
-                "{} is a {:?}, not read as {}",
-                self.name,
-                spec.kind,
-                std::any::type_name::<T>()
-            )),
-            None => Err(format!("{} is not declared", self.name)),
+            Some(spec) => Err(HandleError::Kind {
+                name: self.name.clone(),
+                kind: spec.kind.clone(),
+                read_as: std::any::type_name::<T>(),
+            }),
+            None => Err(HandleError::Undeclared(self.name.clone())),
         }
     }
 }
@@ -150,13 +149,31 @@ impl Handle<i32> {
     }
 }
 
+/// Why a handle does not find what it reads.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum HandleError {
+    /// Declared with a kind that does not hold the handle's type.
+    #[error("{name} is a {kind:?}, not read as {read_as}")]
+    Kind {
+        /// The parameter.
+        name: String,
+        /// Its kind as declared.
+        kind: ParamKind,
+        /// The type the handle reads.
+        read_as: &'static str,
+    },
+    /// Not declared at all.
+    #[error("{0} is not declared")]
+    Undeclared(String),
+}
+
 /// Checks every handle a layer reads against its specs; the problems.
 #[macro_export]
 macro_rules! check_handles {
     ($specs:expr; $($handle:expr),+ $(,)?) => {{
         let specs: &[$crate::params::ParamSpec] = $specs;
         let mut wrong: Vec<String> = Vec::new();
-        $( if let Err(problem) = $handle.check(specs) { wrong.push(problem); } )+
+        $( if let Err(problem) = $handle.check(specs) { wrong.push(problem.to_string()); } )+
         wrong
     }};
 }

@@ -21,7 +21,7 @@ use crate::gpu::wgsl::{Composer, ShaderError};
 use crate::layers::{self, shader};
 use crate::mapping::MappingError;
 use crate::params::Registry;
-use crate::show::stage::{OUTPUTS_FOLDER, read_outputs};
+use crate::show::stage::{OUTPUTS_FOLDER, OutputsFileError, read_outputs};
 use mappings::ShowParams;
 
 /// What was checked and what is wrong.
@@ -120,7 +120,7 @@ fn outputs_files(assets: &Assets) -> Vec<String> {
 /// An outputs file parses, and the masks it names are there; its
 /// outputs' parameters join the ones mappings may drive.
 fn check_outputs(assets: &Assets, file: &str, stage: &mut ShowParams) -> Result<(), CheckError> {
-    let plan = read_outputs(assets.root(), Path::new(file), file).map_err(CheckError::Outputs)?;
+    let plan = read_outputs(assets.root(), Path::new(file), file)?;
     stage.add_specs(crate::engine::outputs::output_params(&plan));
     for output in &plan.outputs {
         let Some(mask) = &output.mask else {
@@ -129,10 +129,13 @@ fn check_outputs(assets: &Assets, file: &str, stage: &mut ShowParams) -> Result<
         // As the show opens it: a plain file inside the show folder.
         let limit = crate::engine::inputs::still::MAX_PICTURE_FILE_BYTES;
         if let Err(error) = opener::open(assets.root(), Path::new(mask), limit) {
-            return Err(CheckError::Outputs(format!(
-                "{file}:{}: output {}: mask {mask} is not a picture in the show folder: {error}",
-                output.line, output.name
-            )));
+            return Err(CheckError::Mask(Box::new(MaskError {
+                file: file.to_string(),
+                line: output.line,
+                output: output.name.clone(),
+                mask: mask.clone(),
+                error,
+            })));
         }
     }
     Ok(())
@@ -288,6 +291,22 @@ pub fn preset_holds(assets: &Assets, preset: &Preset) -> Result<(), CheckError> 
     Ok(())
 }
 
+/// An output's mask that is not a picture in the show folder.
+#[derive(Debug, thiserror::Error)]
+#[error("{file}:{line}: output {output}: mask {mask} is not a picture in the show folder: {error}")]
+pub struct MaskError {
+    /// The outputs file.
+    pub file: String,
+    /// Its line naming the output.
+    pub line: usize,
+    /// The output.
+    pub output: String,
+    /// The mask as the file names it.
+    pub mask: String,
+    /// Why it cannot be opened.
+    pub error: crate::base::opener::OpenError,
+}
+
 /// Why a show file does not pass `sylva check`.
 #[derive(Debug, thiserror::Error)]
 pub enum CheckError {
@@ -309,9 +328,12 @@ pub enum CheckError {
     /// A preset is malformed or sets what its layers lack.
     #[error(transparent)]
     Preset(#[from] PresetError),
-    /// An outputs file is malformed (`file:line: why`).
-    #[error("{0}")]
-    Outputs(String),
+    /// An outputs file is malformed (`file:line: why`) or unreadable.
+    #[error(transparent)]
+    Outputs(#[from] OutputsFileError),
+    /// An output's mask is not a picture in the show folder.
+    #[error(transparent)]
+    Mask(Box<MaskError>),
     /// A preset names a layer that cannot be declared.
     #[error("{file}:{line}: {reason}")]
     Layer {

@@ -298,25 +298,27 @@ impl PlaylistRun {
         playlist: Playlist,
         place: &PlaylistPlace,
         (time, beats): (f64, f64),
-    ) -> Result<Self, String> {
+    ) -> Result<Self, PlaceError> {
         let mut run = Self::start(&place.name, playlist, (time, beats), place.seed);
         let entries = run.order.len();
         let mut sorted = place.order.clone();
         sorted.sort_unstable();
         if !sorted.iter().copied().eq(0..entries) {
-            return Err(format!(
-                "the order {:?} of playlist {}, which has {entries} entries",
-                place.order, place.name
-            ));
+            return Err(PlaceError::Order {
+                order: place.order.clone(),
+                name: place.name.clone(),
+                entries,
+            });
         }
         if place.position >= entries {
-            return Err(format!(
-                "position {} of playlist {}, which has {entries} entries",
-                place.position, place.name
-            ));
+            return Err(PlaceError::Position {
+                position: place.position,
+                name: place.name.clone(),
+                entries,
+            });
         }
         if !(place.into_seconds.is_finite() && place.into_beats.is_finite()) {
-            return Err(format!("the time into entry {}", place.position));
+            return Err(PlaceError::Time(place.position));
         }
         run.order = place.order.clone();
         run.position = place.position;
@@ -335,6 +337,34 @@ impl PlaylistRun {
         self.began = now;
         Some(self.entry())
     }
+}
+
+/// A playlist place that does not fit its playlist: what does not fit.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PlaceError {
+    /// An order that is not the playlist's entries.
+    #[error("the order {order:?} of playlist {name}, which has {entries} entries")]
+    Order {
+        /// The order kept.
+        order: Vec<usize>,
+        /// The playlist.
+        name: String,
+        /// Its entries now.
+        entries: usize,
+    },
+    /// A position past its end.
+    #[error("position {position} of playlist {name}, which has {entries} entries")]
+    Position {
+        /// The position kept.
+        position: usize,
+        /// The playlist.
+        name: String,
+        /// Its entries now.
+        entries: usize,
+    },
+    /// A time into the entry that is not a number.
+    #[error("the time into entry {0}")]
+    Time(usize),
 }
 
 #[cfg(test)]

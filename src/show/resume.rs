@@ -147,8 +147,8 @@ impl Show {
         let now = (state.time, state.beats);
         if let Some(place) = &state.playlist {
             let playlist = self.read_playlist(&place.name)?;
-            let run =
-                PlaylistRun::resume(playlist, place, now).map_err(CommandError::Unresumable)?;
+            let run = PlaylistRun::resume(playlist, place, now)
+                .map_err(CommandError::UnresumablePlace)?;
             self.clock.time = state.time;
             self.clock.beats = state.beats;
             let entry = run.entry().clone();

@@ -26,8 +26,8 @@ use std::time::Duration;
 pub use connections::{MAX_CONNECTIONS, MAX_PER_ADDRESS};
 pub use listening::{MAX_LISTENED, MAX_LISTENED_BYTES};
 pub use namespace::{Namespace, SharedNamespace, answer};
-pub use origin::{Origin, Origins};
-pub use pin::Pin;
+pub use origin::{NotAnOrigin, Origin, Origins};
+pub use pin::{Pin, PinError};
 
 use connections::{Admission, Connections};
 

@@ -55,18 +55,22 @@ impl Origin {
     }
 }
 
+/// A URL given as a web page's origin that is none.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?} is not a web page's origin (http://HOST[:PORT] or https://…)")]
+pub struct NotAnOrigin(pub String);
+
 impl FromStr for Origin {
-    type Err = String;
+    type Err = NotAnOrigin;
 
     /// The origin of a URL the user gives (`--allow-origin`): its path, if
     /// any, is not part of it.
-    fn from_str(text: &str) -> Result<Self, String> {
+    fn from_str(text: &str) -> Result<Self, NotAnOrigin> {
         let lower = text.trim().to_ascii_lowercase();
         let (scheme, rest) = lower.split_once("://").unwrap_or(("", &lower));
         let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-        Self::of_header(&format!("{scheme}://{authority}")).ok_or_else(|| {
-            format!("{text:?} is not a web page's origin (http://HOST[:PORT] or https://…)")
-        })
+        Self::of_header(&format!("{scheme}://{authority}"))
+            .ok_or_else(|| NotAnOrigin(text.to_string()))
     }
 }
 

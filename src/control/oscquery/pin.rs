@@ -72,6 +72,17 @@ struct Guesses {
     recent: VecDeque<Instant>,
 }
 
+/// A PIN or passphrase too short, too long or with control characters.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "a PIN is {} to {} digits ({WEAK_BELOW} or more recommended) or a passphrase of {} to {} characters without control characters",
+    DIGITS.start(),
+    DIGITS.end(),
+    PASSPHRASE.start(),
+    PASSPHRASE.end()
+)]
+pub struct PinError;
+
 /// The PIN and the wrong guesses made at it.
 #[derive(Debug)]
 pub struct Pin {
@@ -82,7 +93,7 @@ pub struct Pin {
 impl Pin {
     /// A PIN of [`DIGITS`] digits or a passphrase of [`PASSPHRASE`]
     /// characters (no control characters), or why not.
-    pub fn new(code: &str) -> Result<Self, String> {
+    pub fn new(code: &str) -> Result<Self, PinError> {
         let digits = code.chars().all(|c| c.is_ascii_digit());
         let fits = match digits {
             true => DIGITS.contains(&code.len()),
@@ -93,13 +104,7 @@ impl Pin {
             }
         };
         if !fits {
-            return Err(format!(
-                "a PIN is {} to {} digits ({WEAK_BELOW} or more recommended) or a passphrase of {} to {} characters without control characters",
-                DIGITS.start(),
-                DIGITS.end(),
-                PASSPHRASE.start(),
-                PASSPHRASE.end()
-            ));
+            return Err(PinError);
         }
         Ok(Self {
             code: code.to_string(),

@@ -3,7 +3,7 @@
 //! has it, and how its sink opens. A new sender is its own file, with its
 //! [`SenderKind`] and its sink, plus one line here.
 
-use super::tap::{MakeSink, Sink};
+use super::tap::{MakeSink, Sink, SinkError};
 use super::{ndi, pipewire, spout, stream, syphon, v4l2};
 
 /// One kind of sender.
@@ -15,7 +15,7 @@ pub struct SenderKind {
     pub schemes: &'static [&'static str],
     /// Checks what follows the scheme, the same on every platform, so a
     /// show's outputs file is checked alike wherever it is opened.
-    pub check: fn(rest: &str) -> Result<(), String>,
+    pub check: fn(rest: &str) -> Result<(), NameError>,
     /// `None` where this platform has it; else why not, and what to use
     /// instead (each platform's answer chosen by `cfg!`).
     pub missing: Option<&'static str>,
@@ -25,7 +25,64 @@ pub struct SenderKind {
 }
 
 /// How a sender opens its sink: for a target, frames of a size, a rate.
-pub type OpenSink = fn(target: &Target, size: [u32; 2], fps: f32) -> Result<Box<dyn Sink>, String>;
+pub type OpenSink =
+    fn(target: &Target, size: [u32; 2], fps: f32) -> Result<Box<dyn Sink>, SinkError>;
+
+/// A name after a sender's scheme that the sender refuses.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NameError {
+    /// `ndi:NAME`: empty or too long.
+    #[error("ndi:{0}: an NDI name of 1 to {max} characters", max = super::ndi::MAX_NAME)]
+    Ndi(String),
+    /// `pipewire:NAME`: empty, too long, or what would break the pipeline.
+    #[error(
+        "pipewire:{0}: a node name of 1 to {max} letters, digits, '-', '_' or '.'",
+        max = super::pipewire::MAX_NAME
+    )]
+    PipeWire(String),
+    /// `spout:NAME`: empty or too long.
+    #[error(
+        "spout:{0}: a Spout name of 1 to {max} characters",
+        max = super::spout::protocol::MAX_NAME
+    )]
+    SpoutLength(String),
+    /// `spout:NAME`: characters Spout's names do not hold.
+    #[error("spout:{0}: Spout names are ASCII letters, digits, spaces and punctuation, without \\")]
+    SpoutCharacters(String),
+    /// `spout:NAME`: the name of Spout's own shared memory.
+    #[error("spout:{0}: the name of Spout's own list")]
+    SpoutReserved(String),
+    /// `syphon:NAME`: empty, too long, or with a NUL.
+    #[error(
+        "syphon:{0}: a Syphon name of 1 to {max} characters",
+        max = super::syphon::MAX_NAME
+    )]
+    Syphon(String),
+}
+
+/// Why a target was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TargetError {
+    /// Its sender refuses the name.
+    #[error(transparent)]
+    Name(#[from] NameError),
+    /// Its sender is not on this platform.
+    #[error("{text:?}: {why}")]
+    Missing {
+        /// The target as written.
+        text: String,
+        /// Why not, and what to use instead.
+        why: &'static str,
+    },
+    /// No sender's scheme.
+    #[error("{text:?}: send to {forms}")]
+    Unknown {
+        /// The target as written.
+        text: String,
+        /// Every sender's form, listed.
+        forms: String,
+    },
+}
 
 /// Every sender, tried in order.
 pub const SENDERS: &[&SenderKind] = &[
@@ -55,7 +112,7 @@ impl std::fmt::Debug for Target {
 impl Target {
     /// Reads a target as the first sender whose scheme it starts with;
     /// refused when that sender refuses its name or this platform lacks it.
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub fn parse(text: &str) -> Result<Self, TargetError> {
         for kind in SENDERS {
             for scheme in kind.schemes {
                 let Some(rest) = text.strip_prefix(scheme) else {
@@ -63,7 +120,10 @@ impl Target {
                 };
                 (kind.check)(rest)?;
                 if let Some(why) = kind.missing {
-                    return Err(format!("{text:?}: {why}"));
+                    return Err(TargetError::Missing {
+                        text: text.to_string(),
+                        why,
+                    });
                 }
                 return Ok(Self {
                     kind,
@@ -73,7 +133,10 @@ impl Target {
             }
         }
         let forms: Vec<&str> = SENDERS.iter().map(|k| k.form).collect();
-        Err(format!("{text:?}: send to {}", forms.join(", ")))
+        Err(TargetError::Unknown {
+            text: text.to_string(),
+            forms: forms.join(", "),
+        })
     }
 
     /// The target as written: its label on screen and in the log.
@@ -103,7 +166,7 @@ impl Target {
 mod tests {
     use super::*;
 
-    fn form(text: &str) -> Result<&'static str, String> {
+    fn form(text: &str) -> Result<&'static str, TargetError> {
         Target::parse(text).map(|t| t.form())
     }
 
@@ -123,7 +186,7 @@ mod tests {
         if cfg!(windows) {
             assert_eq!(form("spout:sylva"), Ok(spout::SENDER.form));
         } else {
-            assert!(form("spout:sylva").unwrap_err().contains("NDI"));
+            assert!(form("spout:sylva").unwrap_err().to_string().contains("NDI"));
         }
         assert!(Target::parse("spout:").is_err());
         if cfg!(target_os = "linux") {
@@ -134,9 +197,14 @@ mod tests {
         if cfg!(target_os = "macos") {
             assert_eq!(form("syphon:sylva"), Ok(syphon::SENDER.form));
         } else {
-            assert!(form("syphon:sylva").unwrap_err().contains("NDI"));
+            assert!(
+                form("syphon:sylva")
+                    .unwrap_err()
+                    .to_string()
+                    .contains("NDI")
+            );
         }
-        let unknown = Target::parse("/tmp/x").unwrap_err();
+        let unknown = Target::parse("/tmp/x").unwrap_err().to_string();
         for kind in SENDERS {
             assert!(unknown.contains(kind.form), "{unknown} names {}", kind.form);
         }

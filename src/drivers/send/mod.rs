@@ -19,7 +19,7 @@ pub mod take;
 pub mod tap;
 pub mod v4l2;
 
-pub use kinds::{SENDERS, SenderKind, Target};
+pub use kinds::{NameError, SENDERS, SenderKind, Target, TargetError};
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
@@ -27,7 +27,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::params::ParamSpec;
 use crate::show::Show;
-use tap::{Counts, MakeSink, Sink, Tap};
+use tap::{Counts, MakeSink, Sink, SinkError, Tap};
 
 /// The parameter that starts and stops recording (OSC `/sylva/record/on`,
 /// MIDI, Lua).
@@ -258,13 +258,15 @@ impl Senders {
         }
     }
 
-    fn start_recording(&mut self, show: &mut Show) -> Result<Sending, String> {
+    fn start_recording(&mut self, show: &mut Show) -> Result<Sending, record::RecordError> {
         let base = match &self.record.path {
             Some(path) => path.clone(),
             None => {
                 let folder = show.ground.assets.root().join("recordings");
-                std::fs::create_dir_all(&folder)
-                    .map_err(|e| format!("{}: {e}", folder.display()))?;
+                std::fs::create_dir_all(&folder).map_err(|error| record::RecordError::Folder {
+                    path: folder.clone(),
+                    error,
+                })?;
                 let stamp = chrono::Local::now().format("%Y%m%d-%H%M%S");
                 folder.join(format!("sylva-{stamp}.mp4"))
             }
@@ -280,6 +282,7 @@ impl Senders {
             let path = free_name(&file, 1);
             record::Recording::start(&path, size, fps, sound.take().flatten())
                 .map(|r| Box::new(r) as Box<dyn Sink>)
+                .map_err(SinkError::from)
         });
         tracing::info!("recording to {}", path.display());
         Ok(Sending::new(

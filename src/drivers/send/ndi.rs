@@ -9,8 +9,8 @@ use std::path::PathBuf;
 
 use libloading::{Library, Symbol};
 
-use super::kinds::{SenderKind, Target};
-use super::tap::{Frame, Sink};
+use super::kinds::{NameError, SenderKind, Target};
+use super::tap::{Frame, Sink, SinkError};
 
 /// `ndi:NAME`: an NDI source of this name, on every platform.
 pub const SENDER: SenderKind = SenderKind {
@@ -22,19 +22,49 @@ pub const SENDER: SenderKind = SenderKind {
 };
 
 /// The longest source name.
-const MAX_NAME: usize = 64;
+pub const MAX_NAME: usize = 64;
 
 /// Checks a source name asked for (`ndi:NAME`).
-fn check_name(name: &str) -> Result<(), String> {
+fn check_name(name: &str) -> Result<(), NameError> {
     if name.is_empty() || name.len() > MAX_NAME {
-        return Err(format!(
-            "ndi:{name}: an NDI name of 1 to {MAX_NAME} characters"
-        ));
+        return Err(NameError::Ndi(name.to_string()));
     }
     Ok(())
 }
 
-fn open_sink(target: &Target, _size: [u32; 2], fps: f32) -> Result<Box<dyn Sink>, String> {
+/// Why an NDI source could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum NdiError {
+    /// No runtime loaded from any place tried.
+    #[error(
+        "ndi:{name}: no NDI runtime found (install NDI Tools or the NDI runtime from ndi.video, or set SYLVA_NDI_LIBRARY); tried {tried}"
+    )]
+    NoRuntime {
+        /// The source's name.
+        name: String,
+        /// Each library tried, and why it did not load.
+        tried: String,
+    },
+    /// A name with a NUL in it.
+    #[error("ndi:{0}: a name without NUL")]
+    Nul(String),
+    /// The runtime lacks a function.
+    #[error("ndi:{name}: the runtime lacks {symbol}")]
+    Lacks {
+        /// The source's name.
+        name: String,
+        /// The function.
+        symbol: &'static str,
+    },
+    /// `NDIlib_initialize` failed.
+    #[error("ndi:{0}: the NDI runtime would not start (this CPU may lack SSE4.2)")]
+    WouldNotStart(String),
+    /// `NDIlib_send_create` made nothing.
+    #[error("ndi:{0}: the runtime made no sender")]
+    NoSender(String),
+}
+
+fn open_sink(target: &Target, _size: [u32; 2], fps: f32) -> Result<Box<dyn Sink>, SinkError> {
     Ok(Box::new(NdiSender::open(target.rest(), fps)?))
 }
 
@@ -125,12 +155,12 @@ fn candidates() -> Vec<PathBuf> {
 impl NdiSender {
     /// An NDI source called `name`, sending frames at `fps`, through the
     /// runtime found where NDI's installers put it.
-    pub fn open(name: &str, fps: f32) -> Result<Self, String> {
+    pub fn open(name: &str, fps: f32) -> Result<Self, NdiError> {
         Self::open_from(&candidates(), name, fps)
     }
 
     /// The same through the first of `libraries` that loads.
-    pub fn open_from(libraries: &[PathBuf], name: &str, fps: f32) -> Result<Self, String> {
+    pub fn open_from(libraries: &[PathBuf], name: &str, fps: f32) -> Result<Self, NdiError> {
         let mut tried = Vec::new();
         let library = libraries.iter().find_map(|path| {
             // SAFETY: loading runs the library's initialisers; the NDI
@@ -143,17 +173,18 @@ impl NdiSender {
                 }
             }
         });
-        let library = library.ok_or_else(|| {
-            format!(
-                "ndi:{name}: no NDI runtime found (install NDI Tools or the NDI runtime from ndi.video, or set SYLVA_NDI_LIBRARY); tried {}",
-                tried.join(", ")
-            )
+        let library = library.ok_or_else(|| NdiError::NoRuntime {
+            name: name.to_string(),
+            tried: tried.join(", "),
         })?;
-        let name_c = CString::new(name).map_err(|_| format!("ndi:{name}: a name without NUL"))?;
+        let name_c = CString::new(name).map_err(|_| NdiError::Nul(name.to_string()))?;
         // SAFETY: the symbols are looked up by the names and C signatures
         // the NDI SDK's headers give them.
         unsafe {
-            let symbol = |what: &str| format!("ndi:{name}: the runtime lacks {what}");
+            let symbol = |symbol: &'static str| NdiError::Lacks {
+                name: name.to_string(),
+                symbol,
+            };
             let initialize: Symbol<Initialize> = library
                 .get(b"NDIlib_initialize\0")
                 .map_err(|_| symbol("NDIlib_initialize"))?;
@@ -167,9 +198,7 @@ impl NdiSender {
                 .get::<Destroy>(b"NDIlib_send_destroy\0")
                 .map_err(|_| symbol("NDIlib_send_destroy"))?;
             if !initialize() {
-                return Err(format!(
-                    "ndi:{name}: the NDI runtime would not start (this CPU may lack SSE4.2)"
-                ));
+                return Err(NdiError::WouldNotStart(name.to_string()));
             }
             let settings = SendCreate {
                 name: name_c.as_ptr(),
@@ -179,7 +208,7 @@ impl NdiSender {
             };
             let instance = create(&settings);
             if instance.is_null() {
-                return Err(format!("ndi:{name}: the runtime made no sender"));
+                return Err(NdiError::NoSender(name.to_string()));
             }
             Ok(Self {
                 instance,
@@ -193,7 +222,7 @@ impl NdiSender {
 }
 
 impl Sink for NdiSender {
-    fn send(&mut self, frame: &Frame) -> Result<(), String> {
+    fn send(&mut self, frame: &Frame) -> Result<(), SinkError> {
         let [width, height] = frame.size;
         let (rate_n, rate_d) = ((self.fps * 1000.0).round() as c_int, 1000);
         let video = VideoFrame {

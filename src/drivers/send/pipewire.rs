@@ -13,8 +13,8 @@ use std::path::Path;
 use std::process::{ChildStdin, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::kinds::{SenderKind, Target};
-use super::tap::{Frame, Sink};
+use super::kinds::{NameError, SenderKind, Target};
+use super::tap::{Frame, Sink, SinkError};
 use crate::base::child::OwnedChild;
 
 /// `pipewire:NAME`: a PipeWire video source node of this name (Linux).
@@ -30,7 +30,7 @@ pub const SENDER: SenderKind = SenderKind {
     open: open_sink,
 };
 
-fn open_sink(target: &Target, size: [u32; 2], fps: f32) -> Result<Box<dyn Sink>, String> {
+fn open_sink(target: &Target, size: [u32; 2], fps: f32) -> Result<Box<dyn Sink>, SinkError> {
     Ok(Box::new(PipeWireSource::open(
         target.rest(),
         size,
@@ -40,18 +40,47 @@ fn open_sink(target: &Target, size: [u32; 2], fps: f32) -> Result<Box<dyn Sink>,
 }
 
 /// The longest node name.
-const MAX_NAME: usize = 64;
+pub const MAX_NAME: usize = 64;
 
 /// Checks a node name asked for (`pipewire:NAME`): it goes into a
 /// GStreamer structure, so letters, digits, `-`, `_` and `.` only.
-pub fn check_name(name: &str) -> Result<(), String> {
+pub fn check_name(name: &str) -> Result<(), NameError> {
     let allowed = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.');
     if name.is_empty() || name.len() > MAX_NAME || !name.chars().all(allowed) {
-        return Err(format!(
-            "pipewire:{name}: a node name of 1 to {MAX_NAME} letters, digits, '-', '_' or '.'"
-        ));
+        return Err(NameError::PipeWire(name.to_string()));
     }
     Ok(())
+}
+
+/// Why a PipeWire node could not start, or stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum PipeWireError {
+    /// A name the pipeline cannot take.
+    #[error(transparent)]
+    Name(#[from] NameError),
+    /// No gst-launch-1.0 on the PATH.
+    #[error(
+        "pipewire:{0}: needs GStreamer's gst-launch-1.0 with PipeWire's plugin (Debian/Ubuntu: sudo apt install gstreamer1.0-tools gstreamer1.0-pipewire)"
+    )]
+    NoGstreamer(String),
+    /// gst-launch-1.0 would not start.
+    #[error("pipewire:{name}: {error}")]
+    Start {
+        /// The node's name.
+        name: String,
+        /// Why.
+        error: std::io::Error,
+    },
+    /// gst-launch-1.0 stopped taking frames.
+    #[error("pipewire:{name}: gst-launch-1.0 {status}: {last}")]
+    Stopped {
+        /// The node's name.
+        name: String,
+        /// How it ended.
+        status: String,
+        /// The last line it printed.
+        last: String,
+    },
 }
 
 /// The command that makes node `name` for RGBA frames of `size` at `fps`.
@@ -99,7 +128,7 @@ impl PipeWireSource {
         size: [u32; 2],
         fps: f32,
         remote: Option<&Path>,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, PipeWireError> {
         check_name(name)?;
         let mut command = command(name, size, fps);
         if let Some(remote) = remote {
@@ -109,12 +138,13 @@ impl PipeWireSource {
             .stdin(Stdio::piped())
             .stdout(Stdio::null())
             .stderr(Stdio::piped());
-        let mut child = OwnedChild::spawn(&mut command).map_err(|e| match e.kind() {
-                std::io::ErrorKind::NotFound => format!(
-                    "pipewire:{name}: needs GStreamer's gst-launch-1.0 with PipeWire's plugin (Debian/Ubuntu: sudo apt install gstreamer1.0-tools gstreamer1.0-pipewire)"
-                ),
-                _ => format!("pipewire:{name}: {e}"),
-            })?;
+        let mut child = OwnedChild::spawn(&mut command).map_err(|error| match error.kind() {
+            std::io::ErrorKind::NotFound => PipeWireError::NoGstreamer(name.to_string()),
+            _ => PipeWireError::Start {
+                name: name.to_string(),
+                error,
+            },
+        })?;
         let stdin = child.take_stdin();
         tracing::info!("pipewire: node {name:?}, {}x{}", size[0], size[1]);
         Ok(Self {
@@ -126,7 +156,7 @@ impl PipeWireSource {
 
     /// Why the program stopped taking frames: its exit and the end of
     /// what it printed (GStreamer names a missing plugin or daemon).
-    fn why_it_stopped(&mut self) -> String {
+    fn why_it_stopped(&mut self) -> PipeWireError {
         let deadline = Instant::now() + Duration::from_secs(1);
         let status = loop {
             match self.child.try_wait() {
@@ -149,19 +179,23 @@ impl PipeWireSource {
             .rev()
             .find(|l| !l.trim().is_empty())
             .unwrap_or("");
-        format!("pipewire:{}: gst-launch-1.0 {status}: {last}", self.name)
+        PipeWireError::Stopped {
+            name: self.name.clone(),
+            status,
+            last: last.to_string(),
+        }
     }
 }
 
 impl Sink for PipeWireSource {
-    fn send(&mut self, frame: &Frame) -> Result<(), String> {
+    fn send(&mut self, frame: &Frame) -> Result<(), SinkError> {
         let written = match self.stdin.as_mut() {
             Some(stdin) => stdin.write_all(&frame.rgba),
             None => Err(std::io::Error::other("closed")),
         };
         if written.is_err() {
             drop(self.stdin.take());
-            return Err(self.why_it_stopped());
+            return Err(self.why_it_stopped().into());
         }
         Ok(())
     }

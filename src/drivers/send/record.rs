@@ -16,17 +16,110 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::Duration;
 
-use super::tap::{Frame, Sink};
+use super::take::TakeError;
+use super::tap::{Frame, Sink, SinkError};
 use crate::audio::input::SoundBlock;
 use crate::drivers::stderr_tail::StderrTail;
-use crate::drivers::video::{FfmpegTools, VideoWriter};
+use crate::drivers::video::{FfmpegTools, VideoError, VideoWriter};
+
+/// Why a recording could not start, or its take failed.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    /// The recordings folder could not be made.
+    #[error("{}: {error}", .path.display())]
+    Folder {
+        /// The folder.
+        path: PathBuf,
+        /// Why.
+        error: std::io::Error,
+    },
+    /// The take's file could not be made new.
+    #[error("recording {}: {error}", .path.display())]
+    Made {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        error: std::io::Error,
+    },
+    /// ffmpeg would not start.
+    #[error("recording: {0}")]
+    Start(VideoError),
+    /// A frame after the take ended.
+    #[error("recording already finished")]
+    Finished,
+    /// ffmpeg stopped taking frames.
+    #[error("recording {}: {error}", .path.display())]
+    Frame {
+        /// The take.
+        path: PathBuf,
+        /// Why.
+        error: VideoError,
+    },
+    /// The take was made but does not play.
+    #[error("recording {}: the take failed: {why}", .path.display())]
+    Failed {
+        /// The take.
+        path: PathBuf,
+        /// Why.
+        why: TakeFailure,
+    },
+    /// The thread writing the sound panicked.
+    #[error("the sound writer panicked")]
+    SoundPanicked,
+    /// The sound could not be written.
+    #[error("recording's sound {}: {error}", .path.display())]
+    Sound {
+        /// The sound's file.
+        path: PathBuf,
+        /// Why.
+        error: std::io::Error,
+    },
+}
+
+/// Why a take written out is not a take that plays.
+#[derive(Debug, thiserror::Error)]
+pub enum TakeFailure {
+    /// ffmpeg failed on the picture.
+    #[error(transparent)]
+    Encoded(#[from] VideoError),
+    /// The sound could not be muxed in.
+    #[error(transparent)]
+    Mux(#[from] MuxError),
+    /// The picture could not be put in the take's place.
+    #[error(transparent)]
+    Rename(#[from] std::io::Error),
+    /// The take does not check.
+    #[error(transparent)]
+    Check(#[from] TakeError),
+}
+
+/// Why ffmpeg did not mux the sound in.
+#[derive(Debug, thiserror::Error)]
+pub enum MuxError {
+    /// ffmpeg would not run.
+    #[error("muxing the sound in: {0}")]
+    Run(#[from] std::io::Error),
+    /// ffmpeg failed or said an error.
+    #[error(
+        "ffmpeg could not mux the sound in ({status}: {said}); the picture is in {}",
+        .video.display()
+    )]
+    Failed {
+        /// How it ended.
+        status: std::process::ExitStatus,
+        /// What it said.
+        said: String,
+        /// The picture, kept.
+        video: PathBuf,
+    },
+}
 
 /// A recording being made.
 pub struct Recording {
     path: PathBuf,
     video_part: PathBuf,
     video: Option<VideoWriter>,
-    sound: Option<std::thread::JoinHandle<Result<Option<PathBuf>, String>>>,
+    sound: Option<std::thread::JoinHandle<Result<Option<PathBuf>, RecordError>>>,
     /// Tells the sound writer the recording ends.
     stop: Arc<AtomicBool>,
     fps: f64,
@@ -46,7 +139,7 @@ impl Recording {
         size: [u32; 2],
         fps: f32,
         sound: Option<Receiver<SoundBlock>>,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, RecordError> {
         Self::start_with(FfmpegTools::default(), path, size, fps, sound)
     }
 
@@ -57,11 +150,11 @@ impl Recording {
         size: [u32; 2],
         fps: f32,
         sound: Option<Receiver<SoundBlock>>,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, RecordError> {
         let video_part = part(path, "video.mp4");
         made_new(&video_part)?;
         let video = VideoWriter::start_with(&tools, &video_part, size, fps, None)
-            .map_err(|e| format!("recording: {e}"))?;
+            .map_err(RecordError::Start)?;
         let stop = Arc::new(AtomicBool::new(false));
         let sound = sound.map(|blocks| {
             let wav = part(path, "sound.wav");
@@ -86,11 +179,11 @@ impl Recording {
 }
 
 impl Sink for Recording {
-    fn send(&mut self, frame: &Frame) -> Result<(), String> {
+    fn send(&mut self, frame: &Frame) -> Result<(), SinkError> {
         let start = *self.start.get_or_insert(frame.time);
         let due = ((frame.time - start) * self.fps).floor() as u64 + 1;
         let Some(video) = self.video.as_mut() else {
-            return Err("recording already finished".into());
+            return Err(RecordError::Finished.into());
         };
         let missing = due.saturating_sub(self.written);
         if missing == 0 {
@@ -101,45 +194,54 @@ impl Sink for Recording {
         for _ in 0..missing.min(self.fps as u64 + 1) {
             video
                 .frame(&frame.rgba)
-                .map_err(|e| format!("recording {}: {e}", self.path.display()))?;
+                .map_err(|error| RecordError::Frame {
+                    path: self.path.clone(),
+                    error,
+                })?;
             self.frames += 1;
         }
         self.written = due;
         Ok(())
     }
 
-    fn finish(&mut self) -> Result<Option<String>, String> {
-        let video = self.video.take().ok_or("recording already finished")?;
+    fn finish(&mut self) -> Result<Option<String>, SinkError> {
+        Ok(self.finish_take()?)
+    }
+}
+
+impl Recording {
+    /// Writes the take out, muxed and checked; its path.
+    fn finish_take(&mut self) -> Result<Option<String>, RecordError> {
+        let video = self.video.take().ok_or(RecordError::Finished)?;
         // The sound stops with the picture, whether the picture was made.
         self.stop.store(true, Ordering::Relaxed);
         let encoded = video.finish();
-        let failed =
-            |why: String| format!("recording {}: the take failed: {why}", self.path.display());
+        let failed = |why: TakeFailure| RecordError::Failed {
+            path: self.path.clone(),
+            why,
+        };
         if let Err(why) = encoded {
             if let Some(thread) = self.sound.take() {
                 thread.join().ok();
             }
             std::fs::remove_file(part(&self.path, "sound.wav")).ok();
-            return Err(failed(why.to_string()));
+            return Err(failed(why.into()));
         }
         let sound = match self.sound.take() {
-            Some(thread) => thread
-                .join()
-                .map_err(|_| "the sound writer panicked".to_string())??,
+            Some(thread) => thread.join().map_err(|_| RecordError::SoundPanicked)??,
             None => None,
         };
         match sound {
             Some(wav) => {
                 let muxed = mux(&self.tools.ffmpeg, &self.video_part, &wav, &self.path);
                 std::fs::remove_file(&wav).ok();
-                muxed.map_err(failed)?;
+                muxed.map_err(|e| failed(e.into()))?;
                 std::fs::remove_file(&self.video_part).ok();
             }
-            None => {
-                std::fs::rename(&self.video_part, &self.path).map_err(|e| failed(e.to_string()))?
-            }
+            None => std::fs::rename(&self.video_part, &self.path).map_err(|e| failed(e.into()))?,
         }
-        super::take::check(&self.tools.ffprobe, &self.path, self.frames).map_err(failed)?;
+        super::take::check(&self.tools.ffprobe, &self.path, self.frames)
+            .map_err(|e| failed(e.into()))?;
         tracing::info!(
             "recorded {} ({} frames at {} fps)",
             self.path.display(),
@@ -161,13 +263,16 @@ impl Drop for Recording {
 /// Makes `path` a new empty file for ffmpeg to write, refusing anything
 /// already there (a link planted under a take's name included): ffmpeg
 /// opens a name, and would write through a link out of the show folder.
-fn made_new(path: &Path) -> Result<(), String> {
+fn made_new(path: &Path) -> Result<(), RecordError> {
     std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
         .open(path)
         .map(drop)
-        .map_err(|e| format!("recording {}: {e}", path.display()))
+        .map_err(|error| RecordError::Made {
+            path: path.to_path_buf(),
+            error,
+        })
 }
 
 /// `path` with `tail` in place of its extension, beside it.
@@ -182,8 +287,11 @@ fn write_wav(
     path: &Path,
     blocks: &Receiver<SoundBlock>,
     stop: &AtomicBool,
-) -> Result<Option<u32>, String> {
-    let why = |e: std::io::Error| format!("recording's sound {}: {e}", path.display());
+) -> Result<Option<u32>, RecordError> {
+    let why = |error: std::io::Error| RecordError::Sound {
+        path: path.to_path_buf(),
+        error,
+    };
     let next = || loop {
         match blocks.recv_timeout(Duration::from_millis(50)) {
             Ok(block) => return Some(block),
@@ -243,7 +351,7 @@ fn wav_header(rate: u32, bytes: u32) -> [u8; 44] {
 
 /// The video and the sound into `path` by `ffmpeg`, the video copied as
 /// it is; a failure if ffmpeg fails or says an error.
-fn mux(ffmpeg: &std::ffi::OsStr, video: &Path, sound: &Path, path: &Path) -> Result<(), String> {
+fn mux(ffmpeg: &std::ffi::OsStr, video: &Path, sound: &Path, path: &Path) -> Result<(), MuxError> {
     // Owned: killed and reaped if this thread goes before it ends.
     let mut child = crate::base::child::OwnedChild::spawn(
         std::process::Command::new(ffmpeg)
@@ -257,20 +365,18 @@ fn mux(ffmpeg: &std::ffi::OsStr, video: &Path, sound: &Path, path: &Path) -> Res
             .arg(path)
             .stdin(std::process::Stdio::null())
             .stderr(std::process::Stdio::piped()),
-    )
-    .map_err(|e| format!("muxing the sound in: {e}"))?;
+    )?;
     let said = StderrTail::read(child.take_stderr());
-    let status = child
-        .wait()
-        .map_err(|e| format!("muxing the sound in: {e}"))?;
+    let status = child.wait()?;
     let said = said.said(Duration::from_secs(2));
     if status.success() && said.is_empty() {
         Ok(())
     } else {
-        Err(format!(
-            "ffmpeg could not mux the sound in ({status}: {said}); the picture is in {}",
-            video.display()
-        ))
+        Err(MuxError::Failed {
+            status,
+            said,
+            video: video.to_path_buf(),
+        })
     }
 }
 

@@ -2,7 +2,7 @@
 //! encoded by ffmpeg, fed raw frames through its pipe, to the URL given.
 
 use super::kinds::{SenderKind, Target};
-use super::tap::{Frame, Sink};
+use super::tap::{Frame, Sink, SinkError};
 use crate::drivers::video::VideoWriter;
 
 /// A stream URL, sent through ffmpeg.
@@ -16,25 +16,28 @@ pub const SENDER: SenderKind = SenderKind {
     open: open_sink,
 };
 
-fn open_sink(target: &Target, size: [u32; 2], fps: f32) -> Result<Box<dyn Sink>, String> {
+fn open_sink(target: &Target, size: [u32; 2], fps: f32) -> Result<Box<dyn Sink>, SinkError> {
     let url = target.label();
     VideoWriter::stream(url, size, fps)
         .map(|w| Box::new(Stream(Some(w))) as Box<dyn Sink>)
-        .map_err(|e| format!("{url}: {e}"))
+        .map_err(|error| SinkError::StreamStart {
+            url: url.to_string(),
+            error,
+        })
 }
 
 /// A live stream: frames into ffmpeg's pipe.
 struct Stream(Option<VideoWriter>);
 
 impl Sink for Stream {
-    fn send(&mut self, frame: &Frame) -> Result<(), String> {
+    fn send(&mut self, frame: &Frame) -> Result<(), SinkError> {
         match self.0.as_mut() {
-            Some(writer) => writer.frame(&frame.rgba).map_err(|e| e.to_string()),
-            None => Err("the stream ended".into()),
+            Some(writer) => writer.frame(&frame.rgba).map_err(SinkError::Stream),
+            None => Err(SinkError::StreamEnded),
         }
     }
 
-    fn finish(&mut self) -> Result<Option<String>, String> {
+    fn finish(&mut self) -> Result<Option<String>, SinkError> {
         if let Some(writer) = self.0.take() {
             writer.finish().ok();
         }

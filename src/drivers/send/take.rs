@@ -6,7 +6,7 @@
 //! screen and in the log, never "recorded".
 
 use std::ffi::OsString;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -20,14 +20,59 @@ pub const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
 /// the first lines of what went wrong.
 const ANSWER_BYTES: usize = 4096;
 
+/// Why a take does not play.
+#[derive(Debug, thiserror::Error)]
+pub enum TakeError {
+    /// No file where the take was written.
+    #[error("the take {} is not there: {error}", .path.display())]
+    Missing {
+        /// The take.
+        path: PathBuf,
+        /// Why.
+        error: std::io::Error,
+    },
+    /// The file is empty.
+    #[error("the take {} is empty", .0.display())]
+    Empty(PathBuf),
+    /// ffprobe failed on it, or said an error.
+    #[error("the take {} does not play (ffprobe: {said})", .path.display())]
+    DoesNotPlay {
+        /// The take.
+        path: PathBuf,
+        /// What ffprobe said ("no video" when nothing).
+        said: String,
+    },
+    /// It holds fewer frames than were written.
+    #[error("the take {} holds {held} of the {frames} frames written", .path.display())]
+    Short {
+        /// The take.
+        path: PathBuf,
+        /// Frames in it.
+        held: u64,
+        /// Frames written.
+        frames: u64,
+    },
+    /// ffprobe gave no answer.
+    #[error("the take {} could not be checked: ffprobe {error}", .path.display())]
+    Unchecked {
+        /// The take.
+        path: PathBuf,
+        /// Why.
+        error: RunError,
+    },
+}
+
 /// Whether the take at `path`, `frames` frames written into it, plays:
 /// why not, if not. ffprobe missing: not checked.
-pub fn check(ffprobe: &OsString, path: &Path, frames: u64) -> Result<(), String> {
+pub fn check(ffprobe: &OsString, path: &Path, frames: u64) -> Result<(), TakeError> {
     let size = std::fs::metadata(path)
-        .map_err(|e| format!("the take {} is not there: {e}", path.display()))?
+        .map_err(|error| TakeError::Missing {
+            path: path.to_path_buf(),
+            error,
+        })?
         .len();
     if size == 0 {
-        return Err(format!("the take {} is empty", path.display()));
+        return Err(TakeError::Empty(path.to_path_buf()));
     }
     let mut command = Command::new(ffprobe);
     command
@@ -39,21 +84,25 @@ pub fn check(ffprobe: &OsString, path: &Path, frames: u64) -> Result<(), String>
         return Ok(());
     };
     if !ok || !said.is_empty() {
-        return Err(format!(
-            "the take {} does not play (ffprobe: {})",
-            path.display(),
-            if said.is_empty() { "no video" } else { &said }
-        ));
+        return Err(TakeError::DoesNotPlay {
+            path: path.to_path_buf(),
+            said: if said.is_empty() {
+                "no video".to_string()
+            } else {
+                said
+            },
+        });
     }
     // Containers without a frame count in their index (Matroska) say N/A:
     // that they were read without an error is what is known.
     if let Ok(held) = answer.trim().parse::<u64>()
         && held < frames
     {
-        return Err(format!(
-            "the take {} holds {held} of the {frames} frames written",
-            path.display()
-        ));
+        return Err(TakeError::Short {
+            path: path.to_path_buf(),
+            held,
+            frames,
+        });
     }
     Ok(())
 }
@@ -65,7 +114,7 @@ fn probe(
     mut command: Command,
     path: &Path,
     timeout: Duration,
-) -> Result<Option<(bool, String, String)>, String> {
+) -> Result<Option<(bool, String, String)>, TakeError> {
     let ran = run_within(&mut command, Stdio::null(), (timeout, ANSWER_BYTES), None);
     match ran {
         Ok(output) => Ok(Some((
@@ -80,10 +129,10 @@ fn probe(
             );
             Ok(None)
         }
-        Err(e) => Err(format!(
-            "the take {} could not be checked: ffprobe {e}",
-            path.display()
-        )),
+        Err(error) => Err(TakeError::Unchecked {
+            path: path.to_path_buf(),
+            error,
+        }),
     }
 }
 
@@ -102,9 +151,9 @@ mod tests {
         let empty = dir.join("empty.mp4");
         std::fs::write(&empty, b"").expect("a file");
         let error = check(&ffprobe(), &empty, 10).expect_err("empty");
-        assert!(error.contains("empty"), "{error}");
+        assert!(error.to_string().contains("empty"), "{error}");
         let error = check(&ffprobe(), &dir.join("none.mp4"), 10).expect_err("missing");
-        assert!(error.contains("not there"), "{error}");
+        assert!(error.to_string().contains("not there"), "{error}");
         std::fs::remove_dir_all(&dir).ok();
     }
 
@@ -118,7 +167,7 @@ mod tests {
         let error =
             probe(hang, Path::new("take.mp4"), Duration::from_millis(200)).expect_err("given up");
         assert!(start.elapsed() < Duration::from_secs(5), "{error}");
-        assert!(error.contains("no answer"), "{error}");
+        assert!(error.to_string().contains("no answer"), "{error}");
     }
 
     #[test]
@@ -134,15 +183,15 @@ mod tests {
             writer.frame(&[128; 32 * 16 * 4]).expect("a frame");
         }
         writer.finish().expect("ffmpeg finishes");
-        assert_eq!(check(&tools.ffprobe, &take, 10), Ok(()));
+        check(&tools.ffprobe, &take, 10).expect("the take plays");
         // More frames written than it holds.
         let error = check(&tools.ffprobe, &take, 11).expect_err("short");
-        assert!(error.contains("holds 10 of the 11"), "{error}");
+        assert!(error.to_string().contains("holds 10 of the 11"), "{error}");
         // Its index lost (the end of the file never written).
         let bytes = std::fs::read(&take).expect("the take");
         std::fs::write(&take, &bytes[..bytes.len() / 2]).expect("cut");
         let error = check(&tools.ffprobe, &take, 10).expect_err("cut");
-        assert!(error.contains("does not play"), "{error}");
+        assert!(error.to_string().contains("does not play"), "{error}");
         std::fs::remove_dir_all(&dir).ok();
     }
 }

@@ -43,19 +43,56 @@ impl Frame {
     }
 }
 
+/// Why a sink could not be made, or failed: each sender's own error.
+#[derive(Debug, thiserror::Error)]
+pub enum SinkError {
+    /// An NDI source.
+    #[error(transparent)]
+    Ndi(#[from] super::ndi::NdiError),
+    /// A PipeWire node.
+    #[error(transparent)]
+    PipeWire(#[from] super::pipewire::PipeWireError),
+    /// A v4l2loopback camera.
+    #[error(transparent)]
+    V4l2(#[from] super::v4l2::V4l2Error),
+    /// A Spout sender.
+    #[error(transparent)]
+    Spout(#[from] super::spout::SpoutError),
+    /// A Syphon server.
+    #[error(transparent)]
+    Syphon(#[from] super::syphon::SyphonError),
+    /// A recording.
+    #[error(transparent)]
+    Recording(#[from] super::record::RecordError),
+    /// A stream's ffmpeg would not start.
+    #[error("{url}: {error}")]
+    StreamStart {
+        /// The stream's URL.
+        url: String,
+        /// Why.
+        error: crate::drivers::video::VideoError,
+    },
+    /// A stream's ffmpeg stopped taking frames.
+    #[error(transparent)]
+    Stream(crate::drivers::video::VideoError),
+    /// A stream already finished.
+    #[error("the stream ended")]
+    StreamEnded,
+}
+
 /// Where frames go: a receiver of NDI, a stream, a recording, a device.
 pub trait Sink: Send {
     /// Takes one frame; an error ends this sink (it is made again later).
-    fn send(&mut self, frame: &Frame) -> Result<(), String>;
+    fn send(&mut self, frame: &Frame) -> Result<(), SinkError>;
 
     /// Ends it cleanly (a recording's file written out); what it made.
-    fn finish(&mut self) -> Result<Option<String>, String> {
+    fn finish(&mut self) -> Result<Option<String>, SinkError> {
         Ok(None)
     }
 }
 
 /// Makes a sink for frames of a size (again after a failure).
-pub type MakeSink = Box<dyn FnMut([u32; 2]) -> Result<Box<dyn Sink>, String> + Send>;
+pub type MakeSink = Box<dyn FnMut([u32; 2]) -> Result<Box<dyn Sink>, SinkError> + Send>;
 
 /// What a sender did, read by the HUD and the log.
 #[derive(Debug, Default)]
@@ -300,7 +337,7 @@ impl Worker {
                         .lock()
                         .unwrap_or_else(PoisonError::into_inner) = made;
                 }
-                Err(why) => self.counts.fail(Some(why)),
+                Err(why) => self.counts.fail(Some(why.to_string())),
             }
         }
     }
@@ -382,14 +419,14 @@ impl Worker {
         }
     }
 
-    fn down(&mut self, why: String) {
+    fn down(&mut self, why: SinkError) {
         // Every retry of a target that cannot start fails the same way:
         // the log hears of it once in a while, with the count.
         crate::base::status::warn_held(
             "send",
             format_args!("{why}; trying again in {} s", RETRY.as_secs()),
         );
-        self.counts.fail(Some(why));
+        self.counts.fail(Some(why.to_string()));
         self.counts.dropped.fetch_add(1, Ordering::Relaxed);
         self.rested = Some(Instant::now());
     }

@@ -4,7 +4,7 @@
 //! conversion and the writes are tested without the kernel module.
 
 use super::kinds::{SenderKind, Target};
-use super::tap::{Frame, Sink};
+use super::tap::{Frame, Sink, SinkError};
 
 /// `v4l2:/dev/videoN`: a v4l2loopback device node (Linux).
 pub const SENDER: SenderKind = SenderKind {
@@ -19,26 +19,64 @@ pub const SENDER: SenderKind = SenderKind {
     open: open_sink,
 };
 
+/// Why a virtual camera could not start, or stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum V4l2Error {
+    /// Not on Linux.
+    #[error("{0}: v4l2 virtual cameras are Linux's")]
+    NotLinux(String),
+    /// A path that is no video device node.
+    #[error("v4l2:{0}: a virtual camera is a /dev/videoN device")]
+    NotADevice(String),
+    /// The device node would not open.
+    #[error(
+        "v4l2:{path}: {error} (load the module: sudo modprobe v4l2loopback devices=1 video_nr=10 exclusive_caps=1)"
+    )]
+    Open {
+        /// The device node.
+        path: String,
+        /// Why.
+        error: std::io::Error,
+    },
+    /// The device refused the frame format.
+    #[error("v4l2:{path}: the device refused {width}x{height} YUYV: {error}")]
+    Format {
+        /// The device node.
+        path: String,
+        /// Width asked for (even).
+        width: u32,
+        /// Height asked for.
+        height: u32,
+        /// Why.
+        error: std::io::Error,
+    },
+    /// A frame could not be written.
+    #[error("v4l2:{path}: {error}")]
+    Write {
+        /// The device node.
+        path: String,
+        /// Why.
+        error: std::io::Error,
+    },
+}
+
 #[cfg(target_os = "linux")]
-fn open_sink(target: &Target, _size: [u32; 2], _fps: f32) -> Result<Box<dyn Sink>, String> {
+fn open_sink(target: &Target, _size: [u32; 2], _fps: f32) -> Result<Box<dyn Sink>, SinkError> {
     let node = LoopbackDevice::open(target.rest())?;
     Ok(Box::new(VirtualCamera::new(Box::new(node))))
 }
 
 #[cfg(not(target_os = "linux"))]
-fn open_sink(target: &Target, _size: [u32; 2], _fps: f32) -> Result<Box<dyn Sink>, String> {
-    Err(format!(
-        "{}: v4l2 virtual cameras are Linux's",
-        target.label()
-    ))
+fn open_sink(target: &Target, _size: [u32; 2], _fps: f32) -> Result<Box<dyn Sink>, SinkError> {
+    Err(V4l2Error::NotLinux(target.label().to_string()).into())
 }
 
 /// Where the camera's frames go.
 pub trait VideoDevice: Send {
     /// Sets the frame format: `width` × `height` YUYV.
-    fn set_format(&mut self, width: u32, height: u32) -> Result<(), String>;
+    fn set_format(&mut self, width: u32, height: u32) -> Result<(), V4l2Error>;
     /// Writes one frame's bytes.
-    fn write_frame(&mut self, bytes: &[u8]) -> Result<(), String>;
+    fn write_frame(&mut self, bytes: &[u8]) -> Result<(), V4l2Error>;
 }
 
 /// A virtual camera fed the show's frames.
@@ -60,13 +98,13 @@ impl VirtualCamera {
 }
 
 impl Sink for VirtualCamera {
-    fn send(&mut self, frame: &Frame) -> Result<(), String> {
+    fn send(&mut self, frame: &Frame) -> Result<(), SinkError> {
         if self.size != Some(frame.size) {
             self.device.set_format(frame.size[0], frame.size[1])?;
             self.size = Some(frame.size);
         }
         to_yuyv(frame, &mut self.yuyv);
-        self.device.write_frame(&self.yuyv)
+        Ok(self.device.write_frame(&self.yuyv)?)
     }
 }
 
@@ -104,17 +142,17 @@ pub struct LoopbackDevice {
 #[cfg(target_os = "linux")]
 impl LoopbackDevice {
     /// Opens the device node at `path` (`/dev/videoN`) for writing.
-    pub fn open(path: &str) -> Result<Self, String> {
+    pub fn open(path: &str) -> Result<Self, V4l2Error> {
         if !path.starts_with("/dev/video") {
-            return Err(format!(
-                "v4l2:{path}: a virtual camera is a /dev/videoN device"
-            ));
+            return Err(V4l2Error::NotADevice(path.to_string()));
         }
-        let file = std::fs::OpenOptions::new().write(true).open(path).map_err(|e| {
-            format!(
-                "v4l2:{path}: {e} (load the module: sudo modprobe v4l2loopback devices=1 video_nr=10 exclusive_caps=1)"
-            )
-        })?;
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(|error| V4l2Error::Open {
+                path: path.to_string(),
+                error,
+            })?;
         Ok(Self {
             file,
             path: path.to_string(),
@@ -124,7 +162,7 @@ impl LoopbackDevice {
 
 #[cfg(target_os = "linux")]
 impl VideoDevice for LoopbackDevice {
-    fn set_format(&mut self, width: u32, height: u32) -> Result<(), String> {
+    fn set_format(&mut self, width: u32, height: u32) -> Result<(), V4l2Error> {
         use std::os::fd::AsRawFd;
         // struct v4l2_format: the buffer type, then (8-aligned) the
         // v4l2_pix_format in a 200-byte union.
@@ -169,20 +207,24 @@ impl VideoDevice for LoopbackDevice {
             )
         };
         if result < 0 {
-            return Err(format!(
-                "v4l2:{}: the device refused {even}x{height} YUYV: {}",
-                self.path,
-                std::io::Error::last_os_error()
-            ));
+            return Err(V4l2Error::Format {
+                path: self.path.clone(),
+                width: even,
+                height,
+                error: std::io::Error::last_os_error(),
+            });
         }
         Ok(())
     }
 
-    fn write_frame(&mut self, bytes: &[u8]) -> Result<(), String> {
+    fn write_frame(&mut self, bytes: &[u8]) -> Result<(), V4l2Error> {
         use std::io::Write;
         self.file
             .write_all(bytes)
-            .map_err(|e| format!("v4l2:{}: {e}", self.path))
+            .map_err(|error| V4l2Error::Write {
+                path: self.path.clone(),
+                error,
+            })
     }
 }
 
@@ -198,11 +240,11 @@ mod tests {
     struct Recorded(Arc<Mutex<Calls>>);
 
     impl VideoDevice for Recorded {
-        fn set_format(&mut self, width: u32, height: u32) -> Result<(), String> {
+        fn set_format(&mut self, width: u32, height: u32) -> Result<(), V4l2Error> {
             self.0.lock().expect("lock").0.push([width, height]);
             Ok(())
         }
-        fn write_frame(&mut self, bytes: &[u8]) -> Result<(), String> {
+        fn write_frame(&mut self, bytes: &[u8]) -> Result<(), V4l2Error> {
             self.0.lock().expect("lock").1.push(bytes.to_vec());
             Ok(())
         }

@@ -7,12 +7,13 @@
 //!
 //! A source that fails (missing, not an image, over the limits) is an
 //! error on screen under its name; its last good frame stays, and a black
-//! texture stands in before it has one. A file saved again is read again.
+//! texture stands in before it has one. A file the show's watcher says was
+//! saved again is read again.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Instant, SystemTime};
 
 use super::camera::{CameraSource, Cameras, SystemCameras, is_camera};
 use super::cube;
@@ -22,13 +23,10 @@ use super::still::{Picture, StillLoad};
 use super::video::{Decoding, Transport, Video};
 use super::yuv::{YuvColour, YuvConverter, YuvFrame};
 use crate::base::status::ErrorLog;
-use crate::base::{Assets, inside_show};
+use crate::base::{Assets, ChangedFile, Folder, inside_show};
 use crate::gpu::Gpu;
 use crate::gpu::image::{image_texture, write_image};
 use crate::params::{ParamKind, Registry, Value};
-
-/// How often a source's file is looked at for a newer version.
-const RECHECK: Duration = Duration::from_secs(1);
 
 /// The folder of the show that media come from.
 pub const MEDIA_FOLDER: &str = "media";
@@ -54,9 +52,21 @@ struct Shelved {
     uploads: (u64, f64),
     texture: Option<(wgpu::Texture, wgpu::TextureView)>,
     modified: Option<SystemTime>,
-    checked: Instant,
+    /// The watcher said its file, or a file in its folder, was saved.
+    saved: Saved,
     /// The show folder and the file's name in it.
     source: (PathBuf, PathBuf),
+}
+
+/// What the watcher said of a source's file since its last frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Saved {
+    /// Nothing.
+    No,
+    /// The file itself was saved.
+    File,
+    /// A file inside it (a folder) was.
+    Inside,
 }
 
 enum Kind {
@@ -193,6 +203,21 @@ impl MediaShelf {
         Some([texture.width(), texture.height()])
     }
 
+    /// Marks the sources whose files the watcher's `changed` says were
+    /// saved: each is read again at its next frame, if it changed.
+    pub fn saved(&mut self, changed: &[ChangedFile]) {
+        for file in changed.iter().filter(|c| c.folder == Folder::Media) {
+            let path = format!("{MEDIA_FOLDER}/{}", file.name);
+            for (name, shelved) in &mut self.shelved {
+                if *name == path {
+                    shelved.saved = Saved::File;
+                } else if path.starts_with(&format!("{name}/")) {
+                    shelved.saved = Saved::Inside;
+                }
+            }
+        }
+    }
+
     /// Opens what `registries`' texture inputs and the layers' own
     /// `named` sources name, closes what they no longer name, and uploads
     /// each source's new frame; `dt` seconds on.
@@ -304,7 +329,7 @@ fn open(
             uploads: (0, 0.0),
             texture: None,
             modified: None,
-            checked: Instant::now(),
+            saved: Saved::No,
             source: (PathBuf::new(), PathBuf::new()),
         });
     }
@@ -322,7 +347,7 @@ fn open(
         uploads: (0, 0.0),
         texture: None,
         modified,
-        checked: Instant::now(),
+        saved: Saved::No,
         source,
     })
 }
@@ -342,16 +367,18 @@ fn start(source: &(PathBuf, PathBuf), transport: Transport, decoding: Decoding) 
 }
 
 impl Shelved {
-    /// Reads the file again when it was saved since.
+    /// Reads the file again when the watcher said it was saved and it
+    /// changed since (an event that left it as it was does not restart a
+    /// clip), or a file in its folder was (a cube map's faces).
     fn reopen_if_saved(&mut self, (transport, decoding): (Transport, Decoding)) {
-        if self.checked.elapsed() < RECHECK || matches!(self.kind, Kind::Camera(_)) {
+        let saved = std::mem::replace(&mut self.saved, Saved::No);
+        if saved == Saved::No || matches!(self.kind, Kind::Camera(_)) {
             return;
         }
-        self.checked = Instant::now();
         let modified = std::fs::symlink_metadata(self.source.0.join(&self.source.1))
             .ok()
             .and_then(|m| m.modified().ok());
-        if modified.is_some() && modified != self.modified {
+        if saved == Saved::Inside || modified.is_some() && modified != self.modified {
             self.modified = modified;
             self.kind = start(&self.source, transport, decoding);
         }

@@ -34,6 +34,57 @@ pub struct OutputsError {
     pub message: String,
 }
 
+/// Why live mapping values could not be written back into the file.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteBackError {
+    /// The file on disk is no longer TOML.
+    #[error("{0}")]
+    Parse(#[from] toml_edit::TomlError),
+    /// The file on disk lost its outputs.
+    #[error("the file has no [[output]] any more")]
+    NoOutputs,
+}
+
+/// Why an output's corners, mesh or soft edges were refused.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ShapeError {
+    /// A corner not finite or far off the output.
+    #[error("corners must be numbers within -4..4 of the output")]
+    CornersOutside,
+    /// Corners that make no convex quadrilateral.
+    #[error(
+        "corners [top-left, top-right, bottom-right, bottom-left] must make a convex quadrilateral"
+    )]
+    NotConvex,
+    /// A mesh too small or too large.
+    #[error("mesh columns and rows must be 2..={MAX_MESH_SIDE}")]
+    MeshSides,
+    /// A mesh whose points do not fill its grid.
+    #[error("mesh of {columns} x {rows} needs {wanted} points, found {found}")]
+    MeshPoints {
+        /// Points across.
+        columns: u32,
+        /// Points down.
+        rows: u32,
+        /// Points the grid has.
+        wanted: usize,
+        /// Points given.
+        found: usize,
+    },
+    /// A mesh point not finite or far off the output.
+    #[error("mesh points must be numbers within -4..4")]
+    MeshOutside,
+    /// A soft edge's width out of range.
+    #[error("blend widths must be 0..0.5 of the output")]
+    BlendWidths,
+    /// A soft edge's gamma out of range.
+    #[error("blend gamma must be 0.5..4")]
+    BlendGamma,
+    /// A soft edge's curve out of range.
+    #[error("blend curve must be 0.5..8")]
+    BlendCurve,
+}
+
 /// Which monitor an output opens on.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(untagged)]
@@ -294,12 +345,12 @@ impl OutputsPlan {
     /// `text` (this file as it is on disk) with every output's region,
     /// corners, mesh points, soft edges, brightness and black level
     /// replaced by `self`'s, the rest of the file as it was.
-    pub fn write_back(&self, text: &str) -> Result<String, String> {
-        let mut document: toml_edit::DocumentMut = text.parse().map_err(|e| format!("{e}"))?;
+    pub fn write_back(&self, text: &str) -> Result<String, WriteBackError> {
+        let mut document: toml_edit::DocumentMut = text.parse()?;
         let tables = document
             .get_mut("output")
             .and_then(toml_edit::Item::as_array_of_tables_mut)
-            .ok_or("the file has no [[output]] any more")?;
+            .ok_or(WriteBackError::NoOutputs)?;
         for table in tables.iter_mut() {
             let Some(name) = table.get("name").and_then(toml_edit::Item::as_str) else {
                 continue;
@@ -411,7 +462,7 @@ fn checked(raw: RawOutput, at: &dyn Fn(usize) -> usize) -> Result<OutputPlan, (u
         Some(c) => {
             let line = at(c.span().start);
             let corners = c.into_inner();
-            check_corners(&corners).map_err(|m| (line, m))?;
+            check_corners(&corners).map_err(|m| (line, m.to_string()))?;
             corners
         }
         None => SQUARE,
@@ -419,14 +470,14 @@ fn checked(raw: RawOutput, at: &dyn Fn(usize) -> usize) -> Result<OutputPlan, (u
     let mesh = match raw.mesh {
         Some(m) => {
             let line = at(m.span().start);
-            Some(checked_mesh(m.into_inner()).map_err(|e| (line, e))?)
+            Some(checked_mesh(m.into_inner()).map_err(|e| (line, e.to_string()))?)
         }
         None => None,
     };
     let blend = match raw.blend {
         Some(b) => {
             let line = at(b.span().start);
-            checked_blend(&b.into_inner()).map_err(|e| (line, e))?
+            checked_blend(&b.into_inner()).map_err(|e| (line, e.to_string()))?
         }
         None => SoftEdges::default(),
     };
@@ -468,13 +519,13 @@ fn checked(raw: RawOutput, at: &dyn Fn(usize) -> usize) -> Result<OutputPlan, (u
 
 /// Refuses corners that no projective map can reach: not finite, far
 /// off the output, or not a convex quadrilateral in order.
-pub fn check_corners(corners: &[[f32; 2]; 4]) -> Result<(), String> {
+pub fn check_corners(corners: &[[f32; 2]; 4]) -> Result<(), ShapeError> {
     if corners
         .iter()
         .flatten()
         .any(|v| !v.is_finite() || v.abs() > 4.0)
     {
-        return Err("corners must be numbers within -4..4 of the output".into());
+        return Err(ShapeError::CornersOutside);
     }
     let turn = |i: usize| {
         let [a, b, c] = [corners[i], corners[(i + 1) % 4], corners[(i + 2) % 4]];
@@ -485,36 +536,33 @@ pub fn check_corners(corners: &[[f32; 2]; 4]) -> Result<(), String> {
     if convex {
         Ok(())
     } else {
-        Err(
-            "corners [top-left, top-right, bottom-right, bottom-left] must make a convex quadrilateral"
-                .into(),
-        )
+        Err(ShapeError::NotConvex)
     }
 }
 
-fn checked_mesh(raw: RawMesh) -> Result<Mesh, String> {
+fn checked_mesh(raw: RawMesh) -> Result<Mesh, ShapeError> {
     let sides = 2..=MAX_MESH_SIDE;
     if !sides.contains(&raw.columns) || !sides.contains(&raw.rows) {
-        return Err(format!("mesh columns and rows must be 2..={MAX_MESH_SIDE}"));
+        return Err(ShapeError::MeshSides);
     }
     let Some(points) = raw.points else {
         return Ok(Mesh::flat(raw.columns, raw.rows));
     };
     let wanted = (raw.columns * raw.rows) as usize;
     if points.len() != wanted {
-        return Err(format!(
-            "mesh of {} x {} needs {wanted} points, found {}",
-            raw.columns,
-            raw.rows,
-            points.len()
-        ));
+        return Err(ShapeError::MeshPoints {
+            columns: raw.columns,
+            rows: raw.rows,
+            wanted,
+            found: points.len(),
+        });
     }
     if points
         .iter()
         .flatten()
         .any(|v| !v.is_finite() || v.abs() > 4.0)
     {
-        return Err("mesh points must be numbers within -4..4".into());
+        return Err(ShapeError::MeshOutside);
     }
     Ok(Mesh {
         columns: raw.columns,
@@ -523,16 +571,16 @@ fn checked_mesh(raw: RawMesh) -> Result<Mesh, String> {
     })
 }
 
-fn checked_blend(raw: &RawBlend) -> Result<SoftEdges, String> {
+fn checked_blend(raw: &RawBlend) -> Result<SoftEdges, ShapeError> {
     let widths = [raw.left, raw.right, raw.top, raw.bottom];
     if widths.iter().any(|w| !(0.0..=0.5).contains(w)) {
-        return Err("blend widths must be 0..0.5 of the output".into());
+        return Err(ShapeError::BlendWidths);
     }
     if !(0.5..=4.0).contains(&raw.gamma) {
-        return Err("blend gamma must be 0.5..4".into());
+        return Err(ShapeError::BlendGamma);
     }
     if !(0.5..=8.0).contains(&raw.curve) {
-        return Err("blend curve must be 0.5..8".into());
+        return Err(ShapeError::BlendCurve);
     }
     Ok(SoftEdges {
         left: raw.left,

@@ -4,11 +4,32 @@
 
 use super::anim::{Channel, Clip, Interpolation, Property};
 
+/// Why an animation could not be read.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ClipError {
+    /// A sampler without key times.
+    #[error("an animation sampler without input times")]
+    NoTimes,
+    /// A sampler without values sylva moves nodes by.
+    #[error("an animation sampler without outputs")]
+    NoOutputs,
+    /// Key times and values that do not match.
+    #[error("animation {name:?}: {times} times for {values} values")]
+    Mismatch {
+        /// The animation's name.
+        name: String,
+        /// Key times.
+        times: usize,
+        /// Values.
+        values: usize,
+    },
+}
+
 /// One animation as a clip of channels.
 pub fn read_clip<'a, 's>(
     animation: &gltf::Animation<'a>,
     read: impl Clone + Fn(gltf::Buffer<'a>) -> Option<&'s [u8]>,
-) -> Result<Clip, String> {
+) -> Result<Clip, ClipError> {
     let mut channels = Vec::new();
     for channel in animation.channels() {
         let reader = channel.reader(read.clone());
@@ -24,7 +45,7 @@ pub fn read_clip<'a, 's>(
             gltf::animation::Interpolation::CubicSpline => Interpolation::CubicSpline,
         };
         let Some(times) = reader.read_inputs() else {
-            return Err("an animation sampler without input times".into());
+            return Err(ClipError::NoTimes);
         };
         let times: Vec<f32> = times.collect();
         let values: Vec<[f32; 4]> = match reader.read_outputs() {
@@ -35,7 +56,7 @@ pub fn read_clip<'a, 's>(
                 v.map(|[x, y, z]| [x, y, z, 0.0]).collect()
             }
             Some(gltf::animation::util::ReadOutputs::Rotations(v)) => v.into_f32().collect(),
-            _ => return Err("an animation sampler without outputs".into()),
+            _ => return Err(ClipError::NoOutputs),
         };
         let per_key = if interpolation == Interpolation::CubicSpline {
             3
@@ -43,12 +64,11 @@ pub fn read_clip<'a, 's>(
             1
         };
         if times.is_empty() || values.len() != times.len() * per_key {
-            return Err(format!(
-                "animation {:?}: {} times for {} values",
-                animation.name().unwrap_or(""),
-                times.len(),
-                values.len()
-            ));
+            return Err(ClipError::Mismatch {
+                name: animation.name().unwrap_or("").to_string(),
+                times: times.len(),
+                values: values.len(),
+            });
         }
         channels.push(Channel {
             node: channel.target().node().index(),

@@ -164,6 +164,14 @@ pub enum ModelError {
         /// The URI.
         uri: String,
     },
+    /// An animation that cannot be read.
+    #[error("{file}: {error}")]
+    Clip {
+        /// The file.
+        file: String,
+        /// What is wrong.
+        error: super::clips::ClipError,
+    },
     /// Something the layer needs is missing or malformed.
     #[error("{file}: {problem}")]
     Content {
@@ -509,9 +517,12 @@ fn from_document(
         return Err(content(file, "no triangle mesh to draw"));
     }
     for animation in document.animations() {
-        model
-            .clips
-            .push(read_clip(&animation, read).map_err(|problem| content(file, problem))?);
+        model.clips.push(
+            read_clip(&animation, read).map_err(|error| ModelError::Clip {
+                file: file.to_string(),
+                error,
+            })?,
+        );
     }
     Ok(model)
 }

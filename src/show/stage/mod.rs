@@ -369,6 +369,8 @@ impl Show {
             .reload_if_changed(&changed, &self.registry, &self.clock);
         self.apply_script_commands();
         self.playlist_saved(&changed);
+        self.outputs_saved(&changed);
+        self.media.saved(&changed);
         let mappings_saved = changed
             .iter()
             .any(|c| c.folder == Folder::Presets && c.name.starts_with("mappings/"));
@@ -506,7 +508,7 @@ impl Show {
         self.carry_out_requests();
         self.advance_staging();
         self.apply_file_changes();
-        self.reload_saved_outputs();
+        self.build_read_outputs();
         self.advance_playlist();
         let heard = self
             .hearing

@@ -1,6 +1,6 @@
 //! The show's outputs file: chosen by name (`--outputs NAME`), its
-//! parameters registered, read again within a second of being saved (a
-//! malformed file is an error on screen and the outputs stay as they
+//! parameters registered, read again when the show's watcher says it or a
+//! mask beside it was saved (a malformed file is an error on screen and the outputs stay as they
 //! were), drawn after every frame, and written back by `save`. The file
 //! and its masks are read through the show folder's opener (no link, FIFO
 //! or device), and once the show runs on a thread of their own: a frame
@@ -8,16 +8,17 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, TryRecvError, sync_channel};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::SystemTime;
 
 use super::Show;
-use crate::base::opener;
+use crate::base::opener::OpenError;
+use crate::base::{ChangedFile, Folder, opener};
 use crate::base::{MAX_FILE_BYTES, inside_show};
-use crate::engine::outputs::{MappedOutputs, Mask, OutputsPlan, output_params, read_masks};
+use crate::engine::outputs::plan::WriteBackError;
+use crate::engine::outputs::{
+    MappedOutputs, Mask, OutputsError, OutputsPlan, output_params, read_masks,
+};
 use crate::params::{Source, Value};
-
-/// How often the outputs file is looked at for a save.
-const RECHECK: Duration = Duration::from_secs(1);
 
 /// The folder of outputs files in a show folder.
 pub const OUTPUTS_FOLDER: &str = "outputs";
@@ -31,7 +32,6 @@ pub(super) struct LiveOutputs {
     modified: Option<SystemTime>,
     /// The saved file being read.
     reading: Option<Receiver<Loaded>>,
-    checked: Instant,
     mapped: Option<MappedOutputs>,
     /// Parameters its last good plan registered.
     params: Vec<String>,
@@ -44,19 +44,77 @@ impl LiveOutputs {
     }
 }
 
+/// Why the outputs file could not be read, or the mapping not saved.
+#[derive(Debug, thiserror::Error)]
+pub enum OutputsFileError {
+    /// The file could not be read.
+    #[error("{file}: {error}")]
+    Read {
+        /// The file, as messages name it.
+        file: String,
+        /// Why.
+        error: OpenError,
+    },
+    /// The file is malformed.
+    #[error(transparent)]
+    Plan(#[from] OutputsError),
+    /// Reading it panicked.
+    #[error("{0}: reading it failed")]
+    Panicked(String),
+    /// No thread to read it on.
+    #[error("no thread to read the outputs file: {0}")]
+    NoThread(std::io::Error),
+    /// The thread reading it went without an answer.
+    #[error("the outputs file's reader stopped")]
+    ReaderStopped,
+    /// A save with no outputs file in use.
+    #[error("no outputs file in use (start with --outputs NAME)")]
+    NoneInUse,
+    /// A save before the file loaded.
+    #[error("the outputs file has not loaded")]
+    NotLoaded,
+    /// The mapping could not be put into the file's text.
+    #[error("{file}: {error}")]
+    WriteBack {
+        /// The file.
+        file: String,
+        /// Why.
+        error: WriteBackError,
+    },
+    /// The text saved would not parse back.
+    #[error("not saved, it would not load: {0}")]
+    WouldNotLoad(OutputsError),
+    /// The file could not be written.
+    #[error("writing {file}: {error}")]
+    Write {
+        /// The file.
+        file: String,
+        /// Why.
+        error: OpenError,
+    },
+}
+
 /// An outputs file read and the masks it names decoded: what a frame
 /// builds the outputs from.
 pub(super) struct Loaded {
-    plan: Result<OutputsPlan, String>,
+    plan: Result<OutputsPlan, OutputsFileError>,
     masks: Vec<Mask>,
 }
 
 /// Reads and parses `relative` under the show folder `root` (named
 /// `file` in messages), through the opener.
-pub fn read_outputs(root: &Path, relative: &Path, file: &str) -> Result<OutputsPlan, String> {
-    let text =
-        opener::read_text(root, relative, MAX_FILE_BYTES).map_err(|e| format!("{file}: {e}"))?;
-    OutputsPlan::parse(file, &text).map_err(|e| e.to_string())
+pub fn read_outputs(
+    root: &Path,
+    relative: &Path,
+    file: &str,
+) -> Result<OutputsPlan, OutputsFileError> {
+    let text = opener::read_text(root, relative, MAX_FILE_BYTES).map_err(|error| {
+        OutputsFileError::Read {
+            file: file.to_string(),
+            error,
+        }
+    })?;
+    Ok(OutputsPlan::parse(file, &text)?)
 }
 
 /// Reads the outputs file and decodes its masks (slow for a large mask).
@@ -67,7 +125,7 @@ fn read_loaded(root: &Path, relative: &Path, file: &str) -> Loaded {
         Loaded { plan, masks }
     };
     std::panic::catch_unwind(read).unwrap_or_else(|_| Loaded {
-        plan: Err(format!("{file}: reading it failed")),
+        plan: Err(OutputsFileError::Panicked(file.to_string())),
         masks: Vec::new(),
     })
 }
@@ -82,7 +140,7 @@ fn read_behind(root: PathBuf, relative: PathBuf, file: String) -> Receiver<Loade
         });
     if let Err(error) = spawned {
         let (send, failed) = sync_channel(1);
-        let plan = Err(format!("no thread to read the outputs file: {error}"));
+        let plan = Err(OutputsFileError::NoThread(error));
         send.send(Loaded {
             plan,
             masks: Vec::new(),
@@ -112,7 +170,6 @@ impl Show {
             relative,
             modified: None,
             reading: None,
-            checked: Instant::now(),
             mapped: None,
             params: Vec::new(),
         });
@@ -139,36 +196,56 @@ impl Show {
         self.outputs.as_ref().map(LiveOutputs::name)
     }
 
-    /// Reads the outputs file again if it was saved since: on a thread of
-    /// its own, built by the frame that finds it read.
-    pub(super) fn reload_saved_outputs(&mut self) {
+    /// Starts reading the outputs file again, on a thread of its own,
+    /// when the watcher's `changed` says it was saved and it changed since
+    /// it was read or saved here (the show's own save is not read back),
+    /// or that one of its masks was. A read under way is dropped for the
+    /// newer one.
+    pub(super) fn outputs_saved(&mut self, changed: &[ChangedFile]) {
         let Some(live) = self.outputs.as_mut() else {
             return;
         };
-        if let Some(reading) = &live.reading {
-            let loaded = match reading.try_recv() {
-                Ok(loaded) => loaded,
-                Err(TryRecvError::Empty) => return,
-                Err(TryRecvError::Disconnected) => Loaded {
-                    plan: Err("the outputs file's reader stopped".into()),
-                    masks: Vec::new(),
-                },
-            };
-            live.reading = None;
-            self.build_outputs(loaded);
-            return;
-        }
-        if live.checked.elapsed() < RECHECK {
-            return;
-        }
-        live.checked = Instant::now();
+        let own = format!("{}.toml", live.name);
+        let masks: Vec<&str> = live
+            .mapped
+            .iter()
+            .flat_map(|m| m.outputs())
+            .filter_map(|o| o.plan.mask.as_deref())
+            .collect();
+        let mask_saved = changed
+            .iter()
+            .any(|c| masks.contains(&format!("{}/{}", c.folder.name(), c.name).as_str()));
+        let file_saved = changed
+            .iter()
+            .any(|c| c.folder == Folder::Outputs && c.name == own);
         let modified = modified(&live.root.join(&live.relative));
-        if modified != live.modified {
-            live.modified = modified;
-            let file = format!("{OUTPUTS_FOLDER}/{}.toml", live.name);
-            let (root, relative) = (live.root.clone(), live.relative.clone());
-            live.reading = Some(read_behind(root, relative, file));
+        if !(mask_saved || file_saved && modified != live.modified) {
+            return;
         }
+        live.modified = modified;
+        let file = format!("{OUTPUTS_FOLDER}/{own}");
+        let (root, relative) = (live.root.clone(), live.relative.clone());
+        live.reading = Some(read_behind(root, relative, file));
+    }
+
+    /// Builds the outputs file once its reading thread has read it.
+    pub(super) fn build_read_outputs(&mut self) {
+        let Some(live) = self.outputs.as_mut() else {
+            return;
+        };
+        let Some(reading) = &live.reading else {
+            return;
+        };
+        let loaded = match reading.try_recv() {
+            Ok(loaded) => loaded,
+            Err(TryRecvError::Empty) => return,
+            Err(TryRecvError::Disconnected) => Loaded {
+                plan: Err(OutputsFileError::ReaderStopped),
+                masks: Vec::new(),
+            },
+        };
+        live.reading = None;
+        self.build_outputs(loaded);
     }
 
     /// Reads the outputs file and builds its outputs at once (as the show
@@ -192,7 +269,7 @@ impl Show {
         let file = format!("{OUTPUTS_FOLDER}/{}.toml", live.name);
         let max_side = self.ground.gpu.device.limits().max_texture_dimension_2d;
         let plan = match loaded.plan.and_then(|plan| {
-            plan.fit_device(max_side).map_err(|e| e.to_string())?;
+            plan.fit_device(max_side)?;
             Ok(plan)
         }) {
             Ok(plan) => plan,
@@ -270,30 +347,37 @@ impl Show {
 
     /// Writes the mapping as it is now back into the outputs file (and
     /// nothing else), keeping the file's comments and layout.
-    pub fn save_outputs(&mut self) -> Result<String, String> {
-        let live = self
-            .outputs
-            .as_mut()
-            .ok_or("no outputs file in use (start with --outputs NAME)")?;
-        let mapped = live
-            .mapped
-            .as_ref()
-            .ok_or("the outputs file has not loaded")?;
+    pub fn save_outputs(&mut self) -> Result<String, OutputsFileError> {
+        let live = self.outputs.as_mut().ok_or(OutputsFileError::NoneInUse)?;
+        let mapped = live.mapped.as_ref().ok_or(OutputsFileError::NotLoaded)?;
         let file = format!("{OUTPUTS_FOLDER}/{}.toml", live.name);
-        let text = opener::read_text(&live.root, &live.relative, MAX_FILE_BYTES)
-            .map_err(|e| format!("{file}: {e}"))?;
+        let text =
+            opener::read_text(&live.root, &live.relative, MAX_FILE_BYTES).map_err(|error| {
+                OutputsFileError::Read {
+                    file: file.clone(),
+                    error,
+                }
+            })?;
         let plan = OutputsPlan {
             file: file.clone(),
             outputs: mapped.current(&self.registry),
         };
-        let written = plan.write_back(&text).map_err(|e| format!("{file}: {e}"))?;
-        OutputsPlan::parse(&file, &written)
-            .map_err(|e| format!("not saved, it would not load: {e}"))?;
+        let written = plan
+            .write_back(&text)
+            .map_err(|error| OutputsFileError::WriteBack {
+                file: file.clone(),
+                error,
+            })?;
+        OutputsPlan::parse(&file, &written).map_err(OutputsFileError::WouldNotLoad)?;
         // A new temporary file renamed over it, no link followed: a planted
         // `.partial` or a link in the file's place cannot aim the write
         // outside the show folder.
-        let path = opener::write(&live.root, &live.relative, written.as_bytes(), false)
-            .map_err(|e| format!("writing {file}: {e}"))?;
+        let path = opener::write(&live.root, &live.relative, written.as_bytes(), false).map_err(
+            |error| OutputsFileError::Write {
+                file: file.clone(),
+                error,
+            },
+        )?;
         live.modified = modified(&path);
         tracing::info!("mapping saved to {file}");
         Ok(file)

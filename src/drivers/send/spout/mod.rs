@@ -13,8 +13,105 @@ mod windows;
 #[cfg(windows)]
 pub use windows::SpoutSender;
 
-use super::kinds::{SenderKind, Target};
-use super::tap::Sink;
+use super::kinds::{NameError, SenderKind, Target};
+use super::tap::{Sink, SinkError};
+
+/// Why a Spout sender could not start, or dropped a frame.
+#[derive(Debug, thiserror::Error)]
+pub enum SpoutError {
+    /// A name Spout cannot list.
+    #[error(transparent)]
+    Name(#[from] NameError),
+    /// Spout's list has no free slot.
+    #[error(
+        "Spout's list of senders is full ({0}); close a sender, or raise MaxSenders in Spout's settings"
+    )]
+    ListFull(usize),
+    /// Not on Windows.
+    #[error("{0}: Spout is Windows'")]
+    NotWindows(String),
+    /// A Windows object name with a NUL in it.
+    #[cfg(windows)]
+    #[error("{0:?}: a name without NUL")]
+    Nul(String),
+    /// A named mutex could not be made.
+    #[cfg(windows)]
+    #[error("mutex {name}: {error}")]
+    Mutex {
+        /// Its name.
+        name: String,
+        /// Why.
+        error: ::windows::core::Error,
+    },
+    /// The frame counter could not be made.
+    #[cfg(windows)]
+    #[error("Spout: frame counter {name}: {error}")]
+    FrameCounter {
+        /// Its name.
+        name: String,
+        /// Why.
+        error: ::windows::core::Error,
+    },
+    /// Shared memory too large for Windows to map.
+    #[cfg(windows)]
+    #[error("{0}: too large")]
+    TooLarge(String),
+    /// Shared memory could not be made or mapped.
+    #[cfg(windows)]
+    #[error("shared memory {name}: {error}")]
+    SharedMemory {
+        /// Its name.
+        name: String,
+        /// Why.
+        error: ::windows::core::Error,
+    },
+    /// Direct3D 11 refused a device.
+    #[cfg(windows)]
+    #[error("Spout: no Direct3D 11 device: {0}")]
+    Device(::windows::core::Error),
+    /// Direct3D 11 made no device.
+    #[cfg(windows)]
+    #[error("Spout: no Direct3D 11 device")]
+    NoDevice,
+    /// Every name like the one asked for is taken.
+    #[cfg(windows)]
+    #[error("Spout: no free name like {0:?}")]
+    NoFreeName(String),
+    /// Another program holds the list.
+    #[cfg(windows)]
+    #[error("Spout: the list of senders is locked by another program")]
+    ListLocked,
+    /// A receiver holds the sender's description.
+    #[cfg(windows)]
+    #[error("Spout: {0}'s description is locked")]
+    DescriptionLocked(String),
+    /// The shared texture could not be made.
+    #[cfg(windows)]
+    #[error("Spout: shared texture {}x{}: {error}", .size[0], .size[1])]
+    Texture {
+        /// Its size.
+        size: [u32; 2],
+        /// Why.
+        error: ::windows::core::Error,
+    },
+    /// Direct3D 11 made no texture.
+    #[cfg(windows)]
+    #[error("Spout: no shared texture")]
+    NoTexture,
+    /// The texture's shared handle could not be had.
+    #[cfg(windows)]
+    #[error("Spout: the texture's shared handle: {0}")]
+    SharedHandle(::windows::core::Error),
+    /// A frame whose bytes do not fill its size.
+    #[cfg(windows)]
+    #[error("Spout: a frame of {bytes} bytes for {size:?}")]
+    FrameBytes {
+        /// Bytes given.
+        bytes: usize,
+        /// The frame's size.
+        size: [u32; 2],
+    },
+}
 
 /// `spout:NAME`: a Spout sender of this name (Windows).
 pub const SENDER: SenderKind = SenderKind {
@@ -32,11 +129,11 @@ pub const SENDER: SenderKind = SenderKind {
 };
 
 #[cfg(windows)]
-fn open_sink(target: &Target, size: [u32; 2], _fps: f32) -> Result<Box<dyn Sink>, String> {
+fn open_sink(target: &Target, size: [u32; 2], _fps: f32) -> Result<Box<dyn Sink>, SinkError> {
     Ok(Box::new(SpoutSender::open(target.rest(), size)?))
 }
 
 #[cfg(not(windows))]
-fn open_sink(target: &Target, _size: [u32; 2], _fps: f32) -> Result<Box<dyn Sink>, String> {
-    Err(format!("{}: Spout is Windows'", target.label()))
+fn open_sink(target: &Target, _size: [u32; 2], _fps: f32) -> Result<Box<dyn Sink>, SinkError> {
+    Err(SpoutError::NotWindows(target.label().to_string()).into())
 }

@@ -6,6 +6,9 @@
 
 use std::collections::BTreeSet;
 
+use super::SpoutError;
+use crate::drivers::send::kinds::NameError;
+
 /// Bytes a name takes in the sender list (255 characters and a NUL).
 pub const NAME_SLOT: usize = 256;
 /// Sender slots when the registry does not say (`MaxSenders`).
@@ -44,19 +47,15 @@ pub fn frame_semaphore(sender: &str) -> String {
 const RESERVED: [&str; 2] = [SENDER_NAMES, ACTIVE_SENDER];
 
 /// Checks a name asked for on the command line (`spout:NAME`).
-pub fn check_name(name: &str) -> Result<(), String> {
+pub fn check_name(name: &str) -> Result<(), NameError> {
     if name.is_empty() || name.len() > MAX_NAME {
-        return Err(format!(
-            "spout:{name}: a Spout name of 1 to {MAX_NAME} characters"
-        ));
+        return Err(NameError::SpoutLength(name.to_string()));
     }
     if !name.chars().all(|c| c.is_ascii_graphic() || c == ' ') || name.contains('\\') {
-        return Err(format!(
-            "spout:{name}: Spout names are ASCII letters, digits, spaces and punctuation, without \\"
-        ));
+        return Err(NameError::SpoutCharacters(name.to_string()));
     }
     if RESERVED.contains(&name) {
-        return Err(format!("spout:{name}: the name of Spout's own list"));
+        return Err(NameError::SpoutReserved(name.to_string()));
     }
     Ok(())
 }
@@ -110,16 +109,18 @@ pub fn free_name(
 /// Adds `name` to the list `slots`. `alive` says whether a listed sender
 /// still runs (its description can be opened); those that do not are
 /// dropped when the list is full.
-pub fn register(slots: &mut [u8], name: &str, alive: impl Fn(&[u8]) -> bool) -> Result<(), String> {
+pub fn register(
+    slots: &mut [u8],
+    name: &str,
+    alive: impl Fn(&[u8]) -> bool,
+) -> Result<(), SpoutError> {
     let mut names = read_names(slots);
     let capacity = slots.len() / NAME_SLOT;
     if names.len() >= capacity {
         names.retain(|name| alive(name));
     }
     if names.len() >= capacity {
-        return Err(format!(
-            "Spout's list of senders is full ({capacity}); close a sender, or raise MaxSenders in Spout's settings"
-        ));
+        return Err(SpoutError::ListFull(capacity));
     }
     names.insert(name.as_bytes().to_vec());
     write_names(slots, &names);
@@ -269,10 +270,10 @@ mod tests {
         add(&mut slots, "crashed");
         add(&mut slots, "running");
         let alive = |name: &[u8]| name != b"crashed";
-        assert_eq!(register(&mut slots, "sylva", alive), Ok(()));
+        register(&mut slots, "sylva", alive).expect("registered");
         assert_eq!(names(&slots), ["running", "sylva"]);
         let full = register(&mut slots, "more", |_| true);
-        assert!(full.is_err_and(|e| e.contains("full (2)")));
+        assert!(full.is_err_and(|e| e.to_string().contains("full (2)")));
     }
 
     #[test]

@@ -30,15 +30,16 @@ use windows::Win32::System::Threading::{
 };
 use windows::core::{Interface, PCSTR, s};
 
+use super::SpoutError;
 use super::protocol::{self, SenderInfo};
-use crate::drivers::send::tap::{Frame, Sink};
+use crate::drivers::send::tap::{Frame, Sink, SinkError};
 
 /// How long Spout's own senders wait for a lock before giving up on it.
 const LOCK_MS: u32 = 67;
 
 /// A Windows object name as a C string.
-fn c_name(name: &str) -> Result<CString, String> {
-    CString::new(name).map_err(|_| format!("{name:?}: a name without NUL"))
+fn c_name(name: &str) -> Result<CString, SpoutError> {
+    CString::new(name).map_err(|_| SpoutError::Nul(name.to_string()))
 }
 
 /// A handle closed when dropped.
@@ -52,22 +53,28 @@ impl Drop for Owned {
 }
 
 /// A named mutex, created or opened.
-fn mutex(name: &str) -> Result<Owned, String> {
+fn mutex(name: &str) -> Result<Owned, SpoutError> {
     let c = c_name(name)?;
     // SAFETY: `c` outlives the call.
     unsafe { CreateMutexA(None, false, PCSTR(c.as_ptr().cast())) }
         .map(Owned)
-        .map_err(|e| format!("mutex {name}: {e}"))
+        .map_err(|error| SpoutError::Mutex {
+            name: name.to_string(),
+            error,
+        })
 }
 
 /// The frame-counting semaphore `name`, created or opened (a receiver
 /// may have made it first): one to start, as Spout's senders make it.
-fn semaphore(name: &str) -> Result<Owned, String> {
+fn semaphore(name: &str) -> Result<Owned, SpoutError> {
     let c = c_name(name)?;
     // SAFETY: `c` outlives the call.
     unsafe { CreateSemaphoreA(None, 1, i32::MAX, PCSTR(c.as_ptr().cast())) }
         .map(Owned)
-        .map_err(|e| format!("Spout: frame counter {name}: {e}"))
+        .map_err(|error| SpoutError::FrameCounter {
+            name: name.to_string(),
+            error,
+        })
 }
 
 /// Holds `mutex` for `f` if it can be had within [`LOCK_MS`].
@@ -101,9 +108,9 @@ impl SharedMemory {
     /// Creates `name` of `size` bytes, or opens it as it is if another
     /// program made it (its size then wins, within `size`); whether it
     /// was there already comes with it.
-    fn create(name: &str, size: usize) -> Result<(Self, bool), String> {
+    fn create(name: &str, size: usize) -> Result<(Self, bool), SpoutError> {
         let c = c_name(name)?;
-        let wanted = u32::try_from(size).map_err(|_| format!("{name}: too large"))?;
+        let wanted = u32::try_from(size).map_err(|_| SpoutError::TooLarge(name.to_string()))?;
         // SAFETY: `c` outlives the call; the mapping is backed by the page file.
         let mapping = unsafe {
             CreateFileMappingA(
@@ -116,7 +123,10 @@ impl SharedMemory {
             )
         }
         .map(Owned)
-        .map_err(|e| format!("shared memory {name}: {e}"))?;
+        .map_err(|error| SpoutError::SharedMemory {
+            name: name.to_string(),
+            error,
+        })?;
         // SAFETY: read right after the call that set it.
         let existed = unsafe { GetLastError() } == ERROR_ALREADY_EXISTS;
         let mutex = mutex(&protocol::mutex_of(name))?;
@@ -124,10 +134,10 @@ impl SharedMemory {
         // SAFETY: the mapping is live; the whole section is mapped.
         let view = unsafe { MapViewOfFile(mapping.0, FILE_MAP_ALL_ACCESS, 0, 0, 0) };
         if view.Value.is_null() {
-            return Err(format!(
-                "shared memory {name}: {}",
-                windows::core::Error::from_thread()
-            ));
+            return Err(SpoutError::SharedMemory {
+                name: name.to_string(),
+                error: windows::core::Error::from_thread(),
+            });
         }
         let mut region = MEMORY_BASIC_INFORMATION::default();
         // SAFETY: `region` is as large as the call is told.
@@ -253,7 +263,7 @@ unsafe impl Send for SpoutSender {}
 impl SpoutSender {
     /// Starts sending as `wanted` (or `wanted_1`… when taken) frames of
     /// `size`, on the system's GPU.
-    pub fn open(wanted: &str, size: [u32; 2]) -> Result<Self, String> {
+    pub fn open(wanted: &str, size: [u32; 2]) -> Result<Self, SpoutError> {
         protocol::check_name(wanted)?;
         let mut device: Option<ID3D11Device> = None;
         let mut context: Option<ID3D11DeviceContext> = None;
@@ -271,9 +281,9 @@ impl SpoutSender {
                 Some(&mut context),
             )
         }
-        .map_err(|e| format!("Spout: no Direct3D 11 device: {e}"))?;
+        .map_err(SpoutError::Device)?;
         let (Some(device), Some(context)) = (device, context) else {
-            return Err("Spout: no Direct3D 11 device".into());
+            return Err(SpoutError::NoDevice);
         };
         let (texture, handle) = shared_texture(&device, size)?;
         let slots = max_senders() * protocol::NAME_SLOT;
@@ -290,7 +300,7 @@ impl SpoutSender {
                     let name = protocol::free_name(&listed, wanted, |n| {
                         taken.iter().any(|t: &String| t == n)
                     })
-                    .ok_or_else(|| format!("Spout: no free name like {wanted:?}"))?;
+                    .ok_or_else(|| SpoutError::NoFreeName(wanted.to_string()))?;
                     let (info, existed) = SharedMemory::create(&name, protocol::INFO_BYTES)?;
                     if existed {
                         // A sender running unlisted has it.
@@ -304,9 +314,9 @@ impl SpoutSender {
                 };
                 protocol::register(list, &made.0, alive)?;
                 active.update(|block| protocol::write_active(block, made.0.as_bytes()));
-                Ok::<_, String>(made)
+                Ok::<_, SpoutError>(made)
             })
-            .ok_or("Spout: the list of senders is locked by another program")?;
+            .ok_or(SpoutError::ListLocked)?;
         let (name, info, access, frames) = made?;
         tracing::info!("spout: sending as {name:?}, {}x{}", size[0], size[1]);
         Ok(Self {
@@ -327,7 +337,12 @@ impl SpoutSender {
 
 /// Writes the description of a texture of `size` shared as `handle` into
 /// `info`, sender `name`'s.
-fn describe(info: &SharedMemory, name: &str, handle: u32, size: [u32; 2]) -> Result<(), String> {
+fn describe(
+    info: &SharedMemory,
+    name: &str,
+    handle: u32,
+    size: [u32; 2],
+) -> Result<(), SpoutError> {
     let described = SenderInfo {
         share_handle: handle,
         size,
@@ -339,11 +354,14 @@ fn describe(info: &SharedMemory, name: &str, handle: u32, size: [u32; 2]) -> Res
         let n = bytes.len().min(written.len());
         bytes[..n].copy_from_slice(&written[..n]);
     })
-    .ok_or_else(|| format!("Spout: {name}'s description is locked"))
+    .ok_or_else(|| SpoutError::DescriptionLocked(name.to_string()))
 }
 
 /// A BGRA texture of `size` that other processes open by its handle.
-fn shared_texture(device: &ID3D11Device, size: [u32; 2]) -> Result<(ID3D11Texture2D, u32), String> {
+fn shared_texture(
+    device: &ID3D11Device,
+    size: [u32; 2],
+) -> Result<(ID3D11Texture2D, u32), SpoutError> {
     let desc = D3D11_TEXTURE2D_DESC {
         Width: size[0],
         Height: size[1],
@@ -362,21 +380,21 @@ fn shared_texture(device: &ID3D11Device, size: [u32; 2]) -> Result<(ID3D11Textur
     let mut texture: Option<ID3D11Texture2D> = None;
     // SAFETY: the descriptor and out-pointer are valid for the call.
     unsafe { device.CreateTexture2D(&desc, None, Some(&mut texture)) }
-        .map_err(|e| format!("Spout: shared texture {}x{}: {e}", size[0], size[1]))?;
-    let texture = texture.ok_or("Spout: no shared texture")?;
+        .map_err(|error| SpoutError::Texture { size, error })?;
+    let texture = texture.ok_or(SpoutError::NoTexture)?;
     // SAFETY: a shared texture is a DXGI resource.
     let handle = unsafe {
         texture
             .cast::<IDXGIResource>()
             .and_then(|r| r.GetSharedHandle())
     }
-    .map_err(|e| format!("Spout: the texture's shared handle: {e}"))?;
+    .map_err(SpoutError::SharedHandle)?;
     // Legacy shared handles are 32-bit values, whatever the process's width.
     Ok((texture, handle.0 as usize as u32))
 }
 
 impl Sink for SpoutSender {
-    fn send(&mut self, frame: &Frame) -> Result<(), String> {
+    fn send(&mut self, frame: &Frame) -> Result<(), SinkError> {
         if frame.size != self.size {
             // A new texture, and its handle in the description: receivers
             // see the handle change and open the new one.
@@ -387,11 +405,11 @@ impl Sink for SpoutSender {
         }
         let [width, height] = frame.size.map(|side| side as usize);
         if frame.rgba.len() != width * height * 4 {
-            return Err(format!(
-                "Spout: a frame of {} bytes for {:?}",
-                frame.rgba.len(),
-                frame.size
-            ));
+            return Err(SpoutError::FrameBytes {
+                bytes: frame.rgba.len(),
+                size: frame.size,
+            }
+            .into());
         }
         frame.bgra_into(&mut self.bgra);
         let (context, texture, bgra, frames) =

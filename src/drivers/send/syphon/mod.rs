@@ -17,8 +17,44 @@ use std::ffi::c_void;
 
 use runtime::{Id, Rect, Region, Runtime};
 
-use super::kinds::{SenderKind, Target};
-use super::tap::{Frame, Sink};
+use super::kinds::{NameError, SenderKind, Target};
+use super::tap::{Frame, Sink, SinkError};
+
+/// Why a Syphon server could not start, or dropped a frame.
+#[derive(Debug, thiserror::Error)]
+pub enum SyphonError {
+    /// A name Syphon cannot take.
+    #[error(transparent)]
+    Name(#[from] NameError),
+    /// Syphon or Metal would not load.
+    #[error("syphon:{name}: {error}")]
+    Runtime {
+        /// The server's name.
+        name: String,
+        /// Why.
+        error: runtime::RuntimeError,
+    },
+    /// A Syphon.framework from before the Metal server.
+    #[error("syphon:{0}: this Syphon.framework has no Metal server; a 2023 or later one has")]
+    NoMetalServer(String),
+    /// An object could not be made.
+    #[error("syphon: {0} failed")]
+    Failed(&'static str),
+    /// The name could not be made an NSString.
+    #[error("syphon: the name")]
+    Title,
+    /// A frame whose bytes do not fill its size.
+    #[error("syphon: a frame of {bytes} bytes for {size:?}")]
+    FrameBytes {
+        /// Bytes given.
+        bytes: usize,
+        /// The frame's size.
+        size: [u32; 2],
+    },
+    /// Metal gave no command buffer.
+    #[error("syphon: no command buffer")]
+    NoCommandBuffer,
+}
 
 /// `syphon:NAME`: a Syphon server of this name (macOS).
 pub const SENDER: SenderKind = SenderKind {
@@ -35,7 +71,7 @@ pub const SENDER: SenderKind = SenderKind {
     open: open_sink,
 };
 
-fn open_sink(target: &Target, size: [u32; 2], _fps: f32) -> Result<Box<dyn Sink>, String> {
+fn open_sink(target: &Target, size: [u32; 2], _fps: f32) -> Result<Box<dyn Sink>, SinkError> {
     Ok(Box::new(SyphonSender::open(target.rest(), size)?))
 }
 
@@ -49,14 +85,12 @@ const USAGE_SHADER_READ: usize = 1;
 const PUBLISH: &str = "publishFrameTexture:onCommandBuffer:imageRegion:flipped:";
 
 /// The longest server name.
-const MAX_NAME: usize = 200;
+pub const MAX_NAME: usize = 200;
 
 /// Checks a server name asked for (`syphon:NAME`).
-pub fn check_name(name: &str) -> Result<(), String> {
+pub fn check_name(name: &str) -> Result<(), NameError> {
     if name.is_empty() || name.len() > MAX_NAME || name.contains('\0') {
-        return Err(format!(
-            "syphon:{name}: a Syphon name of 1 to {MAX_NAME} characters"
-        ));
+        return Err(NameError::Syphon(name.to_string()));
     }
     Ok(())
 }
@@ -71,9 +105,9 @@ struct Retained {
 
 impl Retained {
     /// Takes `object` (null: `what` failed).
-    fn new(runtime: &'static Runtime, object: Id, what: &str) -> Result<Self, String> {
+    fn new(runtime: &'static Runtime, object: Id, what: &'static str) -> Result<Self, SyphonError> {
         if object.is_null() {
-            return Err(format!("syphon: {what} failed"));
+            return Err(SyphonError::Failed(what));
         }
         Ok(Self {
             runtime,
@@ -117,14 +151,15 @@ unsafe impl Send for SyphonSender {}
 
 impl SyphonSender {
     /// Starts a server called `name` for frames of `size`.
-    pub fn open(name: &str, size: [u32; 2]) -> Result<Self, String> {
+    pub fn open(name: &str, size: [u32; 2]) -> Result<Self, SyphonError> {
         check_name(name)?;
-        let runtime = runtime::runtime().map_err(|e| format!("syphon:{name}: {e}"))?;
+        let runtime = runtime::runtime().map_err(|error| SyphonError::Runtime {
+            name: name.to_string(),
+            error,
+        })?;
         let class = runtime
             .class_answering("SyphonMetalServer", PUBLISH)
-            .ok_or_else(|| {
-                format!("syphon:{name}: this Syphon.framework has no Metal server; a 2023 or later one has")
-            })?;
+            .ok_or_else(|| SyphonError::NoMetalServer(name.to_string()))?;
         runtime.pooled(|| {
             // SAFETY: each message is sent with its method's signature;
             // every object made is held by a `Retained` at once, so an
@@ -138,7 +173,7 @@ impl SyphonSender {
                 )?;
                 let texture =
                     Retained::new(runtime, texture(runtime, device.object, size), "a texture")?;
-                let title = runtime.string(name).ok_or("syphon: the name")?;
+                let title = runtime.string(name).ok_or(SyphonError::Title)?;
                 let alloc = runtime.call(class, "alloc");
                 let init: unsafe extern "C" fn(Id, Id, Id, Id, Id) -> Id = runtime.message();
                 let made = init(
@@ -200,15 +235,15 @@ unsafe fn texture(runtime: &Runtime, device: Id, size: [u32; 2]) -> Id {
 }
 
 impl Sink for SyphonSender {
-    fn send(&mut self, frame: &Frame) -> Result<(), String> {
+    fn send(&mut self, frame: &Frame) -> Result<(), SinkError> {
         let runtime = self.runtime;
         let [width, height] = frame.size.map(|side| side as usize);
         if frame.rgba.len() != width * height * 4 {
-            return Err(format!(
-                "syphon: a frame of {} bytes for {:?}",
-                frame.rgba.len(),
-                frame.size
-            ));
+            return Err(SyphonError::FrameBytes {
+                bytes: frame.rgba.len(),
+                size: frame.size,
+            }
+            .into());
         }
         if frame.size != self.size {
             // SAFETY: the device is live; inside a pool.
@@ -238,7 +273,7 @@ impl Sink for SyphonSender {
                 );
                 let commands = runtime.call(self.queue.object, "commandBuffer");
                 if commands.is_null() {
-                    return Err("syphon: no command buffer".to_string());
+                    return Err(SyphonError::NoCommandBuffer.into());
                 }
                 let publish: unsafe extern "C" fn(Id, Id, Id, Id, Rect, u8) = runtime.message();
                 publish(
@@ -289,6 +324,7 @@ mod tests {
         if !cfg!(target_os = "macos") {
             let refused = SyphonSender::open("sylva", [8, 8])
                 .err()
+                .map(|e| e.to_string())
                 .unwrap_or_default();
             assert!(refused.contains("macOS"), "{refused}");
             assert!(runtime::loaded().is_none());

@@ -56,12 +56,39 @@ unsafe impl Send for Runtime {}
 // SAFETY: as above; nothing in it is mutated after loading.
 unsafe impl Sync for Runtime {}
 
+/// Why Syphon and the system libraries under it could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum RuntimeError {
+    /// Not on macOS.
+    #[error("Syphon is macOS'")]
+    NotMac,
+    /// A system library would not load.
+    #[error("{path}: {error}")]
+    Open {
+        /// The library.
+        path: String,
+        /// Why.
+        error: libloading::Error,
+    },
+    /// A system library lacks a function.
+    #[error(transparent)]
+    Symbol(#[from] libloading::Error),
+    /// No copy of Syphon with a Metal server.
+    #[error(
+        "no Syphon.framework with a Metal server found ({tried}): put one in /Library/Frameworks, or name it in SYLVA_SYPHON_FRAMEWORK"
+    )]
+    NoFramework {
+        /// Each copy tried and why it would not do ("none installed").
+        tried: String,
+    },
+}
+
 /// The runtime, once loaded.
 static RUNTIME: OnceLock<Runtime> = OnceLock::new();
 
 /// The system libraries, then Syphon, loaded once they load (a sender
 /// retried after Syphon was installed finds it).
-pub fn runtime() -> Result<&'static Runtime, String> {
+pub fn runtime() -> Result<&'static Runtime, RuntimeError> {
     if let Some(runtime) = RUNTIME.get() {
         return Ok(runtime);
     }
@@ -96,14 +123,17 @@ pub fn framework_candidates() -> Vec<PathBuf> {
     candidates
 }
 
-fn open(path: &str) -> Result<Library, String> {
+fn open(path: &str) -> Result<Library, RuntimeError> {
     // SAFETY: system libraries and Syphon run no code a load can break.
-    unsafe { Library::new(path) }.map_err(|e| format!("{path}: {e}"))
+    unsafe { Library::new(path) }.map_err(|error| RuntimeError::Open {
+        path: path.to_string(),
+        error,
+    })
 }
 
-fn load() -> Result<Runtime, String> {
+fn load() -> Result<Runtime, RuntimeError> {
     if !cfg!(target_os = "macos") {
-        return Err("Syphon is macOS'".into());
+        return Err(RuntimeError::NotMac);
     }
     let objc = open("/usr/lib/libobjc.A.dylib")?;
     let mut libraries = Vec::new();
@@ -116,7 +146,7 @@ fn load() -> Result<Runtime, String> {
     }
     // SAFETY: `objc_getClass` has this C type.
     let get_class: unsafe extern "C" fn(*const std::ffi::c_char) -> Id =
-        unsafe { *objc.get(b"objc_getClass\0").map_err(|e| e.to_string())? };
+        unsafe { *objc.get(b"objc_getClass\0")? };
     // The first copy that loads and has the Metal server (an old one in
     // /Library may be Intel-only, or from before it).
     let mut tried = Vec::new();
@@ -125,20 +155,26 @@ fn load() -> Result<Runtime, String> {
         .flat_map(|dir| [dir.join("Versions/A/Syphon"), dir.join("Syphon")])
         .filter(|binary| binary.exists())
         .find_map(|binary| {
-            let library = open(&binary.to_string_lossy()).map_err(|e| tried.push(e)).ok()?;
+            let library = open(&binary.to_string_lossy())
+                .map_err(|e| tried.push(e.to_string()))
+                .ok()?;
             // SAFETY: a NUL-terminated class name.
             let class = unsafe { get_class(c"SyphonMetalServer".as_ptr()) };
             if class.is_null() {
-                tried.push(format!("{}: no Metal server (before 2023)", binary.display()));
+                tried.push(format!(
+                    "{}: no Metal server (before 2023)",
+                    binary.display()
+                ));
                 return None;
             }
             Some(library)
         })
-        .ok_or_else(|| {
-            format!(
-                "no Syphon.framework with a Metal server found ({}): put one in /Library/Frameworks, or name it in SYLVA_SYPHON_FRAMEWORK",
-                if tried.is_empty() { "none installed".to_string() } else { tried.join("; ") }
-            )
+        .ok_or_else(|| RuntimeError::NoFramework {
+            tried: if tried.is_empty() {
+                "none installed".to_string()
+            } else {
+                tried.join("; ")
+            },
         })?;
     libraries.push(syphon);
     // SAFETY: each symbol is cast to its C type from Apple's headers.
@@ -146,28 +182,15 @@ fn load() -> Result<Runtime, String> {
         let (metal, core_foundation) = (&libraries[2], &libraries[3]);
         Runtime {
             get_class,
-            register_selector: *objc.get(b"sel_registerName\0").map_err(|e| e.to_string())?,
-            class_method: *objc
-                .get(b"class_getInstanceMethod\0")
-                .map_err(|e| e.to_string())?,
-            send: *objc
-                .get::<*const c_void>(b"objc_msgSend\0")
-                .map_err(|e| e.to_string())?,
-            pool_push: *objc
-                .get(b"objc_autoreleasePoolPush\0")
-                .map_err(|e| e.to_string())?,
-            pool_pop: *objc
-                .get(b"objc_autoreleasePoolPop\0")
-                .map_err(|e| e.to_string())?,
-            default_device: *metal
-                .get(b"MTLCreateSystemDefaultDevice\0")
-                .map_err(|e| e.to_string())?,
-            run_loop_in_mode: *core_foundation
-                .get(b"CFRunLoopRunInMode\0")
-                .map_err(|e| e.to_string())?,
+            register_selector: *objc.get(b"sel_registerName\0")?,
+            class_method: *objc.get(b"class_getInstanceMethod\0")?,
+            send: *objc.get::<*const c_void>(b"objc_msgSend\0")?,
+            pool_push: *objc.get(b"objc_autoreleasePoolPush\0")?,
+            pool_pop: *objc.get(b"objc_autoreleasePoolPop\0")?,
+            default_device: *metal.get(b"MTLCreateSystemDefaultDevice\0")?,
+            run_loop_in_mode: *core_foundation.get(b"CFRunLoopRunInMode\0")?,
             default_mode: *core_foundation
-                .get::<*const *const c_void>(b"kCFRunLoopDefaultMode\0")
-                .map_err(|e| e.to_string())?,
+                .get::<*const *const c_void>(b"kCFRunLoopDefaultMode\0")?,
             _libraries: {
                 libraries.push(objc);
                 libraries

@@ -244,7 +244,7 @@ fn sizes_read(pass: &IsfPass, inputs: &[IsfInput]) -> Result<(), String> {
         if expression.chars().count() > MAX_TEXT_CHARS {
             return Err(too_long("the size", expression));
         }
-        super::size::evaluate(expression, &lookup)?;
+        super::size::evaluate(expression, &lookup).map_err(|e| e.to_string())?;
     }
     Ok(())
 }

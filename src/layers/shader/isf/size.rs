@@ -9,8 +9,51 @@ pub const MAX_SIDE: u32 = 8192;
 /// How deep an expression may nest: brackets, calls and signs.
 pub const MAX_DEPTH: u32 = 64;
 
+/// Why a size expression gives no size.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SizeError {
+    /// Text left after a whole expression.
+    #[error("{expression:?}: unexpected text at {at}")]
+    Unexpected {
+        /// The expression.
+        expression: String,
+        /// Where, from 1.
+        at: usize,
+    },
+    /// A value that is infinite or not a number.
+    #[error("{0:?} is not a finite size")]
+    NotFinite(String),
+    /// An opening bracket never closed.
+    #[error("a missing )")]
+    MissingBracket,
+    /// Nothing where a value goes.
+    #[error("a number or $NAME expected at {0}")]
+    Expected(usize),
+    /// `$NAME` of no numeric input.
+    #[error("${0} is not an input")]
+    NotAnInput(String),
+    /// A word that is no number and no call.
+    #[error("{0:?} is neither a number nor a function")]
+    Neither(String),
+    /// A call with more than eight arguments.
+    #[error("{0}: too many arguments")]
+    TooManyArguments(String),
+    /// A one-argument function called otherwise.
+    #[error("{0} takes one argument")]
+    OneArgument(String),
+    /// A two-argument function called otherwise.
+    #[error("{0} takes two arguments")]
+    TwoArguments(String),
+    /// A function ISF sizes do not have.
+    #[error("unknown function {0:?}")]
+    UnknownFunction(String),
+    /// Nesting past [`MAX_DEPTH`].
+    #[error("the size expression nests more than {MAX_DEPTH} deep")]
+    TooDeep,
+}
+
 /// Evaluates `expression`, looking `$names` up in `lookup`.
-pub fn evaluate(expression: &str, lookup: &dyn Fn(&str) -> Option<f64>) -> Result<f64, String> {
+pub fn evaluate(expression: &str, lookup: &dyn Fn(&str) -> Option<f64>) -> Result<f64, SizeError> {
     let mut parser = Parser {
         text: expression.as_bytes(),
         at: 0,
@@ -20,10 +63,10 @@ pub fn evaluate(expression: &str, lookup: &dyn Fn(&str) -> Option<f64>) -> Resul
     let value = parser.sum()?;
     parser.space();
     if parser.at != parser.text.len() {
-        return Err(format!(
-            "{expression:?}: unexpected text at {}",
-            parser.at + 1
-        ));
+        return Err(SizeError::Unexpected {
+            expression: expression.to_string(),
+            at: parser.at + 1,
+        });
     }
     Ok(value)
 }
@@ -34,13 +77,13 @@ pub fn side(
     expression: Option<&str>,
     render: u32,
     lookup: &dyn Fn(&str) -> Option<f64>,
-) -> Result<u32, String> {
+) -> Result<u32, SizeError> {
     let Some(expression) = expression else {
         return Ok(render.clamp(1, MAX_SIDE));
     };
     let value = evaluate(expression, lookup)?;
     if !value.is_finite() {
-        return Err(format!("{expression:?} is not a finite size"));
+        return Err(SizeError::NotFinite(expression.to_string()));
     }
     Ok((value.floor().max(1.0) as u32).min(MAX_SIDE))
 }
@@ -68,7 +111,7 @@ impl Parser<'_> {
         false
     }
 
-    fn sum(&mut self) -> Result<f64, String> {
+    fn sum(&mut self) -> Result<f64, SizeError> {
         let mut value = self.product()?;
         loop {
             if self.eat(b'+') {
@@ -81,7 +124,7 @@ impl Parser<'_> {
         }
     }
 
-    fn product(&mut self) -> Result<f64, String> {
+    fn product(&mut self) -> Result<f64, SizeError> {
         let mut value = self.unary()?;
         loop {
             if self.eat(b'*') {
@@ -96,7 +139,7 @@ impl Parser<'_> {
 
     /// Signs, read in a loop (50,000 `-` once overflowed the stack by
     /// recursion), then what they apply to.
-    fn unary(&mut self) -> Result<f64, String> {
+    fn unary(&mut self) -> Result<f64, SizeError> {
         let (mut negative, mut signs) = (false, 0);
         loop {
             if self.eat(b'-') {
@@ -113,7 +156,7 @@ impl Parser<'_> {
         Ok(if negative { -value } else { value })
     }
 
-    fn atom(&mut self) -> Result<f64, String> {
+    fn atom(&mut self) -> Result<f64, SizeError> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             return Err(too_deep());
@@ -123,14 +166,14 @@ impl Parser<'_> {
         value
     }
 
-    fn atom_inner(&mut self) -> Result<f64, String> {
+    fn atom_inner(&mut self) -> Result<f64, SizeError> {
         self.space();
         if self.eat(b'(') {
             let value = self.sum()?;
             return if self.eat(b')') {
                 Ok(value)
             } else {
-                Err("a missing )".into())
+                Err(SizeError::MissingBracket)
             };
         }
         let start = self.at;
@@ -140,34 +183,34 @@ impl Parser<'_> {
         }
         let token = String::from_utf8_lossy(&self.text[start..self.at]).into_owned();
         if token.is_empty() {
-            return Err(format!("a number or $NAME expected at {}", start + 1));
+            return Err(SizeError::Expected(start + 1));
         }
         if let Some(name) = token.strip_prefix('$') {
-            return (self.lookup)(name).ok_or_else(|| format!("${name} is not an input"));
+            return (self.lookup)(name).ok_or_else(|| SizeError::NotAnInput(name.to_string()));
         }
         if let Ok(number) = token.parse::<f64>() {
             return Ok(number);
         }
         if !self.eat(b'(') {
-            return Err(format!("{token:?} is neither a number nor a function"));
+            return Err(SizeError::Neither(token));
         }
         let mut args = vec![self.sum()?];
         while self.eat(b',') {
             args.push(self.sum()?);
             if args.len() > 8 {
-                return Err(format!("{token}: too many arguments"));
+                return Err(SizeError::TooManyArguments(token));
             }
         }
         if !self.eat(b')') {
-            return Err("a missing )".into());
+            return Err(SizeError::MissingBracket);
         }
         let one = |f: fn(f64) -> f64| match args[..] {
             [x] => Ok(f(x)),
-            _ => Err(format!("{token} takes one argument")),
+            _ => Err(SizeError::OneArgument(token.clone())),
         };
         let two = |f: fn(f64, f64) -> f64| match args[..] {
             [x, y] => Ok(f(x, y)),
-            _ => Err(format!("{token} takes two arguments")),
+            _ => Err(SizeError::TwoArguments(token.clone())),
         };
         match token.as_str() {
             "floor" => one(f64::floor),
@@ -178,13 +221,13 @@ impl Parser<'_> {
             "min" => two(f64::min),
             "max" => two(f64::max),
             "pow" => two(f64::powf),
-            _ => Err(format!("unknown function {token:?}")),
+            _ => Err(SizeError::UnknownFunction(token.clone())),
         }
     }
 }
 
-fn too_deep() -> String {
-    format!("the size expression nests more than {MAX_DEPTH} deep")
+fn too_deep() -> SizeError {
+    SizeError::TooDeep
 }
 
 #[cfg(test)]
@@ -214,7 +257,7 @@ mod tests {
         assert_eq!(value("- - -+-1"), Ok(1.0));
         for signs in ["-", "+", "- ", "-+"] {
             let deep = format!("{}$WIDTH", signs.repeat(50_000));
-            assert!(value(&deep).is_err_and(|e| e.contains("nests more than 64")));
+            assert!(value(&deep).is_err_and(|e| e.to_string().contains("nests more than 64")));
         }
         let mixed = format!("{}1{}", "-(".repeat(70), ")".repeat(70));
         assert!(value(&mixed).is_err());
