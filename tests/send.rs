@@ -150,7 +150,7 @@ fn a_stream_reaches_a_listener_on_loopback() {
 
 #[test]
 fn a_target_keeps_sending_after_the_canvas_is_resized() {
-    use sylva::drivers::send::{SendOptions, Senders};
+    use sylva::drivers::send::{SendOptions, SendSetup, Senders, SentFrame};
     let mut show = show("send_resize");
     // A stream to the discard port: ffmpeg sends whether or not anyone
     // listens, a new one for each size.
@@ -158,7 +158,7 @@ fn a_target_keeps_sending_after_the_canvas_is_resized() {
         sends: vec!["udp://127.0.0.1:9?pkt_size=1316".into()],
         ..SendOptions::default()
     };
-    let mut senders = Senders::new(&mut show, &options, 30.0);
+    let mut senders = Senders::new(SendSetup::of(&mut show), &options, 30.0);
     for size in [[64, 32], [32, 16], [64, 32]] {
         let mut canvas =
             RenderTarget::new(&show.ground.gpu.device, "send.canvas", size, OUTPUT_FORMAT);
@@ -185,14 +185,14 @@ fn a_target_keeps_sending_after_the_canvas_is_resized() {
                 senders.status()
             );
             show.frame(1.0 / 30.0, None, &mut canvas, |show, encoder| {
-                senders.capture(show, encoder);
+                senders.capture(&SentFrame::of(show), encoder);
             });
             senders.submitted();
-            senders.keep(&mut show);
+            sylva::drivers::send::keep(&mut senders, &mut show);
             std::thread::sleep(Duration::from_millis(5));
         }
     }
-    senders.finish(&show);
+    senders.finish();
 }
 
 /// A PipeWire daemon of the test's own, stopped when dropped.

@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use sylva::drivers::send::{SendOptions, Senders};
+use sylva::drivers::send::{SendOptions, SendSetup, Senders, SentFrame};
 use sylva::gpu::{OUTPUT_FORMAT, RenderTarget};
 use sylva::show::{Show, ShowOptions};
 
@@ -148,7 +148,7 @@ fn two_failing_targets_each_keep_their_own_line_on_screen() {
         sends: vec!["ndi:left".into(), "ndi:right".into()],
         ..SendOptions::default()
     };
-    let mut senders = Senders::new(&mut show, &options, 30.0);
+    let mut senders = Senders::new(SendSetup::of(&mut show), &options, 30.0);
     let mut canvas = RenderTarget::new(
         &show.ground.gpu.device,
         "takes.canvas",
@@ -180,15 +180,15 @@ fn two_failing_targets_each_keep_their_own_line_on_screen() {
     // Once both are up, the panel holds still.
     let settled: Vec<_> = shown.iter().skip(20).collect();
     assert!(settled.windows(2).all(|w| w[0] == w[1]), "{settled:?}");
-    senders.finish(&show);
+    senders.finish();
 }
 
 fn frame(show: &mut Show, senders: &mut Senders, canvas: &mut RenderTarget) {
     show.frame(1.0 / 30.0, None, canvas, |show, encoder| {
-        senders.capture(show, encoder);
+        senders.capture(&SentFrame::of(show), encoder);
     });
     senders.submitted();
-    senders.keep(show);
+    sylva::drivers::send::keep(senders, show);
 }
 
 #[test]

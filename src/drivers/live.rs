@@ -9,7 +9,7 @@
 use std::time::Duration;
 
 use crate::control::{ControlOptions, ControlSurface};
-use crate::drivers::send::{SendOptions, Senders};
+use crate::drivers::send::{self, SendOptions, SendSetup, Senders, SentFrame};
 use crate::engine::outputs::Output;
 use crate::show::Show;
 use crate::show::fit::Fit;
@@ -57,7 +57,7 @@ impl Live {
         let control = options.control.map(|c| {
             ControlSurface::start(&show.with_thumbs(c), &show.registry, &show.ground.errors)
         });
-        let senders = Senders::new(&mut show, options.send, options.fps);
+        let senders = Senders::new(SendSetup::of(&mut show), options.send, options.fps);
         Self {
             show,
             control,
@@ -88,13 +88,13 @@ impl Live {
             .show
             .frame(dt, self.control.as_mut(), output, |show, encoder| {
                 if let Some(senders) = senders.as_mut() {
-                    senders.capture(show, encoder);
+                    senders.capture(&SentFrame::of(show), encoder);
                 }
                 overlay(show, encoder);
             });
         if let Some(senders) = self.senders.as_mut() {
             senders.submitted();
-            senders.keep(&mut self.show);
+            send::keep(senders, &mut self.show);
         }
         self.pace.spare(self.fit.fitting());
         self.pace.keep(&mut self.show, dt, &finished);
@@ -123,7 +123,7 @@ impl Live {
             return;
         };
         self.show.ground.gpu.wait_idle();
-        for line in senders.finish(&self.show) {
+        for line in senders.finish() {
             tracing::info!("send: {line}");
         }
         self.installation.stop(&self.show);

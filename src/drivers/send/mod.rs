@@ -8,6 +8,7 @@
 //! is an error on screen and tries again, and the show never waits for any
 //! of them.
 
+mod from_show;
 mod kinds;
 pub mod ndi;
 pub mod pipewire;
@@ -23,10 +24,14 @@ pub use kinds::{NameError, SENDERS, SenderKind, Target, TargetError};
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
+use std::sync::mpsc::Receiver;
 use std::sync::{Arc, Mutex, PoisonError};
 
+use crate::audio::input::SoundBlock;
+use crate::base::status::ErrorLog;
 use crate::params::ParamSpec;
-use crate::show::Show;
+use crate::params::Registry;
+pub use from_show::{SendSetup, SentFrame, keep};
 use tap::{Counts, MakeSink, Sink, SinkError, Tap};
 
 /// The parameter that starts and stops recording (OSC `/sylva/record/on`,
@@ -112,15 +117,25 @@ pub struct Senders {
     takes: u32,
     fps: f32,
     finished: Vec<String>,
+    errors: ErrorLog,
+    /// Where takes go when `--record` names no file.
+    recordings: PathBuf,
 }
 
 impl Senders {
     /// The targets of `--send` (`sends`, each `TARGET` or
-    /// `OUTPUT=TARGET`) and of each output's `send`, at `fps`; recording
-    /// as `record` says. A target that cannot be read is an error on screen.
-    pub fn new(show: &mut Show, options: &SendOptions, fps: f32) -> Self {
+    /// `OUTPUT=TARGET`) and of each output's `send` (`setup`), at `fps`;
+    /// recording as `record` says. A target that cannot be read is an
+    /// error on screen.
+    pub fn new(setup: SendSetup<'_>, options: &SendOptions, fps: f32) -> Self {
         let (sends, record) = (&options.sends, options.record.clone());
-        show.registry.register(
+        let SendSetup {
+            registry,
+            errors,
+            recordings,
+            output_sends,
+        } = setup;
+        registry.register(
             ParamSpec::bool(RECORD, false)
                 .with_description("Record the performance (the file is written when it stops)"),
         );
@@ -133,15 +148,11 @@ impl Senders {
                 _ => (None, s.clone()),
             })
             .collect();
-        for output in show.outputs().map(|o| o.outputs()).unwrap_or_default() {
-            wanted.extend(
-                output
-                    .plan
-                    .send
-                    .iter()
-                    .map(|t| (Some(output.plan.name.clone()), t.clone())),
-            );
-        }
+        wanted.extend(
+            output_sends
+                .into_iter()
+                .map(|(output, target)| (Some(output), target)),
+        );
         let mut list = Vec::new();
         for (output, text) in wanted {
             match Target::parse(&text) {
@@ -150,11 +161,11 @@ impl Senders {
                     output,
                     target.maker(fps),
                 )),
-                Err(error) => show.ground.errors.report("send", error),
+                Err(error) => errors.report("send", error),
             }
         }
         if record.now {
-            show.registry
+            registry
                 .set(
                     RECORD,
                     crate::params::Value::Bool(true),
@@ -169,22 +180,16 @@ impl Senders {
             takes: 0,
             fps,
             finished: Vec::new(),
+            errors,
+            recordings,
         }
     }
 
     /// Records reading back this frame's pictures (inside the frame's
     /// commands, after the outputs are drawn).
-    pub fn capture(&mut self, show: &Show, encoder: &mut wgpu::CommandEncoder) {
+    pub fn capture(&mut self, frame: &SentFrame<'_>, encoder: &mut wgpu::CommandEncoder) {
         for sending in self.list.iter_mut().chain(self.recording.as_mut()) {
-            let texture = match &sending.output {
-                None => show.picture().map(|p| p.texture()),
-                Some(name) => show.outputs().and_then(|o| {
-                    o.outputs()
-                        .iter()
-                        .find(|out| &out.plan.name == name)
-                        .map(|out| &out.target.texture)
-                }),
-            };
+            let texture = frame.picture(sending.output.as_deref());
             let Some(texture) = texture else {
                 continue;
             };
@@ -195,30 +200,28 @@ impl Senders {
                 if let Some(old) = sending.tap.take()
                     && let Some(why) = old.finish().failure()
                 {
-                    show.ground
-                        .errors
+                    self.errors
                         .report(&sending.label, unlabelled(&sending.label, &why));
                 }
             }
             if sending.tap.is_none() && !sending.stalled {
                 match Tap::start(
-                    &show.ground.gpu.device,
+                    frame.device,
                     "sylva-send",
                     size,
                     sending.maker(),
-                    show.ground.errors.clone(),
+                    self.errors.clone(),
                 ) {
                     Ok(tap) => sending.tap = Some(tap),
                     Err(error) => {
                         sending.stalled = true;
-                        show.ground
-                            .errors
+                        self.errors
                             .report(&sending.label, format!("no thread: {error}"));
                     }
                 }
             }
             if let Some(tap) = sending.tap.as_mut() {
-                tap.capture(encoder, texture, show.clock.time);
+                tap.capture(encoder, texture, frame.time);
             }
         }
     }
@@ -232,16 +235,23 @@ impl Senders {
         }
     }
 
-    /// Starts or stops recording as `record.on` says, and puts a failing
+    /// Whether `record.on` asks for a take that has not started: the
+    /// caller then hands [`Senders::keep`] the sound to record with it.
+    pub fn starting_a_take(&self, registry: &Registry) -> bool {
+        registry.flag(RECORD) && self.recording.is_none()
+    }
+
+    /// Starts or stops recording as `record.on` in `registry` says (a new
+    /// take with the live input's `sound`, if any), and puts a failing
     /// target's error on screen.
-    pub fn keep(&mut self, show: &mut Show) {
-        let wanted = show.registry.flag(RECORD);
+    pub fn keep(&mut self, registry: &mut Registry, sound: Option<Receiver<SoundBlock>>) {
+        let wanted = registry.flag(RECORD);
         if wanted && self.recording.is_none() {
-            match self.start_recording(show) {
+            match self.start_recording(sound) {
                 Ok(sending) => self.recording = Some(sending),
                 Err(error) => {
-                    show.ground.errors.report("record", error);
-                    show.registry
+                    self.errors.report("record", error);
+                    registry
                         .set(
                             RECORD,
                             crate::params::Value::Bool(false),
@@ -251,18 +261,21 @@ impl Senders {
                 }
             }
         } else if !wanted && let Some(sending) = self.recording.take() {
-            self.finished.extend(finish(sending, show));
+            self.finished.extend(finish(sending, &self.errors));
         }
         for sending in self.list.iter_mut().chain(self.recording.as_mut()) {
-            sending.say(&show.ground.errors);
+            sending.say(&self.errors);
         }
     }
 
-    fn start_recording(&mut self, show: &mut Show) -> Result<Sending, record::RecordError> {
+    fn start_recording(
+        &mut self,
+        sound: Option<Receiver<SoundBlock>>,
+    ) -> Result<Sending, record::RecordError> {
         let base = match &self.record.path {
             Some(path) => path.clone(),
             None => {
-                let folder = show.ground.assets.root().join("recordings");
+                let folder = self.recordings.clone();
                 std::fs::create_dir_all(&folder).map_err(|error| record::RecordError::Folder {
                     path: folder.clone(),
                     error,
@@ -273,7 +286,6 @@ impl Senders {
         };
         self.takes += 1;
         let path = free_name(&base, self.takes);
-        let sound = show.hearing().tap();
         let fps = self.fps;
         let mut sound = Some(sound);
         let file = path.clone();
@@ -321,17 +333,17 @@ impl Senders {
     }
 
     /// Stops every target (a recording written out); what each did.
-    pub fn finish(mut self, show: &Show) -> Vec<String> {
+    pub fn finish(mut self) -> Vec<String> {
         let mut lines = std::mem::take(&mut self.finished);
         for sending in self.list.drain(..).chain(self.recording.take()) {
-            lines.extend(finish(sending, show));
+            lines.extend(finish(sending, &self.errors));
         }
         lines
     }
 }
 
 /// Stops one target; a line saying what it did.
-fn finish(sending: Sending, show: &Show) -> Option<String> {
+fn finish(sending: Sending, errors: &ErrorLog) -> Option<String> {
     let counts: Arc<Counts> = sending.tap?.finish();
     let made = counts
         .made
@@ -342,7 +354,7 @@ fn finish(sending: Sending, show: &Show) -> Option<String> {
         .failure()
         .map(|why| unlabelled(&sending.label, &why).to_string());
     if let Some(why) = &failure {
-        show.ground.errors.report(&sending.label, why);
+        errors.report(&sending.label, why);
     }
     Some(format!(
         "{}: {} frames sent, {} dropped{}{}{}",
