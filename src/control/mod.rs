@@ -1,5 +1,5 @@
 //! The control surface: MIDI controllers and OSC peers playing the show
-//! (steps 1 and 2 of the frame). Input threads only send [`ControlEvent`]s;
+//! (step 1 of the frame, docs/dev/frame.md). Input threads only send [`ControlEvent`]s;
 //! at the start of each frame the show hands the surface a [`ShowView`]
 //! (the registry to read, the changes of the frame before, the mappings
 //! the show loaded) and the surface answers with [`Command`]s for the show
@@ -506,7 +506,7 @@ impl ControlSurface {
         self.latency.len()
     }
 
-    /// Steps 1 and 2 of a frame, plus feedback and the OSCQuery snapshot:
+    /// Step 1 of a frame, plus feedback and the OSCQuery snapshot:
     /// the commands the frame's MIDI and OSC ask of the show, in arrival
     /// order. At most [`EVENTS_PER_FRAME`] events or
     /// [`CONTROL_TIME_PER_FRAME`] per frame: what does not fit waits in the

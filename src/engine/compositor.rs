@@ -1,4 +1,4 @@
-//! The compositor: step 6 of the frame. It owns the targets, not the
+//! The compositor: step 3 of the frame (docs/dev/frame.md). It owns the targets, not the
 //! layers: each enabled layer draws into its own HDR target (two per layer,
 //! swapped each frame, so a layer can read its previous frame) that
 //! [`Compositor::layer_targets`] hands out; [`Compositor::blend`] lays each

@@ -1,4 +1,4 @@
-//! The frame uniform block: written once per frame by the show (step 5
+//! The frame uniform block: written once per frame by the show (step 3
 //! of the frame flow) and bound by every layer that wants time, the beat,
 //! the master values or the sound. Its WGSL twin is `shaders/common/frame.wgsl`.
 

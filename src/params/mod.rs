@@ -1,7 +1,7 @@
 //! The parameter registry: the single source of truth for every tunable of
 //! the show. Presets, Lua, MIDI, OSC and the HUD write through it; layers,
-//! the HUD and OSCQuery read from it. Once per frame (step 5 of the frame
-//! flow) the registry advances ramps and smoothing.
+//! the HUD and OSCQuery read from it. Once per frame (step 2 of the frame
+//! in docs/dev/frame.md) the registry advances ramps and smoothing.
 
 mod curve;
 mod handle;

@@ -1,4 +1,4 @@
-//! The Lua host (step 3 of the frame): runs the show's choreography script
+//! The Lua host (step 2 of the frame, docs/dev/frame.md): runs the show's choreography script
 //! in a sandbox. Lifecycle callbacks `setup()`, `update(dt)`, `on_beat(n)`,
 //! `on_midi(msg)`, `on_osc(address, args)`, `on_preset(name)`.
 //!

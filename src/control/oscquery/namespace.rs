@@ -166,7 +166,7 @@ impl SharedNamespace {
         });
     }
 
-    /// Publishes the registry's state and the show's catalogue (step 7 of
+    /// Publishes the registry's state and the show's catalogue (step 1 of
     /// the frame); parameters that came or went are told to the
     /// WebSocket clients.
     pub fn publish(&self, registry: &Registry, catalogue: &Catalogue) {

@@ -468,13 +468,13 @@ impl Show {
         self.submit(encoder)
     }
 
-    /// Steps 1 and 2 alone, for a show that renders nothing now (an
+    /// Step 1 alone, for a show that renders nothing now (an
     /// installation off air): its controls and status still answer.
     pub fn listen(&mut self, control: &mut ControlSurface) {
         self.take_control(control);
     }
 
-    /// Steps 1 and 2: the control surface reads the show and answers with
+    /// Step 1: the control surface reads the show and answers with
     /// commands, carried out in order; refusals are logged, rate-limited.
     fn take_control(&mut self, control: &mut ControlSurface) {
         if self.mappings.revision == 0 {
@@ -582,7 +582,7 @@ impl Show {
         encoder
     }
 
-    /// Step 7: one submit; timings of finished frames are collected and
+    /// Step 5: one submit; timings of finished frames are collected and
     /// returned, oldest first. Waits for the frame [`FRAMES_IN_FLIGHT`]
     /// submissions back, so the CPU never runs further ahead of the GPU.
     fn submit(&mut self, encoder: wgpu::CommandEncoder) -> Vec<crate::gpu::FrameTimes> {
