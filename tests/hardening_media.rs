@@ -236,7 +236,7 @@ fn a_truncated_clip_is_said_to_give_no_frame_and_its_ffmpeg_is_stopped() {
     let started = Instant::now();
     let said = loop {
         match video.advance(1.0 / 30.0, Transport::default(), false) {
-            Err(why) => break why,
+            Err(why) => break why.to_string(),
             Ok(_) if started.elapsed() < Duration::from_secs(8) => {
                 std::thread::sleep(Duration::from_millis(30));
             }

@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use sylva::engine::inputs::camera::{CameraFeed, Cameras, RETRY};
-use sylva::engine::inputs::still::Picture;
+use sylva::engine::inputs::still::DecodedImage;
 
 use sylva::gpu::{OUTPUT_FORMAT, RenderTarget, read_rgba16f};
 use sylva::params::{Source, Value};
@@ -424,7 +424,7 @@ impl Cameras for TestCameras {
 }
 
 impl CameraFeed for TestFeed {
-    fn newest(&mut self) -> Result<Option<Picture>, String> {
+    fn newest(&mut self) -> Result<Option<DecodedImage>, String> {
         if !self.plugged.load(Ordering::SeqCst) {
             return Err("unplugged".into());
         }
@@ -432,7 +432,7 @@ impl CameraFeed for TestFeed {
             .chunks(3)
             .flat_map(|c| [c[0], c[1], c[2], 255])
             .collect();
-        Ok(Some(Picture {
+        Ok(Some(DecodedImage {
             size: [SIDE, SIDE],
             rgba,
         }))

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use sylva::base::Assets;
 use sylva::engine::inputs::camera::{CameraFeed, Cameras};
-use sylva::engine::inputs::still::Picture;
+use sylva::engine::inputs::still::DecodedImage;
 use sylva::gpu::{OUTPUT_FORMAT, RenderTarget, read_rgba16f};
 use sylva::layers::shader::isf::IsfSource;
 use sylva::show::Show;
@@ -256,10 +256,10 @@ impl Cameras for TestCamera {
 }
 
 impl CameraFeed for TestCamera {
-    fn newest(&mut self) -> Result<Option<Picture>, String> {
+    fn newest(&mut self) -> Result<Option<DecodedImage>, String> {
         let rgba = (picture(40).chunks(3))
             .flat_map(|c| [c[0], c[1], c[2], 255])
             .collect();
-        Ok(Some(Picture { size: SIZE, rgba }))
+        Ok(Some(DecodedImage { size: SIZE, rgba }))
     }
 }

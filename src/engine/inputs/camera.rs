@@ -8,7 +8,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::still::Picture;
+use super::still::DecodedImage;
 use super::video::{ClipInfo, Decoded, Decoder, program, raw_output};
 
 /// The size cameras are delivered at.
@@ -28,7 +28,7 @@ pub trait Cameras: Send + Sync {
 pub trait CameraFeed: Send {
     /// The newest picture since the last call, if there is one; an error
     /// when the camera went away.
-    fn newest(&mut self) -> Result<Option<Picture>, String>;
+    fn newest(&mut self) -> Result<Option<DecodedImage>, String>;
 }
 
 /// Whether `name` names a camera source.
@@ -55,7 +55,7 @@ impl CameraSource {
 
     /// The newest picture, opening the camera when it is due; `Err` says
     /// why there is none (and the texture goes black).
-    pub fn advance(&mut self, cameras: &dyn Cameras) -> Result<Option<Picture>, String> {
+    pub fn advance(&mut self, cameras: &dyn Cameras) -> Result<Option<DecodedImage>, String> {
         if self.feed.is_none() {
             if Instant::now() < self.next_try {
                 return Ok(None);
@@ -133,10 +133,11 @@ struct FfmpegCamera {
 }
 
 impl CameraFeed for FfmpegCamera {
-    fn newest(&mut self) -> Result<Option<Picture>, String> {
+    fn newest(&mut self) -> Result<Option<DecodedImage>, String> {
         let mut newest = None;
         loop {
-            match self.decoder.next(false)? {
+            // The feed's errors are text (a test's feed has its own).
+            match self.decoder.next(false).map_err(|e| e.to_string())? {
                 Some(Decoded::Frame(_, rgba)) => {
                     if let Some(older) = newest.replace(rgba) {
                         self.decoder.give_back(older);
@@ -144,11 +145,11 @@ impl CameraFeed for FfmpegCamera {
                 }
                 Some(Decoded::Info(_)) => {}
                 Some(Decoded::Ended) => return Err("it stopped sending".into()),
-                Some(Decoded::Failed(why)) => return Err(why),
+                Some(Decoded::Failed(why)) => return Err(why.to_string()),
                 None => break,
             }
         }
-        Ok(newest.map(|rgba| Picture {
+        Ok(newest.map(|rgba| DecodedImage {
             size: CAMERA_SIZE,
             rgba,
         }))

@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use super::still::{MAX_IMAGE_SIDE, Picture, decode_in};
+use super::still::{DecodedImage, MAX_IMAGE_SIDE, StillError, decode_in};
 
 /// The faces in GL's order (+X −X +Y −Y +Z −Z), each with the names it
 /// may go by.
@@ -26,6 +26,33 @@ const FACES: [&[&str]; 6] = [
 /// texture any adapter holds.
 const MAX_WIDTH: u32 = 4096;
 
+/// Why a cube map's folder was not read.
+#[derive(Debug, thiserror::Error)]
+pub enum CubeError {
+    /// The folder could not be listed.
+    #[error("cannot read the folder: {0}")]
+    Folder(#[source] std::io::Error),
+    /// No picture for a face: its names (the first is the one suggested).
+    #[error(
+        "a cube map folder holds six faces: no {}.png (or {}) in it",
+        .0[0],
+        .0[1..].join(", ")
+    )]
+    MissingFace(&'static [&'static str]),
+    /// A face did not decode.
+    #[error("{file}: {error}")]
+    Face {
+        /// The face's file name.
+        file: String,
+        /// Why.
+        #[source]
+        error: StillError,
+    },
+    /// The faces are not squares of one size.
+    #[error("a cube map's six faces are squares of one size")]
+    Unequal,
+}
+
 /// Whether `relative` under `root` is a folder (not a link to one).
 pub fn is_folder(root: &Path, relative: &Path) -> bool {
     std::fs::symlink_metadata(root.join(relative)).is_ok_and(|m| m.is_dir())
@@ -33,9 +60,9 @@ pub fn is_folder(root: &Path, relative: &Path) -> bool {
 
 /// Reads the six faces in the folder `relative` under `root` and
 /// unwraps them into an equirectangular picture.
-pub fn decode_cube_in(root: &Path, relative: &Path) -> Result<Picture, String> {
+pub fn decode_cube_in(root: &Path, relative: &Path) -> Result<DecodedImage, CubeError> {
     let names: Vec<String> = std::fs::read_dir(root.join(relative))
-        .map_err(|e| format!("cannot read the folder: {e}"))?
+        .map_err(CubeError::Folder)?
         .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
         .collect();
     let mut faces = Vec::with_capacity(6);
@@ -47,19 +74,16 @@ pub fn decode_cube_in(root: &Path, relative: &Path) -> Result<Picture, String> {
                 aliases.contains(&stem.to_ascii_lowercase().as_str())
                     && super::media::STILLS.contains(&ending.to_ascii_lowercase().as_str())
             })
-            .ok_or_else(|| {
-                format!(
-                    "a cube map folder holds six faces: no {}.png (or {}) in it",
-                    aliases[0],
-                    aliases[1..].join(", ")
-                )
-            })?;
-        let face = decode_in(root, &relative.join(file)).map_err(|e| format!("{file}: {e}"))?;
+            .ok_or(CubeError::MissingFace(aliases))?;
+        let face = decode_in(root, &relative.join(file)).map_err(|error| CubeError::Face {
+            file: file.clone(),
+            error,
+        })?;
         faces.push(face);
     }
     let side = faces[0].size;
     if side[0] != side[1] || faces.iter().any(|f| f.size != side) {
-        return Err("a cube map's six faces are squares of one size".into());
+        return Err(CubeError::Unequal);
     }
     Ok(unwrap(
         &faces,
@@ -70,7 +94,7 @@ pub fn decode_cube_in(root: &Path, relative: &Path) -> Result<Picture, String> {
 /// The equirectangular picture `width` × `width / 2` of the cube `faces`
 /// (GL's order), each pixel the bilinear blend of the face its direction
 /// meets.
-fn unwrap(faces: &[Picture], width: u32) -> Picture {
+fn unwrap(faces: &[DecodedImage], width: u32) -> DecodedImage {
     let height = width / 2;
     let mut rgba = Vec::with_capacity((width * height * 4) as usize);
     for row in 0..height {
@@ -87,7 +111,7 @@ fn unwrap(faces: &[Picture], width: u32) -> Picture {
             rgba.extend_from_slice(&bilinear(&faces[face], [s, t]));
         }
     }
-    Picture {
+    DecodedImage {
         size: [width, height],
         rgba,
     }
@@ -119,7 +143,7 @@ fn face_at([x, y, z]: [f32; 3]) -> (usize, [f32; 2]) {
 }
 
 /// `picture` at `[s, t]` (0-1), blending the four nearest pixels.
-fn bilinear(picture: &Picture, [s, t]: [f32; 2]) -> [u8; 4] {
+fn bilinear(picture: &DecodedImage, [s, t]: [f32; 2]) -> [u8; 4] {
     let [w, h] = picture.size;
     let at = |x: f32, side: u32| (x * side as f32 - 0.5).clamp(0.0, (side - 1) as f32);
     let (x, y) = (at(s, w), at(t, h));
@@ -140,9 +164,9 @@ mod tests {
     use super::*;
 
     /// Six faces of one flat colour each.
-    fn coloured_faces(side: u32) -> Vec<Picture> {
+    fn coloured_faces(side: u32) -> Vec<DecodedImage> {
         (0..6u8)
-            .map(|i| Picture {
+            .map(|i| DecodedImage {
                 size: [side, side],
                 rgba: [40 * i, 255 - 40 * i, 7 * i, 255].repeat((side * side) as usize),
             })
@@ -201,7 +225,7 @@ mod tests {
                 .expect("a face");
         }
         let refused = decode_cube_in(&root, Path::new("media/sky"));
-        assert!(refused.is_err_and(|e| e.contains("no nz.png")));
+        assert!(refused.is_err_and(|e| e.to_string().contains("no nz.png")));
         image::RgbaImage::from_raw(2, 2, [9u8; 16].to_vec())
             .expect("a picture")
             .save(folder.join("Back.PNG"))

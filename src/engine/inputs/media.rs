@@ -19,11 +19,11 @@ use super::camera::{CameraSource, Cameras, SystemCameras, is_camera};
 use super::cube;
 use super::keyboard::Keyboard;
 use super::sound::SoundTexture;
-use super::still::{Picture, StillLoad};
-use super::video::{Decoding, Transport, Video};
+use super::still::{DecodedImage, StillError, StillLoad};
+use super::video::{Decoding, PlayError, Transport, Video};
 use super::yuv::{YuvColour, YuvConverter, YuvFrame};
 use crate::base::status::ErrorLog;
-use crate::base::{Assets, ChangedFile, Folder, inside_show};
+use crate::base::{AssetError, Assets, ChangedFile, Folder, inside_show};
 use crate::gpu::Gpu;
 use crate::gpu::image::{image_texture, write_image};
 use crate::params::{ParamKind, Registry, Value};
@@ -41,6 +41,34 @@ pub const STILLS: [&str; 5] = ["png", "jpg", "jpeg", "tif", "tiff"];
 /// or a camera.
 pub fn is_media(name: &str) -> bool {
     name.starts_with("media/") || is_camera(name)
+}
+
+/// Why a source on the shelf shows no (new) picture: said on screen
+/// under its name.
+#[derive(Debug, thiserror::Error)]
+pub enum MediaError {
+    /// The name leaves the show folder.
+    #[error(transparent)]
+    Outside(#[from] AssetError),
+    /// The file could not be looked at.
+    #[error("cannot read {name}: {error}")]
+    Metadata {
+        /// The source's name.
+        name: String,
+        /// Why.
+        #[source]
+        error: std::io::Error,
+    },
+    /// A camera is not there or went away. Free text: it is assembled in
+    /// `camera` from what each feed (the system's, or a test's) says.
+    #[error("{0}")]
+    Camera(String),
+    /// A still image or a cube map was not read.
+    #[error(transparent)]
+    Still(#[from] StillError),
+    /// A clip does not play.
+    #[error(transparent)]
+    Play(#[from] PlayError),
 }
 
 /// One source on the shelf.
@@ -321,7 +349,7 @@ fn open(
     assets: &Assets,
     name: &str,
     (transport, decoding): (Transport, Decoding),
-) -> Result<Shelved, String> {
+) -> Result<Shelved, MediaError> {
     if is_camera(name) {
         return Ok(Shelved {
             kind: Kind::Camera(CameraSource::new(name)),
@@ -333,11 +361,14 @@ fn open(
             source: (PathBuf::new(), PathBuf::new()),
         });
     }
-    let relative = inside_show(name).map_err(|e| e.to_string())?;
+    let relative = inside_show(name)?;
     // Looked at here without opening; the worker opens it through the
     // opener, which refuses a link, a FIFO or a device.
     let modified = std::fs::symlink_metadata(assets.root().join(relative))
-        .map_err(|e| format!("cannot read {name}: {e}"))?
+        .map_err(|error| MediaError::Metadata {
+            name: name.to_string(),
+            error,
+        })?
         .modified()
         .ok();
     let source = (assets.root().to_path_buf(), relative.to_path_buf());
@@ -389,9 +420,9 @@ impl Shelved {
         &mut self,
         (dt, transport, lockstep): (f64, Transport, bool),
         cameras: &dyn Cameras,
-    ) -> Result<Option<Picture>, String> {
+    ) -> Result<Option<DecodedImage>, MediaError> {
         match &mut self.kind {
-            Kind::Camera(camera) => camera.advance(cameras),
+            Kind::Camera(camera) => camera.advance(cameras).map_err(MediaError::Camera),
             Kind::Still(load) => {
                 let Some(read) = load.as_ref() else {
                     return Ok(None);
@@ -407,14 +438,14 @@ impl Shelved {
                     return Ok(None);
                 };
                 *load = None;
-                result.map(Some)
+                Ok(Some(result?))
             }
             Kind::Video(video) => {
                 let Some(rgba) = video.advance(dt, transport, lockstep)? else {
                     return Ok(None);
                 };
                 let size = video.info().map_or([1, 1], |i| i.size);
-                Ok(Some(Picture { size, rgba }))
+                Ok(Some(DecodedImage { size, rgba }))
             }
         }
     }
@@ -433,7 +464,7 @@ impl Shelved {
         &mut self,
         gpu: &Gpu,
         (name, converter): (&str, Option<&YuvConverter>),
-        picture: &Picture,
+        picture: &DecodedImage,
     ) {
         let started = Instant::now();
         match (self.planar(), converter) {
@@ -457,7 +488,7 @@ impl Shelved {
         );
     }
 
-    fn write(&mut self, gpu: &Gpu, name: &str, picture: &Picture) {
+    fn write(&mut self, gpu: &Gpu, name: &str, picture: &DecodedImage) {
         let fits =
             (self.texture.as_ref()).is_some_and(|(t, _)| [t.width(), t.height()] == picture.size);
         if !fits {

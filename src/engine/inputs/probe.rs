@@ -11,7 +11,7 @@
 //! runs within [`PROBE_LIMIT`] and is killed past it, or as soon as the
 //! clip is no longer wanted.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
@@ -19,7 +19,7 @@ use std::time::Duration;
 use super::video::{ClipInfo, MAX_VIDEO_FPS, MAX_VIDEO_SIDE};
 use super::yuv::YuvColour;
 use crate::base::child::{RunError, run_within};
-use crate::base::opener::{self, Opened};
+use crate::base::opener::{self, OpenError, Opened};
 
 /// How long ffprobe may take to say what a clip is.
 pub const PROBE_LIMIT: Duration = Duration::from_secs(10);
@@ -51,6 +51,84 @@ pub const DEMUXERS: [&str; 18] = [
 /// sparse or endless file is larger.
 pub const MAX_CLIP_BYTES: u64 = 1 << 40;
 
+/// Why a clip was not opened or probed.
+#[derive(Debug, thiserror::Error)]
+pub enum ProbeError {
+    /// The opener refused the file (a link, not a plain file, too large…).
+    #[error(transparent)]
+    Open(#[from] OpenError),
+    /// The open file could not be handed on.
+    #[error("{}: {error}", .path.display())]
+    Handle {
+        /// The clip.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        error: std::io::Error,
+    },
+    /// ffprobe would not start.
+    #[error(transparent)]
+    Start(#[from] StartError),
+    /// ffprobe ran past its time or was called off.
+    #[error("ffprobe {0}")]
+    Run(#[source] RunError),
+    /// Read by a demuxer that is not allowed.
+    #[error(transparent)]
+    NotPlayed(#[from] NotPlayed),
+    /// ffprobe could not read it: the last line it said.
+    #[error("not a video ffmpeg can read ({0})")]
+    Unreadable(String),
+    /// What ffprobe said of it is no clip sylva plays.
+    #[error(transparent)]
+    Info(#[from] ClipInfoError),
+}
+
+/// Why ffmpeg or ffprobe did not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// The program is not on the PATH.
+    #[error(
+        "video needs {0} on the PATH, and none was found (Debian/Ubuntu: sudo apt install ffmpeg; macOS: brew install ffmpeg; Windows: winget install ffmpeg)"
+    )]
+    Missing(&'static str),
+    /// It is there but would not start.
+    #[error("{program} would not start: {error}")]
+    WouldNotStart {
+        /// `ffmpeg` or `ffprobe`.
+        program: &'static str,
+        /// Why.
+        #[source]
+        error: std::io::Error,
+    },
+}
+
+/// A file read by a demuxer not in [`DEMUXERS`] (its name, as ffmpeg
+/// gives it): it may name other files.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "a {0:?} file is not played (it may name other files, such as a playlist); clips are containers such as MP4, MOV, MKV, WebM, AVI, MPEG-TS"
+)]
+pub struct NotPlayed(pub String);
+
+/// What ffprobe said of a clip that sylva does not play.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ClipInfoError {
+    /// No width and height: no video stream.
+    #[error("no video stream in it")]
+    NoVideo,
+    /// A side empty or over [`MAX_VIDEO_SIDE`].
+    #[error("{width}x{height}: clips may be at most {MAX_VIDEO_SIDE} pixels a side")]
+    TooLarge {
+        /// Width in pixels.
+        width: f64,
+        /// Height in pixels.
+        height: f64,
+    },
+    /// No rate, or one over [`MAX_VIDEO_FPS`].
+    #[error("{0:.1} fps: clips may run at most {MAX_VIDEO_FPS} fps")]
+    Rate(f64),
+}
+
 /// A clip opened from the show folder, checked to be a plain file there.
 #[derive(Debug)]
 pub struct ClipFile {
@@ -59,8 +137,8 @@ pub struct ClipFile {
 
 impl ClipFile {
     /// Opens `relative` under the show folder `root`.
-    pub fn open(root: &Path, relative: &Path) -> Result<Self, String> {
-        let opened = opener::open(root, relative, MAX_CLIP_BYTES).map_err(|e| e.to_string())?;
+    pub fn open(root: &Path, relative: &Path) -> Result<Self, ProbeError> {
+        let opened = opener::open(root, relative, MAX_CLIP_BYTES)?;
         Ok(Self { opened })
     }
 
@@ -87,13 +165,16 @@ impl ClipFile {
     }
 
     /// What the program reading the clip takes as its standard input.
-    pub fn stdin(&self) -> Result<Stdio, String> {
+    pub fn stdin(&self) -> Result<Stdio, ProbeError> {
         if cfg!(unix) {
             let file = self
                 .opened
                 .file
                 .try_clone()
-                .map_err(|e| format!("{}: {e}", self.opened.path.display()))?;
+                .map_err(|error| ProbeError::Handle {
+                    path: self.opened.path.clone(),
+                    error,
+                })?;
             Ok(Stdio::from(file))
         } else {
             Ok(Stdio::null())
@@ -104,7 +185,10 @@ impl ClipFile {
 /// The clip's first video stream's size, rate and length, and the
 /// demuxer that reads it; ffprobe is killed past [`PROBE_LIMIT`] or once
 /// `called_off` is set.
-pub fn probe(clip: &ClipFile, called_off: &AtomicBool) -> Result<(ClipInfo, &'static str), String> {
+pub fn probe(
+    clip: &ClipFile,
+    called_off: &AtomicBool,
+) -> Result<(ClipInfo, &'static str), ProbeError> {
     let mut command = program("ffprobe");
     command
         .args(["-v", "error", "-select_streams", "v:0", "-show_entries"])
@@ -122,27 +206,27 @@ pub fn probe(clip: &ClipFile, called_off: &AtomicBool) -> Result<(ClipInfo, &'st
     );
     let output = match running {
         Ok(output) => output,
-        Err(RunError::Start(error)) => return Err(missing_ffmpeg("ffprobe", &error)),
-        Err(error) => return Err(format!("ffprobe {error}")),
+        Err(RunError::Start(error)) => return Err(missing_ffmpeg("ffprobe", error).into()),
+        Err(error) => return Err(ProbeError::Run(error)),
     };
     if !output.status.success() {
         let said = String::from_utf8_lossy(&output.stderr);
         if let Some(format) = refused_format(&said) {
-            return Err(not_played(format));
+            return Err(NotPlayed(format.to_string()).into());
         }
         let last = said
             .lines()
             .rev()
             .find(|l| !l.trim().is_empty())
             .unwrap_or("");
-        return Err(format!("not a video ffmpeg can read ({})", last.trim()));
+        return Err(ProbeError::Unreadable(last.trim().to_string()));
     }
     let text = String::from_utf8_lossy(&output.stdout).into_owned();
     Ok((parse_probe(&text)?, demuxer_of(&text)?))
 }
 
 /// The allowed demuxer ffprobe's `format_name` line names.
-pub fn demuxer_of(text: &str) -> Result<&'static str, String> {
+pub fn demuxer_of(text: &str) -> Result<&'static str, NotPlayed> {
     let names = text
         .lines()
         .find_map(|l| l.strip_prefix("format_name="))
@@ -151,7 +235,7 @@ pub fn demuxer_of(text: &str) -> Result<&'static str, String> {
     names
         .split(',')
         .find_map(|name| DEMUXERS.iter().find(|d| **d == name).copied())
-        .ok_or_else(|| not_played(names))
+        .ok_or_else(|| NotPlayed(names.to_string()))
 }
 
 /// The demuxer ffmpeg refused as not on the allowed list, from what it
@@ -161,15 +245,8 @@ fn refused_format(said: &str) -> Option<&str> {
     line.strip_prefix('[')?.split(" @").next()
 }
 
-/// Why a file read by `format` is not played.
-fn not_played(format: &str) -> String {
-    format!(
-        "a {format:?} file is not played (it may name other files, such as a playlist); clips are containers such as MP4, MOV, MKV, WebM, AVI, MPEG-TS"
-    )
-}
-
 /// Reads ffprobe's `key=value` lines.
-pub fn parse_probe(text: &str) -> Result<ClipInfo, String> {
+pub fn parse_probe(text: &str) -> Result<ClipInfo, ClipInfoError> {
     let field = |key: &str| {
         text.lines()
             .find_map(|l| l.strip_prefix(key)?.strip_prefix('='))
@@ -182,7 +259,7 @@ pub fn parse_probe(text: &str) -> Result<ClipInfo, String> {
         (d > 0.0 && n > 0.0).then(|| n / d)
     };
     let (Some(width), Some(height)) = (number("width"), number("height")) else {
-        return Err("no video stream in it".into());
+        return Err(ClipInfoError::NoVideo);
     };
     let fps = rate("avg_frame_rate")
         .or_else(|| rate("r_frame_rate"))
@@ -191,14 +268,10 @@ pub fn parse_probe(text: &str) -> Result<ClipInfo, String> {
         || width > f64::from(MAX_VIDEO_SIDE)
         || height > f64::from(MAX_VIDEO_SIDE)
     {
-        return Err(format!(
-            "{width}x{height}: clips may be at most {MAX_VIDEO_SIDE} pixels a side"
-        ));
+        return Err(ClipInfoError::TooLarge { width, height });
     }
     if !(fps > 0.0 && fps <= MAX_VIDEO_FPS) {
-        return Err(format!(
-            "{fps:.1} fps: clips may run at most {MAX_VIDEO_FPS} fps"
-        ));
+        return Err(ClipInfoError::Rate(fps));
     }
     let duration = number("duration")
         .filter(|d| d.is_finite() && *d > 0.0)
@@ -229,13 +302,11 @@ pub fn program(name: &str) -> Command {
 }
 
 /// The error for a program that would not start.
-pub fn missing_ffmpeg(program: &str, error: &std::io::Error) -> String {
+pub fn missing_ffmpeg(program: &'static str, error: std::io::Error) -> StartError {
     if error.kind() == std::io::ErrorKind::NotFound {
-        format!(
-            "video needs {program} on the PATH, and none was found (Debian/Ubuntu: sudo apt install ffmpeg; macOS: brew install ffmpeg; Windows: winget install ffmpeg)"
-        )
+        StartError::Missing(program)
     } else {
-        format!("{program} would not start: {error}")
+        StartError::WouldNotStart { program, error }
     }
 }
 
@@ -254,9 +325,9 @@ mod tests {
         assert!((info.fps - 59.94).abs() < 0.01);
         assert_eq!(info.duration, 4.5);
         let huge = "width=30000\nheight=30000\navg_frame_rate=30/1\n";
-        assert!(parse_probe(huge).is_err_and(|e| e.contains("4096")));
+        assert!(parse_probe(huge).is_err_and(|e| e.to_string().contains("4096")));
         let fast = "width=64\nheight=64\navg_frame_rate=100000/1\n";
-        assert!(parse_probe(fast).is_err_and(|e| e.contains("240")));
+        assert!(parse_probe(fast).is_err_and(|e| e.to_string().contains("240")));
         assert!(parse_probe("").is_err());
         let no_rate = "width=64\nheight=64\navg_frame_rate=0/0\nr_frame_rate=25/1\nduration=N/A\n";
         assert!(parse_probe(no_rate).is_ok_and(|i| i.fps == 25.0 && i.duration == 0.0));

@@ -8,7 +8,8 @@ use std::io::{BufReader, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, TryRecvError, sync_channel};
 
-use crate::base::opener;
+use super::cube::CubeError;
+use crate::base::opener::{self, OpenError};
 
 /// The longest side of an image: 8192 pixels.
 pub const MAX_IMAGE_SIDE: u32 = 8192;
@@ -17,9 +18,10 @@ pub const MAX_IMAGE_SIDE: u32 = 8192;
 /// RGBA image).
 pub const MAX_IMAGE_BYTES: u64 = 256 << 20;
 
-/// A decoded picture, RGBA8 in sRGB, rows top first.
+/// An image decoded to RGBA8 in sRGB, rows top first: a still's pixels,
+/// or a clip's or a camera's frame on the media shelf.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Picture {
+pub struct DecodedImage {
     /// Width and height in pixels.
     pub size: [u32; 2],
     /// `size[0] * size[1] * 4` bytes.
@@ -30,46 +32,85 @@ pub struct Picture {
 /// compression, and more than any PNG or JPEG of one needs.
 pub const MAX_PICTURE_FILE_BYTES: u64 = 256 << 20;
 
+/// Why a still image was not read.
+#[derive(Debug, thiserror::Error)]
+pub enum StillError {
+    /// The opener refused the file (a link, not a plain file, too large…).
+    #[error(transparent)]
+    Open(#[from] OpenError),
+    /// Reading the file failed.
+    #[error("{0}")]
+    Read(#[source] std::io::Error),
+    /// The header is not one of an image format sylva reads.
+    #[error("not an image sylva reads (PNG, JPEG, TIFF): {0}")]
+    NotAnImage(#[source] image::ImageError),
+    /// The header's size is empty or over [`MAX_IMAGE_SIDE`].
+    #[error("{width}x{height}: images may be at most {MAX_IMAGE_SIDE} pixels a side")]
+    TooLarge {
+        /// Width in pixels.
+        width: u32,
+        /// Height in pixels.
+        height: u32,
+    },
+    /// The pixels did not decode.
+    #[error("{0}")]
+    Decode(#[source] image::ImageError),
+    /// The decoder panicked.
+    #[error("the decoder failed on this file")]
+    DecoderFailed,
+    /// No worker thread could be started.
+    #[error("no thread to read it: {0}")]
+    NoThread(#[source] std::io::Error),
+    /// The worker went away without an answer.
+    #[error("the reader stopped")]
+    Stopped,
+    /// A cube map's folder could not be read.
+    #[error(transparent)]
+    Cube(Box<CubeError>),
+}
+
+impl From<CubeError> for StillError {
+    fn from(error: CubeError) -> Self {
+        Self::Cube(Box::new(error))
+    }
+}
+
 /// Reads `relative` under the show folder `root` as an image, through
 /// the [opener](crate::base::opener) (no link on the way, a plain file,
 /// never blocking), refusing what is over the limits before it is decoded.
-pub fn decode_in(root: &Path, relative: &Path) -> Result<Picture, String> {
-    let opened = opener::open(root, relative, MAX_PICTURE_FILE_BYTES).map_err(|e| e.to_string())?;
+pub fn decode_in(root: &Path, relative: &Path) -> Result<DecodedImage, StillError> {
+    let opened = opener::open(root, relative, MAX_PICTURE_FILE_BYTES)?;
     decode_file(opened.file)
 }
 
 /// Reads a path a person typed as an image: links are followed, but only
 /// a plain file is read, within the same limits.
-pub fn decode(path: &Path) -> Result<Picture, String> {
-    let opened = opener::open_typed(path, MAX_PICTURE_FILE_BYTES).map_err(|e| e.to_string())?;
+pub fn decode(path: &Path) -> Result<DecodedImage, StillError> {
+    let opened = opener::open_typed(path, MAX_PICTURE_FILE_BYTES)?;
     decode_file(opened.file)
 }
 
 /// Decodes an open file: its header's size first, then the pixels under
 /// capped allocations.
-fn decode_file(file: std::fs::File) -> Result<Picture, String> {
+fn decode_file(file: std::fs::File) -> Result<DecodedImage, StillError> {
     let mut buffered = BufReader::new(file);
     let reader = image::ImageReader::new(&mut buffered)
         .with_guessed_format()
-        .map_err(|e| e.to_string())?;
-    let (width, height) = reader
-        .into_dimensions()
-        .map_err(|e| format!("not an image sylva reads (PNG, JPEG, TIFF): {e}"))?;
+        .map_err(StillError::Read)?;
+    let (width, height) = reader.into_dimensions().map_err(StillError::NotAnImage)?;
     if width.max(height) > MAX_IMAGE_SIDE || width == 0 || height == 0 {
-        return Err(format!(
-            "{width}x{height}: images may be at most {MAX_IMAGE_SIDE} pixels a side"
-        ));
+        return Err(StillError::TooLarge { width, height });
     }
     buffered
         .seek(SeekFrom::Start(0))
-        .map_err(|e| e.to_string())?;
+        .map_err(StillError::Read)?;
     let mut reader = image::ImageReader::new(buffered)
         .with_guessed_format()
-        .map_err(|e| e.to_string())?;
+        .map_err(StillError::Read)?;
     reader.limits(limits());
-    let image = reader.decode().map_err(|e| e.to_string())?;
+    let image = reader.decode().map_err(StillError::Decode)?;
     let rgba = image.into_rgba8();
-    Ok(Picture {
+    Ok(DecodedImage {
         size: [rgba.width(), rgba.height()],
         rgba: rgba.into_raw(),
     })
@@ -86,7 +127,7 @@ fn limits() -> image::Limits {
 
 /// An image being read on a worker.
 pub struct StillLoad {
-    result: Receiver<Result<Picture, String>>,
+    result: Receiver<Result<DecodedImage, StillError>>,
 }
 
 impl StillLoad {
@@ -97,39 +138,39 @@ impl StillLoad {
         let spawned = std::thread::Builder::new()
             .name("sylva media".into())
             .spawn(move || {
-                let decode = if super::cube::is_folder(&root, &relative) {
-                    super::cube::decode_cube_in
-                } else {
-                    decode_in
-                };
-                let read = std::panic::catch_unwind(|| decode(&root, &relative))
-                    .unwrap_or_else(|_| Err("the decoder failed on this file".into()));
+                let read = std::panic::catch_unwind(|| {
+                    if super::cube::is_folder(&root, &relative) {
+                        Ok(super::cube::decode_cube_in(&root, &relative)?)
+                    } else {
+                        decode_in(&root, &relative)
+                    }
+                })
+                .unwrap_or(Err(StillError::DecoderFailed));
                 send.send(read).ok();
             });
         if let Err(error) = spawned {
             let (send, result) = sync_channel(1);
-            send.send(Err(format!("no thread to read it: {error}")))
-                .ok();
+            send.send(Err(StillError::NoThread(error))).ok();
             return Self { result };
         }
         Self { result }
     }
 
     /// The picture or the error, waiting for the worker (at most 30 s).
-    pub fn wait(&self) -> Option<Result<Picture, String>> {
+    pub fn wait(&self) -> Option<Result<DecodedImage, StillError>> {
         match self.result.recv_timeout(std::time::Duration::from_secs(30)) {
             Ok(read) => Some(read),
             Err(RecvTimeoutError::Timeout) => None,
-            Err(RecvTimeoutError::Disconnected) => Some(Err("the reader stopped".into())),
+            Err(RecvTimeoutError::Disconnected) => Some(Err(StillError::Stopped)),
         }
     }
 
     /// The picture or the error, once the worker is done.
-    pub fn finished(&self) -> Option<Result<Picture, String>> {
+    pub fn finished(&self) -> Option<Result<DecodedImage, StillError>> {
         match self.result.try_recv() {
             Ok(read) => Some(read),
             Err(TryRecvError::Empty) => None,
-            Err(TryRecvError::Disconnected) => Some(Err("the reader stopped".into())),
+            Err(TryRecvError::Disconnected) => Some(Err(StillError::Stopped)),
         }
     }
 }

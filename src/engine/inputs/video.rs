@@ -22,7 +22,7 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TryRecvError, sync
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use super::probe::{ClipFile, missing_ffmpeg, probe};
+use super::probe::{ClipFile, ProbeError, StartError, missing_ffmpeg, probe};
 use super::yuv::{YuvColour, frame_bytes};
 use crate::base::child::OwnedChild;
 
@@ -43,6 +43,35 @@ const LOCKSTEP_WAIT: Duration = Duration::from_secs(20);
 /// before it is said to be broken and its ffmpeg stopped: a truncated
 /// clip can keep ffmpeg busy for ever without a frame or an error.
 pub const FIRST_FRAME_LIMIT: Duration = Duration::from_secs(15);
+
+/// Why a clip (or a camera read by ffmpeg) does not play.
+#[derive(Debug, thiserror::Error)]
+pub enum PlayError {
+    /// It could not be opened or probed.
+    #[error(transparent)]
+    Probe(#[from] ProbeError),
+    /// ffmpeg would not start.
+    #[error(transparent)]
+    Start(#[from] StartError),
+    /// ffmpeg started without a pipe to read.
+    #[error("ffmpeg gave no output pipe")]
+    NoPipe,
+    /// The worker panicked.
+    #[error("the decoder thread failed")]
+    DecoderFailed,
+    /// No worker thread could be started.
+    #[error("no thread to decode it: {0}")]
+    NoThread(#[source] std::io::Error),
+    /// No first frame within the time given (the seconds); the clip is
+    /// stopped.
+    #[error(
+        "no frame from ffmpeg in {0} s (a truncated or damaged clip?); it is stopped until saved again"
+    )]
+    NoFirstFrame(f32),
+    /// Lockstep waited past [`LOCKSTEP_WAIT`] (the seconds) for a frame.
+    #[error("no frame from ffmpeg in {0} s")]
+    NoFrame(u64),
+}
 
 /// What `ffprobe` says of a clip.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -75,7 +104,7 @@ pub(super) enum Decoded {
     Frame(u64, Vec<u8>),
     /// The clip ended (not looping).
     Ended,
-    Failed(String),
+    Failed(PlayError),
 }
 
 /// How a clip is decoded: as 4:2:0 planes (converted on the GPU) where
@@ -162,8 +191,9 @@ pub struct Video {
     transport: Transport,
     /// When the decoder started, to tell a clip that never gives a frame.
     started: Instant,
-    /// Why the clip stopped for good (until it is saved again).
-    failed: Option<String>,
+    /// Stopped for good (until it is saved again) after waiting this
+    /// many seconds for a first frame.
+    failed: Option<f32>,
 }
 
 impl Video {
@@ -202,7 +232,7 @@ impl Video {
         dt: f64,
         transport: Transport,
         lockstep: bool,
-    ) -> Result<Option<Vec<u8>>, String> {
+    ) -> Result<Option<Vec<u8>>, PlayError> {
         if transport.position != self.transport.position
             || transport.looping != self.transport.looping
         {
@@ -211,20 +241,17 @@ impl Video {
             self.restart(at, transport.looping);
         }
         self.transport = transport;
-        if let Some(why) = &self.failed {
-            return Err(why.clone());
+        if let Some(seconds) = self.failed {
+            return Err(PlayError::NoFirstFrame(seconds));
         }
         let no_frame_yet = self.shown.is_none() && self.ahead.is_none() && !self.ended;
         if no_frame_yet && self.started.elapsed() > self.decoding.first_frame {
             // Its ffmpeg stops with the decoder: a broken clip costs nothing
             // once said.
-            let why = format!(
-                "no frame from ffmpeg in {} s (a truncated or damaged clip?); it is stopped until saved again",
-                self.decoding.first_frame.as_secs_f32()
-            );
-            self.decoder = Decoder::failed(why.clone());
-            self.failed = Some(why.clone());
-            return Err(why);
+            let seconds = self.decoding.first_frame.as_secs_f32();
+            self.decoder = Decoder::failed(PlayError::NoFirstFrame(seconds));
+            self.failed = Some(seconds);
+            return Err(PlayError::NoFirstFrame(seconds));
         }
         if self.info.is_none() {
             match self.decoder.next(lockstep)? {
@@ -394,7 +421,7 @@ impl Decoder {
     /// probe first, called off through the [`Held`] it is given) and
     /// reads frames of the size it says.
     pub(super) fn run(
-        prepare: impl FnOnce(&Held) -> Result<(Command, ClipInfo), String> + Send + 'static,
+        prepare: impl FnOnce(&Held) -> Result<(Command, ClipInfo), PlayError> + Send + 'static,
     ) -> Self {
         let (send, decoded) = sync_channel(QUEUED_FRAMES);
         let (spare, spares) = sync_channel(QUEUED_FRAMES + 2);
@@ -408,7 +435,7 @@ impl Decoder {
                     pipe(command, info, &worker, (&send, &spares))
                 };
                 let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(body))
-                    .unwrap_or_else(|_| Err("the decoder thread failed".into()));
+                    .unwrap_or(Err(PlayError::DecoderFailed));
                 worker.reap();
                 if let Err(why) = result {
                     send.send(Decoded::Failed(why)).ok();
@@ -420,12 +447,12 @@ impl Decoder {
                 spare,
                 held,
             },
-            Err(error) => Self::failed(format!("no thread to decode it: {error}")),
+            Err(error) => Self::failed(PlayError::NoThread(error)),
         }
     }
 
     /// A decoder that has only `why` to say.
-    fn failed(why: String) -> Self {
+    fn failed(why: PlayError) -> Self {
         let (send, decoded) = sync_channel(1);
         send.send(Decoded::Failed(why)).ok();
         let (spare, _) = sync_channel(1);
@@ -442,14 +469,11 @@ impl Decoder {
     }
 
     /// What the worker sent, waiting for it when `wait`.
-    pub(super) fn next(&self, wait: bool) -> Result<Option<Decoded>, String> {
+    pub(super) fn next(&self, wait: bool) -> Result<Option<Decoded>, PlayError> {
         if wait {
             return match self.decoded.recv_timeout(LOCKSTEP_WAIT) {
                 Ok(decoded) => Ok(Some(decoded)),
-                Err(RecvTimeoutError::Timeout) => Err(format!(
-                    "no frame from ffmpeg in {} s",
-                    LOCKSTEP_WAIT.as_secs()
-                )),
+                Err(RecvTimeoutError::Timeout) => Err(PlayError::NoFrame(LOCKSTEP_WAIT.as_secs())),
                 Err(RecvTimeoutError::Disconnected) => Ok(None),
             };
         }
@@ -476,7 +500,7 @@ fn clip_command(
     (at, looping): (f64, bool),
     scale: Option<[u32; 2]>,
     info: &ClipInfo,
-) -> Result<Command, String> {
+) -> Result<Command, ProbeError> {
     let mut command = program("ffmpeg");
     command.args(["-v", "error", "-nostdin"]);
     if looping {
@@ -519,10 +543,10 @@ fn pipe(
     info: ClipInfo,
     held: &Held,
     (send, spares): (&SyncSender<Decoded>, &Receiver<Vec<u8>>),
-) -> Result<(), String> {
-    let mut child = OwnedChild::spawn(&mut command).map_err(|e| missing_ffmpeg("ffmpeg", &e))?;
+) -> Result<(), PlayError> {
+    let mut child = OwnedChild::spawn(&mut command).map_err(|e| missing_ffmpeg("ffmpeg", e))?;
     let Some(mut stdout) = child.take_stdout() else {
-        return Err("ffmpeg gave no output pipe".into());
+        return Err(PlayError::NoPipe);
     };
     if !held.keep(child) {
         return Ok(());

@@ -14,7 +14,7 @@ use super::grips::{Grip, MAX_GRIPS, grips};
 use super::plan::{Mesh, OutputPlan, OutputsPlan};
 use super::warp::{WarpPass, WarpUniforms, glyphs};
 use crate::base::Assets;
-use crate::engine::inputs::still::{self, Picture};
+use crate::engine::inputs::still::{self, DecodedImage};
 use crate::gpu::bindings::uniform_buffer;
 use crate::gpu::image::{image_texture, write_image};
 use crate::gpu::{BuildError, Gpu, GpuProfiler, RenderTarget};
@@ -390,7 +390,7 @@ fn vertex_buffer(gpu: &Gpu, count: usize) -> wgpu::Buffer {
 
 /// An output's mask decoded: none, the picture, or why it could not be
 /// read.
-pub type Mask = Result<Option<Picture>, String>;
+pub type Mask = Result<Option<DecodedImage>, String>;
 
 /// The masks `plan`'s outputs name, decoded from the show folder `root`
 /// through the opener (no link, FIFO or device; pictures within their
@@ -410,7 +410,7 @@ pub fn read_masks(root: &Path, plan: &OutputsPlan) -> Vec<Mask> {
 
 /// The output's mask as a texture (its red channel, unencoded, multiplies
 /// the signal).
-fn mask_view(gpu: &Gpu, picture: &Picture) -> wgpu::TextureView {
+fn mask_view(gpu: &Gpu, picture: &DecodedImage) -> wgpu::TextureView {
     let (texture, view) = image_texture(
         gpu,
         "outputs.mask",

@@ -29,7 +29,7 @@ impl PictureAttractions {
     pub fn load_in(root: &Path, relative: &Path, radius: f32) -> Result<Self, CloudError> {
         let picture = still::decode_in(root, relative).map_err(|problem| CloudError::Picture {
             path: relative.display().to_string(),
-            problem,
+            problem: problem.to_string(),
         })?;
         Self::of(picture, &root.join(relative), radius)
     }
@@ -39,13 +39,13 @@ impl PictureAttractions {
     pub fn load(path: &Path, radius: f32) -> Result<Self, CloudError> {
         let picture = still::decode(path).map_err(|problem| CloudError::Picture {
             path: path.display().to_string(),
-            problem,
+            problem: problem.to_string(),
         })?;
         Self::of(picture, path, radius)
     }
 
     /// The attractions of a decoded picture.
-    fn of(picture: still::Picture, path: &Path, radius: f32) -> Result<Self, CloudError> {
+    fn of(picture: still::DecodedImage, path: &Path, radius: f32) -> Result<Self, CloudError> {
         let brightness: Vec<f32> = picture
             .rgba
             .chunks_exact(4)

@@ -4,8 +4,10 @@
 
 use serde_json::Value as Json;
 
+use super::shadertoy::DirectiveError;
+use super::size::SizeError;
 pub use crate::layers::shader::header::is_identifier;
-use crate::params::ParamSpec;
+use crate::params::{ParamSpec, SpecError};
 
 /// The most passes one ISF shader may run.
 pub const MAX_PASSES: usize = 16;
@@ -82,13 +84,90 @@ pub struct IsfHeader {
 }
 
 /// A header that cannot be used.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 #[error("{line}: {problem}")]
 pub struct IsfHeaderError {
     /// The line of the `.fs` file.
     pub line: usize,
     /// What is wrong.
-    pub problem: String,
+    pub problem: IsfHeaderProblem,
+}
+
+/// What is wrong with an ISF header (or a Shadertoy file's directives).
+#[derive(Debug, thiserror::Error)]
+pub enum IsfHeaderProblem {
+    /// No `/*` at all.
+    #[error("no ISF header (a /*{{ … }}*/ comment) at its start")]
+    NoHeader,
+    /// A `/*` without its `*/`.
+    #[error("the header's comment is never closed")]
+    NeverClosed,
+    /// The comment is not JSON.
+    #[error("the header is not JSON: {0}")]
+    NotJson(#[source] serde_json::Error),
+    /// More entries under `key` (`INPUTS`, `PASSES`, `IMPORTED`) than
+    /// `most`.
+    #[error("more than {most} {}", .key.to_lowercase())]
+    TooMany {
+        /// The header's key.
+        key: &'static str,
+        /// The most it may hold.
+        most: usize,
+    },
+    /// Two inputs of one name.
+    #[error("input {0:?} is declared twice")]
+    DeclaredTwice(String),
+    /// A name, label or size over its length: what it is, and its start.
+    #[error("{what} {shown:?}… is longer than a header allows")]
+    TooLong {
+        /// What it is (`input name`, `input "x"'s LABEL`).
+        what: String,
+        /// Its first 24 characters.
+        shown: String,
+    },
+    /// An input with no `NAME`.
+    #[error("an input without a NAME")]
+    NoName,
+    /// An input name GLSL cannot use.
+    #[error("input name {0:?} is not a GLSL identifier")]
+    NotIdentifier(String),
+    /// A `TYPE` ISF does not have.
+    #[error("input {name:?} has unknown TYPE {kind:?}")]
+    UnknownType {
+        /// The input.
+        name: String,
+        /// Its `TYPE`.
+        kind: String,
+    },
+    /// The input's parameter cannot be used.
+    #[error("input {name:?}: {error}")]
+    Spec {
+        /// The input.
+        name: String,
+        /// Why.
+        #[source]
+        error: SpecError,
+    },
+    /// A `long` listing more than [`MAX_VALUES`] `VALUES` or `LABELS`.
+    #[error("input {name:?} lists more than {MAX_VALUES} {key}")]
+    TooManyValues {
+        /// The input.
+        name: String,
+        /// `VALUES` or `LABELS`.
+        key: &'static str,
+    },
+    /// A pass's size expression does not read.
+    #[error(transparent)]
+    Size(#[from] SizeError),
+    /// A Shadertoy file's `// @channelN` or `// @size` line.
+    #[error(transparent)]
+    Directive(Box<DirectiveError>),
+}
+
+impl From<DirectiveError> for IsfHeaderProblem {
+    fn from(error: DirectiveError) -> Self {
+        Self::Directive(Box::new(error))
+    }
 }
 
 /// `text` with each comma that ends a list or an object (`[1, 2,]`)
@@ -125,24 +204,21 @@ fn without_trailing_commas(text: &str) -> String {
 /// Reads the header at the start of `source`.
 pub fn parse(source: &str) -> Result<IsfHeader, IsfHeaderError> {
     let at_line = |offset: usize| source[..offset].matches('\n').count() + 1;
-    let fail = |offset: usize, problem: String| IsfHeaderError {
+    let fail = |offset: usize, problem: IsfHeaderProblem| IsfHeaderError {
         line: at_line(offset),
         problem,
     };
     let Some(open) = source.find("/*") else {
-        return Err(fail(
-            0,
-            "no ISF header (a /*{ … }*/ comment) at its start".into(),
-        ));
+        return Err(fail(0, IsfHeaderProblem::NoHeader));
     };
     let body = open + 2;
     let Some(length) = source[body..].find("*/") else {
-        return Err(fail(open, "the header's comment is never closed".into()));
+        return Err(fail(open, IsfHeaderProblem::NeverClosed));
     };
     let text = &source[body..body + length];
     let json: Json = serde_json::from_str(&without_trailing_commas(text)).map_err(|e| {
         let offset = body + offset_of(text, e.line(), e.column());
-        fail(offset, format!("the header is not JSON: {e}"))
+        fail(offset, IsfHeaderProblem::NotJson(e))
     })?;
     let at = |name: &str| body + text.find(&format!("\"{name}\"")).unwrap_or(0);
     let mut header = IsfHeader::default();
@@ -159,20 +235,15 @@ pub fn parse(source: &str) -> Result<IsfHeader, IsfHeaderError> {
         ("IMPORTED", MAX_IMPORTED),
     ] {
         if count(key) > most {
-            return Err(fail(
-                at(key),
-                format!("more than {most} {}", key.to_lowercase()),
-            ));
+            return Err(fail(at(key), IsfHeaderProblem::TooMany { key, most }));
         }
     }
     let inputs = json.get("INPUTS").and_then(Json::as_array);
     for input in inputs.into_iter().flatten() {
         let parsed = parse_input(input).map_err(|p| fail(at("INPUTS"), p))?;
         if header.inputs.iter().any(|i| i.name == parsed.name) {
-            return Err(fail(
-                at(&parsed.name),
-                format!("input {:?} is declared twice", parsed.name),
-            ));
+            let at = at(&parsed.name);
+            return Err(fail(at, IsfHeaderProblem::DeclaredTwice(parsed.name)));
         }
         header.inputs.push(parsed);
     }
@@ -225,15 +296,17 @@ impl IsfHeader {
 }
 
 /// `what` (`text`) is longer than a header allows.
-fn too_long(what: &str, text: &str) -> String {
-    let shown: String = text.chars().take(24).collect();
-    format!("{what} {shown:?}… is longer than a header allows")
+fn too_long(what: &str, text: &str) -> IsfHeaderProblem {
+    IsfHeaderProblem::TooLong {
+        what: what.to_string(),
+        shown: text.chars().take(24).collect(),
+    }
 }
 
 /// A pass's size expressions read, so a mistake in one is found when the
 /// file is (and by `sylva check`), not only each frame: the render's
 /// sides and the numeric inputs are the names they may use.
-fn sizes_read(pass: &IsfPass, inputs: &[IsfInput]) -> Result<(), String> {
+fn sizes_read(pass: &IsfPass, inputs: &[IsfInput]) -> Result<(), IsfHeaderProblem> {
     let lookup = |name: &str| {
         let numeric = |i: &&IsfInput| {
             i.name == name && !matches!(i.kind, InputKind::Image | InputKind::Audio)
@@ -244,7 +317,7 @@ fn sizes_read(pass: &IsfPass, inputs: &[IsfInput]) -> Result<(), String> {
         if expression.chars().count() > MAX_TEXT_CHARS {
             return Err(too_long("the size", expression));
         }
-        super::size::evaluate(expression, &lookup).map_err(|e| e.to_string())?;
+        super::size::evaluate(expression, &lookup)?;
     }
     Ok(())
 }
@@ -259,16 +332,16 @@ fn offset_of(text: &str, line: usize, column: usize) -> usize {
     (start + column.saturating_sub(1)).min(text.len())
 }
 
-fn parse_input(input: &Json) -> Result<IsfInput, String> {
+fn parse_input(input: &Json) -> Result<IsfInput, IsfHeaderProblem> {
     let name = input
         .get("NAME")
         .and_then(Json::as_str)
-        .ok_or("an input without a NAME")?;
+        .ok_or(IsfHeaderProblem::NoName)?;
     if name.len() > MAX_NAME_CHARS {
         return Err(too_long("input name", name));
     }
     if !is_identifier(name) {
-        return Err(format!("input name {name:?} is not a GLSL identifier"));
+        return Err(IsfHeaderProblem::NotIdentifier(name.to_string()));
     }
     let number = |key: &str| input.get(key).and_then(Json::as_f64).map(|v| v as f32);
     let kind_name = input.get("TYPE").and_then(Json::as_str).unwrap_or("");
@@ -327,11 +400,18 @@ fn parse_input(input: &Json) -> Result<IsfInput, String> {
             (InputKind::Image, ParamSpec::texture(name, source))
         }
         "audio" | "audioFFT" => (InputKind::Audio, ParamSpec::texture(name, "")),
-        other => return Err(format!("input {name:?} has unknown TYPE {other:?}")),
+        other => {
+            return Err(IsfHeaderProblem::UnknownType {
+                name: name.to_string(),
+                kind: other.to_string(),
+            });
+        }
     };
     let spec = spec.with_description(description);
-    spec.validate()
-        .map_err(|e| format!("input {name:?}: {e}"))?;
+    spec.validate().map_err(|error| IsfHeaderProblem::Spec {
+        name: name.to_string(),
+        error,
+    })?;
     Ok(IsfInput {
         name: name.to_string(),
         kind,
@@ -341,11 +421,18 @@ fn parse_input(input: &Json) -> Result<IsfInput, String> {
 
 /// A `long`: an enum over its LABELS (or VALUES) when it lists VALUES,
 /// else an int.
-fn long(input: &Json, name: &str, default: Option<f32>) -> Result<(InputKind, ParamSpec), String> {
+fn long(
+    input: &Json,
+    name: &str,
+    default: Option<f32>,
+) -> Result<(InputKind, ParamSpec), IsfHeaderProblem> {
     for key in ["VALUES", "LABELS"] {
         let listed = input.get(key).and_then(Json::as_array).map_or(0, Vec::len);
         if listed > MAX_VALUES {
-            return Err(format!("input {name:?} lists more than {MAX_VALUES} {key}"));
+            return Err(IsfHeaderProblem::TooManyValues {
+                name: name.to_string(),
+                key,
+            });
         }
     }
     let values: Vec<i32> = input
@@ -403,7 +490,7 @@ fn long(input: &Json, name: &str, default: Option<f32>) -> Result<(InputKind, Pa
     ))
 }
 
-fn parse_pass(pass: &Json) -> Result<IsfPass, String> {
+fn parse_pass(pass: &Json) -> Result<IsfPass, IsfHeaderProblem> {
     let text = |key: &str| match pass.get(key) {
         Some(Json::String(s)) => Some(s.clone()),
         Some(Json::Number(n)) => Some(n.to_string()),
@@ -460,7 +547,7 @@ mod tests {
             "/*{\n \"INPUTS\": [ { \"NAME\": \"a\", \"TYPE\": \"float\", },\n ],\n}*/\nvoid main() {}\n",
         );
         let inputs = header.map(|h| h.inputs.into_iter().map(|i| i.name).collect::<Vec<_>>());
-        assert_eq!(inputs, Ok(vec!["a".to_string()]));
+        assert_eq!(inputs.ok(), Some(vec!["a".to_string()]));
         assert_eq!(
             super::without_trailing_commas("[\"a,]\\\",]\", 1,\n]"),
             "[\"a,]\\\",]\", 1 \n]",
@@ -508,6 +595,6 @@ void main() {}
         };
         assert_eq!(error.line, 3, "{error}");
         let unknown = "/*{ \"INPUTS\": [ { \"NAME\": \"x\", \"TYPE\": \"matrix\" } ] }*/";
-        assert!(parse(unknown).is_err_and(|e| e.problem.contains("matrix")));
+        assert!(parse(unknown).is_err_and(|e| e.problem.to_string().contains("matrix")));
     }
 }

@@ -21,7 +21,7 @@ pub mod shadertoy;
 pub mod size;
 
 use crate::base::{AssetError, Assets, Folder, inside_show};
-use crate::engine::inputs::still::{self, Picture};
+use crate::engine::inputs::still::{self, DecodedImage, StillError};
 use crate::params::ParamSpec;
 use glsl::{TranslateError, Translated};
 use header::{IsfHeader, IsfHeaderError};
@@ -55,7 +55,7 @@ pub enum IsfError {
         /// The image's name.
         name: String,
         /// Why.
-        reason: String,
+        reason: ImportError,
     },
     /// The device refused the translated shader.
     #[error("{0}: {1}")]
@@ -77,6 +77,21 @@ pub enum IsfError {
     },
 }
 
+/// Why an image an ISF file imports was not loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum ImportError {
+    /// Its path leaves the show folder.
+    #[error(transparent)]
+    Outside(#[from] AssetError),
+    /// It could not be read as an image.
+    #[error(transparent)]
+    Still(#[from] StillError),
+    /// The file's imported images together are over
+    /// [`MAX_IMPORTED_BYTES`].
+    #[error("the imported images take more than {} MiB", MAX_IMPORTED_BYTES >> 20)]
+    TooLarge,
+}
+
 /// An ISF file read, translated and its images loaded.
 pub struct IsfSource {
     /// The `.fs` file as shown (`shaders/isf/Bad TV.fs`).
@@ -88,7 +103,7 @@ pub struct IsfSource {
     /// The translated stages.
     pub translated: Translated,
     /// The imported images, decoded.
-    pub imported: Vec<(String, Picture)>,
+    pub imported: Vec<(String, DecodedImage)>,
     /// Its parameters for the layer.
     pub specs: Vec<ParamSpec>,
 }
@@ -134,22 +149,19 @@ impl IsfSource {
         let folder = file.rsplit_once('/').map_or("", |(dir, _)| dir);
         let (mut imported, mut bytes) = (Vec::new(), 0);
         for (name, path) in &header.imported {
-            let fail = |reason: String| IsfError::Imported {
+            let fail = |reason: ImportError| IsfError::Imported {
                 file: fragment.display.clone(),
                 name: name.clone(),
                 reason,
             };
-            let relative = inside_show(path).map_err(|e| fail(e.to_string()))?;
+            let relative = inside_show(path).map_err(|e| fail(e.into()))?;
             // Through the show folder's opener: a plain file, no link.
             let imported_file = std::path::Path::new(folder).join(relative);
             let (dir, imported_file) = assets.place(Folder::Shaders, &imported_file);
-            let picture = still::decode_in(&dir, &imported_file).map_err(fail)?;
+            let picture = still::decode_in(&dir, &imported_file).map_err(|e| fail(e.into()))?;
             bytes += picture.rgba.len();
             if bytes > MAX_IMPORTED_BYTES {
-                let most = MAX_IMPORTED_BYTES >> 20;
-                return Err(fail(format!(
-                    "the imported images take more than {most} MiB"
-                )));
+                return Err(fail(ImportError::TooLarge));
             }
             imported.push((name.clone(), picture));
         }

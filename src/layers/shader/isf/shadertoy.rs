@@ -26,6 +26,7 @@ use super::glsl::{self, TranslateError, Translated};
 use super::header::{InputKind, IsfHeader, IsfHeaderError, IsfInput, IsfPass};
 use super::rewrite::{Stage, rewrite};
 use super::size;
+use super::size::SizeError;
 use crate::base::{AssetError, Assets, Folder, inside_show};
 use crate::engine::inputs::camera::is_camera;
 use crate::engine::inputs::keyboard::KEYBOARD;
@@ -174,11 +175,11 @@ fn directives(pass: &ToyPass, buffers: &[&str]) -> Result<Directives, IsfError> 
         let Some(rest) = line.trim().strip_prefix("//").map(str::trim) else {
             continue;
         };
-        let refuse = |problem: String| IsfError::Header {
+        let refuse = |problem: DirectiveError| IsfError::Header {
             file: pass.file.clone(),
             reason: IsfHeaderError {
                 line: at + 1,
-                problem,
+                problem: problem.into(),
             },
         };
         if let Some(sides) = rest.strip_prefix("@size") {
@@ -190,16 +191,17 @@ fn directives(pass: &ToyPass, buffers: &[&str]) -> Result<Directives, IsfError> 
         };
         let mut words = rest.split_whitespace();
         let (Some(n), Some(source)) = (words.next(), words.next()) else {
-            return Err(refuse("write `// @channel0 SOURCE`".into()));
+            return Err(refuse(DirectiveError::ChannelUsage));
         };
         let Some(slot) = n.parse::<usize>().ok().and_then(|n| channels.get_mut(n)) else {
-            return Err(refuse(format!(
-                "@channel{n}: the channels are 0-{}",
-                CHANNELS - 1
-            )));
+            return Err(refuse(DirectiveError::NoSuchChannel(n.to_string())));
         };
         if let Some(problem) = source_problem(source, buffers) {
-            return Err(refuse(format!("@channel{n} {source}: {problem}")));
+            return Err(refuse(DirectiveError::Source {
+                channel: n.to_string(),
+                named: source.to_string(),
+                problem,
+            }));
         }
         *slot = Some(source.to_string());
     }
@@ -210,46 +212,85 @@ fn directives(pass: &ToyPass, buffers: &[&str]) -> Result<Directives, IsfError> 
 /// expressions.
 type Directives = (Vec<Option<String>>, [Option<String>; 2]);
 
+/// What is wrong with a `// @channelN SOURCE` or `// @size` line.
+#[derive(Debug, thiserror::Error)]
+pub enum DirectiveError {
+    /// `// @channel` without a number and a source.
+    #[error("write `// @channel0 SOURCE`")]
+    ChannelUsage,
+    /// A channel past the last (as written).
+    #[error("@channel{0}: the channels are 0-{last}", last = CHANNELS - 1)]
+    NoSuchChannel(String),
+    /// A source the channel cannot show.
+    #[error("@channel{channel} {named}: {problem}")]
+    Source {
+        /// The channel, as written.
+        channel: String,
+        /// The source named.
+        named: String,
+        /// Why not.
+        problem: SourceProblem,
+    },
+    /// `// @size` in the image pass.
+    #[error("@size: the image pass draws at the render's size; a buffer may have its own")]
+    SizeInImage,
+    /// `// @size` without exactly two sides.
+    #[error("write `// @size WIDTH HEIGHT`, e.g. `// @size $WIDTH/2 $HEIGHT/2`")]
+    SizeUsage,
+    /// A side that does not read.
+    #[error("@size: {0} (it may read $WIDTH and $HEIGHT)")]
+    Size(#[source] SizeError),
+}
+
+/// Why a channel cannot show a source.
+#[derive(Debug, thiserror::Error)]
+pub enum SourceProblem {
+    /// A pass buffer this shader does not have.
+    #[error("there is no {0}.glsl beside this file")]
+    NoBuffer(String),
+    /// A media name outside the show folder.
+    #[error(transparent)]
+    Outside(#[from] AssetError),
+    /// Nothing a texture input takes.
+    #[error(
+        "not a source: buffer_a … buffer_d, below, previous, layer:ID, media/…, camera, camera:NAME, keyboard or audio"
+    )]
+    Unknown,
+}
+
 /// The width and height expressions of a `// @size` line's `sides`, in a
 /// buffer pass (`buffer`) only: the image pass draws at the render's size.
-fn buffer_size(sides: &str, buffer: bool) -> Result<[Option<String>; 2], String> {
+fn buffer_size(sides: &str, buffer: bool) -> Result<[Option<String>; 2], DirectiveError> {
     if !buffer {
-        return Err(
-            "@size: the image pass draws at the render's size; a buffer may have its own".into(),
-        );
+        return Err(DirectiveError::SizeInImage);
     }
     let sides: Vec<&str> = sides.split_whitespace().collect();
     let [width, height] = sides[..] else {
-        return Err("write `// @size WIDTH HEIGHT`, e.g. `// @size $WIDTH/2 $HEIGHT/2`".into());
+        return Err(DirectiveError::SizeUsage);
     };
     let render = |name: &str| matches!(name, "WIDTH" | "HEIGHT").then_some(1.0);
     for side in [width, height] {
-        size::evaluate(side, &render)
-            .map_err(|e| format!("@size: {e} (it may read $WIDTH and $HEIGHT)"))?;
+        size::evaluate(side, &render).map_err(DirectiveError::Size)?;
     }
     Ok([Some(width.to_string()), Some(height.to_string())])
 }
 
 /// Why `source` cannot be shown in a channel, if it cannot: a pass buffer
 /// of this shader, or any source a texture input takes.
-fn source_problem(source: &str, buffers: &[&str]) -> Option<String> {
+fn source_problem(source: &str, buffers: &[&str]) -> Option<SourceProblem> {
     if BUFFERS.contains(&source) {
-        return (!buffers.contains(&source))
-            .then(|| format!("there is no {source}.glsl beside this file"));
+        return (!buffers.contains(&source)).then(|| SourceProblem::NoBuffer(source.to_string()));
     }
     if source.starts_with("media/") {
         // The shelf refuses it too, but only once it is on stage.
-        return inside_show(source).err().map(|e| e.to_string());
+        return inside_show(source).err().map(SourceProblem::Outside);
     }
     let known = matches!(source, "below" | "previous" | KEYBOARD | SOUND)
         || source
             .strip_prefix("layer:")
             .is_some_and(|id| !id.is_empty())
         || is_camera(source);
-    (!known).then(|| {
-        "not a source: buffer_a … buffer_d, below, previous, layer:ID, media/…, camera, camera:NAME, keyboard or audio"
-            .into()
-    })
+    (!known).then_some(SourceProblem::Unknown)
 }
 
 /// Translates each of `passes`, `common` before each.
