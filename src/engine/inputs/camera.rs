@@ -8,6 +8,8 @@
 
 use std::time::{Duration, Instant};
 
+use super::media::MediaError;
+use super::source::{Playing, Source, SourceKind};
 use super::still::DecodedImage;
 use super::video::{ClipInfo, Decoded, Decoder, program, raw_output};
 
@@ -34,6 +36,28 @@ pub trait CameraFeed: Send {
 /// Whether `name` names a camera source.
 pub fn is_camera(name: &str) -> bool {
     name == "camera" || name.starts_with("camera:")
+}
+
+/// `camera` or `camera:NAME`: a camera of the system (or a test's).
+pub const SOURCE: SourceKind = SourceKind {
+    form: "camera[:NAME]",
+    names: is_camera,
+    file: false,
+    open: |opening| Box::new(CameraSource::new(opening.name)),
+};
+
+impl Source for CameraSource {
+    fn advance(
+        &mut self,
+        _playing: Playing,
+        cameras: &dyn Cameras,
+    ) -> Result<Option<DecodedImage>, MediaError> {
+        CameraSource::advance(self, cameras).map_err(MediaError::Camera)
+    }
+
+    fn black_when_lost(&self) -> bool {
+        true
+    }
 }
 
 /// A camera source on the shelf: the one it asks for, when it runs.

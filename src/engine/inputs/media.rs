@@ -15,13 +15,14 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
-use super::camera::{CameraSource, Cameras, SystemCameras, is_camera};
+use super::camera::{Cameras, SystemCameras, is_camera};
 use super::cube;
 use super::keyboard::Keyboard;
 use super::sound::SoundTexture;
-use super::still::{DecodedImage, StillError, StillLoad};
+use super::source::{Opening, Playing, SOURCES, Source, SourceKind, kind_of};
+use super::still::{DecodedImage, Still, StillError};
 use super::video::{Decoding, PlayError, Transport, Video};
-use super::yuv::{YuvColour, YuvConverter, YuvFrame};
+use super::yuv::{YuvConverter, YuvFrame};
 use crate::base::status::ErrorLog;
 use crate::base::{AssetError, Assets, ChangedFile, Folder, inside_show};
 use crate::gpu::Gpu;
@@ -37,11 +38,32 @@ const FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
 /// File endings read as still images; every other file is a clip.
 pub const STILLS: [&str; 5] = ["png", "jpg", "jpeg", "tif", "tiff"];
 
-/// Whether `name` is a source the shelf serves: a file under `media/`,
-/// or a camera.
+/// Whether `name` is a source the shelf serves: one of [`SOURCES`].
 pub fn is_media(name: &str) -> bool {
-    name.starts_with("media/") || is_camera(name)
+    kind_of(name).is_some()
 }
+
+/// `media/NAME`: a file of the show's `media/` folder, a picture
+/// (`png`, `jpg`, `tif`) or a folder of a cube map's six faces read as a
+/// still, anything else played as a clip.
+pub const FILES: SourceKind = SourceKind {
+    form: "media/NAME",
+    names: |name| name.starts_with("media/"),
+    file: true,
+    open: |opening| {
+        let (root, relative) = opening.place;
+        let ending = (relative.extension())
+            .and_then(|e| e.to_str())
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        if STILLS.contains(&ending.as_str()) || cube::is_folder(root, relative) {
+            Box::new(Still::start(root.to_path_buf(), relative.to_path_buf()))
+        } else {
+            let place = (root.to_path_buf(), relative.to_path_buf());
+            Box::new(Video::open(place, opening.transport, opening.decoding))
+        }
+    },
+};
 
 /// Why a source on the shelf shows no (new) picture: said on screen
 /// under its name.
@@ -69,11 +91,20 @@ pub enum MediaError {
     /// A clip does not play.
     #[error(transparent)]
     Play(#[from] PlayError),
+    /// No source serves the name.
+    #[error("{name:?} is not a source: name {forms}")]
+    Unknown {
+        /// The name.
+        name: String,
+        /// How each source's names are written.
+        forms: String,
+    },
 }
 
 /// One source on the shelf.
 struct Shelved {
-    kind: Kind,
+    kind: &'static SourceKind,
+    source: Box<dyn Source>,
     /// A clip's planes and the pass that turns them into `texture`.
     planes: Option<YuvFrame>,
     /// Pictures uploaded and the seconds their uploads took.
@@ -83,7 +114,7 @@ struct Shelved {
     /// The watcher said its file, or a file in its folder, was saved.
     saved: Saved,
     /// The show folder and the file's name in it.
-    source: (PathBuf, PathBuf),
+    place: (PathBuf, PathBuf),
 }
 
 /// What the watcher said of a source's file since its last frame.
@@ -95,12 +126,6 @@ enum Saved {
     File,
     /// A file inside it (a folder) was.
     Inside,
-}
-
-enum Kind {
-    Still(Option<StillLoad>),
-    Video(Box<Video>),
-    Camera(CameraSource),
 }
 
 /// Every media source named on stage, with its texture.
@@ -165,18 +190,7 @@ impl MediaShelf {
             .map(|(name, shelved)| {
                 let (uploads, seconds) = shelved.uploads;
                 let mean = seconds * 1e3 / uploads.max(1) as f64;
-                let clip = match &shelved.kind {
-                    Kind::Video(video) => {
-                        let (shown, passed) = video.counts;
-                        let planes = if shelved.planar().is_some() {
-                            ", as 4:2:0 planes"
-                        } else {
-                            ""
-                        };
-                        format!(", {shown} clip frames shown, {passed} passed over{planes}")
-                    }
-                    _ => String::new(),
-                };
+                let clip = shelved.source.report();
                 format!("{name}: {uploads} uploads, {mean:.2} ms each{clip}")
             })
             .collect();
@@ -279,27 +293,29 @@ impl MediaShelf {
             let Some(shelved) = self.shelved.get_mut(name) else {
                 continue;
             };
-            shelved.reopen_if_saved((*transport, self.decoding));
-            let playing = (f64::from(dt), *transport, self.lockstep);
-            match shelved.advance(playing, &*self.cameras) {
+            shelved.reopen_if_saved(name, (*transport, self.decoding));
+            let playing = Playing {
+                dt: f64::from(dt),
+                transport: *transport,
+                lockstep: self.lockstep,
+            };
+            match shelved.source.advance(playing, &*self.cameras) {
                 Ok(Some(picture)) => {
-                    if shelved.planar().is_some() && self.converter.is_none() {
+                    if shelved.source.planar().is_some() && self.converter.is_none() {
                         match YuvConverter::new(gpu, assets) {
                             Ok(converter) => self.converter = Some(converter),
                             Err(why) => errors.report(name, why),
                         }
                     }
                     shelved.upload(gpu, (name, self.converter.as_ref()), &picture);
-                    if let Kind::Video(video) = &shelved.kind {
-                        video.give_back(picture.rgba);
-                    }
+                    shelved.source.give_back(picture.rgba);
                     errors.clear(name);
                 }
                 Ok(None) => {}
                 Err(why) => {
                     // A camera that is gone shows black, a file its last
                     // good frame.
-                    if matches!(shelved.kind, Kind::Camera(_)) {
+                    if shelved.source.black_when_lost() {
                         shelved.texture = None;
                     }
                     errors.report(name, why);
@@ -350,111 +366,68 @@ fn open(
     name: &str,
     (transport, decoding): (Transport, Decoding),
 ) -> Result<Shelved, MediaError> {
-    if is_camera(name) {
-        return Ok(Shelved {
-            kind: Kind::Camera(CameraSource::new(name)),
-            planes: None,
-            uploads: (0, 0.0),
-            texture: None,
-            modified: None,
-            saved: Saved::No,
-            source: (PathBuf::new(), PathBuf::new()),
-        });
-    }
-    let relative = inside_show(name)?;
-    // Looked at here without opening; the worker opens it through the
-    // opener, which refuses a link, a FIFO or a device.
-    let modified = std::fs::symlink_metadata(assets.root().join(relative))
-        .map_err(|error| MediaError::Metadata {
-            name: name.to_string(),
-            error,
-        })?
-        .modified()
-        .ok();
-    let source = (assets.root().to_path_buf(), relative.to_path_buf());
+    let kind = kind_of(name).ok_or_else(|| MediaError::Unknown {
+        name: name.to_string(),
+        forms: SOURCES
+            .iter()
+            .map(|k| k.form)
+            .collect::<Vec<_>>()
+            .join(" or "),
+    })?;
+    let (place, modified) = if kind.file {
+        let relative = inside_show(name)?;
+        // Looked at here without opening; the worker opens it through the
+        // opener, which refuses a link, a FIFO or a device.
+        let modified = std::fs::symlink_metadata(assets.root().join(relative))
+            .map_err(|error| MediaError::Metadata {
+                name: name.to_string(),
+                error,
+            })?
+            .modified()
+            .ok();
+        let place = (assets.root().to_path_buf(), relative.to_path_buf());
+        (place, modified)
+    } else {
+        ((PathBuf::new(), PathBuf::new()), None)
+    };
+    let source = (kind.open)(&Opening {
+        name,
+        place: (&place.0, &place.1),
+        transport,
+        decoding,
+    });
     Ok(Shelved {
-        kind: start(&source, transport, decoding),
+        kind,
+        source,
         planes: None,
         uploads: (0, 0.0),
         texture: None,
         modified,
         saved: Saved::No,
-        source,
+        place,
     })
-}
-
-/// Starts reading the file `source` names (show folder, name in it): a
-/// picture, a folder of a cube map's faces, or a clip.
-fn start(source: &(PathBuf, PathBuf), transport: Transport, decoding: Decoding) -> Kind {
-    let ending = (source.1.extension())
-        .and_then(|e| e.to_str())
-        .unwrap_or_default()
-        .to_ascii_lowercase();
-    if STILLS.contains(&ending.as_str()) || cube::is_folder(&source.0, &source.1) {
-        Kind::Still(Some(StillLoad::start(source.0.clone(), source.1.clone())))
-    } else {
-        Kind::Video(Box::new(Video::open(source.clone(), transport, decoding)))
-    }
 }
 
 impl Shelved {
     /// Reads the file again when the watcher said it was saved and it
     /// changed since (an event that left it as it was does not restart a
     /// clip), or a file in its folder was (a cube map's faces).
-    fn reopen_if_saved(&mut self, (transport, decoding): (Transport, Decoding)) {
+    fn reopen_if_saved(&mut self, name: &str, (transport, decoding): (Transport, Decoding)) {
         let saved = std::mem::replace(&mut self.saved, Saved::No);
-        if saved == Saved::No || matches!(self.kind, Kind::Camera(_)) {
+        if saved == Saved::No || !self.kind.file {
             return;
         }
-        let modified = std::fs::symlink_metadata(self.source.0.join(&self.source.1))
+        let modified = std::fs::symlink_metadata(self.place.0.join(&self.place.1))
             .ok()
             .and_then(|m| m.modified().ok());
         if saved == Saved::Inside || modified.is_some() && modified != self.modified {
             self.modified = modified;
-            self.kind = start(&self.source, transport, decoding);
-        }
-    }
-
-    /// The next picture to show, if there is a new one.
-    fn advance(
-        &mut self,
-        (dt, transport, lockstep): (f64, Transport, bool),
-        cameras: &dyn Cameras,
-    ) -> Result<Option<DecodedImage>, MediaError> {
-        match &mut self.kind {
-            Kind::Camera(camera) => camera.advance(cameras).map_err(MediaError::Camera),
-            Kind::Still(load) => {
-                let Some(read) = load.as_ref() else {
-                    return Ok(None);
-                };
-                // In lockstep a still is waited for too, so a render's first
-                // frame already shows it.
-                let finished = if lockstep {
-                    read.wait()
-                } else {
-                    read.finished()
-                };
-                let Some(result) = finished else {
-                    return Ok(None);
-                };
-                *load = None;
-                Ok(Some(result?))
-            }
-            Kind::Video(video) => {
-                let Some(rgba) = video.advance(dt, transport, lockstep)? else {
-                    return Ok(None);
-                };
-                let size = video.info().map_or([1, 1], |i| i.size);
-                Ok(Some(DecodedImage { size, rgba }))
-            }
-        }
-    }
-
-    /// How a clip's frames come, if as 4:2:0 planes.
-    fn planar(&self) -> Option<YuvColour> {
-        match &self.kind {
-            Kind::Video(video) => video.info()?.planar,
-            _ => None,
+            self.source = (self.kind.open)(&Opening {
+                name,
+                place: (&self.place.0, &self.place.1),
+                transport,
+                decoding,
+            });
         }
     }
 
@@ -467,7 +440,7 @@ impl Shelved {
         picture: &DecodedImage,
     ) {
         let started = Instant::now();
-        match (self.planar(), converter) {
+        match (self.source.planar(), converter) {
             (Some(colour), Some(converter)) => {
                 if !self.planes.as_ref().is_some_and(|p| p.fits(picture.size)) {
                     let planes = YuvFrame::new(gpu, name, picture.size, colour);

@@ -14,6 +14,7 @@ pub mod keyboard;
 pub mod media;
 pub mod probe;
 pub mod sound;
+pub mod source;
 pub mod still;
 pub mod video;
 pub mod yuv;

@@ -8,7 +8,10 @@ use std::io::{BufReader, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, TryRecvError, sync_channel};
 
+use super::camera::Cameras;
 use super::cube::CubeError;
+use super::media::MediaError;
+use super::source::{Playing, Source};
 use crate::base::opener::{self, OpenError};
 
 /// The longest side of an image: 8192 pixels.
@@ -123,6 +126,41 @@ fn limits() -> image::Limits {
     limits.max_image_height = Some(MAX_IMAGE_SIDE);
     limits.max_alloc = Some(MAX_IMAGE_BYTES);
     limits
+}
+
+/// A still on the shelf (a picture, or a folder of a cube map's faces):
+/// its read, until its picture is taken.
+pub struct Still(Option<StillLoad>);
+
+impl Still {
+    /// Starts reading `relative` under the show folder `root`.
+    pub fn start(root: PathBuf, relative: PathBuf) -> Self {
+        Self(Some(StillLoad::start(root, relative)))
+    }
+}
+
+impl Source for Still {
+    fn advance(
+        &mut self,
+        playing: Playing,
+        _cameras: &dyn Cameras,
+    ) -> Result<Option<DecodedImage>, MediaError> {
+        let Some(read) = self.0.as_ref() else {
+            return Ok(None);
+        };
+        // In lockstep a still is waited for too, so a render's first
+        // frame already shows it.
+        let finished = if playing.lockstep {
+            read.wait()
+        } else {
+            read.finished()
+        };
+        let Some(result) = finished else {
+            return Ok(None);
+        };
+        self.0 = None;
+        Ok(Some(result?))
+    }
 }
 
 /// An image being read on a worker.

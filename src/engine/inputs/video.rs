@@ -22,7 +22,11 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TryRecvError, sync
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use super::camera::Cameras;
+use super::media::MediaError;
 use super::probe::{ClipFile, ProbeError, StartError, missing_ffmpeg, probe};
+use super::source::{Playing, Source};
+use super::still::DecodedImage;
 use super::yuv::{YuvColour, frame_bytes};
 use crate::base::child::OwnedChild;
 
@@ -165,6 +169,39 @@ impl Default for Transport {
             looping: true,
             position: 0.0,
         }
+    }
+}
+
+impl Source for Video {
+    fn advance(
+        &mut self,
+        playing: Playing,
+        _cameras: &dyn Cameras,
+    ) -> Result<Option<DecodedImage>, MediaError> {
+        let Some(rgba) = Video::advance(self, playing.dt, playing.transport, playing.lockstep)?
+        else {
+            return Ok(None);
+        };
+        let size = self.info().map_or([1, 1], |i| i.size);
+        Ok(Some(DecodedImage { size, rgba }))
+    }
+
+    fn planar(&self) -> Option<YuvColour> {
+        self.info()?.planar
+    }
+
+    fn give_back(&mut self, rgba: Vec<u8>) {
+        Video::give_back(self, rgba);
+    }
+
+    fn report(&self) -> String {
+        let (shown, passed) = self.counts;
+        let planes = if self.planar().is_some() {
+            ", as 4:2:0 planes"
+        } else {
+            ""
+        };
+        format!(", {shown} clip frames shown, {passed} passed over{planes}")
     }
 }
 
