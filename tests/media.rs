@@ -204,6 +204,48 @@ fn a_picture_saved_again_while_the_show_runs_is_shown() {
 }
 
 #[test]
+fn a_media_folder_made_while_the_show_runs_is_watched_from_then_on() {
+    let file = "media/late.png";
+    let (root, mut show) = media_show("media_late_folder", "below");
+    std::fs::remove_dir_all(root.join("media")).checked("no media/ at the start");
+    show.watch(Box::new(|| {}));
+    show.media_in_lockstep();
+    let mut output = RenderTarget::new(
+        &show.ground.gpu.device,
+        "media.output",
+        [SIDE; 2],
+        OUTPUT_FORMAT,
+    );
+    std::fs::create_dir_all(root.join("media")).checked("media/ made");
+    write_picture(&root.join(file), [SIDE, SIDE], pattern(0));
+    show.registry
+        .set(
+            "shader.through.picture",
+            Value::Text(file.into()),
+            Source::Ui,
+        )
+        .checked("naming the picture");
+    let shown = |show: &mut Show, output: &mut RenderTarget, k: u32| {
+        let deadline = std::time::Instant::now() + Duration::from_secs(3);
+        loop {
+            frame(show, output, 1.0 / 60.0);
+            if distance_from(show, &pattern(k)) < 4e-3 {
+                return true;
+            }
+            if std::time::Instant::now() > deadline {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+    assert!(shown(&mut show, &mut output, 0), "the first version");
+    // Saved again in the folder made after the show started.
+    std::thread::sleep(Duration::from_millis(300));
+    write_picture(&root.join(file), [SIDE, SIDE], pattern(1));
+    assert!(shown(&mut show, &mut output, 1), "the saved version");
+}
+
+#[test]
 fn a_clip_in_lockstep_shows_frame_n_at_n_over_fps() {
     let (root, mut show) = media_show("media_clip", "media/clip.mkv");
     write_patterns(&root.join("media/clip.mkv"), 8, 10);

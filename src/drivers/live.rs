@@ -78,9 +78,7 @@ impl Live {
         overlay: impl FnOnce(&mut Show, &mut wgpu::CommandEncoder),
     ) -> bool {
         if !self.installation.on_air() {
-            if let Some(control) = self.control.as_mut() {
-                self.show.listen(control);
-            }
+            self.listen();
             return false;
         }
         let senders = &mut self.senders;
@@ -101,6 +99,18 @@ impl Live {
         self.fit.keep(&mut self.show, dt, &finished);
         self.installation.keep(&self.show);
         true
+    }
+
+    /// Whether the installation's schedule has the show on air.
+    pub fn on_air(&mut self) -> bool {
+        self.installation.on_air()
+    }
+
+    /// The controls heard without a frame (off air, nothing to draw on).
+    pub fn listen(&mut self) {
+        if let Some(control) = self.control.as_mut() {
+            self.show.listen(control);
+        }
     }
 
     /// The status lines of the control surface, the playlist and the

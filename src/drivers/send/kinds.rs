@@ -31,8 +31,9 @@ pub type OpenSink =
 /// A name after a sender's scheme that the sender refuses.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum NameError {
-    /// `ndi:NAME`: empty or too long.
-    #[error("ndi:{0}: an NDI name of 1 to {max} characters", max = super::ndi::MAX_NAME)]
+    /// `ndi:NAME`: empty or too long (the target quoted, as the show
+    /// always said it).
+    #[error("\"ndi:{0}\": an NDI name of 1 to {max} characters", max = super::ndi::MAX_NAME)]
     Ndi(String),
     /// `pipewire:NAME`: empty, too long, or what would break the pipeline.
     #[error(

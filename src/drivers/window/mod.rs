@@ -403,6 +403,13 @@ impl OpenWindow {
             return;
         }
         let Some(texture) = self.next_texture() else {
+            // No texture to draw on (the window hidden, the surface out of
+            // date): an installation off air still hears its controls and
+            // naps rather than spin.
+            if !self.live.on_air() {
+                self.live.listen();
+                std::thread::sleep(OFF_AIR_NAP);
+            }
             return;
         };
         let view = texture
