@@ -33,10 +33,6 @@ pub enum Folder {
 }
 
 impl Folder {
-    /// The three of source files (built in too), in the order `sylva
-    /// check` reports them.
-    pub const ALL: [Folder; 3] = [Folder::Shaders, Folder::Scripts, Folder::Presets];
-
     /// Every folder the show watches for saved files: one mechanism for
     /// everything a show folder holds.
     pub const WATCHED: [Folder; 5] = [
