@@ -138,25 +138,51 @@ fn write_patterns(path: &Path, frames: u32, fps: u32) {
     write_clip(path, &patterns, fps, &["-c:v", "png"]);
 }
 
+/// The show's picture, read back at the layer's size.
+fn side_output(show: &Show) -> RenderTarget {
+    RenderTarget::new(
+        &show.ground.gpu.device,
+        "media.output",
+        [SIDE; 2],
+        OUTPUT_FORMAT,
+    )
+}
+
+/// The through layer shows `file`.
+fn name_picture(show: &mut Show, file: &str) {
+    show.registry
+        .set(
+            "shader.through.picture",
+            Value::Text(file.into()),
+            Source::Ui,
+        )
+        .checked("naming the picture");
+}
+
+/// Frames until the layer shows `pattern(k)`, at most three seconds of
+/// them: whether it did.
+fn shown_within(show: &mut Show, output: &mut RenderTarget, k: u32) -> bool {
+    let deadline = std::time::Instant::now() + Duration::from_secs(3);
+    loop {
+        frame(show, output, 1.0 / 60.0);
+        if distance_from(show, &pattern(k)) < 4e-3 {
+            return true;
+        }
+        if std::time::Instant::now() > deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 #[test]
 fn a_png_or_tiff_in_media_is_shown_texel_for_texel() {
     for file in ["media/dots.png", "media/dots.tif"] {
         let (root, mut show) = media_show("media_png", "below");
         write_picture(&root.join(file), [SIDE, SIDE], pattern(0));
         show.media_in_lockstep();
-        let mut output = RenderTarget::new(
-            &show.ground.gpu.device,
-            "media.output",
-            [SIDE; 2],
-            OUTPUT_FORMAT,
-        );
-        show.registry
-            .set(
-                "shader.through.picture",
-                Value::Text(file.into()),
-                Source::Ui,
-            )
-            .checked("naming the picture");
+        let mut output = side_output(&show);
+        name_picture(&mut show, file);
         frame(&mut show, &mut output, 1.0 / 60.0);
         let off = distance_from(&show, &pattern(0));
         assert!(off < 4e-3, "{file} comes through: {off}");
@@ -172,35 +198,19 @@ fn a_picture_saved_again_while_the_show_runs_is_shown() {
     // The show's one file watcher, on media/ as on shaders/.
     show.watch(Box::new(|| {}));
     show.media_in_lockstep();
-    let mut output = RenderTarget::new(
-        &show.ground.gpu.device,
-        "media.output",
-        [SIDE; 2],
-        OUTPUT_FORMAT,
-    );
-    show.registry
-        .set(
-            "shader.through.picture",
-            Value::Text(file.into()),
-            Source::Ui,
-        )
-        .checked("naming the picture");
+    let mut output = side_output(&show);
+    name_picture(&mut show, file);
     frame(&mut show, &mut output, 1.0 / 60.0);
     assert!(
         distance_from(&show, &pattern(0)) < 4e-3,
         "the first version"
     );
     write_picture(&root.join(file), [SIDE, SIDE], pattern(1));
-    let deadline = std::time::Instant::now() + Duration::from_secs(3);
-    while distance_from(&show, &pattern(1)) >= 4e-3 {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the saved version is not shown: {}",
-            distance_from(&show, &pattern(1))
-        );
-        std::thread::sleep(Duration::from_millis(20));
-        frame(&mut show, &mut output, 1.0 / 60.0);
-    }
+    assert!(
+        shown_within(&mut show, &mut output, 1),
+        "the saved version is not shown: {}",
+        distance_from(&show, &pattern(1))
+    );
 }
 
 #[test]
@@ -210,39 +220,15 @@ fn a_media_folder_made_while_the_show_runs_is_watched_from_then_on() {
     std::fs::remove_dir_all(root.join("media")).checked("no media/ at the start");
     show.watch(Box::new(|| {}));
     show.media_in_lockstep();
-    let mut output = RenderTarget::new(
-        &show.ground.gpu.device,
-        "media.output",
-        [SIDE; 2],
-        OUTPUT_FORMAT,
-    );
+    let mut output = side_output(&show);
     std::fs::create_dir_all(root.join("media")).checked("media/ made");
     write_picture(&root.join(file), [SIDE, SIDE], pattern(0));
-    show.registry
-        .set(
-            "shader.through.picture",
-            Value::Text(file.into()),
-            Source::Ui,
-        )
-        .checked("naming the picture");
-    let shown = |show: &mut Show, output: &mut RenderTarget, k: u32| {
-        let deadline = std::time::Instant::now() + Duration::from_secs(3);
-        loop {
-            frame(show, output, 1.0 / 60.0);
-            if distance_from(show, &pattern(k)) < 4e-3 {
-                return true;
-            }
-            if std::time::Instant::now() > deadline {
-                return false;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    };
-    assert!(shown(&mut show, &mut output, 0), "the first version");
+    name_picture(&mut show, file);
+    assert!(shown_within(&mut show, &mut output, 0), "the first version");
     // Saved again in the folder made after the show started.
     std::thread::sleep(Duration::from_millis(300));
     write_picture(&root.join(file), [SIDE, SIDE], pattern(1));
-    assert!(shown(&mut show, &mut output, 1), "the saved version");
+    assert!(shown_within(&mut show, &mut output, 1), "the saved version");
 }
 
 #[test]
@@ -257,12 +243,7 @@ fn a_clip_in_lockstep_shows_frame_n_at_n_over_fps() {
             Source::Ui,
         )
         .checked("no loop");
-    let mut output = RenderTarget::new(
-        &show.ground.gpu.device,
-        "media.output",
-        [SIDE; 2],
-        OUTPUT_FORMAT,
-    );
+    let mut output = side_output(&show);
     // 25 show frames a second over a 10 fps clip: show frame n at n / 25 s
     // shows clip frame floor(n * 10 / 25).
     for n in 0..12u32 {
@@ -334,12 +315,7 @@ fn a_live_clip_at_the_shows_rate_shows_every_frame_from_its_first_whatever_the_j
 fn hostile_missing_and_outside_sources_are_errors_and_the_show_goes_on() {
     let (root, mut show) = media_show("media_hostile", "below");
     show.media_in_lockstep();
-    let mut output = RenderTarget::new(
-        &show.ground.gpu.device,
-        "media.output",
-        [SIDE; 2],
-        OUTPUT_FORMAT,
-    );
+    let mut output = side_output(&show);
     // Random bytes named as a clip, and as a picture.
     let noise: Vec<u8> = (0..4096u32)
         .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
@@ -488,12 +464,7 @@ fn a_camera_plugged_unplugged_and_back_shows_black_and_says_so_meanwhile() {
     show.see_from(Arc::new(TestCameras {
         plugged: plugged.clone(),
     }));
-    let mut output = RenderTarget::new(
-        &show.ground.gpu.device,
-        "media.output",
-        [SIDE; 2],
-        OUTPUT_FORMAT,
-    );
+    let mut output = side_output(&show);
     frame(&mut show, &mut output, 1.0 / 60.0);
     assert!(
         distance_from(&show, &pattern(3)) < 4e-3,
@@ -553,12 +524,7 @@ fn a_yuv_clip_is_converted_on_the_gpu_as_ffmpeg_converts_it() {
     show.media_in_lockstep();
     // The software adapter would get RGBA from ffmpeg: ask for the planes.
     show.media_planes(true);
-    let mut output = RenderTarget::new(
-        &show.ground.gpu.device,
-        "media.output",
-        [SIDE; 2],
-        OUTPUT_FORMAT,
-    );
+    let mut output = side_output(&show);
     for k in 0..4u32 {
         frame(&mut show, &mut output, if k == 0 { 0.0 } else { 0.1 });
         // In 8-bit sRGB levels: ffmpeg's converter rounds in integers.
