@@ -9,8 +9,8 @@
 #![warn(missing_docs)]
 
 // Tiers, each importing only those before it: base, params, mapping,
-// command, gpu, engine, layers, control, audio, script, show, drivers,
-// tools (tests/floor_plan.rs holds the order and fails on an import
+// command, gpu, engine, outputs, layers, control, audio, script, show,
+// drivers, tools (tests/floor_plan.rs holds the order and fails on an import
 // against it).
 pub mod audio;
 pub mod base;
@@ -21,6 +21,7 @@ pub mod engine;
 pub mod gpu;
 pub mod layers;
 pub mod mapping;
+pub mod outputs;
 pub mod params;
 pub mod script;
 pub mod show;

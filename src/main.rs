@@ -11,10 +11,10 @@ use sylva::control::ControlOptions;
 use sylva::drivers::bench::{self, BenchOptions};
 use sylva::drivers::cli::{AnalysisArgs, FolderArgs, ListenArgs, ShowArgs};
 use sylva::drivers::headless::{self, HeadlessOptions, RenderOptions, parse_size};
-use sylva::drivers::send::{RecordOptions, SendOptions};
 use sylva::drivers::thumbs::ThumbsOptions;
 use sylva::drivers::whole_frame::{self, WholeFrameOptions};
 use sylva::drivers::window::{self, NoDisplay, WindowOptions};
+use sylva::outputs::send::{RecordOptions, SendOptions};
 use sylva::show::installation::{InstallOptions, Schedule};
 use sylva::tools::ToolVerb;
 use sylva::tools::{run_tool, tools_command};
@@ -181,7 +181,7 @@ struct RunArgs {
 
 /// `--send`'s help: every kind of target there is.
 fn send_help() -> String {
-    let forms: Vec<&str> = sylva::drivers::send::SENDERS
+    let forms: Vec<&str> = sylva::outputs::send::SENDERS
         .iter()
         .map(|k| k.form)
         .collect();

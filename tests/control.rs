@@ -9,6 +9,7 @@ use std::time::{Duration, Instant, SystemTime};
 use rosc::{OscMessage, OscPacket, OscTime, OscType};
 use sylva::command::Command;
 use sylva::control::ControlOptions;
+use sylva::control::midi_apply::MidiReceived;
 use sylva::gpu::OUTPUT_FORMAT;
 use sylva::params::{Source, Value};
 
@@ -306,10 +307,12 @@ fn midi_learn_binds_a_control_and_saves_the_mapping_in_the_show() {
     std::fs::create_dir_all(project.join("presets")).checked("writing the test show");
     let show = support::show(project.clone(), "default", OUTPUT_FORMAT);
     let mut rig = rig_with(show, ControlOptions::default(), CEILING);
-    let midi = |message| sylva::control::ControlEvent::Midi {
-        port: "Launch Control XL".into(),
-        message,
-        at: Instant::now(),
+    let midi = |message| -> sylva::control::ControlEvent {
+        Box::new(MidiReceived {
+            port: "Launch Control XL".into(),
+            message,
+            at: Instant::now(),
+        })
     };
     use sylva::control::midi_parse::MidiMessage::ControlChange;
     rig.show
@@ -390,14 +393,16 @@ fn buttons_step_through_presets_and_saved_mappings_take_effect() {
     let mut show = support::show(root.clone(), "a", OUTPUT_FORMAT);
     show.watch(Box::new(|| {}));
     let mut rig = rig_with(show, ControlOptions::default(), CEILING);
-    let pad = |note| sylva::control::ControlEvent::Midi {
-        port: "pads".into(),
-        message: sylva::control::midi_parse::MidiMessage::NoteOn {
-            channel: 1,
-            note,
-            velocity: 100,
-        },
-        at: Instant::now(),
+    let pad = |note| -> sylva::control::ControlEvent {
+        Box::new(MidiReceived {
+            port: "pads".into(),
+            message: sylva::control::midi_parse::MidiMessage::NoteOn {
+                channel: 1,
+                note,
+                velocity: 100,
+            },
+            at: Instant::now(),
+        })
     };
     let press = |rig: &mut Rig, note| {
         rig.control

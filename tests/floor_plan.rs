@@ -7,9 +7,9 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// The tiers, foundation first. A module may import the tiers before it.
-const TIERS: [&str; 13] = [
-    "base", "params", "mapping", "command", "gpu", "engine", "layers", "control", "audio",
-    "script", "show", "drivers", "tools",
+const TIERS: [&str; 14] = [
+    "base", "params", "mapping", "command", "gpu", "engine", "outputs", "layers", "control",
+    "audio", "script", "show", "drivers", "tools",
 ];
 
 /// Lines a file may have before its tests.

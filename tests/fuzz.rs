@@ -13,7 +13,7 @@ use std::time::{Duration, Instant, SystemTime};
 use rosc::{OscBundle, OscMessage, OscPacket, OscTime, OscType};
 use sylva::control::midi_parse::MidiParser;
 use sylva::control::osc::{self, OscReceived};
-use sylva::control::{ControlEvent, ControlOptions, ControlSurface};
+use sylva::control::{ControlOptions, ControlSurface};
 use sylva::engine::Preset;
 use sylva::gpu::{OUTPUT_FORMAT, RenderTarget};
 use sylva::layers::shader::header;
@@ -244,7 +244,7 @@ fn osc_messages_never_stop_the_show() {
                 received: now,
                 rest: 0,
             };
-            if sender.try_send(ControlEvent::Osc(received)).is_err() {
+            if sender.try_send(Box::new(received)).is_err() {
                 break;
             }
         }
@@ -332,8 +332,8 @@ pub const OUTPUTS_FILES: usize = 2_000;
 
 #[test]
 fn outputs_files_are_refused_exactly_over_the_pixel_budget() {
-    use sylva::engine::outputs::OutputsPlan;
-    use sylva::engine::outputs::plan::{MAX_OUTPUT_PIXELS, MAX_OUTPUT_SIDE};
+    use sylva::outputs::OutputsPlan;
+    use sylva::outputs::plan::{MAX_OUTPUT_PIXELS, MAX_OUTPUT_SIDE};
     let mut random = Random(0x0b17_5e55_a1d5_0019);
     for _ in 0..OUTPUTS_FILES {
         let count = 1 + random.below(16);

@@ -333,8 +333,8 @@ fn a_species_file_or_density_map_that_is_a_fifo_or_over_its_cap_is_refused() {
 
 #[test]
 fn a_take_is_never_written_through_a_link_planted_under_its_names() {
-    use sylva::drivers::send::record::Recording;
-    use sylva::drivers::send::tap::{Frame, Sink};
+    use sylva::outputs::send::record::Recording;
+    use sylva::outputs::send::tap::{Frame, Sink};
     let root = support::show_folder("files_take", &[]);
     let away = outside(&root);
     let target = away.join("target.txt");

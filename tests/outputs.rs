@@ -9,8 +9,8 @@ use std::path::PathBuf;
 
 use image::RgbaImage;
 use sylva::command::Command;
-use sylva::engine::outputs::geometry::Homography;
 use sylva::gpu::{OUTPUT_FORMAT, RenderTarget, read_rgba8};
+use sylva::outputs::geometry::Homography;
 use sylva::params::{Source, Value};
 use sylva::show::{Show, ShowOptions};
 

@@ -18,7 +18,7 @@ use crate::support::Checked;
 
 /// The browser test `script` run against a show with its ports, and
 /// `more` arguments; its exit status.
-fn browse(script: &str, (osc, oscquery): (u16, u16), more: &[&std::ffi::OsStr]) -> Child {
+fn browse(script: &str, osc: u16, oscquery: u16, more: &[&std::ffi::OsStr]) -> Child {
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/browser")
         .join(script);
@@ -59,7 +59,7 @@ fn free_port() -> u16 {
 
 /// The show binary, headless, on `osc`/`oscquery` ports with `more`
 /// arguments, its log in `log`.
-fn show(root: &Path, (osc, oscquery): (u16, u16), more: &[&str], log: &Path) -> Child {
+fn show(root: &Path, osc: u16, oscquery: u16, more: &[&str], log: &Path) -> Child {
     let log = std::fs::File::create(log).checked("the show's log");
     let child = Command::new(env!("CARGO_BIN_EXE_sylva"))
         .args([
@@ -136,7 +136,7 @@ fn the_page_s_server_hands_out_a_preset_s_thumbnail_and_nothing_else() {
     let bytes = thumbnail(&root, "first");
     std::fs::write(root.join("secret.png"), &bytes).checked("a file outside the thumbnails");
     let (osc, oscquery) = (free_port(), free_port());
-    let mut running = show(&root, (osc, oscquery), &[], &root.join("show.log"));
+    let mut running = show(&root, osc, oscquery, &[], &root.join("show.log"));
     let got = |path: &str| raw_get(oscquery, path);
     let (status, body) = got("/thumbs/first.png");
     assert_eq!(status, 200);
@@ -177,12 +177,13 @@ fn the_phone_page_plays_the_show_in_a_real_browser() {
     thumbnail(&root, "first");
     let (osc, oscquery) = (free_port(), free_port());
     let log = root.join("show.log");
-    let mut running = show(&root, (osc, oscquery), &[], &log);
+    let mut running = show(&root, osc, oscquery, &[], &log);
     let restart: PathBuf = root.join("restart-now");
     let shot = support::out_dir().join("phone_390x844.png");
     let mut browser = browse(
         "phone.py",
-        (osc, oscquery),
+        osc,
+        oscquery,
         &[shot.as_os_str(), restart.as_os_str()],
     );
     let started = Instant::now();
@@ -194,7 +195,7 @@ fn the_phone_page_plays_the_show_in_a_real_browser() {
             running.kill().ok();
             running.wait().ok();
             std::thread::sleep(Duration::from_millis(500));
-            running = show(&root, (osc, oscquery), &[], &root.join("show-again.log"));
+            running = show(&root, osc, oscquery, &[], &root.join("show-again.log"));
             std::fs::remove_file(&restart).checked("telling the page the show is back");
         }
         assert!(
@@ -221,10 +222,11 @@ fn a_ui_pin_guards_the_page_s_writes_in_a_real_browser() {
         "phone-pin",
         &[("presets/first.toml", "layers = [\"shader.aurora\"]\n")],
     );
-    let ports = (free_port(), free_port());
+    let (osc, oscquery) = (free_port(), free_port());
     let log = root.join("show.log");
-    let mut running = show(&root, ports, &["--ui-pin", "2468"], &log);
-    let status = ended_within(&mut browse("pin.py", ports, &[]), Duration::from_secs(150));
+    let mut running = show(&root, osc, oscquery, &["--ui-pin", "2468"], &log);
+    let mut browser = browse("pin.py", osc, oscquery, &[]);
+    let status = ended_within(&mut browser, Duration::from_secs(150));
     running.kill().ok();
     running.wait().ok();
     assert!(

@@ -247,10 +247,9 @@ fn corner_occlusion() -> Vec<f32> {
     let mut occlusion = Occlusion::new(&gpu, &assets).unwrap_or_else(|e| panic!("{e}"));
     let mut profiler = sylva::gpu::GpuProfiler::new(&gpu.device, &gpu.queue, false);
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
-    let uniforms = OcclusionUniforms::new(SIZE, (TAN_HALF, NEAR), (0.6, 1.0));
-    let frame = (&mut encoder, &mut profiler);
+    let uniforms = OcclusionUniforms::new(SIZE, TAN_HALF, NEAR, 0.6, 1.0);
     let texture = occlusion
-        .trace(&gpu, frame, &depth, &uniforms)
+        .trace(&gpu, &mut encoder, &mut profiler, &depth, &uniforms)
         .texture()
         .clone();
     gpu.queue.submit([encoder.finish()]);

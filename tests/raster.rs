@@ -36,7 +36,8 @@ fn a_mesh_pipeline_draws_indexed_vertex_buffers() {
         &gpu.device,
         &shader,
         "raster.mesh",
-        ("vs", "fs"),
+        "vs",
+        "fs",
         &[Some(layout)],
         Attachments {
             format: HDR_FORMAT,

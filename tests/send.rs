@@ -10,11 +10,11 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use sylva::drivers::send::ndi::NdiSender;
-use sylva::drivers::send::record::Recording;
-use sylva::drivers::send::tap::{MakeSink, Sink, SinkError, Tap};
-use sylva::drivers::video::VideoWriter;
 use sylva::gpu::{OUTPUT_FORMAT, RenderTarget, read_rgba8};
+use sylva::outputs::send::ndi::NdiSender;
+use sylva::outputs::send::record::Recording;
+use sylva::outputs::send::tap::{MakeSink, Sink, SinkError, Tap};
+use sylva::outputs::video::VideoWriter;
 use sylva::show::Show;
 
 use crate::support;
@@ -150,7 +150,9 @@ fn a_stream_reaches_a_listener_on_loopback() {
 
 #[test]
 fn a_target_keeps_sending_after_the_canvas_is_resized() {
-    use sylva::drivers::send::{SendOptions, SendSetup, Senders, SentFrame};
+    use sylva::drivers::from_show::keep_recording;
+    use sylva::outputs::send::{self, SendOptions, SendSetup};
+    use sylva::outputs::{Both, Output};
     let mut show = show("send_resize");
     // A stream to the discard port: ffmpeg sends whether or not anyone
     // listens, a new one for each size.
@@ -158,11 +160,11 @@ fn a_target_keeps_sending_after_the_canvas_is_resized() {
         sends: vec!["udp://127.0.0.1:9?pkt_size=1316".into()],
         ..SendOptions::default()
     };
-    let mut senders = Senders::new(SendSetup::of(&mut show), &options, 30.0);
+    let (mut senders, mut recorder) = send::open(SendSetup::of(&mut show), &options, 30.0);
     for size in [[64, 32], [32, 16], [64, 32]] {
         let mut canvas =
             RenderTarget::new(&show.ground.gpu.device, "send.canvas", size, OUTPUT_FORMAT);
-        let sent = |senders: &Senders| -> u64 {
+        let sent = |senders: &Vec<Box<dyn Output>>| -> u64 {
             let status = senders.status();
             let line = status.first().cloned().unwrap_or_default();
             line.split(": ")
@@ -184,11 +186,11 @@ fn a_target_keeps_sending_after_the_canvas_is_resized() {
                 "at {size:?}: {:?}",
                 senders.status()
             );
-            show.frame(1.0 / 30.0, None, &mut canvas, |show, encoder| {
-                senders.capture(&SentFrame::of(show), encoder);
-            });
-            senders.submitted();
-            sylva::drivers::send::keep(&mut senders, &mut show);
+            let mut sent_to = Both(&mut senders, &mut recorder);
+            let mut outputs = Both(&mut canvas, &mut sent_to);
+            show.frame(1.0 / 30.0, None, &mut outputs, |_, _| {});
+            outputs.submitted();
+            keep_recording(&mut recorder, &mut show);
             std::thread::sleep(Duration::from_millis(5));
         }
     }
@@ -240,7 +242,7 @@ impl Drop for PrivatePipeWire {
 
 #[test]
 fn a_pipewire_client_receives_the_shows_frames() {
-    use sylva::drivers::send::pipewire::PipeWireSource;
+    use sylva::outputs::send::pipewire::PipeWireSource;
     let dir = support::out_dir().join("send_pipewire");
     std::fs::remove_dir_all(&dir).ok();
     let pipewire = PrivatePipeWire::start(&dir);
@@ -317,12 +319,12 @@ fn a_pipewire_client_receives_the_shows_frames() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
-/// The stream sink as the show makes it (`Senders` wraps the writer the
+/// The stream sink as the show makes it (a `Sender` wraps the writer the
 /// same way).
 struct StreamSink(Option<VideoWriter>);
 
 impl Sink for StreamSink {
-    fn send(&mut self, frame: &sylva::drivers::send::tap::Frame) -> Result<(), SinkError> {
+    fn send(&mut self, frame: &sylva::outputs::send::tap::Frame) -> Result<(), SinkError> {
         let writer = self.0.as_mut().ok_or(SinkError::StreamEnded)?;
         writer.frame(&frame.rgba).map_err(SinkError::Stream)
     }

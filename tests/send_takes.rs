@@ -9,8 +9,10 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use sylva::drivers::send::{SendOptions, SendSetup, Senders, SentFrame};
+use sylva::drivers::from_show::keep_recording;
 use sylva::gpu::{OUTPUT_FORMAT, RenderTarget};
+use sylva::outputs::send::{self, Recorder, SendOptions, SendSetup};
+use sylva::outputs::{Both, Output as _};
 use sylva::show::{Show, ShowOptions};
 
 use crate::support;
@@ -148,7 +150,7 @@ fn two_failing_targets_each_keep_their_own_line_on_screen() {
         sends: vec!["ndi:left".into(), "ndi:right".into()],
         ..SendOptions::default()
     };
-    let mut senders = Senders::new(SendSetup::of(&mut show), &options, 30.0);
+    let (mut senders, mut recorder) = send::open(SendSetup::of(&mut show), &options, 30.0);
     let mut canvas = RenderTarget::new(
         &show.ground.gpu.device,
         "takes.canvas",
@@ -157,7 +159,7 @@ fn two_failing_targets_each_keep_their_own_line_on_screen() {
     );
     let mut shown: Vec<Vec<(String, String)>> = Vec::new();
     for _ in 0..40 {
-        frame(&mut show, &mut senders, &mut canvas);
+        frame(&mut show, &mut senders, &mut recorder, &mut canvas);
         std::thread::sleep(std::time::Duration::from_millis(10));
         let mut errors: Vec<(String, String)> = show
             .ground
@@ -181,14 +183,21 @@ fn two_failing_targets_each_keep_their_own_line_on_screen() {
     let settled: Vec<_> = shown.iter().skip(20).collect();
     assert!(settled.windows(2).all(|w| w[0] == w[1]), "{settled:?}");
     senders.finish();
+    recorder.finish();
 }
 
-fn frame(show: &mut Show, senders: &mut Senders, canvas: &mut RenderTarget) {
-    show.frame(1.0 / 30.0, None, canvas, |show, encoder| {
-        senders.capture(&SentFrame::of(show), encoder);
-    });
-    senders.submitted();
-    sylva::drivers::send::keep(senders, show);
+/// One live frame into `canvas` and the senders, as `Live::step` plays it.
+fn frame(
+    show: &mut Show,
+    senders: &mut Vec<Box<dyn sylva::outputs::Output>>,
+    recorder: &mut Recorder,
+    canvas: &mut RenderTarget,
+) {
+    let mut sent = Both(senders, recorder);
+    let mut outputs = Both(canvas, &mut sent);
+    show.frame(1.0 / 30.0, None, &mut outputs, |_, _| {});
+    outputs.submitted();
+    keep_recording(recorder, show);
 }
 
 #[test]

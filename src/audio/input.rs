@@ -63,9 +63,7 @@ pub struct LiveInput {
     tap: Arc<Mutex<Option<SyncSender<SoundBlock>>>>,
 }
 
-/// Samples as the input gave them, for a recording: the rate and a block
-/// of mono samples.
-pub type SoundBlock = (u32, Vec<f32>);
+pub use crate::outputs::send::record::SoundBlock;
 
 /// Blocks queued to a recording's writer (about a second at the thread's
 /// 2 ms drains); a writer that falls behind loses blocks, never the show.

@@ -89,7 +89,7 @@ impl ShowWatcher {
         let folders = Arc::new(Mutex::new(folders));
         let watching = watcher.clone();
         crate::base::supervise::spawn("sylva-watch", errors, move || {
-            debounce(&raw, &sender, (&folders, &watching), wake.as_ref())
+            debounce(&raw, &sender, &folders, &watching, wake.as_ref())
         })
         .map_err(|e| notify::Error::generic(&e.to_string()))?;
         tracing::info!("watching the show folder for changes");
@@ -125,7 +125,8 @@ fn watch(watcher: &Mutex<notify::RecommendedWatcher>, dir: &Path, mode: Recursiv
 /// already in it counted as changed (they may have come with it).
 fn appeared(
     path: &Path,
-    (folders, watcher): (&Mutex<Folders>, &Mutex<notify::RecommendedWatcher>),
+    folders: &Mutex<Folders>,
+    watcher: &Mutex<notify::RecommendedWatcher>,
     pending: &mut BTreeSet<ChangedFile>,
 ) {
     let mut folders = folders.lock().unwrap_or_else(PoisonError::into_inner);
@@ -168,7 +169,8 @@ fn files_in(base: &Path, relative: &Path, names: &mut Vec<String>) {
 fn debounce(
     raw: &Receiver<notify::Result<notify::Event>>,
     sender: &Sender<Vec<ChangedFile>>,
-    (folders, watcher): (&Mutex<Folders>, &Mutex<notify::RecommendedWatcher>),
+    folders: &Mutex<Folders>,
+    watcher: &Mutex<notify::RecommendedWatcher>,
     wake: &(dyn Fn() + Send),
 ) {
     let mut pending: BTreeSet<ChangedFile> = BTreeSet::new();
@@ -181,7 +183,7 @@ fn debounce(
         match raw.recv_timeout(timeout) {
             Ok(Ok(event)) if is_change(&event.kind) => {
                 for path in &event.paths {
-                    appeared(path, (folders, watcher), &mut pending);
+                    appeared(path, folders, watcher, &mut pending);
                 }
                 let watched = folders.lock().unwrap_or_else(PoisonError::into_inner);
                 let changed = event

@@ -3,13 +3,37 @@
 
 use std::time::Instant;
 
-use super::ControlSurface;
+use super::event::ControlInput;
 use super::midi_map::MidiOutcome;
 use super::midi_parse::MidiMessage;
+use super::{ControlSurface, ShowView};
 use crate::command::Command;
 use crate::command::ScriptEvent;
 use crate::mapping::{Action, names};
 use crate::params::{Registry, Source, Value};
+
+/// A MIDI message from an input port.
+#[derive(Debug, Clone)]
+pub struct MidiReceived {
+    /// The port's name.
+    pub port: String,
+    /// The message.
+    pub message: MidiMessage,
+    /// When it arrived.
+    pub at: Instant,
+}
+
+impl ControlInput for MidiReceived {
+    fn apply(
+        self: Box<Self>,
+        surface: &mut ControlSurface,
+        view: &ShowView<'_>,
+        _started: Instant,
+    ) {
+        let MidiReceived { port, message, at } = *self;
+        surface.handle_midi(&port, message, at, view.registry);
+    }
+}
 
 impl ControlSurface {
     pub(super) fn handle_midi(

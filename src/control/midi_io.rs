@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use midir::{Ignore, MidiInput, MidiInputConnection, MidiOutput, MidiOutputConnection};
 
 use super::ControlEvent;
+use super::midi_apply::MidiReceived;
 use super::midi_parse::MidiParser;
 use crate::base::status::ErrorLog;
 
@@ -114,11 +115,11 @@ fn scan(
                 // A full queue drops the message: the main thread is
                 // behind, and the next knob position follows at once.
                 for message in parser.feed(bytes) {
-                    let _ = sender.try_send(ControlEvent::Midi {
+                    let _ = sender.try_send(Box::new(MidiReceived {
                         port: port_name.clone(),
                         message,
                         at,
-                    });
+                    }));
                 }
             },
             (),

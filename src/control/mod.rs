@@ -9,7 +9,8 @@
 //! files or presets.
 
 pub mod allow;
-mod midi_apply;
+mod event;
+pub mod midi_apply;
 mod midi_io;
 pub mod midi_map;
 pub mod midi_parse;
@@ -32,11 +33,11 @@ use std::sync::{Arc, PoisonError};
 use std::time::{Duration, Instant};
 
 use allow::AllowList;
+pub use event::{ControlEvent, ControlInput, Datagram};
 
 use crate::mapping::OscAlias;
 use midi_io::{MidiOutputs, MidiStatus, SharedStatus};
 use midi_map::MidiMapper;
-use midi_parse::MidiMessage;
 use osc::{Feedback, OscReceived, OscStats, RateLimitedLog};
 use oscquery::SharedNamespace;
 use tempo::{MidiClock, TapTempo};
@@ -91,22 +92,6 @@ pub struct Inbox {
     pub stats: Arc<OscStats>,
     /// The PIN a client gives before its writes join the queue.
     pub pin: Option<Arc<oscquery::Pin>>,
-}
-
-/// Something a control thread received.
-#[derive(Debug, Clone)]
-pub enum ControlEvent {
-    /// A MIDI message from input `port`.
-    Midi {
-        /// Port name.
-        port: String,
-        /// The message.
-        message: MidiMessage,
-        /// When it arrived.
-        at: Instant,
-    },
-    /// An OSC message.
-    Osc(OscReceived),
 }
 
 /// How the control surface listens and talks.
@@ -536,37 +521,16 @@ impl ControlSurface {
         let mut datagram: Option<Instant> = None;
         let mut rest = 0;
         while let Some(event) = self.deferred.take().or_else(|| self.take_event(rest)) {
-            let received = match &event {
-                ControlEvent::Osc(received) => Some(received.received),
-                ControlEvent::Midi { .. } => None,
-            };
-            rest = match &event {
-                ControlEvent::Osc(received) => received.rest,
-                ControlEvent::Midi { .. } => 0,
-            };
+            let within = event.datagram();
+            let received = within.map(|d| d.received);
+            rest = within.map_or(0, |d| d.rest);
             if !within_budget(applied) && (received.is_none() || received != datagram) {
                 self.deferred = Some(event);
                 break;
             }
             datagram = received;
             applied += 1;
-            match event {
-                ControlEvent::Midi { port, message, at } => {
-                    self.handle_midi(&port, message, at, view.registry)
-                }
-                ControlEvent::Osc(received) => match received.due.filter(|d| *d > started) {
-                    Some(due) => {
-                        if !self.scheduled.push(due, received) {
-                            let count = self.osc_stats.dropped.fetch_add(1, Ordering::Relaxed) + 1;
-                            self.warn_osc(&format!(
-                                "the schedule of time-tagged messages is full ({MAX_SCHEDULED} messages, {} KiB); {count} dropped so far",
-                                MAX_SCHEDULED_BYTES >> 10
-                            ));
-                        }
-                    }
-                    None => self.handle_osc(received, &view),
-                },
-            }
+            event.apply(self, &view, started);
         }
         self.last_frame_events = applied;
         self.namespace.publish(view.registry, view.catalogue);
@@ -591,7 +555,7 @@ impl ControlSurface {
             0 => self.events.try_recv().ok()?,
             _ => self.events.recv_timeout(DATAGRAM_REST_WAIT).ok()?,
         };
-        let size = osc::event_size(&event);
+        let size = event.queued_bytes();
         let queued = &self.osc_stats.queued_bytes;
         queued
             .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |q| {

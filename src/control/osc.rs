@@ -86,14 +86,6 @@ pub struct OscStats {
 /// Bytes of OSC messages the event queue may hold, whatever their count.
 pub const MAX_QUEUED_BYTES: usize = 16 << 20;
 
-/// What `event` counts against [`MAX_QUEUED_BYTES`].
-pub fn event_size(event: &ControlEvent) -> usize {
-    match event {
-        ControlEvent::Osc(received) => received.size(),
-        ControlEvent::Midi { .. } => 0,
-    }
-}
-
 /// Furthest ahead a bundle may be scheduled; later ones are dropped.
 pub const MAX_AHEAD: Duration = Duration::from_secs(60);
 
@@ -174,14 +166,14 @@ pub fn queue_datagram(
     let count = messages.len();
     let mut outcome = Queued::All;
     for (index, (message, due)) in messages.into_iter().enumerate() {
-        let event = ControlEvent::Osc(OscReceived {
+        let event: ControlEvent = Box::new(OscReceived {
             from,
             message,
             due,
             received,
             rest: count - index - 1,
         });
-        let size = event_size(&event);
+        let size = event.queued_bytes();
         let queued = stats.queued_bytes.load(Ordering::Relaxed);
         let sent = match queued + size > MAX_QUEUED_BYTES {
             true => Err(TrySendError::Full(event)),

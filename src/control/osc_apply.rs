@@ -3,16 +3,48 @@
 //! the script's `on_osc`.
 
 use std::net::SocketAddr;
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use rosc::{OscMessage, OscType};
 
+use super::event::{ControlInput, Datagram};
 use super::osc::{self, OscReceived};
-use super::{ControlSurface, ShowView};
+use super::{ControlSurface, MAX_SCHEDULED, MAX_SCHEDULED_BYTES, ShowView};
 use crate::command::{Command, PlaylistCommand};
 use crate::command::{OscArg, ScriptEvent};
 use crate::mapping::OscAlias;
 use crate::params::{ParamKind, ParamSpec, Registry, Source, Value};
+
+/// An OSC message: carried out now, or scheduled when its bundle's time
+/// tag is still ahead.
+impl ControlInput for OscReceived {
+    fn queued_bytes(&self) -> usize {
+        self.size()
+    }
+
+    fn datagram(&self) -> Option<Datagram> {
+        Some(Datagram {
+            received: self.received,
+            rest: self.rest,
+        })
+    }
+
+    fn apply(self: Box<Self>, surface: &mut ControlSurface, view: &ShowView<'_>, started: Instant) {
+        match self.due.filter(|due| *due > started) {
+            Some(due) => {
+                if !surface.scheduled.push(due, *self) {
+                    let count = surface.osc_stats.dropped.fetch_add(1, Ordering::Relaxed) + 1;
+                    surface.warn_osc(&format!(
+                        "the schedule of time-tagged messages is full ({MAX_SCHEDULED} messages, {} KiB); {count} dropped so far",
+                        MAX_SCHEDULED_BYTES >> 10
+                    ));
+                }
+            }
+            None => surface.handle_osc(*self, view),
+        }
+    }
+}
 
 impl ControlSurface {
     pub(super) fn handle_osc(&mut self, received: OscReceived, view: &ShowView<'_>) {

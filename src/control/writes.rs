@@ -42,7 +42,7 @@ pub const WRITING_ADDRESSES: [&str; 9] = [
 ];
 
 /// The parameters whose change writes a file: switching `record.on`
-/// starts or finishes a take (`drivers::send` declares it).
+/// starts or finishes a take (`outputs::send` declares it).
 pub const WRITING_PARAMS: [&str; 1] = ["record.on"];
 
 /// The span the limits count over.

@@ -10,9 +10,9 @@ use anyhow::{Context, bail};
 
 use crate::control::ControlOptions;
 use crate::drivers::live::{Live, LiveOptions, OFF_AIR_NAP};
-use crate::drivers::send::SendOptions;
-use crate::drivers::video::VideoWriter;
 use crate::gpu::{OUTPUT_FORMAT, RenderTarget, read_rgba8};
+use crate::outputs::send::SendOptions;
+use crate::outputs::video::VideoWriter;
 use crate::show::installation::InstallOptions;
 use crate::show::{AudioChoice, Show, ShowOptions, open_device, start, start_live_on};
 
@@ -222,7 +222,7 @@ pub fn run(options: &HeadlessOptions) -> anyhow::Result<()> {
         last = now;
         // No window turns the main run loop here, on air or off: Syphon's
         // clients find its servers through it.
-        crate::drivers::send::syphon::turn_main_run_loop();
+        crate::outputs::send::syphon::turn_main_run_loop();
         if live.show.ground.gpu.is_lost() {
             live.show.recover_device(None)?;
             output = RenderTarget::new(

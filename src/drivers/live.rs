@@ -1,16 +1,18 @@
 //! One live frame, the same for the window and `run --headless`: the
-//! show's frame into the driver's output (the control surface heard, the
-//! picture given to the senders, the driver's overlay drawn over it), then
-//! what keeps a live show going (the senders' queues, the pace, the fit of
-//! counts to the device, the installation's schedule and state). The
-//! drivers keep only what is theirs: the window's surface, keys and HUD,
-//! headless's offscreen target and its rate.
+//! show's frame into every output at once (the driver's own, the senders,
+//! the recording; the control surface heard, the driver's overlay drawn
+//! over its output), then what keeps a live show going (the outputs told
+//! the frame was submitted, a take started or stopped, the pace, the fit
+//! of counts to the device, the installation's schedule and state). The
+//! drivers keep only what is theirs: the window's surface, projectors,
+//! keys and HUD, headless's offscreen target and its rate.
 
 use std::time::Duration;
 
 use crate::control::{ControlOptions, ControlSurface};
-use crate::drivers::send::{self, SendOptions, SendSetup, Senders, SentFrame};
-use crate::engine::outputs::Output;
+use crate::drivers::from_show::keep_recording;
+use crate::outputs::send::{self, Recorder, SendOptions, SendSetup};
+use crate::outputs::{Both, Output};
 use crate::show::Show;
 use crate::show::fit::Fit;
 use crate::show::installation::{InstallOptions, Installation};
@@ -39,8 +41,12 @@ pub struct Live {
     pub show: Show,
     /// MIDI, OSC, OSCQuery and the phone page, when the show listens.
     pub control: Option<ControlSurface>,
-    /// NDI, streams, recording; taken by [`Live::finish`].
-    senders: Option<Senders>,
+    /// NDI, streams, Spout, Syphon, PipeWire, v4l2: one output each.
+    senders: Vec<Box<dyn Output>>,
+    /// The takes `record.on` asks for.
+    recorder: Recorder,
+    /// [`Live::finish`] ran.
+    finished: bool,
     /// Puts back a layer the device cannot run at a show's pace.
     pace: Pace,
     /// Fits the counts of layers that fit theirs to the device.
@@ -57,20 +63,23 @@ impl Live {
         let control = options.control.map(|c| {
             ControlSurface::start(&show.with_thumbs(c), &show.registry, &show.ground.errors)
         });
-        let senders = Senders::new(SendSetup::of(&mut show), options.send, options.fps);
+        let (senders, recorder) = send::open(SendSetup::of(&mut show), options.send, options.fps);
         Self {
             show,
             control,
-            senders: Some(senders),
+            senders,
+            recorder,
+            finished: false,
             pace: Pace::default(),
             fit: Fit::default(),
             installation,
         }
     }
 
-    /// One live frame of `dt` seconds into `output`, `overlay` (the HUD)
-    /// drawn over it. Off air, the controls alone are heard and nothing
-    /// is drawn: returns whether the frame was drawn.
+    /// One live frame of `dt` seconds into the driver's `output` (its
+    /// size the canvas's) and every sender, `overlay` (the HUD) drawn over
+    /// it. Off air, the controls alone are heard and nothing is drawn:
+    /// returns whether the frame was drawn.
     pub fn step(
         &mut self,
         dt: f32,
@@ -81,19 +90,13 @@ impl Live {
             self.listen();
             return false;
         }
-        let senders = &mut self.senders;
+        let mut sent = Both(&mut self.senders, &mut self.recorder);
+        let mut outputs = Both(output, &mut sent);
         let finished = self
             .show
-            .frame(dt, self.control.as_mut(), output, |show, encoder| {
-                if let Some(senders) = senders.as_mut() {
-                    senders.capture(&SentFrame::of(show), encoder);
-                }
-                overlay(show, encoder);
-            });
-        if let Some(senders) = self.senders.as_mut() {
-            senders.submitted();
-            send::keep(senders, &mut self.show);
-        }
+            .frame(dt, self.control.as_mut(), &mut outputs, overlay);
+        outputs.submitted();
+        keep_recording(&mut self.recorder, &mut self.show);
         self.pace.spare(self.fit.fitting());
         self.pace.keep(&mut self.show, dt, &finished);
         self.fit.keep(&mut self.show, dt, &finished);
@@ -121,7 +124,8 @@ impl Live {
             .as_ref()
             .map_or_else(Vec::new, ControlSurface::status_lines);
         lines.extend(self.show.playlist_status());
-        lines.extend(self.senders.iter().flat_map(Senders::status));
+        lines.extend(self.senders.status());
+        lines.extend(self.recorder.status());
         lines
     }
 
@@ -129,11 +133,13 @@ impl Live {
     /// files finished (each line logged), the installation's state
     /// saved. Once only: later calls find nothing left to finish.
     pub fn finish(&mut self) {
-        let Some(senders) = self.senders.take() else {
+        if std::mem::replace(&mut self.finished, true) {
             return;
-        };
+        }
         self.show.ground.gpu.wait_idle();
-        for line in senders.finish() {
+        let mut lines = self.senders.finish();
+        lines.extend(self.recorder.finish());
+        for line in lines {
             tracing::info!("send: {line}");
         }
         self.installation.stop(&self.show);

@@ -1,20 +1,16 @@
 //! What drives frames: the command-line arguments every show takes, the
-//! window (keys, HUD), the headless and render loops, the one live frame
-//! both the window and headless play (`live`), the presets'
-//! thumbnails, the bench (a layer
-//! at sizes, or a preset's whole frame), the
-//! video writer `render --video` pipes frames into (ffmpeg's error output
-//! kept to check what it made), and the senders that take the picture out
-//! of a live show (NDI, streams, recording).
+//! window (keys, HUD, projector windows), the headless and render loops,
+//! the one live frame both the window and headless play (`live`), what
+//! the senders are handed of a show (`from_show`), the presets'
+//! thumbnails, and the bench (a layer at sizes, or a preset's whole
+//! frame).
 
 pub mod bench;
 pub mod cli;
+pub mod from_show;
 pub mod headless;
 pub mod live;
-pub mod send;
-pub mod stderr_tail;
 pub mod thumbs;
-pub mod video;
 pub mod warm_up;
 pub mod whole_frame;
 pub mod window;

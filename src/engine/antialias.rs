@@ -120,9 +120,14 @@ impl TemporalAntialias {
     pub fn resolve(
         &mut self,
         gpu: &Gpu,
-        (encoder, profiler): (&mut wgpu::CommandEncoder, &mut GpuProfiler),
-        (now, depth, size): (&wgpu::TextureView, &wgpu::TextureView, [u32; 2]),
-        (camera, steady, keep): (&CameraUniform, Mat4, f32),
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &mut GpuProfiler,
+        now: &wgpu::TextureView,
+        depth: &wgpu::TextureView,
+        size: [u32; 2],
+        camera: &CameraUniform,
+        steady: Mat4,
+        keep: f32,
     ) -> &wgpu::TextureView {
         if self.targets.as_ref().is_none_or(|t| t.size != size) {
             let target = |label| RenderTarget::new(&gpu.device, label, size, HDR_FORMAT);

@@ -76,9 +76,12 @@ impl Bloom {
     pub fn encode(
         &self,
         gpu: &Gpu,
-        (encoder, profiler): (&mut wgpu::CommandEncoder, &mut GpuProfiler),
-        (composite, sampler): (&wgpu::TextureView, &wgpu::Sampler),
-        (threshold, radius): (f32, f32),
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &mut GpuProfiler,
+        composite: &wgpu::TextureView,
+        sampler: &wgpu::Sampler,
+        threshold: f32,
+        radius: f32,
     ) {
         let [light, across] = &self.targets;
         let passes = [

@@ -39,12 +39,16 @@ pub const BODIES_BYTES: u64 =
 /// The block's bytes for `capsules` (scene frame) seen from a tank that
 /// `to_scene` places in the scene (its floor centre at the layer's
 /// origin, scaled by its `scene_scale`); a flat (2D) tank meets them in
-/// its plane, z = 0. With `branches` the world's branches are met too.
+/// its plane, z = 0. `bounce`, `margin` and `rain_side` are the header's
+/// (see [`BodiesHeader`]); with `branches` the world's branches are met too.
 pub fn block(
     capsules: &[Capsule],
-    (to_scene, flat): (Mat4, bool),
-    (bounce, margin): (f32, f32),
-    (rain_side, branches): (u32, bool),
+    to_scene: Mat4,
+    flat: bool,
+    bounce: f32,
+    margin: f32,
+    rain_side: u32,
+    branches: bool,
 ) -> Vec<u8> {
     let to_tank = to_scene.inverse();
     let shrink = to_tank.x_axis.truncate().length();
@@ -101,7 +105,7 @@ mod tests {
     fn a_capsule_at_the_scene_origin_stands_in_the_middle_of_the_tank_floor() {
         let capsule = Capsule::moving(Vec3::ZERO, Vec3::Y, 0.1, None, 0.0);
         let floor_centre = Mat4::from_translation(Vec3::new(-1.0, 0.0, -0.5));
-        let bytes = block(&[capsule], (floor_centre, false), (0.2, 0.01), (0, true));
+        let bytes = block(&[capsule], floor_centre, false, 0.2, 0.01, 0, true);
         let head = size_of::<BodiesHeader>();
         let header: BodiesHeader = bytemuck::pod_read_unaligned(&bytes[..head]);
         let placed: Capsule = bytemuck::pod_read_unaligned(&bytes[head..head + 64]);

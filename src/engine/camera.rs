@@ -146,7 +146,7 @@ impl OrbitCamera {
         target: Vec3,
         size: [u32; 2],
     ) -> CameraUniform {
-        self.look_scaled(registry, time, (target, 1.0), size)
+        self.look_scaled(registry, time, target, 1.0, size)
     }
 
     /// The same with `camera_distance` counted in units of `scale` (the
@@ -155,7 +155,8 @@ impl OrbitCamera {
         &self,
         registry: &Registry,
         time: f64,
-        (target, scale): (Vec3, f32),
+        target: Vec3,
+        scale: f32,
         size: [u32; 2],
     ) -> CameraUniform {
         let p = |handle: &Handle<f32>| handle.get(registry);

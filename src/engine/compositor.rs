@@ -11,10 +11,11 @@ use std::collections::HashMap;
 
 use bytemuck::{Pod, Zeroable};
 
+use super::blit::Blit;
 use super::bloom::Bloom;
 use super::inputs::media::MediaShelf;
 use super::inputs::{LayerOutputs, TextureInputs};
-use super::outputs::{Blit, Picture};
+use super::picture::Picture;
 use super::scene_look::{SceneLook, ScenePass};
 use super::tonemap::FilmicUniforms;
 use crate::base::clock::Clock;
@@ -368,11 +369,10 @@ impl Compositor {
         LayerTargets {
             target: &own.targets[own.current].view,
             inputs: TextureInputs::new(
-                (
-                    &self.composite[self.composite_current].view,
-                    &own.targets[1 - own.current].view,
-                ),
-                (id, slots),
+                &self.composite[self.composite_current].view,
+                &own.targets[1 - own.current].view,
+                id,
+                slots,
                 media,
             ),
             size: self.render_size,
@@ -385,7 +385,8 @@ impl Compositor {
     pub fn blend(
         &mut self,
         env: &LayerEnv<'_>,
-        (opacity, mode): (f32, usize),
+        opacity: f32,
+        mode: usize,
         id: &str,
         encoder: &mut wgpu::CommandEncoder,
         profiler: &mut GpuProfiler,
@@ -396,7 +397,7 @@ impl Compositor {
         let blend = BlendUniforms::new(mode as u32, opacity);
         let (uniforms, layer) = (slot.blend.clone(), slot.targets[slot.current].view.clone());
         let label = format!("compositor.blend.{id}");
-        self.lay_over(env, (&uniforms, &blend), &layer, &label, encoder, profiler);
+        self.lay_over(env, &uniforms, &blend, &layer, &label, encoder, profiler);
     }
 
     /// The scene's own passes (`scene_look.rs`: occlusion, anti-aliasing,
@@ -406,21 +407,20 @@ impl Compositor {
     pub fn finish_scene(
         &mut self,
         env: &LayerEnv<'_>,
-        at: (&Registry, &Clock),
+        registry: &Registry,
+        clock: &Clock,
         encoder: &mut wgpu::CommandEncoder,
         profiler: &mut GpuProfiler,
     ) {
-        let (registry, clock) = at;
         let seen = self.scene_look.seen(registry, clock, self.render_size);
         for pass in ScenePass::ALL {
             let now = self.composite[self.composite_current].view.clone();
-            let over = (&now, &self.scene_depth, self.render_size);
-            let frame = (&mut *encoder, &mut *profiler);
-            let laid = self
-                .scene_look
-                .record(pass, (env, registry, &seen), over, frame);
+            let (depth, size) = (&self.scene_depth, self.render_size);
+            let laid = (self.scene_look).record(
+                pass, env, registry, &seen, &now, depth, size, encoder, profiler,
+            );
             if let Some((picture, uniforms, blend, label)) = laid {
-                self.lay_over(env, (&uniforms, &blend), &picture, label, encoder, profiler);
+                self.lay_over(env, &uniforms, &blend, &picture, label, encoder, profiler);
             }
         }
     }
@@ -439,7 +439,7 @@ impl Compositor {
         let blend = BlendUniforms::new(0, amount.clamp(0.0, 1.0));
         let uniforms = self.crossfade_uniforms.clone();
         let label = "compositor.crossfade";
-        self.lay_over(env, (&uniforms, &blend), other, label, encoder, profiler);
+        self.lay_over(env, &uniforms, &blend, other, label, encoder, profiler);
     }
 
     /// One blend pass: `layer` over the composite with `blend` (written
@@ -447,7 +447,8 @@ impl Compositor {
     fn lay_over(
         &mut self,
         env: &LayerEnv<'_>,
-        (uniforms, blend): (&wgpu::Buffer, &BlendUniforms),
+        uniforms: &wgpu::Buffer,
+        blend: &BlendUniforms,
         layer: &wgpu::TextureView,
         label: &str,
         encoder: &mut wgpu::CommandEncoder,
@@ -510,12 +511,12 @@ impl Compositor {
         };
         let composite = &self.composite[self.composite_current].view;
         if master.bloom > 0.0 {
-            let shape = (
-                registry.float("master.bloom_threshold"),
-                registry.float("master.bloom_radius"),
+            let threshold = registry.float("master.bloom_threshold");
+            let radius = registry.float("master.bloom_radius");
+            let sampler = &self.sampler;
+            (self.bloom).encode(
+                env.gpu, encoder, profiler, composite, sampler, threshold, radius,
             );
-            let frame = (&mut *encoder, &mut *profiler);
-            (self.bloom).encode(env.gpu, frame, (composite, &self.sampler), shape);
         }
         env.gpu
             .queue

@@ -111,9 +111,14 @@ impl SceneLens {
     pub fn apply<'a>(
         &'a mut self,
         gpu: &Gpu,
-        (encoder, profiler): (&mut wgpu::CommandEncoder, &mut GpuProfiler),
-        (now, depth, size): (&'a wgpu::TextureView, &wgpu::TextureView, [u32; 2]),
-        (camera, steady, settings): (&CameraUniform, Mat4, LensSettings),
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &mut GpuProfiler,
+        now: &'a wgpu::TextureView,
+        depth: &wgpu::TextureView,
+        size: [u32; 2],
+        camera: &CameraUniform,
+        steady: Mat4,
+        settings: LensSettings,
     ) -> &'a wgpu::TextureView {
         if self.targets.as_ref().is_none_or(|(at, _)| *at != size) {
             let target = |label| RenderTarget::new(&gpu.device, label, size, HDR_FORMAT);

@@ -3,10 +3,11 @@
 //! stack of layers with their health, the frame uniform block, the
 //! shared orbit camera and simulation plumbing, the compositor that
 //! blends the layers and runs the master section into the engine's own
-//! picture, the outputs that picture is delivered to, and the world the
+//! picture (which the outputs tier takes from there), and the world the
 //! simulations share (the bodies that touch the water).
 
 pub mod antialias;
+pub mod blit;
 pub mod bloom;
 pub mod bodies;
 pub mod camera;
@@ -17,7 +18,7 @@ mod layer;
 pub mod lens;
 pub mod light;
 pub mod occlusion;
-pub mod outputs;
+pub mod picture;
 mod preset;
 pub mod renderer;
 mod scene_look;
@@ -50,7 +51,6 @@ pub const ENGINE_LAYOUTS: &[UniformLayout] = &[
         "compositor/master.wgsl",
         "Master",
     ),
-    UniformLayout::of::<outputs::WarpUniforms>("WarpUniforms", "outputs/warp.wgsl", "Warp"),
     UniformLayout::of::<world::Capsule>("Capsule", "common/world.wgsl", "Capsule"),
     UniformLayout::of::<bloom::BloomUniforms>("BloomUniforms", "compositor/bloom.wgsl", "Bloom"),
     UniformLayout::of::<occlusion::OcclusionUniforms>(

@@ -49,11 +49,7 @@ impl OcclusionUniforms {
     /// For a scene seen through a lens of `tan_half` (of the vertical
     /// field of view) and near plane `near` into a depth of `size` pixels,
     /// looking `radius` metres around each point at `intensity`.
-    pub fn new(
-        size: [u32; 2],
-        (tan_half, near): (f32, f32),
-        (radius, intensity): (f32, f32),
-    ) -> Self {
+    pub fn new(size: [u32; 2], tan_half: f32, near: f32, radius: f32, intensity: f32) -> Self {
         let [w, h] = size.map(|n| n.max(1) as f32);
         Self {
             size: [w, h, 1.0 / w, 1.0 / h],
@@ -65,9 +61,11 @@ impl OcclusionUniforms {
         }
     }
 
-    /// For the scene seen by `camera`.
-    pub fn of_camera(camera: &CameraUniform, size: [u32; 2], reach: (f32, f32)) -> Self {
-        Self::new(size, (camera.tan_half_fov(), camera.near()), reach)
+    /// For the scene seen by `camera`, looking `radius` metres around
+    /// each point at `intensity`.
+    pub fn of_camera(camera: &CameraUniform, size: [u32; 2], radius: f32, intensity: f32) -> Self {
+        let (tan_half, near) = (camera.tan_half_fov(), camera.near());
+        Self::new(size, tan_half, near, radius, intensity)
     }
 
     fn size(&self) -> [u32; 2] {
@@ -130,7 +128,8 @@ impl Occlusion {
     pub fn trace(
         &mut self,
         gpu: &Gpu,
-        (encoder, profiler): (&mut wgpu::CommandEncoder, &mut GpuProfiler),
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &mut GpuProfiler,
         depth: &wgpu::TextureView,
         uniforms: &OcclusionUniforms,
     ) -> &wgpu::TextureView {

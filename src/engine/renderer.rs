@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use super::inputs::media::MediaShelf;
-use super::outputs::Picture;
+use super::picture::Picture;
 use super::stack::LayerHealth;
 use super::{Layer, LayerEnv, LayerFrame, Outgoing, Stack};
 use crate::base::clock::Clock;
@@ -53,11 +53,11 @@ pub fn prepare(
         .flat_map(|layer| layer.sources())
         .map(String::as_str)
         .collect();
-    let files = (env.gpu, env.assets, env.errors);
     scene
         .media
         .fit_clips_to(scene.stack.compositor.render_size());
-    scene.media.prepare(files, (&registries, &named), dt);
+    let (gpu, assets, errors) = (env.gpu, env.assets, env.errors);
+    (scene.media).prepare(gpu, assets, errors, &registries, &named, dt);
     scene.stack.prepare(env, scene.registry, clock);
     if let Some(out) = scene.outgoing.as_deref_mut() {
         out.elapsed += dt;
@@ -95,18 +95,28 @@ pub fn record(
     encoder: &mut wgpu::CommandEncoder,
     profiler: &mut GpuProfiler,
 ) {
-    let frame = (clock, frame_uniforms);
     let media = &*scene.media;
     record_stack(
         env,
-        (scene.stack, scene.registry, media),
-        frame,
+        scene.stack,
+        scene.registry,
+        media,
+        clock,
+        frame_uniforms,
         encoder,
         profiler,
     );
     if let Some(out) = scene.outgoing.as_deref_mut() {
-        let leaving = (&mut out.stack, &out.registry, media);
-        record_stack(env, leaving, frame, encoder, profiler);
+        record_stack(
+            env,
+            &mut out.stack,
+            &out.registry,
+            media,
+            clock,
+            frame_uniforms,
+            encoder,
+            profiler,
+        );
         let leaving = out
             .stack
             .compositor
@@ -128,7 +138,8 @@ pub fn record(
 /// is marked broken like one that panics while recording.
 fn cast_shadows(
     env: &LayerEnv<'_>,
-    (stack, registry): (&mut Stack, &Registry),
+    stack: &mut Stack,
+    registry: &Registry,
     encoder: &mut wgpu::CommandEncoder,
     profiler: &mut GpuProfiler,
 ) {
@@ -161,8 +172,11 @@ fn cast_shadows(
 /// prepare, and the others record on.
 fn record_stack(
     env: &LayerEnv<'_>,
-    (stack, registry, media): (&mut Stack, &Registry, &MediaShelf),
-    (clock, frame_uniforms): (&Clock, &wgpu::Buffer),
+    stack: &mut Stack,
+    registry: &Registry,
+    media: &MediaShelf,
+    clock: &Clock,
+    frame_uniforms: &wgpu::Buffer,
     encoder: &mut wgpu::CommandEncoder,
     profiler: &mut GpuProfiler,
 ) {
@@ -174,7 +188,7 @@ fn record_stack(
     profiler.time_commands(encoder, "scene.depth.clear", |encoder| {
         stack.compositor.clear_scene_depth(encoder);
     });
-    cast_shadows(env, (stack, registry), encoder, profiler);
+    cast_shadows(env, stack, registry, encoder, profiler);
     // The scene's own passes (occlusion, anti-aliasing, lens) take what
     // the layers in it drew, and none of what is laid over them.
     let last_in_scene = (stack.layers.iter())
@@ -207,11 +221,10 @@ fn record_stack(
         }));
         match recorded {
             Ok(()) => {
-                let blend = layer.switches().blend(registry);
-                stack.compositor.blend(env, blend, id, encoder, profiler);
+                let (opacity, mode) = layer.switches().blend(registry);
+                (stack.compositor).blend(env, opacity, mode, id, encoder, profiler);
                 if last_in_scene.as_deref() == Some(id) {
-                    let at = (registry, clock);
-                    stack.compositor.finish_scene(env, at, encoder, profiler);
+                    (stack.compositor).finish_scene(env, registry, clock, encoder, profiler);
                 }
             }
             Err(panic) => {

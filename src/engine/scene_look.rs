@@ -87,16 +87,21 @@ impl SceneLook {
     pub fn record(
         &mut self,
         pass: ScenePass,
-        (env, registry, (camera, steady)): (&LayerEnv<'_>, &Registry, &Seen),
-        (now, depth, size): (&wgpu::TextureView, &wgpu::TextureView, [u32; 2]),
-        frame: (&mut wgpu::CommandEncoder, &mut GpuProfiler),
+        env: &LayerEnv<'_>,
+        registry: &Registry,
+        seen: &Seen,
+        now: &wgpu::TextureView,
+        depth: &wgpu::TextureView,
+        size: [u32; 2],
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &mut GpuProfiler,
     ) -> Option<Laid> {
-        let gpu = env.gpu;
+        let (gpu, (camera, steady)) = (env.gpu, seen);
         let (picture, blend, label) = match pass {
             ScenePass::Occlusion => {
-                let (amount, reach) = Occlusion::wanted(registry)?;
-                let uniforms = OcclusionUniforms::of_camera(camera, size, reach);
-                let picture = self.occlusion.trace(gpu, frame, depth, &uniforms);
+                let (amount, (radius, intensity)) = Occlusion::wanted(registry)?;
+                let uniforms = OcclusionUniforms::of_camera(camera, size, radius, intensity);
+                let picture = (self.occlusion).trace(gpu, encoder, profiler, depth, &uniforms);
                 (
                     picture,
                     BlendUniforms::new(MULTIPLY, amount),
@@ -105,8 +110,9 @@ impl SceneLook {
             }
             ScenePass::Antialias => {
                 let keep = self.antialias.wanted(registry)?;
-                let seen = (camera, *steady, keep);
-                let picture = self.antialias.resolve(gpu, frame, (now, depth, size), seen);
+                let picture = (self.antialias).resolve(
+                    gpu, encoder, profiler, now, depth, size, camera, *steady, keep,
+                );
                 (
                     picture,
                     BlendUniforms::new(0, 1.0),
@@ -118,8 +124,9 @@ impl SceneLook {
                     self.lens.rest();
                     return None;
                 };
-                let seen = (camera, *steady, settings);
-                let picture = self.lens.apply(gpu, frame, (now, depth, size), seen);
+                let picture = (self.lens).apply(
+                    gpu, encoder, profiler, now, depth, size, camera, *steady, settings,
+                );
                 (picture, BlendUniforms::new(0, 1.0), "compositor.lens")
             }
         };

@@ -176,7 +176,7 @@ impl ShadowMap {
         timestamps: Option<wgpu::RenderPassTimestampWrites<'_>>,
     ) -> wgpu::RenderPass<'e> {
         self.cast.set(true);
-        begin_depth_pass(encoder, label, (&self.view, wgpu::LoadOp::Load), timestamps)
+        begin_depth_pass(encoder, label, &self.view, wgpu::LoadOp::Load, timestamps)
     }
 }
 
@@ -185,11 +185,12 @@ impl ShadowMap {
 /// open).
 pub fn caster_pipeline(
     device: &wgpu::Device,
-    (module, vertex): (&wgpu::ShaderModule, &str),
+    module: &wgpu::ShaderModule,
+    vertex: &str,
     label: &str,
     buffers: &[Option<wgpu::VertexBufferLayout<'_>>],
 ) -> wgpu::RenderPipeline {
-    caster(device, (module, vertex, None), label, buffers)
+    caster(device, module, vertex, None, label, buffers)
 }
 
 /// A cut-out caster's pipeline: `vertex` of `module` drawn into the map's
@@ -197,15 +198,19 @@ pub fn caster_pipeline(
 /// rest and writes no colour).
 pub fn cut_out_caster_pipeline(
     device: &wgpu::Device,
-    (module, vertex, fragment): (&wgpu::ShaderModule, &str, &str),
+    module: &wgpu::ShaderModule,
+    vertex: &str,
+    fragment: &str,
     label: &str,
 ) -> wgpu::RenderPipeline {
-    caster(device, (module, vertex, Some(fragment)), label, &[])
+    caster(device, module, vertex, Some(fragment), label, &[])
 }
 
 fn caster(
     device: &wgpu::Device,
-    (module, vertex, fragment): (&wgpu::ShaderModule, &str, Option<&str>),
+    module: &wgpu::ShaderModule,
+    vertex: &str,
+    fragment: Option<&str>,
     label: &str,
     buffers: &[Option<wgpu::VertexBufferLayout<'_>>],
 ) -> wgpu::RenderPipeline {

@@ -196,7 +196,7 @@ impl Kernel {
         count: u32,
         size: u32,
     ) {
-        self.dispatch_groups(pass, (binding, &[extra]), count, size);
+        self.dispatch_groups(pass, binding, &[extra], count, size);
     }
 
     /// A dispatch like [`Kernel::dispatch`] with `extra` bound at groups 1
@@ -204,7 +204,8 @@ impl Kernel {
     pub fn dispatch_groups(
         &self,
         pass: &mut wgpu::ComputePass<'_>,
-        (binding, extra): (&Binding, &[&wgpu::BindGroup]),
+        binding: &Binding,
+        extra: &[&wgpu::BindGroup],
         count: u32,
         size: u32,
     ) {
@@ -231,7 +232,8 @@ impl Kernel {
     pub fn dispatch_indirect_with(
         &self,
         pass: &mut wgpu::ComputePass<'_>,
-        (binding, extra): (&Binding, &[&wgpu::BindGroup]),
+        binding: &Binding,
+        extra: &[&wgpu::BindGroup],
         args: &wgpu::Buffer,
         offset: u64,
     ) {
@@ -268,7 +270,9 @@ impl KernelReload {
     /// Reloads `kernel` and its `bindings` if `changed` touches its files.
     pub fn kernel(
         &mut self,
-        (gpu, assets, changed): (&Gpu, &Assets, &[ChangedFile]),
+        gpu: &Gpu,
+        assets: &Assets,
+        changed: &[ChangedFile],
         kernel: &mut Kernel,
         bindings: &mut [&mut Binding],
     ) {

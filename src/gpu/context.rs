@@ -108,7 +108,7 @@ impl Gpu {
         let info = adapter.get_info();
         // Timestamps for the HUD and the bench; BGRA storage where the
         // adapter has it, so the master section can store a window's
-        // picture by compute (`engine::outputs::Picture`); timestamps
+        // picture by compute (`engine::picture::Picture`); timestamps
         // between passes where it has them, so a frame's GPU span holds the
         // copies outside its passes too.
         let wanted = wgpu::Features::TIMESTAMP_QUERY

@@ -51,7 +51,7 @@ impl FullscreenPipeline {
         format: wgpu::TextureFormat,
         fragment: &str,
     ) -> Result<Self, BuildError> {
-        Self::with_groups(device, label, source, &[layout], (format, fragment))
+        Self::with_groups(device, label, source, &[layout], format, fragment)
     }
 
     /// The same with bind groups `layouts` (index 0, 1, …), for a pass
@@ -61,15 +61,19 @@ impl FullscreenPipeline {
         label: &str,
         source: &str,
         layouts: &[&wgpu::BindGroupLayout],
-        (format, fragment): (wgpu::TextureFormat, &str),
+        format: wgpu::TextureFormat,
+        fragment: &str,
     ) -> Result<Self, BuildError> {
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(label),
             source: wgpu::ShaderSource::Wgsl(source.into()),
         });
-        let stages = ((&module, "vs_fullscreen"), (&module, fragment));
-        let pipeline = Self::from_stages(device, label, layouts, stages, format).pipeline;
+        let vertex = "vs_fullscreen";
+        let pipeline = Self::from_stages(
+            device, label, layouts, &module, vertex, &module, fragment, format,
+        )
+        .pipeline;
         if let Some(error) = pollster::block_on(scope.pop()) {
             return Err(BuildError::Device {
                 label: label.to_string(),
@@ -78,17 +82,20 @@ impl FullscreenPipeline {
         }
         Ok(Self {
             pipeline,
-            compute: ComputeVariant::new(device, label, source, layouts, (format, fragment)),
+            compute: ComputeVariant::new(device, label, source, layouts, format, fragment),
         })
     }
 
-    /// A pass of compiled stages: a vertex and a fragment module with
+    /// A pass of compiled stages: a `vertex` and a `fragment` module with
     /// their entry points (ISF's translated GLSL comes as two modules).
     pub fn from_stages(
         device: &wgpu::Device,
         label: &str,
         layouts: &[&wgpu::BindGroupLayout],
-        (vertex, fragment): ((&wgpu::ShaderModule, &str), (&wgpu::ShaderModule, &str)),
+        vertex: &wgpu::ShaderModule,
+        vertex_entry: &str,
+        fragment: &wgpu::ShaderModule,
+        fragment_entry: &str,
         format: wgpu::TextureFormat,
     ) -> Self {
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
@@ -100,8 +107,8 @@ impl FullscreenPipeline {
             label: Some(label),
             layout: Some(&pipeline_layout),
             vertex: wgpu::VertexState {
-                module: vertex.0,
-                entry_point: Some(vertex.1),
+                module: vertex,
+                entry_point: Some(vertex_entry),
                 compilation_options: Default::default(),
                 buffers: &[],
             },
@@ -109,8 +116,8 @@ impl FullscreenPipeline {
             depth_stencil: None,
             multisample: wgpu::MultisampleState::default(),
             fragment: Some(wgpu::FragmentState {
-                module: fragment.0,
-                entry_point: Some(fragment.1),
+                module: fragment,
+                entry_point: Some(fragment_entry),
                 compilation_options: Default::default(),
                 targets: &[Some(format.into())],
             }),
@@ -132,7 +139,8 @@ impl FullscreenPipeline {
         device: &wgpu::Device,
         label: &str,
         layouts: &[&wgpu::BindGroupLayout],
-        (format, text): (wgpu::TextureFormat, Option<String>),
+        format: wgpu::TextureFormat,
+        text: Option<String>,
     ) -> Self {
         self.compute =
             text.and_then(|text| ComputeVariant::from_text(device, label, text, layouts, format));
@@ -202,7 +210,8 @@ impl ComputeVariant {
         label: &str,
         source: &str,
         layouts: &[&wgpu::BindGroupLayout],
-        (format, fragment): (wgpu::TextureFormat, &str),
+        format: wgpu::TextureFormat,
+        fragment: &str,
     ) -> Option<Self> {
         let text = compute_variant::source(source, fragment, format, layouts.len() as u32)?;
         Self::from_text(device, label, text, layouts, format)
@@ -378,8 +387,9 @@ impl DepthWriter {
         group: &wgpu::BindGroup,
         timestamp_writes: Option<wgpu::RenderPassTimestampWrites<'_>>,
     ) {
-        let load = (depth, wgpu::LoadOp::Load);
-        let mut pass = crate::gpu::raster::begin_depth_pass(encoder, label, load, timestamp_writes);
+        let load = wgpu::LoadOp::Load;
+        let mut pass =
+            crate::gpu::raster::begin_depth_pass(encoder, label, depth, load, timestamp_writes);
         pass.set_pipeline(&self.pipeline);
         pass.set_bind_group(0, group, &[]);
         pass.draw(0..3, 0..1);

@@ -351,16 +351,22 @@ impl GridSort {
 
     /// Rebuilds the kernels a saved file touches (the sort's and the
     /// prefix sum's); the buffers stay.
-    pub fn reload(&mut self, context: (&Gpu, &Assets, &[ChangedFile]), report: &mut KernelReload) {
+    pub fn reload(
+        &mut self,
+        gpu: &Gpu,
+        assets: &Assets,
+        changed: &[ChangedFile],
+        report: &mut KernelReload,
+    ) {
         for (kernel, binding) in [&mut self.clear, &mut self.count, &mut self.scatter] {
-            report.kernel(context, kernel, &mut [binding]);
+            report.kernel(gpu, assets, changed, kernel, &mut [binding]);
         }
-        self.scan.reload(context, report);
+        self.scan.reload(gpu, assets, changed, report);
         if let Some(in_order) = &mut self.in_order {
             for (kernel, binding) in [&mut in_order.mark, &mut in_order.rank] {
-                report.kernel(context, kernel, &mut [binding]);
+                report.kernel(gpu, assets, changed, kernel, &mut [binding]);
             }
-            in_order.dead_scan.reload(context, report);
+            in_order.dead_scan.reload(gpu, assets, changed, report);
         }
     }
 

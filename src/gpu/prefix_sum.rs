@@ -77,15 +77,21 @@ impl PrefixSum {
     }
 
     /// Rebuilds the scan kernels if a saved file touches them.
-    pub fn reload(&mut self, context: (&Gpu, &Assets, &[ChangedFile]), report: &mut KernelReload) {
+    pub fn reload(
+        &mut self,
+        gpu: &Gpu,
+        assets: &Assets,
+        changed: &[ChangedFile],
+        report: &mut KernelReload,
+    ) {
         let mut scans: Vec<&mut Binding> = Vec::new();
         let mut adds: Vec<&mut Binding> = Vec::new();
         for level in self.levels.iter_mut() {
             scans.push(&mut level.scan);
             adds.push(&mut level.add);
         }
-        report.kernel(context, &mut self.scan, &mut scans);
-        report.kernel(context, &mut self.add, &mut adds);
+        report.kernel(gpu, assets, changed, &mut self.scan, &mut scans);
+        report.kernel(gpu, assets, changed, &mut self.add, &mut adds);
     }
 
     /// Records the scan.

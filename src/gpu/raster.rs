@@ -50,15 +50,17 @@ pub enum Depth {
     Only,
 }
 
-/// A pipeline with no vertex buffers and an automatic layout.
+/// A pipeline with no vertex buffers and an automatic layout: the
+/// entry points `vertex` and `fragment` of `module`.
 pub fn instanced_pipeline(
     device: &wgpu::Device,
     module: &wgpu::ShaderModule,
     label: &str,
-    entries: (&str, &str),
+    vertex: &str,
+    fragment: &str,
     output: Attachments,
 ) -> wgpu::RenderPipeline {
-    mesh_pipeline(device, module, label, entries, &[], output)
+    mesh_pipeline(device, module, label, vertex, fragment, &[], output)
 }
 
 /// A pipeline reading `buffers` (vertex attributes, by slot) and an
@@ -67,7 +69,8 @@ pub fn mesh_pipeline(
     device: &wgpu::Device,
     module: &wgpu::ShaderModule,
     label: &str,
-    (vertex, fragment): (&str, &str),
+    vertex: &str,
+    fragment: &str,
     buffers: &[Option<wgpu::VertexBufferLayout<'_>>],
     output: Attachments,
 ) -> wgpu::RenderPipeline {
@@ -169,12 +172,13 @@ impl DepthBuffer {
 pub fn begin_3d_pass<'e>(
     encoder: &'e mut wgpu::CommandEncoder,
     label: &str,
-    (target, load): (&wgpu::TextureView, wgpu::LoadOp<wgpu::Color>),
+    target: &wgpu::TextureView,
+    load: wgpu::LoadOp<wgpu::Color>,
     depth: Option<&wgpu::TextureView>,
     timestamp_writes: Option<wgpu::RenderPassTimestampWrites<'_>>,
 ) -> wgpu::RenderPass<'e> {
     let depth = depth.map(|view| (view, wgpu::LoadOp::Clear(1.0), wgpu::StoreOp::Discard));
-    begin_pass(encoder, label, (target, load), depth, timestamp_writes)
+    begin_pass(encoder, label, target, load, depth, timestamp_writes)
 }
 
 /// A 3D layer's render pass in the shared scene: like [`begin_3d_pass`],
@@ -183,12 +187,13 @@ pub fn begin_3d_pass<'e>(
 pub fn begin_scene_pass<'e>(
     encoder: &'e mut wgpu::CommandEncoder,
     label: &str,
-    (target, load): (&wgpu::TextureView, wgpu::LoadOp<wgpu::Color>),
+    target: &wgpu::TextureView,
+    load: wgpu::LoadOp<wgpu::Color>,
     scene_depth: &wgpu::TextureView,
     timestamp_writes: Option<wgpu::RenderPassTimestampWrites<'_>>,
 ) -> wgpu::RenderPass<'e> {
     let depth = Some((scene_depth, wgpu::LoadOp::Load, wgpu::StoreOp::Store));
-    begin_pass(encoder, label, (target, load), depth, timestamp_writes)
+    begin_pass(encoder, label, target, load, depth, timestamp_writes)
 }
 
 /// Clears the scene's depth to the far plane (each frame, before its
@@ -197,7 +202,8 @@ pub fn clear_depth(encoder: &mut wgpu::CommandEncoder, depth: &wgpu::TextureView
     begin_depth_pass(
         encoder,
         "scene.depth.clear",
-        (depth, wgpu::LoadOp::Clear(1.0)),
+        depth,
+        wgpu::LoadOp::Clear(1.0),
         None,
     );
 }
@@ -207,7 +213,8 @@ pub fn clear_depth(encoder: &mut wgpu::CommandEncoder, depth: &wgpu::TextureView
 pub fn begin_depth_pass<'e>(
     encoder: &'e mut wgpu::CommandEncoder,
     label: &str,
-    (depth, load): (&wgpu::TextureView, wgpu::LoadOp<f32>),
+    depth: &wgpu::TextureView,
+    load: wgpu::LoadOp<f32>,
     timestamp_writes: Option<wgpu::RenderPassTimestampWrites<'_>>,
 ) -> wgpu::RenderPass<'e> {
     encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
@@ -233,7 +240,8 @@ type DepthUse<'v> = (&'v wgpu::TextureView, wgpu::LoadOp<f32>, wgpu::StoreOp);
 fn begin_pass<'e>(
     encoder: &'e mut wgpu::CommandEncoder,
     label: &str,
-    (target, load): (&wgpu::TextureView, wgpu::LoadOp<wgpu::Color>),
+    target: &wgpu::TextureView,
+    load: wgpu::LoadOp<wgpu::Color>,
     depth: Option<DepthUse<'_>>,
     timestamp_writes: Option<wgpu::RenderPassTimestampWrites<'_>>,
 ) -> wgpu::RenderPass<'e> {

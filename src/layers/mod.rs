@@ -50,6 +50,7 @@ mod tests {
     use crate::base::Assets;
     use crate::engine::ENGINE_LAYOUTS;
     use crate::gpu::{GPU_LAYOUTS, layout_mismatches};
+    use crate::outputs::OUTPUT_LAYOUTS;
 
     #[test]
     fn every_uniform_struct_matches_its_wgsl_layout() {
@@ -57,6 +58,7 @@ mod tests {
         let layouts: Vec<_> = GPU_LAYOUTS
             .iter()
             .chain(ENGINE_LAYOUTS)
+            .chain(OUTPUT_LAYOUTS)
             .chain(KINDS.iter().flat_map(|kind| kind.layouts))
             .copied()
             .collect();

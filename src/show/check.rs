@@ -121,7 +121,7 @@ fn outputs_files(assets: &Assets) -> Vec<String> {
 /// outputs' parameters join the ones mappings may drive.
 fn check_outputs(assets: &Assets, file: &str, stage: &mut ShowParams) -> Result<(), CheckError> {
     let plan = read_outputs(assets.root(), Path::new(file), file)?;
-    stage.add_specs(crate::engine::outputs::output_params(&plan));
+    stage.add_specs(crate::outputs::output_params(&plan));
     for output in &plan.outputs {
         let Some(mask) = &output.mask else {
             continue;

@@ -21,8 +21,8 @@
 use std::collections::{HashMap, VecDeque};
 
 use super::Show;
-use crate::engine::outputs::{MIN_SCALE, SCALE};
 use crate::gpu::{FrameTimes, PassTime};
+use crate::outputs::{MIN_SCALE, SCALE};
 use crate::params::{Registry, Source, Value, Weight};
 
 /// The id the outputs answer under, beside the layers' ids.

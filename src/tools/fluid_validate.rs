@@ -56,13 +56,13 @@ fn run(args: &ValidateArgs) -> anyhow::Result<()> {
     eprintln!("adapter: {}", gpu.adapter_line());
     let assets = Assets::new(".");
     let solver = Solver::named(&args.solver).unwrap_or_default();
-    let solving = (solver, args.iterations);
+    let (across, iterations) = (args.across, args.iterations);
     eprintln!(
         "solver: {} ({} iterations a substep)",
         args.solver, args.iterations
     );
     if args.case == "hydrostatic" {
-        let result = validate::hydrostatic(&gpu, &assets, (args.across, args.seconds), solving)
+        let result = validate::hydrostatic(&gpu, &assets, across, args.seconds, solver, iterations)
             .map_err(anyhow::Error::msg)?;
         if args.json {
             println!("{}", serde_json::to_string_pretty(&result)?);
@@ -81,8 +81,8 @@ fn run(args: &ValidateArgs) -> anyhow::Result<()> {
         }
         return Ok(());
     }
-    let result =
-        validate::dam_break(&gpu, &assets, args.across, solving).map_err(anyhow::Error::msg)?;
+    let result = validate::dam_break(&gpu, &assets, across, solver, iterations)
+        .map_err(anyhow::Error::msg)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&result)?);
     } else {

@@ -317,7 +317,7 @@ pub fn write(
     let path = root.join(relative);
     let shown = path.display().to_string();
     let names = names(relative, relative)?;
-    walk::write(root, &names, (bytes, synced), &shown)?;
+    walk::write(root, &names, bytes, synced, &shown)?;
     Ok(path)
 }
 
@@ -333,7 +333,7 @@ pub fn write_typed(path: &Path, bytes: &[u8], synced: bool) -> Result<PathBuf, O
     } else {
         folder
     };
-    walk::write(folder, &[name], (bytes, synced), &shown)?;
+    walk::write(folder, &[name], bytes, synced, &shown)?;
     Ok(path.to_path_buf())
 }
 
@@ -429,7 +429,7 @@ mod tests {
     use super::*;
 
     type Walk = fn(&Path, &[&OsStr], &str) -> Result<File, OpenError>;
-    type WriteWalk = fn(&Path, &[&OsStr], (&[u8], bool), &str) -> Result<(), OpenError>;
+    type WriteWalk = fn(&Path, &[&OsStr], &[u8], bool, &str) -> Result<(), OpenError>;
 
     /// Both walks: this system's and the portable one.
     const WALKS: [(&str, Walk, WriteWalk); 2] = [
@@ -493,9 +493,9 @@ mod tests {
         let dir = folder("write");
         let show = dir.join("show");
         for (walk, _, write) in WALKS {
-            let written = write(&show, &names("new/deeper/file.txt"), (b"one", false), "new");
+            let written = write(&show, &names("new/deeper/file.txt"), b"one", false, "new");
             assert!(written.is_ok(), "{walk}: {written:?}");
-            let again = write(&show, &names("new/deeper/file.txt"), (b"two", true), "new");
+            let again = write(&show, &names("new/deeper/file.txt"), b"two", true, "new");
             assert!(again.is_ok(), "{walk}: {again:?}");
             let text = std::fs::read_to_string(show.join("new/deeper/file.txt"));
             assert_eq!(text.ok().as_deref(), Some("two"), "{walk}");
@@ -506,7 +506,7 @@ mod tests {
                 "fifo",
                 "sub",
             ] {
-                let refused = write(&show, &names(path), (b"pwned", false), path);
+                let refused = write(&show, &names(path), b"pwned", false, path);
                 assert!(refused.is_err(), "{walk}: {path}");
             }
             let secret = std::fs::read_to_string(dir.join("away/secret.txt"));

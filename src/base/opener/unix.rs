@@ -36,7 +36,8 @@ pub(super) fn open(root: &Path, names: &[&OsStr], shown: &str) -> Result<File, O
 pub(super) fn write(
     root: &Path,
     names: &[&OsStr],
-    (bytes, synced): (&[u8], bool),
+    bytes: &[u8],
+    synced: bool,
     shown: &str,
 ) -> Result<(), OpenError> {
     let Some((last, folders)) = names.split_last() else {

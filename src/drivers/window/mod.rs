@@ -22,9 +22,9 @@ use crate::base::status::ErrorLog;
 use crate::command::Command;
 use crate::control::ControlOptions;
 use crate::drivers::live::{Live, LiveOptions, OFF_AIR_NAP};
-use crate::drivers::send::SendOptions;
-use crate::engine::outputs::{Blit, SurfaceOutput};
 use crate::gpu::Gpu;
+use crate::outputs::send::SendOptions;
+use crate::outputs::{Blit, Both, SurfaceOutput};
 use crate::show::installation::InstallOptions;
 use crate::show::{ShowOptions, start_live_on};
 use hud::Hud;
@@ -337,11 +337,7 @@ impl OpenWindow {
                         "no outputs file in use: start with --outputs NAME",
                     );
                 } else {
-                    let on = !self
-                        .live
-                        .show
-                        .registry
-                        .flag(crate::engine::outputs::PATTERN);
+                    let on = !self.live.show.registry.flag(crate::outputs::PATTERN);
                     self.live.show.show_pattern(on);
                 }
             }
@@ -423,7 +419,8 @@ impl OpenWindow {
         let status = self.live.status_lines();
         let (hud, window) = (&mut self.hud, &self.window);
         let mut surface = SurfaceOutput::new(&view, size, &self.blit);
-        let drawn = self.live.step(dt, &mut surface, |show, encoder| {
+        let mut outputs = Both(&mut surface, &mut self.projectors);
+        let drawn = self.live.step(dt, &mut outputs, |show, encoder| {
             if let Some(hud) = hud {
                 hud.draw(window, show, &status, encoder, &hud_view, size);
             }
@@ -433,9 +430,7 @@ impl OpenWindow {
         }
         self.window.pre_present_notify();
         self.live.show.ground.gpu.queue.present(texture);
-        if drawn {
-            self.projectors.present(&self.live.show);
-        } else {
+        if !drawn {
             std::thread::sleep(OFF_AIR_NAP);
         }
     }

@@ -15,9 +15,10 @@ use winit::window::{Fullscreen, Window, WindowId};
 
 use super::surface_config;
 use crate::command::Command;
-use crate::engine::outputs::Blit;
-use crate::engine::outputs::grips::{Grip, drag, grips, nearest, position};
-use crate::engine::outputs::plan::MonitorChoice;
+use crate::gpu::{Gpu, GpuProfiler};
+use crate::outputs::grips::{Grip, drag, grips, nearest, position};
+use crate::outputs::plan::MonitorChoice;
+use crate::outputs::{Blit, Output, Pictures};
 use crate::params::{Source, Value};
 use crate::show::Show;
 
@@ -39,6 +40,8 @@ struct OutputWindow {
     /// The pointer, 0..1 of the window.
     pointer: [f32; 2],
     dragging: Option<Grip>,
+    /// This frame's surface texture, drawn and waiting to be presented.
+    drawn: Option<wgpu::SurfaceTexture>,
 }
 
 /// The output windows.
@@ -48,8 +51,9 @@ pub struct Projectors {
     /// The outputs (name, size) the windows were opened for.
     opened_for: Vec<(String, [u32; 2])>,
     scanned: Option<Instant>,
-    /// The blits' timing (none taken: the main window's frame is timed).
-    profiler: Option<crate::gpu::GpuProfiler>,
+    /// The queue of the last frame recorded (a recovered device has a new
+    /// one), where its pictures are presented.
+    queue: Option<wgpu::Queue>,
 }
 
 impl Projectors {
@@ -120,6 +124,7 @@ impl Projectors {
                         placed: None,
                         pointer: [0.5, 0.5],
                         dragging: None,
+                        drawn: None,
                     })
                 });
             match opened {
@@ -137,52 +142,10 @@ impl Projectors {
         self.windows.iter().any(|w| w.window.id() == id)
     }
 
-    /// Draws each output's picture of this frame into its window.
-    pub fn present(&mut self, show: &Show) {
-        let Some(outputs) = show.outputs() else {
-            return;
-        };
-        let gpu = &show.ground.gpu;
-        let profiler = self
-            .profiler
-            .get_or_insert_with(|| crate::gpu::GpuProfiler::new(&gpu.device, &gpu.queue, false));
-        for window in &mut self.windows {
-            let Some(output) = outputs
-                .outputs()
-                .iter()
-                .find(|o| o.plan.name == window.name)
-            else {
-                continue;
-            };
-            let texture = match window.surface.get_current_texture() {
-                wgpu::CurrentSurfaceTexture::Success(t)
-                | wgpu::CurrentSurfaceTexture::Suboptimal(t) => t,
-                _ => {
-                    window.surface.configure(&gpu.device, &window.config);
-                    continue;
-                }
-            };
-            let view = texture
-                .texture
-                .create_view(&wgpu::TextureViewDescriptor::default());
-            let mut encoder = gpu
-                .device
-                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                    label: Some("output window"),
-                });
-            window
-                .blit
-                .draw(gpu, &mut encoder, profiler, &output.target.view, &view);
-            gpu.queue.submit([encoder.finish()]);
-            window.window.pre_present_notify();
-            gpu.queue.present(texture);
-        }
-    }
-
     /// Handles an event of output window `id`: resizing, and in mapping
     /// mode the mouse grabbing and dragging handles.
     pub fn event(&mut self, id: WindowId, event: &WindowEvent, show: &mut Show) {
-        let mapping = show.registry.flag(crate::engine::outputs::PATTERN);
+        let mapping = show.registry.flag(crate::outputs::PATTERN);
         let Some(window) = self.windows.iter_mut().find(|w| w.window.id() == id) else {
             return;
         };
@@ -221,6 +184,57 @@ impl Projectors {
                 }
             }
             _ => {}
+        }
+    }
+}
+
+/// The projectors as one output: each window draws its output's picture
+/// of the frame into the frame's commands and shows it once they are
+/// submitted.
+impl Output for Projectors {
+    fn size(&self) -> Option<[u32; 2]> {
+        None
+    }
+
+    fn record(
+        &mut self,
+        gpu: &Gpu,
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &mut GpuProfiler,
+        pictures: &Pictures<'_>,
+    ) {
+        self.queue = Some(gpu.queue.clone());
+        for window in &mut self.windows {
+            let Some(picture) = pictures.output(&window.name) else {
+                continue;
+            };
+            let texture = match window.surface.get_current_texture() {
+                wgpu::CurrentSurfaceTexture::Success(t)
+                | wgpu::CurrentSurfaceTexture::Suboptimal(t) => t,
+                _ => {
+                    window.surface.configure(&gpu.device, &window.config);
+                    continue;
+                }
+            };
+            let view = texture
+                .texture
+                .create_view(&wgpu::TextureViewDescriptor::default());
+            window
+                .blit
+                .draw(gpu, encoder, profiler, &picture.view, &view);
+            window.drawn = Some(texture);
+        }
+    }
+
+    fn submitted(&mut self) {
+        let Some(queue) = &self.queue else {
+            return;
+        };
+        for window in &mut self.windows {
+            if let Some(texture) = window.drawn.take() {
+                window.window.pre_present_notify();
+                queue.present(texture);
+            }
         }
     }
 }
@@ -303,7 +317,7 @@ impl OutputWindow {
 }
 
 /// The output `name`'s plan with its mapping now.
-fn live_plan(show: &Show, name: &str) -> Option<crate::engine::outputs::OutputPlan> {
+fn live_plan(show: &Show, name: &str) -> Option<crate::outputs::OutputPlan> {
     show.outputs()?
         .outputs()
         .iter()

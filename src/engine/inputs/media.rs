@@ -265,8 +265,11 @@ impl MediaShelf {
     /// each source's new frame; `dt` seconds on.
     pub fn prepare(
         &mut self,
-        (gpu, assets, errors): (&Gpu, &Assets, &ErrorLog),
-        (registries, named): (&[&Registry], &[&str]),
+        gpu: &Gpu,
+        assets: &Assets,
+        errors: &ErrorLog,
+        registries: &[&Registry],
+        named: &[&str],
         dt: f32,
     ) {
         self.keyboard.upload(gpu);
@@ -280,7 +283,7 @@ impl MediaShelf {
         self.shelved.retain(|name, _| wanted.contains_key(name));
         for (name, transport) in &wanted {
             if !self.shelved.contains_key(name) {
-                match open(assets, name, (*transport, self.decoding)) {
+                match open(assets, name, *transport, self.decoding) {
                     Ok(shelved) => {
                         self.shelved.insert(name.clone(), shelved);
                     }
@@ -293,7 +296,7 @@ impl MediaShelf {
             let Some(shelved) = self.shelved.get_mut(name) else {
                 continue;
             };
-            shelved.reopen_if_saved(name, (*transport, self.decoding));
+            shelved.reopen_if_saved(name, *transport, self.decoding);
             let playing = Playing {
                 dt: f64::from(dt),
                 transport: *transport,
@@ -307,7 +310,7 @@ impl MediaShelf {
                             Err(why) => errors.report(name, why),
                         }
                     }
-                    shelved.upload(gpu, (name, self.converter.as_ref()), &picture);
+                    shelved.upload(gpu, name, self.converter.as_ref(), &picture);
                     shelved.source.give_back(picture.rgba);
                     errors.clear(name);
                 }
@@ -364,7 +367,8 @@ fn wanted(registries: &[&Registry]) -> HashMap<String, Transport> {
 fn open(
     assets: &Assets,
     name: &str,
-    (transport, decoding): (Transport, Decoding),
+    transport: Transport,
+    decoding: Decoding,
 ) -> Result<Shelved, MediaError> {
     let kind = kind_of(name).ok_or_else(|| MediaError::Unknown {
         name: name.to_string(),
@@ -412,7 +416,7 @@ impl Shelved {
     /// Reads the file again when the watcher said it was saved and it
     /// changed since (an event that left it as it was does not restart a
     /// clip), or a file in its folder was (a cube map's faces).
-    fn reopen_if_saved(&mut self, name: &str, (transport, decoding): (Transport, Decoding)) {
+    fn reopen_if_saved(&mut self, name: &str, transport: Transport, decoding: Decoding) {
         let saved = std::mem::replace(&mut self.saved, Saved::No);
         if saved == Saved::No || !self.kind.file {
             return;
@@ -436,7 +440,8 @@ impl Shelved {
     fn upload(
         &mut self,
         gpu: &Gpu,
-        (name, converter): (&str, Option<&YuvConverter>),
+        name: &str,
+        converter: Option<&YuvConverter>,
         picture: &DecodedImage,
     ) {
         let started = Instant::now();

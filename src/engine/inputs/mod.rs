@@ -42,8 +42,10 @@ impl<'a> TextureInputs<'a> {
     /// The inputs of layer `own`: `below`, `previous`, every other
     /// layer's output by id, and the media on the shelf.
     pub fn new(
-        (below, previous): (&'a wgpu::TextureView, &'a wgpu::TextureView),
-        (own, layers): (&'a str, &'a dyn LayerOutputs),
+        below: &'a wgpu::TextureView,
+        previous: &'a wgpu::TextureView,
+        own: &'a str,
+        layers: &'a dyn LayerOutputs,
         media: &'a MediaShelf,
     ) -> Self {
         Self {

@@ -237,7 +237,7 @@ impl Video {
     /// Starts decoding `relative` under the show folder `root` from its
     /// start, as `decoding` says.
     pub fn open(source: (PathBuf, PathBuf), transport: Transport, decoding: Decoding) -> Self {
-        let decoder = Decoder::start(&source, (0.0, transport.looping), decoding);
+        let decoder = Decoder::start(&source, 0.0, transport.looping, decoding);
         Self {
             source,
             info: None,
@@ -362,7 +362,7 @@ impl Video {
 
     /// Starts the decoder again `at` seconds into the clip.
     fn restart(&mut self, at: f64, looping: bool) {
-        self.decoder = Decoder::start(&self.source, (at, looping), self.decoding);
+        self.decoder = Decoder::start(&self.source, at, looping, self.decoding);
         self.started = Instant::now();
         self.failed = None;
         self.info = None;
@@ -436,9 +436,9 @@ impl Held {
 }
 
 impl Decoder {
-    /// Decodes the clip `source` (show folder, name) from `at` seconds as
-    /// `decoding` says.
-    fn start(source: &(PathBuf, PathBuf), (at, looping): (f64, bool), decoding: Decoding) -> Self {
+    /// Decodes the clip `source` (show folder, name) from `at` seconds,
+    /// over and over when `looping`, as `decoding` says.
+    fn start(source: &(PathBuf, PathBuf), at: f64, looping: bool, decoding: Decoding) -> Self {
         let (root, relative) = source.clone();
         Self::run(move |held| {
             let clip = ClipFile::open(&root, &relative)?;
@@ -449,7 +449,7 @@ impl Decoder {
             let scaled = decoding.size_of(info.size);
             let scale = (scaled != info.size).then_some(scaled);
             info.size = scaled;
-            let command = clip_command(&clip, demuxer, (at, looping), scale, &info)?;
+            let command = clip_command(&clip, demuxer, at, looping, scale, &info)?;
             Ok((command, info))
         })
     }
@@ -469,7 +469,7 @@ impl Decoder {
             .spawn(move || {
                 let body = || {
                     let (command, info) = prepare(&worker)?;
-                    pipe(command, info, &worker, (&send, &spares))
+                    pipe(command, info, &worker, &send, &spares)
                 };
                 let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(body))
                     .unwrap_or(Err(PlayError::DecoderFailed));
@@ -534,7 +534,8 @@ impl Drop for Decoder {
 fn clip_command(
     clip: &ClipFile,
     demuxer: &str,
-    (at, looping): (f64, bool),
+    at: f64,
+    looping: bool,
     scale: Option<[u32; 2]>,
     info: &ClipInfo,
 ) -> Result<Command, ProbeError> {
@@ -579,7 +580,8 @@ fn pipe(
     mut command: Command,
     info: ClipInfo,
     held: &Held,
-    (send, spares): (&SyncSender<Decoded>, &Receiver<Vec<u8>>),
+    send: &SyncSender<Decoded>,
+    spares: &Receiver<Vec<u8>>,
 ) -> Result<(), PlayError> {
     let mut child = OwnedChild::spawn(&mut command).map_err(|e| missing_ffmpeg("ffmpeg", e))?;
     let Some(mut stdout) = child.take_stdout() else {

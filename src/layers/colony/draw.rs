@@ -169,7 +169,8 @@ impl BranchRenderer {
             &gpu.device,
             &module,
             "colony.tubes",
-            ("vs_tube", "fs_tube"),
+            "vs_tube",
+            "fs_tube",
             Attachments {
                 format: HDR_FORMAT,
                 blend: None,
@@ -280,9 +281,11 @@ impl BranchRenderer {
     /// glowing lines add over whatever the scene holds.
     pub fn draw(
         &self,
-        (encoder, profiler): (&mut wgpu::CommandEncoder, &mut GpuProfiler),
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &mut GpuProfiler,
         sim: &ColonySim,
-        (target, scene_depth): (&wgpu::TextureView, Option<&wgpu::TextureView>),
+        target: &wgpu::TextureView,
+        scene_depth: Option<&wgpu::TextureView>,
         style: Style,
     ) {
         if style == Style::Lines {
@@ -293,11 +296,11 @@ impl BranchRenderer {
             return;
         };
         let label = "colony.draw.tubes";
-        let colour = (target, wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT));
+        let load = wgpu::LoadOp::Clear(wgpu::Color::TRANSPARENT);
         let timestamps = profiler.render_pass(label);
         let mut pass = match scene_depth {
-            Some(scene) => begin_scene_pass(encoder, label, colour, scene, timestamps),
-            None => begin_3d_pass(encoder, label, colour, Some(depth), timestamps),
+            Some(scene) => begin_scene_pass(encoder, label, target, load, scene, timestamps),
+            None => begin_3d_pass(encoder, label, target, load, Some(depth), timestamps),
         };
         pass.set_pipeline(&self.tubes);
         pass.set_bind_group(0, tubes_group, &[]);
@@ -307,7 +310,8 @@ impl BranchRenderer {
     /// Records the tubes' depth from the key light into `map`.
     pub fn cast(
         &self,
-        (encoder, profiler): (&mut wgpu::CommandEncoder, &mut GpuProfiler),
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &mut GpuProfiler,
         sim: &ColonySim,
         map: &ShadowMap,
     ) {
@@ -315,12 +319,8 @@ impl BranchRenderer {
             return;
         }
         let (caster, group) = self.caster.get_or_init(|| {
-            let caster = caster_pipeline(
-                &self.device,
-                (&self.module, "vs_tube"),
-                "colony.caster",
-                &[],
-            );
+            let caster =
+                caster_pipeline(&self.device, &self.module, "vs_tube", "colony.caster", &[]);
             // The colony's buffers, the light as the camera.
             let cast: Vec<(u32, &wgpu::Buffer)> = (self.buffers.iter())
                 .map(|(binding, buffer)| match binding {

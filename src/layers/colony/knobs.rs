@@ -46,14 +46,16 @@ impl GrowthKnobs {
         spacing.map_or(0.35, |s| s * spacing::UNIT_PER_SPACING)
     }
 
-    /// The step parameters now, for `dt` seconds per iteration, with one
-    /// distance unit of `unit` world lengths.
+    /// The step parameters now, for `dt` seconds per iteration, for
+    /// `attraction_count` points and `capacity` nodes, with one distance
+    /// unit of `unit` world lengths.
     pub fn step_params(
         &self,
         registry: &Registry,
         dt: f32,
         seed: u64,
-        (attraction_count, capacity): (u32, u32),
+        attraction_count: u32,
+        capacity: u32,
         unit: f32,
     ) -> StepParams {
         let p = |handle: &Handle<f32>| handle.get(registry);

@@ -189,7 +189,8 @@ pub fn grow_for_export(
         registry,
         growth.full_step(registry),
         seed,
-        (points.len() as u32, structure.capacity),
+        points.len() as u32,
+        structure.capacity,
         unit,
     );
     let sim = ColonySim::new(gpu, assets, &points, structure.seed_count, &params)?;
@@ -352,7 +353,8 @@ impl ColonyLayer {
             registry,
             0.0,
             seed,
-            (points.len() as u32, structure.capacity),
+            points.len() as u32,
+            structure.capacity,
             growth.unit(registry, spacing),
         );
         let sim = env.gpu.scoped(id, || {
@@ -447,7 +449,8 @@ impl Layer for ColonyLayer {
             registry,
             clock.dt,
             self.core.seed,
-            (structure.attraction_count, structure.capacity),
+            structure.attraction_count,
+            structure.capacity,
             knobs.growth.unit(registry, grown.spacing),
         );
         grown.sim.set_params(env.gpu, &params);
@@ -484,7 +487,7 @@ impl Layer for ColonyLayer {
             && self.casts(registry)
         {
             let map = env.world.shadow(env.gpu);
-            renderer.cast((encoder, profiler), &grown.sim, map);
+            renderer.cast(encoder, profiler, &grown.sim, map);
         }
     }
 
@@ -518,8 +521,15 @@ impl Layer for ColonyLayer {
         };
         let style = branches.style(registry);
         let in_scene = self.knobs.placement.in_scene(registry);
-        let target = (frame.target, in_scene.then_some(frame.scene_depth));
-        renderer.draw((encoder, profiler), &grown.sim, target, style);
+        let scene_depth = in_scene.then_some(frame.scene_depth);
+        renderer.draw(
+            encoder,
+            profiler,
+            &grown.sim,
+            frame.target,
+            scene_depth,
+            style,
+        );
     }
 
     fn report(&self, gpu: &Gpu) -> Vec<(String, f64)> {

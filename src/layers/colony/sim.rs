@@ -64,10 +64,6 @@ pub struct StepParams {
 
 impl StepParams {
     /// Parameters for a colony of `attraction_count` points and `capacity` nodes.
-    #[allow(
-        clippy::too_many_arguments,
-        reason = "the seed's parameter list, named"
-    )]
     pub fn new(
         influence: f32,
         growth: f32,
@@ -452,9 +448,8 @@ impl Simulation for ColonySim {
     /// stay.
     fn reload(&mut self, gpu: &Gpu, assets: &Assets, changed: &[ChangedFile]) -> KernelReload {
         let mut report = KernelReload::default();
-        let context = (gpu, assets, changed);
-        self.grid.reload(context, &mut report);
-        self.scan.reload(context, &mut report);
+        self.grid.reload(gpu, assets, changed, &mut report);
+        self.scan.reload(gpu, assets, changed, &mut report);
         let k = &mut self.kernels;
         for (kernel, binding) in [
             &mut k.gather_nodes,
@@ -464,7 +459,7 @@ impl Simulation for ColonySim {
             &mut k.finalize,
             &mut k.grow,
         ] {
-            report.kernel(context, kernel, &mut [binding]);
+            report.kernel(gpu, assets, changed, kernel, &mut [binding]);
         }
         report
     }

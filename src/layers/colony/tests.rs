@@ -201,9 +201,11 @@ fn drawn_light(sim: &ColonySim, assets: &Assets, transform: &NodeTransform) -> f
         &DrawParams::new(2.0, 0.1, 1.0, 1.0, 0, 0, 0.0),
     );
     show.draw(
-        (&mut encoder, &mut profiler),
+        &mut encoder,
+        &mut profiler,
         sim,
-        (&target.view, None),
+        &target.view,
+        None,
         Style::Lines,
     );
     gpu.queue.submit([encoder.finish()]);
@@ -294,9 +296,11 @@ fn splatted_lines_cover_the_pixels_the_cpu_reference_does() {
     );
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
     renderer.draw(
-        (&mut encoder, &mut profiler),
+        &mut encoder,
+        &mut profiler,
         &sim,
-        (&target.view, None),
+        &target.view,
+        None,
         Style::Lines,
     );
     gpu.queue.submit([encoder.finish()]);

@@ -92,7 +92,7 @@ fn swept(
         [glam::Vec3::new(x, 0.12, 0.0), glam::Vec3::new(x, 0.55, 0.0)]
     };
     // The scene's frame is the tank's own.
-    let tank = (glam::Mat4::IDENTITY, true);
+    let tank = glam::Mat4::IDENTITY;
     let mut momentum = 0.0;
     for frame in 1..=frames {
         let [a, b] = ends(frame);
@@ -101,7 +101,7 @@ fn swept(
         let capsules = if solid { vec![capsule] } else { Vec::new() };
         sim.set_bodies(
             &gpu,
-            &bodies::block(&capsules, tank, (0.2, scene.dx * 0.5), (0, false)),
+            &bodies::block(&capsules, tank, true, 0.2, scene.dx * 0.5, 0, false),
         );
         run(&sim, substeps);
         // The water's momentum across the tank while the body crosses its
@@ -194,10 +194,10 @@ fn counted_as_rain(solver: Solver) {
     .solved_by(solver);
     let (sim, rain) = raining(&scene, &Assets::new(env!("CARGO_MANIFEST_DIR")));
     // The scene's frame is the tank's own.
-    let tank = (glam::Mat4::IDENTITY, true);
+    let tank = glam::Mat4::IDENTITY;
     sim.set_bodies(
         &gpu,
-        &bodies::block(&[], tank, (0.2, 0.0), (RAIN_SIDE, false)),
+        &bodies::block(&[], tank, true, 0.2, 0.0, RAIN_SIDE, false),
     );
     // Long enough to fall half a metre and land.
     run(&sim, (0.5 / scene.params.dt).ceil() as usize);
@@ -266,9 +266,10 @@ fn kept_out_of_branches(solver: Solver) {
         standing_ones.push(Capsule::moving(a + offset, b + offset, radius, None, 0.0));
         let written = bodies::branches_block(&standing_ones);
         gpu.queue.write_buffer(&world.branches(&gpu), 0, &written);
-        let tank = (glam::Mat4::from_translation(offset), true);
-        let keep = (0.2, scene.dx * 0.5);
-        sim.set_bodies(&gpu, &bodies::block(&[], tank, keep, (0, standing)));
+        let tank = glam::Mat4::from_translation(offset);
+        let margin = scene.dx * 0.5;
+        let block = bodies::block(&[], tank, true, 0.2, margin, 0, standing);
+        sim.set_bodies(&gpu, &block);
         run(&sim, 200);
         let (positions, _) = sim.read_particles(&gpu).checked("reading the water");
         let inside = |p: &&[f32; 4]| p[3] != 0.0 && to_axis(p, a, b) < radius - 1e-3;

@@ -10,7 +10,7 @@
 use crate::engine::simulation::Drawer;
 use bytemuck::{Pod, Zeroable};
 
-use super::glow::Glow;
+use super::glow::{Glow, SplatBuffers};
 use super::sim::FluidSim;
 use crate::base::Assets;
 use crate::engine::camera::CameraUniform;
@@ -127,25 +127,23 @@ struct SplatKernels {
 /// resolve, and the white water's when there is any.
 type SplatBindings = ([Binding; 4], Option<Binding>);
 
-/// The camera, the look, the particles (positions, velocities, densities)
-/// and the splat's own buffers (uniform, footprint, dispatch).
-type SplatBuffers<'b> = (
-    &'b wgpu::Buffer,
-    &'b wgpu::Buffer,
-    &'b [wgpu::Buffer; 3],
-    &'b [wgpu::Buffer; 3],
-);
-
 impl SplatKernels {
     /// The kernels bound to `buffers`, the per-pixel sums (`depth_bits`,
     /// `layer_sums`) and the white water's positions and velocities.
     fn bind(
         &self,
         gpu: &Gpu,
-        (camera, look, [positions, velocities, densities], [splat, footprint, dispatch]): SplatBuffers<'_>,
-        (depth_bits, layer_sums): (&wgpu::Buffer, &wgpu::Buffer),
+        buffers: SplatBuffers<'_>,
+        depth_bits: &wgpu::Buffer,
+        layer_sums: &wgpu::Buffer,
         white: Option<&[wgpu::Buffer; 2]>,
     ) -> SplatBindings {
+        let SplatBuffers {
+            camera,
+            look,
+            particles: [positions, velocities, densities],
+            splat: [splat, footprint, dispatch],
+        } = buffers;
         let white = white.map(|[white_positions, white_velocities]| {
             self.white.bind(
                 gpu,
@@ -217,8 +215,10 @@ impl FluidRenderer {
         &mut self,
         gpu: &Gpu,
         size: [u32; 2],
-        (camera, look): (&CameraUniform, &ParticleDraw),
-        (particles, in_scene): (u32, bool),
+        camera: &CameraUniform,
+        look: &ParticleDraw,
+        particles: u32,
+        in_scene: bool,
     ) {
         gpu.queue
             .write_buffer(&self.camera, 0, bytemuck::bytes_of(camera));
@@ -240,13 +240,23 @@ impl FluidRenderer {
         if let (Some(targets), Some(buffers)) = (self.targets.as_mut(), &self.particles)
             && targets.bindings.is_none()
         {
-            let sums = (&targets.sums[0], &targets.sums[1]);
-            let buffers = (&self.camera, &self.look, buffers, &self.splat_buffers);
+            let [depth_bits, layer_sums] = &targets.sums;
+            let buffers = SplatBuffers {
+                camera: &self.camera,
+                look: &self.look,
+                particles: buffers,
+                splat: &self.splat_buffers,
+            };
             let white = self.white.as_ref().map(|(buffers, _)| buffers);
-            targets.bindings = Some(self.splat.bind(gpu, buffers, sums, white));
+            let bound = (self.splat).bind(gpu, buffers, depth_bits, layer_sums, white);
+            targets.bindings = Some(bound);
         }
-        let glowing =
-            (self.particles.as_ref()).map(|p| (&self.camera, &self.look, p, &self.splat_buffers));
+        let glowing = self.particles.as_ref().map(|particles| SplatBuffers {
+            camera: &self.camera,
+            look: &self.look,
+            particles,
+            splat: &self.splat_buffers,
+        });
         self.glow.prepare(gpu, size, glowing);
         let pixels = look.radius * size[1] as f32 / (2.0 * camera_tan(camera));
         for direction in 0..2 {
@@ -266,53 +276,41 @@ impl FluidRenderer {
     }
 
     /// Records the draw into `target` with what [`FluidRenderer::prepare`]
-    /// uploaded; the surface refracts `below`.
+    /// uploaded; the surface refracts `below`, and `in_scene` it writes
+    /// its depth into `scene_depth`.
     pub fn draw(
         &self,
         gpu: &Gpu,
         encoder: &mut wgpu::CommandEncoder,
         profiler: &mut GpuProfiler,
         sim: &FluidSim,
-        (target, below, (scene_depth, in_scene)): (
-            &wgpu::TextureView,
-            &wgpu::TextureView,
-            (&wgpu::TextureView, bool),
-        ),
+        target: &wgpu::TextureView,
+        below: &wgpu::TextureView,
+        scene_depth: &wgpu::TextureView,
+        in_scene: bool,
         style: Look,
     ) {
         if style == Look::Particles {
-            let frame = (&mut *encoder, &mut *profiler);
-            let glow = (sim.count(), &self.splat_buffers[2]);
-            self.glow.draw(gpu, frame, (target, scene_depth), glow);
+            let (count, dispatch) = (sim.count(), &self.splat_buffers[2]);
+            (self.glow).draw(gpu, encoder, profiler, target, scene_depth, count, dispatch);
             return;
         }
         let Some(targets) = &self.targets else {
             return;
         };
-        self.splat(
-            gpu,
-            (encoder, profiler),
-            (targets, scene_depth),
-            sim.count(),
-        );
+        self.splat(gpu, encoder, profiler, targets, scene_depth, sim.count());
         for round in 0..BLUR_ROUNDS {
             for (direction, (from, to)) in [(0usize, (0usize, 1usize)), (1, (1, 0))] {
-                let group = self.surface_group(
-                    gpu,
-                    direction,
-                    (&targets.eye[from].view, below, &targets.thickness.view),
-                );
+                let (eye, thickness) = (&targets.eye[from].view, &targets.thickness.view);
+                let group = self.surface_group(gpu, direction, eye, below, thickness);
                 let label = format!("fluid.draw.blur{round}{direction}");
                 let timestamps = profiler.render_pass(&label);
                 self.blur
                     .draw(encoder, &label, &targets.eye[to].view, &group, timestamps);
             }
         }
-        let group = self.surface_group(
-            gpu,
-            1,
-            (&targets.eye[0].view, below, &targets.thickness.view),
-        );
+        let (eye, thickness) = (&targets.eye[0].view, &targets.thickness.view);
+        let group = self.surface_group(gpu, 1, eye, below, thickness);
         let timestamps = profiler.render_pass("fluid.draw.shade");
         self.shade
             .draw(encoder, "fluid.draw.shade", target, &group, timestamps);
@@ -330,8 +328,10 @@ impl FluidRenderer {
     fn splat(
         &self,
         gpu: &Gpu,
-        (encoder, profiler): (&mut wgpu::CommandEncoder, &mut GpuProfiler),
-        (targets, scene_depth): (&Targets, &wgpu::TextureView),
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &mut GpuProfiler,
+        targets: &Targets,
+        scene_depth: &wgpu::TextureView,
         count: u32,
     ) {
         let Some(([measure, size, rows, resolve], white)) = &targets.bindings else {
@@ -388,7 +388,9 @@ impl FluidRenderer {
         &self,
         gpu: &Gpu,
         uniform: usize,
-        (depth, below, thickness): (&wgpu::TextureView, &wgpu::TextureView, &wgpu::TextureView),
+        depth: &wgpu::TextureView,
+        below: &wgpu::TextureView,
+        thickness: &wgpu::TextureView,
     ) -> wgpu::BindGroup {
         bind(
             gpu,

@@ -12,15 +12,20 @@ use crate::gpu::{BuildError, Gpu, GpuProfiler, HDR_FORMAT, RenderTarget};
 
 const FILE: &str = "fluid/glow.wgsl";
 
-/// The buffers the glow reads: the camera, the look, the particles
-/// (positions, velocities, densities), and the splat's uniform, footprint
-/// and dispatch (the surface's, as only one look draws a frame).
-pub type GlowBuffers<'b> = (
-    &'b wgpu::Buffer,
-    &'b wgpu::Buffer,
-    &'b [wgpu::Buffer; 3],
-    &'b [wgpu::Buffer; 3],
-);
+/// The buffers a splat reads, the glow's and the surface's alike: the
+/// camera, the look, the particles and the splat's own (the surface's, as
+/// only one look draws a frame).
+#[derive(Clone, Copy)]
+pub struct SplatBuffers<'b> {
+    /// The camera block.
+    pub camera: &'b wgpu::Buffer,
+    /// The look ([`super::draw::ParticleDraw`]).
+    pub look: &'b wgpu::Buffer,
+    /// The particles' positions, velocities and densities.
+    pub particles: &'b [wgpu::Buffer; 3],
+    /// The splat's uniform, footprint and dispatch.
+    pub splat: &'b [wgpu::Buffer; 3],
+}
 
 /// The glow's four kernels and its per-size sums and output.
 pub struct Glow {
@@ -60,19 +65,19 @@ impl Glow {
 
     /// Fits the sums and output to `size` and binds `buffers` where they
     /// are not yet bound.
-    pub fn prepare(&mut self, gpu: &Gpu, size: [u32; 2], buffers: Option<GlowBuffers<'_>>) {
+    pub fn prepare(&mut self, gpu: &Gpu, size: [u32; 2], buffers: Option<SplatBuffers<'_>>) {
         if self.targets.as_ref().is_none_or(|t| t.size != size) {
             self.targets = Some(GlowTargets::new(gpu, size));
         }
         let Some(targets) = self.targets.as_mut() else {
             return;
         };
-        if let Some((
+        if let Some(SplatBuffers {
             camera,
             look,
-            [positions, velocities, densities],
-            [splat, footprint, dispatch],
-        )) = buffers
+            particles: [positions, velocities, densities],
+            splat: [splat, footprint, dispatch],
+        }) = buffers
             && targets.bindings.is_none()
         {
             let sums = &targets.sums;
@@ -123,9 +128,12 @@ impl Glow {
     pub fn draw(
         &self,
         gpu: &Gpu,
-        (encoder, profiler): (&mut wgpu::CommandEncoder, &mut GpuProfiler),
-        (target, scene_depth): (&wgpu::TextureView, &wgpu::TextureView),
-        (count, dispatch): (u32, &wgpu::Buffer),
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &mut GpuProfiler,
+        target: &wgpu::TextureView,
+        scene_depth: &wgpu::TextureView,
+        count: u32,
+        dispatch: &wgpu::Buffer,
     ) {
         let Some(targets) = &self.targets else {
             return;
@@ -154,7 +162,7 @@ impl Glow {
         }
         {
             let mut drawing = timed_pass(encoder, profiler, "fluid.draw.glow");
-            (self.rows).dispatch_indirect_with(&mut drawing, (rows, &[&rows_group]), dispatch, 0);
+            (self.rows).dispatch_indirect_with(&mut drawing, rows, &[&rows_group], dispatch, 0);
         }
         {
             let [w, h] = targets.size;

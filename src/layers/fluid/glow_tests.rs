@@ -50,19 +50,21 @@ fn glow(velocity: [f32; 3]) -> (Vec<[f32; 4]>, f32) {
     };
     let mut renderer = FluidRenderer::build(&gpu, &assets).unwrap_or_else(|e| panic!("{e}"));
     renderer.attach(&gpu, &sim);
-    renderer.prepare(&gpu, SIZE, (&camera, &look), (sim.count(), false));
+    renderer.prepare(&gpu, SIZE, &camera, &look, sim.count(), false);
     let target = RenderTarget::new(&gpu.device, "test.glow", SIZE, HDR_FORMAT);
     let below = RenderTarget::new(&gpu.device, "test.below", SIZE, HDR_FORMAT);
     let depth = sylva::gpu::raster::scene_depth_view(&gpu.device, SIZE);
     let mut profiler = GpuProfiler::new(&gpu.device, &gpu.queue, false);
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
-    let targets = (&target.view, &below.view, (&depth, false));
     renderer.draw(
         &gpu,
         &mut encoder,
         &mut profiler,
         &sim,
-        targets,
+        &target.view,
+        &below.view,
+        &depth,
+        false,
         Look::Particles,
     );
     gpu.queue.submit([encoder.finish()]);

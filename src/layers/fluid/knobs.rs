@@ -195,7 +195,8 @@ impl FluidKnobs {
     pub fn substep(
         &self,
         registry: &Registry,
-        (base, solver): (&FluidParams, Solver),
+        base: &FluidParams,
+        solver: Solver,
         seed: u64,
     ) -> FluidParams {
         let p = |handle: &Handle<f32>| handle.get(registry);

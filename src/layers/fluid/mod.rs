@@ -296,9 +296,12 @@ impl FluidLayer {
             let mut sim = FluidSim::new(
                 env.gpu,
                 env.assets,
-                (&scene.positions, &scene.velocities),
-                (&scene.params, structure.solver),
-                (&env.world.rain(env.gpu), &env.world.branches(env.gpu)),
+                &scene.positions,
+                &scene.velocities,
+                &scene.params,
+                structure.solver,
+                &env.world.rain(env.gpu),
+                &env.world.branches(env.gpu),
             )?;
             if env.world.exact() {
                 sim.keep_order(env.gpu, env.assets)?;
@@ -357,7 +360,7 @@ impl Layer for FluidLayer {
             return false;
         };
         let solver = running.structure.solver;
-        let mut params = knobs.substep(registry, (&running.base, solver), self.core.seed);
+        let mut params = knobs.substep(registry, &running.base, solver, self.core.seed);
         running
             .sim
             .set_iterations(knobs.solver_iterations(registry));
@@ -383,22 +386,23 @@ impl Layer for FluidLayer {
         } else {
             Vec::new()
         };
-        let tank = (to_scene, params.dimensions == 2);
-        let keep = (knobs.body_bounce(registry), running.dx * 0.5);
+        let flat = params.dimensions == 2;
+        let (bounce, margin) = (knobs.body_bounce(registry), running.dx * 0.5);
         let rain = if knobs.rain(registry) { RAIN_SIDE } else { 0 };
         let in_scene = knobs.placement.in_scene(registry);
         let branches = knobs.branches(registry) && in_scene && env.world.has_branches();
-        let block = bodies::block(&capsules, tank, keep, (rain, branches));
+        let block = bodies::block(&capsules, to_scene, flat, bounce, margin, rain, branches);
         running.sim.set_bodies(env.gpu, &block);
         self.substeps = knobs.substeps(registry, clock.dt, params.dt);
         if let Some(white_water) = &running.sim.white_water {
             let simulated = self.substeps as f32 * params.dt;
-            white_water.set_step(env.gpu, simulated, knobs.white_water(registry));
+            let (spray, life) = knobs.white_water(registry);
+            white_water.set_step(env.gpu, simulated, spray, life);
         }
         let look = knobs.look(registry, running.dx, params.rest_density);
         if let Some(renderer) = self.core.drawer.as_mut() {
-            let splat = (running.sim.count(), knobs.placement.in_scene(registry));
-            renderer.prepare(env.gpu, size, (&camera, &look), splat);
+            let (count, in_scene) = (running.sim.count(), knobs.placement.in_scene(registry));
+            renderer.prepare(env.gpu, size, &camera, &look, count, in_scene);
         }
         false
     }
@@ -426,14 +430,10 @@ impl Layer for FluidLayer {
             encoder,
             profiler,
             &running.sim,
-            (
-                frame.target,
-                frame.inputs.below(),
-                (
-                    frame.scene_depth,
-                    self.knobs.placement.in_scene(frame.registry),
-                ),
-            ),
+            frame.target,
+            frame.inputs.below(),
+            frame.scene_depth,
+            self.knobs.placement.in_scene(frame.registry),
             style,
         );
     }

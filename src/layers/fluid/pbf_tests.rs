@@ -93,7 +93,7 @@ fn one_position_based_iteration_matches_the_f64_reference() {
 fn the_position_based_tank_at_rest_keeps_its_density() {
     let gpu = support::gpu();
     let assets = Assets::new(env!("CARGO_MANIFEST_DIR"));
-    let tank = validate::hydrostatic(&gpu, &assets, (20, 1.5), (Solver::Pbf, SHIPPED))
+    let tank = validate::hydrostatic(&gpu, &assets, 20, 1.5, Solver::Pbf, SHIPPED)
         .checked("the hydrostatic tank");
     eprintln!(
         "position based tank at rest: density error mean {:.3}%, max {:.3}%",

@@ -147,7 +147,8 @@ pub fn pbf_multipliers_and_moves(
 /// within h: outward at the surface, near 0 inside) and its neighbours
 /// (w), as `white_normals` finds them; zero for the others.
 pub fn white_water_normals(
-    (positions, velocities): (&[[f32; 4]], &[[f32; 4]]),
+    positions: &[[f32; 4]],
+    velocities: &[[f32; 4]],
     densities: &[[f32; 2]],
     p: &FluidParams,
     white: &super::white_water::WhiteWaterParams,
@@ -185,7 +186,8 @@ pub fn white_water_normals(
 /// between its bounds, weighted by its rate and clamped kinetic energy,
 /// times the frame's step.
 pub fn white_water_expected(
-    (positions, velocities): (&[[f32; 4]], &[[f32; 4]]),
+    positions: &[[f32; 4]],
+    velocities: &[[f32; 4]],
     normals: &[[f32; 4]],
     p: &FluidParams,
     white: &super::white_water::WhiteWaterParams,

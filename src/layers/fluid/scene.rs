@@ -64,10 +64,6 @@ impl StartingState {
 
 /// A block `block` (size per axis) of fluid at `origin` in a container,
 /// `across` particles along the block's x, for a flow as fast as `speed`.
-#[allow(
-    clippy::too_many_arguments,
-    reason = "a scene's geometry and physics, named"
-)]
 pub fn block(
     dimensions: u32,
     container: [f32; 3],

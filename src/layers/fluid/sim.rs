@@ -19,9 +19,9 @@ use super::white_water::{FluidBuffers, WhiteWater};
 use crate::base::{Assets, ChangedFile};
 use crate::engine::world::{Capsule, MAX_BRANCHES};
 use crate::gpu::bindings::uniform_buffer;
-use crate::gpu::compute::{Binding, Kernel, KernelReload, read_buffer, storage_buffer};
+use crate::gpu::compute::{Binding, Kernel, KernelReload, storage_buffer};
 use crate::gpu::grid_sort::{GridBox, GridSort};
-use crate::gpu::{BuildError, Gpu, GpuProfiler, ReadbackError};
+use crate::gpu::{BuildError, Gpu, GpuProfiler};
 
 mod readback;
 
@@ -114,19 +114,24 @@ pub struct FluidSim {
 
 impl FluidSim {
     /// Uploads `positions` (xyz, w = 1) and `velocities` and prepares the
-    /// passes for a container of `params.container` with cells of
-    /// `params.h`; landings on the floor are counted in `rain` (the
+    /// passes of `solver` for a container of `params.container` with cells
+    /// of `params.h`; landings on the floor are counted in `rain` (the
     /// world's rain map) and `branches` (the world's, a `Branches` block in
     /// the scene's frame) are met when the bodies block asks.
     pub fn new(
         gpu: &Gpu,
         assets: &Assets,
-        particles: (&[[f32; 4]], &[[f32; 4]]),
-        (params, solver): (&FluidParams, Solver),
-        world: (&wgpu::Buffer, &wgpu::Buffer),
+        positions: &[[f32; 4]],
+        velocities: &[[f32; 4]],
+        params: &FluidParams,
+        solver: Solver,
+        rain: &wgpu::Buffer,
+        branches: &wgpu::Buffer,
     ) -> Result<Self, BuildError> {
-        let lists = Lists::of(particles.0.len() as u32, solver);
-        Self::with_lists(gpu, assets, particles, (params, solver), world, lists)
+        let lists = Lists::of(positions.len() as u32, solver);
+        Self::with_lists(
+            gpu, assets, positions, velocities, params, solver, rain, branches, lists,
+        )
     }
 
     /// The same with neighbour lists kept as `lists` says (the tests' way
@@ -135,9 +140,12 @@ impl FluidSim {
     pub fn with_lists(
         gpu: &Gpu,
         assets: &Assets,
-        (positions, velocities): (&[[f32; 4]], &[[f32; 4]]),
-        (params, solver): (&FluidParams, Solver),
-        (rain, branches): (&wgpu::Buffer, &wgpu::Buffer),
+        positions: &[[f32; 4]],
+        velocities: &[[f32; 4]],
+        params: &FluidParams,
+        solver: Solver,
+        rain: &wgpu::Buffer,
+        branches: &wgpu::Buffer,
         lists: Lists,
     ) -> Result<Self, BuildError> {
         let count = positions.len().max(1) as u32;
@@ -393,7 +401,7 @@ impl FluidSim {
             starts: &self.grid.starts,
         };
         self.white_water = (capacity > 0)
-            .then(|| WhiteWater::new(gpu, assets, &fluid, (self.count, capacity)))
+            .then(|| WhiteWater::new(gpu, assets, &fluid, self.count, capacity))
             .transpose()?;
         Ok(())
     }
@@ -411,15 +419,6 @@ impl FluidSim {
         );
         self.sort_args = sort_args;
         Ok(())
-    }
-
-    /// Substeps run so far, as the GPU counted them (the integrate stage
-    /// mixes this count into its random draws). Waits for the GPU.
-    pub fn substeps_run(&self, gpu: &Gpu) -> Result<u32, ReadbackError> {
-        Ok(read_buffer::<u32>(gpu, &self.substeps, 1)?
-            .first()
-            .copied()
-            .unwrap_or(0))
     }
 
     /// Writes the bodies the next substeps meet (a [`super::bodies::block`]).
@@ -597,8 +596,7 @@ impl Simulation for FluidSim {
     /// `fluid/fluid.wgsl`, or a `common/` file); the particles stay.
     fn reload(&mut self, gpu: &Gpu, assets: &Assets, changed: &[ChangedFile]) -> KernelReload {
         let mut report = KernelReload::default();
-        let context = (gpu, assets, changed);
-        self.grid.reload(context, &mut report);
+        self.grid.reload(gpu, assets, changed, &mut report);
         let mut kernels = vec![
             &mut self.plan_lists,
             &mut self.bin_branches,
@@ -617,10 +615,10 @@ impl Simulation for FluidSim {
             } => kernels.extend([density_listed, predict, correct, velocity, finish]),
         }
         for (kernel, binding) in kernels {
-            report.kernel(context, kernel, &mut [binding]);
+            report.kernel(gpu, assets, changed, kernel, &mut [binding]);
         }
         if let Some(white_water) = self.white_water.as_mut() {
-            white_water.reload(context, &mut report);
+            white_water.reload(gpu, assets, changed, &mut report);
         }
         report
     }

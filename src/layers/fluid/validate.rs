@@ -46,7 +46,8 @@ pub fn dam_break(
     gpu: &Gpu,
     assets: &Assets,
     across: u32,
-    (solver, iterations): (Solver, u32),
+    solver: Solver,
+    iterations: u32,
 ) -> Result<DamBreak, BuildError> {
     let length = 1.0f32;
     let fastest = (2.0 * GRAVITY * 2.0 * f64::from(length)).sqrt() as f32;
@@ -62,7 +63,7 @@ pub fn dam_break(
         1,
     )
     .solved_by(solver);
-    let sim = upload(gpu, assets, &scene, (solver, iterations))?;
+    let sim = upload(gpu, assets, &scene, solver, iterations)?;
     let time_scale = (2.0 * GRAVITY / f64::from(length)).sqrt();
     let mut times: Vec<f64> = KOSHIZUKA_OKA
         .iter()
@@ -121,8 +122,10 @@ pub struct Hydrostatic {
 pub fn hydrostatic(
     gpu: &Gpu,
     assets: &Assets,
-    (across, seconds): (u32, f64),
-    (solver, iterations): (Solver, u32),
+    across: u32,
+    seconds: f64,
+    solver: Solver,
+    iterations: u32,
 ) -> Result<Hydrostatic, BuildError> {
     let depth = 1.0f32;
     let fastest = (2.0 * GRAVITY * f64::from(depth)).sqrt() as f32;
@@ -138,7 +141,7 @@ pub fn hydrostatic(
         1,
     )
     .solved_by(solver);
-    let sim = upload(gpu, assets, &scene, (solver, iterations))?;
+    let sim = upload(gpu, assets, &scene, solver, iterations)?;
     let mut clock = Clock::default();
     clock.advance_to(gpu, &sim, &scene, seconds);
     let (rho0, h) = (
@@ -195,7 +198,8 @@ fn upload(
     gpu: &Gpu,
     assets: &Assets,
     scene: &StartingState,
-    (solver, iterations): (Solver, u32),
+    solver: Solver,
+    iterations: u32,
 ) -> Result<FluidSim, BuildError> {
     // Validation measures the water alone: its rain goes nowhere, no
     // branches stand in it.
@@ -203,9 +207,12 @@ fn upload(
     let sim = FluidSim::new(
         gpu,
         assets,
-        (&scene.positions, &scene.velocities),
-        (&scene.params, solver),
-        (&world.rain(gpu), &world.branches(gpu)),
+        &scene.positions,
+        &scene.velocities,
+        &scene.params,
+        solver,
+        &world.rain(gpu),
+        &world.branches(gpu),
     )?;
     sim.set_iterations(iterations);
     Ok(sim)

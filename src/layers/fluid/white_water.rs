@@ -58,7 +58,7 @@ impl WhiteWaterParams {
     /// curvature 0.3 to 2, kinetic energy from 0.5 J/kg (1 m/s) to 8
     /// (4 m/s); `spray` scales the rates (40 a second at full potential),
     /// `life` the mean lifetime.
-    pub fn new(capacity: u32, dt: f32, frame: u32, (spray, life): (f32, f32)) -> Self {
+    pub fn new(capacity: u32, dt: f32, frame: u32, spray: f32, life: f32) -> Self {
         Self {
             dt,
             capacity,
@@ -146,7 +146,8 @@ impl WhiteWater {
         gpu: &Gpu,
         assets: &Assets,
         fluid: &FluidBuffers<'_>,
-        (particles, capacity): (u32, u32),
+        particles: u32,
+        capacity: u32,
     ) -> Result<Self, BuildError> {
         let none = wgpu::BufferUsages::empty();
         let capacity = capacity.max(1);
@@ -245,9 +246,9 @@ impl WhiteWater {
 
     /// Writes the next frame's step: `dt` seconds of simulated time, the
     /// rates scaled by `spray`, lives of `life` seconds on average.
-    pub fn set_step(&self, gpu: &Gpu, dt: f32, (spray, life): (f32, f32)) {
+    pub fn set_step(&self, gpu: &Gpu, dt: f32, spray: f32, life: f32) {
         let frame = self.frame.get();
-        let params = WhiteWaterParams::new(self.capacity, dt, frame, (spray, life));
+        let params = WhiteWaterParams::new(self.capacity, dt, frame, spray, life);
         gpu.queue
             .write_buffer(&self.uniform, 0, bytemuck::bytes_of(&params));
     }
@@ -275,8 +276,14 @@ impl WhiteWater {
     }
 
     /// Rebuilds the kernels a saved WGSL file touches.
-    pub fn reload(&mut self, context: (&Gpu, &Assets, &[ChangedFile]), report: &mut KernelReload) {
-        self.scan.reload(context, report);
+    pub fn reload(
+        &mut self,
+        gpu: &Gpu,
+        assets: &Assets,
+        changed: &[ChangedFile],
+        report: &mut KernelReload,
+    ) {
+        self.scan.reload(gpu, assets, changed, report);
         for (kernel, binding) in [
             &mut self.find_normals,
             &mut self.emit,
@@ -284,7 +291,7 @@ impl WhiteWater {
             &mut self.head,
             &mut self.advance,
         ] {
-            report.kernel(context, kernel, &mut [binding]);
+            report.kernel(gpu, assets, changed, kernel, &mut [binding]);
         }
     }
 }

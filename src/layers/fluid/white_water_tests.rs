@@ -15,8 +15,10 @@ use super::{listing, small_block};
 use crate::support;
 use crate::support::Checked;
 
-/// Spray rate and mean life the tests step with unless they say.
-const STEP: (f32, f32) = (1.0, 4.0);
+/// Spray rate the tests step with unless they say.
+const SPRAY: f32 = 1.0;
+/// Mean life (seconds) the tests step with unless they say.
+const LIFE: f32 = 4.0;
 
 /// The fluid of `scene` on the large step with `capacity` white slots.
 fn throwing(scene: &StartingState, capacity: u32) -> (FluidSim, sylva::engine::world::World) {
@@ -37,11 +39,12 @@ fn white(sim: &FluidSim) -> &WhiteWater {
 }
 
 /// One frame of `substeps` substeps, then the white water's step over
-/// `seconds` (the time they simulated, as the layer runs it).
-fn frame(sim: &FluidSim, substeps: u32, seconds: f32, step: (f32, f32)) {
+/// `seconds` (the time they simulated, as the layer runs it) at `spray`
+/// with lives of `life`.
+fn frame(sim: &FluidSim, substeps: u32, seconds: f32, spray: f32, life: f32) {
     let gpu = support::gpu();
     let mut profiler = GpuProfiler::new(&gpu.device, &gpu.queue, false);
-    white(sim).set_step(&gpu, seconds, step);
+    white(sim).set_step(&gpu, seconds, spray, life);
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
     sim.steps(&mut encoder, &mut profiler, substeps);
     white(sim).record(&mut encoder, &mut profiler);
@@ -89,13 +92,13 @@ fn what_each_particle_throws_up_matches_the_f64_reference() {
     let blown = moving_block(|_, offset| offset.map(|c| 30.0 * c));
     for (name, scene) in [("stirred", stirred), ("blown apart", blown)] {
         let (sim, _world) = throwing(&scene, 200_000);
-        frame(&sim, 1, 1.0 / 60.0, STEP);
+        frame(&sim, 1, 1.0 / 60.0, SPRAY, LIFE);
         let (positions, velocities) = sim.read_particles(&gpu).checked("reading the particles");
         let (densities, _, _) = sim.read_forces(&gpu).checked("reading the densities");
         let white_state = state(&sim);
         let params = scene.params.with_kernel();
-        let step = WhiteWaterParams::new(200_000, 1.0 / 60.0, 0, STEP);
-        let normals = white_water_normals((&positions, &velocities), &densities, &params, &step);
+        let step = WhiteWaterParams::new(200_000, 1.0 / 60.0, 0, SPRAY, LIFE);
+        let normals = white_water_normals(&positions, &velocities, &densities, &params, &step);
         let mut miscounted = 0;
         for (i, (want, got)) in normals.iter().zip(&white_state.normals).enumerate() {
             for k in 0..3 {
@@ -115,7 +118,8 @@ fn what_each_particle_throws_up_matches_the_f64_reference() {
             "{name}: {miscounted} neighbour counts differ"
         );
         let expected = white_water_expected(
-            (&positions, &velocities),
+            &positions,
+            &velocities,
             &white_state.normals,
             &params,
             &step,
@@ -200,12 +204,12 @@ fn a_dam_break_throws_white_water_that_stays_in_its_tank_and_dies_out() {
     };
     let seconds = substeps as f32 * dt;
     // Lives of 0.6 s on average, 0.9 s at most.
-    let throwing_step = (STEP.0, 0.6);
+    let short_life = 0.6;
     for n in 0..90 {
-        frame(&sim, substeps, seconds, throwing_step);
+        frame(&sim, substeps, seconds, SPRAY, short_life);
         if n % 10 == 9 {
             let white_state = state(&sim);
-            check(&white_state, throwing_step.1, &format!("frame {n}"));
+            check(&white_state, short_life, &format!("frame {n}"));
             most = most.max(white_state.live().count());
             for (_, v) in white_state.live() {
                 kinds[v[3].round() as usize] += 1;
@@ -222,10 +226,10 @@ fn a_dam_break_throws_white_water_that_stays_in_its_tank_and_dies_out() {
     );
     // Nothing more thrown: all of it dies out within its longest life.
     for _ in 0..(0.9 / seconds).ceil() as usize + 1 {
-        frame(&sim, substeps, seconds, (0.0, throwing_step.1));
+        frame(&sim, substeps, seconds, 0.0, short_life);
     }
     let white_state = state(&sim);
-    check(&white_state, throwing_step.1, "after");
+    check(&white_state, short_life, "after");
     assert_eq!(
         white_state.live().count(),
         0,
@@ -256,7 +260,7 @@ fn white_particles_fly_rise_and_ride_as_their_neighbourhood_makes_them() {
     let dt = scene.params.dt;
     let frames = 10;
     for _ in 0..frames {
-        frame(&sim, 1, dt, STEP);
+        frame(&sim, 1, dt, SPRAY, LIFE);
     }
     let white_state = state(&sim);
     assert!(

@@ -11,7 +11,8 @@ use crate::support::Checked;
 fn set_and_play(
     show: &mut sylva::show::Show,
     output: &mut sylva::gpu::RenderTarget,
-    (name, value): (&str, sylva::params::Value),
+    name: &str,
+    value: sylva::params::Value,
 ) {
     show.registry
         .set_now(name, value, sylva::params::Source::Ui)
@@ -30,8 +31,8 @@ fn trees_big_on_screen_draw_the_crowns_the_colony_grew_up_to_the_cap() {
     let root = forest_show("forest_grown", extra, &[]);
     let mut show = support::show(root.clone(), "f", sylva::gpu::OUTPUT_FORMAT);
     let mut output = output(&show, [192, 108]);
-    let mut drawn = |show: &mut sylva::show::Show, setting: (&str, Value)| {
-        set_and_play(show, &mut output, setting);
+    let mut drawn = |show: &mut sylva::show::Show, name: &str, value: Value| {
+        set_and_play(show, &mut output, name, value);
         let gpu = show.ground.gpu.clone();
         let report: std::collections::HashMap<String, f64> =
             show.layers()[0].report(&gpu).into_iter().collect();
@@ -52,21 +53,18 @@ fn trees_big_on_screen_draw_the_crowns_the_colony_grew_up_to_the_cap() {
     // Close up, every tree big on screen grows its crown when the cap
     // allows; under a cap of 7, the biggest that fit it do, the rest draw
     // as impostors.
-    drawn(&mut show, ("forest.grown_trees", Value::Int(65_536)));
-    let all = drawn(&mut show, ("forest.camera_distance", Value::Float(0.12)));
+    drawn(&mut show, "forest.grown_trees", Value::Int(65_536));
+    let all = drawn(&mut show, "forest.camera_distance", Value::Float(0.12));
     assert!(all > 7, "{all} trees big on screen");
-    let close = drawn(&mut show, ("forest.grown_trees", Value::Int(7)));
+    let close = drawn(&mut show, "forest.grown_trees", Value::Int(7));
     assert!(
         (1..=7).contains(&close),
         "the biggest within the cap: {close}"
     );
-    let far = drawn(
-        &mut show,
-        ("forest.camera_distance", Value::Float(10_000.0)),
-    );
+    let far = drawn(&mut show, "forest.camera_distance", Value::Float(10_000.0));
     assert_eq!(far, 0, "from far away no crown is big enough");
-    drawn(&mut show, ("forest.camera_distance", Value::Float(0.12)));
-    let off = drawn(&mut show, ("forest.crowns", Value::Text("cone".into())));
+    drawn(&mut show, "forest.camera_distance", Value::Float(0.12));
+    let off = drawn(&mut show, "forest.crowns", Value::Text("cone".into()));
     assert_eq!(off, 0, "cones only");
     std::fs::remove_dir_all(root).ok();
 }
@@ -84,20 +82,20 @@ fn trees_drawn_as_impostors_look_like_their_crowns_drawn_whole() {
     for _ in 0..20 {
         show.frame(1.0 / 30.0, None, &mut output, |_, _| {});
     }
-    let mut picture = |show: &mut sylva::show::Show, setting: (&str, Value)| {
-        set_and_play(show, &mut output, setting);
+    let mut picture = |show: &mut sylva::show::Show, name: &str, value: Value| {
+        set_and_play(show, &mut output, name, value);
         sylva::gpu::read_rgba8(&show.ground.gpu, &output.texture).checked("reading the frame")
     };
     // The forest stands still from here.
-    picture(&mut show, ("forest.steps_per_frame", Value::Int(0)));
-    let whole = picture(&mut show, ("forest.grown_trees", Value::Int(65_536)));
+    picture(&mut show, "forest.steps_per_frame", Value::Int(0));
+    let whole = picture(&mut show, "forest.grown_trees", Value::Int(65_536));
     let report: std::collections::HashMap<String, f64> = show.layers()[0]
         .report(&show.ground.gpu)
         .into_iter()
         .collect();
     let grown = report.get("trees_drawn_grown").copied().unwrap_or(0.0);
-    let impostors = picture(&mut show, ("forest.grown_trees", Value::Int(0)));
-    let cones = picture(&mut show, ("forest.crowns", Value::Text("cone".into())));
+    let impostors = picture(&mut show, "forest.grown_trees", Value::Int(0));
+    let cones = picture(&mut show, "forest.crowns", Value::Text("cone".into()));
     // How far apart two pictures are in the mean of each 8 x 8 block: a
     // leaf or a twig an impostor has a texel off matters less than where
     // the crowns are and what colour.

@@ -149,7 +149,8 @@ impl ForestRenderer {
         &mut self,
         gpu: &Gpu,
         size: [u32; 2],
-        (camera, params): (&CameraUniform, &ForestDraw),
+        camera: &CameraUniform,
+        params: &ForestDraw,
         impostors: bool,
     ) {
         gpu.queue
@@ -192,7 +193,8 @@ impl ForestRenderer {
     /// else as cones.
     pub fn cast(
         &self,
-        (encoder, profiler): (&mut wgpu::CommandEncoder, &mut GpuProfiler),
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &mut GpuProfiler,
         sim: &ForestSim,
         map: &ShadowMap,
     ) {
@@ -209,7 +211,7 @@ impl ForestRenderer {
             .dispatch_indirect(&mut pass, &casting.cull, &sim.args, TREE_DISPATCH);
         drop(pass);
         if self.as_impostors {
-            self.impostors.splat((encoder, profiler), Seen::ByLight);
+            self.impostors.splat(encoder, profiler, Seen::ByLight);
             self.impostors.cast(encoder, profiler, map);
             return;
         }
@@ -228,11 +230,14 @@ impl ForestRenderer {
     /// its depth, hiding and hidden by the other layers in it.
     pub fn draw(
         &self,
-        (encoder, profiler): (&mut wgpu::CommandEncoder, &mut GpuProfiler),
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &mut GpuProfiler,
         sim: &ForestSim,
-        (target, scene_depth): (&wgpu::TextureView, Option<&wgpu::TextureView>),
+        target: &wgpu::TextureView,
+        scene_depth: Option<&wgpu::TextureView>,
         params: &ForestDraw,
-        (view, backdrop): (View, bool),
+        view: View,
+        backdrop: bool,
     ) {
         let (
             Some([trees, far, grown, ground, maps]),
@@ -267,8 +272,8 @@ impl ForestRenderer {
         }
         let impostors = forest && self.as_impostors;
         if impostors {
-            self.impostors.splat((encoder, profiler), Seen::ByCamera);
-            self.impostors.shade((encoder, profiler), &shadowed[3]);
+            self.impostors.splat(encoder, profiler, Seen::ByCamera);
+            self.impostors.shade(encoder, profiler, &shadowed[3]);
         }
         if !forest {
             let label = "forest.draw.maps";
@@ -280,8 +285,8 @@ impl ForestRenderer {
                 b: f64::from(fog[2] * params.brightness),
                 a: 1.0,
             };
-            let colour = (target, wgpu::LoadOp::Clear(sky));
-            let mut pass = begin_3d_pass(encoder, label, colour, None, timestamps);
+            let load = wgpu::LoadOp::Clear(sky);
+            let mut pass = begin_3d_pass(encoder, label, target, load, None, timestamps);
             pass.set_pipeline(&self.maps);
             pass.set_bind_group(0, maps, &[]);
             pass.draw(0..3, 0..1);
@@ -309,10 +314,10 @@ impl ForestRenderer {
             }
         };
         let mut begin = |encoder: &mut wgpu::CommandEncoder, label: &'static str| {
-            let colour = (target, std::mem::replace(&mut load, wgpu::LoadOp::Load));
+            let this_load = std::mem::replace(&mut load, wgpu::LoadOp::Load);
             let timestamps = profiler.render_pass(label);
             // Each pass ends before the next begins; the encoder outlives them.
-            begin_scene_pass(encoder, label, colour, depth, timestamps).forget_lifetime()
+            begin_scene_pass(encoder, label, target, this_load, depth, timestamps).forget_lifetime()
         };
         {
             let mut pass = begin(encoder, "forest.draw.trees");
@@ -407,7 +412,8 @@ impl Drawer<ForestSim> for ForestRenderer {
             "forest.backdrop",
             composed.text(),
             &[&backdrop_layouts[0], &backdrop_layouts[1]],
-            (HDR_FORMAT, "fs_backdrop"),
+            HDR_FORMAT,
+            "fs_backdrop",
         )?;
         gpu.scoped(FILE, || {
             let module = gpu
@@ -416,12 +422,13 @@ impl Drawer<ForestSim> for ForestRenderer {
                     label: Some(FILE),
                     source: wgpu::ShaderSource::Wgsl(composed.text().into()),
                 });
-            let pipeline = |label, entries, depth| {
+            let pipeline = |label, vertex, fragment, depth| {
                 instanced_pipeline(
                     &gpu.device,
                     &module,
                     label,
-                    entries,
+                    vertex,
+                    fragment,
                     Attachments {
                         format: HDR_FORMAT,
                         blend: None,
@@ -436,7 +443,7 @@ impl Drawer<ForestSim> for ForestRenderer {
                     source: wgpu::ShaderSource::Wgsl(capturing.text().into()),
                 });
             let (written, none) = (Depth::Written, Depth::None);
-            let caster = caster_pipeline(&gpu.device, (&module, "vs_tree"), "forest.caster", &[]);
+            let caster = caster_pipeline(&gpu.device, &module, "vs_tree", "forest.caster", &[]);
             Ok::<_, BuildError>(Self {
                 caster,
                 as_impostors: false,
@@ -454,17 +461,17 @@ impl Drawer<ForestSim> for ForestRenderer {
                 ),
                 casting: None,
                 receiving: None,
-                trees: pipeline("forest.trees", ("vs_tree", "fs_tree"), written),
-                far: pipeline("forest.far_trees", ("vs_far", "fs_tree"), written),
-                grown: pipeline("forest.grown_trees", ("vs_crown", "fs_tree"), written),
+                trees: pipeline("forest.trees", "vs_tree", "fs_tree", written),
+                far: pipeline("forest.far_trees", "vs_far", "fs_tree", written),
+                grown: pipeline("forest.grown_trees", "vs_crown", "fs_tree", written),
                 impostors: ImpostorSplat::new(gpu, assets)?,
                 capture: CapturePipelines::new(gpu, &capture_module),
                 atlas: None,
-                ground: pipeline("forest.ground", ("vs_ground", "fs_ground"), Depth::Only),
+                ground: pipeline("forest.ground", "vs_ground", "fs_ground", Depth::Only),
                 backdrop,
                 backdrop_layouts,
                 backdrop_bound: None,
-                maps: pipeline("forest.maps", ("vs_fullscreen", "fs_maps"), none),
+                maps: pipeline("forest.maps", "vs_fullscreen", "fs_maps", none),
                 camera: uniform_buffer(&gpu.device, "forest.camera", size_of::<CameraUniform>()),
                 params: uniform_buffer(&gpu.device, "forest.draw", size_of::<ForestDraw>()),
                 cull_start: Kernel::new(gpu, assets, FILE, "cull_start")?,

@@ -112,11 +112,11 @@ impl ImpostorSplat {
                 blend: None,
                 depth: Depth::Written,
             };
-            let entries = ("vs_fullscreen", "fs_impostor_resolve");
-            let resolve =
-                instanced_pipeline(&gpu.device, &module, "forest.impostors", entries, output);
-            let entries = (&module, "vs_fullscreen", "fs_impostor_cast");
-            let cast = cut_out_caster_pipeline(&gpu.device, entries, "forest.impostor_caster");
+            let (vertex, label) = ("vs_fullscreen", "forest.impostors");
+            let fragment = "fs_impostor_resolve";
+            let resolve = instanced_pipeline(&gpu.device, &module, label, vertex, fragment, output);
+            let (fragment, label) = ("fs_impostor_cast", "forest.impostor_caster");
+            let cast = cut_out_caster_pipeline(&gpu.device, &module, vertex, fragment, label);
             Ok::<_, BuildError>((resolve, cast))
         })?;
         Ok(Self {
@@ -227,7 +227,8 @@ impl ImpostorSplat {
     /// cull): the nearest hits, and seen by the camera, their trees.
     pub fn splat(
         &self,
-        (encoder, profiler): (&mut wgpu::CommandEncoder, &mut GpuProfiler),
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &mut GpuProfiler,
         seen: Seen,
     ) {
         let Some((bound, walks, target)) = self.ready(seen) else {
@@ -252,7 +253,8 @@ impl ImpostorSplat {
             if let Some(binding) = binding {
                 kernel.dispatch_indirect_with(
                     &mut pass,
-                    (binding, &[nothing, leaves]),
+                    binding,
+                    &[nothing, leaves],
                     &walks.args,
                     0,
                 );
@@ -265,7 +267,8 @@ impl ImpostorSplat {
     /// brings.
     pub fn shade(
         &self,
-        (encoder, profiler): (&mut wgpu::CommandEncoder, &mut GpuProfiler),
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &mut GpuProfiler,
         shadowed: &wgpu::BindGroup,
     ) {
         let Some((bound, _, target)) = self.ready(Seen::ByCamera) else {
@@ -281,7 +284,7 @@ impl ImpostorSplat {
         });
         let groups = [shadowed, &bound.shaded, &shading.stored];
         let pixels = target.size[0] * target.size[1];
-        (self.shade).dispatch_groups(&mut pass, (&shading.buffers, &groups), pixels, 64);
+        (self.shade).dispatch_groups(&mut pass, &shading.buffers, &groups, pixels, 64);
     }
 
     /// Writes the shaded pixels' colour and depth into `pass` (the

@@ -123,11 +123,11 @@ impl ForestKnobs {
 
     /// How the density source paints this frame.
     pub fn paint(&self, registry: &Registry) -> Paint {
-        let maps = match self.density_source_maps.get(registry) {
+        let (first, end) = match self.density_source_maps.get(registry) {
             0 => (0, MAPS as u32),
             n => (n as u32 - 1, n as u32),
         };
-        Paint::new(maps, self.density_source_amount.get(registry))
+        Paint::new(first, end, self.density_source_amount.get(registry))
     }
 
     /// How the rain soaks the ground this frame of `dt` seconds (a

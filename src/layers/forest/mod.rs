@@ -254,11 +254,15 @@ fn sim_params(
 ) -> ForestParams {
     let r1 = knobs.r1.get(registry);
     ForestParams::new(
-        (structure.map_size, structure.metres_per_pixel),
-        (structure.slices, structure.slice_spacing),
-        (density::MAPS as u32, 4),
+        structure.map_size,
+        structure.metres_per_pixel,
+        structure.slices,
+        structure.slice_spacing,
+        density::MAPS as u32,
+        4,
         structure.capacity,
-        (r1, knobs.r2.get(registry).max(r1)),
+        r1,
+        knobs.r2.get(registry).max(r1),
         knobs.years_per_step.get(registry),
         seed as u32,
         species,
@@ -432,8 +436,8 @@ impl Layer for ForestLayer {
             if soak.wetness > 0.0 && grown.rain.is_none() {
                 let sim = &grown.sim;
                 let rain = env.world.rain(env.gpu);
-                let buffers = (&sim.params_buffer, &sim.density, &rain);
-                grown.rain = RainSoak::new(env.gpu, env.assets, buffers)
+                let (params, density) = (&sim.params_buffer, &sim.density);
+                grown.rain = RainSoak::new(env.gpu, env.assets, params, density, &rain)
                     .inspect_err(|e| env.errors.report(&self.core.id, e))
                     .ok();
             }
@@ -451,7 +455,7 @@ impl Layer for ForestLayer {
         }
         let (camera, draw) = forest_look(registry, &self.knobs, grown, clock, size);
         let impostors = self.knobs.impostors(registry);
-        renderer.prepare(env.gpu, size, (&camera, &draw), impostors);
+        renderer.prepare(env.gpu, size, &camera, &draw, impostors);
         renderer.receive(env.gpu, env.world.shadow(env.gpu));
         self.look = Some((camera, draw));
         false
@@ -469,7 +473,7 @@ impl Layer for ForestLayer {
         };
         if self.casts(registry) {
             let map = env.world.shadow(env.gpu);
-            renderer.cast((encoder, profiler), &grown.sim, map);
+            renderer.cast(encoder, profiler, &grown.sim, map);
         }
     }
 
@@ -491,11 +495,11 @@ impl Layer for ForestLayer {
         if let Some(picture) = frame.inputs.get(&source).filter(|_| !source.is_empty()) {
             let cells = grown.structure.map_size * grown.structure.map_size;
             let painter = &grown.sim.painter;
-            painter.encode(env.gpu, (encoder, profiler), picture, cells);
+            painter.encode(env.gpu, encoder, profiler, picture, cells);
         }
         if let Some(rain) = grown.rain.as_ref().filter(|_| self.knobs.raining(registry)) {
             let cells = grown.structure.map_size * grown.structure.map_size;
-            rain.encode((encoder, profiler), cells);
+            rain.encode(encoder, profiler, cells);
         }
         for _ in 0..self.knobs.steps(registry) {
             grown.sim.step(encoder, profiler);
@@ -506,12 +510,16 @@ impl Layer for ForestLayer {
             .placement
             .in_scene(registry)
             .then_some(frame.scene_depth);
+        let backdrop = self.knobs.backdrop.get(registry);
         renderer.draw(
-            (encoder, profiler),
+            encoder,
+            profiler,
             &grown.sim,
-            (frame.target, scene),
+            frame.target,
+            scene,
             draw,
-            (view, self.knobs.backdrop.get(registry)),
+            view,
+            backdrop,
         );
     }
 
@@ -611,7 +619,8 @@ fn forest_look(
             knobs.camera.look_scaled(
                 registry,
                 time,
-                (Vec3::new(0.0, tallest * 0.3, 0.0), extent),
+                Vec3::new(0.0, tallest * 0.3, 0.0),
+                extent,
                 size,
             )
         });

@@ -26,7 +26,7 @@ pub struct Paint {
 
 impl Paint {
     /// Maps `first..end` moved by `amount` a frame.
-    pub fn new((first, end): (u32, u32), amount: f32) -> Self {
+    pub fn new(first: u32, end: u32, amount: f32) -> Self {
         Self {
             first,
             end,
@@ -50,7 +50,8 @@ impl DensityPainter {
     pub fn new(
         gpu: &Gpu,
         assets: &Assets,
-        (params, density): (&wgpu::Buffer, &wgpu::Buffer),
+        params: &wgpu::Buffer,
+        density: &wgpu::Buffer,
     ) -> Result<Self, BuildError> {
         let kernel = Kernel::new(gpu, assets, "forest/paint.wgsl", "paint_image")?;
         let paint = uniform_buffer(&gpu.device, "forest.paint", size_of::<Paint>());
@@ -74,7 +75,8 @@ impl DensityPainter {
     pub fn encode(
         &self,
         gpu: &Gpu,
-        (encoder, profiler): (&mut wgpu::CommandEncoder, &mut GpuProfiler),
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &mut GpuProfiler,
         picture: &wgpu::TextureView,
         cells: u32,
     ) {

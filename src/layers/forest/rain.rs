@@ -50,7 +50,9 @@ impl RainSoak {
     pub fn new(
         gpu: &Gpu,
         assets: &Assets,
-        (params, density, rain): (&wgpu::Buffer, &wgpu::Buffer, &wgpu::Buffer),
+        params: &wgpu::Buffer,
+        density: &wgpu::Buffer,
+        rain: &wgpu::Buffer,
     ) -> Result<Self, BuildError> {
         let uniform = uniform_buffer(&gpu.device, "forest.soak", size_of::<Soak>());
         let soak = Kernel::new(gpu, assets, "forest/soak.wgsl", "soak_rain")?;
@@ -76,7 +78,8 @@ impl RainSoak {
     /// Records the soaking of `cells` map pixels, then clears the rain.
     pub fn encode(
         &self,
-        (encoder, profiler): (&mut wgpu::CommandEncoder, &mut GpuProfiler),
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &mut GpuProfiler,
         cells: u32,
     ) {
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {

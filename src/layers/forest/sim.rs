@@ -58,16 +58,16 @@ pub struct ForestParams {
 
 impl ForestParams {
     /// Parameters for a forest of `species`.
-    #[allow(
-        clippy::too_many_arguments,
-        reason = "the simulation's settings, named"
-    )]
     pub fn new(
-        (map_size, metres_per_pixel): (u32, f32),
-        (slices, slice_spacing): (u32, f32),
-        (density_maps, slices_per_map): (u32, u32),
+        map_size: u32,
+        metres_per_pixel: f32,
+        slices: u32,
+        slice_spacing: f32,
+        density_maps: u32,
+        slices_per_map: u32,
         capacity: u32,
-        (r1, r2): (f32, f32),
+        r1: f32,
+        r2: f32,
         dt: f32,
         seed: u32,
         species: &[Species],
@@ -322,7 +322,7 @@ impl ForestSim {
             mark_live: kernel("mark_live", &[2, 10, 12])?,
             list_live: kernel("list_live", &[2, 10, 12, 13])?,
         };
-        let painter = DensityPainter::new(gpu, assets, (&uniform, &density_buffer))?;
+        let painter = DensityPainter::new(gpu, assets, &uniform, &density_buffer)?;
         Ok(Self {
             painter,
             crowns,
@@ -474,10 +474,9 @@ impl Simulation for ForestSim {
     /// Rebuilds the kernels saved files touch, keeping the forest.
     fn reload(&mut self, gpu: &Gpu, assets: &Assets, changed: &[ChangedFile]) -> KernelReload {
         let mut report = KernelReload::default();
-        let context = (gpu, assets, changed);
-        self.seed_scan.reload(context, &mut report);
-        self.dead_scan.reload(context, &mut report);
-        self.live_scan.reload(context, &mut report);
+        self.seed_scan.reload(gpu, assets, changed, &mut report);
+        self.dead_scan.reload(gpu, assets, changed, &mut report);
+        self.live_scan.reload(gpu, assets, changed, &mut report);
         let k = &mut self.kernels;
         for (kernel, binding) in [
             &mut k.draw,
@@ -490,10 +489,10 @@ impl Simulation for ForestSim {
             &mut k.mark_live,
             &mut k.list_live,
         ] {
-            report.kernel(context, kernel, &mut [binding]);
+            report.kernel(gpu, assets, changed, kernel, &mut [binding]);
         }
         let (kernel, binding) = self.painter.kernel();
-        report.kernel(context, kernel, &mut [binding]);
+        report.kernel(gpu, assets, changed, kernel, &mut [binding]);
         report
     }
 }

@@ -20,11 +20,15 @@ use crate::support::Checked;
 /// density map weighting 4 slices.
 fn params(size: u32, slices: u32, capacity: u32, species: &[Species]) -> ForestParams {
     ForestParams::new(
-        (size, 1.0),
-        (slices, 1.0),
-        (slices.div_ceil(4), 4),
+        size,
+        1.0,
+        slices,
+        1.0,
+        slices.div_ceil(4),
+        4,
         capacity,
-        (0.12, 0.3),
+        0.12,
+        0.3,
         1.0,
         7,
         species,
@@ -453,11 +457,11 @@ fn a_picture_paints_the_density_maps_it_is_asked_to_towards_its_brightness() {
         .collect();
     write_image(&gpu, &texture, &rgba);
     // The second map only, half way there.
-    sim.painter.set(&gpu, &Paint::new((1, 2), 0.5));
+    sim.painter.set(&gpu, &Paint::new(1, 2, 0.5));
     let mut profiler = GpuProfiler::new(&gpu.device, &gpu.queue, false);
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
     sim.painter
-        .encode(&gpu, (&mut encoder, &mut profiler), &view, 16 * 16);
+        .encode(&gpu, &mut encoder, &mut profiler, &view, 16 * 16);
     gpu.queue.submit([encoder.finish()]);
     let density: Vec<f32> =
         read_buffer(&gpu, &sim.density, 3 * 16 * 16).checked("reading the maps");
@@ -581,13 +585,15 @@ fn rain_raises_the_density_where_it_fell_and_the_ground_dries_elsewhere() {
     let soak = RainSoak::new(
         &gpu,
         &Assets::new(env!("CARGO_MANIFEST_DIR")),
-        (&sim.params_buffer, &sim.density, &rain),
+        &sim.params_buffer,
+        &sim.density,
+        &rain,
     )
     .checked("building the soak");
     soak.set(&gpu, &Soak::new(0.0001, 0.5, 0.1));
     let mut profiler = GpuProfiler::new(&gpu.device, &gpu.queue, false);
     let mut encoder = gpu.device.create_command_encoder(&Default::default());
-    soak.encode((&mut encoder, &mut profiler), 64 * 64);
+    soak.encode(&mut encoder, &mut profiler, 64 * 64);
     gpu.queue.submit([encoder.finish()]);
     let after: Vec<f32> =
         read_buffer(&gpu, &sim.density, density.len()).checked("reading the density");

@@ -370,7 +370,8 @@ impl ShaderLayer {
             &self.id,
             composed.text(),
             &layouts,
-            (HDR_FORMAT, "fs_main"),
+            HDR_FORMAT,
+            "fs_main",
         )
         .map_err(|reason| ShaderLayerError::Pipeline {
             file: file.to_string(),
@@ -419,8 +420,8 @@ impl ShaderLayer {
         env.world.shadow(env.gpu);
         let look = camera.look(registry, clock, size);
         (env.gpu.queue).write_buffer(camera_buffer, 0, bytemuck::bytes_of(&look));
-        let in_scene = (Mat4::IDENTITY, false);
-        let standing = bodies::block(&env.world.bodies(), in_scene, (0.0, 0.0), (0, false));
+        let seen = env.world.bodies();
+        let standing = bodies::block(&seen, Mat4::IDENTITY, false, 0.0, 0.0, 0, false);
         (env.gpu.queue).write_buffer(bodies_buffer, 0, &standing);
         let names = compiled.fields.iter().map(String::as_str);
         let bytes = compiled.block.bytes(names, registry);

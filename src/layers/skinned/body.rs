@@ -179,7 +179,8 @@ impl BodyRenderer {
             );
             let caster = caster_pipeline(
                 &gpu.device,
-                (&module, "vs_body"),
+                &module,
+                "vs_body",
                 "skinned.body.caster",
                 &[Some(layout.clone()), Some(surfaces.clone())],
             );
@@ -223,7 +224,8 @@ impl BodyRenderer {
         &mut self,
         gpu: &Gpu,
         size: [u32; 2],
-        (camera, params): (&CameraUniform, &BodyParams),
+        camera: &CameraUniform,
+        params: &BodyParams,
     ) {
         gpu.queue
             .write_buffer(&self.camera, 0, bytemuck::bytes_of(camera));
@@ -251,9 +253,11 @@ impl BodyRenderer {
     /// In the shared scene (`scene_depth`) the skin draws into its depth.
     pub fn draw(
         &self,
-        (encoder, profiler): (&mut wgpu::CommandEncoder, &mut GpuProfiler),
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &mut GpuProfiler,
         skin: &SkinGpu,
-        (target, scene_depth): (&wgpu::TextureView, Option<&wgpu::TextureView>),
+        target: &wgpu::TextureView,
+        scene_depth: Option<&wgpu::TextureView>,
         style: BodyStyle,
     ) {
         let (Some(depth), Some(shadows)) = (self.depth.view(), &self.receiving) else {
@@ -266,11 +270,11 @@ impl BodyRenderer {
         let at = style.code() as usize;
         let ((pipeline, group), shadow) = (&self.styles[at], &shadows[at]);
         let label = "skinned.draw.body";
-        let colour = (target, wgpu::LoadOp::Load);
+        let load = wgpu::LoadOp::Load;
         let timestamps = profiler.render_pass(label);
         let mut pass = match scene_depth {
-            Some(scene) => begin_scene_pass(encoder, label, colour, scene, timestamps),
-            None => begin_3d_pass(encoder, label, colour, Some(depth), timestamps),
+            Some(scene) => begin_scene_pass(encoder, label, target, load, scene, timestamps),
+            None => begin_3d_pass(encoder, label, target, load, Some(depth), timestamps),
         };
         pass.set_pipeline(pipeline);
         pass.set_bind_group(0, group, &[]);
@@ -284,7 +288,8 @@ impl BodyRenderer {
     /// Records the skinned mesh's depth from the key light into `map`.
     pub fn cast(
         &self,
-        (encoder, profiler): (&mut wgpu::CommandEncoder, &mut GpuProfiler),
+        encoder: &mut wgpu::CommandEncoder,
+        profiler: &mut GpuProfiler,
         skin: &SkinGpu,
         map: &ShadowMap,
     ) {

@@ -273,7 +273,8 @@ impl SkinnedLayer {
             registry,
             0.0,
             self.core.seed,
-            (points.len() as u32, structure.capacity),
+            points.len() as u32,
+            structure.capacity,
             growth.unit(registry, spacing),
         );
         let sim = env.gpu.scoped(id, || {
@@ -471,7 +472,8 @@ impl Layer for SkinnedLayer {
             registry,
             clock.dt,
             self.core.seed,
-            (structure.attraction_count, structure.capacity),
+            structure.attraction_count,
+            structure.capacity,
             knobs.growth.unit(registry, character.spacing),
         );
         character.sim.colony.set_params(env.gpu, &params);
@@ -480,12 +482,13 @@ impl Layer for SkinnedLayer {
             .placement
             .camera(registry, clock, size)
             .unwrap_or_else(|| {
-                (knobs.camera).look_scaled(registry, clock.time, (character.centre, scale), size)
+                let centre = character.centre;
+                (knobs.camera).look_scaled(registry, clock.time, centre, scale, size)
             });
         let draw = knobs.branches.draw_params(registry, scale, self.fade);
         drawer.branches.prepare(env.gpu, size, &camera, &draw);
         let body = knobs.body_params(registry);
-        drawer.body.prepare(env.gpu, size, (&camera, &body));
+        drawer.body.prepare(env.gpu, size, &camera, &body);
         drawer.body.receive(env.gpu, env.world.shadow(env.gpu));
         changed
     }
@@ -510,7 +513,7 @@ impl Layer for SkinnedLayer {
         let map = env.world.shadow(env.gpu);
         drawer
             .body
-            .cast((encoder, profiler), &character.sim.skin, map);
+            .cast(encoder, profiler, &character.sim.skin, map);
     }
 
     fn encode(
@@ -535,16 +538,10 @@ impl Layer for SkinnedLayer {
         }
         let style = branches.style(registry);
         let in_scene = self.knobs.placement.in_scene(registry);
-        let target = (frame.target, in_scene.then_some(frame.scene_depth));
-        drawer
-            .branches
-            .draw((encoder, profiler), &sim.colony, target, style);
-        drawer.body.draw(
-            (encoder, profiler),
-            &sim.skin,
-            (frame.target, in_scene.then_some(frame.scene_depth)),
-            self.knobs.body_style(registry),
-        );
+        let (target, scene_depth) = (frame.target, in_scene.then_some(frame.scene_depth));
+        (drawer.branches).draw(encoder, profiler, &sim.colony, target, scene_depth, style);
+        let style = self.knobs.body_style(registry);
+        (drawer.body).draw(encoder, profiler, &sim.skin, target, scene_depth, style);
     }
 
     fn reseed(&mut self, seed: u64) {

@@ -216,7 +216,7 @@ impl SkinGpu {
     pub fn reload(&mut self, gpu: &Gpu, assets: &Assets, changed: &[ChangedFile]) -> KernelReload {
         let mut report = KernelReload::default();
         let (kernel, binding) = &mut self.kernel;
-        report.kernel((gpu, assets, changed), kernel, &mut [binding]);
+        report.kernel(gpu, assets, changed, kernel, &mut [binding]);
         report
     }
 

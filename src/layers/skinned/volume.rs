@@ -88,7 +88,7 @@ pub fn voxelize(positions: &[Vec3], indices: &[u32], voxel: f32) -> Volume {
     let origin = lo - Vec3::splat(voxel);
     let mut votes = vec![0u8; dims[0] * dims[1] * dims[2]];
     for axis in 0..3 {
-        vote_along(positions, indices, (origin, voxel, dims), axis, &mut votes);
+        vote_along(positions, indices, origin, voxel, dims, axis, &mut votes);
     }
     Volume {
         origin,
@@ -98,11 +98,14 @@ pub fn voxelize(positions: &[Vec3], indices: &[u32], voxel: f32) -> Volume {
     }
 }
 
-/// Adds a vote to every voxel the columns along `axis` find inside.
+/// Adds a vote to every voxel the columns along `axis` find inside (a grid
+/// from `origin`, `voxel` wide, of `dims` voxels).
 fn vote_along(
     positions: &[Vec3],
     indices: &[u32],
-    (origin, voxel, dims): (Vec3, f32, [usize; 3]),
+    origin: Vec3,
+    voxel: f32,
+    dims: [usize; 3],
     axis: usize,
     votes: &mut [u8],
 ) {
@@ -138,7 +141,7 @@ fn vote_along(
             for &t in &bins[a + nu * b] {
                 let tri = &indices[3 * t as usize..3 * t as usize + 3];
                 let p = [0, 1, 2].map(|k| positions[tri[k] as usize]);
-                if let Some(hit) = cross(p, (u, v, axis), (cu, cv)) {
+                if let Some(hit) = cross(p, u, v, axis, cu, cv) {
                     crossings.push(hit);
                 }
             }
@@ -166,13 +169,10 @@ fn vote_along(
     }
 }
 
-/// Where the column at (cu, cv) crosses triangle `p`, and the winding
-/// change there (+1 entering an outward-facing surface, -1 leaving).
-fn cross(
-    p: [Vec3; 3],
-    (u, v, w): (usize, usize, usize),
-    (cu, cv): (f32, f32),
-) -> Option<(f32, i32)> {
+/// Where the column at (cu, cv) along axis `w` (`u` and `v` the other
+/// two) crosses triangle `p`, and the winding change there (+1 entering
+/// an outward-facing surface, -1 leaving).
+fn cross(p: [Vec3; 3], u: usize, v: usize, w: usize, cu: f32, cv: f32) -> Option<(f32, i32)> {
     let e = |i: usize, j: usize| (p[j][u] - p[i][u], p[j][v] - p[i][v]);
     let edge = |i: usize, j: usize| {
         let (du, dv) = e(i, j);

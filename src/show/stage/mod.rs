@@ -33,13 +33,14 @@ use crate::engine::PresetError;
 use crate::engine::compositor::{Compositor, master_params};
 use crate::engine::frame::FrameUniforms;
 use crate::engine::inputs::media::MediaShelf;
-use crate::engine::outputs::{Output, Picture};
+use crate::engine::picture::Picture;
 use crate::engine::renderer::{self, OnStage};
 use crate::engine::stack::{Outgoing, Stack, sync_params};
 use crate::engine::world::World;
 use crate::gpu::bindings::uniform_buffer;
 use crate::gpu::{Gpu, GpuProfiler};
 use crate::mapping::LoadedMappings;
+use crate::outputs::Output;
 use crate::params::Registry;
 use crate::script::ScriptHost;
 use crate::show::playing::Playing;
@@ -69,6 +70,9 @@ struct PendingRequests {
     reseed_all: bool,
     save_outputs: bool,
 }
+
+/// The canvas's size when no output asks for one and no frame has run.
+const DEFAULT_SIZE: [u32; 2] = [1920, 1080];
 
 /// Everything one show needs to render frames.
 pub struct Show {
@@ -458,11 +462,22 @@ impl Show {
             self.take_control(control);
         }
         self.tick(dt);
-        let mut encoder = self.render(dt, output.size());
-        if let Some(picture) = &self.picture {
-            output.deliver(&self.ground.gpu, &mut encoder, &mut self.profiler, picture);
+        let size = output
+            .size()
+            .or_else(|| self.picture.as_ref().map(Picture::size))
+            .unwrap_or(DEFAULT_SIZE);
+        let mut encoder = self.render(dt, size);
+        self.draw_outputs(&mut encoder);
+        let mapped = self.outputs.as_ref().and_then(|o| o.mapped.as_ref());
+        if let Some(pictures) = outputs::pictures_of(self.picture.as_ref(), mapped, self.clock.time)
+        {
+            output.record(
+                &self.ground.gpu,
+                &mut encoder,
+                &mut self.profiler,
+                &pictures,
+            );
         }
-        self.deliver_outputs(&mut encoder);
         overlay(self, &mut encoder);
         self.profiler.resolve(&mut encoder);
         self.submit(encoder)

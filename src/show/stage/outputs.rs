@@ -14,9 +14,10 @@ use super::Show;
 use crate::base::opener::OpenError;
 use crate::base::{ChangedFile, Folder, opener};
 use crate::base::{MAX_FILE_BYTES, inside_show};
-use crate::engine::outputs::plan::WriteBackError;
-use crate::engine::outputs::{
-    MappedOutputs, Mask, OutputsError, OutputsPlan, output_params, read_masks,
+use crate::engine::picture::Picture;
+use crate::outputs::plan::WriteBackError;
+use crate::outputs::{
+    MappedOutputs, Mask, OutputsError, OutputsPlan, Pictures, output_params, read_masks,
 };
 use crate::params::{Source, Value};
 
@@ -32,7 +33,7 @@ pub(super) struct LiveOutputs {
     modified: Option<SystemTime>,
     /// The saved file being read.
     reading: Option<Receiver<Loaded>>,
-    mapped: Option<MappedOutputs>,
+    pub(super) mapped: Option<MappedOutputs>,
     /// Parameters its last good plan registered.
     params: Vec<String>,
 }
@@ -182,8 +183,15 @@ impl Show {
     }
 
     /// This frame's finished picture (the canvas), once a frame has run.
-    pub fn picture(&self) -> Option<&crate::engine::outputs::Picture> {
+    pub fn picture(&self) -> Option<&crate::engine::picture::Picture> {
         self.picture.as_ref()
+    }
+
+    /// This frame's finished pictures (the canvas and each output of the
+    /// outputs file), once a frame has run: what every
+    /// [`Output`](crate::outputs::Output) takes.
+    pub fn pictures(&self) -> Option<Pictures<'_>> {
+        pictures_of(self.picture.as_ref(), self.outputs(), self.clock.time)
     }
 
     /// The outputs in use, to select mapping handles.
@@ -309,7 +317,7 @@ impl Show {
             // The file, just read, is what the mapping is now; the pattern
             // and the scale the pace guard chose are the show's, not the
             // file's.
-            if name != crate::engine::outputs::PATTERN && name != crate::engine::outputs::SCALE {
+            if name != crate::outputs::PATTERN && name != crate::outputs::SCALE {
                 self.registry.set_now(&name, value, Source::Show).ok();
             }
         }
@@ -329,8 +337,9 @@ impl Show {
         );
     }
 
-    /// Draws every output from this frame's picture.
-    pub(super) fn deliver_outputs(&mut self, encoder: &mut wgpu::CommandEncoder) {
+    /// Draws each output of the outputs file from this frame's picture
+    /// (before the frame's [`Output`](crate::outputs::Output)s take them).
+    pub(super) fn draw_outputs(&mut self, encoder: &mut wgpu::CommandEncoder) {
         let (Some(live), Some(picture)) = (self.outputs.as_mut(), self.picture.as_ref()) else {
             return;
         };
@@ -386,7 +395,7 @@ impl Show {
     /// Shows or hides the alignment pattern on every output.
     pub fn show_pattern(&mut self, on: bool) {
         self.registry
-            .set(crate::engine::outputs::PATTERN, Value::Bool(on), Source::Ui)
+            .set(crate::outputs::PATTERN, Value::Bool(on), Source::Ui)
             .ok();
     }
 }
@@ -396,4 +405,24 @@ fn modified(path: &Path) -> Option<SystemTime> {
     std::fs::symlink_metadata(path)
         .and_then(|m| m.modified())
         .ok()
+}
+
+/// The pictures of a frame: `canvas` and each of `mapped`'s outputs, at
+/// show time `time`.
+pub(super) fn pictures_of<'a>(
+    canvas: Option<&'a Picture>,
+    mapped: Option<&'a MappedOutputs>,
+    time: f64,
+) -> Option<Pictures<'a>> {
+    let outputs = mapped
+        .map(MappedOutputs::outputs)
+        .unwrap_or_default()
+        .iter()
+        .map(|o| (o.plan.name.as_str(), &o.target))
+        .collect();
+    Some(Pictures {
+        canvas: canvas?,
+        outputs,
+        time,
+    })
 }

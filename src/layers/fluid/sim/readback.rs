@@ -20,6 +20,15 @@ pub struct Compression {
 }
 
 impl FluidSim {
+    /// Substeps run so far, as the GPU counted them (the integrate stage
+    /// mixes this count into its random draws). Waits for the GPU.
+    pub fn substeps_run(&self, gpu: &Gpu) -> Result<u32, ReadbackError> {
+        Ok(read_buffer::<u32>(gpu, &self.substeps, 1)?
+            .first()
+            .copied()
+            .unwrap_or(0))
+    }
+
     /// Reads positions and velocities (grid order; waits for the GPU).
     #[allow(
         clippy::type_complexity,

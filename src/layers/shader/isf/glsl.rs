@@ -75,11 +75,14 @@ pub struct TranslateError {
 }
 
 /// Translates `fragment` (and `vertex`, the `.vs` beside it) of an ISF
-/// file with `header`; `files` names them for errors.
+/// file with `header`; `fragment_file` and `vertex_file` name them for
+/// errors.
 pub fn translate(
     header: &IsfHeader,
-    (fragment, vertex): (&str, Option<&str>),
-    files: (&str, &str),
+    fragment: &str,
+    vertex: Option<&str>,
+    fragment_file: &str,
+    vertex_file: &str,
 ) -> Result<Translated, TranslateError> {
     let textures = texture_names(header);
     let locations = varying_locations(vertex.unwrap_or(""), fragment);
@@ -111,10 +114,10 @@ pub fn translate(
         &fragment_prelude,
         &fragment_text,
         naga::ShaderStage::Fragment,
-        files.0,
+        fragment_file,
     )?;
     let vertex_file = if vertex.is_some() {
-        files.1
+        vertex_file
     } else {
         "(the built-in vertex stage)"
     };

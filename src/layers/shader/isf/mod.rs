@@ -143,8 +143,10 @@ impl IsfSource {
         let vertex_display = vertex.as_ref().map_or(String::new(), |v| v.display.clone());
         let translated = glsl::translate(
             &header,
-            (&fragment.text, vertex.as_ref().map(|v| v.text.as_str())),
-            (&fragment.display, &vertex_display),
+            &fragment.text,
+            vertex.as_ref().map(|v| v.text.as_str()),
+            &fragment.display,
+            &vertex_display,
         )?;
         let folder = file.rsplit_once('/').map_or("", |(dir, _)| dir);
         let (mut imported, mut bytes) = (Vec::new(), 0);

@@ -109,13 +109,14 @@ impl IsfProgram {
                     (Some(_), true) => wgpu::TextureFormat::Rgba16Float,
                     (Some(_), false) => wgpu::TextureFormat::Rgba8Unorm,
                 };
-                let stages = ((&vertex, "main"), (fragment, "main"));
                 let computed = (translated.builtin_vertex)
                     .then(|| super::compute::compute_form(text, format, 1))
                     .flatten();
-                let pipeline =
-                    FullscreenPipeline::from_stages(device, id, &[&layout], stages, format);
-                let pipeline = pipeline.computed_by(device, id, &[&layout], (format, computed));
+                let layouts = [&layout];
+                let pipeline = FullscreenPipeline::from_stages(
+                    device, id, &layouts, &vertex, "main", fragment, "main", format,
+                );
+                let pipeline = pipeline.computed_by(device, id, &layouts, format, computed);
                 let how = if pipeline.computes() {
                     "compute"
                 } else {
@@ -470,11 +471,9 @@ impl IsfProgram {
             for (i, name) in self.textures.iter().enumerate() {
                 entries.push(wgpu::BindGroupEntry {
                     binding: i as u32 + 2,
-                    resource: wgpu::BindingResource::TextureView(self.view(
-                        name,
-                        (pass, plan),
-                        (frame, &encoded),
-                    )),
+                    resource: wgpu::BindingResource::TextureView(
+                        self.view(name, pass, plan, frame, &encoded),
+                    ),
                 });
             }
             self.write_channel_sizes(env.gpu, uniforms, pass, frame);
@@ -555,8 +554,10 @@ impl IsfProgram {
     fn view<'a>(
         &'a self,
         name: &str,
-        (pass, plan): (&IsfPass, &PassPlan),
-        (frame, encoded): (&LayerFrame<'a>, &'a HashMap<String, wgpu::TextureView>),
+        pass: &IsfPass,
+        plan: &PassPlan,
+        frame: &LayerFrame<'a>,
+        encoded: &'a HashMap<String, wgpu::TextureView>,
     ) -> &'a wgpu::TextureView {
         let source = self.source(name, pass, frame.registry);
         if let Some(view) = encoded.get(source) {

@@ -1,7 +1,7 @@
 //! A window's surface as an output: this frame's surface texture, the
 //! picture drawn onto it by the blit pass (the HUD goes over it after).
 
-use super::{Blit, Output, Picture};
+use super::{Blit, Output, Pictures};
 use crate::gpu::{Gpu, GpuProfiler};
 
 /// This frame's surface texture, and the pass that draws onto it.
@@ -19,17 +19,18 @@ impl<'a> SurfaceOutput<'a> {
 }
 
 impl Output for SurfaceOutput<'_> {
-    fn size(&self) -> [u32; 2] {
-        self.size
+    fn size(&self) -> Option<[u32; 2]> {
+        Some(self.size)
     }
 
-    fn deliver(
+    fn record(
         &mut self,
         gpu: &Gpu,
         encoder: &mut wgpu::CommandEncoder,
         profiler: &mut GpuProfiler,
-        picture: &Picture,
+        pictures: &Pictures<'_>,
     ) {
+        let picture = pictures.canvas;
         self.blit
             .draw(gpu, encoder, profiler, picture.view(), self.view);
     }

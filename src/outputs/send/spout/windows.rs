@@ -32,7 +32,7 @@ use windows::core::{Interface, PCSTR, s};
 
 use super::SpoutError;
 use super::protocol::{self, SenderInfo};
-use crate::drivers::send::tap::{Frame, Sink, SinkError};
+use crate::outputs::send::tap::{Frame, Sink, SinkError};
 
 /// How long Spout's own senders wait for a lock before giving up on it.
 const LOCK_MS: u32 = 67;

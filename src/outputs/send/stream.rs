@@ -3,7 +3,7 @@
 
 use super::kinds::{SenderKind, Target};
 use super::tap::{Frame, Sink, SinkError};
-use crate::drivers::video::VideoWriter;
+use crate::outputs::video::VideoWriter;
 
 /// A stream URL, sent through ffmpeg.
 pub const SENDER: SenderKind = SenderKind {

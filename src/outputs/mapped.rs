@@ -8,13 +8,13 @@
 
 use std::path::Path;
 
-use super::Picture as Canvas;
 use super::geometry::{WarpVertex, tessellate};
 use super::grips::{Grip, MAX_GRIPS, grips};
 use super::plan::{Mesh, OutputPlan, OutputsPlan};
 use super::warp::{WarpPass, WarpUniforms, glyphs};
 use crate::base::Assets;
 use crate::engine::inputs::still::{self, DecodedImage};
+use crate::engine::picture::Picture as Canvas;
 use crate::gpu::bindings::uniform_buffer;
 use crate::gpu::image::{image_texture, write_image};
 use crate::gpu::{BuildError, Gpu, GpuProfiler, RenderTarget};

@@ -82,7 +82,7 @@ pub fn position(output: &OutputPlan, grip: Grip) -> Option<[f32; 2]> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::outputs::plan::{Mesh, OutputsPlan};
+    use crate::outputs::plan::{Mesh, OutputsPlan};
 
     fn output() -> OutputPlan {
         let text = "[[output]]\nname = \"wall\"\nsize = [200, 100]\ncorners = [[0.1, 0.0], [0.9, 0.1], [1.0, 1.0], [0.0, 0.9]]\n";

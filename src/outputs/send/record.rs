@@ -18,9 +18,12 @@ use std::time::Duration;
 
 use super::take::TakeError;
 use super::tap::{Frame, Sink, SinkError};
-use crate::audio::input::SoundBlock;
-use crate::drivers::stderr_tail::StderrTail;
-use crate::drivers::video::{FfmpegTools, VideoError, VideoWriter};
+use crate::outputs::stderr_tail::StderrTail;
+use crate::outputs::video::{FfmpegTools, VideoError, VideoWriter};
+
+/// Samples as the live input gave them, for a recording's soundtrack: the
+/// rate and a block of mono samples.
+pub type SoundBlock = (u32, Vec<f32>);
 
 /// Why a recording could not start, or its take failed.
 #[derive(Debug, thiserror::Error)]

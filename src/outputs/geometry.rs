@@ -200,7 +200,7 @@ mod tests {
 
     #[test]
     fn tessellation_covers_the_region_once() {
-        let flat = tessellate(&crate::engine::outputs::plan::SQUARE, None);
+        let flat = tessellate(&crate::outputs::plan::SQUARE, None);
         assert_eq!(flat.len(), 6);
         let warped = tessellate(&KEYSTONE, Some(&Mesh::flat(3, 2)));
         assert_eq!(warped.len(), (2 * CELL_STEPS * CELL_STEPS * 6) as usize);

@@ -141,7 +141,7 @@ mod tests {
     use super::*;
 
     fn ffprobe() -> OsString {
-        crate::drivers::video::FfmpegTools::default().ffprobe
+        crate::outputs::video::FfmpegTools::default().ffprobe
     }
 
     #[test]
@@ -175,9 +175,9 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("sylva-take-cut-{}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("a folder");
         let take = dir.join("take.mp4");
-        let tools = crate::drivers::video::FfmpegTools::default();
+        let tools = crate::outputs::video::FfmpegTools::default();
         let mut writer =
-            crate::drivers::video::VideoWriter::start_with(&tools, &take, [32, 16], 30.0, None)
+            crate::outputs::video::VideoWriter::start_with(&tools, &take, [32, 16], 30.0, None)
                 .expect("ffmpeg starts");
         for _ in 0..10 {
             writer.frame(&[128; 32 * 16 * 4]).expect("a frame");

@@ -1,21 +1,22 @@
 //! An offscreen texture as an output: the picture copied into it, to read
 //! back for PNG frames, `--video` and the tests' golden images.
 
-use super::{Output, Picture};
+use super::{Output, Pictures};
 use crate::gpu::{Gpu, GpuProfiler, RenderTarget};
 
 impl Output for RenderTarget {
-    fn size(&self) -> [u32; 2] {
-        self.size
+    fn size(&self) -> Option<[u32; 2]> {
+        Some(self.size)
     }
 
-    fn deliver(
+    fn record(
         &mut self,
         _gpu: &Gpu,
         encoder: &mut wgpu::CommandEncoder,
         profiler: &mut GpuProfiler,
-        picture: &Picture,
+        pictures: &Pictures<'_>,
     ) {
+        let picture = pictures.canvas;
         // A copy is exact; it needs the same format (up to sRGB: the
         // picture may be stored in its linear twin) and size, which the
         // show keeps (its output format, this output's size).

@@ -70,11 +70,11 @@ pub enum SinkError {
         /// The stream's URL.
         url: String,
         /// Why.
-        error: crate::drivers::video::VideoError,
+        error: crate::outputs::video::VideoError,
     },
     /// A stream's ffmpeg stopped taking frames.
     #[error(transparent)]
-    Stream(crate::drivers::video::VideoError),
+    Stream(crate::outputs::video::VideoError),
     /// A stream already finished.
     #[error("the stream ended")]
     StreamEnded,

@@ -7,7 +7,7 @@
 use std::collections::BTreeSet;
 
 use super::SpoutError;
-use crate::drivers::send::kinds::NameError;
+use crate::outputs::send::kinds::NameError;
 
 /// Bytes a name takes in the sender list (255 characters and a NUL).
 pub const NAME_SLOT: usize = 256;
