@@ -25,14 +25,14 @@ use sylva::tools::{run_tool, tools_command};
 #[command(name = "sylva", version, about, args_conflicts_with_subcommands = true)]
 struct Cli {
     #[command(subcommand)]
-    command: Option<Command>,
+    command: Option<CliCommand>,
     /// Without a subcommand, `sylva` takes the options of `sylva run`.
     #[command(flatten)]
     run: RunArgs,
 }
 
 #[derive(Subcommand)]
-enum Command {
+enum CliCommand {
     /// Run the show in a window (the default), or headless.
     Run(RunArgs),
     /// Play a playlist; with --install, as an installation left running for weeks.
@@ -429,7 +429,7 @@ fn main() -> ExitCode {
         None => match Cli::from_arg_matches(&matches) {
             Ok(cli) => {
                 let log_dir = match &cli.command {
-                    Some(Command::Play(play)) => play.log_dir(),
+                    Some(CliCommand::Play(play)) => play.log_dir(),
                     _ => None,
                 };
                 start_logging(log_dir.as_deref(), quieted);
@@ -454,12 +454,12 @@ fn main() -> ExitCode {
 fn run_cli(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         None => run(cli.run.default_show(), InstallOptions::default()),
-        Some(Command::Run(args)) => run(args.default_show(), InstallOptions::default()),
-        Some(Command::Play(args)) => {
+        Some(CliCommand::Run(args)) => run(args.default_show(), InstallOptions::default()),
+        Some(CliCommand::Play(args)) => {
             let (args, install) = args.into_run();
             run(args, install)
         }
-        Some(Command::Render(args)) => {
+        Some(CliCommand::Render(args)) => {
             let show = match &args.audio {
                 Some(_) => args.show.or_default_show(),
                 None => args.show,
@@ -479,9 +479,9 @@ fn run_cli(cli: Cli) -> anyhow::Result<()> {
                 video: args.video,
             })
         }
-        Some(Command::Bench(args)) => bench_command(args),
-        Some(Command::Check(args)) => check_command(&args),
-        Some(Command::Shaders(args)) => {
+        Some(CliCommand::Bench(args)) => bench_command(args),
+        Some(CliCommand::Check(args)) => check_command(&args),
+        Some(CliCommand::Shaders(args)) => {
             let entries = sylva::layers::shader::isf::library::entries(&Assets::new(&args.project));
             for entry in &entries {
                 println!("{}", sylva::layers::shader::isf::library::describe(entry));
@@ -490,7 +490,7 @@ fn run_cli(cli: Cli) -> anyhow::Result<()> {
             println!("{compiling} of {} shaders compile", entries.len());
             Ok(())
         }
-        Some(Command::Thumbs(args)) => sylva::drivers::thumbs::thumbs(&ThumbsOptions {
+        Some(CliCommand::Thumbs(args)) => sylva::drivers::thumbs::thumbs(&ThumbsOptions {
             show: args.show.options(false),
             presets: args.names,
             at: args.at,
@@ -498,7 +498,7 @@ fn run_cli(cli: Cli) -> anyhow::Result<()> {
             size: args.size,
         })
         .map(|_| ()),
-        Some(Command::Asset(args)) => sylva::layers::skinned::asset::run(&args),
+        Some(CliCommand::Asset(args)) => sylva::layers::skinned::asset::run(&args),
     }
 }
 

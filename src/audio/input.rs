@@ -114,7 +114,7 @@ impl LiveInput {
         let device = Arc::new(Mutex::new("no audio input yet".to_string()));
         let stop = Arc::new(AtomicBool::new(false));
         let tap = Arc::new(Mutex::new(None));
-        let mut listening = Listening {
+        let mut listening = CaptureThread {
             microphone: Box::new(microphone),
             settings,
             sender,
@@ -173,7 +173,7 @@ impl Drop for LiveInput {
 }
 
 /// The thread's side.
-struct Listening {
+struct CaptureThread {
     microphone: Box<dyn Microphone>,
     settings: AnalysisSettings,
     sender: SyncSender<AudioFrame>,
@@ -184,7 +184,7 @@ struct Listening {
     tap: Arc<Mutex<Option<SyncSender<SoundBlock>>>>,
 }
 
-impl Listening {
+impl CaptureThread {
     fn run(&mut self) {
         while !self.stop.load(Ordering::Relaxed) {
             match self.microphone.open() {
@@ -257,7 +257,7 @@ impl Microphone for SoundCard {
     }
 }
 
-impl Listening {
+impl CaptureThread {
     /// Hands `samples` to a recording's tap, if there is one; a tap whose
     /// receiver is gone is removed.
     fn hand_to_tap(&self, rate: u32, samples: &[f32]) {

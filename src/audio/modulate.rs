@@ -6,14 +6,14 @@ use std::collections::BTreeMap;
 
 use crate::base::clock::Clock;
 use crate::base::rng::Rng;
-use crate::mapping::modulate::{Modulation, Shape, Source};
+use crate::mapping::modulate::{LfoShape, Modulation, ModulationSource};
 use crate::params::Registry;
 
 /// One entry running.
 #[derive(Debug, Clone)]
 struct InForce {
     entry: Modulation,
-    source: Source,
+    source: ModulationSource,
     envelope: f32,
     seed: u64,
 }
@@ -84,14 +84,14 @@ impl InForce {
     /// The source now, 0..1.
     fn read(&self, registry: &Registry, clock: &Clock) -> f32 {
         match self.source {
-            Source::Audio(name) => registry.float(name),
-            Source::Band(k) => match registry.get("audio.bands") {
+            ModulationSource::Audio(name) => registry.float(name),
+            ModulationSource::Band(k) => match registry.get("audio.bands") {
                 Some(crate::params::Value::List(bands)) => bands.get(k).copied().unwrap_or(0.0),
                 _ => 0.0,
             },
-            Source::BeatPhase => clock.beat_phase(),
-            Source::BarPhase => (clock.beats / 4.0).fract() as f32,
-            Source::Lfo(shape) => {
+            ModulationSource::BeatPhase => clock.beat_phase(),
+            ModulationSource::BarPhase => (clock.beats / 4.0).fract() as f32,
+            ModulationSource::Lfo(shape) => {
                 let cycles = match (self.entry.rate, self.entry.beats) {
                     (Some(hz), _) => clock.time * f64::from(hz),
                     (_, Some(beats)) => clock.beats / f64::from(beats),
@@ -99,16 +99,16 @@ impl InForce {
                 } + f64::from(self.entry.phase);
                 let phase = cycles.rem_euclid(1.0) as f32;
                 match shape {
-                    Shape::Sine => 0.5 - 0.5 * (std::f32::consts::TAU * phase).cos(),
-                    Shape::Saw => phase,
-                    Shape::Square => {
+                    LfoShape::Sine => 0.5 - 0.5 * (std::f32::consts::TAU * phase).cos(),
+                    LfoShape::Saw => phase,
+                    LfoShape::Square => {
                         if phase < 0.5 {
                             1.0
                         } else {
                             0.0
                         }
                     }
-                    Shape::Random => {
+                    LfoShape::Random => {
                         let cycle = cycles.floor() as i64 as u64;
                         let mut rng = Rng::new(cycle ^ (self.seed << 48));
                         0.5 + 0.5 * rng.signed()
@@ -142,7 +142,7 @@ impl InForce {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::params::{ParamSpec, Source as Origin, Value};
+    use crate::params::{ParamSpec, Source, Value};
 
     fn entry(text: &str) -> Modulation {
         let wrapped = format!("param = \"x.y\"\n{text}");
@@ -163,7 +163,7 @@ mod tests {
     fn sources_are_checked_by_name_and_lfos_need_a_rate() {
         assert_eq!(
             entry("source = \"audio.band.16\"").check(),
-            Ok(Source::Band(15))
+            Ok(ModulationSource::Band(15))
         );
         assert!(entry("source = \"audio.band.17\"").check().is_err());
         assert!(entry("source = \"audio.volume\"").check().is_err());
@@ -224,7 +224,7 @@ mod tests {
         );
         let mut step = |registry: &Registry| modulations.offsets(registry, &clock, 0.1)["x.y"];
         registry
-            .set("audio.bass", Value::Float(1.0), Origin::Show)
+            .set("audio.bass", Value::Float(1.0), Source::Show)
             .ok();
         let risen = step(&registry);
         assert!(
@@ -235,7 +235,7 @@ mod tests {
             step(&registry);
         }
         registry
-            .set("audio.bass", Value::Float(0.0), Origin::Show)
+            .set("audio.bass", Value::Float(0.0), Source::Show)
             .ok();
         let fallen = step(&registry);
         assert!(fallen > 0.85, "a tenth of the release: {fallen}");

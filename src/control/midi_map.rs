@@ -27,7 +27,7 @@ pub enum MidiOutcome {
 
 /// A mapping with its run-time state.
 #[derive(Debug, Clone)]
-struct Bound {
+struct LiveMapping {
     mapping: MidiMapping,
     action: Option<Action>,
     msb: Option<u8>,
@@ -40,7 +40,7 @@ struct Bound {
 /// The mappings in force and the learn state.
 #[derive(Debug, Default)]
 pub struct MidiMapper {
-    bound: Vec<Bound>,
+    bound: Vec<LiveMapping>,
     learning: Option<String>,
 }
 
@@ -61,7 +61,7 @@ impl MidiMapper {
                 && b.mapping.note == mapping.note
                 && b.mapping.channel == mapping.channel)
         });
-        self.bound.push(Bound {
+        self.bound.push(LiveMapping {
             action: mapping.action.as_deref().and_then(|a| check_action(a).ok()),
             mapping,
             msb: None,
@@ -196,7 +196,7 @@ impl MidiMapper {
     }
 }
 
-impl Bound {
+impl LiveMapping {
     fn matches_port(&self, port: &str) -> bool {
         self.mapping
             .device

@@ -198,13 +198,13 @@ impl Ord for Scheduled {
 /// Messages time-tagged for later, earliest first, bounded in count and
 /// bytes.
 #[derive(Default)]
-struct Schedule {
+struct TimeTagQueue {
     heap: BinaryHeap<Reverse<Scheduled>>,
     bytes: usize,
     order: u64,
 }
 
-impl Schedule {
+impl TimeTagQueue {
     /// Keeps `received` until `due`; false (and nothing kept) when full.
     fn push(&mut self, due: Instant, received: OscReceived) -> bool {
         let size = received.size();
@@ -248,7 +248,7 @@ pub struct ControlSurface {
     outputs: MidiOutputs,
     feedback: Feedback,
     namespace: SharedNamespace,
-    scheduled: Schedule,
+    scheduled: TimeTagQueue,
     midi_status: SharedStatus,
     osc_stats: Arc<OscStats>,
     osc_port: Option<u16>,
@@ -377,7 +377,7 @@ impl ControlSurface {
             outputs: MidiOutputs::new(options.midi),
             feedback: Feedback::new(options.osc_out.clone()),
             namespace,
-            scheduled: Schedule::default(),
+            scheduled: TimeTagQueue::default(),
             midi_status,
             osc_stats,
             osc_port,

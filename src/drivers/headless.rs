@@ -18,7 +18,7 @@ use crate::show::{AudioChoice, Show, ShowOptions, open_device, start, start_live
 
 /// Why a `WIDTHxHEIGHT` argument was refused.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum SizeError {
+pub enum SizeArgError {
     /// No `x` between two numbers.
     #[error("{0:?} is not WIDTHxHEIGHT, e.g. 1920x1080")]
     Form(String),
@@ -28,16 +28,16 @@ pub enum SizeError {
 }
 
 /// Parses `WIDTHxHEIGHT`.
-pub fn parse_size(text: &str) -> Result<[u32; 2], SizeError> {
+pub fn parse_size(text: &str) -> Result<[u32; 2], SizeArgError> {
     let (w, h) = text
         .split_once(['x', 'X'])
-        .ok_or_else(|| SizeError::Form(text.to_string()))?;
+        .ok_or_else(|| SizeArgError::Form(text.to_string()))?;
     let parse = |v: &str| {
         v.trim()
             .parse::<u32>()
             .ok()
             .filter(|v| (1..=16384).contains(v))
-            .ok_or_else(|| SizeError::Side(v.to_string()))
+            .ok_or_else(|| SizeArgError::Side(v.to_string()))
     };
     Ok([parse(w)?, parse(h)?])
 }

@@ -71,13 +71,13 @@ pub struct TemporalAntialias {
     sampler: wgpu::Sampler,
     /// Two pictures taking turns as this frame's result and the history
     /// it gathers from, so the result is never copied.
-    targets: Option<Targets>,
+    targets: Option<AntialiasTargets>,
     /// The scene's unshifted clip space last frame, when there was one at
     /// this size.
     before: Option<Mat4>,
 }
 
-struct Targets {
+struct AntialiasTargets {
     size: [u32; 2],
     pictures: [RenderTarget; 2],
     /// Which of `pictures` this frame resolves into; the other is the
@@ -131,7 +131,7 @@ impl TemporalAntialias {
     ) -> &wgpu::TextureView {
         if self.targets.as_ref().is_none_or(|t| t.size != size) {
             let target = |label| RenderTarget::new(&gpu.device, label, size, HDR_FORMAT);
-            self.targets = Some(Targets {
+            self.targets = Some(AntialiasTargets {
                 size,
                 pictures: [
                     target("compositor.antialias.0"),

@@ -75,7 +75,7 @@ impl OcclusionUniforms {
 
 /// The size-dependent textures: the traced occlusion with each pixel's
 /// eye depth, and the blurred occlusion the compositor multiplies by.
-struct Targets {
+struct OcclusionTargets {
     size: [u32; 2],
     traced: RenderTarget,
     blurred: RenderTarget,
@@ -88,7 +88,7 @@ pub struct Occlusion {
     uniforms: wgpu::Buffer,
     trace_binding: Binding,
     blur_binding: Binding,
-    targets: Option<Targets>,
+    targets: Option<OcclusionTargets>,
 }
 
 impl Occlusion {
@@ -138,7 +138,7 @@ impl Occlusion {
             .write_buffer(&self.uniforms, 0, bytemuck::bytes_of(uniforms));
         if self.targets.as_ref().is_none_or(|t| t.size != size) {
             let target = |label| RenderTarget::new(&gpu.device, label, size, HDR_FORMAT);
-            self.targets = Some(Targets {
+            self.targets = Some(OcclusionTargets {
                 size,
                 traced: target("compositor.occlusion.traced"),
                 blurred: target("compositor.occlusion.blurred"),

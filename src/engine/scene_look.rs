@@ -37,7 +37,7 @@ impl ScenePass {
 
 /// What the passes see the scene by this frame: the scene's camera as the
 /// layers drew with it (shifted), and its unshifted clip space.
-pub type Seen = (CameraUniform, Mat4);
+pub type SceneView = (CameraUniform, Mat4);
 
 /// A pass's result: the picture, the blend uniforms' buffer and values
 /// that lay it over the composite, and the blend's name in the HUD.
@@ -76,7 +76,7 @@ impl SceneLook {
 
     /// The scene's camera this frame for a picture of `size`, once for
     /// all the passes.
-    pub fn seen(&self, registry: &Registry, clock: &Clock, size: [u32; 2]) -> Seen {
+    pub fn seen(&self, registry: &Registry, clock: &Clock, size: [u32; 2]) -> SceneView {
         let steady = self.camera.steady(registry, clock.time, size);
         let camera = SceneCamera::shifted(steady, registry, clock, size);
         (camera, steady.view_proj())
@@ -89,7 +89,7 @@ impl SceneLook {
         pass: ScenePass,
         env: &LayerEnv<'_>,
         registry: &Registry,
-        seen: &Seen,
+        seen: &SceneView,
         now: &wgpu::TextureView,
         depth: &wgpu::TextureView,
         size: [u32; 2],

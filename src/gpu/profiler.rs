@@ -67,7 +67,7 @@ enum StagingState {
     Mapping,
 }
 
-struct Staging {
+struct StagingBuffer {
     buffer: wgpu::Buffer,
     labels: Vec<String>,
     frame: u64,
@@ -82,7 +82,7 @@ pub struct GpuProfiler {
     asked: u32,
     queries: Option<wgpu::QuerySet>,
     resolve: wgpu::Buffer,
-    ring: Vec<Staging>,
+    ring: Vec<StagingBuffer>,
     frame_labels: Vec<String>,
     frames_resolved: u64,
     ns_per_tick: f64,
@@ -145,7 +145,7 @@ impl GpuProfiler {
             mapped_at_creation: false,
         });
         self.ring = (0..RING)
-            .map(|i| Staging {
+            .map(|i| StagingBuffer {
                 buffer: device.create_buffer(&wgpu::BufferDescriptor {
                     label: Some(&format!("profiler.staging{i}")),
                     size: bytes,

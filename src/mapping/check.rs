@@ -16,11 +16,11 @@ pub const CHANNELS: std::ops::RangeInclusive<u8> = 1..=16;
 const LSB_OFFSET: u8 = 32;
 
 /// The key at fault and why.
-pub type Problem = (&'static str, String);
+pub type MappingProblem = (&'static str, String);
 
 impl MidiMapping {
     /// Whether the entry can fire: one control, one target, MIDI's numbers.
-    pub fn check(&self) -> Result<(), Problem> {
+    pub fn check(&self) -> Result<(), MappingProblem> {
         match (self.cc, self.note) {
             (None, None) => return Err(("cc", "needs cc or note".into())),
             (Some(_), Some(_)) => return Err(("note", "has both cc and note".into())),
@@ -125,7 +125,7 @@ pub fn lsb_taken(midi: &[MidiMapping]) -> Option<(usize, String)> {
 
 impl OscAlias {
     /// Whether the alias can fire: an OSC address, a range to map from.
-    pub fn check(&self) -> Result<(), Problem> {
+    pub fn check(&self) -> Result<(), MappingProblem> {
         if !self.address.starts_with('/') {
             return Err((
                 "address",

@@ -31,16 +31,16 @@ impl Table {
 }
 
 /// One entry's keys and the byte offset each starts at.
-type Entry = BTreeMap<Spanned<String>, serde::de::IgnoredAny>;
+type EntryKeys = BTreeMap<Spanned<String>, serde::de::IgnoredAny>;
 
 #[derive(Deserialize, Default)]
 struct Spans {
     #[serde(default)]
-    midi: Vec<Entry>,
+    midi: Vec<EntryKeys>,
     #[serde(default)]
-    osc: Vec<Entry>,
+    osc: Vec<EntryKeys>,
     #[serde(default)]
-    modulate: Vec<Entry>,
+    modulate: Vec<EntryKeys>,
 }
 
 /// The line of every key of every entry of one mapping file.

@@ -62,7 +62,7 @@ fn unit_range() -> [f32; 2] {
 
 /// A source, read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Source {
+pub enum ModulationSource {
     /// A read-only `audio.*` parameter (level, bass, mid, high, onset).
     Audio(&'static str),
     /// One of the 16 bands, 0-based.
@@ -72,12 +72,12 @@ pub enum Source {
     /// Position in the bar of four beats.
     BarPhase,
     /// A low-frequency oscillator.
-    Lfo(Shape),
+    Lfo(LfoShape),
 }
 
 /// LFO wave shapes, all 0..1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Shape {
+pub enum LfoShape {
     /// Starts at 0, peaks half-way.
     Sine,
     /// Rises over the cycle.
@@ -139,30 +139,30 @@ impl ModulationError {
 
 impl Modulation {
     /// The source, or why the entry cannot be used.
-    pub fn check(&self) -> Result<Source, ModulationError> {
+    pub fn check(&self) -> Result<ModulationSource, ModulationError> {
         self.check_keyed()
     }
 
     /// The source, or why the entry cannot be used (its
     /// [`key`](ModulationError::key) at fault).
-    pub fn check_keyed(&self) -> Result<Source, ModulationError> {
+    pub fn check_keyed(&self) -> Result<ModulationSource, ModulationError> {
         let source = match self.source.as_str() {
-            "audio.level" => Source::Audio("audio.level"),
-            "audio.bass" => Source::Audio("audio.bass"),
-            "audio.mid" => Source::Audio("audio.mid"),
-            "audio.high" => Source::Audio("audio.high"),
-            "audio.onset" => Source::Audio("audio.onset"),
-            "beat.phase" => Source::BeatPhase,
-            "bar.phase" => Source::BarPhase,
-            "lfo.sine" => Source::Lfo(Shape::Sine),
-            "lfo.saw" => Source::Lfo(Shape::Saw),
-            "lfo.square" => Source::Lfo(Shape::Square),
-            "lfo.random" => Source::Lfo(Shape::Random),
+            "audio.level" => ModulationSource::Audio("audio.level"),
+            "audio.bass" => ModulationSource::Audio("audio.bass"),
+            "audio.mid" => ModulationSource::Audio("audio.mid"),
+            "audio.high" => ModulationSource::Audio("audio.high"),
+            "audio.onset" => ModulationSource::Audio("audio.onset"),
+            "beat.phase" => ModulationSource::BeatPhase,
+            "bar.phase" => ModulationSource::BarPhase,
+            "lfo.sine" => ModulationSource::Lfo(LfoShape::Sine),
+            "lfo.saw" => ModulationSource::Lfo(LfoShape::Saw),
+            "lfo.square" => ModulationSource::Lfo(LfoShape::Square),
+            "lfo.random" => ModulationSource::Lfo(LfoShape::Random),
             other => match other
                 .strip_prefix("audio.band.")
                 .and_then(|n| n.parse::<usize>().ok())
             {
-                Some(n) if (1..=BANDS).contains(&n) => Source::Band(n - 1),
+                Some(n) if (1..=BANDS).contains(&n) => ModulationSource::Band(n - 1),
                 _ => return Err(ModulationError::UnknownSource(other.to_string())),
             },
         };
@@ -176,7 +176,7 @@ impl Modulation {
         if !(finite(self.release) && self.release >= 0.0) {
             return Err(ModulationError::Release);
         }
-        if let Source::Lfo(_) = source {
+        if let ModulationSource::Lfo(_) = source {
             match (self.rate, self.beats) {
                 (Some(hz), None) if finite(hz) && hz > 0.0 && hz <= 100.0 => {}
                 (None, Some(beats)) if finite(beats) && beats > 0.0 && beats <= 4096.0 => {}

@@ -69,7 +69,7 @@ pub enum ParamError {
 }
 
 #[derive(Debug, Clone)]
-struct Entry {
+struct ParamEntry {
     spec: ParamSpec,
     target: Value,
     current: Value,
@@ -99,7 +99,7 @@ fn undeclared(name: &str) {
 /// All parameters of the show, by full name.
 #[derive(Debug, Clone, Default)]
 pub struct Registry {
-    entries: BTreeMap<String, Entry>,
+    entries: BTreeMap<String, ParamEntry>,
     /// The latest change of each parameter since the last drain: bounded by
     /// the parameter count however long nobody drains.
     changes: BTreeMap<String, Change>,
@@ -123,7 +123,7 @@ impl Registry {
             .map(|old| (old.target.clone(), old.current.clone(), old.held));
         let (target, current, held) =
             kept.unwrap_or((spec.default.clone(), spec.default.clone(), false));
-        let entry = Entry {
+        let entry = ParamEntry {
             spec,
             target,
             current,
@@ -379,7 +379,7 @@ impl Registry {
         self.entries.is_empty()
     }
 
-    fn entry_mut(&mut self, name: &str) -> Result<&mut Entry, ParamError> {
+    fn entry_mut(&mut self, name: &str) -> Result<&mut ParamEntry, ParamError> {
         self.entries
             .get_mut(name)
             .ok_or_else(|| ParamError::Unknown(name.to_string()))

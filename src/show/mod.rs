@@ -20,5 +20,6 @@ pub use options::{
 };
 pub use resume::{ShowState, StateError, StateFile};
 pub use stage::{
-    CommandError, FRAMES_IN_FLIGHT, MAX_SCRIPT_COMMANDS, SaveError, Show, ShowError, THUMBS_FOLDER,
+    CommandError, FRAMES_IN_FLIGHT, MAX_SCRIPT_COMMANDS, SaveError, Show, ShowStartError,
+    THUMBS_FOLDER,
 };

@@ -18,7 +18,7 @@ const FOLDER: &str = "playlists/";
 /// for the next entry and the entry's own script, set and cleared
 /// together.
 #[derive(Default)]
-pub(super) struct Playing {
+pub(super) struct PlaylistState {
     /// The playlist playing, if any.
     pub(super) run: Option<PlaylistRun>,
     /// A saved version of it, taking effect at the next entry.

@@ -20,9 +20,9 @@ pub const EXPORT: KindTool = KindTool {
     kind: "colony",
     verb: ToolVerb::Export,
     about: "Grow a preset's colony and write its branches as OBJ (nodes as vertices, edges as lines)",
-    args: ExportArgs::augment_args,
+    args: ColonyExportArgs::augment_args,
     run: |matches| {
-        let args = ExportArgs::from_arg_matches(matches)?;
+        let args = ColonyExportArgs::from_arg_matches(matches)?;
         let (nodes, branches) = export_colony(&args)?;
         println!(
             "wrote {}: {nodes} nodes, {branches} branches",
@@ -34,7 +34,7 @@ pub const EXPORT: KindTool = KindTool {
 
 /// Options of `sylva export colony`.
 #[derive(Args, Debug, Clone)]
-pub struct ExportArgs {
+pub struct ColonyExportArgs {
     /// The show; without a colony layer in its preset, a colony with
     /// default parameters grows.
     #[command(flatten)]
@@ -51,7 +51,7 @@ pub struct ExportArgs {
 }
 
 /// Grows and writes the OBJ; returns the node and branch counts.
-pub fn export_colony(options: &ExportArgs) -> anyhow::Result<(usize, usize)> {
+pub fn export_colony(options: &ColonyExportArgs) -> anyhow::Result<(usize, usize)> {
     let show = start(&options.show.options(false), OUTPUT_FORMAT)?;
     let found = show
         .layers()

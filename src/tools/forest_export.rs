@@ -22,9 +22,9 @@ pub const EXPORT: KindTool = KindTool {
     kind: "forest",
     verb: ToolVerb::Export,
     about: "Grow a preset's forest and write its trees as CSV (x, y, species, height, age)",
-    args: ExportArgs::augment_args,
+    args: ForestExportArgs::augment_args,
     run: |matches| {
-        let args = ExportArgs::from_arg_matches(matches)?;
+        let args = ForestExportArgs::from_arg_matches(matches)?;
         let trees = export_forest(&args)?;
         println!("wrote {}: {trees} trees", args.out.display());
         Ok(())
@@ -33,7 +33,7 @@ pub const EXPORT: KindTool = KindTool {
 
 /// Options of `sylva export forest`.
 #[derive(Args, Debug, Clone)]
-pub struct ExportArgs {
+pub struct ForestExportArgs {
     /// The show; without a forest layer in its preset, a forest with
     /// default parameters grows.
     #[command(flatten)]
@@ -47,7 +47,7 @@ pub struct ExportArgs {
 }
 
 /// Grows and writes the CSV; returns the trees written.
-pub fn export_forest(options: &ExportArgs) -> anyhow::Result<usize> {
+pub fn export_forest(options: &ForestExportArgs) -> anyhow::Result<usize> {
     let show = start(&options.show.options(false), OUTPUT_FORMAT)?;
     let id = show
         .layers()

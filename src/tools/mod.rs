@@ -8,8 +8,8 @@ mod colony_export;
 mod fluid_validate;
 mod forest_export;
 
-pub use colony_export::{ExportArgs as ColonyExportArgs, export_colony};
-pub use forest_export::{ExportArgs as ForestExportArgs, export_forest};
+pub use colony_export::{ColonyExportArgs, export_colony};
+pub use forest_export::{ForestExportArgs, export_forest};
 
 /// Every kind's tools.
 pub const TOOLS: [&KindTool; 3] = [

@@ -15,7 +15,7 @@ use super::connections::{Activity, Standing};
 use std::path::Path;
 
 use super::namespace::{SharedNamespace, answer};
-use super::origin::{Origins, Refusal};
+use super::origin::{OriginRefusal, Origins};
 use super::websocket::websocket;
 use crate::control::Inbox;
 
@@ -97,10 +97,10 @@ impl Head {
     }
 
     /// Whether the page asking for this upgrade may open a WebSocket.
-    fn admitted_by(&self, origins: &Origins) -> Result<(), Refusal> {
+    fn admitted_by(&self, origins: &Origins) -> Result<(), OriginRefusal> {
         if self.origin.len() > 1 {
             let quoted = self.origin.join(", ").chars().take(100).collect();
-            return Err(Refusal::Opaque(quoted));
+            return Err(OriginRefusal::Opaque(quoted));
         }
         let host = match self.host.as_slice() {
             [host] => Some(host.as_str()),
@@ -288,7 +288,7 @@ fn respond(
 
 /// Answers a WebSocket upgrade from a page that may not open one: 403,
 /// saying why, logged at most once a second and counted as refused.
-fn refuse(mut stream: TcpStream, refusal: &Refusal, gate: Gate<'_>) -> std::io::Result<()> {
+fn refuse(mut stream: TcpStream, refusal: &OriginRefusal, gate: Gate<'_>) -> std::io::Result<()> {
     if let Ok(peer) = stream.peer_addr() {
         gate.origins.report(peer, refusal);
     }

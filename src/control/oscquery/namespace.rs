@@ -71,7 +71,7 @@ fn names(path: &str, name: &str) -> bool {
 
 /// What a WebSocket client is sent.
 #[derive(Debug, Clone)]
-pub enum Outgoing {
+pub enum ClientMessage {
     /// A parameter's change: its address and the OSC bytes.
     Osc(String, Vec<u8>),
     /// A namespace event as OSCQuery's JSON (`PATH_ADDED`, `PATH_REMOVED`,
@@ -80,7 +80,7 @@ pub enum Outgoing {
 }
 
 /// A WebSocket client's queue.
-pub(super) type Listener = SyncSender<Outgoing>;
+pub(super) type Listener = SyncSender<ClientMessage>;
 
 /// Paths reported one by one (`PATH_ADDED`, `PATH_REMOVED`) when the
 /// namespace changes; past this, only the one `PATH_CHANGED` that follows
@@ -124,7 +124,7 @@ impl SharedNamespace {
             return;
         };
         listeners.retain(|l| {
-            l.try_send(Outgoing::Osc(address.clone(), bytes.clone()))
+            l.try_send(ClientMessage::Osc(address.clone(), bytes.clone()))
                 .is_ok()
         });
     }
@@ -162,7 +162,7 @@ impl SharedNamespace {
         listeners.retain(|l| {
             events
                 .iter()
-                .all(|e| l.try_send(Outgoing::Text(e.to_string())).is_ok())
+                .all(|e| l.try_send(ClientMessage::Text(e.to_string())).is_ok())
         });
     }
 
@@ -329,8 +329,8 @@ mod tests {
         let texts: Vec<String> = heard
             .try_iter()
             .filter_map(|o| match o {
-                Outgoing::Text(text) => Some(text),
-                Outgoing::Osc(..) => None,
+                ClientMessage::Text(text) => Some(text),
+                ClientMessage::Osc(..) => None,
             })
             .collect();
         assert_eq!(texts.len(), 3, "{texts:?}");

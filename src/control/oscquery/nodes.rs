@@ -68,7 +68,7 @@ pub fn host_info(osc_port: u16) -> Json {
 
 /// The node at `path` with everything below it.
 pub fn node(namespace: &Namespace, path: &str) -> Option<Json> {
-    let mut tree = Tree::default();
+    let mut tree = AddressTree::default();
     for (spec, value) in namespace.specs.iter().zip(&namespace.values) {
         let address = address_of(&spec.name);
         let parts: Vec<&str> = address.trim_start_matches('/').split('/').collect();
@@ -141,13 +141,13 @@ fn command(command: &OscCommand, catalogue: &Catalogue) -> Json {
 }
 
 #[derive(Default)]
-struct Tree<'a> {
-    children: BTreeMap<String, Tree<'a>>,
+struct AddressTree<'a> {
+    children: BTreeMap<String, AddressTree<'a>>,
     leaf: Option<(&'a ParamSpec, &'a Value)>,
     offered: Option<&'a Json>,
 }
 
-impl<'a> Tree<'a> {
+impl<'a> AddressTree<'a> {
     fn insert(&mut self, parts: &[&str], spec: &'a ParamSpec, value: &'a Value) {
         match parts.split_first() {
             Some((first, rest)) => self

@@ -126,7 +126,7 @@ fn authority(text: &str) -> Option<(String, Option<u16>)> {
 
 /// Why a page may not open the WebSocket.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum Refusal {
+pub enum OriginRefusal {
     /// The header is no web origin (`null`: a file, a sandboxed frame).
     #[error("a page of origin {0:?} (not http or https) may not drive the show")]
     Opaque(String),
@@ -168,26 +168,27 @@ impl Origins {
     /// Whether a WebSocket whose request carried `origin` and `host`
     /// headers (each `None` when absent; a repeated one is refused before)
     /// may open.
-    pub fn admit(&self, origin: Option<&str>, host: Option<&str>) -> Result<(), Refusal> {
+    pub fn admit(&self, origin: Option<&str>, host: Option<&str>) -> Result<(), OriginRefusal> {
         let Some(text) = origin else {
             return Ok(());
         };
         let quoted: String = text.chars().take(QUOTED).collect();
-        let origin = Origin::of_header(text).ok_or_else(|| Refusal::Opaque(quoted.clone()))?;
+        let origin =
+            Origin::of_header(text).ok_or_else(|| OriginRefusal::Opaque(quoted.clone()))?;
         if self.allowed.contains(&origin) {
             return Ok(());
         }
         if !host.is_some_and(|host| origin.is_served_at(host)) {
-            return Err(Refusal::Elsewhere(quoted));
+            return Err(OriginRefusal::Elsewhere(quoted));
         }
         if !self.local_name(&origin.host) {
-            return Err(Refusal::PublicName(quoted));
+            return Err(OriginRefusal::PublicName(quoted));
         }
         Ok(())
     }
 
     /// Logs `refusal` of `peer`, at most once a second.
-    pub fn report(&self, peer: std::net::SocketAddr, refusal: &Refusal) {
+    pub fn report(&self, peer: std::net::SocketAddr, refusal: &OriginRefusal) {
         self.log
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -242,14 +243,14 @@ mod tests {
             assert!(
                 matches!(
                     origins.admit(Some(origin), Some(host)),
-                    Err(Refusal::Elsewhere(_) | Refusal::Opaque(_))
+                    Err(OriginRefusal::Elsewhere(_) | OriginRefusal::Opaque(_))
                 ),
                 "{origin} on {host}"
             );
         }
         assert!(matches!(
             origins.admit(Some("http://127.0.0.1:9001"), None),
-            Err(Refusal::Elsewhere(_))
+            Err(OriginRefusal::Elsewhere(_))
         ));
         for opaque in [
             "null",
@@ -262,7 +263,7 @@ mod tests {
             assert!(
                 matches!(
                     origins.admit(Some(opaque), Some("127.0.0.1:9001")),
-                    Err(Refusal::Opaque(_))
+                    Err(OriginRefusal::Opaque(_))
                 ),
                 "{opaque:?}"
             );
@@ -277,7 +278,7 @@ mod tests {
         let rebound = Some("http://attacker.example.com:9001");
         assert!(matches!(
             origins.admit(rebound, Some("attacker.example.com:9001")),
-            Err(Refusal::PublicName(_))
+            Err(OriginRefusal::PublicName(_))
         ));
         let allowed = self::origins(&["http://attacker.example.com:9001/some/page"]);
         assert_eq!(

@@ -16,7 +16,7 @@ use tungstenite::protocol::WebSocketConfig;
 
 use super::connections::{Activity, Standing};
 use super::listening::Listening;
-use super::namespace::{Outgoing, SharedNamespace};
+use super::namespace::{ClientMessage, SharedNamespace};
 use super::pin::Answer;
 use crate::control::Inbox;
 use crate::control::osc::{Queued, queue_datagram};
@@ -93,7 +93,7 @@ pub(super) fn websocket(
     let mut socket = tungstenite::accept_with_config(replayed, Some(config))
         .map_err(|e| std::io::Error::other(e.to_string()))?;
     stream.set_read_timeout(Some(Duration::from_millis(20)))?;
-    let (sender, changes) = sync_channel::<Outgoing>(LISTENER_QUEUE);
+    let (sender, changes) = sync_channel::<ClientMessage>(LISTENER_QUEUE);
     namespace
         .listeners
         .lock()
@@ -176,7 +176,7 @@ pub(super) fn websocket(
         }
         loop {
             match changes.try_recv() {
-                Ok(Outgoing::Osc(address, bytes)) => {
+                Ok(ClientMessage::Osc(address, bytes)) => {
                     if listening.covers(&address) {
                         socket
                             .send(Message::Binary(bytes.into()))
@@ -184,7 +184,7 @@ pub(super) fn websocket(
                     }
                 }
                 // Namespace events tell what exists, which HTTP tells anyone.
-                Ok(Outgoing::Text(text)) => socket
+                Ok(ClientMessage::Text(text)) => socket
                     .send(Message::Text(text.into()))
                     .map_err(|e| std::io::Error::other(e.to_string()))?,
                 Err(TryRecvError::Empty) => break,

@@ -5,7 +5,7 @@ use winit::keyboard::{Key, KeyCode, ModifiersState, NamedKey, PhysicalKey};
 
 /// Something a key asks the window to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Action {
+pub enum KeyAction {
     /// F11 or `f`: fullscreen on or off.
     ToggleFullscreen,
     /// Esc: leave fullscreen (never quits, so a stray Esc cannot end a show).
@@ -34,27 +34,27 @@ pub enum Action {
 }
 
 /// The action bound to `key` with `modifiers`, if any.
-pub fn action(key: &Key, modifiers: ModifiersState) -> Option<Action> {
+pub fn action(key: &Key, modifiers: ModifiersState) -> Option<KeyAction> {
     let command = modifiers.control_key() || modifiers.super_key();
     let shift = modifiers.shift_key();
     match key {
-        Key::Named(NamedKey::F11) => Some(Action::ToggleFullscreen),
-        Key::Named(NamedKey::Tab) => Some(Action::NextHandle),
-        Key::Named(NamedKey::ArrowLeft) => Some(Action::Nudge([-1, 0], shift)),
-        Key::Named(NamedKey::ArrowRight) => Some(Action::Nudge([1, 0], shift)),
-        Key::Named(NamedKey::ArrowUp) => Some(Action::Nudge([0, -1], shift)),
-        Key::Named(NamedKey::ArrowDown) => Some(Action::Nudge([0, 1], shift)),
-        Key::Named(NamedKey::Escape) => Some(Action::LeaveFullscreen),
+        Key::Named(NamedKey::F11) => Some(KeyAction::ToggleFullscreen),
+        Key::Named(NamedKey::Tab) => Some(KeyAction::NextHandle),
+        Key::Named(NamedKey::ArrowLeft) => Some(KeyAction::Nudge([-1, 0], shift)),
+        Key::Named(NamedKey::ArrowRight) => Some(KeyAction::Nudge([1, 0], shift)),
+        Key::Named(NamedKey::ArrowUp) => Some(KeyAction::Nudge([0, -1], shift)),
+        Key::Named(NamedKey::ArrowDown) => Some(KeyAction::Nudge([0, 1], shift)),
+        Key::Named(NamedKey::Escape) => Some(KeyAction::LeaveFullscreen),
         Key::Character(c) => match (c.to_lowercase().as_str(), command) {
-            ("q", true) => Some(Action::Quit),
-            ("f", false) => Some(Action::ToggleFullscreen),
-            ("h", false) => Some(Action::ToggleHud),
-            ("l", false) => Some(Action::Learn),
-            ("m", false) => Some(Action::TogglePointer),
-            ("o", false) => Some(Action::ToggleMapping),
-            ("s", true) => Some(Action::SaveMapping),
-            ("]", false) => Some(Action::Playlist(true)),
-            ("[", false) => Some(Action::Playlist(false)),
+            ("q", true) => Some(KeyAction::Quit),
+            ("f", false) => Some(KeyAction::ToggleFullscreen),
+            ("h", false) => Some(KeyAction::ToggleHud),
+            ("l", false) => Some(KeyAction::Learn),
+            ("m", false) => Some(KeyAction::TogglePointer),
+            ("o", false) => Some(KeyAction::ToggleMapping),
+            ("s", true) => Some(KeyAction::SaveMapping),
+            ("]", false) => Some(KeyAction::Playlist(true)),
+            ("[", false) => Some(KeyAction::Playlist(false)),
             _ => None,
         },
         _ => None,
@@ -157,36 +157,36 @@ mod tests {
         let none = ModifiersState::empty();
         assert_eq!(
             action(&Key::Named(NamedKey::Escape), none),
-            Some(Action::LeaveFullscreen)
+            Some(KeyAction::LeaveFullscreen)
         );
         assert_eq!(action(&Key::Character("q".into()), none), None);
         assert_eq!(
             action(&Key::Character("q".into()), ModifiersState::CONTROL),
-            Some(Action::Quit)
+            Some(KeyAction::Quit)
         );
         assert_eq!(
             action(&Key::Character("f".into()), none),
-            Some(Action::ToggleFullscreen)
+            Some(KeyAction::ToggleFullscreen)
         );
         assert_eq!(
             action(&Key::Named(NamedKey::F11), none),
-            Some(Action::ToggleFullscreen)
+            Some(KeyAction::ToggleFullscreen)
         );
         assert_eq!(
             action(&Key::Character("H".into()), none),
-            Some(Action::ToggleHud)
+            Some(KeyAction::ToggleHud)
         );
         assert_eq!(
             action(&Key::Character("]".into()), none),
-            Some(Action::Playlist(true))
+            Some(KeyAction::Playlist(true))
         );
         assert_eq!(
             action(&Key::Character("s".into()), ModifiersState::CONTROL),
-            Some(Action::SaveMapping)
+            Some(KeyAction::SaveMapping)
         );
         assert_eq!(
             action(&Key::Named(NamedKey::ArrowUp), ModifiersState::SHIFT),
-            Some(Action::Nudge([0, -1], true))
+            Some(KeyAction::Nudge([0, -1], true))
         );
     }
 }

@@ -28,7 +28,7 @@ use crate::outputs::{Blit, Both, SurfaceOutput};
 use crate::show::installation::InstallOptions;
 use crate::show::{ShowOptions, start_live_on};
 use hud::Hud;
-use keys::Action;
+use keys::KeyAction;
 use pointer::Pointer;
 use projectors::Projectors;
 
@@ -133,7 +133,7 @@ impl ApplicationHandler for App {
                 && key.state == ElementState::Pressed
             {
                 match keys::action(&key.logical_key, self.modifiers) {
-                    Some(Action::Quit) => event_loop.exit(),
+                    Some(KeyAction::Quit) => event_loop.exit(),
                     Some(action) => state.act(action, event_loop, self.options.monitor),
                     None => {}
                 }
@@ -163,7 +163,7 @@ impl ApplicationHandler for App {
                 if event.state == ElementState::Pressed && !consumed && !hud_typing =>
             {
                 match keys::action(&event.logical_key, self.modifiers) {
-                    Some(Action::Quit) => event_loop.exit(),
+                    Some(KeyAction::Quit) => event_loop.exit(),
                     Some(action) => state.act(action, event_loop, self.options.monitor),
                     None => {}
                 }
@@ -290,22 +290,22 @@ impl OpenWindow {
             .configure(&self.live.show.ground.gpu.device, &self.config);
     }
 
-    fn act(&mut self, action: Action, event_loop: &ActiveEventLoop, monitor: Option<usize>) {
+    fn act(&mut self, action: KeyAction, event_loop: &ActiveEventLoop, monitor: Option<usize>) {
         match action {
-            Action::ToggleFullscreen => {
+            KeyAction::ToggleFullscreen => {
                 let next = match self.window.fullscreen() {
                     Some(_) => None,
                     None => Some(borderless(event_loop, monitor)),
                 };
                 self.window.set_fullscreen(next);
             }
-            Action::LeaveFullscreen => self.window.set_fullscreen(None),
-            Action::ToggleHud => {
+            KeyAction::LeaveFullscreen => self.window.set_fullscreen(None),
+            KeyAction::ToggleHud => {
                 if let Some(hud) = self.hud.as_mut() {
                     hud.visible = !hud.visible;
                 }
             }
-            Action::Learn => match self.hud.as_ref().and_then(Hud::selected) {
+            KeyAction::Learn => match self.hud.as_ref().and_then(Hud::selected) {
                 Some(param) => {
                     if let Err(error) = self.live.show.apply(Command::Learn(param)) {
                         self.live.show.ground.errors.report("midi learn", error);
@@ -316,7 +316,7 @@ impl OpenWindow {
                     "click a parameter name in the HUD, then press l",
                 ),
             },
-            Action::Playlist(forward) => {
+            KeyAction::Playlist(forward) => {
                 let step = if forward {
                     crate::command::PlaylistCommand::Next
                 } else {
@@ -326,11 +326,11 @@ impl OpenWindow {
                     self.live.show.ground.errors.report("playlist", error);
                 }
             }
-            Action::TogglePointer => {
+            KeyAction::TogglePointer => {
                 let released = self.pointer.toggle();
                 self.point(released);
             }
-            Action::ToggleMapping => {
+            KeyAction::ToggleMapping => {
                 if self.live.show.outputs_name().is_none() {
                     self.live.show.ground.errors.report(
                         "mapping",
@@ -341,14 +341,14 @@ impl OpenWindow {
                     self.live.show.show_pattern(on);
                 }
             }
-            Action::SaveMapping => {
+            KeyAction::SaveMapping => {
                 if let Err(error) = self.live.show.apply(Command::SaveOutputs) {
                     self.live.show.ground.errors.report("mapping", error);
                 }
             }
-            Action::NextHandle => projectors::select_next(&mut self.live.show),
-            Action::Nudge(step, coarse) => projectors::nudge(&mut self.live.show, step, coarse),
-            Action::Quit => {}
+            KeyAction::NextHandle => projectors::select_next(&mut self.live.show),
+            KeyAction::Nudge(step, coarse) => projectors::nudge(&mut self.live.show, step, coarse),
+            KeyAction::Quit => {}
         }
     }
 

@@ -241,7 +241,7 @@ impl Output for Projectors {
 
 /// Where an output's window goes, given the monitors there now.
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Placement {
+enum WindowPlacement {
     /// Leave it where it is.
     Stay,
     /// A plain window (there is one monitor: it is the show's).
@@ -260,27 +260,27 @@ fn placement(
     monitors: &[String],
     choice: Option<&MonitorChoice>,
     placed: Option<&str>,
-) -> Placement {
+) -> WindowPlacement {
     if monitors.len() <= 1 {
         return if placed.is_some() {
-            Placement::Windowed
+            WindowPlacement::Windowed
         } else {
-            Placement::Stay
+            WindowPlacement::Stay
         };
     }
     let wanted = match choice {
         Some(MonitorChoice::Index(i)) => (*i < monitors.len()).then_some(*i),
         Some(MonitorChoice::Name(part)) => monitors.iter().position(|m| m.contains(part.as_str())),
-        None => return Placement::Stay,
+        None => return WindowPlacement::Stay,
     };
     let (index, missing) = match wanted {
         Some(index) => (index, false),
         None => (0, true),
     };
     if !missing && placed == Some(monitors[index].as_str()) {
-        return Placement::Stay;
+        return WindowPlacement::Stay;
     }
-    Placement::Fullscreen { index, missing }
+    WindowPlacement::Fullscreen { index, missing }
 }
 
 impl OutputWindow {
@@ -292,12 +292,12 @@ impl OutputWindow {
             .map(|m| m.name().unwrap_or_else(|| "monitor".into()))
             .collect();
         match placement(&names, self.monitor.as_ref(), self.placed.as_deref()) {
-            Placement::Stay => {}
-            Placement::Windowed => {
+            WindowPlacement::Stay => {}
+            WindowPlacement::Windowed => {
                 self.placed = None;
                 self.window.set_fullscreen(None);
             }
-            Placement::Fullscreen { index, missing } => {
+            WindowPlacement::Fullscreen { index, missing } => {
                 if missing {
                     show.ground.errors.report(
                         "outputs",
@@ -412,12 +412,12 @@ mod tests {
     fn an_output_unplugged_shows_on_the_first_monitor_and_returns_to_its_own() {
         let right = MonitorChoice::Name("EPSON".into());
         let both = names(&["DELL U2720", "EPSON EB-L"]);
-        let fullscreen = |index, missing| Placement::Fullscreen { index, missing };
+        let fullscreen = |index, missing| WindowPlacement::Fullscreen { index, missing };
         // Opened with both monitors: on its own.
         assert_eq!(placement(&both, Some(&right), None), fullscreen(1, false));
         assert_eq!(
             placement(&both, Some(&right), Some("EPSON EB-L")),
-            Placement::Stay
+            WindowPlacement::Stay
         );
         // Its projector unplugged, another plugged in: the first stands in,
         // and is looked at again at each scan (never taken as placed).
@@ -433,13 +433,13 @@ mod tests {
         let one = names(&["DELL U2720"]);
         assert_eq!(
             placement(&one, Some(&right), Some("EPSON EB-L")),
-            Placement::Windowed
+            WindowPlacement::Windowed
         );
-        assert_eq!(placement(&one, Some(&right), None), Placement::Stay);
+        assert_eq!(placement(&one, Some(&right), None), WindowPlacement::Stay);
         // By index: the second monitor, the first while there is no second.
         let second = MonitorChoice::Index(1);
         let three = names(&["A", "B", "C"]);
         assert_eq!(placement(&three, Some(&second), None), fullscreen(1, false));
-        assert_eq!(placement(&both, None, None), Placement::Stay);
+        assert_eq!(placement(&both, None, None), WindowPlacement::Stay);
     }
 }

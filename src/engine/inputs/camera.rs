@@ -9,7 +9,7 @@
 use std::time::{Duration, Instant};
 
 use super::media::MediaError;
-use super::source::{Playing, Source, SourceKind};
+use super::source::{Playing, SourceKind, TextureSource};
 use super::still::DecodedImage;
 use super::video::{ClipInfo, Decoded, Decoder, program, raw_output};
 
@@ -46,7 +46,7 @@ pub const SOURCE: SourceKind = SourceKind {
     open: |opening| Box::new(CameraSource::new(opening.name)),
 };
 
-impl Source for CameraSource {
+impl TextureSource for CameraSource {
     fn advance(
         &mut self,
         _playing: Playing,

@@ -19,7 +19,7 @@ use super::camera::{Cameras, SystemCameras, is_camera};
 use super::cube;
 use super::keyboard::Keyboard;
 use super::sound::SoundTexture;
-use super::source::{Opening, Playing, SOURCES, Source, SourceKind, kind_of};
+use super::source::{Opening, Playing, SOURCES, SourceKind, TextureSource, kind_of};
 use super::still::{DecodedImage, Still, StillError};
 use super::video::{Decoding, PlayError, Transport, Video};
 use super::yuv::{YuvConverter, YuvFrame};
@@ -104,7 +104,7 @@ pub enum MediaError {
 /// One source on the shelf.
 struct Shelved {
     kind: &'static SourceKind,
-    source: Box<dyn Source>,
+    source: Box<dyn TextureSource>,
     /// A clip's planes and the pass that turns them into `texture`.
     planes: Option<YuvFrame>,
     /// Pictures uploaded and the seconds their uploads took.

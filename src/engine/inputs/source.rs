@@ -1,9 +1,9 @@
 //! The sources the media shelf serves, in one list ([`SOURCES`], as
 //! `layers::KINDS` is for layers): which names each takes, whether it is a
 //! file of the show folder (watched, read again when saved) and how it
-//! opens; and what each open source does every frame ([`Source`]). A new
+//! opens; and what each open source does every frame ([`TextureSource`]). A new
 //! source (a network receiver, another decoder) is its own file with its
-//! [`SourceKind`] and its `Source`, plus one line here.
+//! [`SourceKind`] and its `TextureSource`, plus one line here.
 
 use std::path::Path;
 
@@ -25,7 +25,7 @@ pub struct Playing {
 }
 
 /// A source named on stage, open.
-pub trait Source {
+pub trait TextureSource {
     /// The next picture to show, if there is a new one.
     fn advance(
         &mut self,
@@ -75,7 +75,7 @@ pub struct SourceKind {
     /// read again when the watcher says it was saved.
     pub file: bool,
     /// Opens it; what fails after is said by its frames.
-    pub open: fn(&Opening<'_>) -> Box<dyn Source>,
+    pub open: fn(&Opening<'_>) -> Box<dyn TextureSource>,
 }
 
 /// Every source, tried in order.

@@ -11,7 +11,7 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, TryRecvError, sync_channel};
 use super::camera::Cameras;
 use super::cube::CubeError;
 use super::media::MediaError;
-use super::source::{Playing, Source};
+use super::source::{Playing, TextureSource};
 use crate::base::opener::{self, OpenError};
 
 /// The longest side of an image: 8192 pixels.
@@ -139,7 +139,7 @@ impl Still {
     }
 }
 
-impl Source for Still {
+impl TextureSource for Still {
     fn advance(
         &mut self,
         playing: Playing,

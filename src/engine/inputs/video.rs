@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 use super::camera::Cameras;
 use super::media::MediaError;
 use super::probe::{ClipFile, ProbeError, StartError, missing_ffmpeg, probe};
-use super::source::{Playing, Source};
+use super::source::{Playing, TextureSource};
 use super::still::DecodedImage;
 use super::yuv::{YuvColour, frame_bytes};
 use crate::base::child::OwnedChild;
@@ -172,7 +172,7 @@ impl Default for Transport {
     }
 }
 
-impl Source for Video {
+impl TextureSource for Video {
     fn advance(
         &mut self,
         playing: Playing,

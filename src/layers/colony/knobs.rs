@@ -1,7 +1,7 @@
 //! The colony's parameters that its frames read, as typed handles named
 //! once ([`Handle`]): how it grows ([`GrowthKnobs`]), how its branches are
 //! drawn and regrown ([`BranchKnobs`]), and what it is built from
-//! ([`StructureKnobs`]). The skinned layer grows and draws a colony too
+//! ([`ColonyStructureKnobs`]). The skinned layer grows and draws a colony too
 //! and reads its own parameters of these names through the first two.
 
 use super::draw::{DrawParams, Style};
@@ -167,7 +167,7 @@ impl BranchKnobs {
 
 /// What a colony is built from, read from the targets (a change rebuilds).
 #[derive(Debug, Clone)]
-pub struct StructureKnobs {
+pub struct ColonyStructureKnobs {
     pub(super) attraction_count: Handle<i32>,
     pub(super) node_capacity: Handle<i32>,
     pub(super) seed_count: Handle<i32>,
@@ -176,7 +176,7 @@ pub struct StructureKnobs {
     pub(super) attractors: Handle<String>,
 }
 
-impl StructureKnobs {
+impl ColonyStructureKnobs {
     /// The structural parameters of layer `id`.
     pub fn new(id: &str) -> Self {
         Self {

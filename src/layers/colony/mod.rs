@@ -23,7 +23,7 @@ use std::path::Path;
 
 use attractors::{AttractionSource, CloudError, PointCloud, SHAPES, Shape};
 use draw::BranchRenderer;
-use knobs::{BranchKnobs, GrowthKnobs, StructureKnobs};
+use knobs::{BranchKnobs, ColonyStructureKnobs, GrowthKnobs};
 use sim::ColonySim;
 
 use crate::base::clock::Clock;
@@ -112,7 +112,7 @@ pub fn colony_params(id: &str) -> Vec<ParamSpec> {
 
 /// What the simulation was built from; a change rebuilds it.
 #[derive(Debug, Clone, PartialEq)]
-struct Structure {
+struct ColonyStructure {
     attraction_count: u32,
     capacity: u32,
     seed_count: u32,
@@ -121,8 +121,8 @@ struct Structure {
     attractors: String,
 }
 
-impl Structure {
-    fn from(registry: &Registry, knobs: &StructureKnobs) -> Self {
+impl ColonyStructure {
+    fn from(registry: &Registry, knobs: &ColonyStructureKnobs) -> Self {
         Self {
             attraction_count: knobs.attraction_count.count(registry),
             capacity: knobs.node_capacity.count(registry),
@@ -158,7 +158,7 @@ type Attractions = Result<(Vec<[f32; 3]>, Option<f32>), CloudError>;
 
 /// The points `structure` grows into (its seed `seed`), with their mean
 /// nearest spacing: both slow for a large cloud, so any thread may.
-fn attractions(structure: &Structure, assets: &Assets, seed: u64) -> Attractions {
+fn attractions(structure: &ColonyStructure, assets: &Assets, seed: u64) -> Attractions {
     let points = structure.points(assets, seed)?;
     let spacing = spacing::mean_nearest(&points);
     Ok((points, spacing))
@@ -177,7 +177,7 @@ pub fn grow_for_export(
     steps: u32,
     attractors: Option<&std::path::Path>,
 ) -> Result<sim::Graph, ColonyError> {
-    let structure = Structure::from(registry, &StructureKnobs::new(id));
+    let structure = ColonyStructure::from(registry, &ColonyStructureKnobs::new(id));
     let growth = GrowthKnobs::new(id);
     let seed = 1;
     let points = match attractors {
@@ -234,17 +234,17 @@ pub enum ColonyError {
 }
 
 /// A running colony.
-struct Grown {
+struct GrownColony {
     sim: ColonySim,
     /// Its first branches written into the world's, for the water.
     standing: standing::StandingBranches,
-    structure: Structure,
+    structure: ColonyStructure,
     spacing: Option<f32>,
     centre: glam::Vec3,
     born: f64,
 }
 
-impl Running for Grown {
+impl Running for GrownColony {
     type Sim = ColonySim;
     fn sim(&self) -> &ColonySim {
         &self.sim
@@ -256,10 +256,10 @@ impl Running for Grown {
 
 /// The colony layer.
 pub struct ColonyLayer {
-    core: SimulationCore<Grown, BranchRenderer, Structure>,
+    core: SimulationCore<GrownColony, BranchRenderer, ColonyStructure>,
     /// Attraction points read from a file off the frame thread (a 64 MiB
     /// cloud takes seconds to parse), for the structure and seed asked.
-    reading: Latest<(Structure, u64), Attractions>,
+    reading: Latest<(ColonyStructure, u64), Attractions>,
     /// How far a regrowing colony has faded (1 = not at all).
     fade: f32,
     /// Its parameters, named once.
@@ -270,7 +270,7 @@ pub struct ColonyLayer {
 pub struct ColonyKnobs {
     growth: GrowthKnobs,
     branches: BranchKnobs,
-    structure: StructureKnobs,
+    structure: ColonyStructureKnobs,
     camera: OrbitCamera,
     placement: Placement,
     solid: Handle<bool>,
@@ -282,7 +282,7 @@ impl ColonyKnobs {
         Self {
             growth: GrowthKnobs::new(id),
             branches: BranchKnobs::new(id),
-            structure: StructureKnobs::new(id),
+            structure: ColonyStructureKnobs::new(id),
             camera: OrbitCamera::new(id),
             placement: Placement::new(id),
             solid: Handle::new(id, "solid"),
@@ -335,10 +335,10 @@ impl ColonyLayer {
         &self,
         env: &LayerEnv<'_>,
         registry: &Registry,
-        structure: Structure,
+        structure: ColonyStructure,
         attractions: Attractions,
         time: f64,
-    ) -> Result<Grown, ColonyError> {
+    ) -> Result<GrownColony, ColonyError> {
         let (points, spacing) = attractions?;
         let id = &self.core.id;
         let seed = self.core.seed;
@@ -365,7 +365,7 @@ impl ColonyLayer {
         let standing = env.gpu.scoped(&self.core.id, || {
             standing::StandingBranches::new(env.gpu, env.assets, &sim, &branches)
         })?;
-        Ok(Grown {
+        Ok(GrownColony {
             sim,
             standing,
             structure,
@@ -385,7 +385,7 @@ impl ColonyLayer {
         if fading >= 1.0 {
             self.core.reseed(0);
         }
-        let structure = Structure::from(registry, &self.knobs.structure);
+        let structure = ColonyStructure::from(registry, &self.knobs.structure);
         if self.core.due(&structure, time) {
             // A shape's points are made at once; a file's are read off the
             // frame thread, the running colony growing on meanwhile (but

@@ -139,8 +139,8 @@ pub fn random01(a: u32, b: u32) -> f32 {
 /// Nodes (xyz, t), their attributes, and the edges, read back.
 pub type Graph = (Vec<[f32; 4]>, Vec<NodeInfo>, Vec<[u32; 2]>);
 
-/// Kernels with their bind groups.
-struct Kernels {
+/// The colony's kernels with their bind groups.
+struct ColonyKernels {
     gather_nodes: (Kernel, Binding),
     search: (Kernel, Binding),
     attract: (Kernel, Binding),
@@ -151,7 +151,7 @@ struct Kernels {
 
 /// The GPU buffers and passes of one colony.
 pub struct ColonySim {
-    kernels: Kernels,
+    kernels: ColonyKernels,
     grid: GridSort,
     scan: PrefixSum,
     params: wgpu::Buffer,
@@ -249,7 +249,7 @@ impl ColonySim {
             let group = kernel.bind(gpu, bindings);
             Ok((kernel, group))
         };
-        let kernels = Kernels {
+        let kernels = ColonyKernels {
             gather_nodes: kernel(
                 "gather_nodes",
                 &[

@@ -111,7 +111,7 @@ pub struct FluidRenderer {
     particles: Option<[wgpu::Buffer; 3]>,
     /// Its white water's positions and velocities, and its slots.
     white: Option<([wgpu::Buffer; 2], u32)>,
-    targets: Option<Targets>,
+    targets: Option<FluidTargets>,
 }
 
 /// The splat's entry points (splat.wgsl).
@@ -194,7 +194,7 @@ impl SplatKernels {
     }
 }
 
-struct Targets {
+struct FluidTargets {
     size: [u32; 2],
     eye: [RenderTarget; 2],
     thickness: RenderTarget,
@@ -225,7 +225,7 @@ impl FluidRenderer {
         gpu.queue
             .write_buffer(&self.look, 0, bytemuck::bytes_of(look));
         if self.targets.as_ref().is_none_or(|t| t.size != size) {
-            self.targets = Some(Targets::new(gpu, size));
+            self.targets = Some(FluidTargets::new(gpu, size));
         }
         let splat = SplatUniform {
             size,
@@ -330,7 +330,7 @@ impl FluidRenderer {
         gpu: &Gpu,
         encoder: &mut wgpu::CommandEncoder,
         profiler: &mut GpuProfiler,
-        targets: &Targets,
+        targets: &FluidTargets,
         scene_depth: &wgpu::TextureView,
         count: u32,
     ) {
@@ -412,7 +412,7 @@ fn camera_tan(camera: &CameraUniform) -> f32 {
     camera.tan_half_fov().max(1e-3)
 }
 
-impl Targets {
+impl FluidTargets {
     fn new(gpu: &Gpu, size: [u32; 2]) -> Self {
         let eye = [0, 1].map(|i| {
             RenderTarget::new(

@@ -197,7 +197,7 @@ pub fn fluid_params(id: &str) -> Vec<ParamSpec> {
 
 /// What the simulation was built from.
 #[derive(Debug, Clone, PartialEq)]
-struct Structure {
+struct FluidStructure {
     solver: Solver,
     dimensions: u32,
     count: u32,
@@ -207,7 +207,7 @@ struct Structure {
     white_water: u32,
 }
 
-impl Structure {
+impl FluidStructure {
     fn from(registry: &Registry, tank: &TankKnobs) -> Self {
         Self {
             solver: tank.solver(registry),
@@ -249,7 +249,7 @@ impl Structure {
 /// A running fluid.
 struct Flowing {
     sim: FluidSim,
-    structure: Structure,
+    structure: FluidStructure,
     /// The derived parameters the knobs scale.
     base: sim::FluidParams,
     dx: f32,
@@ -267,7 +267,7 @@ impl sim_core::Running for Flowing {
 
 /// The fluid layer.
 pub struct FluidLayer {
-    core: SimulationCore<Flowing, FluidRenderer, Structure>,
+    core: SimulationCore<Flowing, FluidRenderer, FluidStructure>,
     /// Substeps this frame, found in `prepare`.
     substeps: u32,
     /// Its parameters, named once.
@@ -287,7 +287,7 @@ impl FluidLayer {
     /// Fills a tank from the registry's structure.
     fn build(&self, env: &LayerEnv<'_>, registry: &Registry) -> Result<Flowing, BuildError> {
         let id = &self.core.id;
-        let structure = Structure::from(registry, &self.knobs.tank);
+        let structure = FluidStructure::from(registry, &self.knobs.tank);
         let what = format!("{id}.count {}: particles", structure.count);
         env.gpu
             .check_storage(&what, u64::from(structure.count) * 16)?;
@@ -320,7 +320,7 @@ impl FluidLayer {
     fn maintain(&mut self, env: &LayerEnv<'_>, registry: &Registry, time: f64) {
         if self
             .core
-            .due(&Structure::from(registry, &self.knobs.tank), time)
+            .due(&FluidStructure::from(registry, &self.knobs.tank), time)
         {
             let built = self.build(env, registry);
             self.core.start(env, built);

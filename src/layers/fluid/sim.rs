@@ -59,7 +59,7 @@ enum Solving {
 
 /// One dispatch of a substep: what the profiler calls it, its kernel and
 /// threads.
-type Stage<'a> = (&'static str, &'a (Kernel, Binding), u32);
+type SubstepDispatch<'a> = (&'static str, &'a (Kernel, Binding), u32);
 
 /// The GPU state of one fluid.
 pub struct FluidSim {
@@ -522,7 +522,7 @@ impl FluidSim {
     /// The dispatches of a substep before its grid sort: the large-step
     /// solver's prediction, so that the grid is sorted and the lists built
     /// where the particles are predicted to be, which the iterations walk.
-    fn before_sort(&self) -> Vec<Stage<'_>> {
+    fn before_sort(&self) -> Vec<SubstepDispatch<'_>> {
         match &self.solving {
             Solving::Wcsph { .. } => Vec::new(),
             Solving::Pbf { predict, .. } => vec![("fluid.predict", predict, self.count)],
@@ -530,7 +530,7 @@ impl FluidSim {
     }
 
     /// The dispatches of a substep after the grid sort, in order.
-    fn stages(&self) -> Vec<Stage<'_>> {
+    fn stages(&self) -> Vec<SubstepDispatch<'_>> {
         let (particles, walkers) = (self.count, self.count * self.lanes);
         let mut stages = vec![("fluid.reorder", &self.reorder, particles)];
         match &self.solving {

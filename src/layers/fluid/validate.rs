@@ -73,7 +73,7 @@ pub fn dam_break(
     times.extend((1..=14).map(|k| f64::from(k) * 0.25));
     times.sort_by(f64::total_cmp);
     times.dedup_by(|a, b| (*a - *b).abs() < 1e-9);
-    let mut clock = Clock::default();
+    let mut clock = SubstepClock::default();
     let mut curve = Vec::new();
     for t in times {
         clock.advance_to(gpu, &sim, &scene, t / time_scale);
@@ -142,7 +142,7 @@ pub fn hydrostatic(
     )
     .solved_by(solver);
     let sim = upload(gpu, assets, &scene, solver, iterations)?;
-    let mut clock = Clock::default();
+    let mut clock = SubstepClock::default();
     clock.advance_to(gpu, &sim, &scene, seconds);
     let (rho0, h) = (
         f64::from(scene.params.rest_density),
@@ -220,11 +220,11 @@ fn upload(
 
 /// Simulated time, advanced in batches of substeps.
 #[derive(Default)]
-struct Clock {
+struct SubstepClock {
     time: f64,
 }
 
-impl Clock {
+impl SubstepClock {
     fn advance_to(&mut self, gpu: &Gpu, sim: &FluidSim, scene: &StartingState, until: f64) {
         let dt = f64::from(scene.params.dt);
         let mut profiler = GpuProfiler::new(&gpu.device, &gpu.queue, false);

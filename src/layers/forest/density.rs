@@ -59,7 +59,7 @@ pub enum DensityError {
 
 /// Maps read on their own thread: which files, and their values to come.
 #[derive(Debug)]
-struct Reading {
+struct DensityReading {
     files: Vec<(String, Option<SystemTime>)>,
     results: Receiver<Vec<(usize, MapRead)>>,
 }
@@ -74,7 +74,7 @@ pub struct DensityMaps {
     size: u32,
     values: Vec<f32>,
     files: Vec<(String, Option<SystemTime>)>,
-    reading: Option<Reading>,
+    reading: Option<DensityReading>,
 }
 
 impl DensityMaps {
@@ -158,7 +158,7 @@ impl DensityMaps {
             .spawn(move || sender.send(read_all()).ok());
         match spawned {
             Ok(_) => {
-                self.reading = Some(Reading {
+                self.reading = Some(DensityReading {
                     files: stamped,
                     results,
                 });

@@ -138,7 +138,7 @@ pub fn forest_params(id: &str) -> Vec<ParamSpec> {
 
 /// What the forest was built from; a change rebuilds it.
 #[derive(Debug, Clone, PartialEq)]
-struct Structure {
+struct ForestStructure {
     map_size: u32,
     metres_per_pixel: f32,
     slices: u32,
@@ -148,7 +148,7 @@ struct Structure {
     species: String,
 }
 
-impl Structure {
+impl ForestStructure {
     fn from(registry: &Registry, knobs: &ForestKnobs) -> Self {
         Self {
             map_size: knobs.map_size.count(registry),
@@ -248,7 +248,7 @@ pub fn seedlings(count: u32, extent: f32, species: usize, seed: u64) -> Vec<Tree
 fn sim_params(
     registry: &Registry,
     knobs: &ForestKnobs,
-    structure: &Structure,
+    structure: &ForestStructure,
     species: &[Species],
     seed: u64,
 ) -> ForestParams {
@@ -270,10 +270,10 @@ fn sim_params(
 }
 
 /// A running forest.
-pub struct Grown {
+pub struct GrownForest {
     /// The simulation on the GPU.
     pub sim: ForestSim,
-    structure: Structure,
+    structure: ForestStructure,
     /// The species it was sown with.
     pub species: Vec<Species>,
     density: DensityMaps,
@@ -281,7 +281,7 @@ pub struct Grown {
     rain: Option<RainSoak>,
 }
 
-impl Running for Grown {
+impl Running for GrownForest {
     type Sim = ForestSim;
     fn sim(&self) -> &ForestSim {
         &self.sim
@@ -298,9 +298,9 @@ pub fn sow(
     registry: &Registry,
     id: &str,
     seed: u64,
-) -> Result<Grown, ForestError> {
+) -> Result<GrownForest, ForestError> {
     let knobs = ForestKnobs::new(id);
-    let structure = Structure::from(registry, &knobs);
+    let structure = ForestStructure::from(registry, &knobs);
     let species = load_species(env.assets, &structure.species)?;
     let params = sim_params(registry, &knobs, &structure, &species, seed);
     let trees = seedlings(
@@ -320,7 +320,7 @@ pub fn sow(
             density.values(),
         )
     })?;
-    Ok(Grown {
+    Ok(GrownForest {
         sim,
         structure,
         species,
@@ -331,7 +331,7 @@ pub fn sow(
 
 /// The forest layer.
 pub struct ForestLayer {
-    core: SimulationCore<Grown, ForestRenderer, Structure>,
+    core: SimulationCore<GrownForest, ForestRenderer, ForestStructure>,
     /// This frame's camera and look, found in `prepare`.
     look: Option<(CameraUniform, ForestDraw)>,
     /// Its parameters, named once.
@@ -423,7 +423,7 @@ impl Layer for ForestLayer {
         if !self.core.enabled(registry) {
             return false;
         }
-        let structure = Structure::from(registry, &self.knobs);
+        let structure = ForestStructure::from(registry, &self.knobs);
         if self.core.due(&structure, clock.time) {
             let built = sow(env, registry, &self.core.id, self.core.seed);
             self.core.start(env, built);
@@ -601,7 +601,7 @@ fn bench_workload(size: u32) -> BenchWorkload {
 fn forest_look(
     registry: &Registry,
     knobs: &ForestKnobs,
-    grown: &Grown,
+    grown: &GrownForest,
     clock: &Clock,
     size: [u32; 2],
 ) -> (CameraUniform, ForestDraw) {

@@ -132,7 +132,7 @@ impl Tree {
 }
 
 /// The kernels of a step, in order.
-struct Kernels {
+struct ForestKernels {
     draw: (Kernel, Binding),
     measure: (Kernel, Binding),
     update: (Kernel, Binding),
@@ -146,7 +146,7 @@ struct Kernels {
 
 /// The forest's GPU state.
 pub struct ForestSim {
-    kernels: Kernels,
+    kernels: ForestKernels,
     seed_scan: PrefixSum,
     dead_scan: PrefixSum,
     live_scan: PrefixSum,
@@ -311,7 +311,7 @@ impl ForestSim {
             let binding = kernel.bind(gpu, &bindings);
             Ok((kernel, binding))
         };
-        let kernels = Kernels {
+        let kernels = ForestKernels {
             draw: kernel("draw", &[0, 1, 2, 3, 6, 10])?,
             measure: kernel("measure", &[0, 3, 4, 5])?,
             update: kernel("update", &[0, 1, 2, 3, 4, 5, 6, 7, 8, 10])?,

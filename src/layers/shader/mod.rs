@@ -32,7 +32,7 @@ use crate::params::{ParamSpec, Registry};
 use glam::Mat4;
 use isf::program::IsfProgram;
 use isf::{IsfError, IsfSource};
-use source::{Compile, Source, read_source};
+use source::{CheckedSource, Compile, read_source};
 
 /// What every user shader gets after its own code: bindings, helpers and
 /// the fullscreen vertex stage (which include the rest).
@@ -309,7 +309,7 @@ impl ShaderLayer {
         env: &LayerEnv<'_>,
         file: &str,
         watched: Vec<String>,
-        source: Result<Source, ShaderLayerError>,
+        source: Result<CheckedSource, ShaderLayerError>,
     ) -> bool {
         let started = std::time::Instant::now();
         self.watched = watched;
@@ -339,15 +339,15 @@ impl ShaderLayer {
         &self,
         env: &LayerEnv<'_>,
         file: &str,
-        source: Source,
+        source: CheckedSource,
     ) -> Result<Program, ShaderLayerError> {
         let source = match source {
-            Source::Isf(source) => {
+            CheckedSource::Isf(source) => {
                 let program =
                     (env.gpu).scoped(&self.id, || IsfProgram::build(env, &self.id, *source))?;
                 return Ok(Program::Isf(Box::new(program)));
             }
-            Source::Wgsl(source) => source,
+            CheckedSource::Wgsl(source) => source,
         };
         let LayerSource {
             params,

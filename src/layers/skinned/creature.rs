@@ -16,7 +16,7 @@ use super::model::{Joint, Material, MeshSummary, Model, Node, Trs, Vertex};
 
 /// A bone of the figure: where it starts and ends in the T pose, its
 /// parent and its capsule's radius (none for the root).
-struct Bone {
+struct FigureBone {
     name: &'static str,
     parent: Option<usize>,
     head: Vec3,
@@ -30,8 +30,8 @@ const fn bone(
     head: [f32; 3],
     tail: [f32; 3],
     radius: f32,
-) -> Bone {
-    Bone {
+) -> FigureBone {
+    FigureBone {
         name,
         parent,
         head: Vec3::from_array(head),
@@ -41,7 +41,7 @@ const fn bone(
 }
 
 /// The skeleton, parents before children.
-const BONES: [Bone; 18] = [
+const BONES: [FigureBone; 18] = [
     bone("root", None, [0.0, 0.0, 0.0], [0.0, 0.0, 0.0], 0.0),
     bone("hips", Some(0), [0.0, 0.95, 0.0], [0.0, 1.12, 0.0], 0.15),
     bone("spine", Some(1), [0.0, 1.12, 0.0], [0.0, 1.3, 0.0], 0.13),
@@ -210,7 +210,7 @@ pub fn figure(detail: u32) -> Model {
 /// hemispherical caps. Near its start a vertex shares its weight with the
 /// parent bone, so joints bend smoothly instead of creasing.
 fn capsule(
-    b: &Bone,
+    b: &FigureBone,
     joint: u32,
     sides: u32,
     positions: &mut Vec<Vec3>,

@@ -5,7 +5,7 @@
 use super::super::colony::knobs::{BranchKnobs, GrowthKnobs};
 use super::body::{BodyParams, BodyStyle};
 use super::model::Model;
-use super::params::{Structure, model_path};
+use super::params::{SkinnedStructure, model_path};
 use super::player::Player;
 use crate::base::Assets;
 use crate::engine::camera::OrbitCamera;
@@ -22,12 +22,12 @@ pub struct SkinnedKnobs {
     pub camera: OrbitCamera,
     /// Its place in the shared scene.
     pub placement: Placement,
-    structure: StructureKnobs,
+    structure: SkinnedStructureKnobs,
     playing: PlayingKnobs,
     body: BodyKnobs,
 }
 
-struct StructureKnobs {
+struct SkinnedStructureKnobs {
     model: Handle<String>,
     detail: Handle<i32>,
     attraction_count: Handle<i32>,
@@ -60,7 +60,7 @@ impl SkinnedKnobs {
             branches: BranchKnobs::new(id),
             camera: OrbitCamera::new(id),
             placement: Placement::new(id),
-            structure: StructureKnobs {
+            structure: SkinnedStructureKnobs {
                 model: Handle::new(id, "model"),
                 detail: Handle::new(id, "detail"),
                 attraction_count: Handle::new(id, "attraction_count"),
@@ -86,7 +86,7 @@ impl SkinnedKnobs {
     }
 
     /// What the character is to be built from now (the targets).
-    pub(super) fn structure(&self, registry: &Registry, assets: &Assets) -> Structure {
+    pub(super) fn structure(&self, registry: &Registry, assets: &Assets) -> SkinnedStructure {
         let knobs = &self.structure;
         let model = knobs.model.target(registry);
         let modified = model_path(&model)
@@ -94,7 +94,7 @@ impl SkinnedKnobs {
             .flatten()
             .and_then(|p| std::fs::symlink_metadata(assets.root().join(p)).ok())
             .and_then(|m| m.modified().ok());
-        Structure {
+        SkinnedStructure {
             model,
             detail: knobs.detail.count(registry),
             attraction_count: knobs.attraction_count.count(registry),

@@ -50,7 +50,7 @@ use capsules::{BodyCapsule, body_capsules};
 pub use knobs::SkinnedKnobs;
 use model::{Model, ModelError};
 pub use params::skinned_params;
-use params::{Structure, declared_params};
+use params::{SkinnedStructure, declared_params};
 use player::Player;
 use preparation::{Prepared, prepare};
 use skin_gpu::SkinGpu;
@@ -170,7 +170,7 @@ struct Character {
     sim: SkinnedSim,
     model: Model,
     player: Player,
-    structure: Structure,
+    structure: SkinnedStructure,
     spacing: Option<f32>,
     centre: Vec3,
     born: f64,
@@ -217,10 +217,10 @@ impl Drawer<SkinnedSim> for SkinnedDrawer {
 
 /// The skinned layer.
 pub struct SkinnedLayer {
-    core: SimulationCore<Character, SkinnedDrawer, Structure>,
+    core: SimulationCore<Character, SkinnedDrawer, SkinnedStructure>,
     clips: Option<Vec<String>>,
     fade: f32,
-    preparing: Latest<(Structure, u64), Result<Prepared, SkinnedError>>,
+    preparing: Latest<(SkinnedStructure, u64), Result<Prepared, SkinnedError>>,
     /// Its parameters, named once.
     knobs: SkinnedKnobs,
     /// Whether this frame's skin was computed already, before the

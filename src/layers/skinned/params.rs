@@ -129,7 +129,7 @@ pub fn skinned_params(id: &str, clips: Option<&[String]>) -> Vec<ParamSpec> {
 
 /// What the layer was built from; a change rebuilds it.
 #[derive(Debug, Clone, PartialEq)]
-pub(super) struct Structure {
+pub(super) struct SkinnedStructure {
     pub(super) model: String,
     pub(super) detail: u32,
     pub(super) attraction_count: u32,

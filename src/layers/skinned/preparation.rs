@@ -3,7 +3,7 @@
 //! made, voxelized, and its attractions sampled with their bones.
 
 use super::model::Model;
-use super::params::{Structure, load_model};
+use super::params::{SkinnedStructure, load_model};
 use super::{AttractionBones, SkinnedError, attractions, creature};
 use crate::base::Assets;
 
@@ -12,13 +12,13 @@ pub(super) struct Prepared {
     pub(super) model: Model,
     pub(super) points: Vec<[f32; 3]>,
     pub(super) bones: Vec<AttractionBones>,
-    pub(super) structure: Structure,
+    pub(super) structure: SkinnedStructure,
 }
 
 /// Reads or makes the model of `structure` and samples its attractions.
 pub(super) fn prepare(
     assets: &Assets,
-    structure: &Structure,
+    structure: &SkinnedStructure,
     seed: u64,
 ) -> Result<Prepared, SkinnedError> {
     let model = match load_model(assets.root(), &structure.model)? {

@@ -155,7 +155,7 @@ impl Counts {
 const FREE: u8 = 0;
 const BUSY: u8 = 1;
 
-struct Slot {
+struct ReadbackSlot {
     buffer: wgpu::Buffer,
     state: AtomicU8,
 }
@@ -170,7 +170,7 @@ struct Job {
 pub struct Tap {
     size: [u32; 2],
     row: u32,
-    slots: Arc<Vec<Slot>>,
+    slots: Arc<Vec<ReadbackSlot>>,
     copied: Vec<Job>,
     jobs: Option<SyncSender<Job>>,
     worker: Option<std::thread::JoinHandle<()>>,
@@ -190,9 +190,9 @@ impl Tap {
     ) -> std::io::Result<Self> {
         let row = (size[0] * 4).div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT)
             * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
-        let slots: Arc<Vec<Slot>> = Arc::new(
+        let slots: Arc<Vec<ReadbackSlot>> = Arc::new(
             (0..SLOTS)
-                .map(|_| Slot {
+                .map(|_| ReadbackSlot {
                     buffer: device.create_buffer(&wgpu::BufferDescriptor {
                         label: Some("send.readback"),
                         size: u64::from(row) * u64::from(size[1]),
@@ -308,7 +308,7 @@ impl Tap {
 
 struct Worker {
     device: wgpu::Device,
-    slots: Arc<Vec<Slot>>,
+    slots: Arc<Vec<ReadbackSlot>>,
     received: Receiver<Job>,
     size: [u32; 2],
     row: u32,

@@ -11,7 +11,7 @@ use crate::show::save_name::SaveNameError;
 
 /// Why a show could not start.
 #[derive(Debug, thiserror::Error)]
-pub enum ShowError {
+pub enum ShowStartError {
     /// A built-in compositor shader failed.
     #[error(transparent)]
     Compositor(#[from] CompositorError),

@@ -13,7 +13,7 @@ mod outputs;
 mod presets;
 
 pub use catalogue::THUMBS_FOLDER;
-pub use errors::{CommandError, SaveError, ShowError};
+pub use errors::{CommandError, SaveError, ShowStartError};
 pub use ground::Ground;
 pub use outputs::{OUTPUTS_FOLDER, OutputsFileError, read_outputs};
 pub(crate) use presets::Arrival;
@@ -43,7 +43,7 @@ use crate::mapping::LoadedMappings;
 use crate::outputs::Output;
 use crate::params::Registry;
 use crate::script::ScriptHost;
-use crate::show::playing::Playing;
+use crate::show::playing::PlaylistState;
 
 /// Frames the CPU may record and submit ahead of the GPU. Without a bound
 /// an unpaced loop queues work (and the driver's memory for it) faster
@@ -98,7 +98,7 @@ pub struct Show {
     script: ScriptHost,
     script_override: Option<String>,
     /// The playlist playing, if any, with what goes with it.
-    pub(super) playing: Playing,
+    pub(super) playing: PlaylistState,
     watcher: Option<ShowWatcher>,
     learn_request: Option<String>,
     pending: PendingRequests,
@@ -122,7 +122,7 @@ impl Show {
         assets: Assets,
         output_format: wgpu::TextureFormat,
         seed: u64,
-    ) -> Result<Self, ShowError> {
+    ) -> Result<Self, ShowStartError> {
         let errors = ErrorLog::child_of(&gpu.errors);
         Self::with_log(gpu, assets, output_format, seed, errors)
     }
@@ -134,7 +134,7 @@ impl Show {
         output_format: wgpu::TextureFormat,
         seed: u64,
         errors: ErrorLog,
-    ) -> Result<Self, ShowError> {
+    ) -> Result<Self, ShowStartError> {
         let ground = Ground {
             gpu,
             assets,
@@ -157,7 +157,7 @@ impl Show {
         let profiler = GpuProfiler::new(&gpu.device, &gpu.queue, gpu.timestamps);
         let media = MediaShelf::new(gpu);
         let script = ScriptHost::new(ground.assets.clone(), ground.errors.clone(), seed)
-            .map_err(|e| ShowError::Script(e.to_string()))?;
+            .map_err(|e| ShowStartError::Script(e.to_string()))?;
         Ok(Self {
             ground,
             registry,
@@ -174,7 +174,7 @@ impl Show {
             mappings: LoadedMappings::default(),
             script,
             script_override: None,
-            playing: Playing::default(),
+            playing: PlaylistState::default(),
             watcher: None,
             learn_request: None,
             pending: PendingRequests::default(),
@@ -194,7 +194,7 @@ impl Show {
     /// move over; layers and compositor are built again on `gpu`; the
     /// preset or playlist, the clock and every parameter resume from
     /// where the show stood. Simulations start again from their seed.
-    pub fn rebuild_on(&mut self, gpu: Arc<Gpu>) -> Result<(), ShowError> {
+    pub fn rebuild_on(&mut self, gpu: Arc<Gpu>) -> Result<(), ShowStartError> {
         let state = self.state();
         let mut show = Show::with_log(
             gpu,
@@ -227,7 +227,10 @@ impl Show {
     /// When the device under the show was lost, the show on a new one
     /// (`surface`: the window's, which the new device must draw to); while
     /// none can be had, the show as it is, after a pause, to try again.
-    pub fn recover_device(&mut self, surface: Option<&wgpu::Surface<'_>>) -> Result<(), ShowError> {
+    pub fn recover_device(
+        &mut self,
+        surface: Option<&wgpu::Surface<'_>>,
+    ) -> Result<(), ShowStartError> {
         if !self.ground.gpu.is_lost() {
             return Ok(());
         }
