@@ -348,6 +348,20 @@ fn check_fails_on_a_corrupted_copy_of_each_kind_of_file() {
             "\"shader.echo.opacityy\" = 0.6",
             "presets/default.toml:7",
         ),
+        // A texture input naming an unknown scheme, or a source's name
+        // that could never open.
+        (
+            "presets/forest_rivers.toml",
+            "\"layer:shader.rivers\"",
+            "\"bogus:thing\"",
+            "presets/forest_rivers.toml:7: \"bogus:thing\" is not a texture source",
+        ),
+        (
+            "presets/forest_rivers.toml",
+            "\"layer:shader.rivers\"",
+            "\"media/../outside.mp4\"",
+            "presets/forest_rivers.toml:7: \"media/../outside.mp4\" is not a texture source",
+        ),
     ];
     for (file, good, bad, expected) in cases {
         let project = support::out_dir().join(format!("check_{}", file.replace('/', "_")));

@@ -9,7 +9,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::base::inside_show;
-use crate::params::{Registry, Source, Value};
+use crate::params::{ParamKind, Registry, Source, Value};
 
 /// A problem in a preset, located at file:line.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -168,6 +168,13 @@ impl Preset {
                     param.name, param.value
                 ))
             })?;
+            if let Value::Text(text) = &value
+                && registry
+                    .spec(&param.name)
+                    .is_some_and(|spec| spec.kind == ParamKind::Texture)
+            {
+                crate::engine::inputs::check_name(text).map_err(|e| error(e.to_string()))?;
+            }
             registry
                 .set_now(&param.name, value, Source::Preset)
                 .map_err(|e| error(e.to_string()))?;
@@ -185,7 +192,7 @@ impl Preset {
 }
 
 /// `kind` or `kind.name`, lowercase letters, digits and `_`.
-fn is_layer_id(id: &str) -> bool {
+pub(super) fn is_layer_id(id: &str) -> bool {
     let parts: Vec<&str> = id.split('.').collect();
     let word = |s: &str| {
         !s.is_empty()

@@ -42,6 +42,7 @@ pub fn is_camera(name: &str) -> bool {
 pub const SOURCE: SourceKind = SourceKind {
     form: "camera[:NAME]",
     names: is_camera,
+    well_formed: |name| name == "camera" || name.len() > "camera:".len(),
     file: false,
     open: |opening| Box::new(CameraSource::new(opening.name)),
 };

@@ -49,6 +49,7 @@ pub fn is_media(name: &str) -> bool {
 pub const FILES: SourceKind = SourceKind {
     form: "media/NAME",
     names: |name| name.starts_with("media/"),
+    well_formed: |name| crate::base::inside_show(name).is_ok(),
     file: true,
     open: |opening| {
         let (root, relative) = opening.place;

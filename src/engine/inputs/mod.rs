@@ -21,6 +21,37 @@ pub mod yuv;
 
 use media::MediaShelf;
 
+/// A texture input's value that names nothing a layer could be given: an
+/// unknown scheme, or a malformed name of a known one.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{name:?} is not a texture source: one of below, previous, layer:ID, {keyboard}, {sound}, {forms}, or \"\" for none",
+    keyboard = keyboard::KEYBOARD,
+    sound = sound::SOUND,
+    forms = source::SOURCES.iter().map(|k| k.form).collect::<Vec<_>>().join(", ")
+)]
+pub struct UnknownTexture {
+    /// The value as written.
+    pub name: String,
+}
+
+/// Whether `name` is a texture input's value a layer can be given: the
+/// engine's own names, another layer's output, or a well-formed name of
+/// one of [`source::SOURCES`] (whether that file or camera is there is
+/// for the show to find when it plays).
+pub fn check_name(name: &str) -> Result<(), UnknownTexture> {
+    let known = match name {
+        "" | "below" | "previous" | keyboard::KEYBOARD | sound::SOUND => true,
+        _ => match name.strip_prefix("layer:") {
+            Some(id) => super::preset::is_layer_id(id),
+            None => source::kind_of(name).is_some_and(|kind| (kind.well_formed)(name)),
+        },
+    };
+    known.then_some(()).ok_or_else(|| UnknownTexture {
+        name: name.to_string(),
+    })
+}
+
 /// Where the other layers' outputs are found by id (the compositor's
 /// targets), looked up only when a layer asks.
 pub trait LayerOutputs {

@@ -69,8 +69,11 @@ pub struct Opening<'a> {
 pub struct SourceKind {
     /// How its names are written, for messages.
     pub form: &'static str,
-    /// Whether it serves this name.
+    /// Whether it serves this name (its scheme).
     pub names: fn(&str) -> bool,
+    /// Whether a name it serves is well formed, so `sylva check` refuses
+    /// one that could never open.
+    pub well_formed: fn(&str) -> bool,
     /// Whether it is a file of the show folder: looked at before it opens,
     /// read again when the watcher says it was saved.
     pub file: bool,
