@@ -47,7 +47,7 @@ impl Show {
     /// Brings the catalogue up to date: what plays now, and the folder's
     /// presets and playlists when it was listed longer ago than [`RELIST`].
     pub(super) fn refresh_catalogue(&mut self) {
-        let cache = &mut self.catalogue;
+        let cache = &mut self.requests.catalogue;
         if cache.listed.is_none_or(|t| t.elapsed() >= RELIST) {
             cache.listed = Some(Instant::now());
             let files = self.ground.assets.list(Folder::Presets, "toml");
@@ -93,7 +93,7 @@ impl Show {
                 }
             }
         }
-        cache.catalogue.preset = self.preset.clone();
+        cache.catalogue.preset = self.presets.running.clone();
         cache.catalogue.playlist = self.playing.run.as_ref().map(|run| run.name.clone());
     }
 }
@@ -103,7 +103,7 @@ impl Show {
     /// favourites as far as they have been read), brought up to date.
     pub fn catalogue(&mut self) -> &Catalogue {
         self.refresh_catalogue();
-        &self.catalogue.catalogue
+        &self.requests.catalogue.catalogue
     }
 }
 
@@ -135,7 +135,7 @@ impl Show {
             .or_else(|| serde_json::to_string(&list).ok())
             .unwrap_or_else(|| "[]".into());
         // A read started before this write would bring the old list back.
-        self.catalogue.favourites = None;
+        self.requests.catalogue.favourites = None;
         // Through the opener: a link planted as the file (or a folder on
         // its way) is refused, never written through.
         let saved = opener::write(
@@ -147,7 +147,8 @@ impl Show {
         if let Err(error) = saved {
             self.ground.errors.report("favourites", error);
         }
-        self.catalogue.catalogue.favourites = serde_json::to_string(&list).unwrap_or_default();
+        self.requests.catalogue.catalogue.favourites =
+            serde_json::to_string(&list).unwrap_or_default();
         Ok(())
     }
 }

@@ -9,7 +9,9 @@ use crate::mapping;
 impl Show {
     /// Passes an event to the script and applies what it asks.
     pub fn dispatch(&mut self, event: &ScriptEvent) {
-        self.script.dispatch(event, &self.registry, &self.clock);
+        self.script
+            .host
+            .dispatch(event, &self.registry, &self.clock);
         self.apply_script_commands();
     }
 
@@ -27,30 +29,30 @@ impl Show {
                 Ok(())
             }
             Command::LoadPreset(name, fade) => {
-                self.pending.load = Some((name, fade));
+                self.requests.pending.load = Some((name, fade));
                 Ok(())
             }
             Command::SavePreset(name) => {
-                self.pending.save = Some(name);
+                self.requests.pending.save = Some(name);
                 Ok(())
             }
             Command::Reseed(layer) => {
-                if self.stack.layers.iter().any(|l| l.id() == layer) {
-                    self.pending.reseed.insert(layer);
+                if self.rendering.stack.layers.iter().any(|l| l.id() == layer) {
+                    self.requests.pending.reseed.insert(layer);
                     Ok(())
                 } else {
                     Err(CommandError::NoLayer(layer))
                 }
             }
             Command::ReseedAll => {
-                self.pending.reseed_all = true;
+                self.requests.pending.reseed_all = true;
                 Ok(())
             }
             Command::Learn(param) => {
                 if !self.registry.contains(&param) {
                     return Err(CommandError::NoParam(param));
                 }
-                self.learn_request = Some(param);
+                self.requests.pending.learn = Some(param);
                 Ok(())
             }
             Command::RestartBeat => {
@@ -60,7 +62,7 @@ impl Show {
             Command::StepPreset(forward) => {
                 let next = mapping::files::step_preset(&self.ground.assets, self.preset(), forward)
                     .ok_or(CommandError::NoPresets)?;
-                self.pending.load = Some((next, None));
+                self.requests.pending.load = Some((next, None));
                 Ok(())
             }
             Command::KeepLearned(mapping) => {
@@ -94,7 +96,7 @@ impl Show {
                 if self.outputs_name().is_none() {
                     return Err(CommandError::NoOutputs);
                 }
-                self.pending.save_outputs = true;
+                self.requests.pending.save_outputs = true;
                 Ok(())
             }
         }
@@ -103,42 +105,38 @@ impl Show {
     /// Carries out the queued requests: the save first (it keeps what was
     /// on stage when it was asked for), then the load, then reseeds.
     pub(super) fn carry_out_requests(&mut self) {
-        if let Some(name) = self.pending.save.take() {
-            let too_soon = self.last_save.is_some_and(|t| t.elapsed() < SAVE_INTERVAL);
-            if too_soon {
+        if let Some(name) = self.requests.pending.save.take() {
+            if !self.requests.save_due() {
                 tracing::warn!("preset save {name:?} skipped: one save a second at most");
-            } else {
-                self.last_save = Some(Instant::now());
-                if let Err(error) = self.save_show_preset(&name) {
-                    self.ground.errors.report("preset save", error);
-                }
+            } else if let Err(error) = self.save_show_preset(&name) {
+                self.ground.errors.report("preset save", error);
             }
         }
-        if std::mem::take(&mut self.pending.save_outputs)
+        if std::mem::take(&mut self.requests.pending.save_outputs)
             && let Err(error) = self.save_outputs()
         {
             self.ground.errors.report("outputs", error);
         }
-        if let Some((name, fade)) = self.pending.load.take()
+        if let Some((name, fade)) = self.requests.pending.load.take()
             && let Err(error) = self.load_show_preset_fading(&name, fade)
         {
             self.ground.errors.report("preset", error.to_string());
         }
-        if std::mem::take(&mut self.pending.reseed_all) {
+        if std::mem::take(&mut self.requests.pending.reseed_all) {
             self.reseed(self.ground.seed);
         }
-        for layer in std::mem::take(&mut self.pending.reseed) {
-            if self.stack.layers.iter().any(|l| l.id() == layer) {
+        for layer in std::mem::take(&mut self.requests.pending.reseed) {
+            if self.rendering.stack.layers.iter().any(|l| l.id() == layer) {
                 self.reseed_layer(&layer);
             }
         }
     }
 
     pub(super) fn apply_script_commands(&mut self) {
-        let mut commands = self.script.take_commands();
+        let mut commands = self.script.host.take_commands();
         if commands.len() > MAX_SCRIPT_COMMANDS {
             self.ground.errors.report(
-                format!("scripts/{}", self.script.file()),
+                format!("scripts/{}", self.script.host.file()),
                 format!(
                     "{} requests in one call; only the first {MAX_SCRIPT_COMMANDS} were applied",
                     commands.len()
@@ -150,7 +148,7 @@ impl Show {
             if let Err(error) = self.apply(command) {
                 self.ground
                     .errors
-                    .report(format!("scripts/{}", self.script.file()), error);
+                    .report(format!("scripts/{}", self.script.host.file()), error);
             }
         }
     }
@@ -159,6 +157,7 @@ impl Show {
     pub fn reseed(&mut self, seed: u64) {
         self.ground.seed = seed;
         let ids: Vec<String> = self
+            .rendering
             .stack
             .layers
             .iter()
@@ -171,10 +170,11 @@ impl Show {
 
     /// Restarts one layer and clears its feedback.
     pub fn reseed_layer(&mut self, id: &str) {
-        match self.stack.layers.iter_mut().find(|l| l.id() == id) {
+        let stack = &mut self.rendering.stack;
+        match stack.layers.iter_mut().find(|l| l.id() == id) {
             Some(layer) => {
                 layer.reseed(self.ground.seed);
-                self.stack.compositor.forget(id);
+                stack.compositor.forget(id);
             }
             None => self
                 .ground

@@ -3,7 +3,7 @@
 //! a field of its own, not a `&self` method of `Show`, for the split
 //! borrow: `self.ground.env()` borrows that field only, so the call sites
 //! may borrow the show's other parts mutably at the same time
-//! (`self.stack.reload(&env, &mut self.registry, ...)`).
+//! (`self.rendering.stack.reload(&env, &mut self.registry, ...)`).
 //!
 //! [`Show`]: super::Show
 

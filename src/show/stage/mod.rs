@@ -10,7 +10,12 @@ mod commands;
 mod errors;
 mod ground;
 mod outputs;
+mod preset_state;
 mod presets;
+mod rendering;
+mod requests;
+mod scripting;
+mod senses;
 
 pub use catalogue::THUMBS_FOLDER;
 pub use errors::{CommandError, SaveError, ShowStartError};
@@ -18,9 +23,8 @@ pub use ground::Ground;
 pub use outputs::{OUTPUTS_FOLDER, OutputsFileError, read_outputs};
 pub(crate) use presets::Arrival;
 
-use std::collections::{BTreeSet, VecDeque};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::audio::{Feed, Hearing, audio_params};
 use crate::base::clock::Clock;
@@ -32,18 +36,21 @@ use crate::engine::Layer;
 use crate::engine::PresetError;
 use crate::engine::compositor::{Compositor, master_params};
 use crate::engine::frame::FrameUniforms;
-use crate::engine::inputs::media::MediaShelf;
 use crate::engine::picture::Picture;
 use crate::engine::renderer::{self, OnStage};
 use crate::engine::stack::{Outgoing, Stack, sync_params};
 use crate::engine::world::World;
-use crate::gpu::bindings::uniform_buffer;
 use crate::gpu::{Gpu, GpuProfiler};
 use crate::mapping::LoadedMappings;
 use crate::outputs::Output;
 use crate::params::Registry;
 use crate::script::ScriptHost;
 use crate::show::playing::PlaylistState;
+use preset_state::PresetState;
+use rendering::Rendering;
+use requests::Requests;
+use scripting::Scripting;
+use senses::Senses;
 
 /// Frames the CPU may record and submit ahead of the GPU. Without a bound
 /// an unpaced loop queues work (and the driver's memory for it) faster
@@ -61,20 +68,11 @@ const SAVE_INTERVAL: Duration = Duration::from_secs(1);
 /// Presets in the show folder beyond which saving a new name is refused.
 const MAX_SAVED_PRESETS: usize = 256;
 
-/// Requests waiting for the next frame.
-#[derive(Debug, Default)]
-struct PendingRequests {
-    load: Option<(String, Option<f32>)>,
-    save: Option<String>,
-    reseed: BTreeSet<String>,
-    reseed_all: bool,
-    save_outputs: bool,
-}
-
 /// The canvas's size when no output asks for one and no frame has run.
 const DEFAULT_SIZE: [u32; 2] = [1920, 1080];
 
-/// Everything one show needs to render frames.
+/// Everything one show needs to render frames, in parts that the frame's
+/// steps borrow side by side.
 pub struct Show {
     /// The device, files, error log, seed and world every layer is
     /// built on.
@@ -85,34 +83,18 @@ pub struct Show {
     pub clock: Clock,
     /// Per-pass GPU timing.
     pub profiler: GpuProfiler,
-    stack: Stack,
-    outgoing: Option<Outgoing>,
-    spare_compositor: Option<Compositor>,
-    output_format: wgpu::TextureFormat,
-    /// The engine's finished frame, which outputs take.
-    picture: Option<Picture>,
-    frame_uniforms: wgpu::Buffer,
-    preset: Option<String>,
-    preset_mappings: Vec<String>,
-    mappings: LoadedMappings,
-    script: ScriptHost,
-    script_override: Option<String>,
+    /// The stacks on stage, the picture, the outputs, the frames in flight.
+    rendering: Rendering,
+    /// The preset running, the one on its way, the mappings in force.
+    presets: PresetState,
     /// The playlist playing, if any, with what goes with it.
     pub(super) playing: PlaylistState,
-    watcher: Option<ShowWatcher>,
-    learn_request: Option<String>,
-    pending: PendingRequests,
-    /// The preset on its way to the stage, if any.
-    staging: Option<presets::Staging>,
-    presets_loaded: u64,
-    last_save: Option<Instant>,
-    in_flight: VecDeque<wgpu::SubmissionIndex>,
-    hearing: Hearing,
-    media: MediaShelf,
-    /// The outputs file in use, if any.
-    outputs: Option<outputs::LiveOutputs>,
-    /// The presets and playlists control surfaces offer.
-    catalogue: catalogue::CatalogueCache,
+    /// The script host and the script the command line gave.
+    script: Scripting,
+    /// What was asked between frames, the watcher, the catalogue.
+    requests: Requests,
+    /// What the show hears and sees.
+    senses: Senses,
 }
 
 impl Show {
@@ -142,7 +124,7 @@ impl Show {
             seed,
             world: World::default(),
         };
-        let compositor = Compositor::new(&ground.env(), output_format)?;
+        let rendering = Rendering::new(&ground, output_format)?;
         let mut registry = Registry::new();
         for spec in master_params()
             .into_iter()
@@ -152,40 +134,20 @@ impl Show {
             registry.register(spec);
         }
         let gpu = &ground.gpu;
-        let frame_uniforms =
-            uniform_buffer(&gpu.device, "frame.uniforms", size_of::<FrameUniforms>());
         let profiler = GpuProfiler::new(&gpu.device, &gpu.queue, gpu.timestamps);
-        let media = MediaShelf::new(gpu);
-        let script = ScriptHost::new(ground.assets.clone(), ground.errors.clone(), seed)
-            .map_err(|e| ShowStartError::Script(e.to_string()))?;
+        let senses = Senses::new(gpu);
+        let script = Scripting::new(&ground)?;
         Ok(Self {
             ground,
             registry,
             clock: Clock::default(),
             profiler,
-            stack: Stack::new(compositor),
-            outgoing: None,
-            spare_compositor: None,
-            output_format,
-            picture: None,
-            frame_uniforms,
-            preset: None,
-            preset_mappings: Vec::new(),
-            mappings: LoadedMappings::default(),
-            script,
-            script_override: None,
+            rendering,
+            presets: PresetState::default(),
             playing: PlaylistState::default(),
-            watcher: None,
-            learn_request: None,
-            pending: PendingRequests::default(),
-            staging: None,
-            presets_loaded: 0,
-            last_save: None,
-            in_flight: VecDeque::new(),
-            hearing: Hearing::default(),
-            media,
-            outputs: None,
-            catalogue: catalogue::CatalogueCache::default(),
+            script,
+            requests: Requests::default(),
+            senses,
         })
     }
 
@@ -199,7 +161,7 @@ impl Show {
         let mut show = Show::with_log(
             gpu,
             self.ground.assets.clone(),
-            self.output_format,
+            self.rendering.output_format,
             self.ground.seed,
             self.ground.errors.clone(),
         )?;
@@ -207,12 +169,11 @@ impl Show {
             show.render_exactly();
         }
         std::mem::swap(&mut show.script, &mut self.script);
-        show.script_override = self.script_override.take();
-        show.watcher = self.watcher.take();
+        show.requests.watcher = self.requests.watcher.take();
         if let Some(name) = self.outputs_name() {
             show.use_outputs(name);
         }
-        std::mem::swap(&mut show.hearing, &mut self.hearing);
+        std::mem::swap(&mut show.senses.hearing, &mut self.senses.hearing);
         if let Err(error) = show.resume(&state) {
             show.ground.errors.report("device lost", error);
         }
@@ -249,13 +210,13 @@ impl Show {
     /// Listens to `feed` from now on (the window and `sylva play`: the
     /// audio input; `render --audio`: a file in step with the clock).
     pub fn hear_from(&mut self, feed: Feed) {
-        self.hearing = Hearing::new(feed);
+        self.senses.hearing = Hearing::new(feed);
     }
 
     /// Plays clips in lockstep with show time (`sylva render`): each frame
     /// waits for the clip frame its time asks for, so renders repeat.
     pub fn media_in_lockstep(&mut self) {
-        self.media.set_lockstep(true);
+        self.senses.media.set_lockstep(true);
     }
 
     /// Makes the frames repeat bit for bit, run after run (`sylva render`,
@@ -268,24 +229,24 @@ impl Show {
     pub fn render_exactly(&mut self) {
         self.media_in_lockstep();
         self.ground.world.set_exact(true);
-        self.script.keep_show_time();
+        self.script.host.keep_show_time();
     }
 
     /// Has clips come as 4:2:0 planes converted on the GPU, or as RGBA
     /// from ffmpeg, whatever the adapter (tests of either path).
     pub fn media_planes(&mut self, planes: bool) {
-        self.media.set_planes(planes);
+        self.senses.media.set_planes(planes);
     }
 
     /// What the media shelf has done: a line per source.
     pub fn media_report(&self) -> Vec<String> {
-        self.media.report()
+        self.senses.media.report()
     }
 
     /// Key `code` (the browser's `keyCode`, as Shadertoy's keyboard
     /// texture counts keys) went down or up in the window.
     pub fn key(&mut self, code: u8, down: bool) {
-        self.media.key(code, down);
+        self.senses.media.key(code, down);
     }
 
     /// Takes camera pictures from `cameras` (a test's own) from now on.
@@ -293,22 +254,22 @@ impl Show {
         &mut self,
         cameras: std::sync::Arc<dyn crate::engine::inputs::camera::Cameras>,
     ) {
-        self.media.set_cameras(cameras);
+        self.senses.media.set_cameras(cameras);
     }
 
     /// The show's ear: what it hears, its device, Link.
     pub fn hearing(&self) -> &Hearing {
-        &self.hearing
+        &self.senses.hearing
     }
 
     /// The same, to change.
     pub fn hearing_mut(&mut self) -> &mut Hearing {
-        &mut self.hearing
+        &mut self.senses.hearing
     }
 
     /// Runs `file` (in `scripts/`) instead of the script presets name.
     pub fn override_script(&mut self, file: &str) {
-        self.script_override = Some(file.to_string());
+        self.script.given = Some(file.to_string());
         self.start_script(None);
     }
 
@@ -316,7 +277,7 @@ impl Show {
     /// when they are saved. `wake` is called when changes arrive.
     pub fn watch(&mut self, wake: Box<dyn Fn() + Send>) {
         match ShowWatcher::start(&self.ground.assets, wake, self.ground.errors.clone()) {
-            Ok(watcher) => self.watcher = watcher,
+            Ok(watcher) => self.requests.watcher = watcher,
             Err(error) => self
                 .ground
                 .errors
@@ -326,76 +287,60 @@ impl Show {
 
     /// The script host (tests feed it events).
     pub fn script(&mut self) -> &mut ScriptHost {
-        &mut self.script
+        &mut self.script.host
     }
 
     /// Starts the script the command line gave (`--script`), else the
-    /// playlist entry's, else the preset's, unless it already runs. The
-    /// command line wins because the performer asked for it by name for
-    /// this show: through a playlist it plays for every entry.
+    /// playlist entry's, else the preset's ([`Scripting::chosen`]), unless
+    /// it already runs.
     fn start_script(&mut self, preset_script: Option<&str>) {
-        if let (Some(given), Some(entry)) = (&self.script_override, &self.playing.entry_script)
-            && given.strip_prefix("scripts/").unwrap_or(given)
-                != entry.strip_prefix("scripts/").unwrap_or(entry)
-        {
-            tracing::info!("--script {given} plays instead of the playlist entry's {entry}");
-        }
-        let Some(file) = self
-            .script_override
-            .clone()
-            .or(self.playing.entry_script.clone())
-            .or(preset_script.map(str::to_string))
-        else {
-            self.script.stop();
+        let entry = self.playing.entry_script.as_deref();
+        let Some(file) = self.script.chosen(entry, preset_script) else {
+            self.script.host.stop();
             return;
         };
-        let file = file.strip_prefix("scripts/").unwrap_or(&file).to_string();
-        if self.script.file() == file && self.script.is_running() {
+        let host = &mut self.script.host;
+        if host.file() == file && host.is_running() {
             return;
         }
         // A failure is on screen and in the log; the old script runs on.
-        let _ = self.script.load(&file, &self.registry, &self.clock);
+        let _ = host.load(&file, &self.registry, &self.clock);
         self.apply_script_commands();
     }
 
     /// Reloads whatever the saved files touch: shader layers, the script,
     /// the running preset.
     fn apply_file_changes(&mut self) {
-        let Some(changed) = self.watcher.as_ref().map(ShowWatcher::drain) else {
+        let Some(changed) = self.requests.saved_files() else {
             return;
         };
         if changed.is_empty() {
             return;
         }
         let env = self.ground.env();
-        self.stack.reload(&env, &mut self.registry, &changed);
-        if let Some(out) = self.outgoing.as_mut() {
+        let rendering = &mut self.rendering;
+        rendering.stack.reload(&env, &mut self.registry, &changed);
+        if let Some(out) = rendering.outgoing.as_mut() {
             out.stack.reload(&env, &mut out.registry, &changed);
         }
         self.script
+            .host
             .reload_if_changed(&changed, &self.registry, &self.clock);
         self.apply_script_commands();
         self.playlist_saved(&changed);
         self.outputs_saved(&changed);
-        self.media.saved(&changed);
+        self.senses.media.saved(&changed);
         let mappings_saved = changed
             .iter()
             .any(|c| c.folder == Folder::Presets && c.name.starts_with("mappings/"));
         if mappings_saved {
-            self.mappings.load(
-                &self.ground.assets,
-                &self.preset_mappings,
-                &self.ground.errors,
-            );
+            self.presets.load_mappings(&self.ground);
         }
-        let preset_file = self
-            .preset
-            .as_ref()
-            .map(|p| format!("{}.toml", p.trim_end_matches(".toml")));
+        let preset_file = self.presets.file();
         let preset_saved = changed
             .iter()
             .any(|c| c.folder == Folder::Presets && Some(&c.name) == preset_file.as_ref());
-        if let (true, Some(name)) = (preset_saved, self.preset.clone()) {
+        if let (true, Some(name)) = (preset_saved, self.presets.running.clone()) {
             match self.load_show_preset(&name) {
                 Ok(()) => {
                     self.ground.errors.clear("preset");
@@ -409,7 +354,7 @@ impl Show {
     /// The mappings in force: every `presets/mappings/*.toml` of the show
     /// and the running preset's own.
     pub fn mappings(&self) -> &LoadedMappings {
-        &self.mappings
+        &self.presets.mappings
     }
 
     /// Adds layer `id` of `kind`, a kind this build does not list (a host
@@ -421,30 +366,30 @@ impl Show {
         sync_params(
             layer.as_ref(),
             &mut self.registry,
-            &mut self.stack.layer_params,
+            &mut self.rendering.stack.layer_params,
         );
-        self.stack.layers.push(layer);
+        self.rendering.stack.layers.push(layer);
     }
 
     /// Whether layer `id` on stage was left out after failing repeatedly.
     pub fn layer_disabled(&self, id: &str) -> bool {
-        self.stack.disabled(id)
+        self.rendering.stack.disabled(id)
     }
 
     /// The layers on stage, in compositing order.
     pub fn layers(&self) -> &[Box<dyn Layer>] {
-        &self.stack.layers
+        &self.rendering.stack.layers
     }
 
     /// The compositor of the stack on stage (for tests that read its
     /// targets, and the HUD).
     pub fn compositor(&self) -> &Compositor {
-        &self.stack.compositor
+        &self.rendering.stack.compositor
     }
 
     /// The stack leaving the stage in a crossfade, if one runs.
     pub fn outgoing(&self) -> Option<&Outgoing> {
-        self.outgoing.as_ref()
+        self.rendering.outgoing.as_ref()
     }
 
     /// One whole frame, the same for the window, `run --headless`,
@@ -467,13 +412,11 @@ impl Show {
         self.tick(dt);
         let size = output
             .size()
-            .or_else(|| self.picture.as_ref().map(Picture::size))
+            .or_else(|| self.rendering.picture.as_ref().map(Picture::size))
             .unwrap_or(DEFAULT_SIZE);
         let mut encoder = self.render(dt, size);
         self.draw_outputs(&mut encoder);
-        let mapped = self.outputs.as_ref().and_then(|o| o.mapped.as_ref());
-        if let Some(pictures) = outputs::pictures_of(self.picture.as_ref(), mapped, self.clock.time)
-        {
+        if let Some(pictures) = self.rendering.pictures(self.clock.time) {
             output.record(
                 &self.ground.gpu,
                 &mut encoder,
@@ -495,21 +438,17 @@ impl Show {
     /// Step 1: the control surface reads the show and answers with
     /// commands, carried out in order; refusals are logged, rate-limited.
     fn take_control(&mut self, control: &mut ControlSurface) {
-        if self.mappings.revision == 0 {
-            self.mappings.load(
-                &self.ground.assets,
-                &self.preset_mappings,
-                &self.ground.errors,
-            );
+        if self.presets.mappings.revision == 0 {
+            self.presets.load_mappings(&self.ground);
         }
         self.refresh_catalogue();
         let view = ShowView {
             changes: self.registry.drain_changes(),
             registry: &self.registry,
-            preset: self.preset.as_deref(),
-            mappings: &self.mappings,
-            learn: self.learn_request.take(),
-            catalogue: &self.catalogue.catalogue,
+            preset: self.presets.running.as_deref(),
+            mappings: &self.presets.mappings,
+            learn: self.requests.pending.learn.take(),
+            catalogue: &self.requests.catalogue.catalogue,
         };
         for command in control.poll(view) {
             if let Err(error) = self.apply(command) {
@@ -529,16 +468,15 @@ impl Show {
         self.build_read_outputs();
         self.advance_playlist();
         let heard = self
-            .hearing
+            .senses
             .hear(&mut self.registry, self.clock.time + f64::from(dt));
-        self.media
-            .hear(&heard.picture.spectrum, &heard.picture.wave);
         if heard.onset.is_some() {
             self.dispatch(&ScriptEvent::Onset);
         }
-        self.script.update(dt, &self.registry, &self.clock);
+        self.script.host.update(dt, &self.registry, &self.clock);
         self.apply_script_commands();
         let lead = self
+            .senses
             .hearing
             .lead_tempo(&mut self.registry, &heard, &self.ground.errors);
         self.registry.advance(dt);
@@ -547,8 +485,9 @@ impl Show {
         if let Some(beat) = beat {
             self.dispatch(&ScriptEvent::Beat(beat));
         }
-        self.hearing
-            .modulate(&mut self.registry, &self.clock, dt, &self.mappings);
+        self.senses
+            .hearing
+            .modulate(&mut self.registry, &self.clock, dt, &self.presets.mappings);
     }
 
     /// The engine's part (`engine::renderer`, which alone drives the
@@ -559,18 +498,19 @@ impl Show {
     /// advanced by `dt`).
     fn render(&mut self, dt: f32, output_size: [u32; 2]) -> wgpu::CommandEncoder {
         let env = self.ground.env();
+        let rendering = &mut self.rendering;
         let mut scene = OnStage {
-            stack: &mut self.stack,
+            stack: &mut rendering.stack,
             registry: &mut self.registry,
-            outgoing: self.outgoing.as_mut(),
-            media: &mut self.media,
+            outgoing: rendering.outgoing.as_mut(),
+            media: &mut self.senses.media,
         };
         renderer::prepare(&env, &mut scene, &self.clock, output_size, dt);
         let size = scene.stack.compositor.render_size();
         let uniforms = FrameUniforms::new(&self.clock, scene.registry, size, env.seed);
         env.gpu
             .queue
-            .write_buffer(&self.frame_uniforms, 0, bytemuck::bytes_of(&uniforms));
+            .write_buffer(&rendering.frame_uniforms, 0, bytemuck::bytes_of(&uniforms));
         let mut encoder = env
             .gpu
             .device
@@ -578,24 +518,22 @@ impl Show {
                 label: Some("frame"),
             });
         self.profiler.open_frame(&mut encoder);
-        let picture = match self.picture.take() {
+        let picture = match rendering.picture.take() {
             Some(picture) => picture.fit(env.gpu, output_size),
-            None => Picture::new(env.gpu, output_size, self.output_format),
+            None => Picture::new(env.gpu, output_size, rendering.output_format),
         };
         renderer::record(
             &env,
             &mut scene,
-            (&self.clock, &self.frame_uniforms),
+            (&self.clock, &rendering.frame_uniforms),
             &picture,
             &mut encoder,
             &mut self.profiler,
         );
-        self.picture = Some(picture);
-        if self.outgoing.as_ref().is_some_and(Outgoing::done)
-            && let Some(done) = self.outgoing.take()
-        {
+        rendering.picture = Some(picture);
+        if rendering.outgoing.as_ref().is_some_and(Outgoing::done) {
             tracing::info!("crossfade done");
-            self.spare_compositor = Some(done.stack.compositor);
+            rendering.end_crossfade();
         }
         encoder
     }
@@ -606,15 +544,7 @@ impl Show {
     fn submit(&mut self, encoder: wgpu::CommandEncoder) -> Vec<crate::gpu::FrameTimes> {
         let index = self.ground.gpu.queue.submit([encoder.finish()]);
         self.profiler.after_submit();
-        self.in_flight.push_back(index);
-        let poll = if self.in_flight.len() > FRAMES_IN_FLIGHT {
-            wgpu::PollType::Wait {
-                submission_index: self.in_flight.pop_front(),
-                timeout: Some(Duration::from_secs(5)),
-            }
-        } else {
-            wgpu::PollType::Poll
-        };
+        let poll = self.rendering.submitted(index);
         if let Err(error) = self.ground.gpu.device.poll(poll) {
             self.ground
                 .errors

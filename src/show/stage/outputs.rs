@@ -11,10 +11,10 @@ use std::sync::mpsc::{Receiver, TryRecvError, sync_channel};
 use std::time::SystemTime;
 
 use super::Show;
+use super::rendering::Rendering;
 use crate::base::opener::OpenError;
 use crate::base::{ChangedFile, Folder, opener};
 use crate::base::{MAX_FILE_BYTES, inside_show};
-use crate::engine::picture::Picture;
 use crate::outputs::plan::WriteBackError;
 use crate::outputs::{
     MappedOutputs, Mask, OutputsError, OutputsPlan, Pictures, output_params, read_masks,
@@ -165,7 +165,7 @@ impl Show {
                 return;
             }
         };
-        self.outputs = Some(LiveOutputs {
+        self.rendering.outputs = Some(LiveOutputs {
             name: name.trim_end_matches(".toml").to_string(),
             root: self.ground.assets.root().to_path_buf(),
             relative,
@@ -179,29 +179,29 @@ impl Show {
 
     /// The outputs in use, if an outputs file is.
     pub fn outputs(&self) -> Option<&MappedOutputs> {
-        self.outputs.as_ref().and_then(|o| o.mapped.as_ref())
+        self.rendering.mapped()
     }
 
     /// This frame's finished picture (the canvas), once a frame has run.
     pub fn picture(&self) -> Option<&crate::engine::picture::Picture> {
-        self.picture.as_ref()
+        self.rendering.picture.as_ref()
     }
 
     /// This frame's finished pictures (the canvas and each output of the
     /// outputs file), once a frame has run: what every
     /// [`Output`](crate::outputs::Output) takes.
     pub fn pictures(&self) -> Option<Pictures<'_>> {
-        pictures_of(self.picture.as_ref(), self.outputs(), self.clock.time)
+        self.rendering.pictures(self.clock.time)
     }
 
     /// The outputs in use, to select mapping handles.
     pub fn outputs_mut(&mut self) -> Option<&mut MappedOutputs> {
-        self.outputs.as_mut().and_then(|o| o.mapped.as_mut())
+        (self.rendering.outputs.as_mut()).and_then(|o| o.mapped.as_mut())
     }
 
     /// The outputs file's name, if one is in use.
     pub fn outputs_name(&self) -> Option<&str> {
-        self.outputs.as_ref().map(LiveOutputs::name)
+        self.rendering.outputs.as_ref().map(LiveOutputs::name)
     }
 
     /// Starts reading the outputs file again, on a thread of its own,
@@ -210,7 +210,7 @@ impl Show {
     /// or that one of its masks was. A read under way is dropped for the
     /// newer one.
     pub(super) fn outputs_saved(&mut self, changed: &[ChangedFile]) {
-        let Some(live) = self.outputs.as_mut() else {
+        let Some(live) = self.rendering.outputs.as_mut() else {
             return;
         };
         let own = format!("{}.toml", live.name);
@@ -238,7 +238,7 @@ impl Show {
 
     /// Builds the outputs file once its reading thread has read it.
     pub(super) fn build_read_outputs(&mut self) {
-        let Some(live) = self.outputs.as_mut() else {
+        let Some(live) = self.rendering.outputs.as_mut() else {
             return;
         };
         let Some(reading) = &live.reading else {
@@ -259,7 +259,7 @@ impl Show {
     /// Reads the outputs file and builds its outputs at once (as the show
     /// starts).
     fn load_outputs(&mut self) {
-        let Some(live) = self.outputs.as_mut() else {
+        let Some(live) = self.rendering.outputs.as_mut() else {
             return;
         };
         live.modified = modified(&live.root.join(&live.relative));
@@ -271,7 +271,7 @@ impl Show {
     /// Builds the outputs of a file read; on failure the error is on
     /// screen and the outputs it had stay.
     fn build_outputs(&mut self, loaded: Loaded) {
-        let Some(live) = self.outputs.as_mut() else {
+        let Some(live) = self.rendering.outputs.as_mut() else {
             return;
         };
         let file = format!("{OUTPUTS_FOLDER}/{}.toml", live.name);
@@ -291,7 +291,7 @@ impl Show {
             &self.ground.gpu,
             &self.ground.assets,
             (&live.name, &plan, &loaded.masks),
-            self.output_format,
+            self.rendering.output_format,
             &mut warnings,
         );
         let mapped = match built {
@@ -340,7 +340,9 @@ impl Show {
     /// Draws each output of the outputs file from this frame's picture
     /// (before the frame's [`Output`](crate::outputs::Output)s take them).
     pub(super) fn draw_outputs(&mut self, encoder: &mut wgpu::CommandEncoder) {
-        let (Some(live), Some(picture)) = (self.outputs.as_mut(), self.picture.as_ref()) else {
+        let rendering = &mut self.rendering;
+        let (Some(live), Some(picture)) = (rendering.outputs.as_mut(), rendering.picture.as_ref())
+        else {
             return;
         };
         if let Some(mapped) = live.mapped.as_mut() {
@@ -357,7 +359,7 @@ impl Show {
     /// Writes the mapping as it is now back into the outputs file (and
     /// nothing else), keeping the file's comments and layout.
     pub fn save_outputs(&mut self) -> Result<String, OutputsFileError> {
-        let live = self.outputs.as_mut().ok_or(OutputsFileError::NoneInUse)?;
+        let live = (self.rendering.outputs.as_mut()).ok_or(OutputsFileError::NoneInUse)?;
         let mapped = live.mapped.as_ref().ok_or(OutputsFileError::NotLoaded)?;
         let file = format!("{OUTPUTS_FOLDER}/{}.toml", live.name);
         let text =
@@ -407,22 +409,26 @@ fn modified(path: &Path) -> Option<SystemTime> {
         .ok()
 }
 
-/// The pictures of a frame: `canvas` and each of `mapped`'s outputs, at
-/// show time `time`.
-pub(super) fn pictures_of<'a>(
-    canvas: Option<&'a Picture>,
-    mapped: Option<&'a MappedOutputs>,
-    time: f64,
-) -> Option<Pictures<'a>> {
-    let outputs = mapped
-        .map(MappedOutputs::outputs)
-        .unwrap_or_default()
-        .iter()
-        .map(|o| (o.plan.name.as_str(), &o.target))
-        .collect();
-    Some(Pictures {
-        canvas: canvas?,
-        outputs,
-        time,
-    })
+impl Rendering {
+    /// The outputs in use, if an outputs file is and has loaded.
+    pub(super) fn mapped(&self) -> Option<&MappedOutputs> {
+        self.outputs.as_ref().and_then(|o| o.mapped.as_ref())
+    }
+
+    /// The pictures of a frame, once one has run: the canvas and each
+    /// output of the outputs file, at show time `time`.
+    pub(super) fn pictures(&self, time: f64) -> Option<Pictures<'_>> {
+        let outputs = self
+            .mapped()
+            .map(MappedOutputs::outputs)
+            .unwrap_or_default()
+            .iter()
+            .map(|o| (o.plan.name.as_str(), &o.target))
+            .collect();
+        Some(Pictures {
+            canvas: self.picture.as_ref()?,
+            outputs,
+            time,
+        })
+    }
 }

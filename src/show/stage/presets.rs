@@ -62,7 +62,7 @@ impl Show {
     ) -> Result<(), PresetError> {
         // A render waits, to stay the same frame for frame; so does a show
         // with nothing on stage, which has nothing to play meanwhile.
-        let arrival = if self.ground.world.exact() || self.stack.layers.is_empty() {
+        let arrival = if self.ground.world.exact() || self.rendering.stack.layers.is_empty() {
             Arrival::Now
         } else {
             Arrival::WhenReady
@@ -112,13 +112,13 @@ impl Show {
     /// Starts staging `preset`, in place of one still on its way.
     fn stage(&mut self, name: &str, preset: &Preset, fade: Option<f32>) -> Result<(), PresetError> {
         let (layers, registry, layer_params) = self.stage_preset(preset)?;
-        if let Some(overtaken) = self.staging.take() {
+        if let Some(overtaken) = self.presets.staging.take() {
             tracing::info!(
                 "preset {} overtaken by {name} before it came on",
                 overtaken.name
             );
         }
-        self.staging = Some(Staging {
+        self.presets.staging = Some(Staging {
             name: name.to_string(),
             preset: preset.clone(),
             layers,
@@ -153,7 +153,7 @@ impl Show {
     fn staged_ready(&mut self) -> bool {
         let env = self.ground.env();
         let clock = &self.clock;
-        self.staging.as_mut().is_some_and(|staging| {
+        self.presets.staging.as_mut().is_some_and(|staging| {
             // Every layer takes in what it has, not only up to the first
             // that is still waiting.
             let registry = &staging.registry;
@@ -167,7 +167,7 @@ impl Show {
     /// Puts the staged preset on stage, its values applied to the
     /// parameters its layers declared, cutting or crossfading.
     fn bring_on_staged(&mut self) -> Result<(), PresetError> {
-        let Some(staging) = self.staging.take() else {
+        let Some(staging) = self.presets.staging.take() else {
             return Ok(());
         };
         let Staging {
@@ -189,21 +189,20 @@ impl Show {
         let seconds = fade
             .unwrap_or_else(|| self.registry.float("master.crossfade"))
             .clamp(0.0, 600.0);
-        let fading = seconds > 0.0 && !self.stack.layers.is_empty();
+        let rendering = &mut self.rendering;
+        let fading = seconds > 0.0 && !rendering.stack.layers.is_empty();
         let compositor = if fading {
-            self.fresh_compositor()
+            rendering.fresh_compositor(&self.ground)
         } else {
             None
         };
-        if let Some(cut) = self.outgoing.take() {
-            self.spare_compositor = Some(cut.stack.compositor);
-        }
+        rendering.end_crossfade();
         let fading = match compositor {
             Some(compositor) => {
                 glide_shared(&self.registry, &mut registry, seconds);
                 let staged = Stack::with_layers(layers, layer_params, compositor);
-                self.outgoing = Some(Outgoing {
-                    stack: std::mem::replace(&mut self.stack, staged),
+                rendering.outgoing = Some(Outgoing {
+                    stack: std::mem::replace(&mut rendering.stack, staged),
                     registry: std::mem::replace(&mut self.registry, registry),
                     seconds,
                     elapsed: 0.0,
@@ -211,23 +210,19 @@ impl Show {
                 true
             }
             None => {
-                self.stack.replace_layers(layers, layer_params);
+                rendering.stack.replace_layers(layers, layer_params);
                 self.registry = registry;
                 false
             }
         };
-        self.preset = Some(name.clone());
-        self.presets_loaded += 1;
-        self.preset_mappings = preset.mappings.clone();
-        self.mappings.load(
-            &self.ground.assets,
-            &self.preset_mappings,
-            &self.ground.errors,
-        );
+        self.presets.running = Some(name.clone());
+        self.presets.loaded += 1;
+        self.presets.own_mappings = preset.mappings.clone();
+        self.presets.load_mappings(&self.ground);
         tracing::info!(
             "preset {name} loaded in {:.0} ms: {} layers{}",
             since.elapsed().as_secs_f64() * 1e3,
-            self.stack.layers.len(),
+            self.rendering.stack.layers.len(),
             if fading {
                 format!(", crossfading over {seconds} s")
             } else {
@@ -237,19 +232,6 @@ impl Show {
         self.start_script(preset.script.as_deref());
         self.dispatch(&ScriptEvent::Preset(name));
         Ok(())
-    }
-
-    /// A compositor for a stack coming on stage during a crossfade: the one
-    /// the last crossfade left, else a new one (on failure, reported, and
-    /// the preset cuts in).
-    pub(super) fn fresh_compositor(&mut self) -> Option<Compositor> {
-        if let Some(spare) = self.spare_compositor.take() {
-            return Some(spare);
-        }
-        let env = self.ground.env();
-        Compositor::new(&env, self.output_format)
-            .inspect_err(|e| self.ground.errors.report("crossfade", e))
-            .ok()
     }
 
     #[allow(clippy::type_complexity, reason = "the three parts of a staged show")]
@@ -337,13 +319,14 @@ impl Show {
     pub(super) fn preset_text(&self) -> Result<String, SaveError> {
         let mut table = toml::Table::new();
         let layers = self
+            .rendering
             .stack
             .layers
             .iter()
             .map(|l| toml::Value::String(l.id().to_string()))
             .collect();
         table.insert("layers".into(), toml::Value::Array(layers));
-        if let Some(script) = self.script.file().strip_suffix(".lua") {
+        if let Some(script) = self.script.host.file().strip_suffix(".lua") {
             table.insert(
                 "script".into(),
                 toml::Value::String(format!("scripts/{script}.lua")),
@@ -371,18 +354,18 @@ impl Show {
 
     /// How many presets have been loaded since the show started.
     pub fn presets_loaded(&self) -> u64 {
-        self.presets_loaded
+        self.presets.loaded
     }
 
     /// The preset now running.
     pub fn preset(&self) -> Option<&str> {
-        self.preset.as_deref()
+        self.presets.running.as_deref()
     }
 
     /// The preset on its way to the stage, its layers still reading their
     /// files, if any.
     pub fn arriving(&self) -> Option<&str> {
-        self.staging.as_ref().map(|staging| staging.name.as_str())
+        (self.presets.staging.as_ref()).map(|staging| staging.name.as_str())
     }
 }
 
