@@ -7,7 +7,10 @@
 //! a `samplerCube` channel showing an equirectangular picture, and a
 //! loose uniform, a reserved word as an input's name, a built-in
 //! function the file defines itself and a function that can run off its
-//! end.
+//! end; an input named after a built-in function, an output of NaN or an
+//! alpha past 1, a written `gl_FragCoord`, a `mat4x3` function and a
+//! `case` variable, `IMG_PIXEL` with a bias, a varying no vertex stage
+//! writes and an ISF port's `iMouse` read as a `vec4`.
 
 use std::process::Command;
 
@@ -422,4 +425,107 @@ fn smoothstep_with_equal_edges_is_the_step_desktop_drivers_make_it() {
         "",
         [1.0, 0.25, 0.5],
     );
+}
+
+#[test]
+fn an_isf_input_named_after_a_built_in_leaves_the_built_in_callable() {
+    // `step` hid the built-in from the prelude's own `isf_smoothstep`,
+    // `mix` from the file's call.
+    let fs = "/*{ \"ISFVSN\": \"2\", \"INPUTS\": [ { \"NAME\": \"step\", \"TYPE\": \"float\", \"DEFAULT\": 0.5 }, \
+              { \"NAME\": \"mix\", \"TYPE\": \"float\", \"DEFAULT\": 0.5 } ] }*/\n\
+              uniform float step;\n\
+              void main() {\n\
+              \x20   float edge = TIME * 0.0 + 0.25;\n\
+              \x20   gl_FragColor = vec4(step * smoothstep(edge, edge, 0.5), mix * 0.5, mix(0.5, 1.0, mix), 1.0);\n}\n";
+    draws(
+        "builtin_input",
+        &[("isf/builtin.fs", fs)],
+        "",
+        [0.5, 0.25, 0.75],
+    );
+}
+
+#[test]
+fn an_isf_or_shadertoy_output_of_nan_infinity_or_alpha_past_one_shows_as_an_8_bit_target_would() {
+    // NaN as 0, an infinity as the brightest, an alpha of 78 as 1: as a
+    // GL host's 8-bit target holds them; else the layer was one colour.
+    let fs = "/*{ \"ISFVSN\": \"2\" }*/\n\
+              void main() {\n\
+              \x20   float nan = uintBitsToFloat(0x7fc00000u + uint(FRAMEINDEX));\n\
+              \x20   float inf = uintBitsToFloat(0x7f800000u + uint(FRAMEINDEX));\n\
+              \x20   gl_FragColor = vec4(nan, 0.5, inf, 78.0);\n}\n";
+    draws("held", &[("isf/held.fs", fs)], "", [0.0, 0.5, 1.0]);
+    let toy = "void mainImage(out vec4 c, in vec2 f) {\n\
+               \x20   float nan = uintBitsToFloat(0x7fc00000u + uint(iFrame));\n\
+               \x20   c = vec4(nan, -1.0 / (iTime * 0.0), 0.5, 1.0);\n}\n";
+    draws("held_toy", &[("toy/held.glsl", toy)], "", [0.0, 0.0, 0.5]);
+}
+
+#[test]
+fn an_isf_or_shadertoy_file_may_write_gl_frag_coord_after_reading_where_it_is() {
+    let fs = "/*{ \"ISFVSN\": \"2\" }*/\n\
+              void main() {\n\
+              \x20   vec2 at = gl_FragCoord.xy / RENDERSIZE;\n\
+              \x20   gl_FragCoord.xy = vec2(0.5, 0.75);\n\
+              \x20   float inside = float(at.x > 0.0 && at.x < 1.0 && at.y > 0.0 && at.y < 1.0);\n\
+              \x20   gl_FragColor = vec4(inside * 0.25, gl_FragCoord.xy, 1.0);\n}\n";
+    draws("coord", &[("isf/coord.fs", fs)], "", [0.25, 0.5, 0.75]);
+    let toy = "void mainImage(out vec4 c, in vec2 f) {\n\
+               \x20   gl_FragCoord.x *= 0.0;\n\
+               \x20   c = vec4(gl_FragCoord.x + 0.25, f.y == gl_FragCoord.y ? 0.5 : 0.0, 0.75, 1.0);\n}\n";
+    draws(
+        "coord_toy",
+        &[("toy/coord.glsl", toy)],
+        "",
+        [0.25, 0.5, 0.75],
+    );
+}
+
+#[test]
+fn an_isf_file_s_own_mat4x3_function_and_a_variable_named_case_compile() {
+    // GLSL 1.10 had neither non-square matrices nor `switch`.
+    let fs = "/*{ \"ISFVSN\": \"2\" }*/\n\
+              mat4 mat4x3(vec3 a, vec3 b, vec3 c, vec3 d) {\n\
+              \x20   return mat4(vec4(a, 0.0), vec4(b, 0.0), vec4(c, 0.0), vec4(d, 1.0));\n}\n\
+              float half_of(vec2 case) { return case.x * 0.5; }\n\
+              void main() {\n\
+              \x20   vec4 v = mat4x3(vec3(0.25, 0.0, 0.0), vec3(0.0), vec3(0.0, 0.0, 0.75), vec3(0.0)) * vec4(1.0, 1.0, 1.0, 0.0);\n\
+              \x20   vec2 case = vec2(1.0);\n\
+              \x20   gl_FragColor = vec4(v.r, half_of(case), v.b, 1.0);\n}\n";
+    draws("names", &[("isf/names.fs", fs)], "", [0.25, 0.5, 0.75]);
+}
+
+#[test]
+fn isf_img_pixel_takes_a_bias_as_vvisf_does() {
+    let fs = "/*{ \"ISFVSN\": \"2\", \"INPUTS\": [ { \"NAME\": \"inputImage\", \"TYPE\": \"image\" } ] }*/\n\
+              void main() {\n\
+              \x20   vec4 biased = IMG_PIXEL(inputImage, gl_FragCoord.xy, 0.0);\n\
+              \x20   gl_FragColor = vec4(biased.r, IMG_PIXEL(inputImage, gl_FragCoord.xy).gb, 1.0);\n}\n";
+    draws("bias", &[("isf/bias.fs", fs)], "", below_seen());
+}
+
+#[test]
+fn an_isf_varying_no_vertex_stage_writes_reads_zero() {
+    // A `.fs` that lost its `.vs`, and glslsandbox's `surfaceSize`.
+    let fs = "/*{ \"ISFVSN\": \"2\" }*/\n\
+              varying vec2 surfaceSize;\n\
+              varying vec3 lost[2];\n\
+              void main() {\n\
+              \x20   gl_FragColor = vec4(surfaceSize + vec2(0.25, 0.5), lost[1].x + 0.75, 1.0);\n}\n";
+    draws(
+        "unwritten",
+        &[("isf/unwritten.fs", fs)],
+        "",
+        [0.25, 0.5, 0.75],
+    );
+}
+
+#[test]
+fn an_isf_port_s_imouse_point_is_read_as_shadertoy_s_vec4() {
+    // Its point in xy, no press in zw, and the input after it its own.
+    let fs = "/*{ \"ISFVSN\": \"2\", \"INPUTS\": [ { \"NAME\": \"iMouse\", \"TYPE\": \"point2D\", \"DEFAULT\": [0.25, 0.5] }, \
+              { \"NAME\": \"level\", \"TYPE\": \"float\", \"DEFAULT\": 0.75 } ] }*/\n\
+              void main() {\n\
+              \x20   gl_FragColor = vec4(iMouse.xy, level + iMouse.z + iMouse.w, 1.0);\n}\n";
+    draws("imouse", &[("isf/imouse.fs", fs)], "", [0.25, 0.5, 0.75]);
 }

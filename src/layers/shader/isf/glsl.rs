@@ -9,8 +9,10 @@
 //! `isf_vertShaderInit` — and the file's own text is rewritten where
 //! GLSL 1.x and GL differ ([`rewrite`]): `gl_FragColor`, `varying`, the
 //! texture calls of every GLSL era onto functions that sample upright
-//! (`gl_FragCoord` counted from the bottom as in GL), `sampler2D`
-//! parameters, loose uniforms, `isnan`/`isinf` (which WGSL lacks);
+//! (`gl_FragCoord` counted from the bottom as in GL, and writable where a
+//! file writes it), `sampler2D` parameters, loose uniforms, names Vulkan
+//! GLSL keeps for itself, `isnan`/`isinf` (which WGSL lacks); what an
+//! output pass writes is held where a GL host's 8-bit target would hold it;
 //! what the front ends read but refuse is mended in the module:
 //! `normalize` of a scalar, constants folded to infinity. The
 //! front ends have panicked or overflowed on real shaders, so translation
@@ -23,7 +25,8 @@ use std::sync::OnceLock;
 
 use super::bounds;
 use super::header::{InputKind, IsfHeader};
-use super::rewrite::{RENAMED, RESERVED, Stage, glsl_name, rewrite, varying_locations};
+use super::names::{given_name, glsl_name};
+use super::rewrite::{Stage, reads_past_xy, rewrite, varying_locations, writes_frag_coord};
 use crate::gpu::wgsl::check_memory;
 
 /// The fragment stage a `.fs` without a `.vs` gets.
@@ -86,11 +89,13 @@ pub fn translate(
 ) -> Result<Translated, TranslateError> {
     let textures = texture_names(header);
     let locations = varying_locations(vertex.unwrap_or(""), fragment);
-    let common = common_prelude(header, &textures);
+    let mouse = reads_past_xy(fragment, "iMouse") || reads_past_xy(vertex.unwrap_or(""), "iMouse");
+    let common = common_prelude(header, &textures, mouse);
+    let coord = frag_coord("RENDERSIZE", writes_frag_coord(fragment));
     let fragment_prelude = format!(
         "{common}{BIAS_FUNCTIONS}layout(location = 0) in vec2 isf_FragNormCoord;\n\
-         layout(location = 0) out vec4 isf_FragColor;\n\
-         #define isf_FragCoord vec4(gl_FragCoord.x, RENDERSIZE.y - gl_FragCoord.y, gl_FragCoord.zw)\n"
+         layout(location = 0) out vec4 isf_FragColor;\n{}",
+        coord.0
     );
     let vertex_prelude = format!(
         "{common}layout(location = 0) out vec2 isf_FragNormCoord;\n\
@@ -103,13 +108,13 @@ pub fn translate(
     );
     let provided = provided_names(header, &textures);
     let fragment_text = rewrite(fragment, &provided, &locations, Stage::Fragment)
-        + &epilogue(header, &locations, Stage::Fragment);
+        + &epilogue(header, &locations, Stage::Fragment, &coord.1);
     let vertex_text = rewrite(
         vertex.unwrap_or(DEFAULT_VERTEX),
         &provided,
         &locations,
         Stage::Vertex,
-    ) + &epilogue(header, &locations, Stage::Vertex);
+    ) + &epilogue(header, &locations, Stage::Vertex, "");
     let (fragment_module, fragment_wgsl) = to_wgsl(
         &fragment_prelude,
         &fragment_text,
@@ -136,6 +141,21 @@ pub fn translate(
         textures,
         builtin_vertex: vertex.is_none(),
     })
+}
+
+/// `isf_FragCoord`, GL's `gl_FragCoord` (counted from the bottom) in a
+/// render of size `size`: the prelude's line for it and what the entry
+/// point sets first. A macro, or a global the entry point sets where the
+/// file writes it (`writable`), as GL lets a file do.
+pub(super) fn frag_coord(size: &str, writable: bool) -> (String, String) {
+    let value = format!("vec4(gl_FragCoord.x, {size}.y - gl_FragCoord.y, gl_FragCoord.zw)");
+    match writable {
+        true => (
+            "vec4 isf_FragCoord;\n".into(),
+            format!("    isf_FragCoord = {value};\n"),
+        ),
+        false => (format!("#define isf_FragCoord {value}\n"), String::new()),
+    }
 }
 
 /// The textures in binding order.
@@ -175,8 +195,9 @@ fn provided_names(header: &IsfHeader, textures: &[String]) -> Vec<String> {
 }
 
 /// What both stages get first: the version, the uniforms, the textures
-/// and the ISF functions.
-fn common_prelude(header: &IsfHeader, textures: &[String]) -> String {
+/// and the ISF functions; a point input `iMouse` as a vec4 where the file
+/// reads it as one (`mouse`).
+fn common_prelude(header: &IsfHeader, textures: &[String], mouse: bool) -> String {
     let mut text = String::from(
         "#version 450\n\
          layout(set = 0, binding = 0, std140) uniform IsfUniforms {\n\
@@ -197,6 +218,9 @@ fn common_prelude(header: &IsfHeader, textures: &[String]) -> String {
             }
             InputKind::Long(_) => format!("int {name};"),
             InputKind::Colour => format!("vec4 {name};"),
+            // A Shadertoy port's mouse, which it reads as Shadertoy's vec4
+            // (its zw the press: none).
+            InputKind::Point if flag == "iMouse" && mouse => format!("vec4 {name};"),
             InputKind::Point => format!("vec2 {name};"),
             InputKind::Image | InputKind::Audio => continue,
         };
@@ -221,7 +245,7 @@ fn common_prelude(header: &IsfHeader, textures: &[String]) -> String {
     text.push_str(
         "#define IMG_SIZE(image) vec2(isf_textureSize(image, 0))\n\
          #define IMG_NORM_PIXEL isf_texture\n\
-         #define IMG_PIXEL(image, c) isf_texture2DRect(image, c)\n\
+         #define IMG_PIXEL isf_texture2DRect\n\
          #define IMG_THIS_NORM_PIXEL(image) IMG_NORM_PIXEL(image, isf_FragNormCoord)\n\
          #define IMG_THIS_PIXEL(image) IMG_NORM_PIXEL(image, isf_FragNormCoord)\n\
          #define vv_FragNormCoord isf_FragNormCoord\n",
@@ -236,16 +260,25 @@ fn common_prelude(header: &IsfHeader, textures: &[String]) -> String {
 /// samples the texture as an equirectangular picture; `isnan` and
 /// `isinf`, which WGSL has not, by their bits; `isf_smoothstep`, a step
 /// where the edges are equal (as desktop drivers compute what GLSL leaves
-/// undefined); and `isf_linear`, which
+/// undefined); `isf_linear`, which
 /// takes the display-encoded colour an output pass writes to the linear
 /// light sylva composites (the curve sign-mirrored and carried past 1, so
-/// an input passed through comes back as it was: [`super::display_space`]).
+/// an input passed through comes back as it was: [`super::display_space`]);
+/// and `isf_shown`, which first holds that colour where a GL host's 8-bit
+/// target would (NaN 0, the colour from 0 to 100 for the light above 1
+/// sylva keeps, alpha from 0 to 1), so no NaN, infinity or alpha of 78
+/// reaches the composite, which would make the whole layer one colour.
 pub(super) const TEXTURE_FUNCTIONS: &str = "\
 vec2 isf_flip(vec2 c) { return vec2(c.x, 1.0 - c.y); }
 vec3 isf_linear(vec3 c) {
     vec3 a = abs(c);
     vec3 high = pow((a + 0.055) / 1.055, vec3(2.4));
     return sign(c) * mix(high, a / 12.92, lessThanEqual(a, vec3(0.04045)));
+}
+vec4 isf_shown(vec4 c) {
+    bvec4 nan = greaterThan(floatBitsToUint(c) & 0x7fffffffu, uvec4(0x7f800000u));
+    c = clamp(mix(c, vec4(0.0), nan), vec4(0.0), vec4(100.0, 100.0, 100.0, 1.0));
+    return vec4(isf_linear(c.rgb), c.a);
 }
 vec2 isf_equirect(vec3 d) {
     vec3 n = normalize(d);
@@ -262,7 +295,7 @@ ivec2 isf_textureSize(texture2D t, int lod) { return textureSize(sampler2D(t, is
 vec4 isf_texelFetch(texture2D t, ivec2 p, int lod) {
     return texelFetch(sampler2D(t, isf_sampler), ivec2(p.x, isf_textureSize(t, lod).y - 1 - p.y), lod);
 }
-#define isf_texture2DRect(t, c) isf_texture(t, (c) / vec2(isf_textureSize(t, 0)))
+vec4 isf_texture2DRect(texture2D t, vec2 c) { return isf_texture(t, c / vec2(isf_textureSize(t, 0))); }
 bool isf_isnan(float x) { return (floatBitsToUint(x) & 0x7fffffffu) > 0x7f800000u; }
 bvec2 isf_isnan(vec2 x) { return greaterThan(floatBitsToUint(x) & 0x7fffffffu, uvec2(0x7f800000u)); }
 bvec3 isf_isnan(vec3 x) { return greaterThan(floatBitsToUint(x) & 0x7fffffffu, uvec3(0x7f800000u)); }
@@ -286,13 +319,22 @@ vec4 isf_smoothstep(vec4 a, vec4 b, vec4 x) { return mix(smoothstep(a, b, x), st
 pub(super) const BIAS_FUNCTIONS: &str = "\
 vec4 isf_texture(texture2D t, vec2 c, float bias) { return texture(sampler2D(t, isf_sampler), isf_flip(c), bias); }
 vec4 isf_texture(texture2D t, vec3 d, float bias) { return isf_texture(t, d); }
+vec4 isf_texture2DRect(texture2D t, vec2 c, float bias) {
+    return isf_texture(t, c / vec2(isf_textureSize(t, 0)), bias);
+}
 ";
 
-/// The entry point: the bool inputs set from their uniforms, then the
-/// file's own `main` (renamed `isf_main`), and in a pass drawing the
-/// output (no `TARGET`) its colour decoded to linear.
-fn epilogue(header: &IsfHeader, locations: &BTreeMap<String, u32>, stage: Stage) -> String {
-    let mut text = String::from("\nvoid main() {\n");
+/// The entry point: `first` (setting a writable `isf_FragCoord`), the
+/// bool inputs set from their uniforms, then the file's own `main`
+/// (renamed `isf_main`), and in a pass drawing the output (no `TARGET`)
+/// its colour held and decoded to linear (`isf_shown`).
+fn epilogue(
+    header: &IsfHeader,
+    locations: &BTreeMap<String, u32>,
+    stage: Stage,
+    first: &str,
+) -> String {
+    let mut text = format!("\nvoid main() {{\n{first}");
     for input in &header.inputs {
         if matches!(input.kind, InputKind::Bool | InputKind::Event) {
             let flag = &input.name;
@@ -318,10 +360,10 @@ fn epilogue(header: &IsfHeader, locations: &BTreeMap<String, u32>, stage: Stage)
     let decode = match outputs.len() {
         0 => String::new(),
         n if n == header.passes.len() => {
-            "    isf_FragColor.rgb = isf_linear(isf_FragColor.rgb);\n".to_string()
+            "    isf_FragColor = isf_shown(isf_FragColor);\n".to_string()
         }
         _ => format!(
-            "    if ({}) {{\n        isf_FragColor.rgb = isf_linear(isf_FragColor.rgb);\n    }}\n",
+            "    if ({}) {{\n        isf_FragColor = isf_shown(isf_FragColor);\n    }}\n",
             outputs.join(" || ")
         ),
     };
@@ -584,16 +626,10 @@ pub(super) fn uniform_members(module: &naga::Module) -> (Vec<(String, u32, Membe
         } => Some(Member::Vec4),
         _ => None,
     };
-    // A renamed reserved word is the input's own name.
-    let input_name = |name: &str| {
-        (name.strip_prefix(RENAMED))
-            .filter(|word| RESERVED.contains(word))
-            .unwrap_or(name)
-            .to_string()
-    };
+    // A renamed member is the input's own name.
     let fields = members
         .iter()
-        .filter_map(|m| Some((input_name(m.name.as_deref()?), m.offset, kind(m.ty)?)))
+        .filter_map(|m| Some((given_name(m.name.as_deref()?).into(), m.offset, kind(m.ty)?)))
         .collect();
     (fields, (*span).max(16))
 }

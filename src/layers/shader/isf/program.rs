@@ -394,7 +394,8 @@ impl IsfProgram {
                     "iTimeDelta" => vec![clock.dt.to_bits()],
                     "iFrameRate" => vec![(1.0 / clock.dt.max(1e-6)).to_bits()],
                     "iFrame" => vec![self.frames],
-                    "iMouse" => floats(&mouse),
+                    // Shadertoy's mouse, unless an ISF port's own input.
+                    "iMouse" if !inputs.contains_key("iMouse") => floats(&mouse),
                     "sylva_resolution" => {
                         floats(&[pass_size[0] as f32, pass_size[1] as f32, 1.0, 0.0])
                     }

@@ -1,15 +1,17 @@
 //! An ISF or Shadertoy file's own GLSL, rewritten line for line into the
 //! Vulkan GLSL both front ends take (glsl.rs gives it its prelude): the
 //! varyings at explicit locations (an array as one varying an element, a
-//! matrix as one a column),
+//! matrix as one a column; one no vertex stage writes a plain global),
 //! GLSL 1.x's `gl_FragColor`, the texture calls of every era onto the
 //! prelude's functions, `sampler2D` parameters as `texture2D`, loose
-//! uniforms as globals, the words Vulkan GLSL reserves and the built-in
-//! functions a file defines itself renamed, `smoothstep` with equal edges
-//! a step, and a final `return` for a
-//! function that can run off its end (GL drivers let all of these by).
+//! uniforms as globals, the names Vulkan GLSL keeps for itself renamed
+//! ([`super::names`]), `smoothstep` with equal edges a step, and a final
+//! `return` for a function that can run off its end (GL drivers let all
+//! of these by).
 
 use std::collections::BTreeMap;
+
+use super::names::{RESERVED, RETURN_TYPES, glsl_name, hides_built_in, redefined_built_ins};
 
 /// Which stage a file's text is rewritten for.
 #[derive(Clone, Copy, PartialEq)]
@@ -20,12 +22,17 @@ pub(super) enum Stage {
     Fragment,
 }
 
-/// Locations for the varyings both files declare, from 1 (0 carries
-/// `isf_FragNormCoord`).
+/// Locations for the varyings the vertex stage declares (and the
+/// fragment stage's `out`s), from 1 (0 carries `isf_FragNormCoord`); a
+/// varying only the fragment stage declares (its `.vs` lost, or never
+/// written) has none, and is a plain global.
 pub(super) fn varying_locations(vertex: &str, fragment: &str) -> BTreeMap<String, u32> {
     let mut locations = BTreeMap::new();
     let mut next = 1;
-    for line in vertex.lines().chain(fragment.lines()) {
+    let outputs = fragment
+        .lines()
+        .filter(|l| varying(l).is_some_and(|v| v.0 == "out"));
+    for line in vertex.lines().chain(outputs) {
         if let Some((_, kind, name)) = varying(line) {
             let key = varying_key(kind, name);
             if locations.contains_key(&key) {
@@ -117,198 +124,6 @@ const TEXTURE_CALLS: [(&str, &str); 13] = [
 /// picture), which the texture functions take.
 const SAMPLER_TYPES: [&str; 3] = ["sampler2D", "samplerCube", "sampler2DRect"];
 
-/// Words Vulkan GLSL reserves that GL drivers let older shaders (and ISF
-/// headers) use as names: such a name is renamed by [`glsl_name`].
-pub(super) const RESERVED: [&str; 41] = [
-    "half",
-    "input",
-    "output",
-    "filter",
-    "sample",
-    "common",
-    "partition",
-    "active",
-    "superp",
-    "fixed",
-    "unsigned",
-    "cast",
-    "namespace",
-    "using",
-    "public",
-    "static",
-    "extern",
-    "external",
-    "interface",
-    "long",
-    "short",
-    "template",
-    "this",
-    "goto",
-    "inline",
-    "noinline",
-    "volatile",
-    "sizeof",
-    "union",
-    "resource",
-    // Types and qualifiers of later GLSL: a GLSL 1.x file's names.
-    "sampler",
-    "buffer",
-    "shared",
-    "precise",
-    "patch",
-    "subroutine",
-    "coherent",
-    "smooth",
-    "flat",
-    "noperspective",
-    "centroid",
-];
-
-/// Prefixes the renamed reserved words.
-pub(super) const RENAMED: &str = "isf_w_";
-
-/// `name` as the stages spell it: a reserved word renamed.
-pub(super) fn glsl_name(name: &str) -> String {
-    match RESERVED.contains(&name) {
-        true => format!("{RENAMED}{name}"),
-        false => name.to_string(),
-    }
-}
-
-/// GLSL's built-in functions an older shader may define itself (GLSL 1.20
-/// let a file's own function hide the built-in of its name; Vulkan GLSL
-/// refuses it): such a file's own is renamed, calls and all.
-const BUILT_IN_FUNCTIONS: [&str; 55] = [
-    "abs",
-    "acos",
-    "asin",
-    "atan",
-    "ceil",
-    "clamp",
-    "cos",
-    "cosh",
-    "cross",
-    "degrees",
-    "distance",
-    "dot",
-    "exp",
-    "exp2",
-    "faceforward",
-    "floor",
-    "fract",
-    "inversesqrt",
-    "length",
-    "log",
-    "log2",
-    "max",
-    "min",
-    "mix",
-    "mod",
-    "normalize",
-    "pow",
-    "radians",
-    "reflect",
-    "refract",
-    "round",
-    "sign",
-    "sin",
-    "sinh",
-    "smoothstep",
-    "sqrt",
-    "step",
-    "tan",
-    "tanh",
-    "trunc",
-    "transpose",
-    "inverse",
-    "determinant",
-    "lessThan",
-    "greaterThan",
-    "lessThanEqual",
-    "greaterThanEqual",
-    "matrixCompMult",
-    "outerProduct",
-    "fma",
-    "noise1",
-    "noise2",
-    // glslang declares AMD's three-way minimum, middle and maximum too.
-    "min3",
-    "mid3",
-    "max3",
-];
-
-/// The types a function a file defines may return.
-const RETURN_TYPES: [&str; 17] = [
-    "void", "float", "int", "bool", "vec2", "vec3", "vec4", "ivec2", "ivec3", "ivec4", "bvec2",
-    "bvec3", "bvec4", "mat2", "mat3", "mat4", "uint",
-];
-
-/// The built-in functions `source` defines (or declares) itself.
-fn redefined_built_ins(source: &str) -> Vec<&'static str> {
-    let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_';
-    BUILT_IN_FUNCTIONS
-        .into_iter()
-        .filter(|name| {
-            source.match_indices(name).any(|(at, _)| {
-                let before = source[..at].trim_end_matches([' ', '\t']);
-                let after = source[at + name.len()..].trim_start_matches([' ', '\t']);
-                let kind = before.rsplit(|c: char| !is_word(c)).next().unwrap_or("");
-                before.len() < at
-                    && RETURN_TYPES.contains(&kind)
-                    && !source[at + name.len()..].starts_with(is_word)
-                    && after.starts_with('(')
-                    && !overloads(name, after)
-            })
-        })
-        .collect()
-}
-
-/// Built-ins of [`BUILT_IN_FUNCTIONS`] that take a first parameter other
-/// than a float (`float`, `vec2` … `vec4`): ints, bools, matrices, or
-/// only a `vec3`. Every other one takes only floats first.
-const NOT_FLOAT_ONLY: [&str; 19] = [
-    "abs",
-    "clamp",
-    "cross",
-    "max",
-    "min",
-    "mix",
-    "sign",
-    "transpose",
-    "inverse",
-    "determinant",
-    "lessThan",
-    "greaterThan",
-    "lessThanEqual",
-    "greaterThanEqual",
-    "matrixCompMult",
-    "outerProduct",
-    "min3",
-    "mid3",
-    "max3",
-];
-
-/// Whether a file's function `name` whose parameters are `parameters`
-/// (from the bracket on) only overloads the built-in, which Vulkan GLSL
-/// allows, so the built-in stays callable beside it: its first parameter
-/// is of a type the built-in never takes, as a 2D `cross` (Inigo Quilez's
-/// shapes) beside the built-in's `vec3` one, an `int mod(int, int)`, or a
-/// `distance` from a struct of the file's.
-fn overloads(name: &str, parameters: &str) -> bool {
-    let first = parameters[1..]
-        .split([',', ')'])
-        .next()
-        .unwrap_or("")
-        .split_whitespace()
-        .find(|word| !matches!(*word, "in" | "const" | "highp" | "mediump" | "lowp"));
-    let floats = ["float", "vec2", "vec3", "vec4"];
-    match name {
-        "cross" => first.is_some_and(|kind| kind != "vec3"),
-        _ if NOT_FLOAT_ONLY.contains(&name) => false,
-        _ => first.is_some_and(|kind| !floats.contains(&kind)),
-    }
-}
-
 /// The file's text as the front ends take it, line for line. `provided`
 /// are the names the prelude declares (uniforms, textures): a file's own
 /// `uniform` line for one of them goes, and any other loose uniform (which
@@ -322,6 +137,10 @@ pub(super) fn rewrite(
     let source = &with_final_returns(source);
     let mut out = String::with_capacity(source.len() + 256);
     let redefined = redefined_built_ins(source);
+    // Inputs named after a built-in function, renamed where they are not
+    // called (the call is the built-in's).
+    let hiding: Vec<&String> = provided.iter().filter(|n| hides_built_in(n)).collect();
+    let switches = mentions(source, "switch");
     for line in source.split_inclusive('\n') {
         let ending = if line.ends_with('\n') { "\n" } else { "" };
         let body = line.trim_end_matches(['\n', '\r']);
@@ -370,6 +189,19 @@ pub(super) fn rewrite(
             out.push_str(ending);
             continue;
         }
+        if let Some((qualifier, kind, name)) = varying(body)
+            && stage == Stage::Fragment
+            && qualifier != "out"
+        {
+            // No stage before writes it: GL reads zero.
+            let zero = if name.contains('[') {
+                String::new()
+            } else {
+                format!(" = {kind}(0)")
+            };
+            out.push_str(&format!("{kind} {name}{zero};{ending}"));
+            continue;
+        }
         let mut text = match loose_uniform(body) {
             Some((_, names)) if names.iter().all(|n| provided.contains(n)) => String::new(),
             Some((kind, _)) if !SAMPLER_TYPES.contains(&kind) => replace_word(body, "uniform", ""),
@@ -401,10 +233,65 @@ pub(super) fn rewrite(
         for word in RESERVED {
             text = replace_word(&text, word, &glsl_name(word));
         }
+        for name in &hiding {
+            let not_called = |after: &str| !after.trim_start().starts_with('(');
+            text = replace_where(&text, name, &glsl_name(name), not_called);
+        }
+        // `case` as a name (GLSL 1.10 had no `switch`): every one in a
+        // file without a `switch`, else one a label cannot be.
+        text = replace_where(&text, "case", "isf_w_case", |after| {
+            !switches
+                || after
+                    .trim_start()
+                    .starts_with([')', ',', ';', '.', '[', '='])
+        });
         out.push_str(&text);
         out.push_str(ending);
     }
     out
+}
+
+/// Whether `source` reads `name` past its `xy` (`iMouse.z`, `.zw`…), as
+/// a vec4.
+pub(super) fn reads_past_xy(source: &str, name: &str) -> bool {
+    source.match_indices(name).any(|(at, _)| {
+        let before = source[..at].chars().next_back();
+        let after = source[at + name.len()..].trim_start();
+        let swizzle = after.strip_prefix('.').map_or("", |s| s.trim_start());
+        let swizzle = swizzle.split(|c: char| !c.is_alphabetic()).next();
+        !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+            && swizzle.is_some_and(|s| s.contains(['z', 'w', 'b', 'a', 'p', 'q']))
+    })
+}
+
+/// Whether `source` writes `gl_FragCoord` (a Shadertoy port's
+/// `fragCoord = …`), which GL lets a file do: the coordinate is then a
+/// global the entry point sets, not the built-in.
+pub(super) fn writes_frag_coord(source: &str) -> bool {
+    let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    source.match_indices("gl_FragCoord").any(|(at, word)| {
+        let mut rest = &source[at + word.len()..];
+        if source[..at].ends_with(is_word) || rest.starts_with(is_word) {
+            return false;
+        }
+        // Past a swizzle or an index, an assignment.
+        loop {
+            let trimmed = rest.trim_start();
+            if let Some(swizzle) = trimmed.strip_prefix('.') {
+                rest = swizzle.trim_start().trim_start_matches(is_word);
+            } else if let Some(index) = trimmed.strip_prefix('[') {
+                rest = index.split_once(']').map_or("", |(_, after)| after);
+            } else {
+                rest = trimmed;
+                break;
+            }
+        }
+        let assigns = rest.starts_with('=') && !rest.starts_with("==");
+        assigns
+            || ["+=", "-=", "*=", "/=", "++", "--"]
+                .iter()
+                .any(|op| rest.starts_with(op))
+    })
 }
 
 /// `source` with `return TYPE(0);` before the closing brace of each
@@ -623,5 +510,35 @@ mod tests {
             text,
             "\nlayout(location = 1) in vec2 left;\nisf_FragColor = vec4(1.0);\n"
         );
+    }
+
+    #[test]
+    fn names_gl_let_a_file_use_are_renamed_and_written_coordinates_seen() {
+        let text = rewrite(
+            "float f(vec2 case) { return step(0.5, step) + case.x; }\nmat4 mat4x3(vec3 a) { return mat4(1.0); }\n",
+            &["step".to_string()],
+            &BTreeMap::new(),
+            Stage::Fragment,
+        );
+        assert_eq!(
+            text,
+            "float f(vec2 isf_w_case) { return step(0.5, isf_w_step) + isf_w_case.x; }\nmat4 isf_u_mat4x3(vec3 a) { return mat4(1.0); }\n"
+        );
+        let labels = "switch (i) { case 1: x = case; }\nvarying vec2 lost;\n";
+        let text = rewrite(labels, &[], &BTreeMap::new(), Stage::Fragment);
+        assert_eq!(
+            text,
+            "switch (i) { case 1: x = isf_w_case; }\nvec2 lost = vec2(0);\n"
+        );
+        assert!(reads_past_xy("if (iMouse . z > 0.0)", "iMouse"));
+        assert!(!reads_past_xy(
+            "uv - iMouse + myMouse.z + iMouse.xy",
+            "iMouse"
+        ));
+        assert!(writes_frag_coord("gl_FragCoord.xy = p;"));
+        assert!(writes_frag_coord("gl_FragCoord[0] += 1.0;"));
+        assert!(!writes_frag_coord(
+            "if (gl_FragCoord.x == 0.5) c = gl_FragCoord;"
+        ));
     }
 }

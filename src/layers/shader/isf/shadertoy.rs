@@ -24,7 +24,7 @@
 use super::IsfError;
 use super::glsl::{self, TranslateError, Translated};
 use super::header::{InputKind, IsfHeader, IsfHeaderError, IsfInput, IsfPass};
-use super::rewrite::{Stage, rewrite};
+use super::rewrite::{Stage, rewrite, writes_frag_coord};
 use super::size;
 use super::size::SizeError;
 use crate::base::{AssetError, Assets, Folder, inside_show};
@@ -323,9 +323,11 @@ pub fn translate(
          vec3 iChannelResolution[4];\n\
          float iChannelTime[4];\n\
          const float iSampleRate = 44100.0;\n\
-         #define iGlobalTime iTime\n\
-         #define isf_FragCoord vec4(gl_FragCoord.x, sylva_resolution.y - gl_FragCoord.y, gl_FragCoord.zw)\n",
+         #define iGlobalTime iTime\n",
     );
+    let writes = (passes.iter().chain(common)).any(|p| writes_frag_coord(&p.text));
+    let coord = glsl::frag_coord("sylva_resolution", writes);
+    prelude.push_str(&coord.0);
     let provided: Vec<String> = (textures.iter().cloned())
         .chain(UNIFORMS.iter().map(|u| u.to_string()))
         .collect();
@@ -336,7 +338,8 @@ pub fn translate(
     let mut fragments = Vec::with_capacity(passes.len());
     let mut module = None;
     for pass in passes {
-        let text = common_text.clone() + &pass_text(&pass.text, &provided, pass.target.is_none());
+        let image = pass.target.is_none();
+        let text = common_text.clone() + &pass_text(&pass.text, &provided, image, &coord.1);
         let translated = glsl::to_wgsl(&prelude, &text, naga::ShaderStage::Fragment, &pass.file)
             .map_err(|mut error| {
                 // A line of the common code is that file's.
@@ -375,13 +378,16 @@ pub fn translate(
     })
 }
 
-/// A pass's text as naga takes it: rewritten, then the entry point. The
-/// image pass is shown `opaque`, as Shadertoy shows it, and its colour
-/// decoded from display space to linear; a buffer keeps what it wrote.
-fn pass_text(source: &str, provided: &[String], opaque: bool) -> String {
+/// A pass's text as naga takes it: rewritten, then the entry point
+/// (`first` its first lines). The image pass is shown `opaque`, as
+/// Shadertoy shows it, and its colour held where an 8-bit target would
+/// and decoded from display space to linear; a buffer keeps what it wrote.
+fn pass_text(source: &str, provided: &[String], opaque: bool, first: &str) -> String {
     let mut text = rewrite(source, provided, &Default::default(), Stage::Fragment);
+    text.push_str("\nvoid main() {\n");
+    text.push_str(first);
     text.push_str(
-        "\nvoid main() {\n\
+        "\
          \x20   iResolution = sylva_resolution.xyz;\n\
          \x20   iChannelResolution[0] = sylva_channel0.xyz;\n\
          \x20   iChannelResolution[1] = sylva_channel1.xyz;\n\
@@ -396,7 +402,7 @@ fn pass_text(source: &str, provided: &[String], opaque: bool) -> String {
     if opaque {
         text = text.replace(
             "    isf_FragColor = colour;\n}\n",
-            "    isf_FragColor = vec4(isf_linear(colour.rgb), 1.0);\n}\n",
+            "    isf_FragColor = isf_shown(vec4(colour.rgb, 1.0));\n}\n",
         );
     }
     text
