@@ -187,13 +187,6 @@ impl Show {
         self.rendering.picture.as_ref()
     }
 
-    /// This frame's finished pictures (the canvas and each output of the
-    /// outputs file), once a frame has run: what every
-    /// [`Output`](crate::outputs::Output) takes.
-    pub fn pictures(&self) -> Option<Pictures<'_>> {
-        self.rendering.pictures(self.clock.time)
-    }
-
     /// The outputs in use, to select mapping handles.
     pub fn outputs_mut(&mut self) -> Option<&mut MappedOutputs> {
         (self.rendering.outputs.as_mut()).and_then(|o| o.mapped.as_mut())
