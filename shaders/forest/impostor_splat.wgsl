@@ -7,9 +7,10 @@
 // pixel meets its square and keeps the nearest leafy hit by an atomic
 // (`splat_impostors`); a second walk marks which tree that was
 // (`claim_impostor_pixels`); then each such pixel is shaded once, for the
-// tree that owns it, by compute (`shade_impostor_pixels`: this GPU's
-// fragment units are its narrow part), and one fullscreen pass copies the
-// colour and writes the depth into the scene's (`fs_impostor_resolve`).
+// tree that owns it, by compute straight into the layer's target
+// (`shade_impostor_pixels`: this GPU's fragment units are its narrow
+// part), and one fullscreen pass writes their depth alone into the
+// scene's (`fs_impostor_resolve`).
 // Seen from the key light, the first walk alone
 // finds the leaves' depth, and one fullscreen pass writes it into the
 // shadow map (`fs_impostor_cast`).
@@ -289,16 +290,14 @@ fn shade_impostor_pixels(@builtin(global_invocation_id) global: vec3<u32>, @buil
     textureStore(shaded_store, pixel, tree_lit(hit.world, colour, normal));
 }
 
-// What `shade_impostor_pixels` stored, as the resolve reads it.
-@group(1) @binding(2) var shaded_pixels: texture_2d<f32>;
-
+// The pipeline writes no colour (the shading stored it); the output is
+// there for the target it is drawn with.
 struct ResolvedImpostor {
     @location(0) colour: vec4<f32>,
     @builtin(frag_depth) depth: f32,
 }
 
-// Each pixel an impostor owns: its shaded colour, at the depth the splat
-// kept, into the scene's colour and depth.
+// Each pixel an impostor owns: the depth the splat kept, into the scene's.
 @fragment
 fn fs_impostor_resolve(at: FullscreenVertex) -> ResolvedImpostor {
     let pixel = vec2<u32>(at.position.xy);
@@ -307,7 +306,7 @@ fn fs_impostor_resolve(at: FullscreenVertex) -> ResolvedImpostor {
         discard;
     }
     let depth = bitcast<f32>(~atomicLoad(&per_pixel[index]));
-    return ResolvedImpostor(textureLoad(shaded_pixels, pixel, 0), depth);
+    return ResolvedImpostor(vec4<f32>(0.0), depth);
 }
 
 // The impostors' leaves into the key light's shadow map (`camera` the

@@ -230,6 +230,7 @@ impl ForestRenderer {
     /// its depth, hiding and hidden by the other layers in it.
     pub fn draw(
         &self,
+        gpu: &Gpu,
         encoder: &mut wgpu::CommandEncoder,
         profiler: &mut GpuProfiler,
         sim: &ForestSim,
@@ -273,7 +274,6 @@ impl ForestRenderer {
         let impostors = forest && self.as_impostors;
         if impostors {
             self.impostors.splat(encoder, profiler, Seen::ByCamera);
-            self.impostors.shade(encoder, profiler, &shadowed[3]);
         }
         if !forest {
             let label = "forest.draw.maps";
@@ -301,6 +301,16 @@ impl ForestRenderer {
             let groups = [looks, &shadowed[4]];
             (self.backdrop).draw_groups(encoder, label, target, &groups, timestamps);
             load = wgpu::LoadOp::Load;
+        }
+        // The impostors' colour is stored over the backdrop (or the
+        // cleared target) before their depth is drawn.
+        if impostors {
+            if load != wgpu::LoadOp::Load {
+                crate::gpu::clear_view(encoder, target);
+                load = wgpu::LoadOp::Load;
+            }
+            self.impostors
+                .shade(gpu, encoder, profiler, &shadowed[3], target);
         }
         // Three passes on one depth, each timed by its own name, so the
         // HUD and the bench tell the trees as impostors (or cones), the

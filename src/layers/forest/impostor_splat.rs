@@ -6,9 +6,10 @@
 //! pass of the frame. Here, each frame, a workgroup walks each impostor's
 //! pixels keeping the nearest leafy hit of each (an atomic a pixel), a
 //! second walk marks which tree made it, a compute pass shades every
-//! marked pixel once (this GPU's fragment units are its narrow part, and
-//! the light's arithmetic cost them milliseconds at 4K), and one
-//! fullscreen pass copies the colour and writes the depth into the
+//! marked pixel once straight into the layer's target (this GPU's
+//! fragment units are its narrow part: the light's arithmetic cost them
+//! milliseconds at 4K, and so did a fullscreen pass that copied the
+//! colour), and one fullscreen pass writes their depth alone into the
 //! scene's. The key
 //! light's view of them, cast into the shadow map, is walked the same way
 //! (the first walk alone) and written by one fullscreen pass of depth.
@@ -19,7 +20,7 @@ use crate::engine::shadow::{SHADOW_SIZE, ShadowMap, cut_out_caster_pipeline};
 use crate::gpu::compute::{Binding, Kernel, read_buffer, storage_buffer};
 use crate::gpu::raster::{Attachments, Depth, buffers_group, instanced_pipeline};
 use crate::gpu::wgsl::Composer;
-use crate::gpu::{BuildError, Gpu, GpuProfiler, HDR_FORMAT, ReadbackError, RenderTarget};
+use crate::gpu::{BuildError, Gpu, GpuProfiler, HDR_FORMAT, ReadbackError};
 
 const FILE: &str = "forest/impostor_splat.wgsl";
 
@@ -45,8 +46,8 @@ pub struct ImpostorSplat {
     claim: Kernel,
     /// The camera's marked pixels shaded.
     shade: Kernel,
-    /// Their colour and depth into the scene's, and the light's texels'
-    /// depth into the shadow map.
+    /// Their depth into the scene's, and the light's texels' depth into
+    /// the shadow map.
     resolve: wgpu::RenderPipeline,
     cast: wgpu::RenderPipeline,
     bound: Option<Bound>,
@@ -82,17 +83,8 @@ struct PerPixel {
     claim: Option<Binding>,
     /// The fullscreen pass's group 0.
     resolve: wgpu::BindGroup,
-    /// Seen by the camera, the shading's.
-    shading: Option<Shading>,
-}
-
-/// The camera's pixels shaded: the kernel's buffers, and the picture it
-/// stores to (its group 3) and the resolve reads (its group 1), which the
-/// groups keep.
-struct Shading {
-    buffers: Binding,
-    stored: wgpu::BindGroup,
-    read: wgpu::BindGroup,
+    /// Seen by the camera, the shading's buffers.
+    shading: Option<Binding>,
 }
 
 impl ImpostorSplat {
@@ -110,7 +102,7 @@ impl ImpostorSplat {
             let output = Attachments {
                 format: HDR_FORMAT,
                 blend: None,
-                depth: Depth::Written,
+                depth: Depth::Only,
             };
             let (vertex, label) = ("vs_fullscreen", "forest.impostors");
             let fragment = "fs_impostor_resolve";
@@ -189,25 +181,7 @@ impl ImpostorSplat {
         let resolve = buffers_group(&gpu.device, pipeline, "forest.impostors", &read);
         let shading = (seen == Seen::ByCamera).then(|| {
             let shaded = chosen(forest, &[0, 1, 3, 4, 16], &[(17, &per_pixel)]);
-            let pixels = RenderTarget::new(&gpu.device, "forest.impostor_shades", size, HDR_FORMAT);
-            let view = wgpu::BindingResource::TextureView(&pixels.view);
-            let entry = [wgpu::BindGroupEntry {
-                binding: 0,
-                resource: view.clone(),
-            }];
-            let read = [wgpu::BindGroupEntry {
-                binding: 2,
-                resource: view,
-            }];
-            Shading {
-                buffers: self.shade.bind(gpu, &shaded),
-                stored: self.shade.group_at(gpu, 3, &entry),
-                read: gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: Some("forest.impostor_shades"),
-                    layout: &self.resolve.get_bind_group_layout(1),
-                    entries: &read,
-                }),
-            }
+            self.shade.bind(gpu, &shaded)
         });
         let sizing = self
             .size
@@ -264,41 +238,46 @@ impl ImpostorSplat {
 
     /// Records the shading of the pixels the camera's walks gave a tree,
     /// in the light `shadowed` (the shadow map at [`Self::shadow_layout`])
-    /// brings.
+    /// brings, stored into `target` (a [`crate::gpu::RenderTarget`]'s view, which
+    /// compute can store to) over what the pixels held.
     pub fn shade(
         &self,
+        gpu: &Gpu,
         encoder: &mut wgpu::CommandEncoder,
         profiler: &mut GpuProfiler,
         shadowed: &wgpu::BindGroup,
+        target: &wgpu::TextureView,
     ) {
-        let Some((bound, _, target)) = self.ready(Seen::ByCamera) else {
+        let Some((bound, _, pixels)) = self.ready(Seen::ByCamera) else {
             return;
         };
-        let Some(shading) = &target.shading else {
+        let Some(shading) = &pixels.shading else {
             return;
         };
+        // The layer's target flips each frame: its group is made anew.
+        let entry = [wgpu::BindGroupEntry {
+            binding: 0,
+            resource: wgpu::BindingResource::TextureView(target),
+        }];
+        let stored = self.shade.group_at(gpu, 3, &entry);
         let label = "forest.draw.impostors.shade";
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some(label),
             timestamp_writes: profiler.compute_pass(label),
         });
-        let groups = [shadowed, &bound.shaded, &shading.stored];
-        let pixels = target.size[0] * target.size[1];
-        (self.shade).dispatch_groups(&mut pass, &shading.buffers, &groups, pixels, 64);
+        let groups = [shadowed, &bound.shaded, &stored];
+        let count = pixels.size[0] * pixels.size[1];
+        (self.shade).dispatch_groups(&mut pass, shading, &groups, count, 64);
     }
 
-    /// Writes the shaded pixels' colour and depth into `pass` (the
-    /// scene's colour and depth).
+    /// Writes the shaded pixels' depth into `pass` (the scene's depth;
+    /// their colour is already in its target).
     pub fn resolve(&self, pass: &mut wgpu::RenderPass<'_>) {
         let Some((_, _, target)) = self.ready(Seen::ByCamera) else {
             return;
         };
-        let Some(shading) = &target.shading else {
-            return;
-        };
         pass.set_pipeline(&self.resolve);
         pass.set_bind_group(0, &target.resolve, &[]);
-        pass.set_bind_group(1, &shading.read, &[]);
         pass.draw(0..3, 0..1);
     }
 

@@ -512,6 +512,7 @@ impl Layer for ForestLayer {
             .then_some(frame.scene_depth);
         let backdrop = self.knobs.backdrop.get(registry);
         renderer.draw(
+            env.gpu,
             encoder,
             profiler,
             &grown.sim,
