@@ -3,8 +3,8 @@
 // and discarded where it held no leaves, which turns off the early depth
 // test: each of the many overlapping squares of a forest was shaded
 // wherever it lay, and the GPU's few raster units spent milliseconds on
-// it. Here a workgroup walks each impostor's pixels, finds where each
-// pixel meets its square and keeps the nearest leafy hit by an atomic
+// it. Here a few workgroups walk each impostor's pixels, find where each
+// pixel meets its square and keep the nearest leafy hit by an atomic
 // (`splat_impostors`); a second walk marks which tree that was
 // (`claim_impostor_pixels`); then each such pixel is shaded once, for the
 // tree that owns it, by compute straight into the layer's target
@@ -27,11 +27,18 @@
 // (its depth, the bits inverted, so the largest key is the nearest), then
 // (seen from the camera) the tree that made it, its slot + 1.
 @group(0) @binding(17) var<storage, read_write> per_pixel: array<atomic<u32>>;
-// The splat's dispatch: a workgroup an impostor.
+// The splat's dispatch: a few workgroups an impostor.
 @group(0) @binding(19) var<storage, read_write> splat_args: array<u32, 3>;
 
 const SPLAT_WORKGROUP: u32 = 64u;
 const MAX_GROUPS: u32 = 65535u;
+// Workgroups an impostor's walk is shared among, at most, and the most
+// workgroups a walk dispatches before it gives each impostor fewer: one
+// workgroup an impostor left a tree near the lens, hundreds of thousands
+// of pixels, to one workgroup's 64 threads while the rest of the GPU had
+// finished, and the walk took as long as that one tree.
+const MOST_PARTS: u32 = 16u;
+const MOST_SPLAT_GROUPS: u32 = 262144u;
 // How far (in the depth's last bits) a claim may miss the nearest hit
 // and still own it.
 const CLAIM_ULPS: u32 = 4u;
@@ -94,14 +101,32 @@ fn impostor_slot(k: u32) -> u32 {
     return select(far_out[k - near], near_out[k], k < near);
 }
 
-// A workgroup for each impostor the cull listed.
+// Parts of workgroups for each impostor the cull listed: as many for
+// each as `MOST_SPLAT_GROUPS` allows, up to `MOST_PARTS`.
 @compute @workgroup_size(1)
 fn size_impostor_splat() {
     let count = impostor_count();
-    let x = min(max(count, 1u), MAX_GROUPS);
+    let parts = clamp(MOST_SPLAT_GROUPS / max(count, 1u), 1u, MOST_PARTS);
+    let groups = count * parts;
+    let x = min(max(groups, 1u), MAX_GROUPS);
     splat_args[0] = x;
-    splat_args[1] = select(0u, (count + x - 1u) / x, count > 0u);
+    splat_args[1] = select(0u, (groups + x - 1u) / x, count > 0u);
     splat_args[2] = 1u;
+}
+
+// Which impostor workgroup `group` of `groups` walks, and which of the
+// parts of its walk: the parts are the dispatch over the impostors
+// (`parts` the same for each, `part` past it walks nothing).
+struct SplatPart {
+    impostor: u32,
+    part: u32,
+    parts: u32,
+}
+
+fn splat_part(group: vec3<u32>, groups: vec3<u32>) -> SplatPart {
+    let count = max(impostor_count(), 1u);
+    let g = group.x + group.y * groups.x;
+    return SplatPart(g % count, g / count, groups.x * groups.y / count);
 }
 
 // Whether `camera` is the key light (`from_light`: no field of view),
@@ -202,11 +227,15 @@ fn billboard_box(b: Billboard) -> vec4<i32> {
     return vec4<i32>(first, max(last, first));
 }
 
-// Walks impostor `k`'s pixels, thread `local` of its workgroup taking
-// every SPLAT_WORKGROUP-th: keeping its nearest leafy hits, or with
-// `claim`, marking as its own the pixels whose nearest hit it made.
-fn walk_impostor(k: u32, local: u32, claim: bool) {
-    let slot = impostor_slot(k);
+// Walks part `at.part` of impostor `at.impostor`'s pixels, thread `local`
+// of its workgroup taking every SPLAT_WORKGROUP-th of the part's:
+// keeping its nearest leafy hits, or with `claim`, marking as its own the
+// pixels whose nearest hit it made.
+fn walk_impostor(at: SplatPart, local: u32, claim: bool) {
+    if at.impostor >= impostor_count() || at.part >= at.parts {
+        return;
+    }
+    let slot = impostor_slot(at.impostor);
     let b = billboard(slot, seen_from_light());
     if !b.shown {
         return;
@@ -216,7 +245,7 @@ fn walk_impostor(k: u32, local: u32, claim: bool) {
     let width = u32(box.z - box.x);
     let pixels = width * u32(box.w - box.y);
     let row = u32(camera.viewport.x);
-    for (var i = local; i < pixels; i += SPLAT_WORKGROUP) {
+    for (var i = at.part * SPLAT_WORKGROUP + local; i < pixels; i += at.parts * SPLAT_WORKGROUP) {
         let pixel = vec2<u32>(box.xy) + vec2<u32>(i % width, i / width);
         let hit = billboard_hit(b, vec2<f32>(pixel) + 0.5);
         if !hit.inside {
@@ -243,18 +272,12 @@ fn walk_impostor(k: u32, local: u32, claim: bool) {
 
 @compute @workgroup_size(64)
 fn splat_impostors(@builtin(workgroup_id) group: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) local: u32) {
-    let k = group.x + group.y * groups.x;
-    if k < impostor_count() {
-        walk_impostor(k, local, false);
-    }
+    walk_impostor(splat_part(group, groups), local, false);
 }
 
 @compute @workgroup_size(64)
 fn claim_impostor_pixels(@builtin(workgroup_id) group: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) local: u32) {
-    let k = group.x + group.y * groups.x;
-    if k < impostor_count() {
-        walk_impostor(k, local, true);
-    }
+    walk_impostor(splat_part(group, groups), local, true);
 }
 
 // Each pixel an impostor owns, shaded: its crown's leaves or bark there,

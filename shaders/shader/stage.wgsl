@@ -57,19 +57,23 @@ fn floor_colour(p: vec3<f32>, distance: f32) -> vec3<f32> {
 fn fs_main(in: FullscreenVertex) -> @location(0) vec4<f32> {
     let ray = scene_ray(in.uv);
     let eye = scene.eye.xyz;
-    var colour = sky_colour(ray);
-    if ray.y < 0.0 && eye.y > 0.0 {
-        let t = -eye.y / ray.y;
-        let p = eye + ray * t;
-        // The stage's own fog, or the scene's where it has one (which the
-        // forest and the other layers share).
-        let own = 1.0 - exp(-params.fog * t);
-        let fog = select(own, fog_between(scene.light, eye, p), scene_fog_on(scene.light));
-        // The sky just above the horizon in the ray's bearing (a unit
-        // ray, as the sky's own: no seam where floor meets sky).
-        let sky_low = sky_colour(normalize(vec3<f32>(ray.x, 0.0, ray.z)));
-        let horizon = select(sky_low, scene.light.fog.rgb, scene_fog_on(scene.light));
-        colour = mix(floor_colour(p, t), horizon, fog);
+    if ray.y >= 0.0 || eye.y <= 0.0 {
+        return vec4<f32>(sky_colour(ray), 1.0);
     }
-    return vec4<f32>(colour, 1.0);
+    let t = -eye.y / ray.y;
+    let p = eye + ray * t;
+    // The stage's own fog, or the scene's where it has one (which the
+    // forest and the other layers share), into the scene's fog colour or
+    // else the sky just above the horizon in the ray's bearing (a unit
+    // ray, as the sky's own: no seam where floor meets sky). The sky is
+    // worked out only where it shows: its clouds are the dearest part of
+    // the stage at 4K.
+    var fog = 1.0 - exp(-params.fog * t);
+    var horizon = scene.light.fog.rgb;
+    if scene_fog_on(scene.light) {
+        fog = fog_between(scene.light, eye, p);
+    } else {
+        horizon = sky_colour(normalize(vec3<f32>(ray.x, 0.0, ray.z)));
+    }
+    return vec4<f32>(mix(floor_colour(p, t), horizon, fog), 1.0);
 }

@@ -3,7 +3,7 @@
 //! fragment that discarded where its crown had no leaves, which turns the
 //! early depth test off: every layer of a forest's overlapping squares was
 //! shaded, and on the GPU's few raster units the trees became the dearest
-//! pass of the frame. Here, each frame, a workgroup walks each impostor's
+//! pass of the frame. Here, each frame, a few workgroups walk each impostor's
 //! pixels keeping the nearest leafy hit of each (an atomic a pixel), a
 //! second walk marks which tree made it, a compute pass shades every
 //! marked pixel once straight into the layer's target (this GPU's
@@ -69,7 +69,7 @@ struct Bound {
 /// (nearest hits, then their trees) for a target of `size`.
 struct Walks {
     forest: ForestBuffers,
-    /// The dispatch, a workgroup an impostor (`splat_args` in WGSL).
+    /// The dispatch, a few workgroups an impostor (`splat_args` in WGSL).
     args: wgpu::Buffer,
     target: Option<PerPixel>,
 }
