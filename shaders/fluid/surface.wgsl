@@ -80,11 +80,33 @@ fn mirrored_pixel(r: vec3<f32>, size: vec2<i32>) -> vec2<i32> {
 }
 
 // White water over whatever is there: `amount` is foam-weighted
-// thickness, metres.
+// thickness, metres. Thin froth lets the water show through; only a
+// thick mat covers it.
 fn foam_over(amount: f32, lit: f32) -> vec4<f32> {
-    let cover = clamp(amount * 25.0, 0.0, 0.9);
+    let cover = 0.85 * (1.0 - exp(-amount * 14.0));
     let white = vec3<f32>(0.9, 0.95, 1.0) * lit * surface.foam;
     return vec4<f32>(white * cover, cover);
+}
+
+// Foam-weighted thickness around `pixel`: a white particle at show scale
+// is a pixel or two across, and alone they read as a dusting of white
+// dots; gathered over a disc that grows with the picture (the same froth
+// at 1080p and 4K), they read as froth, in patches and streaks.
+fn foam_around(pixel: vec2<i32>, size: vec2<i32>) -> f32 {
+    let reach = max(f32(size.y) / 540.0, 1.0);
+    var sum = textureLoad(thickness_in, pixel, 0).g * 3.0;
+    var weight = 3.0;
+    for (var k = 0; k < 8; k++) {
+        let turn = f32(k) * 0.7853982;
+        for (var ring = 1; ring <= 2; ring++) {
+            let offset = vec2<f32>(cos(turn), sin(turn)) * reach * f32(ring) + f32(ring - 1) * 0.5;
+            let at = clamp(pixel + vec2<i32>(round(offset)), vec2<i32>(0), size - 1);
+            let w = 1.5 / f32(ring);
+            sum += textureLoad(thickness_in, at, 0).g * w;
+            weight += w;
+        }
+    }
+    return sum / weight;
 }
 
 @fragment
@@ -93,9 +115,10 @@ fn fs_shade(in: FullscreenVertex) -> @location(0) vec4<f32> {
     let size = vec2<i32>(textureDimensions(depth_in));
     let depth = textureLoad(depth_in, pixel, 0).r;
     let layer = textureLoad(thickness_in, pixel, 0).rg;
+    let froth = foam_around(pixel, size);
     if depth >= EMPTY {
         // Spray flying alone: soft droplets of foam.
-        return foam_over(layer.g, 0.8) * surface.colour.a;
+        return foam_over(froth, 0.8) * surface.colour.a;
     }
     // Normals from the smoothed depth, the smaller difference on each axis.
     let p = view_position(pixel, depth);
@@ -130,7 +153,7 @@ fn fs_shade(in: FullscreenVertex) -> @location(0) vec4<f32> {
     let light = seen_in_view(camera.light);
     let glint = highlight(light, n, view, 160.0) * 3.0 + highlight(light, n, view, 30.0) * 0.2;
     let water = mix(seen, reflected, f) + glint;
-    let foam = foam_over(layer.g, 0.7 + 0.5 * max(dot(n, light.towards.xyz), 0.0));
+    let foam = foam_over(froth, 0.55 + 0.6 * max(dot(n, light.towards.xyz), 0.0));
     let lit = water * (1.0 - foam.a) + foam.rgb;
     // Thin edges fade out, so the silhouette is a meniscus, not beads.
     let alpha = surface.colour.a * smoothstep(0.0, OPAQUE_THICKNESS, thickness);
