@@ -187,6 +187,7 @@ fn a_lost_device_is_replaced_and_the_show_goes_on() {
     // A device of its own: the shared one must outlive this test.
     let choice = AdapterChoice {
         name: Some(support::adapter_name()),
+        ..AdapterChoice::default()
     };
     let gpu = Gpu::new(Gpu::instance(), &choice, None, ErrorLog::default()).checked("a device");
     let root = folder("install_device_loss");

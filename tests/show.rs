@@ -92,6 +92,7 @@ fn bench_reports_every_pass_of_a_layer() {
         show: ShowOptions {
             adapter: AdapterChoice {
                 name: Some(support::adapter_name()),
+                ..AdapterChoice::default()
             },
             ..ShowOptions::new(support::fixtures(), "")
         },

@@ -26,19 +26,30 @@ pub fn adapter_name() -> String {
 /// adapter is missing.
 pub fn gpu() -> Arc<Gpu> {
     static GPU: OnceLock<Arc<Gpu>> = OnceLock::new();
-    GPU.get_or_init(|| {
-        let choice = AdapterChoice {
-            name: Some(adapter_name()),
-        };
-        match Gpu::new(Gpu::instance(), &choice, None, ErrorLog::default()) {
-            Ok(gpu) => Arc::new(gpu),
-            Err(error) => panic!(
-                "GPU tests need the adapter {:?}: {error}. Install mesa-vulkan-drivers (make deps).",
-                adapter_name()
-            ),
-        }
-    })
-    .clone()
+    GPU.get_or_init(|| open_device(wgpu::Features::empty()))
+        .clone()
+}
+
+/// A second device on the same adapter without 64-bit atomics, for the
+/// paths that do without them.
+pub fn gpu_without_wide_atomics() -> Arc<Gpu> {
+    static GPU: OnceLock<Arc<Gpu>> = OnceLock::new();
+    GPU.get_or_init(|| open_device(sylva::gpu::WIDE_ATOMICS))
+        .clone()
+}
+
+fn open_device(leave_off: wgpu::Features) -> Arc<Gpu> {
+    let choice = AdapterChoice {
+        name: Some(adapter_name()),
+        leave_off,
+    };
+    match Gpu::new(Gpu::instance(), &choice, None, ErrorLog::default()) {
+        Ok(gpu) => Arc::new(gpu),
+        Err(error) => panic!(
+            "GPU tests need the adapter {:?}: {error}. Install mesa-vulkan-drivers (make deps).",
+            adapter_name()
+        ),
+    }
 }
 
 /// The test fixtures folder, used as a show folder.
@@ -60,8 +71,13 @@ pub fn show(project: PathBuf, preset: &str, format: wgpu::TextureFormat) -> Show
 
 /// A show on the shared device for `options`.
 pub fn start(options: ShowOptions, format: wgpu::TextureFormat) -> Show {
+    start_on_device(gpu(), options, format)
+}
+
+/// A show on `gpu` for `options`.
+pub fn start_on_device(gpu: Arc<Gpu>, options: ShowOptions, format: wgpu::TextureFormat) -> Show {
     let preset = options.preset.clone();
-    match start_on(gpu(), &options, format) {
+    match start_on(gpu, &options, format) {
         Ok(show) => show,
         Err(error) => panic!("starting preset {preset}: {error:#}"),
     }

@@ -6,7 +6,9 @@
 // it. Here a few workgroups walk each impostor's pixels, find where each
 // pixel meets its square and keep the nearest leafy hit by an atomic
 // (`splat_impostors`); a second walk marks which tree that was
-// (`claim_impostor_pixels`); then each such pixel is shaded once, for the
+// (`claim_impostor_pixels`), or, where the GPU has 64-bit atomics, one
+// walk keeps both at once (`splat_impostor_pairs` in
+// forest/impostor_pairs.wgsl); then each such pixel is shaded once, for the
 // tree that owns it, by compute straight into the layer's target
 // (`shade_impostor_pixels`: this GPU's fragment units are its narrow
 // part), and one fullscreen pass writes their depth alone into the
@@ -23,9 +25,9 @@
 @group(2) @binding(1) var atlas_normals: texture_2d_array<f32>;
 @group(2) @binding(2) var atlas_sampler: sampler;
 
-// Per pixel of the target, cleared to 0 each frame: the nearest leafy hit
-// (its depth, the bits inverted, so the largest key is the nearest), then
-// (seen from the camera) the tree that made it, its slot + 1.
+// Two words a pixel of the target, cleared to 0 each frame: the tree that
+// made its nearest leafy hit and that hit's key (`owner_word`,
+// `key_word`).
 @group(0) @binding(17) var<storage, read_write> per_pixel: array<atomic<u32>>;
 // The splat's dispatch: a few workgroups an impostor.
 @group(0) @binding(19) var<storage, read_write> splat_args: array<u32, 3>;
@@ -135,11 +137,6 @@ fn seen_from_light() -> bool {
     return camera.viewport.z == 0.0;
 }
 
-// Pixels of the target.
-fn pixel_count() -> u32 {
-    return u32(camera.viewport.x) * u32(camera.viewport.y);
-}
-
 // The point of a billboard's plane that pixel position `pixel` shows: where
 // the planes that project onto its column and its row (through the eye, or
 // along the light) meet the billboard's, from the rows of the projection,
@@ -227,57 +224,111 @@ fn billboard_box(b: Billboard) -> vec4<i32> {
     return vec4<i32>(first, max(last, first));
 }
 
-// Walks part `at.part` of impostor `at.impostor`'s pixels, thread `local`
-// of its workgroup taking every SPLAT_WORKGROUP-th of the part's:
-// keeping its nearest leafy hits, or with `claim`, marking as its own the
-// pixels whose nearest hit it made.
-fn walk_impostor(at: SplatPart, local: u32, claim: bool) {
+// One part of an impostor's walk: its tree and its square, and the
+// pixels of its box on screen (`pixels` of them, `width` a row from
+// `first`) that this part takes.
+struct Walk {
+    shown: bool,
+    slot: u32,
+    b: Billboard,
+    first: vec2<u32>,
+    width: u32,
+    pixels: u32,
+    // The walk's first pixel for thread 0 and its stride.
+    start: u32,
+    stride: u32,
+}
+
+fn start_walk(at: SplatPart) -> Walk {
+    var walk: Walk;
     if at.impostor >= impostor_count() || at.part >= at.parts {
-        return;
+        return walk;
     }
-    let slot = impostor_slot(at.impostor);
-    let b = billboard(slot, seen_from_light());
-    if !b.shown {
-        return;
-    }
-    let box = billboard_box(b);
-    let level = atlas_level(billboard_footprint(b));
-    let width = u32(box.z - box.x);
-    let pixels = width * u32(box.w - box.y);
-    let row = u32(camera.viewport.x);
-    for (var i = at.part * SPLAT_WORKGROUP + local; i < pixels; i += at.parts * SPLAT_WORKGROUP) {
-        let pixel = vec2<u32>(box.xy) + vec2<u32>(i % width, i / width);
-        let hit = billboard_hit(b, vec2<f32>(pixel) + 0.5);
-        if !hit.inside {
-            continue;
-        }
-        let at = pixel.y * row + pixel.x;
-        // Positive floats order as their bits.
-        let key = ~bitcast<u32>(hit.depth);
-        if claim {
-            // Within a few ulps either way: the two walks are compiled
-            // apart. A nearer square, clear here, is far more than that.
-            // Where two trees tie, the higher slot keeps it, whichever
-            // walks first, so that renders repeat.
-            let kept = atomicLoad(&per_pixel[at]);
-            if kept != 0u && key + CLAIM_ULPS >= kept && key <= kept + CLAIM_ULPS {
-                atomicMax(&per_pixel[pixel_count() + at], slot + 1u);
-            }
-        } else if textureSampleLevel(atlas_leaves, atlas_sampler, hit.uv, b.view, level).a >= 0.5
-            && key > atomicLoad(&per_pixel[at]) {
-            atomicMax(&per_pixel[at], key);
-        }
-    }
+    walk.slot = impostor_slot(at.impostor);
+    walk.b = billboard(walk.slot, seen_from_light());
+    walk.shown = walk.b.shown;
+    let box = billboard_box(walk.b);
+    walk.first = vec2<u32>(box.xy);
+    walk.width = u32(box.z - box.x);
+    walk.pixels = walk.width * u32(box.w - box.y);
+    walk.start = at.part * SPLAT_WORKGROUP;
+    walk.stride = at.parts * SPLAT_WORKGROUP;
+    return walk;
+}
+
+// Pixel `i` of a walk where it meets the square: its index in the target,
+// the depth's key (positive floats order as their bits, inverted so the
+// nearest is the largest) and the atlas texel there.
+struct WalkedPixel {
+    at: u32,
+    key: u32,
+    inside: bool,
+    uv: vec2<f32>,
+}
+
+fn walked_pixel(walk: Walk, i: u32) -> WalkedPixel {
+    let pixel = walk.first + vec2<u32>(i % walk.width, i / walk.width);
+    let hit = billboard_hit(walk.b, vec2<f32>(pixel) + 0.5);
+    let at = pixel.y * u32(camera.viewport.x) + pixel.x;
+    return WalkedPixel(at, ~bitcast<u32>(hit.depth), hit.inside, hit.uv);
+}
+
+// The mip level of the atlas a pixel of a walk spans.
+fn walk_level(walk: Walk) -> f32 {
+    return atlas_level(billboard_footprint(walk.b));
+}
+
+// Whether the crown has leaves where a walked pixel meets its square, read
+// at mip level `level`.
+fn leafy(walk: Walk, met: WalkedPixel, level: f32) -> bool {
+    return textureSampleLevel(atlas_leaves, atlas_sampler, met.uv, walk.b.view, level).a >= 0.5;
+}
+
+// Each pixel's two words in `per_pixel`: the tree that owns it (its slot
+// + 1) and the key of its nearest leafy hit; read as one little-endian
+// 64-bit word, the key is the high half, so the widest atomics keep both
+// at once (forest/impostor_pairs.wgsl).
+fn owner_word(at: u32) -> u32 {
+    return at * 2u;
+}
+
+fn key_word(at: u32) -> u32 {
+    return at * 2u + 1u;
 }
 
 @compute @workgroup_size(64)
 fn splat_impostors(@builtin(workgroup_id) group: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) local: u32) {
-    walk_impostor(splat_part(group, groups), local, false);
+    let walk = start_walk(splat_part(group, groups));
+    if !walk.shown {
+        return;
+    }
+    let level = walk_level(walk);
+    for (var i = walk.start + local; i < walk.pixels; i += walk.stride) {
+        let met = walked_pixel(walk, i);
+        let kept = key_word(met.at);
+        if met.inside && met.key > atomicLoad(&per_pixel[kept]) && leafy(walk, met, level) {
+            atomicMax(&per_pixel[kept], met.key);
+        }
+    }
 }
 
 @compute @workgroup_size(64)
 fn claim_impostor_pixels(@builtin(workgroup_id) group: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>, @builtin(local_invocation_index) local: u32) {
-    walk_impostor(splat_part(group, groups), local, true);
+    let walk = start_walk(splat_part(group, groups));
+    if !walk.shown {
+        return;
+    }
+    for (var i = walk.start + local; i < walk.pixels; i += walk.stride) {
+        let met = walked_pixel(walk, i);
+        // Within a few ulps either way: the two walks are compiled apart.
+        // A nearer square, clear here, is far more than that. Where two
+        // trees tie, the higher slot keeps it, whichever walks first, so
+        // that renders repeat.
+        let kept = atomicLoad(&per_pixel[key_word(met.at)]);
+        if met.inside && kept != 0u && met.key + CLAIM_ULPS >= kept && met.key <= kept + CLAIM_ULPS {
+            atomicMax(&per_pixel[owner_word(met.at)], walk.slot + 1u);
+        }
+    }
 }
 
 // Each pixel an impostor owns, shaded: its crown's leaves or bark there,
@@ -290,7 +341,7 @@ fn shade_impostor_pixels(@builtin(global_invocation_id) global: vec3<u32>, @buil
     if pixel.x < 0 {
         return;
     }
-    let own = atomicLoad(&per_pixel[pixel_count() + u32(pixel.y) * u32(camera.viewport.x) + u32(pixel.x)]);
+    let own = atomicLoad(&per_pixel[owner_word(u32(pixel.y) * u32(camera.viewport.x) + u32(pixel.x))]);
     if own == 0u {
         return;
     }
@@ -325,10 +376,10 @@ struct ResolvedImpostor {
 fn fs_impostor_resolve(at: FullscreenVertex) -> ResolvedImpostor {
     let pixel = vec2<u32>(at.position.xy);
     let index = pixel.y * u32(camera.viewport.x) + pixel.x;
-    if atomicLoad(&per_pixel[pixel_count() + index]) == 0u {
+    if atomicLoad(&per_pixel[owner_word(index)]) == 0u {
         discard;
     }
-    let depth = bitcast<f32>(~atomicLoad(&per_pixel[index]));
+    let depth = bitcast<f32>(~atomicLoad(&per_pixel[key_word(index)]));
     return ResolvedImpostor(vec4<f32>(0.0), depth);
 }
 
@@ -337,7 +388,7 @@ fn fs_impostor_resolve(at: FullscreenVertex) -> ResolvedImpostor {
 @fragment
 fn fs_impostor_cast(at: FullscreenVertex) -> @builtin(frag_depth) f32 {
     let texel = vec2<u32>(at.position.xy);
-    let kept = atomicLoad(&per_pixel[texel.y * u32(camera.viewport.x) + texel.x]);
+    let kept = atomicLoad(&per_pixel[key_word(texel.y * u32(camera.viewport.x) + texel.x)]);
     if kept == 0u {
         discard;
     }

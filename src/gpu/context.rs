@@ -43,13 +43,22 @@ pub struct AdapterChoice {
     /// Substring of the adapter name (case-insensitive); `None` picks the
     /// best one, a discrete GPU first.
     pub name: Option<String>,
+    /// Features the device goes without even where the adapter has them.
+    pub leave_off: wgpu::Features,
 }
+
+/// 64-bit integers and their atomic maximum in shaders, together.
+pub const WIDE_ATOMICS: wgpu::Features =
+    wgpu::Features::SHADER_INT64.union(wgpu::Features::SHADER_INT64_ATOMIC_MIN_MAX);
 
 impl AdapterChoice {
     /// `--adapter NAME` if given, else the `SYLVA_ADAPTER` variable.
     pub fn from_cli(name: Option<String>) -> Self {
         let name = name.or_else(|| std::env::var(ADAPTER_ENV).ok().filter(|s| !s.is_empty()));
-        Self { name }
+        Self {
+            name,
+            leave_off: wgpu::Features::empty(),
+        }
     }
 }
 
@@ -110,11 +119,14 @@ impl Gpu {
         // adapter has it, so the master section can store a window's
         // picture by compute (`engine::picture::Picture`); timestamps
         // between passes where it has them, so a frame's GPU span holds the
-        // copies outside its passes too.
+        // copies outside its passes too; 64-bit atomic maxima, with which
+        // the forest's impostors are walked once, not twice. A choice may
+        // leave some off (tests of the paths without them).
         let wanted = wgpu::Features::TIMESTAMP_QUERY
             | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS
-            | wgpu::Features::BGRA8UNORM_STORAGE;
-        let required_features = adapter.features() & wanted;
+            | wgpu::Features::BGRA8UNORM_STORAGE
+            | WIDE_ATOMICS;
+        let required_features = adapter.features() & wanted - choice.leave_off;
         let descriptor = wgpu::DeviceDescriptor {
             label: Some("sylva"),
             required_features,

@@ -19,7 +19,7 @@ mod target;
 pub mod wgsl;
 
 pub use build_error::BuildError;
-pub use context::{ADAPTER_ENV, AdapterChoice, Gpu, GpuError, skip_device_select};
+pub use context::{ADAPTER_ENV, AdapterChoice, Gpu, GpuError, WIDE_ATOMICS, skip_device_select};
 pub use fullscreen::{DepthWriter, FullscreenPipeline, RASTERIZE_ENV};
 pub use layouts::{GPU_LAYOUTS, UniformLayout, mismatches as layout_mismatches};
 pub use profiler::{FrameTimes, GpuProfiler, PassTime};

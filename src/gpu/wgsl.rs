@@ -184,10 +184,15 @@ impl Composed {
         let module = naga::front::wgsl::parse_str(&self.text).map_err(|e| {
             ShaderError::Invalid(self.describe(e.location(&self.text), e.message(), &[]))
         })?;
-        let mut validator = naga::valid::Validator::new(
-            naga::valid::ValidationFlags::all(),
-            naga::valid::Capabilities::default(),
-        );
+        // 64-bit integers and their atomic maximum pass here: the forest
+        // walks with them where the device has them (it asks for them
+        // where the adapter offers them), and a device without them
+        // refuses such a module when it is built, under its file's name.
+        let capabilities = naga::valid::Capabilities::default()
+            | naga::valid::Capabilities::SHADER_INT64
+            | naga::valid::Capabilities::SHADER_INT64_ATOMIC_MIN_MAX;
+        let mut validator =
+            naga::valid::Validator::new(naga::valid::ValidationFlags::all(), capabilities);
         validator.validate(&module).map_err(|e| {
             let mut causes = Vec::new();
             let mut cause = std::error::Error::source(e.as_inner());

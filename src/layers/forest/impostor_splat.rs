@@ -5,7 +5,9 @@
 //! shaded, and on the GPU's few raster units the trees became the dearest
 //! pass of the frame. Here, each frame, a few workgroups walk each impostor's
 //! pixels keeping the nearest leafy hit of each (an atomic a pixel), a
-//! second walk marks which tree made it, a compute pass shades every
+//! second walk marks which tree made it (or, where the device has 64-bit
+//! atomics, one walk keeps the hit and its tree at once), a compute pass
+//! shades every
 //! marked pixel once straight into the layer's target (this GPU's
 //! fragment units are its narrow part: the light's arithmetic cost them
 //! milliseconds at 4K, and so did a fullscreen pass that copied the
@@ -20,9 +22,10 @@ use crate::engine::shadow::{SHADOW_SIZE, ShadowMap, cut_out_caster_pipeline};
 use crate::gpu::compute::{Binding, Kernel, read_buffer, storage_buffer};
 use crate::gpu::raster::{Attachments, Depth, buffers_group, instanced_pipeline};
 use crate::gpu::wgsl::Composer;
-use crate::gpu::{BuildError, Gpu, GpuProfiler, HDR_FORMAT, ReadbackError};
+use crate::gpu::{BuildError, Gpu, GpuProfiler, HDR_FORMAT, ReadbackError, WIDE_ATOMICS};
 
 const FILE: &str = "forest/impostor_splat.wgsl";
+const PAIRS_FILE: &str = "forest/impostor_pairs.wgsl";
 
 /// What the kernels and the shading bind of the forest's, by binding: the
 /// camera (the scene's or the key light's), the look, species, trees, the
@@ -44,6 +47,9 @@ pub struct ImpostorSplat {
     size: Kernel,
     splat: Kernel,
     claim: Kernel,
+    /// The one walk that keeps each pixel's hit and tree together, where
+    /// the device has 64-bit atomics.
+    pairs: Option<Kernel>,
     /// The camera's marked pixels shaded.
     shade: Kernel,
     /// Their depth into the scene's, and the light's texels' depth into
@@ -56,9 +62,10 @@ pub struct ImpostorSplat {
 /// A (new) forest's buffers and atlas as the splat binds them, and each
 /// view's walks.
 struct Bound {
-    /// Each walk's (empty) group 1 and the atlas's leaves at its group 2
-    /// (automatic layouts are each their pipeline's own).
-    walking: [[wgpu::BindGroup; 2]; 2],
+    /// The (empty) group 1 and the atlas's leaves at group 2 of the walks
+    /// that read the leaves (automatic layouts are each their pipeline's
+    /// own): the first walk's and the paired walk's.
+    walking: [Option<[wgpu::BindGroup; 2]>; 2],
     /// The atlas as the shading binds it (its group 2).
     shaded: wgpu::BindGroup,
     camera: Walks,
@@ -81,6 +88,8 @@ struct PerPixel {
     splat: Binding,
     /// The second walk's, seen by the camera (the light needs no trees).
     claim: Option<Binding>,
+    /// The paired walk's, where the device has it.
+    pairs: Option<Binding>,
     /// The fullscreen pass's group 0.
     resolve: wgpu::BindGroup,
     /// Seen by the camera, the shading's buffers.
@@ -111,10 +120,14 @@ impl ImpostorSplat {
             let cast = cut_out_caster_pipeline(&gpu.device, &module, vertex, fragment, label);
             Ok::<_, BuildError>((resolve, cast))
         })?;
+        let wide = gpu.device.features().contains(WIDE_ATOMICS);
         Ok(Self {
             size: Kernel::new(gpu, assets, FILE, "size_impostor_splat")?,
             splat: Kernel::new(gpu, assets, FILE, "splat_impostors")?,
             claim: Kernel::new(gpu, assets, FILE, "claim_impostor_pixels")?,
+            pairs: wide
+                .then(|| Kernel::new(gpu, assets, PAIRS_FILE, "splat_impostor_pairs"))
+                .transpose()?,
             shade: Kernel::new(gpu, assets, FILE, "shade_impostor_pixels")?,
             resolve,
             cast,
@@ -135,9 +148,11 @@ impl ImpostorSplat {
         [camera, light]: [ForestBuffers; 2],
         atlas: &ImpostorAtlas,
     ) {
-        let walking = [&self.splat, &self.claim].map(|kernel| {
-            let nothing = kernel.group_at(gpu, 1, &[]);
-            [nothing, atlas.leaves_group(gpu, &kernel.layout_at(2))]
+        let walking = [Some(&self.splat), self.pairs.as_ref()].map(|kernel| {
+            kernel.map(|kernel| {
+                let nothing = kernel.group_at(gpu, 1, &[]);
+                [nothing, atlas.leaves_group(gpu, &kernel.layout_at(2))]
+            })
         });
         let walks = |forest, label| Walks {
             forest,
@@ -165,9 +180,8 @@ impl ImpostorSplat {
         if walks.target.as_ref().is_some_and(|t| t.size == size) {
             return;
         }
-        // The nearest hits, then (seen by the camera) their trees.
-        let words =
-            u64::from(size[0]) * u64::from(size[1]) * if seen == Seen::ByCamera { 2 } else { 1 };
+        // Each pixel's tree and nearest hit.
+        let words = u64::from(size[0]) * u64::from(size[1]) * 2;
         let per_pixel = storage_buffer(
             gpu,
             "forest.impostor_pixels",
@@ -175,8 +189,10 @@ impl ImpostorSplat {
             wgpu::BufferUsages::empty(),
         );
         let forest = &walks.forest;
-        // Both walks bind the same: one function walks for either.
-        let walked = chosen(forest, &[0, 1, 3, 4, 7, 8, 9, 16], &[(17, &per_pixel)]);
+        // Every walk binds the same: it walks as any other does.
+        let used = [0, 1, 3, 4, 7, 8, 9, 16];
+        let walked = chosen(forest, &used, &[(17, &per_pixel)]);
+        let paired = chosen(forest, &used, &[(18, &per_pixel)]);
         let read = chosen(forest, &[0], &[(17, &per_pixel)]);
         let resolve = buffers_group(&gpu.device, pipeline, "forest.impostors", &read);
         let shading = (seen == Seen::ByCamera).then(|| {
@@ -191,6 +207,7 @@ impl ImpostorSplat {
             sizing,
             splat: self.splat.bind(gpu, &walked),
             claim: (seen == Seen::ByCamera).then(|| self.claim.bind(gpu, &walked)),
+            pairs: self.pairs.as_ref().map(|kernel| kernel.bind(gpu, &paired)),
             resolve,
             shading,
             per_pixel,
@@ -218,21 +235,21 @@ impl ImpostorSplat {
             timestamp_writes: profiler.compute_pass(label),
         });
         self.size.dispatch(&mut pass, &target.sizing, 1, 1);
-        let [splat, claim] = &bound.walking;
-        let walked = [
-            (&self.splat, Some(&target.splat), splat),
-            (&self.claim, target.claim.as_ref(), claim),
-        ];
-        for (kernel, binding, [nothing, leaves]) in walked {
-            if let Some(binding) = binding {
-                kernel.dispatch_indirect_with(
-                    &mut pass,
-                    binding,
-                    &[nothing, leaves],
-                    &walks.args,
-                    0,
-                );
-            }
+        // The paired walk, or the first and (seen by the camera) the claim,
+        // which reads no leaves.
+        let [splat, pairs] = &bound.walking;
+        let walked = match (&self.pairs, &target.pairs) {
+            (Some(kernel), Some(binding)) => vec![(kernel, binding, groups_of(pairs))],
+            _ => [
+                (&self.splat, Some(&target.splat), groups_of(splat)),
+                (&self.claim, target.claim.as_ref(), Vec::new()),
+            ]
+            .into_iter()
+            .filter_map(|(kernel, binding, groups)| Some((kernel, binding?, groups)))
+            .collect(),
+        };
+        for (kernel, binding, groups) in walked {
+            kernel.dispatch_indirect_with(&mut pass, binding, &groups, &walks.args, 0);
         }
     }
 
@@ -308,13 +325,11 @@ impl ImpostorSplat {
         };
         let count = (target.size[0] * target.size[1]) as usize;
         let words: Vec<u32> = read_buffer(gpu, &target.per_pixel, count * 2)?;
-        let (kept, owners) = words.split_at(count);
-        let kept_pixels = kept.iter().filter(|key| **key != 0);
-        let unclaimed = kept
-            .iter()
-            .zip(owners)
-            .filter(|(key, owner)| **key != 0 && **owner == 0);
-        Ok([kept_pixels.count() as u32, unclaimed.count() as u32])
+        // Two words a pixel: its owner, then its nearest hit's key.
+        let pixels = words.chunks_exact(2);
+        let kept = pixels.clone().filter(|pair| pair[1] != 0);
+        let unclaimed = pixels.filter(|pair| pair[1] != 0 && pair[0] == 0);
+        Ok([kept.count() as u32, unclaimed.count() as u32])
     }
 
     fn ready(&self, seen: Seen) -> Option<(&Bound, &Walks, &PerPixel)> {
@@ -325,6 +340,12 @@ impl ImpostorSplat {
         };
         Some((bound, walks, walks.target.as_ref()?))
     }
+}
+
+/// A walk's groups after its first: none, or its (empty) group 1 and its
+/// leaves.
+fn groups_of(walking: &Option<[wgpu::BindGroup; 2]>) -> Vec<&wgpu::BindGroup> {
+    walking.iter().flatten().collect()
 }
 
 /// The buffers of `forest` at the bindings `used`, then `more`.

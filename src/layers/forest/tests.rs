@@ -537,25 +537,43 @@ fn culling_draws_near_trees_whole_far_ones_as_silhouettes_and_tiny_ones_not_at_a
 #[test]
 fn impostors_drawn_by_compute_give_every_pixel_they_keep_to_a_tree() {
     let root = forest_show("forest_impostor_pixels", "", &[]);
-    let mut show = support::show(root.clone(), "f", sylva::gpu::OUTPUT_FORMAT);
-    let mut output = output(&show, [192, 108]);
-    let mut pixels_at = |show: &mut sylva::show::Show, distance: f32| {
-        let count = counted_from(show, &mut output, distance);
-        (count("impostor_pixels"), count("impostor_pixels_unclaimed"))
-    };
-    let (kept, unclaimed) = pixels_at(&mut show, 1.0);
-    assert!(
-        kept > 192 * 108 / 10,
-        "the impostors' leaves cover {kept} of {} pixels",
-        192 * 108
-    );
-    assert_eq!(unclaimed, 0, "pixels of leaves no tree claimed, of {kept}");
-    let (kept_close, unclaimed) = pixels_at(&mut show, 0.3);
-    assert_eq!(unclaimed, 0, "closer: unclaimed of {kept_close}");
+    // One walk with 64-bit atomics (the software adapter has them), two
+    // walks on a device without them: the same pixels kept, each claimed.
+    let devices = [
+        ("one walk", support::gpu()),
+        ("two walks", support::gpu_without_wide_atomics()),
+    ];
+    let mut kept_by = Vec::new();
+    for (walks, gpu) in devices {
+        let options = sylva::show::ShowOptions::new(root.clone(), "f");
+        let mut show = support::start_on_device(gpu, options, sylva::gpu::OUTPUT_FORMAT);
+        let mut output = output(&show, [192, 108]);
+        let mut pixels_at = |show: &mut sylva::show::Show, distance: f32| {
+            let count = counted_from(show, &mut output, distance);
+            (count("impostor_pixels"), count("impostor_pixels_unclaimed"))
+        };
+        let (kept, unclaimed) = pixels_at(&mut show, 1.0);
+        assert!(
+            kept > 192 * 108 / 10,
+            "{walks}: the impostors' leaves cover {kept} of {} pixels",
+            192 * 108
+        );
+        assert_eq!(
+            unclaimed, 0,
+            "{walks}: pixels of leaves no tree claimed, of {kept}"
+        );
+        let (kept_close, unclaimed) = pixels_at(&mut show, 0.3);
+        assert_eq!(unclaimed, 0, "{walks}, closer: unclaimed of {kept_close}");
+        assert_eq!(
+            pixels_at(&mut show, 10_000.0),
+            (0, 0),
+            "{walks}: from far away every tree is under a pixel"
+        );
+        kept_by.push((kept, kept_close));
+    }
     assert_eq!(
-        pixels_at(&mut show, 10_000.0),
-        (0, 0),
-        "from far away every tree is under a pixel"
+        kept_by[0], kept_by[1],
+        "one walk and two keep the same pixels"
     );
     std::fs::remove_dir_all(root).ok();
 }
