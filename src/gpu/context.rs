@@ -126,7 +126,7 @@ impl Gpu {
             | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS
             | wgpu::Features::BGRA8UNORM_STORAGE
             | WIDE_ATOMICS;
-        let required_features = adapter.features() & wanted - choice.leave_off;
+        let required_features = adapter.features() & (wanted - choice.leave_off);
         let descriptor = wgpu::DeviceDescriptor {
             label: Some("sylva"),
             required_features,
