@@ -93,15 +93,16 @@ fn foam_over(amount: f32, lit: f32) -> vec4<f32> {
 // dots; gathered over a disc that grows with the picture (the same froth
 // at 1080p and 4K), they read as froth, in patches and streaks.
 fn foam_around(pixel: vec2<i32>, size: vec2<i32>) -> f32 {
-    let reach = max(f32(size.y) / 540.0, 1.0);
-    var sum = textureLoad(thickness_in, pixel, 0).g * 3.0;
-    var weight = 3.0;
-    for (var k = 0; k < 8; k++) {
-        let turn = f32(k) * 0.7853982;
-        for (var ring = 1; ring <= 2; ring++) {
-            let offset = vec2<f32>(cos(turn), sin(turn)) * reach * f32(ring) + f32(ring - 1) * 0.5;
+    // A 5x5 grid, Gaussian-weighted, its taps a pixel apart at 1080p and
+    // two at 4K: a lone droplet a soft round blob, not a star of taps.
+    let spacing = max(round(f32(size.y) / 1080.0), 1.0);
+    var sum = 0.0;
+    var weight = 0.0;
+    for (var y = -2; y <= 2; y++) {
+        for (var x = -2; x <= 2; x++) {
+            let offset = vec2<f32>(f32(x), f32(y)) * spacing;
             let at = clamp(pixel + vec2<i32>(round(offset)), vec2<i32>(0), size - 1);
-            let w = 1.5 / f32(ring);
+            let w = exp(-f32(x * x + y * y) * 0.5);
             sum += textureLoad(thickness_in, at, 0).g * w;
             weight += w;
         }
