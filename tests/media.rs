@@ -541,3 +541,108 @@ fn a_yuv_clip_is_converted_on_the_gpu_as_ffmpeg_converts_it() {
         "converted on the GPU: {said}"
     );
 }
+
+/// Advances `source` each 10 ms until `done` says what it gave is enough,
+/// or `seconds` pass; what it gave last.
+fn advanced_until(
+    source: &mut dyn sylva::engine::inputs::source::TextureSource,
+    seconds: f64,
+    done: impl Fn(&Result<Option<DecodedImage>, String>) -> bool,
+) -> Result<Option<DecodedImage>, String> {
+    use sylva::engine::inputs::source::Playing;
+    let playing = Playing {
+        dt: 0.01,
+        transport: Default::default(),
+        lockstep: false,
+    };
+    let cameras = TestCameras {
+        plugged: Arc::new(AtomicBool::new(false)),
+    };
+    let start = std::time::Instant::now();
+    loop {
+        let given = source.advance(playing, &cameras).map_err(|e| e.to_string());
+        if done(&given) || start.elapsed().as_secs_f64() > seconds {
+            return given;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[test]
+fn an_ndi_source_shows_the_pictures_sent_goes_black_when_it_vanishes_and_comes_back() {
+    use sylva::engine::inputs::ndi::{LOST_AFTER, NdiSource};
+    let log = support::out_dir().join("ndi_in_stub.log");
+    let library = support::ndi_stub("in", &log);
+    let control = support::control_file(&log);
+    std::fs::remove_file(&control).ok();
+    // A part of the source's name finds it: "STUB (Test Pattern)".
+    let mut source = NdiSource::open("test pattern", vec![library]);
+    let picture = advanced_until(&mut source, 10.0, |given| matches!(given, Ok(Some(_))));
+    let picture = picture
+        .checked("a picture from the stub")
+        .checked("a picture within 10 s");
+    assert_eq!(picture.size, [64, 36]);
+    // Pixel (x, y) is (4x, 7y, the frame's number, 255), read past the
+    // stub's padded rows.
+    for (x, y) in [(0, 0), (10, 5), (63, 35)] {
+        let at = (y * 64 + x) * 4;
+        assert_eq!(
+            picture.rgba[at..at + 2],
+            [4 * x as u8, 7 * y as u8],
+            "({x}, {y})"
+        );
+        assert_eq!(picture.rgba[at + 3], 255);
+    }
+    let number = picture.rgba[2];
+    let later = advanced_until(
+        &mut source,
+        5.0,
+        |given| matches!(given, Ok(Some(p)) if p.rgba[2] != number),
+    );
+    assert!(
+        matches!(later, Ok(Some(_))),
+        "the pictures move on: {later:?}"
+    );
+    // Gone: the last picture stays a while (no error yet), then the
+    // source is lost, black, with the reason on screen.
+    std::fs::write(&control, "gone").checked("sending the source away");
+    std::thread::sleep(Duration::from_millis(300));
+    let quiet = advanced_until(&mut source, 0.1, |_| false);
+    assert!(matches!(quiet, Ok(None)), "{quiet:?}");
+    assert!(sylva::engine::inputs::source::TextureSource::black_when_lost(&source));
+    let lost = advanced_until(&mut source, LOST_AFTER.as_secs_f64() + 5.0, Result::is_err);
+    let why = lost.err().checked("an error once the source is silent");
+    assert!(why.contains("ndi:test pattern"), "{why}");
+    // Back: pictures again, by itself.
+    std::fs::remove_file(&control).checked("bringing the source back");
+    let back = advanced_until(&mut source, 10.0, |given| matches!(given, Ok(Some(_))));
+    assert!(
+        matches!(back, Ok(Some(_))),
+        "the source came back: {back:?}"
+    );
+}
+
+#[test]
+fn ndi_sources_are_texture_names_check_accepts() {
+    use sylva::engine::inputs::check_name;
+    assert!(check_name("ndi:STUDIO (OBS)").is_ok());
+    assert!(check_name("ndi:").is_err());
+    assert!(check_name("ndi:   ").is_err());
+}
+
+#[test]
+fn the_ndi_finder_lists_the_sources_on_the_network_as_texture_names() {
+    use sylva::engine::inputs::ndi::NdiFinder;
+    let log = support::out_dir().join("ndi_find_stub.log");
+    let library = support::ndi_stub("find", &log);
+    std::fs::remove_file(support::control_file(&log)).ok();
+    let finder = NdiFinder::start(vec![library]);
+    let start = std::time::Instant::now();
+    while finder.sources().is_empty() && start.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(finder.sources(), ["ndi:STUB (Test Pattern)"]);
+    let without = NdiFinder::start(vec![PathBuf::from("/nonexistent/libndi.so.6")]);
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(without.sources().is_empty(), "no runtime, no sources");
+}

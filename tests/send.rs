@@ -63,25 +63,10 @@ fn tap(show: &Show, make: MakeSink) -> Tap {
     .checked("a tap")
 }
 
-/// Builds the stand-in NDI runtime, logging to `log`.
-fn ndi_stub(log: &Path) -> PathBuf {
-    let library = support::out_dir().join("libndi_stub.so");
-    let source = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ndi/stub.c");
-    let status = Command::new("cc")
-        .args(["-shared", "-fPIC", "-O1", "-o"])
-        .arg(&library)
-        .arg(format!("-DSTUB_LOG=\"{}\"", log.display()))
-        .arg(&source)
-        .status()
-        .checked("running the C compiler");
-    assert!(status.success(), "cc failed to build the NDI stub");
-    library
-}
-
 #[test]
 fn an_ndi_runtime_receives_every_frame_the_tap_reads_back() {
     let log = support::out_dir().join("ndi_stub.log");
-    let library = ndi_stub(&log);
+    let library = support::ndi_stub("send", &log);
     let mut show = show("send_ndi");
     let make: MakeSink = Box::new(move |_| {
         NdiSender::open_from(std::slice::from_ref(&library), "sylva test", 30.0)

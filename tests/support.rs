@@ -3,7 +3,7 @@
 //! default, so golden images do not depend on the machine's GPU) and a
 //! helper to build a show on it.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use sylva::base::status::ErrorLog;
@@ -62,6 +62,30 @@ pub fn out_dir() -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/out");
     std::fs::create_dir_all(&dir).checked("writing the test show");
     dir
+}
+
+/// Builds the stand-in NDI runtime (`tests/fixtures/ndi/stub.c`) as
+/// `libndi_NAME.so`, logging to `log`; its source is away while the file
+/// `log` with `.control` added holds `gone`.
+pub fn ndi_stub(name: &str, log: &Path) -> PathBuf {
+    let library = out_dir().join(format!("libndi_{name}.so"));
+    let control = control_file(log);
+    let source = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ndi/stub.c");
+    let status = std::process::Command::new("cc")
+        .args(["-shared", "-fPIC", "-O1", "-o"])
+        .arg(&library)
+        .arg(format!("-DSTUB_LOG=\"{}\"", log.display()))
+        .arg(format!("-DSTUB_CONTROL=\"{}\"", control.display()))
+        .arg(&source)
+        .status()
+        .checked("running the C compiler");
+    assert!(status.success(), "cc failed to build the NDI stub");
+    library
+}
+
+/// The file that sends the NDI stub logging to `log` away (`gone`).
+pub fn control_file(log: &Path) -> PathBuf {
+    log.with_extension("control")
 }
 
 /// A show on the shared device with `preset` loaded from `project`.

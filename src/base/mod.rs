@@ -10,6 +10,7 @@ pub mod child;
 pub mod clock;
 pub mod files;
 pub mod latest;
+pub mod ndi;
 pub mod nearest;
 pub mod opener;
 pub mod rebuild;

@@ -77,6 +77,9 @@ pub struct Catalogue {
     pub playlist: Option<String>,
     /// What a shader layer's `file` may name: the show's shader library.
     pub shaders: Vec<String>,
+    /// The NDI sources on the network, as texture inputs name them
+    /// (`ndi:NAME`).
+    pub ndi_sources: Vec<String>,
     /// The controls pinned to the phone page's favourites, as the JSON
     /// list of their addresses kept in the show folder.
     pub favourites: String,

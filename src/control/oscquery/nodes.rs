@@ -286,6 +286,10 @@ fn parameter(spec: &ParamSpec, value: &Value, catalogue: &Catalogue) -> Json {
     if let Some(control) = control {
         node["SYLVA_CONTROL"] = json!(control);
     }
+    // And the NDI sources on the network a texture input may name.
+    if spec.kind == ParamKind::Texture && !catalogue.ndi_sources.is_empty() {
+        node["SYLVA_SOURCES"] = json!(catalogue.ndi_sources);
+    }
     node
 }
 
@@ -309,6 +313,7 @@ mod tests {
             ParamSpec::list("a.l", 5, 0.0, 1.0).read_only(),
             ParamSpec::text("a.t", "hello"),
             ParamSpec::path("shader.fx.file", "shader/aurora.wgsl"),
+            ParamSpec::texture("shader.fx.input", ""),
         ] {
             registry.register(spec);
         }
@@ -316,6 +321,7 @@ mod tests {
         let catalogue = Catalogue {
             presets: vec!["one".into()],
             shaders: vec!["isf/kaleidoscope.fs".into(), "shader/aurora.wgsl".into()],
+            ndi_sources: vec!["ndi:STUDIO (OBS)".into()],
             ..Catalogue::default()
         };
         shared.publish(&registry, &catalogue);
@@ -332,6 +338,14 @@ mod tests {
         assert_eq!(file["SYLVA_CONTROL"], "shader");
         assert_eq!(file["VALUE"], json!(["shader/aurora.wgsl"]));
         assert!(tree("/sylva/a/t")["RANGE"].is_null(), "other text is free");
+    }
+
+    #[test]
+    fn a_texture_input_offers_the_ndi_sources_on_the_network() {
+        let input = tree("/sylva/shader/fx/input");
+        assert_eq!(input["SYLVA_CONTROL"], "source");
+        assert_eq!(input["SYLVA_SOURCES"], json!(["ndi:STUDIO (OBS)"]));
+        assert!(tree("/sylva/a/t")["SYLVA_SOURCES"].is_null());
     }
 
     fn tree(url: &str) -> Json {

@@ -332,7 +332,8 @@ fn parameter_editors(ui: &mut egui::Ui, show: &mut Show, selected: &mut Option<S
         .iter()
         .any(|(spec, _)| spec.kind == ParamKind::Texture);
     let sources = if textures {
-        texture_sources(show)
+        let ndi = show.catalogue().ndi_sources.clone();
+        texture_sources(show, ndi)
     } else {
         Vec::new()
     };
@@ -375,14 +376,15 @@ fn parameter_editors(ui: &mut egui::Ui, show: &mut Show, selected: &mut Option<S
 }
 
 /// The sources a texture input may name now: the engine's, every layer
-/// on stage, the cameras, the keyboard, the sound, and the files and folders (a
-/// cube map's faces) in the show's `media/` (at most 256, two folders
-/// down).
-fn texture_sources(show: &Show) -> Vec<String> {
+/// on stage, the cameras, the keyboard, the sound, the NDI sources `ndi`
+/// seen on the network, and the files and folders (a cube map's faces) in
+/// the show's `media/` (at most 256, two folders down).
+fn texture_sources(show: &Show, ndi: Vec<String>) -> Vec<String> {
     let mut sources: Vec<String> = ["below", "previous", "camera", "keyboard", "audio"]
         .map(String::from)
         .to_vec();
     sources.extend(show.layers().iter().map(|l| format!("layer:{}", l.id())));
+    sources.extend(ndi);
     let mut files = Vec::new();
     let mut folders = vec![(
         show.ground.assets.root().join("media"),

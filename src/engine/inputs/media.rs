@@ -86,6 +86,9 @@ pub enum MediaError {
     /// `camera` from what each feed (the system's, or a test's) says.
     #[error("{0}")]
     Camera(String),
+    /// An NDI source is not there, or fell silent.
+    #[error(transparent)]
+    Ndi(crate::base::ndi::NdiError),
     /// A still image or a cube map was not read.
     #[error(transparent)]
     Still(#[from] StillError),

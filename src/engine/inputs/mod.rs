@@ -12,6 +12,7 @@ pub mod camera;
 pub mod cube;
 pub mod keyboard;
 pub mod media;
+pub mod ndi;
 pub mod probe;
 pub mod sound;
 pub mod source;

@@ -9,6 +9,7 @@ use std::path::Path;
 
 use super::camera::{self, Cameras};
 use super::media::{self, MediaError};
+use super::ndi;
 use super::still::DecodedImage;
 use super::video::{Decoding, Transport};
 use super::yuv::YuvColour;
@@ -82,7 +83,7 @@ pub struct SourceKind {
 }
 
 /// Every source, tried in order.
-pub const SOURCES: &[&SourceKind] = &[&camera::SOURCE, &media::FILES];
+pub const SOURCES: &[&SourceKind] = &[&camera::SOURCE, &ndi::SOURCE, &media::FILES];
 
 /// The kind that serves `name`, if any.
 pub fn kind_of(name: &str) -> Option<&'static SourceKind> {

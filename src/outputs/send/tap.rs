@@ -48,7 +48,7 @@ impl Frame {
 pub enum SinkError {
     /// An NDI source.
     #[error(transparent)]
-    Ndi(#[from] super::ndi::NdiError),
+    Ndi(#[from] crate::base::ndi::NdiError),
     /// A PipeWire node.
     #[error(transparent)]
     PipeWire(#[from] super::pipewire::PipeWireError),

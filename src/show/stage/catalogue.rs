@@ -1,7 +1,8 @@
 //! What the show offers control surfaces besides parameters: its presets
 //! and playlists (the folder listed again every two seconds, so a saved
-//! preset appears on a phone without a restart), which are playing, and
-//! the shader library a shader layer's `file` picks from.
+//! preset appears on a phone without a restart), which are playing, the
+//! shader library a shader layer's `file` picks from, and the NDI sources
+//! on the network a texture input may name.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -10,6 +11,7 @@ use super::Show;
 use crate::base::Folder;
 use crate::base::opener::{self, Reading};
 use crate::control::{Catalogue, ControlOptions};
+use crate::engine::inputs::ndi::NdiFinder;
 use crate::layers::shader::isf::library;
 
 /// The folder in the presets folder where each preset's thumbnail is
@@ -33,6 +35,8 @@ pub(super) struct CatalogueCache {
     pub(super) catalogue: Catalogue,
     listed: Option<Instant>,
     favourites: Option<Reading>,
+    /// Listening for NDI sources, from the first listing on.
+    finder: Option<NdiFinder>,
 }
 
 impl Show {
@@ -62,6 +66,9 @@ impl Show {
             cache.catalogue.presets = names("");
             cache.catalogue.playlists = names("playlists/");
             cache.catalogue.shaders = library::offered(&self.ground.assets);
+            let finder = (cache.finder)
+                .get_or_insert_with(|| NdiFinder::start(crate::base::ndi::candidates()));
+            cache.catalogue.ndi_sources = finder.sources();
             if cache.favourites.is_none() {
                 cache.favourites = Some(Reading::start(
                     self.ground.assets.root().to_path_buf(),
