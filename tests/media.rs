@@ -646,3 +646,124 @@ fn the_ndi_finder_lists_the_sources_on_the_network_as_texture_names() {
     std::thread::sleep(Duration::from_millis(200));
     assert!(without.sources().is_empty(), "no runtime, no sources");
 }
+
+/// An X server of its own for a test: Xvfb on a display numbered after
+/// `offset` and this process, stopped when dropped.
+#[cfg(target_os = "linux")]
+struct OwnX {
+    display: String,
+    server: std::process::Child,
+}
+
+#[cfg(target_os = "linux")]
+impl OwnX {
+    fn start(offset: u32, size: &str) -> Self {
+        let number = 200 + offset + std::process::id() % 500;
+        let display = format!(":{number}");
+        let server = Command::new("Xvfb")
+            .args([display.as_str(), "-screen", "0", size, "-nolisten", "tcp"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .checked("starting Xvfb (make deps installs it)");
+        let socket = PathBuf::from(format!("/tmp/.X11-unix/X{number}"));
+        let start = std::time::Instant::now();
+        while !socket.exists() && start.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Self { display, server }
+    }
+}
+
+#[cfg(target_os = "linux")]
+impl Drop for OwnX {
+    fn drop(&mut self) {
+        self.server.kill().ok();
+        self.server.wait().ok();
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn the_screen_and_a_window_are_captured_as_they_are_drawn() {
+    use sylva::engine::inputs::screen::{Captured, ScreenSource};
+    use x11rb::connection::Connection;
+    use x11rb::protocol::xproto::{
+        AtomEnum, ChangeWindowAttributesAux, ConnectionExt, CreateWindowAux, PropMode, WindowClass,
+    };
+    use x11rb::wrapper::ConnectionExt as _;
+    let x = OwnX::start(0, "320x240x24");
+    // The root orange, a window on its left half teal, titled.
+    let (connection, screen) = x11rb::connect(Some(&x.display)).checked("the test's X server");
+    let root = connection.setup().roots[screen].root;
+    let orange = 0x00ff_8040;
+    let teal = 0x0020_a0c0;
+    let background = ChangeWindowAttributesAux::new().background_pixel(orange);
+    connection
+        .change_window_attributes(root, &background)
+        .checked("the root's colour");
+    connection
+        .clear_area(false, root, 0, 0, 0, 0)
+        .checked("the root cleared");
+    let window = connection.generate_id().checked("a window id");
+    let aux = CreateWindowAux::new().background_pixel(teal);
+    let class = WindowClass::INPUT_OUTPUT;
+    (connection.create_window(24, window, root, 0, 0, 160, 240, 0, class, 0, &aux))
+        .checked("a window");
+    let (name, kind) = (AtomEnum::WM_NAME, AtomEnum::STRING);
+    (connection.change_property8(PropMode::REPLACE, window, name, kind, b"Slides - Pattern"))
+        .checked("its title");
+    connection.map_window(window).checked("shown");
+    connection.flush().checked("sent");
+    std::thread::sleep(Duration::from_millis(300));
+    let rgba_of = |pixel: u32| [(pixel >> 16) as u8, (pixel >> 8) as u8, pixel as u8, 255];
+
+    let mut screen_source = ScreenSource::open(Some(x.display.clone()), Captured::Screen);
+    let picture = advanced_until(&mut screen_source, 10.0, |given| {
+        matches!(given, Ok(Some(_)))
+    });
+    let picture = picture
+        .checked("the screen")
+        .checked("a picture within 10 s");
+    assert_eq!(picture.size, [320, 240]);
+    let at = |p: &DecodedImage, x: usize, y: usize| {
+        let i = (y * p.size[0] as usize + x) * 4;
+        [p.rgba[i], p.rgba[i + 1], p.rgba[i + 2], p.rgba[i + 3]]
+    };
+    assert_eq!(at(&picture, 40, 120), rgba_of(teal), "the window's half");
+    assert_eq!(at(&picture, 280, 120), rgba_of(orange), "the root's half");
+
+    let mut window_source =
+        ScreenSource::open(Some(x.display.clone()), Captured::named("window:pattern"));
+    let picture = advanced_until(&mut window_source, 10.0, |given| {
+        matches!(given, Ok(Some(_)))
+    });
+    let picture = picture
+        .checked("the window")
+        .checked("a picture within 10 s");
+    assert_eq!(picture.size, [160, 240]);
+    let teal_pixels = picture
+        .rgba
+        .chunks_exact(4)
+        .filter(|p| *p == rgba_of(teal))
+        .count();
+    assert_eq!(teal_pixels, 160 * 240, "the window alone, all of it");
+
+    // A window that is not there is an error (black), said by its name.
+    let mut missing = ScreenSource::open(
+        Some(x.display.clone()),
+        Captured::named("window:nothing here"),
+    );
+    let lost = advanced_until(&mut missing, 10.0, Result::is_err);
+    let why = lost.err().checked("an error for a missing window");
+    assert!(why.contains("nothing here"), "{why}");
+}
+
+#[test]
+fn screen_and_window_names_are_texture_names_check_accepts() {
+    use sylva::engine::inputs::check_name;
+    assert!(check_name("screen").is_ok());
+    assert!(check_name("window:Keynote").is_ok());
+    assert!(check_name("window:").is_err());
+    assert!(check_name("screens").is_err());
+}

@@ -86,6 +86,9 @@ pub enum MediaError {
     /// `camera` from what each feed (the system's, or a test's) says.
     #[error("{0}")]
     Camera(String),
+    /// The screen or a window cannot be captured.
+    #[error("{0}")]
+    Screen(String),
     /// An NDI source is not there, or fell silent.
     #[error(transparent)]
     Ndi(crate::base::ndi::NdiError),

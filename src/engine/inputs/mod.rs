@@ -14,6 +14,7 @@ pub mod keyboard;
 pub mod media;
 pub mod ndi;
 pub mod probe;
+pub mod screen;
 pub mod sound;
 pub mod source;
 pub mod still;

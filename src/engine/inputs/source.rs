@@ -9,10 +9,10 @@ use std::path::Path;
 
 use super::camera::{self, Cameras};
 use super::media::{self, MediaError};
-use super::ndi;
 use super::still::DecodedImage;
 use super::video::{Decoding, Transport};
 use super::yuv::YuvColour;
+use super::{ndi, screen};
 
 /// How a source plays this frame.
 #[derive(Debug, Clone, Copy)]
@@ -83,7 +83,12 @@ pub struct SourceKind {
 }
 
 /// Every source, tried in order.
-pub const SOURCES: &[&SourceKind] = &[&camera::SOURCE, &ndi::SOURCE, &media::FILES];
+pub const SOURCES: &[&SourceKind] = &[
+    &camera::SOURCE,
+    &ndi::SOURCE,
+    &screen::SOURCE,
+    &media::FILES,
+];
 
 /// The kind that serves `name`, if any.
 pub fn kind_of(name: &str) -> Option<&'static SourceKind> {

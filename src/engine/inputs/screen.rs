@@ -1,0 +1,368 @@
+//! The screen and other applications' windows as texture sources:
+//! `screen` (the whole screen) and `window:NAME` (the first window whose
+//! title holds NAME, in any case), for slides, a browser, another
+//! program's output. A thread captures at up to [`CAPTURE_FPS`] and hands
+//! the newest picture to the frame. On Linux the pictures come from the X
+//! server (Xwayland's under Wayland, which shows X applications only);
+//! elsewhere the source is an error on screen saying so. A display or a
+//! window that is not there, or goes away, is black and an error, and is
+//! looked for again every [`RETRY`].
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use super::camera::Cameras;
+use super::media::MediaError;
+use super::source::{Playing, SourceKind, TextureSource};
+use super::still::DecodedImage;
+
+/// Captures a second, at most.
+pub const CAPTURE_FPS: f64 = 30.0;
+/// How often a display or window that is not there is looked for again.
+pub const RETRY: Duration = Duration::from_secs(2);
+/// The longest window name looked for.
+const MAX_NAME: usize = 256;
+
+/// `screen` or `window:NAME`.
+pub const SOURCE: SourceKind = SourceKind {
+    form: "screen, window:NAME",
+    names: |name| name == "screen" || name.starts_with("window:"),
+    well_formed: |name| {
+        name == "screen"
+            || name
+                .strip_prefix("window:")
+                .is_some_and(|title| !title.trim().is_empty() && title.len() <= MAX_NAME)
+    },
+    file: false,
+    open: |opening| Box::new(ScreenSource::open(None, Captured::named(opening.name))),
+};
+
+/// What is captured.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Captured {
+    /// The whole screen.
+    Screen,
+    /// The first window whose title holds this (lowercase).
+    Window(String),
+}
+
+impl Captured {
+    /// What the source name `screen` or `window:NAME` captures.
+    pub fn named(name: &str) -> Self {
+        match name.strip_prefix("window:") {
+            Some(title) => Self::Window(title.to_lowercase()),
+            None => Self::Screen,
+        }
+    }
+}
+
+/// What the capturing thread shares with the frame.
+#[derive(Default)]
+struct Shared {
+    newest: Option<DecodedImage>,
+    /// Why there is no picture, while there is none.
+    trouble: Option<String>,
+    spare: Vec<Vec<u8>>,
+}
+
+/// A screen or window on the shelf.
+pub struct ScreenSource {
+    shared: Arc<Mutex<Shared>>,
+    stop: Arc<AtomicBool>,
+}
+
+impl ScreenSource {
+    /// Captures `what` from `display` (none: the one `DISPLAY` names) on a
+    /// thread of its own.
+    pub fn open(display: Option<String>, what: Captured) -> Self {
+        let shared = Arc::new(Mutex::new(Shared::default()));
+        let stop = Arc::new(AtomicBool::new(false));
+        let (worker_shared, worker_stop) = (shared.clone(), stop.clone());
+        let thread = std::thread::Builder::new()
+            .name("screen capture".into())
+            .spawn(move || keep_capturing(display.as_deref(), &what, &worker_shared, &worker_stop));
+        if let Err(error) = thread {
+            shared
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .trouble = Some(format!("no thread to capture on: {error}"));
+        }
+        Self { shared, stop }
+    }
+}
+
+impl Drop for ScreenSource {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+impl TextureSource for ScreenSource {
+    fn advance(
+        &mut self,
+        _playing: Playing,
+        _cameras: &dyn Cameras,
+    ) -> Result<Option<DecodedImage>, MediaError> {
+        let mut shared = self.shared.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(picture) = shared.newest.take() {
+            return Ok(Some(picture));
+        }
+        match &shared.trouble {
+            Some(why) => Err(MediaError::Screen(why.clone())),
+            None => Ok(None),
+        }
+    }
+
+    fn give_back(&mut self, rgba: Vec<u8>) {
+        let mut shared = self.shared.lock().unwrap_or_else(PoisonError::into_inner);
+        if shared.spare.len() < 2 {
+            shared.spare.push(rgba);
+        }
+    }
+
+    fn black_when_lost(&self) -> bool {
+        true
+    }
+}
+
+/// The thread's life: capture, and after a failure or a panic say why and
+/// start again, until the source is dropped.
+fn keep_capturing(
+    display: Option<&str>,
+    what: &Captured,
+    shared: &Mutex<Shared>,
+    stop: &AtomicBool,
+) {
+    while !stop.load(Ordering::Relaxed) {
+        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            capture(display, what, shared, stop)
+        }));
+        let why = match ran {
+            Ok(Ok(())) => return,
+            Ok(Err(why)) => why,
+            Err(_) => "the capture failed and starts again".to_string(),
+        };
+        tracing::warn!("{}: {why}", describe(what));
+        let mut shared = shared.lock().unwrap_or_else(PoisonError::into_inner);
+        shared.newest = None;
+        shared.trouble = Some(format!(
+            "{}: {why}; looking again every {} s",
+            describe(what),
+            RETRY.as_secs()
+        ));
+        drop(shared);
+        let until = Instant::now() + RETRY;
+        while !stop.load(Ordering::Relaxed) && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+/// The source's name, for messages.
+fn describe(what: &Captured) -> String {
+    match what {
+        Captured::Screen => "screen".into(),
+        Captured::Window(title) => format!("window:{title}"),
+    }
+}
+
+#[cfg(target_os = "linux")]
+use x11_capture::capture;
+
+#[cfg(not(target_os = "linux"))]
+fn capture(
+    _display: Option<&str>,
+    _what: &Captured,
+    _shared: &Mutex<Shared>,
+    _stop: &AtomicBool,
+) -> Result<(), String> {
+    Err("screen and window capture is built for Linux (X11) only so far".into())
+}
+
+#[cfg(target_os = "linux")]
+mod x11_capture {
+    //! Capture from the X server: the root window, or a window found by
+    //! its title in the tree, read with `GetImage` (32 bits a pixel, in
+    //! the order the visual's masks give).
+
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Mutex, PoisonError};
+    use std::time::{Duration, Instant};
+
+    use x11rb::connection::Connection;
+    use x11rb::protocol::xproto::{AtomEnum, ConnectionExt, ImageFormat, Window};
+
+    use super::{CAPTURE_FPS, Captured, Shared};
+    use crate::engine::inputs::still::DecodedImage;
+
+    /// Hands `picture` to the frame, clearing any trouble.
+    fn hand_over(shared: &Mutex<Shared>, picture: DecodedImage) {
+        let mut shared = shared.lock().unwrap_or_else(PoisonError::into_inner);
+        shared.newest = Some(picture);
+        shared.trouble = None;
+    }
+
+    /// A buffer given back, or a new one.
+    fn spare(shared: &Mutex<Shared>) -> Vec<u8> {
+        let mut shared = shared.lock().unwrap_or_else(PoisonError::into_inner);
+        shared.spare.pop().unwrap_or_default()
+    }
+
+    /// Windows looked at, at most, when finding one by title.
+    const MAX_WINDOWS: usize = 4096;
+    /// The largest side captured.
+    const MAX_SIDE: u16 = 8192;
+
+    /// Captures `what` until told to stop (`Ok`) or it fails.
+    pub fn capture(
+        display: Option<&str>,
+        what: &Captured,
+        shared: &Mutex<Shared>,
+        stop: &AtomicBool,
+    ) -> Result<(), String> {
+        let (connection, screen_index) =
+            x11rb::connect(display).map_err(|e| format!("no X display ({e})"))?;
+        let screen = connection
+            .setup()
+            .roots
+            .get(screen_index)
+            .ok_or("the X display has no screen")?;
+        let root = screen.root;
+        let masks = (screen.allowed_depths.iter())
+            .flat_map(|d| d.visuals.iter())
+            .find(|v| v.visual_id == screen.root_visual)
+            .map(|v| [v.red_mask, v.green_mask, v.blue_mask])
+            .ok_or("the X screen's visual is not listed")?;
+        let window = match what {
+            Captured::Screen => root,
+            Captured::Window(title) => find_window(&connection, root, title)?
+                .ok_or_else(|| format!("no window whose title holds {title:?}"))?,
+        };
+        let period = Duration::from_secs_f64(1.0 / CAPTURE_FPS);
+        while !stop.load(Ordering::Relaxed) {
+            let started = Instant::now();
+            let geometry = (connection.get_geometry(window).map_err(|e| e.to_string())?)
+                .reply()
+                .map_err(|e| format!("the window went away ({e})"))?;
+            let (width, height) = (geometry.width.min(MAX_SIDE), geometry.height.min(MAX_SIDE));
+            if width == 0 || height == 0 {
+                return Err("an empty window".into());
+            }
+            let image =
+                (connection.get_image(ImageFormat::Z_PIXMAP, window, 0, 0, width, height, !0))
+                    .map_err(|e| e.to_string())?
+                    .reply()
+                    .map_err(|e| {
+                        format!("cannot read the window's pixels ({e}); is it on screen?")
+                    })?;
+            let rgba =
+                rgba_of(&image.data, [width, height], masks, spare(shared)).ok_or_else(|| {
+                    format!(
+                        "a picture of depth {} this capture does not read",
+                        image.depth
+                    )
+                })?;
+            hand_over(
+                shared,
+                DecodedImage {
+                    size: [u32::from(width), u32::from(height)],
+                    rgba,
+                },
+            );
+            if let Some(rest) = period.checked_sub(started.elapsed()) {
+                std::thread::sleep(rest);
+            }
+        }
+        Ok(())
+    }
+
+    /// The first window under `root` whose title (`_NET_WM_NAME`, else
+    /// `WM_NAME`) holds `title` (lowercase), breadth first.
+    fn find_window(
+        connection: &impl Connection,
+        root: Window,
+        title: &str,
+    ) -> Result<Option<Window>, String> {
+        let atom = |name: &[u8]| {
+            let cookie = connection.intern_atom(false, name).ok()?;
+            cookie.reply().ok().map(|reply| reply.atom)
+        };
+        let (utf8, net_name) = (atom(b"UTF8_STRING"), atom(b"_NET_WM_NAME"));
+        let mut queue = std::collections::VecDeque::from([root]);
+        let mut looked = 0;
+        while let Some(window) = queue.pop_front() {
+            looked += 1;
+            if looked > MAX_WINDOWS {
+                break;
+            }
+            let names = [
+                net_name.zip(utf8),
+                Some((AtomEnum::WM_NAME.into(), AtomEnum::STRING.into())),
+            ];
+            for (property, kind) in names.into_iter().flatten() {
+                let Ok(cookie) = connection.get_property(false, window, property, kind, 0, 256)
+                else {
+                    continue;
+                };
+                if let Ok(reply) = cookie.reply()
+                    && String::from_utf8_lossy(&reply.value)
+                        .to_lowercase()
+                        .contains(title)
+                {
+                    return Ok(Some(window));
+                }
+            }
+            let tree = (connection.query_tree(window).map_err(|e| e.to_string())?).reply();
+            if let Ok(tree) = tree {
+                queue.extend(tree.children);
+            }
+        }
+        Ok(None)
+    }
+
+    /// `data`, 32-bit pixels of `size` whose colours sit where `masks`
+    /// (red, green, blue) say, as RGBA rows into `rgba` (reused); none
+    /// when the data is not that.
+    pub fn rgba_of(
+        data: &[u8],
+        size: [u16; 2],
+        masks: [u32; 3],
+        mut rgba: Vec<u8>,
+    ) -> Option<Vec<u8>> {
+        let pixels = usize::from(size[0]) * usize::from(size[1]);
+        if data.len() < pixels * 4 || masks.iter().any(|m| m.count_ones() != 8) {
+            return None;
+        }
+        let shifts = masks.map(u32::trailing_zeros);
+        rgba.clear();
+        rgba.reserve(pixels * 4);
+        for pixel in data.chunks_exact(4).take(pixels) {
+            let value = u32::from_le_bytes([pixel[0], pixel[1], pixel[2], pixel[3]]);
+            rgba.extend(shifts.map(|shift| (value >> shift) as u8));
+            rgba.push(255);
+        }
+        Some(rgba)
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn bgrx_pixels_read_as_rgba() {
+            let data = [0x30, 0x20, 0x10, 0x00, 0x03, 0x02, 0x01, 0xff];
+            let masks = [0x00ff_0000, 0x0000_ff00, 0x0000_00ff];
+            let rgba = rgba_of(&data, [2, 1], masks, Vec::new());
+            assert_eq!(
+                rgba,
+                Some(vec![0x10, 0x20, 0x30, 255, 0x01, 0x02, 0x03, 255])
+            );
+            assert_eq!(
+                rgba_of(&data, [3, 1], masks, Vec::new()),
+                None,
+                "too little data"
+            );
+        }
+    }
+}
