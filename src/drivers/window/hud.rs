@@ -376,11 +376,11 @@ fn parameter_editors(ui: &mut egui::Ui, show: &mut Show, selected: &mut Option<S
 }
 
 /// The sources a texture input may name now: the engine's, every layer
-/// on stage, the cameras, the keyboard, the sound, the NDI sources `ndi`
+/// on stage, the cameras, the screen, the keyboard, the sound, the NDI sources `ndi`
 /// seen on the network, and the files and folders (a cube map's faces) in
 /// the show's `media/` (at most 256, two folders down).
 fn texture_sources(show: &Show, ndi: Vec<String>) -> Vec<String> {
-    let mut sources: Vec<String> = ["below", "previous", "camera", "keyboard", "audio"]
+    let mut sources: Vec<String> = ["below", "previous", "camera", "screen", "keyboard", "audio"]
         .map(String::from)
         .to_vec();
     sources.extend(show.layers().iter().map(|l| format!("layer:{}", l.id())));
