@@ -113,7 +113,8 @@ mod tests {
 
     #[test]
     fn attractions_gather_where_the_picture_is_bright() {
-        let dir = std::env::temp_dir().join("sylva_picture_attractions");
+        let dir =
+            std::env::temp_dir().join(format!("sylva_picture_attractions-{}", std::process::id()));
         std::fs::create_dir_all(&dir).ok();
         let path = dir.join("half.png");
         // Left half black, right half white.
@@ -142,5 +143,6 @@ mod tests {
             PictureAttractions::load(&dark, 1.0).is_err(),
             "a black picture grows nothing"
         );
+        std::fs::remove_dir_all(&dir).ok();
     }
 }

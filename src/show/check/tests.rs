@@ -5,8 +5,26 @@
 use super::{CheckReport, run};
 use crate::base::Assets;
 
-/// A show folder under the system's temporary folder holding `files`.
-fn show(name: &str, files: &[(&str, &str)]) -> Assets {
+/// A show folder under the system's temporary folder, removed when
+/// dropped.
+struct TestShow(Assets);
+
+impl std::ops::Deref for TestShow {
+    type Target = Assets;
+
+    fn deref(&self) -> &Assets {
+        &self.0
+    }
+}
+
+impl Drop for TestShow {
+    fn drop(&mut self) {
+        std::fs::remove_dir_all(self.0.root()).ok();
+    }
+}
+
+/// A show folder holding `files`.
+fn show(name: &str, files: &[(&str, &str)]) -> TestShow {
     let root = std::env::temp_dir().join(format!("sylva-check-{name}-{}", std::process::id()));
     std::fs::remove_dir_all(&root).ok();
     for (path, text) in files {
@@ -18,7 +36,7 @@ fn show(name: &str, files: &[(&str, &str)]) -> Assets {
             panic!("writing {}: {error}", path.display());
         }
     }
-    Assets::new(root)
+    TestShow(Assets::new(root))
 }
 
 fn problems(report: &CheckReport) -> Vec<String> {
