@@ -59,6 +59,9 @@ pub enum NdiError {
         /// How long it has been silent.
         seconds: u64,
     },
+    /// No thread could be started to receive on.
+    #[error("ndi:{0}")]
+    NoThread(String),
     /// The receiving thread panicked; it starts again.
     #[error("ndi:{0}: the receiver failed and starts again")]
     Panicked(String),

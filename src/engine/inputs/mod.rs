@@ -10,6 +10,7 @@
 
 pub mod camera;
 pub mod cube;
+pub mod feed;
 pub mod keyboard;
 pub mod media;
 pub mod ndi;

@@ -9,13 +9,13 @@
 //! phone page.
 
 use std::ffi::{CStr, CString, c_char, c_int, c_void};
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use super::camera::Cameras;
+use super::feed::{self, Feed, keep_running};
 use super::media::MediaError;
 use super::source::{Playing, SourceKind, TextureSource};
 use super::still::DecodedImage;
@@ -44,21 +44,10 @@ pub const SOURCE: SourceKind = SourceKind {
     open: |opening| Box::new(NdiSource::open(&opening.name["ndi:".len()..], candidates())),
 };
 
-/// What the receiving thread shares with the frame.
-#[derive(Default)]
-struct Shared {
-    newest: Option<DecodedImage>,
-    /// Why there is no picture now, if the thread knows.
-    trouble: Option<NdiError>,
-    /// Buffers given back, for the next pictures.
-    spare: Vec<Vec<u8>>,
-}
-
 /// An NDI source on the shelf.
 pub struct NdiSource {
     name: String,
-    shared: Arc<Mutex<Shared>>,
-    stop: Arc<AtomicBool>,
+    feed: Feed<NdiError>,
     last_picture: Instant,
     received: u64,
 }
@@ -67,19 +56,22 @@ impl NdiSource {
     /// Receives from the source `name` through the first of `libraries`
     /// that loads, on a thread of its own.
     pub fn open(name: &str, libraries: Vec<PathBuf>) -> Self {
-        let shared = Arc::new(Mutex::new(Shared::default()));
-        let stop = Arc::new(AtomicBool::new(false));
-        let (worker_shared, worker_stop, wanted) = (shared.clone(), stop.clone(), name.to_string());
-        let thread = std::thread::Builder::new()
-            .name(format!("ndi:{name}"))
-            .spawn(move || keep_receiving(&libraries, &wanted, &worker_shared, &worker_stop));
-        if let Err(error) = thread {
-            tracing::error!("ndi:{name}: no thread to receive on: {error}");
-        }
+        let feed = Feed::default();
+        let wanted = name.to_string();
+        let failed = {
+            let name = name.to_string();
+            move |why: Option<NdiError>| {
+                let why = why.unwrap_or_else(|| NdiError::Panicked(name.clone()));
+                tracing::warn!("{why}");
+                why
+            }
+        };
+        let work = move |feed: &Feed<NdiError>| receive(&libraries, &wanted, feed);
+        let no_thread = |error| NdiError::NoThread(format!("{name}: {error}"));
+        feed::spawn(&feed, format!("ndi:{name}"), RETRY, work, failed, no_thread);
         Self {
             name: name.to_string(),
-            shared,
-            stop,
+            feed,
             last_picture: Instant::now(),
             received: 0,
         }
@@ -88,7 +80,7 @@ impl NdiSource {
 
 impl Drop for NdiSource {
     fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
+        self.feed.stop();
     }
 }
 
@@ -98,8 +90,7 @@ impl TextureSource for NdiSource {
         _playing: Playing,
         _cameras: &dyn Cameras,
     ) -> Result<Option<DecodedImage>, MediaError> {
-        let mut shared = self.shared.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(picture) = shared.newest.take() {
+        if let Some(picture) = self.feed.newest() {
             self.last_picture = Instant::now();
             self.received += 1;
             return Ok(Some(picture));
@@ -108,7 +99,7 @@ impl TextureSource for NdiSource {
         if silent < LOST_AFTER {
             return Ok(None);
         }
-        Err(MediaError::Ndi(shared.trouble.clone().unwrap_or(
+        Err(MediaError::Ndi(self.feed.current_trouble().unwrap_or(
             NdiError::Vanished {
                 name: self.name.clone(),
                 seconds: silent.as_secs(),
@@ -117,10 +108,7 @@ impl TextureSource for NdiSource {
     }
 
     fn give_back(&mut self, rgba: Vec<u8>) {
-        let mut shared = self.shared.lock().unwrap_or_else(PoisonError::into_inner);
-        if shared.spare.len() < 2 {
-            shared.spare.push(rgba);
-        }
+        self.feed.give_back(rgba);
     }
 
     fn report(&self) -> String {
@@ -157,14 +145,9 @@ impl NdiFinder {
         let thread = std::thread::Builder::new()
             .name("ndi finder".into())
             .spawn(move || {
-                while !stopped.load(Ordering::Relaxed) {
-                    let ran =
-                        catch_unwind(AssertUnwindSafe(|| list(&libraries, &listed, &stopped)));
-                    if let Err(why) = ran.unwrap_or(Err(NdiError::Panicked("finder".into()))) {
-                        tracing::debug!("{why}");
-                    }
-                    pause(&stopped, RELOOK);
-                }
+                let work = || list(&libraries, &listed, &stopped);
+                let failed = |why: Option<NdiError>| tracing::debug!("ndi finder: {why:?}");
+                keep_running(&stopped, RELOOK, work, failed);
             });
         if let Err(error) = thread {
             tracing::error!("ndi: no thread to find sources on: {error}");
@@ -209,7 +192,7 @@ fn list(
                 .collect();
             listed.sort();
             *names.lock().unwrap_or_else(PoisonError::into_inner) = listed;
-            pause(stop, RELIST);
+            feed::pause(stop, RELIST);
         }
     }
     Ok(())
@@ -233,35 +216,6 @@ unsafe fn sources_of(find_sources: FindSources, finder: &Instance) -> Vec<(Strin
             .filter(|s| !s.name.is_null())
             .map(|s| (CStr::from_ptr(s.name).to_string_lossy().into_owned(), s))
             .collect()
-    }
-}
-
-/// The thread's life: receive, and after a failure or a panic say why and
-/// start again, until the source is dropped.
-fn keep_receiving(libraries: &[PathBuf], name: &str, shared: &Mutex<Shared>, stop: &AtomicBool) {
-    let say = |trouble: NdiError| {
-        tracing::warn!("{trouble}");
-        shared
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .trouble = Some(trouble);
-    };
-    while !stop.load(Ordering::Relaxed) {
-        let ran = catch_unwind(AssertUnwindSafe(|| receive(libraries, name, shared, stop)));
-        match ran {
-            Ok(Ok(())) => return,
-            Ok(Err(trouble)) => say(trouble),
-            Err(_) => say(NdiError::Panicked(name.to_string())),
-        }
-        pause(stop, RETRY);
-    }
-}
-
-/// Sleeps for `length`, waking early when told to stop.
-fn pause(stop: &AtomicBool, length: Duration) {
-    let until = Instant::now() + length;
-    while !stop.load(Ordering::Relaxed) && Instant::now() < until {
-        std::thread::sleep(Duration::from_millis(20));
     }
 }
 
@@ -322,12 +276,7 @@ type RecvDestroy = unsafe extern "C" fn(*mut c_void);
 /// One connection: loads the runtime, finds the source, receives until it
 /// falls silent for [`LOST_AFTER`] (an error, to look again) or the
 /// source is dropped (`Ok`).
-fn receive(
-    libraries: &[PathBuf],
-    name: &str,
-    shared: &Mutex<Shared>,
-    stop: &AtomicBool,
-) -> Result<(), NdiError> {
+fn receive(libraries: &[PathBuf], name: &str, feed: &Feed<NdiError>) -> Result<(), NdiError> {
     let runtime = Runtime::load(libraries, &format!("{name} (in)"))?;
     // SAFETY: each function is looked up by its name and the C signature
     // the SDK's header gives it; the instances are destroyed (by the
@@ -357,12 +306,9 @@ fn receive(
                     names.join(", ")
                 },
             };
-            shared
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .trouble = Some(trouble);
-            pause(stop, RETRY);
-            if stop.load(Ordering::Relaxed) {
+            feed.trouble(trouble);
+            feed.pause(RETRY);
+            if feed.stopped() {
                 return Ok(());
             }
         };
@@ -378,22 +324,15 @@ fn receive(
             .ok_or_else(|| NdiError::NoReceiver(name.to_string()))?;
         tracing::info!("ndi:{name}: receiving");
         let mut last_picture = Instant::now();
-        while !stop.load(Ordering::Relaxed) {
+        while !feed.stopped() {
             let mut frame = VideoFrame::empty();
             let null = std::ptr::null_mut();
             match capture(receiver.0, &mut frame, null, null, CAPTURE_WAIT_MS) {
                 VIDEO => {
-                    let spare = shared
-                        .lock()
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .spare
-                        .pop();
-                    let picture = copied(&frame, spare.unwrap_or_default());
+                    let picture = copied(&frame, feed.spare());
                     free_video(receiver.0, &frame);
                     if let Some(picture) = picture {
-                        let mut shared = shared.lock().unwrap_or_else(PoisonError::into_inner);
-                        shared.newest = Some(picture);
-                        shared.trouble = None;
+                        feed.hand_over(picture);
                         last_picture = Instant::now();
                     }
                 }
@@ -404,7 +343,7 @@ fn receive(
                 break;
             }
         }
-        if stop.load(Ordering::Relaxed) {
+        if feed.stopped() {
             return Ok(());
         }
         Err(NdiError::Vanished {

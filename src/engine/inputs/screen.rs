@@ -8,11 +8,10 @@
 //! window that is not there, or goes away, is black and an error, and is
 //! looked for again every [`RETRY`].
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::camera::Cameras;
+use super::feed::{self, Feed};
 use super::media::MediaError;
 use super::source::{Playing, SourceKind, TextureSource};
 use super::still::DecodedImage;
@@ -57,44 +56,39 @@ impl Captured {
     }
 }
 
-/// What the capturing thread shares with the frame.
-#[derive(Default)]
-struct Shared {
-    newest: Option<DecodedImage>,
-    /// Why there is no picture, while there is none.
-    trouble: Option<String>,
-    spare: Vec<Vec<u8>>,
-}
-
 /// A screen or window on the shelf.
 pub struct ScreenSource {
-    shared: Arc<Mutex<Shared>>,
-    stop: Arc<AtomicBool>,
+    feed: Feed<String>,
 }
 
 impl ScreenSource {
     /// Captures `what` from `display` (none: the one `DISPLAY` names) on a
     /// thread of its own.
     pub fn open(display: Option<String>, what: Captured) -> Self {
-        let shared = Arc::new(Mutex::new(Shared::default()));
-        let stop = Arc::new(AtomicBool::new(false));
-        let (worker_shared, worker_stop) = (shared.clone(), stop.clone());
-        let thread = std::thread::Builder::new()
-            .name("screen capture".into())
-            .spawn(move || keep_capturing(display.as_deref(), &what, &worker_shared, &worker_stop));
-        if let Err(error) = thread {
-            shared
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .trouble = Some(format!("no thread to capture on: {error}"));
-        }
-        Self { shared, stop }
+        let feed = Feed::default();
+        let named = describe(&what);
+        let failed = move |why: Option<String>| {
+            let why = why.unwrap_or_else(|| "the capture failed and starts again".into());
+            tracing::warn!("{named}: {why}");
+            format!("{named}: {why}; looking again every {} s", RETRY.as_secs())
+        };
+        let work = move |feed: &Feed<String>| capture(display.as_deref(), &what, feed);
+        let no_thread = |error| format!("no thread to capture on: {error}");
+        feed::spawn(
+            &feed,
+            "screen capture".into(),
+            RETRY,
+            work,
+            failed,
+            no_thread,
+        );
+        Self { feed }
     }
 }
 
 impl Drop for ScreenSource {
     fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
+        self.feed.stop();
     }
 }
 
@@ -104,58 +98,20 @@ impl TextureSource for ScreenSource {
         _playing: Playing,
         _cameras: &dyn Cameras,
     ) -> Result<Option<DecodedImage>, MediaError> {
-        let mut shared = self.shared.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(picture) = shared.newest.take() {
+        if let Some(picture) = self.feed.newest() {
             return Ok(Some(picture));
         }
-        match &shared.trouble {
-            Some(why) => Err(MediaError::Screen(why.clone())),
-            None => Ok(None),
-        }
+        self.feed
+            .current_trouble()
+            .map_or(Ok(None), |why| Err(MediaError::Screen(why)))
     }
 
     fn give_back(&mut self, rgba: Vec<u8>) {
-        let mut shared = self.shared.lock().unwrap_or_else(PoisonError::into_inner);
-        if shared.spare.len() < 2 {
-            shared.spare.push(rgba);
-        }
+        self.feed.give_back(rgba);
     }
 
     fn black_when_lost(&self) -> bool {
         true
-    }
-}
-
-/// The thread's life: capture, and after a failure or a panic say why and
-/// start again, until the source is dropped.
-fn keep_capturing(
-    display: Option<&str>,
-    what: &Captured,
-    shared: &Mutex<Shared>,
-    stop: &AtomicBool,
-) {
-    while !stop.load(Ordering::Relaxed) {
-        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            capture(display, what, shared, stop)
-        }));
-        let why = match ran {
-            Ok(Ok(())) => return,
-            Ok(Err(why)) => why,
-            Err(_) => "the capture failed and starts again".to_string(),
-        };
-        tracing::warn!("{}: {why}", describe(what));
-        let mut shared = shared.lock().unwrap_or_else(PoisonError::into_inner);
-        shared.newest = None;
-        shared.trouble = Some(format!(
-            "{}: {why}; looking again every {} s",
-            describe(what),
-            RETRY.as_secs()
-        ));
-        drop(shared);
-        let until = Instant::now() + RETRY;
-        while !stop.load(Ordering::Relaxed) && Instant::now() < until {
-            std::thread::sleep(Duration::from_millis(20));
-        }
     }
 }
 
@@ -171,12 +127,7 @@ fn describe(what: &Captured) -> String {
 use x11_capture::capture;
 
 #[cfg(not(target_os = "linux"))]
-fn capture(
-    _display: Option<&str>,
-    _what: &Captured,
-    _shared: &Mutex<Shared>,
-    _stop: &AtomicBool,
-) -> Result<(), String> {
+fn capture(_display: Option<&str>, _what: &Captured, _feed: &Feed<String>) -> Result<(), String> {
     Err("screen and window capture is built for Linux (X11) only so far".into())
 }
 
@@ -186,28 +137,14 @@ mod x11_capture {
     //! its title in the tree, read with `GetImage` (32 bits a pixel, in
     //! the order the visual's masks give).
 
-    use std::sync::atomic::{AtomicBool, Ordering};
-    use std::sync::{Mutex, PoisonError};
     use std::time::{Duration, Instant};
 
     use x11rb::connection::Connection;
     use x11rb::protocol::xproto::{AtomEnum, ConnectionExt, ImageFormat, Window};
 
-    use super::{CAPTURE_FPS, Captured, Shared};
+    use super::{CAPTURE_FPS, Captured};
+    use crate::engine::inputs::feed::Feed;
     use crate::engine::inputs::still::DecodedImage;
-
-    /// Hands `picture` to the frame, clearing any trouble.
-    fn hand_over(shared: &Mutex<Shared>, picture: DecodedImage) {
-        let mut shared = shared.lock().unwrap_or_else(PoisonError::into_inner);
-        shared.newest = Some(picture);
-        shared.trouble = None;
-    }
-
-    /// A buffer given back, or a new one.
-    fn spare(shared: &Mutex<Shared>) -> Vec<u8> {
-        let mut shared = shared.lock().unwrap_or_else(PoisonError::into_inner);
-        shared.spare.pop().unwrap_or_default()
-    }
 
     /// Windows looked at, at most, when finding one by title.
     const MAX_WINDOWS: usize = 4096;
@@ -218,8 +155,7 @@ mod x11_capture {
     pub fn capture(
         display: Option<&str>,
         what: &Captured,
-        shared: &Mutex<Shared>,
-        stop: &AtomicBool,
+        feed: &Feed<String>,
     ) -> Result<(), String> {
         let (connection, screen_index) =
             x11rb::connect(display).map_err(|e| format!("no X display ({e})"))?;
@@ -240,7 +176,7 @@ mod x11_capture {
                 .ok_or_else(|| format!("no window whose title holds {title:?}"))?,
         };
         let period = Duration::from_secs_f64(1.0 / CAPTURE_FPS);
-        while !stop.load(Ordering::Relaxed) {
+        while !feed.stopped() {
             let started = Instant::now();
             let geometry = (connection.get_geometry(window).map_err(|e| e.to_string())?)
                 .reply()
@@ -257,19 +193,16 @@ mod x11_capture {
                         format!("cannot read the window's pixels ({e}); is it on screen?")
                     })?;
             let rgba =
-                rgba_of(&image.data, [width, height], masks, spare(shared)).ok_or_else(|| {
+                rgba_of(&image.data, [width, height], masks, feed.spare()).ok_or_else(|| {
                     format!(
                         "a picture of depth {} this capture does not read",
                         image.depth
                     )
                 })?;
-            hand_over(
-                shared,
-                DecodedImage {
-                    size: [u32::from(width), u32::from(height)],
-                    rgba,
-                },
-            );
+            feed.hand_over(DecodedImage {
+                size: [u32::from(width), u32::from(height)],
+                rgba,
+            });
             if let Some(rest) = period.checked_sub(started.elapsed()) {
                 std::thread::sleep(rest);
             }
