@@ -16,6 +16,8 @@
 //! light's view of them, cast into the shadow map, is walked the same way
 //! (the first walk alone) and written by one fullscreen pass of depth.
 
+use std::sync::{Mutex, PoisonError};
+
 use super::impostors::ImpostorAtlas;
 use crate::base::Assets;
 use crate::engine::shadow::{SHADOW_SIZE, ShadowMap, cut_out_caster_pipeline};
@@ -94,7 +96,13 @@ struct PerPixel {
     resolve: wgpu::BindGroup,
     /// Seen by the camera, the shading's buffers.
     shading: Option<Binding>,
+    /// The shading's group 3 for each target it stored into: the layer's
+    /// two, which it flips between (made at their first frame, not each).
+    stored: Mutex<Vec<(wgpu::TextureView, wgpu::BindGroup)>>,
 }
+
+/// Targets whose group the shading keeps: the layer's two.
+const STORED_TARGETS: usize = 2;
 
 impl ImpostorSplat {
     /// Compiles the kernels and the fullscreen passes.
@@ -211,6 +219,7 @@ impl ImpostorSplat {
             resolve,
             shading,
             per_pixel,
+            stored: Mutex::new(Vec::new()),
         });
     }
 
@@ -271,18 +280,28 @@ impl ImpostorSplat {
         let Some(shading) = &pixels.shading else {
             return;
         };
-        // The layer's target flips each frame: its group is made anew.
-        let entry = [wgpu::BindGroupEntry {
-            binding: 0,
-            resource: wgpu::BindingResource::TextureView(target),
-        }];
-        let stored = self.shade.group_at(gpu, 3, &entry);
+        let mut kept = pixels.stored.lock().unwrap_or_else(PoisonError::into_inner);
+        let at = match kept.iter().position(|(view, _)| view == target) {
+            Some(at) => at,
+            None => {
+                let entry = [wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: wgpu::BindingResource::TextureView(target),
+                }];
+                if kept.len() == STORED_TARGETS {
+                    kept.remove(0);
+                }
+                kept.push((target.clone(), self.shade.group_at(gpu, 3, &entry)));
+                kept.len() - 1
+            }
+        };
+        let stored = &kept[at].1;
         let label = "forest.draw.impostors.shade";
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some(label),
             timestamp_writes: profiler.compute_pass(label),
         });
-        let groups = [shadowed, &bound.shaded, &stored];
+        let groups = [shadowed, &bound.shaded, stored];
         let count = pixels.size[0] * pixels.size[1];
         (self.shade).dispatch_groups(&mut pass, shading, &groups, count, 64);
     }
