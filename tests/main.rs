@@ -19,6 +19,7 @@ mod forest_crowns;
 mod fuzz;
 mod glsl_classes;
 mod golden;
+mod hap;
 mod hardening_files;
 mod hardening_media;
 mod hardening_net;

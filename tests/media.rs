@@ -47,7 +47,7 @@ pub(crate) fn media_show(name: &str, source: &str) -> (PathBuf, Show) {
 
 /// The pattern of frame `k` of a clip (or of the still, k = 0): RGB per
 /// texel, each frame distinct.
-fn pattern(k: u32) -> Vec<u8> {
+pub(crate) fn pattern(k: u32) -> Vec<u8> {
     (0..SIDE * SIDE)
         .flat_map(|i| {
             let (x, y) = (i % SIDE, i / SIDE);
@@ -91,7 +91,7 @@ fn levels_from(show: &Show, rgb: &[u8]) -> f32 {
         .fold(0.0, f32::max)
 }
 
-fn frame(show: &mut Show, output: &mut RenderTarget, dt: f32) {
+pub(crate) fn frame(show: &mut Show, output: &mut RenderTarget, dt: f32) {
     show.frame(dt, None, output, |_, _| {});
 }
 
@@ -105,7 +105,7 @@ fn write_picture(path: &Path, side: [u32; 2], rgb: Vec<u8>) {
 
 /// A clip of `frames` (RGB, [`SIDE`]²) at `fps`, encoded by ffmpeg with
 /// `codec`'s arguments.
-fn write_clip(path: &Path, frames: &[Vec<u8>], fps: u32, codec: &[&str]) {
+pub(crate) fn write_clip(path: &Path, frames: &[Vec<u8>], fps: u32, codec: &[&str]) {
     let mut child = Command::new("ffmpeg")
         .args(["-v", "error", "-y", "-f", "rawvideo", "-pix_fmt", "rgb24"])
         .args([
@@ -139,7 +139,7 @@ fn write_patterns(path: &Path, frames: u32, fps: u32) {
 }
 
 /// The show's picture, read back at the layer's size.
-fn side_output(show: &Show) -> RenderTarget {
+pub(crate) fn side_output(show: &Show) -> RenderTarget {
     RenderTarget::new(
         &show.ground.gpu.device,
         "media.output",
@@ -524,22 +524,28 @@ fn a_yuv_clip_is_converted_on_the_gpu_as_ffmpeg_converts_it() {
     show.media_in_lockstep();
     // The software adapter would get RGBA from ffmpeg: ask for the planes.
     show.media_planes(true);
-    let mut output = side_output(&show);
-    for k in 0..4u32 {
-        frame(&mut show, &mut output, if k == 0 { 0.0 } else { 0.1 });
-        // In 8-bit sRGB levels: ffmpeg's converter rounds in integers.
-        let levels = levels_from(&show, &ffmpeg_frame(&clip, k));
-        assert!(
-            levels <= 3.0,
-            "frame {k} as ffmpeg converts it: {levels} levels off"
-        );
-    }
+    plays_as_ffmpeg_decodes(&mut show, &clip, 4, "media/yuv.mkv");
     let said = show.media_report().join("\n");
     assert!(said.contains("media/yuv.mkv: 4 uploads"), "{said}");
     assert!(
         said.contains("as 4:2:0 planes"),
         "converted on the GPU: {said}"
     );
+}
+
+/// Plays the first `frames` of `clip` (at 10 fps) in lockstep and checks
+/// each is what ffmpeg itself decodes it to, within 3 levels of 8-bit
+/// sRGB (ffmpeg's converters round in integers); `what` names the case.
+pub(crate) fn plays_as_ffmpeg_decodes(show: &mut Show, clip: &Path, frames: u32, what: &str) {
+    let mut output = side_output(show);
+    for k in 0..frames {
+        frame(show, &mut output, if k == 0 { 0.0 } else { 0.1 });
+        let levels = levels_from(show, &ffmpeg_frame(clip, k));
+        assert!(
+            levels <= 3.0,
+            "{what}, frame {k}: {levels} levels from ffmpeg's"
+        );
+    }
 }
 
 /// Advances `source` each 10 ms until `done` says what it gave is enough,

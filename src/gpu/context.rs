@@ -120,11 +120,13 @@ impl Gpu {
         // picture by compute (`engine::picture::Picture`); timestamps
         // between passes where it has them, so a frame's GPU span holds the
         // copies outside its passes too; 64-bit atomic maxima, with which
-        // the forest's impostors are walked once, not twice. A choice may
+        // the forest's impostors are walked once, not twice; BC textures,
+        // into which HAP clips are uploaded as they are. A choice may
         // leave some off (tests of the paths without them).
         let wanted = wgpu::Features::TIMESTAMP_QUERY
             | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS
             | wgpu::Features::BGRA8UNORM_STORAGE
+            | wgpu::Features::TEXTURE_COMPRESSION_BC
             | WIDE_ATOMICS;
         let required_features = adapter.features() & (wanted - choice.leave_off);
         let descriptor = wgpu::DeviceDescriptor {

@@ -9,7 +9,7 @@
 use std::time::{Duration, Instant};
 
 use super::media::MediaError;
-use super::source::{Playing, SourceKind, TextureSource};
+use super::source::{FrameLayout, Playing, SourceKind, TextureSource};
 use super::still::DecodedImage;
 use super::video::{ClipInfo, Decoded, Decoder, program, raw_output};
 
@@ -144,7 +144,8 @@ impl Cameras for SystemCameras {
                 size: CAMERA_SIZE,
                 fps: 30.0,
                 duration: 0.0,
-                planar: None,
+                layout: FrameLayout::Rgba,
+                hap: None,
             };
             Ok((command, info))
         });

@@ -17,16 +17,17 @@ use std::time::{Instant, SystemTime};
 
 use super::camera::{Cameras, SystemCameras, is_camera};
 use super::cube;
+use super::hap::gpu::{HapConverter, HapFrame, takes_blocks};
 use super::keyboard::Keyboard;
 use super::sound::SoundTexture;
-use super::source::{Opening, Playing, SOURCES, SourceKind, TextureSource, kind_of};
+use super::source::{FrameLayout, Opening, Playing, SOURCES, SourceKind, TextureSource, kind_of};
 use super::still::{DecodedImage, Still, StillError};
 use super::video::{Decoding, PlayError, Transport, Video};
 use super::yuv::{YuvConverter, YuvFrame};
 use crate::base::status::ErrorLog;
 use crate::base::{AssetError, Assets, ChangedFile, Folder, inside_show};
-use crate::gpu::Gpu;
 use crate::gpu::image::{image_texture, write_image};
+use crate::gpu::{BuildError, Gpu};
 use crate::params::{ParamKind, Registry, Value};
 
 /// The folder of the show that media come from.
@@ -112,8 +113,8 @@ pub enum MediaError {
 struct Shelved {
     kind: &'static SourceKind,
     source: Box<dyn TextureSource>,
-    /// A clip's planes and the pass that turns them into `texture`.
-    planes: Option<YuvFrame>,
+    /// A clip's planes or blocks, which a pass turns into `texture`.
+    on_gpu: Option<OnGpu>,
     /// Pictures uploaded and the seconds their uploads took.
     uploads: (u64, f64),
     texture: Option<(wgpu::Texture, wgpu::TextureView)>,
@@ -122,6 +123,38 @@ struct Shelved {
     saved: Saved,
     /// The show folder and the file's name in it.
     place: (PathBuf, PathBuf),
+}
+
+/// What a clip's frames are uploaded into before they become its texture.
+enum OnGpu {
+    /// 4:2:0 planes (boxed: three textures and their views).
+    Planes(Box<YuvFrame>),
+    /// HAP's BC textures (boxed, as the planes are).
+    Blocks(Box<HapFrame>),
+}
+
+/// The passes that turn uploaded frames into textures, each made for the
+/// first clip that needs it.
+#[derive(Default)]
+struct Converters {
+    yuv: Option<YuvConverter>,
+    hap: Option<HapConverter>,
+}
+
+impl Converters {
+    /// Makes the pass frames of `layout` need, if not made yet.
+    fn ready(&mut self, gpu: &Gpu, assets: &Assets, layout: FrameLayout) -> Result<(), BuildError> {
+        match layout {
+            FrameLayout::Planes(_) if self.yuv.is_none() => {
+                self.yuv = Some(YuvConverter::new(gpu, assets)?);
+            }
+            FrameLayout::Blocks(_) if self.hap.is_none() => {
+                self.hap = Some(HapConverter::new(gpu, assets)?);
+            }
+            _ => {}
+        }
+        Ok(())
+    }
 }
 
 /// What the watcher said of a source's file since its last frame.
@@ -143,13 +176,15 @@ pub struct MediaShelf {
     cameras: Arc<dyn Cameras>,
     keyboard: Keyboard,
     sound: SoundTexture,
-    /// The 4:2:0 conversion, made for the first clip that needs it.
-    converter: Option<YuvConverter>,
+    converters: Converters,
     /// Whether clips come as planes to convert here (on a GPU, yes; on a
     /// software adapter ffmpeg's converter is far cheaper than a shader
-    /// run on the CPU: 38 ms a 1080p frame on lavapipe), and the canvas
-    /// they are scaled down to fit.
+    /// run on the CPU: 38 ms a 1080p frame on lavapipe), whether HAP's
+    /// blocks are uploaded as they are (where the device has BC
+    /// compression), and the canvas clips are scaled down to fit.
     decoding: Decoding,
+    /// Whether the device has BC compression.
+    bc: bool,
 }
 
 impl MediaShelf {
@@ -164,12 +199,20 @@ impl MediaShelf {
             cameras: Arc::new(SystemCameras),
             keyboard: Keyboard::new(gpu),
             sound: SoundTexture::new(gpu),
-            converter: None,
+            converters: Converters::default(),
             decoding: Decoding {
                 planes: gpu.info.device_type != wgpu::DeviceType::Cpu,
+                blocks: takes_blocks(&gpu.device),
                 ..Decoding::default()
             },
+            bc: takes_blocks(&gpu.device),
         }
+    }
+
+    /// Has HAP clips opened from now on uploaded as BC blocks (`true`,
+    /// where the device has BC compression) or decoded on the CPU.
+    pub fn set_blocks(&mut self, blocks: bool) {
+        self.decoding.blocks = blocks && self.bc;
     }
 
     /// Has clips opened from now on come as planes converted on the GPU
@@ -311,13 +354,11 @@ impl MediaShelf {
             };
             match shelved.source.advance(playing, &*self.cameras) {
                 Ok(Some(picture)) => {
-                    if shelved.source.planar().is_some() && self.converter.is_none() {
-                        match YuvConverter::new(gpu, assets) {
-                            Ok(converter) => self.converter = Some(converter),
-                            Err(why) => errors.report(name, why),
-                        }
+                    let layout = shelved.source.layout();
+                    if let Err(why) = self.converters.ready(gpu, assets, layout) {
+                        errors.report(name, why);
                     }
-                    shelved.upload(gpu, name, self.converter.as_ref(), &picture);
+                    shelved.upload(gpu, name, &self.converters, &picture);
                     shelved.source.give_back(picture.rgba);
                     errors.clear(name);
                 }
@@ -410,7 +451,7 @@ fn open(
     Ok(Shelved {
         kind,
         source,
-        planes: None,
+        on_gpu: None,
         uploads: (0, 0.0),
         texture: None,
         modified,
@@ -443,29 +484,35 @@ impl Shelved {
     }
 
     /// Writes `picture` into the source's texture, made (again) at its
-    /// size; a clip's planes are converted into it on the GPU.
-    fn upload(
-        &mut self,
-        gpu: &Gpu,
-        name: &str,
-        converter: Option<&YuvConverter>,
-        picture: &DecodedImage,
-    ) {
+    /// size; a clip's planes or blocks are converted into it on the GPU.
+    fn upload(&mut self, gpu: &Gpu, name: &str, converters: &Converters, picture: &DecodedImage) {
         let started = Instant::now();
-        match (self.source.planar(), converter) {
-            (Some(colour), Some(converter)) => {
-                if !self.planes.as_ref().is_some_and(|p| p.fits(picture.size)) {
-                    let planes = YuvFrame::new(gpu, name, picture.size, colour);
+        let size = picture.size;
+        match (self.source.layout(), &converters.yuv, &converters.hap) {
+            (FrameLayout::Planes(colour), Some(converter), _) => {
+                if !matches!(&self.on_gpu, Some(OnGpu::Planes(p)) if p.fits(size)) {
+                    let planes = YuvFrame::new(gpu, name, size, colour);
                     self.texture =
                         Some((planes.colour.texture.clone(), planes.colour.view.clone()));
-                    self.planes = Some(planes);
+                    self.on_gpu = Some(OnGpu::Planes(Box::new(planes)));
                 }
-                if let Some(planes) = &self.planes {
+                if let Some(OnGpu::Planes(planes)) = &self.on_gpu {
                     planes.convert(gpu, converter, &picture.rgba);
                 }
             }
-            (Some(_), None) => {}
-            (None, _) => self.write(gpu, name, picture),
+            (FrameLayout::Blocks(codec), _, Some(converter)) => {
+                if !matches!(&self.on_gpu, Some(OnGpu::Blocks(f)) if f.fits(codec, size)) {
+                    let frame = HapFrame::new(gpu, converter, name, size, codec);
+                    self.texture = Some((frame.colour.texture.clone(), frame.colour.view.clone()));
+                    self.on_gpu = Some(OnGpu::Blocks(Box::new(frame)));
+                }
+                if let Some(OnGpu::Blocks(frame)) = &self.on_gpu {
+                    frame.convert(gpu, converter, &picture.rgba);
+                }
+            }
+            (FrameLayout::Rgba, _, _) => self.write(gpu, name, picture),
+            // Its pass failed to build: said already.
+            _ => {}
         }
         self.uploads = (
             self.uploads.0 + 1,

@@ -11,6 +11,7 @@
 pub mod camera;
 pub mod cube;
 pub mod feed;
+pub mod hap;
 pub mod keyboard;
 pub mod media;
 pub mod ndi;

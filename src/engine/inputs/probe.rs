@@ -16,6 +16,7 @@ use std::process::{Command, Stdio};
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
+use super::source::FrameLayout;
 use super::video::{ClipInfo, MAX_VIDEO_FPS, MAX_VIDEO_SIDE};
 use super::yuv::YuvColour;
 use crate::base::child::{RunError, run_within};
@@ -164,6 +165,11 @@ impl ClipFile {
         }
     }
 
+    /// The open file, for sylva's own readers (a HAP clip's).
+    pub fn file(&self) -> &std::fs::File {
+        &self.opened.file
+    }
+
     /// What the program reading the clip takes as its standard input.
     pub fn stdin(&self) -> Result<Stdio, ProbeError> {
         if cfg!(unix) {
@@ -289,7 +295,8 @@ pub fn parse_probe(text: &str) -> Result<ClipInfo, ClipInfoError> {
         size: [width as u32, height as u32],
         fps,
         duration,
-        planar,
+        layout: planar.map_or(FrameLayout::Rgba, FrameLayout::Planes),
+        hap: None,
     })
 }
 

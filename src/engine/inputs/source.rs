@@ -8,11 +8,25 @@
 use std::path::Path;
 
 use super::camera::{self, Cameras};
+use super::hap::HapCodec;
 use super::media::{self, MediaError};
 use super::still::DecodedImage;
 use super::video::{Decoding, Transport};
 use super::yuv::YuvColour;
 use super::{ndi, screen};
+
+/// How a source's frames come, and what the shelf does to upload them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FrameLayout {
+    /// RGBA, 4 bytes a pixel: written as they are.
+    #[default]
+    Rgba,
+    /// 4:2:0 planes in this colour, converted on the GPU.
+    Planes(YuvColour),
+    /// A HAP frame's BC blocks, uploaded as compressed textures and
+    /// converted on the GPU.
+    Blocks(HapCodec),
+}
 
 /// How a source plays this frame.
 #[derive(Debug, Clone, Copy)]
@@ -34,9 +48,9 @@ pub trait TextureSource {
         cameras: &dyn Cameras,
     ) -> Result<Option<DecodedImage>, MediaError>;
 
-    /// How its frames come, if as 4:2:0 planes to convert on the GPU.
-    fn planar(&self) -> Option<YuvColour> {
-        None
+    /// How its frames come.
+    fn layout(&self) -> FrameLayout {
+        FrameLayout::Rgba
     }
 
     /// A picture's pixels, uploaded, back for a later frame to fill.

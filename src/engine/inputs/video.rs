@@ -8,6 +8,9 @@
 //! lockstep (`sylva render`) it waits for exactly the frame show time
 //! asks for, so a music video is the same every time.
 //!
+//! A HAP clip in a MOV is played without ffmpeg ([`super::hap`]): the
+//! same worker, queue and clock, its frames read and unpacked by sylva.
+//!
 //! ffmpeg is a program rather than a linked library for the reasons
 //! `render --video` gives: every codec the user's ffmpeg has (H.264,
 //! HEVC, ProRes, HAP, VP9, AV1) without building against one version of
@@ -17,17 +20,18 @@
 use std::io::Read;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TryRecvError, sync_channel};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use super::camera::Cameras;
+use super::hap::{self, HapCodec, HapError};
 use super::media::MediaError;
 use super::probe::{ClipFile, ProbeError, StartError, missing_ffmpeg, probe};
-use super::source::{Playing, TextureSource};
+use super::source::{FrameLayout, Playing, TextureSource};
 use super::still::DecodedImage;
-use super::yuv::{YuvColour, frame_bytes};
+use super::yuv::frame_bytes;
 use crate::base::child::OwnedChild;
 
 pub use super::probe::{parse_probe, program};
@@ -75,6 +79,9 @@ pub enum PlayError {
     /// Lockstep waited past [`LOCKSTEP_WAIT`] (the seconds) for a frame.
     #[error("no frame from ffmpeg in {0} s")]
     NoFrame(u64),
+    /// A HAP clip read by sylva is damaged.
+    #[error(transparent)]
+    Hap(#[from] HapError),
 }
 
 /// What `ffprobe` says of a clip.
@@ -86,17 +93,19 @@ pub struct ClipInfo {
     pub fps: f64,
     /// Length in seconds (0 when the container does not say).
     pub duration: f64,
-    /// Decoded as 4:2:0 planes in this colour (the GPU converts them),
-    /// else as RGBA.
-    pub planar: Option<YuvColour>,
+    /// How its frames come.
+    pub layout: FrameLayout,
+    /// A HAP clip read by sylva: which flavour.
+    pub hap: Option<HapCodec>,
 }
 
 impl ClipInfo {
     /// The bytes of one decoded frame.
     pub fn frame_bytes(&self) -> usize {
-        match self.planar {
-            Some(_) => frame_bytes(self.size),
-            None => self.size[0] as usize * self.size[1] as usize * 4,
+        match self.layout {
+            FrameLayout::Planes(_) => frame_bytes(self.size),
+            FrameLayout::Blocks(codec) => codec.frame_bytes(self.size),
+            FrameLayout::Rgba => self.size[0] as usize * self.size[1] as usize * 4,
         }
     }
 }
@@ -119,6 +128,8 @@ pub(super) enum Decoded {
 pub struct Decoding {
     /// Planes allowed.
     pub planes: bool,
+    /// HAP's BC blocks taken as they are (the GPU has BC compression).
+    pub blocks: bool,
     /// The largest size worth decoding to; `None` keeps the clip's own.
     pub fit: Option<[u32; 2]>,
     /// How long the first frame may take ([`FIRST_FRAME_LIMIT`]).
@@ -129,6 +140,7 @@ impl Default for Decoding {
     fn default() -> Self {
         Self {
             planes: false,
+            blocks: false,
             fit: None,
             first_frame: FIRST_FRAME_LIMIT,
         }
@@ -186,8 +198,8 @@ impl TextureSource for Video {
         Ok(Some(DecodedImage { size, rgba }))
     }
 
-    fn planar(&self) -> Option<YuvColour> {
-        self.info()?.planar
+    fn layout(&self) -> FrameLayout {
+        self.info().map_or(FrameLayout::Rgba, |info| info.layout)
     }
 
     fn give_back(&mut self, rgba: Vec<u8>) {
@@ -196,12 +208,18 @@ impl TextureSource for Video {
 
     fn report(&self) -> String {
         let (shown, passed) = self.counts;
-        let planes = if self.planar().is_some() {
-            ", as 4:2:0 planes"
-        } else {
-            ""
+        let path = match (self.layout(), self.info().and_then(|i| i.hap)) {
+            (FrameLayout::Planes(_), _) => ", as 4:2:0 planes".to_string(),
+            (FrameLayout::Blocks(_), Some(codec)) => {
+                format!(", {} as BC blocks converted on the GPU", codec.name())
+            }
+            (_, Some(codec)) => format!(", {} decoded on the CPU", codec.name()),
+            _ => String::new(),
         };
-        format!(", {shown} clip frames shown, {passed} passed over{planes}")
+        let made = (self.decoder.made_ms())
+            .map(|ms| format!(", read and unpacked in {ms:.2} ms each"))
+            .unwrap_or_default();
+        format!(", {shown} clip frames shown, {passed} passed over{path}{made}")
     }
 }
 
@@ -404,6 +422,9 @@ pub(super) struct Decoder {
 #[derive(Debug, Default)]
 pub(super) struct Held {
     stopped: AtomicBool,
+    /// Frames the worker made itself (a HAP clip's, unpacked) and the
+    /// nanoseconds that took.
+    made: [AtomicU64; 2],
     child: Mutex<Option<OwnedChild>>,
 }
 
@@ -433,6 +454,13 @@ impl Held {
     pub(super) fn stopped(&self) -> &AtomicBool {
         &self.stopped
     }
+
+    /// The worker made a frame itself in `took`.
+    pub(super) fn made(&self, took: Duration) {
+        self.made[0].fetch_add(1, Ordering::Relaxed);
+        let nanos = u64::try_from(took.as_nanos()).unwrap_or(u64::MAX);
+        self.made[1].fetch_add(nanos, Ordering::Relaxed);
+    }
 }
 
 impl Decoder {
@@ -440,17 +468,21 @@ impl Decoder {
     /// over and over when `looping`, as `decoding` says.
     fn start(source: &(PathBuf, PathBuf), at: f64, looping: bool, decoding: Decoding) -> Self {
         let (root, relative) = source.clone();
-        Self::run(move |held| {
+        Self::work(move |held, send, spares| {
             let clip = ClipFile::open(&root, &relative)?;
+            if let Some(track) = hap::hap_track(clip.file()).map_err(HapError::from)? {
+                let way = (decoding.blocks, held);
+                return hap::play(clip.file(), track, (at, looping), way, send, spares);
+            }
             let (mut info, demuxer) = probe(&clip, held.stopped())?;
             if !decoding.planes {
-                info.planar = None;
+                info.layout = FrameLayout::Rgba;
             }
             let scaled = decoding.size_of(info.size);
             let scale = (scaled != info.size).then_some(scaled);
             info.size = scaled;
             let command = clip_command(&clip, demuxer, at, looping, scale, &info)?;
-            Ok((command, info))
+            pipe(command, info, held, send, spares)
         })
     }
 
@@ -460,6 +492,19 @@ impl Decoder {
     pub(super) fn run(
         prepare: impl FnOnce(&Held) -> Result<(Command, ClipInfo), PlayError> + Send + 'static,
     ) -> Self {
+        Self::work(move |held, send, spares| {
+            let (command, info) = prepare(held)?;
+            pipe(command, info, held, send, spares)
+        })
+    }
+
+    /// Runs `body` on a worker thread: it sends what it decodes, taking
+    /// buffers back from the spares, until it ends or nobody listens.
+    fn work(
+        body: impl FnOnce(&Held, &SyncSender<Decoded>, &Receiver<Vec<u8>>) -> Result<(), PlayError>
+        + Send
+        + 'static,
+    ) -> Self {
         let (send, decoded) = sync_channel(QUEUED_FRAMES);
         let (spare, spares) = sync_channel(QUEUED_FRAMES + 2);
         let held = Arc::new(Held::default());
@@ -467,12 +512,10 @@ impl Decoder {
         let spawned = std::thread::Builder::new()
             .name("sylva video".into())
             .spawn(move || {
-                let body = || {
-                    let (command, info) = prepare(&worker)?;
-                    pipe(command, info, &worker, &send, &spares)
-                };
-                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(body))
-                    .unwrap_or(Err(PlayError::DecoderFailed));
+                let result = (std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    body(&worker, &send, &spares)
+                })))
+                .unwrap_or(Err(PlayError::DecoderFailed));
                 worker.reap();
                 if let Err(why) = result {
                     send.send(Decoded::Failed(why)).ok();
@@ -498,6 +541,14 @@ impl Decoder {
             spare,
             held: Arc::new(Held::default()),
         }
+    }
+
+    /// The mean milliseconds the worker took to make a frame itself, if
+    /// it made any.
+    fn made_ms(&self) -> Option<f64> {
+        let frames = self.held.made[0].load(Ordering::Relaxed);
+        let nanos = self.held.made[1].load(Ordering::Relaxed);
+        (frames > 0).then(|| nanos as f64 / frames as f64 / 1e6)
     }
 
     /// Gives a frame's bytes back to be filled again.
@@ -554,7 +605,7 @@ fn clip_command(
     if let Some([w, h]) = scale {
         command.args(["-vf", &format!("scale={w}:{h}:flags=bilinear")]);
     }
-    let pixels = if info.planar.is_some() {
+    let pixels = if matches!(info.layout, FrameLayout::Planes(_)) {
         "yuv420p"
     } else {
         "rgba"

@@ -238,6 +238,12 @@ impl Show {
         self.senses.media.set_planes(planes);
     }
 
+    /// Has HAP clips uploaded as BC blocks (where the device has BC
+    /// compression) or decoded on the CPU (tests of either path).
+    pub fn media_blocks(&mut self, blocks: bool) {
+        self.senses.media.set_blocks(blocks);
+    }
+
     /// What the media shelf has done: a line per source.
     pub fn media_report(&self) -> Vec<String> {
         self.senses.media.report()
