@@ -874,3 +874,73 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     files
 }
+
+/// HAP clips mutated by [`hap_clips_never_panic`].
+pub const HAP_CLIPS: usize = 3_000;
+
+#[test]
+fn hap_clips_never_panic() {
+    use sylva::engine::inputs::hap::{hap_track, unpack};
+    let folder = support::out_dir().join("fuzz_hap");
+    std::fs::create_dir_all(&folder).ok();
+    let clip = folder.join("clip.mov");
+    let made = std::process::Command::new("ffmpeg")
+        .args([
+            "-v",
+            "error",
+            "-y",
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=size=16x8:rate=10",
+        ])
+        .args([
+            "-frames:v",
+            "3",
+            "-c:v",
+            "hap",
+            "-format",
+            "hap_q",
+            "-chunks",
+            "2",
+        ])
+        .arg(&clip)
+        .status();
+    assert!(made.is_ok_and(|s| s.success()), "ffmpeg made the clip");
+    let Ok(original) = std::fs::read(&clip) else {
+        panic!("reading the clip back");
+    };
+    let mut random = Random(0x5eed_0004);
+    let (mut tracks, mut frames) = (0, 0);
+    let mut blocks = Vec::new();
+    for n in 0..HAP_CLIPS {
+        let bytes = match n % 10 {
+            0 => {
+                let length = random.below(2000);
+                random.bytes(length)
+            }
+            _ => random.mutate(&original),
+        };
+        let Ok(Some(track)) = hap_track(std::io::Cursor::new(&bytes)) else {
+            continue;
+        };
+        tracks += 1;
+        for sample in &track.samples {
+            let start = usize::try_from(sample.offset)
+                .unwrap_or(usize::MAX)
+                .min(bytes.len());
+            let end = start.saturating_add(sample.bytes as usize).min(bytes.len());
+            if unpack(&bytes[start..end], track.codec, track.size, &mut blocks).is_ok() {
+                frames += 1;
+            }
+            assert_eq!(
+                blocks.len(),
+                track.codec.frame_bytes(track.size),
+                "never more than the size"
+            );
+        }
+    }
+    eprintln!("{HAP_CLIPS} clips: {tracks} tracks read, {frames} frames unpacked");
+    assert!(tracks > 0 && frames > 0, "valid clips among the mutations");
+    std::fs::remove_dir_all(&folder).ok();
+}
