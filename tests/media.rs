@@ -692,7 +692,7 @@ impl Drop for OwnX {
 #[cfg(target_os = "linux")]
 #[test]
 fn the_screen_and_a_window_are_captured_as_they_are_drawn() {
-    use sylva::engine::inputs::screen::{Captured, ScreenSource};
+    use sylva::engine::inputs::screen::{self, Captured};
     use x11rb::connection::Connection;
     use x11rb::protocol::xproto::{
         AtomEnum, ChangeWindowAttributesAux, ConnectionExt, CreateWindowAux, PropMode, WindowClass,
@@ -724,7 +724,7 @@ fn the_screen_and_a_window_are_captured_as_they_are_drawn() {
     std::thread::sleep(Duration::from_millis(300));
     let rgba_of = |pixel: u32| [(pixel >> 16) as u8, (pixel >> 8) as u8, pixel as u8, 255];
 
-    let mut screen_source = ScreenSource::open(Some(x.display.clone()), Captured::Screen);
+    let mut screen_source = screen::open(Some(x.display.clone()), Captured::Screen);
     let picture = advanced_until(&mut screen_source, 10.0, |given| {
         matches!(given, Ok(Some(_)))
     });
@@ -740,7 +740,7 @@ fn the_screen_and_a_window_are_captured_as_they_are_drawn() {
     assert_eq!(at(&picture, 280, 120), rgba_of(orange), "the root's half");
 
     let mut window_source =
-        ScreenSource::open(Some(x.display.clone()), Captured::named("window:pattern"));
+        screen::open(Some(x.display.clone()), Captured::named("window:pattern"));
     let picture = advanced_until(&mut window_source, 10.0, |given| {
         matches!(given, Ok(Some(_)))
     });
@@ -756,7 +756,7 @@ fn the_screen_and_a_window_are_captured_as_they_are_drawn() {
     assert_eq!(teal_pixels, 160 * 240, "the window alone, all of it");
 
     // A window that is not there is an error (black), said by its name.
-    let mut missing = ScreenSource::open(
+    let mut missing = screen::open(
         Some(x.display.clone()),
         Captured::named("window:nothing here"),
     );
@@ -772,4 +772,31 @@ fn screen_and_window_names_are_texture_names_check_accepts() {
     assert!(check_name("window:Keynote").is_ok());
     assert!(check_name("window:").is_err());
     assert!(check_name("screens").is_err());
+}
+
+#[test]
+fn spout_senders_are_texture_names_and_off_windows_an_error_on_screen() {
+    use sylva::engine::inputs::check_name;
+    assert!(check_name("spout:Resolume Arena").is_ok());
+    assert!(check_name("spout:").is_ok(), "the active sender");
+    assert!(check_name(&format!("spout:{}", "n".repeat(300))).is_err());
+    assert!(check_name("spouts").is_err());
+    let (root, mut show) = media_show("media_spout", "spout:TouchDesigner");
+    let mut output = side_output(&show);
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    let said = loop {
+        frame(&mut show, &mut output, 1.0 / 60.0);
+        let said = support::error_messages(&show).join("\n");
+        if said.contains("spout:TouchDesigner") || std::time::Instant::now() > deadline {
+            break said;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let why = if cfg!(windows) {
+        "no Spout sender"
+    } else {
+        "Spout is Windows'"
+    };
+    assert!(said.contains(why), "{said}");
+    std::fs::remove_dir_all(&root).ok();
 }

@@ -16,6 +16,7 @@ pub mod opener;
 pub mod rebuild;
 pub mod repeats;
 pub mod rng;
+pub mod spout;
 pub mod status;
 pub mod supervise;
 pub mod tempo;

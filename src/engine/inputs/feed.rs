@@ -3,12 +3,17 @@
 //! buffers the frame gives back, and the flag that stops the thread when
 //! the source is dropped. [`keep_running`] is that thread's life: its work
 //! again after a failure or a panic, until the source is gone.
+//! [`FedSource`] is a whole source made of such a thread whose trouble is
+//! said as text (the screen capture, Spout in).
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
+use super::camera::Cameras;
+use super::media::MediaError;
+use super::source::{Playing, TextureSource};
 use super::still::DecodedImage;
 
 /// Buffers given back and kept for the next pictures.
@@ -161,5 +166,64 @@ pub fn spawn<T: Send + 'static>(
     });
     if let Err(error) = started {
         feed.trouble(no_thread(error));
+    }
+}
+
+/// A source whose pictures a thread of its own brings, black with its
+/// trouble on screen while it has none.
+pub struct FedSource {
+    feed: Feed<String>,
+    /// The shelf's error for its trouble.
+    error: fn(String) -> MediaError,
+}
+
+impl FedSource {
+    /// Runs `work` on a thread named `thread`, again `retry` after each
+    /// failure; `named` (the source's name) says its troubles, which
+    /// `error` makes the shelf's.
+    pub fn start(
+        named: &str,
+        thread: &str,
+        retry: Duration,
+        work: impl FnMut(&Feed<String>) -> Result<(), String> + Send + 'static,
+        error: fn(String) -> MediaError,
+    ) -> Self {
+        let feed = Feed::default();
+        let name = named.to_string();
+        let failed = move |why: Option<String>| {
+            let why = why.unwrap_or_else(|| "its thread failed and starts again".into());
+            tracing::warn!("{name}: {why}");
+            format!("{name}: {why}; looking again every {} s", retry.as_secs())
+        };
+        let no_thread = |error| format!("no thread for it: {error}");
+        spawn(&feed, thread.into(), retry, work, failed, no_thread);
+        Self { feed, error }
+    }
+}
+
+impl Drop for FedSource {
+    fn drop(&mut self) {
+        self.feed.stop();
+    }
+}
+
+impl TextureSource for FedSource {
+    fn advance(
+        &mut self,
+        _playing: Playing,
+        _cameras: &dyn Cameras,
+    ) -> Result<Option<DecodedImage>, MediaError> {
+        if let Some(picture) = self.feed.newest() {
+            return Ok(Some(picture));
+        }
+        (self.feed.current_trouble()).map_or(Ok(None), |why| Err((self.error)(why)))
+    }
+
+    fn give_back(&mut self, rgba: Vec<u8>) {
+        self.feed.give_back(rgba);
+    }
+
+    fn black_when_lost(&self) -> bool {
+        true
     }
 }

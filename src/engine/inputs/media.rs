@@ -90,6 +90,9 @@ pub enum MediaError {
     /// The screen or a window cannot be captured.
     #[error("{0}")]
     Screen(String),
+    /// A Spout sender is not there, or went (or this is not Windows).
+    #[error("{0}")]
+    Spout(String),
     /// An NDI source is not there, or fell silent.
     #[error(transparent)]
     Ndi(crate::base::ndi::NdiError),

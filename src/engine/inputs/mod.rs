@@ -19,6 +19,7 @@ pub mod probe;
 pub mod screen;
 pub mod sound;
 pub mod source;
+pub mod spout;
 pub mod still;
 pub mod video;
 pub mod yuv;

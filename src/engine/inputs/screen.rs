@@ -10,11 +10,9 @@
 
 use std::time::Duration;
 
-use super::camera::Cameras;
-use super::feed::{self, Feed};
+use super::feed::{Feed, FedSource};
 use super::media::MediaError;
-use super::source::{Playing, SourceKind, TextureSource};
-use super::still::DecodedImage;
+use super::source::SourceKind;
 
 /// Captures a second, at most.
 pub const CAPTURE_FPS: f64 = 30.0;
@@ -34,7 +32,7 @@ pub const SOURCE: SourceKind = SourceKind {
                 .is_some_and(|title| !title.trim().is_empty() && title.len() <= MAX_NAME)
     },
     file: false,
-    open: |opening| Box::new(ScreenSource::open(None, Captured::named(opening.name))),
+    open: |opening| Box::new(open(None, Captured::named(opening.name))),
 };
 
 /// What is captured.
@@ -56,63 +54,12 @@ impl Captured {
     }
 }
 
-/// A screen or window on the shelf.
-pub struct ScreenSource {
-    feed: Feed<String>,
-}
-
-impl ScreenSource {
-    /// Captures `what` from `display` (none: the one `DISPLAY` names) on a
-    /// thread of its own.
-    pub fn open(display: Option<String>, what: Captured) -> Self {
-        let feed = Feed::default();
-        let named = describe(&what);
-        let failed = move |why: Option<String>| {
-            let why = why.unwrap_or_else(|| "the capture failed and starts again".into());
-            tracing::warn!("{named}: {why}");
-            format!("{named}: {why}; looking again every {} s", RETRY.as_secs())
-        };
-        let work = move |feed: &Feed<String>| capture(display.as_deref(), &what, feed);
-        let no_thread = |error| format!("no thread to capture on: {error}");
-        feed::spawn(
-            &feed,
-            "screen capture".into(),
-            RETRY,
-            work,
-            failed,
-            no_thread,
-        );
-        Self { feed }
-    }
-}
-
-impl Drop for ScreenSource {
-    fn drop(&mut self) {
-        self.feed.stop();
-    }
-}
-
-impl TextureSource for ScreenSource {
-    fn advance(
-        &mut self,
-        _playing: Playing,
-        _cameras: &dyn Cameras,
-    ) -> Result<Option<DecodedImage>, MediaError> {
-        if let Some(picture) = self.feed.newest() {
-            return Ok(Some(picture));
-        }
-        self.feed
-            .current_trouble()
-            .map_or(Ok(None), |why| Err(MediaError::Screen(why)))
-    }
-
-    fn give_back(&mut self, rgba: Vec<u8>) {
-        self.feed.give_back(rgba);
-    }
-
-    fn black_when_lost(&self) -> bool {
-        true
-    }
+/// Captures `what` from `display` (none: the one `DISPLAY` names) on a
+/// thread of its own.
+pub fn open(display: Option<String>, what: Captured) -> FedSource {
+    let named = describe(&what);
+    let work = move |feed: &Feed<String>| capture(display.as_deref(), &what, feed);
+    FedSource::start(&named, "screen capture", RETRY, work, MediaError::Screen)
 }
 
 /// The source's name, for messages.

@@ -13,7 +13,7 @@ use super::media::{self, MediaError};
 use super::still::DecodedImage;
 use super::video::{Decoding, Transport};
 use super::yuv::YuvColour;
-use super::{ndi, screen};
+use super::{ndi, screen, spout};
 
 /// How a source's frames come, and what the shelf does to upload them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -101,6 +101,7 @@ pub const SOURCES: &[&SourceKind] = &[
     &camera::SOURCE,
     &ndi::SOURCE,
     &screen::SOURCE,
+    &spout::SOURCE,
     &media::FILES,
 ];
 

@@ -30,49 +30,10 @@ pub enum SpoutError {
     /// Not on Windows.
     #[error("{0}: Spout is Windows'")]
     NotWindows(String),
-    /// A Windows object name with a NUL in it.
+    /// One of Spout's Windows objects could not be had.
     #[cfg(windows)]
-    #[error("{0:?}: a name without NUL")]
-    Nul(String),
-    /// A named mutex could not be made.
-    #[cfg(windows)]
-    #[error("mutex {name}: {error}")]
-    Mutex {
-        /// Its name.
-        name: String,
-        /// Why.
-        error: ::windows::core::Error,
-    },
-    /// The frame counter could not be made.
-    #[cfg(windows)]
-    #[error("Spout: frame counter {name}: {error}")]
-    FrameCounter {
-        /// Its name.
-        name: String,
-        /// Why.
-        error: ::windows::core::Error,
-    },
-    /// Shared memory too large for Windows to map.
-    #[cfg(windows)]
-    #[error("{0}: too large")]
-    TooLarge(String),
-    /// Shared memory could not be made or mapped.
-    #[cfg(windows)]
-    #[error("shared memory {name}: {error}")]
-    SharedMemory {
-        /// Its name.
-        name: String,
-        /// Why.
-        error: ::windows::core::Error,
-    },
-    /// Direct3D 11 refused a device.
-    #[cfg(windows)]
-    #[error("Spout: no Direct3D 11 device: {0}")]
-    Device(::windows::core::Error),
-    /// Direct3D 11 made no device.
-    #[cfg(windows)]
-    #[error("Spout: no Direct3D 11 device")]
-    NoDevice,
+    #[error(transparent)]
+    Shared(#[from] crate::base::spout::windows::SharedError),
     /// Every name like the one asked for is taken.
     #[cfg(windows)]
     #[error("Spout: no free name like {0:?}")]

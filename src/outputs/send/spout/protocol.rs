@@ -1,48 +1,18 @@
-//! What Spout's receivers read, as bytes: the list of sender names, the
-//! block that describes one sender's shared texture, and the names of the
-//! Windows objects around them. Kept apart from the Windows calls so that
-//! it is tested on every platform; `windows.rs` puts these bytes into
-//! named shared memory.
+//! How a sender keeps its place in Spout's shared memory (whose bytes are
+//! `base::spout`'s): the name it takes, its entry in the list of senders
+//! and the active sender, given up when it stops. Kept apart from the
+//! Windows calls so that it is tested on every platform; `windows.rs`
+//! puts these bytes into named shared memory.
 
 use std::collections::BTreeSet;
 
 use super::SpoutError;
+use crate::base::spout::{ACTIVE_SENDER, NAME_SLOT, Name, SENDER_NAMES, read_names};
 use crate::outputs::send::kinds::NameError;
 
-/// Bytes a name takes in the sender list (255 characters and a NUL).
-pub const NAME_SLOT: usize = 256;
-/// Sender slots when the registry does not say (`MaxSenders`).
-pub const DEFAULT_MAX_SENDERS: usize = 64;
 /// The longest sender name sylva gives: the Windows objects named after
 /// it append up to 16 characters, and Spout's buffers hold 256.
 pub const MAX_NAME: usize = 200;
-/// Bytes of one sender's description block (`SharedTextureInfo`).
-pub const INFO_BYTES: usize = 280;
-/// `DXGI_FORMAT_B8G8R8A8_UNORM`: what every Spout receiver takes,
-/// DirectX 9 ones included.
-pub const FORMAT_BGRA: u32 = 87;
-
-/// The shared memory holding every sender's name.
-pub const SENDER_NAMES: &str = "SpoutSenderNames";
-/// The shared memory naming the sender a receiver takes by default.
-pub const ACTIVE_SENDER: &str = "ActiveSenderName";
-
-/// The mutex guarding the shared memory `map`.
-pub fn mutex_of(map: &str) -> String {
-    format!("{map}_mutex")
-}
-
-/// The mutex a sender holds while it writes its texture.
-pub fn access_mutex(sender: &str) -> String {
-    format!("{sender}_SpoutAccessMutex")
-}
-
-/// The semaphore counting a sender's frames (receivers skip a copy when
-/// it has not moved).
-pub fn frame_semaphore(sender: &str) -> String {
-    format!("{sender}_Count_Semaphore")
-}
-
 /// The names of Spout's own shared memory, which no sender may take.
 const RESERVED: [&str; 2] = [SENDER_NAMES, ACTIVE_SENDER];
 
@@ -58,22 +28,6 @@ pub fn check_name(name: &str) -> Result<(), NameError> {
         return Err(NameError::SpoutReserved(name.to_string()));
     }
     Ok(())
-}
-
-/// A sender's name as the list holds it: bytes in the sending program's
-/// code page, kept as they are (another program's name is never
-/// rewritten), sorted byte by byte as Spout sorts them.
-pub type Name = Vec<u8>;
-
-/// The names in the sender list `slots`: one a slot, up to the first empty
-/// slot (bytes after a name's NUL are stale and ignored).
-pub fn read_names(slots: &[u8]) -> BTreeSet<Name> {
-    slots
-        .chunks_exact(NAME_SLOT)
-        .map(|slot| &slot[..slot.iter().position(|b| *b == 0).unwrap_or(NAME_SLOT)])
-        .take_while(|name| !name.is_empty())
-        .map(<[u8]>::to_vec)
-        .collect()
 }
 
 /// Writes `names` into `slots`, sorted as Spout keeps them, each with its
@@ -146,51 +100,10 @@ pub fn write_active(block: &mut [u8], name: &[u8]) {
     }
 }
 
-/// The active sender's name, as [`write_active`] left it.
-pub fn read_active(block: &[u8]) -> Name {
-    let end = block.iter().position(|b| *b == 0).unwrap_or(block.len());
-    block[..end].to_vec()
-}
-
-/// One sender's shared texture, as receivers find it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SenderInfo {
-    /// The texture's legacy DXGI shared handle (receivers open it with
-    /// `OpenSharedResource`; it fits 32 bits by design).
-    pub share_handle: u32,
-    /// Width and height in pixels.
-    pub size: [u32; 2],
-    /// Its DXGI format.
-    pub format: u32,
-    /// The program sending (its executable's path, as Windows gave it).
-    pub host: Vec<u8>,
-}
-
-impl SenderInfo {
-    /// The 280 bytes of `SharedTextureInfo`: handle, width, height,
-    /// format, usage (0), description (256 bytes, NUL-terminated), and
-    /// partner id (0: a Direct3D 11 sender sharing on the GPU).
-    pub fn to_bytes(&self) -> [u8; INFO_BYTES] {
-        let mut bytes = [0u8; INFO_BYTES];
-        let words = [
-            self.share_handle,
-            self.size[0],
-            self.size[1],
-            self.format,
-            0,
-        ];
-        for (slot, word) in bytes.chunks_exact_mut(4).zip(words) {
-            slot.copy_from_slice(&word.to_le_bytes());
-        }
-        let kept = self.host.len().min(255);
-        bytes[20..20 + kept].copy_from_slice(&self.host[..kept]);
-        bytes
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::base::spout::{DEFAULT_MAX_SENDERS, read_active};
 
     fn list(slots: usize) -> Vec<u8> {
         vec![0u8; slots * NAME_SLOT]
@@ -277,38 +190,7 @@ mod tests {
     }
 
     #[test]
-    fn the_description_block_is_spouts_shared_texture_info() {
-        let info = SenderInfo {
-            share_handle: 0x4000_0a02,
-            size: [1920, 1080],
-            format: FORMAT_BGRA,
-            host: b"C:\\sylva\\sylva.exe".to_vec(),
-        };
-        let bytes = info.to_bytes();
-        assert_eq!(bytes.len(), 280);
-        assert_eq!(bytes[0..4], 0x4000_0a02u32.to_le_bytes());
-        assert_eq!(bytes[4..8], 1920u32.to_le_bytes());
-        assert_eq!(bytes[8..12], 1080u32.to_le_bytes());
-        assert_eq!(bytes[12..16], 87u32.to_le_bytes());
-        assert_eq!(bytes[16..20], [0; 4], "usage");
-        assert_eq!(&bytes[20..39], b"C:\\sylva\\sylva.exe\0");
-        assert_eq!(bytes[276..280], [0; 4], "partner id");
-        let long = SenderInfo {
-            host: vec![b'p'; 400],
-            ..info
-        };
-        assert_eq!(
-            long.to_bytes()[20 + 255],
-            0,
-            "the description keeps its NUL"
-        );
-    }
-
-    #[test]
-    fn names_and_objects_are_what_receivers_open() {
-        assert_eq!(mutex_of(SENDER_NAMES), "SpoutSenderNames_mutex");
-        assert_eq!(access_mutex("sylva"), "sylva_SpoutAccessMutex");
-        assert_eq!(frame_semaphore("sylva"), "sylva_Count_Semaphore");
+    fn names_are_checked_and_the_active_one_is_written_as_receivers_read_it() {
         assert!(check_name("sylva main").is_ok());
         for bad in ["", "a\\b", "ü", SENDER_NAMES, ACTIVE_SENDER] {
             assert!(check_name(bad).is_err(), "{bad:?}");
