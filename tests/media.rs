@@ -775,28 +775,31 @@ fn screen_and_window_names_are_texture_names_check_accepts() {
 }
 
 #[test]
-fn spout_senders_are_texture_names_and_off_windows_an_error_on_screen() {
+fn spout_and_syphon_names_are_texture_names_and_elsewhere_an_error_on_screen() {
     use sylva::engine::inputs::check_name;
-    assert!(check_name("spout:Resolume Arena").is_ok());
-    assert!(check_name("spout:").is_ok(), "the active sender");
-    assert!(check_name(&format!("spout:{}", "n".repeat(300))).is_err());
-    assert!(check_name("spouts").is_err());
-    let (root, mut show) = media_show("media_spout", "spout:TouchDesigner");
-    let mut output = side_output(&show);
-    let deadline = std::time::Instant::now() + Duration::from_secs(5);
-    let said = loop {
-        frame(&mut show, &mut output, 1.0 / 60.0);
-        let said = support::error_messages(&show).join("\n");
-        if said.contains("spout:TouchDesigner") || std::time::Instant::now() > deadline {
-            break said;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let why = if cfg!(windows) {
-        "no Spout sender"
-    } else {
-        "Spout is Windows'"
-    };
-    assert!(said.contains(why), "{said}");
-    std::fs::remove_dir_all(&root).ok();
+    for scheme in ["spout", "syphon"] {
+        assert!(check_name(&format!("{scheme}:Resolume Arena")).is_ok());
+        assert!(check_name(&format!("{scheme}:")).is_ok(), "the first or active one");
+        assert!(check_name(&format!("{scheme}:{}", "n".repeat(300))).is_err());
+        assert!(check_name(&format!("{scheme}s")).is_err());
+    }
+    for (name, elsewhere, here, native) in [
+        ("spout:TouchDesigner", "Spout is Windows'", "no Spout sender", cfg!(windows)),
+        ("syphon:VDMX", "Syphon is macOS'", "Syphon", cfg!(target_os = "macos")),
+    ] {
+        let (root, mut show) = media_show("media_spout_syphon", name);
+        let mut output = side_output(&show);
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        let said = loop {
+            frame(&mut show, &mut output, 1.0 / 60.0);
+            let said = support::error_messages(&show).join("\n");
+            if said.contains(name) || std::time::Instant::now() > deadline {
+                break said;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let why = if native { here } else { elsewhere };
+        assert!(said.contains(why), "{said}");
+        std::fs::remove_dir_all(&root).ok();
+    }
 }

@@ -19,6 +19,7 @@ pub mod rng;
 pub mod spout;
 pub mod status;
 pub mod supervise;
+pub mod syphon;
 pub mod tempo;
 pub mod watch;
 

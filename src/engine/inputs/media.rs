@@ -93,6 +93,9 @@ pub enum MediaError {
     /// A Spout sender is not there, or went (or this is not Windows).
     #[error("{0}")]
     Spout(String),
+    /// A Syphon server is not there, or went (or this is not macOS).
+    #[error("{0}")]
+    Syphon(String),
     /// An NDI source is not there, or fell silent.
     #[error(transparent)]
     Ndi(crate::base::ndi::NdiError),

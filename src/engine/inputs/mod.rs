@@ -21,6 +21,7 @@ pub mod sound;
 pub mod source;
 pub mod spout;
 pub mod still;
+pub mod syphon;
 pub mod video;
 pub mod yuv;
 

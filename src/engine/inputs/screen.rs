@@ -10,7 +10,7 @@
 
 use std::time::Duration;
 
-use super::feed::{Feed, FedSource};
+use super::feed::{FedSource, Feed};
 use super::media::MediaError;
 use super::source::SourceKind;
 

@@ -13,7 +13,7 @@ use super::media::{self, MediaError};
 use super::still::DecodedImage;
 use super::video::{Decoding, Transport};
 use super::yuv::YuvColour;
-use super::{ndi, screen, spout};
+use super::{ndi, screen, spout, syphon};
 
 /// How a source's frames come, and what the shelf does to upload them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -102,6 +102,7 @@ pub const SOURCES: &[&SourceKind] = &[
     &ndi::SOURCE,
     &screen::SOURCE,
     &spout::SOURCE,
+    &syphon::SOURCE,
     &media::FILES,
 ];
 

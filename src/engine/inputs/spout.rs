@@ -11,7 +11,7 @@
 
 use std::time::Duration;
 
-use super::feed::{Feed, FedSource};
+use super::feed::{FedSource, Feed};
 use super::media::MediaError;
 use super::source::SourceKind;
 use crate::base::spout::NAME_SLOT;

@@ -1,7 +1,7 @@
 //! Syphon out (`--send syphon:NAME`, macOS): the picture as a Syphon
 //! server that Resolume, VDMX, MadMapper, TouchDesigner and OBS list
 //! beside their other sources. Syphon.framework and Metal are loaded when
-//! the sender starts ([`runtime`]), so sylva builds everywhere and runs
+//! the sender starts (`base::syphon`), so sylva builds everywhere and runs
 //! on a Mac without Syphon; one without it is an error on screen saying
 //! where to put it. Each frame, read back on the tap's worker thread, is
 //! written into a Metal texture that the server publishes (a GPU copy
@@ -11,11 +11,9 @@
 //! loop: the window's event loop turns it; a headless show turns it each
 //! frame ([`turn_main_run_loop`]).
 
-pub mod runtime;
-
 use std::ffi::c_void;
 
-use runtime::{Id, Rect, Region, Runtime};
+use crate::base::syphon::{self as runtime, Id, Rect, Region, Retained, Runtime};
 
 use super::kinds::{NameError, SenderKind, Target};
 use super::tap::{Frame, Sink, SinkError};
@@ -95,40 +93,13 @@ pub fn check_name(name: &str) -> Result<(), NameError> {
     Ok(())
 }
 
-/// An object this sender made (+1), released when dropped; a server is
-/// stopped first, so clients see it go.
-struct Retained {
+/// Takes `object`, made (+1) for this sender (null: `what` failed).
+fn retained(
     runtime: &'static Runtime,
     object: Id,
-    server: bool,
-}
-
-impl Retained {
-    /// Takes `object` (null: `what` failed).
-    fn new(runtime: &'static Runtime, object: Id, what: &'static str) -> Result<Self, SyphonError> {
-        if object.is_null() {
-            return Err(SyphonError::Failed(what));
-        }
-        Ok(Self {
-            runtime,
-            object,
-            server: false,
-        })
-    }
-}
-
-impl Drop for Retained {
-    fn drop(&mut self) {
-        self.runtime.pooled(|| {
-            // SAFETY: the object is this value's own (+1), released once.
-            unsafe {
-                if self.server {
-                    self.runtime.call(self.object, "stop");
-                }
-                self.runtime.call(self.object, "release");
-            }
-        });
-    }
+    what: &'static str,
+) -> Result<Retained, SyphonError> {
+    Retained::new(runtime, object).ok_or(SyphonError::Failed(what))
 }
 
 /// A Syphon server of frames of one size.
@@ -165,14 +136,14 @@ impl SyphonSender {
             // every object made is held by a `Retained` at once, so an
             // error on the way releases what was made.
             unsafe {
-                let device = Retained::new(runtime, (runtime.default_device)(), "a Metal device")?;
-                let queue = Retained::new(
+                let device = retained(runtime, (runtime.default_device)(), "a Metal device")?;
+                let queue = retained(
                     runtime,
                     runtime.call(device.object, "newCommandQueue"),
                     "a Metal command queue",
                 )?;
                 let texture =
-                    Retained::new(runtime, texture(runtime, device.object, size), "a texture")?;
+                    retained(runtime, texture(runtime, device.object, size), "a texture")?;
                 let title = runtime.string(name).ok_or(SyphonError::Title)?;
                 let alloc = runtime.call(class, "alloc");
                 let init: unsafe extern "C" fn(Id, Id, Id, Id, Id) -> Id = runtime.message();
@@ -183,8 +154,8 @@ impl SyphonSender {
                     device.object,
                     std::ptr::null_mut(),
                 );
-                let mut server = Retained::new(runtime, made, "starting the server")?;
-                server.server = true;
+                let mut server = retained(runtime, made, "starting the server")?;
+                server.stop_when_dropped();
                 tracing::info!("syphon: serving {name:?}, {}x{}", size[0], size[1]);
                 Ok(Self {
                     runtime,
@@ -249,7 +220,7 @@ impl Sink for SyphonSender {
             // SAFETY: the device is live; inside a pool.
             let made =
                 runtime.pooled(|| unsafe { texture(runtime, self.device.object, frame.size) });
-            self.texture = Retained::new(runtime, made, "a texture")?;
+            self.texture = retained(runtime, made, "a texture")?;
             self.size = frame.size;
         }
         frame.bgra_into(&mut self.bgra);

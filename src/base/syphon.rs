@@ -1,6 +1,6 @@
 //! The Objective-C runtime, Metal and Syphon.framework, loaded when a
-//! Syphon sender starts rather than linked: sylva builds on every system
-//! and runs on a Mac without Syphon installed. Messages go through
+//! Syphon sender or receiver starts rather than linked: sylva builds on
+//! every system and runs on a Mac without Syphon installed. Messages go through
 //! `objc_msgSend` cast to each method's exact type (never as a variadic
 //! call, which arm64 passes differently).
 
@@ -279,5 +279,47 @@ impl Runtime {
             send(class, self.selector("stringWithUTF8String:"), c.as_ptr())
         };
         (!string.is_null()).then_some(string)
+    }
+}
+
+/// An object made for sylva (+1), released when dropped; a server or a
+/// client is stopped first, so the other side sees it go.
+pub struct Retained {
+    runtime: &'static Runtime,
+    /// The object.
+    pub object: Id,
+    stop: bool,
+}
+
+// SAFETY: Objective-C objects may be retained and released on any thread.
+unsafe impl Send for Retained {}
+
+impl Retained {
+    /// Takes `object`, `None` when null (what made it failed).
+    pub fn new(runtime: &'static Runtime, object: Id) -> Option<Self> {
+        (!object.is_null()).then_some(Self {
+            runtime,
+            object,
+            stop: false,
+        })
+    }
+
+    /// Sends it `stop` before it is released.
+    pub fn stop_when_dropped(&mut self) {
+        self.stop = true;
+    }
+}
+
+impl Drop for Retained {
+    fn drop(&mut self) {
+        self.runtime.pooled(|| {
+            // SAFETY: the object is this value's own (+1), released once.
+            unsafe {
+                if self.stop {
+                    self.runtime.call(self.object, "stop");
+                }
+                self.runtime.call(self.object, "release");
+            }
+        });
     }
 }
