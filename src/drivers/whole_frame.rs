@@ -100,6 +100,10 @@ pub struct WholeFrameReport {
     /// What the layers sampled over as many frames again, played on right
     /// after the measured ones, in the order they first reported it.
     pub sampled: Vec<Sampled>,
+    /// The media shelf's line for each source on stage: uploads, their
+    /// time, a clip's frames and the path it took (4:2:0 planes, HAP's
+    /// blocks on the GPU or decoded on the CPU).
+    pub media: Vec<String>,
 }
 
 /// Plays the show and measures it.
@@ -230,6 +234,7 @@ fn report(
         wall: sorted(clocks.wall),
         unpaced_fps,
         sampled: Vec::new(),
+        media: show.media_report(),
     }
 }
 
@@ -309,6 +314,9 @@ pub fn table(report: &WholeFrameReport) -> String {
             "  {} {}: mean {:.4}, max {:.4}\n",
             s.layer, s.figure, s.mean, s.max
         ));
+    }
+    for line in &report.media {
+        text.push_str(&format!("  media: {line}\n"));
     }
     text
 }
