@@ -779,13 +779,26 @@ fn spout_and_syphon_names_are_texture_names_and_elsewhere_an_error_on_screen() {
     use sylva::engine::inputs::check_name;
     for scheme in ["spout", "syphon"] {
         assert!(check_name(&format!("{scheme}:Resolume Arena")).is_ok());
-        assert!(check_name(&format!("{scheme}:")).is_ok(), "the first or active one");
+        assert!(
+            check_name(&format!("{scheme}:")).is_ok(),
+            "the first or active one"
+        );
         assert!(check_name(&format!("{scheme}:{}", "n".repeat(300))).is_err());
         assert!(check_name(&format!("{scheme}s")).is_err());
     }
     for (name, elsewhere, here, native) in [
-        ("spout:TouchDesigner", "Spout is Windows'", "no Spout sender", cfg!(windows)),
-        ("syphon:VDMX", "Syphon is macOS'", "Syphon", cfg!(target_os = "macos")),
+        (
+            "spout:TouchDesigner",
+            "Spout is Windows'",
+            "no Spout sender",
+            cfg!(windows),
+        ),
+        (
+            "syphon:VDMX",
+            "Syphon is macOS'",
+            "Syphon",
+            cfg!(target_os = "macos"),
+        ),
     ] {
         let (root, mut show) = media_show("media_spout_syphon", name);
         let mut output = side_output(&show);
