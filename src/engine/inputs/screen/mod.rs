@@ -4,8 +4,8 @@
 //! program's output. A thread captures at up to [`CAPTURE_FPS`] and hands
 //! the newest picture to the frame. On Linux the pictures come from the X
 //! server (Xwayland's under Wayland, which shows X applications only)
-//! (`x11.rs`), on Windows through GDI (`gdi.rs`); on macOS the source is
-//! an error on screen saying so. A display or a
+//! (`x11.rs`), on Windows through GDI (`gdi.rs`), on macOS through Quartz
+//! (`quartz.rs`); elsewhere the source is an error on screen saying so. A display or a
 //! window that is not there, or goes away, is black and an error, and is
 //! looked for again every [`RETRY`].
 
@@ -81,7 +81,12 @@ mod gdi;
 #[cfg(windows)]
 use gdi::capture;
 
-#[cfg(not(any(target_os = "linux", windows)))]
+#[cfg(target_os = "macos")]
+mod quartz;
+#[cfg(target_os = "macos")]
+use quartz::capture;
+
+#[cfg(not(any(target_os = "linux", target_os = "macos", windows)))]
 fn capture(_display: Option<&str>, _what: &Captured, _feed: &Feed<String>) -> Result<(), String> {
-    Err("screen and window capture is built for Linux (X11) and Windows so far".into())
+    Err("screen and window capture is built for Linux (X11), Windows and macOS".into())
 }
