@@ -8,10 +8,11 @@
 
 use std::time::{Duration, Instant};
 
+use super::decoder::{Decoded, Decoder, raw_output};
 use super::media::MediaError;
 use super::source::{FrameLayout, Playing, SourceKind, TextureSource};
 use super::still::DecodedImage;
-use super::video::{ClipInfo, Decoded, Decoder, program, raw_output};
+use super::video::{ClipInfo, program};
 
 /// The size cameras are delivered at.
 pub const CAMERA_SIZE: [u32; 2] = [1280, 720];

@@ -10,6 +10,7 @@
 
 pub mod camera;
 pub mod cube;
+pub mod decoder;
 pub mod feed;
 pub mod hap;
 pub mod keyboard;

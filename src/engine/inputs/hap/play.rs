@@ -10,8 +10,9 @@ use std::io::{Read, Seek, SeekFrom};
 use std::sync::mpsc::{Receiver, SyncSender};
 use std::time::Instant;
 
+use super::super::decoder::{Decoded, Held};
 use super::super::source::FrameLayout;
-use super::super::video::{ClipInfo, Decoded, Held, PlayError};
+use super::super::video::{ClipInfo, PlayError};
 use super::{HapError, HapTrack, blocks, unpack};
 
 /// Plays `track` of `file` from `at` seconds, over and over when
