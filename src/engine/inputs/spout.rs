@@ -102,23 +102,27 @@ mod receiver {
             let opened =
                 Opened::open(&device, &described).map_err(|why| format!("{shown}: {why}"))?;
             let period = Duration::from_secs_f64(1.0 / POLL_FPS);
-            loop {
+            for poll in 0u64.. {
                 let started = Instant::now();
                 if feed.stopped() {
                     return Ok(());
                 }
+                // A sender that stops takes its name off the list; its
+                // memory and texture live on while this holds them.
+                let listed = poll % POLL_FPS as u64 != 0
+                    || names.read().is_some_and(|b| read_names(&b).contains(&name));
+                if !listed {
+                    return Err(format!("{shown} stopped sending"));
+                }
                 let now = (info.read().as_deref()).and_then(SenderInfo::from_bytes);
                 if now.as_ref() != Some(&described) {
-                    // A new texture (resized), or the sender is gone.
+                    // A new texture: the sender was resized.
                     break;
                 }
                 if let Some(picture) = locked(&access, || opened.copy(&context, feed)).flatten() {
                     feed.hand_over(picture);
                 }
                 feed.pause(period.saturating_sub(started.elapsed()));
-            }
-            if !crate::base::spout::windows::exists(&name) {
-                return Err(format!("{shown} stopped sending"));
             }
         }
     }
