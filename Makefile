@@ -25,14 +25,15 @@ RUN_OPTIONAL := ffmpeg
 # What the tests need besides: ffmpeg (clip and recording tests), mingw (the
 # Windows build is linted and built, glslang's C++ compiled for it by the
 # posix-threads g++, whose std::mutex glslang needs), Wine with Xvfb (the
-# Windows build run: tests/platforms/windows.sh), pip (Playwright's Python
+# Windows build run: tests/platforms/windows.sh; xsetroot paints the screen
+# it captures), pip (Playwright's Python
 # package for the phone page's browser test), PipeWire and GStreamer's
 # PipeWire plugin (`--send pipewire:NAME`, tested against a private daemon).
 # Chromium is installed by `browser` below: Ubuntu's is a snap. This is the
 # one list: CI (.ci/run) installs it through `make test-deps`.
 TEST_PACKAGES := $(RUN_PACKAGES) ffmpeg gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64 python3-pip \
 	pipewire pipewire-bin gstreamer1.0-tools gstreamer1.0-pipewire gstreamer1.0-plugins-base \
-	wine wine64 xvfb xauth
+	wine wine64 xvfb xauth x11-xserver-utils
 
 # Tests pick the software adapter so golden images do not depend on the GPU.
 TEST_ADAPTER ?= llvmpipe

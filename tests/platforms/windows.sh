@@ -2,7 +2,8 @@
 # The Windows build run, not only compiled: sylva.exe (x86_64-pc-windows-gnu,
 # dev profile) under Wine checks the show folder and renders the default
 # preset's first frames on the software adapter, which must come out
-# byte-identical to the Linux build's. Called by `make test` after the
+# byte-identical to the Linux build's, and captures the screen through GDI
+# (painted by xsetroot) into a shader layer. Called by `make test` after the
 # tests have built target/debug/sylva.
 #
 # What Wine 8.0 needs: bcryptprimitives.dll, which it lacks (process_prng.c,
@@ -26,6 +27,16 @@ x86_64-w64-mingw32-gcc -shared -O2 -o "$work/bcryptprimitives.dll" \
 
 frames=5
 size=160x90
+# A show whose one layer shows the screen, which GDI captures (the root
+# window, painted one colour by xsetroot).
+screen_show="$work/screen_show"
+mkdir -p "$screen_show/presets" "$screen_show/shaders/shader"
+printf '%s\n' 'layers = ["shader.through"]' '[params]' \
+    '"shader.through.file" = "shader/through.wgsl"' '"shader.through.picture" = "screen"' \
+    > "$screen_show/presets/screen.toml"
+printf '%s\n' '// @param picture texture below "What is shown"' '@fragment' \
+    'fn fs_main(in: FullscreenVertex) -> @location(0) vec4<f32> {' \
+    '    return sample_picture(in.uv);' '}' > "$screen_show/shaders/shader/through.wgsl"
 export WINEPREFIX="$PWD/$work/prefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
 xvfb-run -a -s "-screen 0 1280x720x24" bash -c "
     set -e
@@ -33,6 +44,9 @@ xvfb-run -a -s "-screen 0 1280x720x24" bash -c "
     wine '$work/sylva.exe' check
     wine '$work/sylva.exe' render --preset default --frames $frames --size $size \
         --adapter llvmpipe --out '$work/frames'
+    xsetroot -solid '#3080c0'
+    wine '$work/sylva.exe' render --project '$screen_show' --preset screen --frames 120 \
+        --size 32x18 --adapter llvmpipe --every 119 --out '$work/screen'
     wineserver -w
 "
 ./target/debug/sylva render --preset default --frames "$frames" --size "$size" \
@@ -45,4 +59,12 @@ for ((i = 0; i < frames; i++)); do
         exit 1
     fi
 done
-echo "windows: sylva.exe checked the show and rendered $frames frames at $size under Wine, byte-identical to Linux's"
+# The screen's colour, at the picture's centre: blue over red, not black.
+shot=$(ls "$work"/screen/frame_*.png | tail -n 1)
+read -r red green blue < <(ffmpeg -v error -i "$shot" \
+    -f rawvideo -pix_fmt rgb24 - | od -An -tu1 -j $(((9 * 32 + 16) * 3)) -N3)
+if ((blue < red + 40 || blue < 60)); then
+    echo "windows: the screen captured by GDI under Wine is ($red, $green, $blue), not the root's blue"
+    exit 1
+fi
+echo "windows: sylva.exe checked the show, rendered $frames frames at $size under Wine, byte-identical to Linux's, and captured the screen through GDI ($red, $green, $blue)"
