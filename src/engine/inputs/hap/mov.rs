@@ -6,8 +6,9 @@
 //! most [`MAX_MOVIE_BYTES`], at most [`MAX_SAMPLES`] frames, each of at
 //! most [`MAX_SAMPLE_BYTES`], a [`MAX_TOP_ATOMS`] top-level atoms looked
 //! through, so neither a damaged nor a hostile file makes it read or hold
-//! more. A file that is no QuickTime movie, or whose video is not HAP, is
-//! `None`: ffmpeg plays it.
+//! more; a movie whose header is larger is left to ffmpeg unread. A file
+//! that is no QuickTime movie, or whose video is not HAP, is `None`:
+//! ffmpeg plays it.
 
 use std::io::{Read, Seek, SeekFrom};
 
@@ -93,9 +94,6 @@ pub enum MovError {
     /// The file could not be read.
     #[error("cannot read it: {0}")]
     Io(#[from] std::io::Error),
-    /// The movie header is over [`MAX_MOVIE_BYTES`].
-    #[error("its movie header is {0} bytes, over the {MAX_MOVIE_BYTES} read")]
-    MovieTooLarge(u64),
     /// A table of the track is cut short or contradicts another.
     #[error("its {0} table is damaged")]
     Damaged(&'static str),
@@ -165,8 +163,10 @@ fn movie_header(file: &mut (impl Read + Seek)) -> Result<Option<Vec<u8>>, MovErr
         }
         if &kind == b"moov" {
             let body = length - header_length;
+            // The codec is not known yet: a long H.264 movie's header may
+            // be this large, and ffmpeg plays it (a HAP one too, on the CPU).
             if body > MAX_MOVIE_BYTES {
-                return Err(MovError::MovieTooLarge(body));
+                return Ok(None);
             }
             file.seek(SeekFrom::Start(at + header_length))?;
             let mut movie = vec![0u8; body as usize];
@@ -429,6 +429,15 @@ mod tests {
             let read = hap_track(std::io::Cursor::new(bytes.to_vec()));
             assert!(matches!(read, Ok(None)), "{read:?}");
         }
+        // A header over the limit is not read: the codec is not known yet.
+        let mut endless = atom(b"ftyp", b"qt  ");
+        endless.extend_from_slice(&(MAX_MOVIE_BYTES as u32 + 9).to_be_bytes());
+        endless.extend_from_slice(b"moov");
+        let read = hap_track(std::io::Cursor::new(endless));
+        assert!(
+            matches!(read, Ok(None)),
+            "left to ffmpeg, not refused: {read:?}"
+        );
     }
 
     #[test]
@@ -440,10 +449,5 @@ mod tests {
         let huge = movie(b"Hap1", &[10, MAX_SAMPLE_BYTES + 1, 30]);
         let read = hap_track(std::io::Cursor::new(huge));
         assert!(matches!(read, Err(MovError::FrameTooLarge(_))), "{read:?}");
-        let mut endless = atom(b"ftyp", b"qt  ");
-        endless.extend_from_slice(&(MAX_MOVIE_BYTES as u32 + 9).to_be_bytes());
-        endless.extend_from_slice(b"moov");
-        let read = hap_track(std::io::Cursor::new(endless));
-        assert!(matches!(read, Err(MovError::MovieTooLarge(_))), "{read:?}");
     }
 }
