@@ -29,6 +29,7 @@ mod install;
 mod isf;
 mod kernels;
 mod lens;
+mod lighting;
 mod live;
 mod media;
 mod newcomer;

@@ -4,10 +4,12 @@
 //! owns and the worker that keeps slow reads off the frame; the clock and who leads its tempo, the seeded random numbers,
 //! debounced rebuilds, the error log the performer reads and the repeats
 //! it holds back, threads that restart after a panic, and the name a
-//! person meant.
+//! person meant; what senders and receivers of other applications'
+//! pictures share (NDI, Spout, Syphon) and DMX's network protocols.
 
 pub mod child;
 pub mod clock;
+pub mod dmx;
 pub mod files;
 pub mod latest;
 pub mod ndi;

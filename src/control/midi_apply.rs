@@ -100,7 +100,7 @@ impl ControlSurface {
                 MidiOutcome::Set(name, value) => {
                     self.command(Command::Set(name, value, Source::Midi))
                 }
-                MidiOutcome::Action(action) => self.act(action, at, registry),
+                MidiOutcome::Action(action) => self.act(action, at, registry, Source::Midi),
                 MidiOutcome::Learned(mapping) => self.command(Command::KeepLearned(mapping)),
                 // A layer this preset lacks waits quietly (controller files
                 // cover every preset); a misspelt name is said, once a second.
@@ -117,18 +117,19 @@ impl ControlSurface {
         }
     }
 
-    fn act(&mut self, action: Action, at: Instant, registry: &Registry) {
+    /// Fires `action`, played by `source` (a controller, a desk).
+    pub(super) fn act(&mut self, action: Action, at: Instant, registry: &Registry, source: Source) {
         match action {
             Action::Reseed(layer) => self.command(Command::Reseed(layer)),
             Action::Toggle(layer) => {
                 // The mapping may name a layer this preset lacks: read, never assume.
                 let name = format!("{layer}.enabled");
                 let on = matches!(registry.get(&name), Some(Value::Bool(true)));
-                self.command(Command::Set(name, Value::Bool(!on), Source::Midi));
+                self.command(Command::Set(name, Value::Bool(!on), source.clone()));
             }
             Action::Tap => {
                 if let Some(bpm) = self.tap.tap(at) {
-                    let bpm = Command::Set("master.bpm".into(), Value::Float(bpm), Source::Midi);
+                    let bpm = Command::Set("master.bpm".into(), Value::Float(bpm), source.clone());
                     self.command(bpm);
                 }
             }
@@ -139,7 +140,7 @@ impl ControlSurface {
                     .unwrap_or(0.0)
                     >= 0.5;
                 let level = Value::Float(if dark { 0.0 } else { 1.0 });
-                let blackout = Command::Set("master.blackout".into(), level, Source::Midi);
+                let blackout = Command::Set("master.blackout".into(), level, source.clone());
                 self.command(blackout);
             }
             Action::NextPreset => self.command(Command::StepPreset(true)),

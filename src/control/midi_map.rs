@@ -5,6 +5,7 @@
 //! applies it, so every write goes through the registry like any other.
 
 use super::midi_parse::MidiMessage;
+use crate::mapping::position::Placing;
 use crate::mapping::{Action, ButtonMode, Encoding, MidiMapping, Takeover, check_action};
 use crate::params::{ParamKind, ParamSpec, Registry, Value};
 
@@ -325,40 +326,22 @@ impl LiveMapping {
         self.value_at(spec, knob).map(|v| MidiOutcome::Set(name, v))
     }
 
-    /// The range a control spans for `spec`.
-    fn span(&self, spec: &ParamSpec) -> Option<(f32, f32)> {
-        let full = match &spec.kind {
-            ParamKind::Float { min, max } => (*min, *max),
-            ParamKind::Int { min, max } => (*min as f32, *max as f32),
-            ParamKind::Bool => (0.0, 1.0),
-            ParamKind::Enum { options } => (0.0, options.len().saturating_sub(1) as f32),
-            _ => return None,
-        };
-        Some(self.mapping.range.map_or(full, |[lo, hi]| (lo, hi)))
+    fn placing(&self) -> Placing {
+        Placing {
+            range: self.mapping.range,
+            curve: self.mapping.curve,
+            invert: self.mapping.invert,
+        }
     }
 
     /// Parameter value for knob position `knob`.
     fn value_at(&self, spec: &ParamSpec, knob: f32) -> Option<Value> {
-        let (lo, hi) = self.span(spec)?;
-        let k = if self.mapping.invert {
-            1.0 - knob
-        } else {
-            knob
-        };
-        let x = lo + (hi - lo) * self.mapping.curve.apply(k);
-        spec.clamp(match spec.kind {
-            ParamKind::Bool => Value::Bool(x >= 0.5),
-            _ => Value::Float(x),
-        })
+        self.placing().value_at(spec, knob)
     }
 
     /// Knob position that gives parameter value `value`.
     fn knob_of(&self, spec: &ParamSpec, value: &Value) -> Option<f32> {
-        let (lo, hi) = self.span(spec)?;
-        let x = value.as_f32()?;
-        let normal = if hi != lo { (x - lo) / (hi - lo) } else { 0.0 };
-        let k = self.mapping.curve.invert(normal);
-        Some(if self.mapping.invert { 1.0 - k } else { k })
+        self.placing().position_of(spec, value)
     }
 }
 

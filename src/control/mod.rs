@@ -1,4 +1,5 @@
-//! The control surface: MIDI controllers and OSC peers playing the show
+//! The control surface: MIDI controllers, OSC peers and a lighting desk
+//! (DMX over Art-Net and sACN) playing the show
 //! (step 1 of the frame, docs/dev/frame.md). Input threads only send [`ControlEvent`]s;
 //! at the start of each frame the show hands the surface a [`ShowView`]
 //! (the registry to read, the changes of the frame before, the mappings
@@ -9,6 +10,7 @@
 //! files or presets.
 
 pub mod allow;
+pub mod dmx_in;
 mod event;
 pub mod midi_apply;
 mod midi_io;
@@ -241,6 +243,7 @@ pub struct ControlSurface {
     sender: SyncSender<ControlEvent>,
     stop: Arc<AtomicBool>,
     mapper: MidiMapper,
+    desk: dmx_in::Desk,
     aliases: Vec<OscAlias>,
     mapping_revision: u64,
     commands: Vec<Command>,
@@ -370,6 +373,7 @@ impl ControlSurface {
             sender,
             stop,
             mapper: MidiMapper::default(),
+            desk: dmx_in::Desk::default(),
             aliases: Vec::new(),
             mapping_revision: 0,
             commands: Vec::new(),
@@ -576,6 +580,7 @@ impl ControlSurface {
         self.aliases = loaded.mappings.osc.clone();
         let learning = self.mapper.learning().map(str::to_string);
         self.mapper = MidiMapper::new(loaded.mappings.midi.clone());
+        (self.desk).follow(&loaded.mappings.dmx, &self.sender, &self.errors);
         if let Some(param) = learning {
             self.mapper.learn(&param);
         }

@@ -124,6 +124,7 @@ impl Live {
             .as_ref()
             .map_or_else(Vec::new, ControlSurface::status_lines);
         lines.extend(self.show.playlist_status());
+        lines.extend(self.show.lighting_status());
         lines.extend(self.senders.status());
         lines.extend(self.recorder.status());
         lines
@@ -139,6 +140,7 @@ impl Live {
         self.show.ground.gpu.wait_idle();
         let mut lines = self.senders.finish();
         lines.extend(self.recorder.finish());
+        lines.extend(self.show.finish_lighting());
         for line in lines {
             tracing::info!("send: {line}");
         }

@@ -51,6 +51,7 @@ impl LoadedMappings {
                     all.midi.extend(mappings.midi);
                     all.osc.extend(mappings.osc);
                     all.modulate.extend(mappings.modulate);
+                    all.dmx.extend(mappings.dmx);
                 }
                 Err(error) => errors.report(format!("presets/{file}"), error),
             }

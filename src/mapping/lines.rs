@@ -17,6 +17,8 @@ pub enum Table {
     Osc,
     /// `[[modulate]]`.
     Modulate,
+    /// `[[dmx]]`.
+    Dmx,
 }
 
 impl Table {
@@ -26,6 +28,7 @@ impl Table {
             Table::Midi => "midi",
             Table::Osc => "osc",
             Table::Modulate => "modulate",
+            Table::Dmx => "dmx",
         }
     }
 }
@@ -41,6 +44,8 @@ struct Spans {
     osc: Vec<EntryKeys>,
     #[serde(default)]
     modulate: Vec<EntryKeys>,
+    #[serde(default)]
+    dmx: Vec<EntryKeys>,
 }
 
 /// The line of every key of every entry of one mapping file.
@@ -61,6 +66,7 @@ impl EntryLines {
             (Table::Midi, &spans.midi),
             (Table::Osc, &spans.osc),
             (Table::Modulate, &spans.modulate),
+            (Table::Dmx, &spans.dmx),
         ] {
             for (index, entry) in entries.iter().enumerate() {
                 for key in entry.keys() {

@@ -1,5 +1,5 @@
-//! Mapping files (`presets/mappings/*.toml`): MIDI controls to parameters
-//! or actions, and OSC aliases for foreign addresses (TouchDesigner's OSC
+//! Mapping files (`presets/mappings/*.toml`): MIDI controls and a lighting
+//! desk's DMX channels to parameters or actions, and OSC aliases for foreign addresses (TouchDesigner's OSC
 //! Out CHOP names each message after its channel).
 //!
 //! ```toml
@@ -24,15 +24,22 @@
 //! source = "audio.bass"
 //! param = "colony.growth_speed"
 //! range = [0.0, 4.0]
+//!
+//! [[dmx]]                      # a lighting desk's channel, see dmx
+//! universe = 1
+//! channel = 10
+//! param = "master.brightness"
 //! ```
 
 use serde::{Deserialize, Serialize};
 
 pub mod check;
+pub mod dmx;
 pub mod files;
 pub mod lines;
 pub mod modulate;
 pub mod names;
+pub mod position;
 
 use check::lsb_taken;
 pub use files::LoadedMappings;
@@ -186,6 +193,9 @@ pub struct Mappings {
     /// Modulations: a source moving a parameter ([`modulate`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub modulate: Vec<Modulation>,
+    /// A lighting desk's channels ([`dmx`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dmx: Vec<dmx::DmxMapping>,
 }
 
 impl Mappings {
@@ -226,6 +236,10 @@ impl Mappings {
         for (index, alias) in mappings.osc.iter().enumerate() {
             let problem = alias.check().err();
             problems.extend(problem.map(|p| refused(Table::Osc, index, p)));
+        }
+        for (index, entry) in mappings.dmx.iter().enumerate() {
+            let problem = entry.check().err();
+            problems.extend(problem.map(|p| refused(Table::Dmx, index, p)));
         }
         for (index, modulation) in mappings.modulate.iter().enumerate() {
             let problem = modulation.check_keyed().err();

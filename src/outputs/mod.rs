@@ -7,8 +7,10 @@
 //! `geometry` and `warp`); then every output takes what it wants of these
 //! [`Pictures`]: a texture to read back (PNG frames, `--video`, tests), a
 //! window's surface ([`SurfaceOutput`]), a projector's window, every
-//! sender and the recording ([`send`]).
+//! sender and the recording ([`send`]); and the lighting fixtures of the
+//! outputs file take their pixels' colours from them as DMX ([`dmx`]).
 
+pub mod dmx;
 pub mod geometry;
 pub mod grips;
 mod mapped;

@@ -196,6 +196,8 @@ pub struct OutputsPlan {
     pub file: String,
     /// The outputs, in file order.
     pub outputs: Vec<OutputPlan>,
+    /// The lighting fixtures its pixels are mapped to, in file order.
+    pub dmx: Vec<super::dmx::FixturePlan>,
 }
 
 #[derive(Deserialize)]
@@ -203,6 +205,8 @@ pub struct OutputsPlan {
 struct RawFile {
     #[serde(default)]
     output: Vec<Spanned<RawOutput>>,
+    #[serde(default)]
+    dmx: Vec<Spanned<super::dmx::fixtures::RawFixture>>,
 }
 
 #[derive(Deserialize)]
@@ -286,8 +290,8 @@ impl OutputsPlan {
         };
         let raw: RawFile = toml::from_str(text)
             .map_err(|e| error(e.span().map_or(1, |s| at(s.start)), e.message().to_string()))?;
-        if raw.output.is_empty() {
-            return Err(error(1, "no [[output]] in the file".into()));
+        if raw.output.is_empty() && raw.dmx.is_empty() {
+            return Err(error(1, "no [[output]] or [[dmx]] in the file".into()));
         }
         if raw.output.len() > MAX_OUTPUTS {
             return Err(error(
@@ -316,9 +320,13 @@ impl OutputsPlan {
             }
             outputs.push(OutputPlan { line, ..output });
         }
+        let names: Vec<&str> = outputs.iter().map(|o| o.name.as_str()).collect();
+        let dmx = super::dmx::fixtures::checked_fixtures(raw.dmx, &at, &names)
+            .map_err(|(line, message)| error(line, message))?;
         Ok(Self {
             file: file.to_string(),
             outputs,
+            dmx,
         })
     }
 

@@ -16,6 +16,8 @@ pub enum Source {
     Script,
     /// Set from a MIDI controller.
     Midi,
+    /// Set from a lighting desk over Art-Net or sACN.
+    Dmx,
     /// Set over OSC by the peer at this address.
     Osc(String),
     /// Set by a person in the HUD or with a key.
@@ -29,7 +31,10 @@ impl Source {
     /// as TouchDesigner or the phone page, the HUD): such a write holds the
     /// parameter against the script until released.
     pub fn is_performer(&self) -> bool {
-        matches!(self, Source::Midi | Source::Osc(_) | Source::Ui)
+        matches!(
+            self,
+            Source::Midi | Source::Dmx | Source::Osc(_) | Source::Ui
+        )
     }
 }
 

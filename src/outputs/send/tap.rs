@@ -61,6 +61,9 @@ pub enum SinkError {
     /// A Syphon server.
     #[error(transparent)]
     Syphon(#[from] super::syphon::SyphonError),
+    /// Lighting over Art-Net or sACN.
+    #[error(transparent)]
+    Dmx(#[from] crate::outputs::dmx::DmxError),
     /// A recording.
     #[error(transparent)]
     Recording(#[from] super::record::RecordError),

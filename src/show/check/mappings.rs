@@ -195,21 +195,15 @@ pub(super) fn check(
         warnings: Vec::new(),
     };
     for (index, midi) in mappings.midi.iter().enumerate() {
-        let at = (Table::Midi, index);
-        if let Some(param) = &midi.param {
-            found.param(stage, at, param, Mover::Control);
-            if let (Some(range), Found::Param(spec)) = (midi.range, stage.find(param))
-                && let Some(why) = outside(spec, range)
-            {
-                found.problem(at, "range", why);
-            }
-        }
-        if let Some(action) = &midi.action {
-            found.action(stage, at, action);
-        }
+        let target = (midi.param.as_deref(), midi.range, midi.action.as_deref());
+        found.control(stage, (Table::Midi, index), target);
     }
     for (index, alias) in mappings.osc.iter().enumerate() {
         found.param(stage, (Table::Osc, index), &alias.param, Mover::Control);
+    }
+    for (index, desk) in mappings.dmx.iter().enumerate() {
+        let target = (desk.param.as_deref(), desk.range, desk.action.as_deref());
+        found.control(stage, (Table::Dmx, index), target);
     }
     for (index, modulation) in mappings.modulate.iter().enumerate() {
         let at = (Table::Modulate, index);
@@ -251,6 +245,26 @@ struct Findings {
 }
 
 impl Findings {
+    /// A control's parameter (with its range) or action.
+    fn control(
+        &mut self,
+        stage: &ShowParams,
+        at: (Table, usize),
+        (param, range, action): (Option<&str>, Option<[f32; 2]>, Option<&str>),
+    ) {
+        if let Some(param) = param {
+            self.param(stage, at, param, Mover::Control);
+            if let (Some(range), Found::Param(spec)) = (range, stage.find(param))
+                && let Some(why) = outside(spec, range)
+            {
+                self.problem(at, "range", why);
+            }
+        }
+        if let Some(action) = action {
+            self.action(stage, at, action);
+        }
+    }
+
     fn problem(&mut self, (table, index): (Table, usize), key: &str, message: String) {
         let line = self.lines.line(table, index, key);
         let error = MappingError {

@@ -550,6 +550,7 @@ impl Show {
     fn submit(&mut self, encoder: wgpu::CommandEncoder) -> Vec<crate::gpu::FrameTimes> {
         let index = self.ground.gpu.queue.submit([encoder.finish()]);
         self.profiler.after_submit();
+        self.lighting_submitted();
         let poll = self.rendering.submitted(index);
         if let Err(error) = self.ground.gpu.device.poll(poll) {
             self.ground

@@ -15,6 +15,7 @@ use super::rendering::Rendering;
 use crate::base::opener::OpenError;
 use crate::base::{ChangedFile, Folder, opener};
 use crate::base::{MAX_FILE_BYTES, inside_show};
+use crate::outputs::dmx::DmxOut;
 use crate::outputs::plan::WriteBackError;
 use crate::outputs::{
     MappedOutputs, Mask, OutputsError, OutputsPlan, Pictures, output_params, read_masks,
@@ -34,6 +35,8 @@ pub(super) struct LiveOutputs {
     /// The saved file being read.
     reading: Option<Receiver<Loaded>>,
     pub(super) mapped: Option<MappedOutputs>,
+    /// Its lighting fixtures, sending.
+    dmx: Option<DmxOut>,
     /// Parameters its last good plan registered.
     params: Vec<String>,
 }
@@ -172,6 +175,7 @@ impl Show {
             modified: None,
             reading: None,
             mapped: None,
+            dmx: None,
             params: Vec::new(),
         });
         self.load_outputs();
@@ -294,6 +298,20 @@ impl Show {
                 return;
             }
         };
+        // The fixtures that were sending stop (without a black frame) as
+        // the new ones start.
+        let dmx = match DmxOut::start(
+            &self.ground.gpu,
+            &self.ground.assets,
+            &plan.dmx,
+            self.ground.errors.clone(),
+        ) {
+            Ok(dmx) => dmx,
+            Err(error) => {
+                self.ground.errors.report("outputs", error);
+                return;
+            }
+        };
         let specs = output_params(&plan);
         let names: Vec<String> = specs.iter().map(|s| s.name.clone()).collect();
         let gone: Vec<String> = live
@@ -316,15 +334,22 @@ impl Show {
         }
         live.params = names;
         live.mapped = Some(mapped);
+        live.dmx = dmx;
         self.ground.errors.clear("outputs");
         for warning in warnings {
             self.ground.errors.report("outputs", warning);
         }
         tracing::info!(
             "outputs {file}: {}",
-            plan.outputs
-                .iter()
+            (plan.outputs.iter())
                 .map(|o| format!("{} {}x{}", o.name, o.size[0], o.size[1]))
+                .chain(plan.dmx.iter().map(|f| format!(
+                    "{} ({} pixels over {} from universe {})",
+                    f.name,
+                    f.layout.pixels(),
+                    f.protocol.name(),
+                    f.universe
+                )))
                 .collect::<Vec<_>>()
                 .join(", ")
         );
@@ -347,6 +372,41 @@ impl Show {
                 picture,
             );
         }
+        if let Some(dmx) = live.dmx.as_mut() {
+            let mapped = live.mapped.as_ref();
+            let view = |source: Option<&str>| match source {
+                None => Some(picture.view()),
+                Some(name) => (mapped?.outputs().iter())
+                    .find(|o| o.plan.name == name)
+                    .map(|o| &o.target.view),
+            };
+            dmx.record(
+                &self.ground.gpu,
+                encoder,
+                &mut self.profiler,
+                &view,
+                self.clock.time,
+            );
+        }
+    }
+
+    /// After the frame's submit: the lighting's colours go to its sender.
+    pub(super) fn lighting_submitted(&mut self) {
+        if let Some(dmx) = (self.rendering.outputs.as_mut()).and_then(|o| o.dmx.as_mut()) {
+            dmx.submitted();
+        }
+    }
+
+    /// What the outputs file's lighting sends, for the HUD.
+    pub fn lighting_status(&self) -> Option<String> {
+        let live = self.rendering.outputs.as_ref()?;
+        live.dmx.as_ref().map(DmxOut::status)
+    }
+
+    /// The end of the show: the fixtures sent black; what was sent.
+    pub fn finish_lighting(&mut self) -> Option<String> {
+        let live = self.rendering.outputs.as_mut()?;
+        live.dmx.as_mut()?.finish()
     }
 
     /// Writes the mapping as it is now back into the outputs file (and
@@ -365,6 +425,7 @@ impl Show {
         let plan = OutputsPlan {
             file: file.clone(),
             outputs: mapped.current(&self.registry),
+            dmx: Vec::new(),
         };
         let written = plan
             .write_back(&text)
