@@ -30,6 +30,13 @@ pub enum Command {
     Learn(String),
     /// Start the beat count again from 0 (a MIDI Start message).
     RestartBeat,
+    /// A timecode heard from a source at an instant, for the show's
+    /// chase to follow when `master.timecode_source` names that source.
+    Timecode(
+        crate::base::timecode::TimecodeSource,
+        crate::base::timecode::Timecode,
+        std::time::Instant,
+    ),
     /// Load the next (true) or previous (false) of the show's presets in
     /// name order (next frame).
     StepPreset(bool),

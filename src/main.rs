@@ -236,6 +236,9 @@ struct ControlArgs {
     /// Send parameter changes to HOST:PORT (repeatable), e.g. a TouchDesigner OSC In CHOP.
     #[arg(long, value_name = "HOST:PORT")]
     osc_out: Vec<std::net::SocketAddr>,
+    /// Send the show's timecode here when master.timecode_out is artnet (default: Art-Net broadcast, 255.255.255.255:6454).
+    #[arg(long, value_name = "HOST:PORT")]
+    timecode_to: Option<std::net::SocketAddr>,
     /// HTTP port for OSCQuery.
     #[arg(long, default_value_t = 9001)]
     oscquery_port: u16,
@@ -269,6 +272,7 @@ impl ControlArgs {
             osc_bind: self.osc_bind.clone(),
             osc_port: (!self.no_osc).then_some(self.osc_port),
             osc_out: self.osc_out.clone(),
+            timecode_to: (self.timecode_to).unwrap_or(sylva::control::timecode::TIMECODE_TO),
             oscquery_port: (!self.no_osc).then_some(self.oscquery_port),
             zeroconf: self.zeroconf,
             allow: sylva::control::allow::AllowList::new(self.osc_allow.clone()),

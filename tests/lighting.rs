@@ -9,7 +9,6 @@
 
 use std::net::{SocketAddr, UdpSocket};
 use std::path::PathBuf;
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use sylva::control::ControlOptions;
@@ -19,10 +18,6 @@ use sylva::show::{Show, ShowOptions};
 
 use crate::osc_rig::rig_with;
 use crate::support;
-
-/// sACN's port: the `sacn` crate's receiver listens on it alone, and two
-/// sockets sharing it would share its packets between them.
-static SACN_PORT: Mutex<()> = Mutex::new(());
 
 /// The canvas of the tests.
 const CANVAS: [u32; 2] = [120, 60];
@@ -107,7 +102,7 @@ fn artnet_universes(socket: &UdpSocket, wanted: usize) -> Vec<(u16, Vec<u8>)> {
 
 #[test]
 fn fixtures_carry_the_canvas_at_their_pixels_over_sacn_and_artnet() {
-    let _port = SACN_PORT.lock().unwrap_or_else(|e| e.into_inner());
+    let _port = support::SACN_PORT.lock().unwrap_or_else(|e| e.into_inner());
     let (sacn_port, artnet_port) = (5568, free_port());
     let outputs = format!(
         "[[dmx]]\nname = \"strip\"\nprotocol = \"sacn\"\nto = \"127.0.0.1:{sacn_port}\"\n\
@@ -247,7 +242,10 @@ fn a_fault_in_a_fixture_is_an_error_at_its_line_and_the_show_goes_on() {
 
 #[test]
 fn a_desk_plays_a_parameter_over_artnet_and_fires_an_action_over_sacn() {
-    let _port = SACN_PORT.lock().unwrap_or_else(|e| e.into_inner());
+    let _artnet = support::ARTNET_PORT
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    let _sacn = support::SACN_PORT.lock().unwrap_or_else(|e| e.into_inner());
     let mapping = "[[dmx]]\nuniverse = 2\nchannel = 5\nbits = 16\nprotocol = \"artnet\"\n\
                    param = \"master.brightness\"\nrange = [0.0, 2.0]\n\n\
                    [[dmx]]\nuniverse = 9\nchannel = 1\nprotocol = \"sacn\"\naction = \"preset:b\"\n";

@@ -48,4 +48,5 @@ mod show;
 #[path = "../src/layers/skinned/tests.rs"]
 mod skinned;
 mod support;
+mod timecode;
 mod world;

@@ -14,6 +14,15 @@ use sylva::show::{ShowOptions, start_on};
 /// The software Vulkan adapter that CI installs (Mesa's lavapipe).
 pub const SOFTWARE_ADAPTER: &str = "llvmpipe";
 
+/// Held by a test while it listens on, or is listened to on, Art-Net's
+/// port 6454 (one socket may bind it at a time).
+pub static ARTNET_PORT: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Held by a test while it uses sACN's port 5568 (the `sacn` crate's
+/// receiver binds it alone, and two sockets sharing it share its
+/// packets).
+pub static SACN_PORT: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// The adapter tests run on.
 pub fn adapter_name() -> String {
     std::env::var(ADAPTER_ENV)

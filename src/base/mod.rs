@@ -23,6 +23,7 @@ pub mod status;
 pub mod supervise;
 pub mod syphon;
 pub mod tempo;
+pub mod timecode;
 pub mod watch;
 
 pub use files::{Asset, AssetError, Assets, Folder, MAX_FILE_BYTES, inside_show};

@@ -5,7 +5,8 @@
 //! queues a universe only when its channels changed, since a desk sends
 //! every universe some 40 times a second whether or not a fader moved.
 //! A channel's level sets its parameter when it changes; an action fires
-//! as the level rises past half.
+//! as the level rises past half. Art-Net's port also carries timecode,
+//! passed on while the show follows it.
 
 use std::net::{Ipv4Addr, SocketAddr, UdpSocket};
 use std::sync::Arc;
@@ -53,12 +54,14 @@ impl ControlInput for DmxReceived {
 }
 
 /// The `[[dmx]]` mappings in force, what each last heard, and the threads
-/// listening for them.
+/// listening for them (and for Art-Net's timecode, when the show follows
+/// it).
 #[derive(Default)]
 pub(super) struct Desk {
     mappings: Vec<DmxMapping>,
     levels: Vec<Option<f32>>,
     listening: Vec<(Protocol, u16)>,
+    timecode: bool,
     stop: Option<Arc<AtomicBool>>,
 }
 
@@ -89,26 +92,50 @@ impl Desk {
         wanted.sort_unstable();
         wanted.dedup();
         wanted.truncate(MAX_UNIVERSES);
-        if wanted == self.listening {
+        self.listen(wanted, self.timecode, events, errors);
+    }
+
+    /// Listens for Art-Net's timecode too (`on`), or no longer.
+    pub(super) fn timecode(
+        &mut self,
+        on: bool,
+        events: &SyncSender<ControlEvent>,
+        errors: &ErrorLog,
+    ) {
+        if on != self.timecode {
+            self.listen(self.listening.clone(), on, events, errors);
+        }
+    }
+
+    /// Starts the threads `wanted` and `timecode` need, when they differ
+    /// from those running.
+    fn listen(
+        &mut self,
+        wanted: Vec<(Protocol, u16)>,
+        timecode: bool,
+        events: &SyncSender<ControlEvent>,
+        errors: &ErrorLog,
+    ) {
+        if wanted == self.listening && timecode == self.timecode {
             return;
         }
         self.quiet();
         self.listening = wanted.clone();
-        if wanted.is_empty() {
-            return;
-        }
+        self.timecode = timecode;
         let stop = Arc::new(AtomicBool::new(false));
         for protocol in [Protocol::Artnet, Protocol::Sacn] {
             let universes: Vec<u16> = (wanted.iter())
                 .filter(|(p, _)| *p == protocol)
                 .map(|(_, u)| *u)
                 .collect();
-            if universes.is_empty() {
+            let timecode = timecode && protocol == Protocol::Artnet;
+            if universes.is_empty() && !timecode {
                 continue;
             }
             let mut listener = Listener {
                 protocol,
                 universes,
+                timecode,
                 events: events.clone(),
                 stop: stop.clone(),
                 errors: errors.clone(),
@@ -130,6 +157,7 @@ impl Desk {
             stop.store(true, Ordering::Relaxed);
         }
         self.listening.clear();
+        self.timecode = false;
     }
 }
 
@@ -189,6 +217,8 @@ impl ControlSurface {
 struct Listener {
     protocol: Protocol,
     universes: Vec<u16>,
+    /// Art-Net's timecode is passed on too.
+    timecode: bool,
     events: SyncSender<ControlEvent>,
     stop: Arc<AtomicBool>,
     errors: ErrorLog,
@@ -215,19 +245,40 @@ impl Listener {
 
     /// `ArtDmx` packets on Art-Net's port.
     fn artnet(&mut self) -> std::io::Result<()> {
-        let socket = UdpSocket::bind((Ipv4Addr::UNSPECIFIED, ARTNET_PORT))?;
+        // The thread this one replaces lets go of the port within a wait.
+        let mut bound = UdpSocket::bind((Ipv4Addr::UNSPECIFIED, ARTNET_PORT));
+        for _ in 0..10 {
+            match &bound {
+                Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => {
+                    std::thread::sleep(WAIT / 2);
+                    bound = UdpSocket::bind((Ipv4Addr::UNSPECIFIED, ARTNET_PORT));
+                }
+                _ => break,
+            }
+        }
+        let socket = bound?;
         socket.set_read_timeout(Some(WAIT))?;
         let mut buffer = [0u8; 1024];
         while !self.stop.load(Ordering::Relaxed) {
             let Ok((length, _)) = socket.recv_from(&mut buffer) else {
                 continue;
             };
-            let Ok(artnet_protocol::ArtCommand::Output(output)) =
-                artnet_protocol::ArtCommand::from_buffer(&buffer[..length])
-            else {
-                continue;
-            };
-            self.heard(u16::from(output.port_address), output.data.as_ref());
+            match artnet_protocol::ArtCommand::from_buffer(&buffer[..length]) {
+                Ok(artnet_protocol::ArtCommand::Output(output)) => {
+                    self.heard(u16::from(output.port_address), output.data.as_ref());
+                }
+                Ok(artnet_protocol::ArtCommand::OpTimeCode(packet)) if self.timecode => {
+                    if let Some(timecode) = super::timecode::artnet_timecode(&packet) {
+                        let event = super::timecode::TimecodeReceived {
+                            source: crate::base::timecode::TimecodeSource::Artnet,
+                            timecode,
+                            at: Instant::now(),
+                        };
+                        self.events.try_send(Box::new(event)).ok();
+                    }
+                }
+                _ => {}
+            }
         }
         Ok(())
     }

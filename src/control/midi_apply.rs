@@ -7,6 +7,7 @@ use super::event::ControlInput;
 use super::midi_map::MidiOutcome;
 use super::midi_parse::MidiMessage;
 use super::{ControlSurface, ShowView};
+use crate::base::timecode::TimecodeSource;
 use crate::command::Command;
 use crate::command::ScriptEvent;
 use crate::mapping::{Action, names};
@@ -67,6 +68,25 @@ impl ControlSurface {
             }
             MidiMessage::Stop => {
                 self.midi_clock.stop();
+                return;
+            }
+            MidiMessage::QuarterFrame { piece, value } => {
+                if let Some(timecode) = self.mtc.quarter(piece, value) {
+                    self.command(Command::Timecode(TimecodeSource::Mtc, timecode, at));
+                }
+                return;
+            }
+            MidiMessage::FullFrame {
+                hours,
+                minutes,
+                seconds,
+                frames,
+            } => {
+                if let Some(timecode) =
+                    super::timecode::MtcReader::full(hours, minutes, seconds, frames)
+                {
+                    self.command(Command::Timecode(TimecodeSource::Mtc, timecode, at));
+                }
                 return;
             }
             _ => {}

@@ -1,5 +1,6 @@
 //! MIDI byte-stream parsing: running status, real-time bytes (clock,
-//! start, stop) in the middle of other messages, SysEx skipped, note-on
+//! start, stop) in the middle of other messages, MIDI timecode (quarter
+//! frames and the full-frame SysEx), every other SysEx skipped, note-on
 //! with velocity 0 read as note-off. midir usually hands over whole
 //! messages, but some drivers split or merge them; this parser takes any
 //! chunking and never fails on a bad byte.
@@ -56,6 +57,25 @@ pub enum MidiMessage {
     Continue,
     /// Stop.
     Stop,
+    /// MIDI timecode's quarter frame: piece 0-7 of a timecode, 4 bits.
+    QuarterFrame {
+        /// Which piece: frames low and high, seconds, minutes, hours and rate.
+        piece: u8,
+        /// Its 4 bits.
+        value: u8,
+    },
+    /// MIDI timecode's full frame (`F0 7F dev 01 01 hh mm ss ff F7`), sent
+    /// on a locate: the hours byte carries the rate in bits 5-6.
+    FullFrame {
+        /// Rate and hours.
+        hours: u8,
+        /// Minutes.
+        minutes: u8,
+        /// Seconds.
+        seconds: u8,
+        /// Frames.
+        frames: u8,
+    },
 }
 
 impl MidiMessage {
@@ -71,6 +91,8 @@ impl MidiMessage {
             MidiMessage::Start => "start",
             MidiMessage::Continue => "continue",
             MidiMessage::Stop => "stop",
+            MidiMessage::QuarterFrame { .. } => "mtc_quarter",
+            MidiMessage::FullFrame { .. } => "mtc_full",
         }
     }
 }
@@ -81,7 +103,12 @@ pub struct MidiParser {
     status: Option<u8>,
     data: Vec<u8>,
     in_sysex: bool,
+    /// An `F1` waits for its data byte.
+    quarter: bool,
 }
+
+/// The bytes of a full-frame SysEx between `F0` and `F7`.
+const FULL_FRAME: usize = 8;
 
 impl MidiParser {
     /// A parser with no running status.
@@ -112,13 +139,27 @@ impl MidiParser {
             };
         }
         if byte >= 0x80 {
+            let ended = (byte == 0xF7 && self.in_sysex).then(|| full_frame(&self.data));
             self.data.clear();
             self.in_sysex = byte == 0xF0;
+            self.quarter = byte == 0xF1;
             // System common messages cancel running status.
             self.status = (byte < 0xF0).then_some(byte);
-            return None;
+            return ended.flatten();
+        }
+        if self.quarter {
+            self.quarter = false;
+            return Some(MidiMessage::QuarterFrame {
+                piece: byte >> 4,
+                value: byte & 0x0F,
+            });
         }
         if self.in_sysex {
+            // Only a full frame's few bytes are kept; a longer SysEx is
+            // skipped as before.
+            if self.data.len() <= FULL_FRAME {
+                self.data.push(byte);
+            }
             return None;
         }
         let status = self.status?;
@@ -132,6 +173,20 @@ impl MidiParser {
         }
         let data = std::mem::take(&mut self.data);
         decode(status, &data)
+    }
+}
+
+/// MIDI timecode's full frame, from a SysEx's bytes: universal real
+/// time (`7F`), any device, sub-IDs `01 01`.
+fn full_frame(data: &[u8]) -> Option<MidiMessage> {
+    match data {
+        [0x7F, _, 0x01, 0x01, hours, minutes, seconds, frames] => Some(MidiMessage::FullFrame {
+            hours: *hours,
+            minutes: *minutes,
+            seconds: *seconds,
+            frames: *frames,
+        }),
+        _ => None,
     }
 }
 
@@ -174,6 +229,29 @@ fn decode(status: u8, data: &[u8]) -> Option<MidiMessage> {
 mod tests {
     use super::MidiMessage::*;
     use super::*;
+
+    #[test]
+    fn midi_timecode_quarter_frames_and_a_full_frame() {
+        let mut parser = MidiParser::new();
+        let mut bytes = vec![0xF1, 0x23, 0xF8, 0xF1, 0x71];
+        // A long SysEx is still skipped; a full frame is read.
+        bytes.extend([0xF0, 0x43, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 0xF7]);
+        bytes.extend([0xF0, 0x7F, 0x7F, 0x01, 0x01, 0x21, 0x02, 0x03, 0x04, 0xF7]);
+        assert_eq!(
+            parser.feed(&bytes),
+            vec![
+                QuarterFrame { piece: 2, value: 3 },
+                Clock,
+                QuarterFrame { piece: 7, value: 1 },
+                FullFrame {
+                    hours: 0x21,
+                    minutes: 2,
+                    seconds: 3,
+                    frames: 4
+                },
+            ]
+        );
+    }
 
     #[test]
     fn running_status_and_real_time_bytes_inside_messages() {

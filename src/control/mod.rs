@@ -23,6 +23,7 @@ pub mod osc_wire;
 pub mod oscquery;
 pub mod reach;
 mod tempo;
+pub mod timecode;
 pub mod writes;
 mod zeroconf;
 
@@ -112,6 +113,9 @@ pub struct ControlOptions {
     pub osc_port: Option<u16>,
     /// Feedback targets.
     pub osc_out: Vec<SocketAddr>,
+    /// Where the show's own timecode goes when `master.timecode_out`
+    /// asks (`--timecode-to`).
+    pub timecode_to: SocketAddr,
     /// OSCQuery HTTP port; 0 picks a free one, `None` turns it off.
     pub oscquery_port: Option<u16>,
     /// Advertise OSCQuery and OSC over zeroconf (mDNS).
@@ -138,6 +142,7 @@ impl Default for ControlOptions {
             osc_bind: "0.0.0.0".into(),
             osc_port: Some(9000),
             osc_out: Vec::new(),
+            timecode_to: timecode::TIMECODE_TO,
             oscquery_port: Some(9001),
             zeroconf: false,
             allow: AllowList::default(),
@@ -243,6 +248,8 @@ pub struct ControlSurface {
     sender: SyncSender<ControlEvent>,
     stop: Arc<AtomicBool>,
     mapper: MidiMapper,
+    mtc: timecode::MtcReader,
+    timecode_out: timecode::TimecodeOut,
     desk: dmx_in::Desk,
     aliases: Vec<OscAlias>,
     mapping_revision: u64,
@@ -373,6 +380,8 @@ impl ControlSurface {
             sender,
             stop,
             mapper: MidiMapper::default(),
+            mtc: timecode::MtcReader::default(),
+            timecode_out: timecode::TimecodeOut::new(options.timecode_to),
             desk: dmx_in::Desk::default(),
             aliases: Vec::new(),
             mapping_revision: 0,
@@ -505,6 +514,11 @@ impl ControlSurface {
     /// bounded queue, so a flood slows control, never the frames.
     pub fn poll(&mut self, view: ShowView<'_>) -> Vec<Command> {
         self.take_mappings(view.mappings);
+        let artnet_timecode = (view.registry.enum_index("master.timecode_source"))
+            .and_then(crate::base::timecode::TimecodeSource::at)
+            == Some(crate::base::timecode::TimecodeSource::Artnet);
+        (self.desk).timecode(artnet_timecode, &self.sender, &self.errors);
+        self.timecode_out.send(view.registry, &self.errors);
         if let Some(param) = &view.learn {
             tracing::info!("MIDI learn armed for {param}: move a control");
             self.mapper.learn(param);

@@ -125,6 +125,7 @@ impl Live {
             .map_or_else(Vec::new, ControlSurface::status_lines);
         lines.extend(self.show.playlist_status());
         lines.extend(self.show.lighting_status());
+        lines.extend(self.show.timecode_status());
         lines.extend(self.senders.status());
         lines.extend(self.recorder.status());
         lines

@@ -64,6 +64,20 @@ pub fn master_params() -> Vec<ParamSpec> {
             .with_description(
                 "Where the beat comes from: internal (tap, OSC, Lua), midi_clock (a sequencer's clock when one plays), audio (the beats heard), link (Ableton Link)",
             ),
+        ParamSpec::enumeration("master.timecode_source", &crate::base::timecode::TIMECODE_SOURCES, 0)
+            .with_description(
+                "What the show's clock follows: off (its own), mtc (MIDI timecode from any input), artnet (Art-Net timecode on port 6454)",
+            ),
+        ParamSpec::float("master.timecode", 0.0, 0.0, 86_400.0)
+            .with_unit("s")
+            .with_description(
+                "The show's position in seconds, as the timecode followed puts it (the show's own clock when none): read by scripts, cues and OSC feedback",
+            ),
+        ParamSpec::enumeration("master.timecode_rate", &crate::base::timecode::FRAME_RATES, 3)
+            .with_description("The frame rate of the timecode the show sends"),
+        ParamSpec::enumeration("master.timecode_out", &crate::base::timecode::TIMECODE_OUTS, 0).with_description(
+            "Send the show's position as timecode: artnet (ArtTimeCode to --timecode-to, Art-Net broadcast by default), once a frame",
+        ),
         ParamSpec::float("master.crossfade", 0.0, 0.0, 60.0)
             .with_unit("s")
             .with_description(

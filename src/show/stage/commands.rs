@@ -59,6 +59,10 @@ impl Show {
                 self.clock.beats = 0.0;
                 Ok(())
             }
+            Command::Timecode(source, timecode, at) => {
+                self.timecode_heard(source, timecode, at);
+                Ok(())
+            }
             Command::StepPreset(forward) => {
                 let next = mapping::files::step_preset(&self.ground.assets, self.preset(), forward)
                     .ok_or(CommandError::NoPresets)?;

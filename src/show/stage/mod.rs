@@ -16,6 +16,7 @@ mod rendering;
 mod requests;
 mod scripting;
 mod senses;
+mod timecode;
 
 pub use catalogue::THUMBS_FOLDER;
 pub use errors::{CommandError, SaveError, ShowStartError};
@@ -95,6 +96,8 @@ pub struct Show {
     requests: Requests,
     /// What the show hears and sees.
     senses: Senses,
+    /// The timecode the clock follows.
+    following: timecode::Following,
 }
 
 impl Show {
@@ -141,6 +144,7 @@ impl Show {
             ground,
             registry,
             clock: Clock::default(),
+            following: timecode::Following::default(),
             profiler,
             rendering,
             presets: PresetState::default(),
@@ -488,6 +492,7 @@ impl Show {
         self.registry.advance(dt);
         let beat = self.clock.tick(dt, self.registry.float("master.bpm"));
         self.clock.follow(lead);
+        self.follow_timecode();
         if let Some(beat) = beat {
             self.dispatch(&ScriptEvent::Beat(beat));
         }
