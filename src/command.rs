@@ -4,9 +4,9 @@
 //! registry (checked, clamped, smoothed); heavy changes (presets, saves,
 //! reseeds) wait for the start of the next frame, at most one of each.
 
-use crate::mapping::MidiMapping;
 pub use crate::mapping::PlaylistCommand;
-use crate::params::{Easing, Source, Value};
+use crate::mapping::{Action, MidiMapping};
+use crate::params::{Easing, Registry, Source, Value};
 
 /// A change to the show.
 #[derive(Debug, Clone, PartialEq)]
@@ -30,6 +30,9 @@ pub enum Command {
     Learn(String),
     /// Start the beat count again from 0 (a MIDI Start message).
     RestartBeat,
+    /// Plays `presets/timelines/NAME.toml` on the show clock from where
+    /// the clock is (`None`: stops the one playing).
+    Timeline(Option<String>),
     /// A timecode heard from a source at an instant, for the show's
     /// chase to follow when `master.timecode_source` names that source.
     Timecode(
@@ -92,4 +95,34 @@ pub enum OscArg {
     Text(String),
     /// A boolean.
     Bool(bool),
+}
+
+impl Command {
+    /// What an action a button, a desk or a cue fires asks of the show,
+    /// played by `source`; `None` for tap tempo, which only a control
+    /// surface can keep time for.
+    pub fn of_action(action: &Action, registry: &Registry, source: Source) -> Option<Command> {
+        Some(match action {
+            Action::Reseed(layer) => Command::Reseed(layer.clone()),
+            Action::Toggle(layer) => {
+                // The action may name a layer this preset lacks: read, never assume.
+                let name = format!("{layer}.enabled");
+                let on = matches!(registry.get(&name), Some(Value::Bool(true)));
+                Command::Set(name, Value::Bool(!on), source)
+            }
+            Action::Blackout => {
+                let dark = (registry.target("master.blackout"))
+                    .and_then(Value::as_f32)
+                    .unwrap_or(0.0)
+                    >= 0.5;
+                let level = Value::Float(if dark { 0.0 } else { 1.0 });
+                Command::Set("master.blackout".into(), level, source)
+            }
+            Action::NextPreset => Command::StepPreset(true),
+            Action::PreviousPreset => Command::StepPreset(false),
+            Action::Preset(name) => Command::LoadPreset(name.clone(), None),
+            Action::Playlist(step) => Command::Playlist(step.clone()),
+            Action::Tap => return None,
+        })
+    }
 }

@@ -246,3 +246,70 @@ fn the_show_as_master_sends_its_position_as_art_net_timecode() {
         "{last} sent at clock {clock}"
     );
 }
+
+#[test]
+fn a_timeline_plays_its_cues_on_the_clock_and_stands_where_a_locate_puts_it() {
+    let order = "[[cue]]\nat = 0.5\npreset = \"b\"\nfade = 0.0\n\n\
+                 [[cue]]\nat = 1.0\nparam = \"master.brightness\"\nto = 0.25\n\n\
+                 [[cue]]\nat = 2.0\naction = \"preset:a\"\n\n\
+                 [[cue]]\nat = \"00:01:00:00\"\npreset = \"b\"\n\n\
+                 [[cue]]\nat = \"00:01:00:00\"\nparam = \"master.brightness\"\nto = 1.5\n";
+    let root = support::show_folder(
+        "timeline_order",
+        &[
+            ("presets/a.toml", "layers = [\"shader.echo\"]\n"),
+            ("presets/b.toml", "layers = [\"shader.echo\"]\n"),
+            ("presets/timelines/order.toml", order),
+        ],
+    );
+    let show = support::start(
+        sylva::show::ShowOptions {
+            timeline: Some("order".into()),
+            ..sylva::show::ShowOptions::new(root.clone(), "a")
+        },
+        OUTPUT_FORMAT,
+    );
+    let mut rig = rig_with(show, ControlOptions::default(), Duration::from_secs(20));
+    let brightness = |rig: &Rig| match rig.show.registry.target("master.brightness") {
+        Some(Value::Float(v)) => *v,
+        _ => f32::NAN,
+    };
+    let mut seen = Vec::new();
+    while rig.show.clock.time < 2.5 {
+        rig.frame();
+        let preset = rig.show.preset().unwrap_or_default().to_string();
+        if seen.last() != Some(&preset) {
+            seen.push(preset);
+        }
+        if (1.05..1.9).contains(&rig.show.clock.time) {
+            assert!(
+                (brightness(&rig) - 0.25).abs() < 1e-6,
+                "at {}",
+                rig.show.clock.time
+            );
+        }
+    }
+    assert_eq!(seen, vec!["a", "b", "a"], "the presets in the cues' order");
+    let status = rig.show.timeline_status().unwrap_or_default();
+    assert!(status.contains("cue 4 of 5"), "{status}");
+
+    // A locate to 00:01:05:00: the show stands where the running order says.
+    follow(&mut rig, 1);
+    midi(
+        &rig,
+        MidiMessage::FullFrame {
+            hours: 0x20,
+            minutes: 1,
+            seconds: 5,
+            frames: 0,
+        },
+    );
+    rig.until("the locate", |rig| rig.show.clock.time > 64.0);
+    rig.until("preset b", |rig| rig.show.preset() == Some("b"));
+    assert!(
+        (brightness(&rig) - 1.5).abs() < 1e-6,
+        "{}",
+        brightness(&rig)
+    );
+    std::fs::remove_dir_all(root).ok();
+}

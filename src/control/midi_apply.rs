@@ -139,34 +139,15 @@ impl ControlSurface {
 
     /// Fires `action`, played by `source` (a controller, a desk).
     pub(super) fn act(&mut self, action: Action, at: Instant, registry: &Registry, source: Source) {
-        match action {
-            Action::Reseed(layer) => self.command(Command::Reseed(layer)),
-            Action::Toggle(layer) => {
-                // The mapping may name a layer this preset lacks: read, never assume.
-                let name = format!("{layer}.enabled");
-                let on = matches!(registry.get(&name), Some(Value::Bool(true)));
-                self.command(Command::Set(name, Value::Bool(!on), source.clone()));
+        if action == Action::Tap {
+            if let Some(bpm) = self.tap.tap(at) {
+                let bpm = Command::Set("master.bpm".into(), Value::Float(bpm), source);
+                self.command(bpm);
             }
-            Action::Tap => {
-                if let Some(bpm) = self.tap.tap(at) {
-                    let bpm = Command::Set("master.bpm".into(), Value::Float(bpm), source.clone());
-                    self.command(bpm);
-                }
-            }
-            Action::Blackout => {
-                let dark = registry
-                    .target("master.blackout")
-                    .and_then(Value::as_f32)
-                    .unwrap_or(0.0)
-                    >= 0.5;
-                let level = Value::Float(if dark { 0.0 } else { 1.0 });
-                let blackout = Command::Set("master.blackout".into(), level, source.clone());
-                self.command(blackout);
-            }
-            Action::NextPreset => self.command(Command::StepPreset(true)),
-            Action::PreviousPreset => self.command(Command::StepPreset(false)),
-            Action::Preset(name) => self.command(Command::LoadPreset(name, None)),
-            Action::Playlist(step) => self.command(Command::Playlist(step)),
+            return;
+        }
+        if let Some(command) = Command::of_action(&action, registry, source) {
+            self.command(command);
         }
     }
 }

@@ -44,6 +44,9 @@ pub struct ShowArgs {
     /// Print the OSC address table of the show once it has started.
     #[arg(long)]
     pub verbose: bool,
+    /// Play the cue timeline presets/timelines/NAME.toml on the show clock (see docs/guide/timecode.md).
+    #[arg(long, value_name = "NAME", conflicts_with = "playlist")]
+    pub timeline: Option<String>,
     /// Projectors and senders from outputs/NAME.toml (see docs/guide/outputs.md).
     #[arg(long, value_name = "NAME")]
     pub outputs: Option<String>,
@@ -87,7 +90,7 @@ impl ShowArgs {
     /// These arguments, playing the default show when they name neither a
     /// preset nor a playlist.
     pub fn or_default_show(mut self) -> Self {
-        if self.preset.is_none() && self.playlist.is_none() {
+        if self.preset.is_none() && self.playlist.is_none() && self.timeline.is_none() {
             self.playlist = Some(DEFAULT_PLAYLIST.into());
             self.default_show = true;
         }
@@ -110,6 +113,7 @@ impl ShowArgs {
             analysis: AnalysisSettings::default(),
             link: false,
             outputs: self.outputs.clone(),
+            timeline: self.timeline.clone(),
             default_show: self.default_show,
             exact: false,
         }

@@ -126,6 +126,7 @@ impl Live {
         lines.extend(self.show.playlist_status());
         lines.extend(self.show.lighting_status());
         lines.extend(self.show.timecode_status());
+        lines.extend(self.show.timeline_status());
         lines.extend(self.senders.status());
         lines.extend(self.recorder.status());
         lines

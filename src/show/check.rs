@@ -59,13 +59,15 @@ pub fn run(assets: &Assets) -> CheckReport {
         }
     }
     let mut stage = ShowParams::new(assets);
-    let (mut mapping_files, mut playlists) = (Vec::new(), Vec::new());
+    let (mut mapping_files, mut playlists, mut timelines) = (Vec::new(), Vec::new(), Vec::new());
     for file in assets.list(Folder::Presets, "toml") {
         report.count(Folder::Presets);
         if file.starts_with("mappings/") {
             mapping_files.push(file);
         } else if file.starts_with("playlists/") {
             playlists.push(file);
+        } else if file.starts_with("timelines/") {
+            timelines.push(file);
         } else if !file.contains('/')
             && let Err(problem) = check_preset(assets, &file, &mut stage)
         {
@@ -80,6 +82,11 @@ pub fn run(assets: &Assets) -> CheckReport {
     }
     for file in playlists {
         if let Err(problem) = check_playlist(assets, &file) {
+            report.push(problem);
+        }
+    }
+    for file in timelines {
+        if let Err(problem) = check_timeline(assets, &file, &stage) {
             report.push(problem);
         }
     }
@@ -224,6 +231,30 @@ fn check_playlist(assets: &Assets, file: &str) -> Result<(), CheckError> {
     Ok(())
 }
 
+/// A timeline parses, and every preset and parameter its cues name is
+/// one the show has.
+fn check_timeline(assets: &Assets, file: &str, stage: &ShowParams) -> Result<(), CheckError> {
+    use crate::show::timeline::{CueAction, Timeline, TimelineError};
+    let asset = assets.read(Folder::Presets, file)?;
+    let timeline = Timeline::parse(&asset.display, &asset.text)?;
+    for cue in &timeline.cues {
+        let why = match &cue.action {
+            CueAction::Preset(name, _) => stage.no_preset(name),
+            CueAction::Set(param, _) | CueAction::Ramp(param, ..) => stage.misspelt(param),
+            CueAction::Fire(_) => None,
+        };
+        if let Some(message) = why {
+            return Err(TimelineError {
+                file: asset.display.clone(),
+                line: cue.line,
+                message,
+            }
+            .into());
+        }
+    }
+    Ok(())
+}
+
 /// A preset parses and would load, its script and mapping files are
 /// there (the script is compiled with the scripts), and its parameters
 /// join the ones mappings may drive.
@@ -325,6 +356,9 @@ pub enum CheckError {
     /// A mapping file is malformed.
     #[error(transparent)]
     Mapping(#[from] MappingError),
+    /// A cue timeline is malformed or names what the show lacks.
+    #[error(transparent)]
+    Timeline(#[from] crate::show::timeline::TimelineError),
     /// A preset is malformed or sets what its layers lack.
     #[error(transparent)]
     Preset(#[from] PresetError),

@@ -1,7 +1,8 @@
 //! The show: [`Show`], the running session (its registry, clock, layers,
 //! compositor, script, control and ear, one frame at a time), how it
 //! starts ([`ShowOptions`]), what `sylva check` finds in its files, its
-//! playlists and crossfades, and the state an installation resumes from.
+//! playlists and crossfades, its cue timelines, and the state an
+//! installation resumes from.
 
 pub mod check;
 pub mod fit;
@@ -14,6 +15,7 @@ pub mod playlist;
 mod resume;
 pub mod save_name;
 mod stage;
+pub mod timeline;
 
 pub use options::{
     AudioChoice, DEFAULT_SHOW, ShowOptions, open_device, start, start_live_on, start_on,

@@ -51,6 +51,8 @@ pub struct ShowOptions {
     pub link: bool,
     /// An outputs file in `outputs/` (projectors, senders), by name.
     pub outputs: Option<String>,
+    /// A cue timeline in `presets/timelines/` to play on the show clock.
+    pub timeline: Option<String>,
     /// The playlist is the default show, chosen because the command line
     /// named neither a preset nor a playlist: a live show on a software
     /// adapter then plays [`LIGHT_PLAYLIST`] instead.
@@ -93,6 +95,7 @@ impl ShowOptions {
             analysis: AnalysisSettings::default(),
             link: false,
             outputs: None,
+            timeline: None,
             default_show: false,
             exact: false,
         }
@@ -147,6 +150,10 @@ pub fn start_on(
     names::check_preset(&show.ground.assets, &options.preset)?;
     show.load_preset(&options.preset)
         .with_context(|| format!("loading preset {}", options.preset))?;
+    if let Some(name) = &options.timeline {
+        show.apply(crate::command::Command::Timeline(Some(name.clone())))
+            .with_context(|| format!("playing timeline {name}"))?;
+    }
     Ok(show)
 }
 
@@ -276,6 +283,12 @@ pub fn start_live_on(
                 Ok(())
             });
         fallback.context("the built-in default preset failed too")?;
+    }
+    // A timeline that cannot play is said on screen; the preset plays on.
+    if let Some(name) = &options.timeline
+        && let Err(error) = show.apply(crate::command::Command::Timeline(Some(name.clone())))
+    {
+        (show.ground.errors).report("timeline", format!("timeline {name}: {error}"));
     }
     print_addresses(&show, options);
     Ok(show)

@@ -106,6 +106,27 @@ impl ShowParams {
         Found::NoLayer(self.no_layer(owner_of(name)))
     }
 
+    /// Why `name` is no parameter of a layer the show has (a slip, with
+    /// the nearest name); `None` where it is one, or its layer is in no
+    /// preset.
+    pub(super) fn misspelt(&self, name: &str) -> Option<String> {
+        match self.find(name) {
+            Found::Misspelt(meant) => Some(format!(
+                "unknown parameter {name:?}{}",
+                suggestion(meant.as_deref())
+            )),
+            Found::Param(_) | Found::NoLayer(_) => None,
+        }
+    }
+
+    /// Why there is no preset `name`, with the nearest.
+    pub(super) fn no_preset(&self, name: &str) -> Option<String> {
+        (!self.presets.iter().any(|p| p == name)).then(|| {
+            let meant = nearest(name, self.presets.iter().map(String::as_str));
+            format!("no preset {name:?}{}", suggestion(meant))
+        })
+    }
+
     /// The warning for layer `id`, which no preset has.
     fn no_layer(&self, id: &str) -> String {
         let meant = nearest(id, self.layers.iter().map(String::as_str));
@@ -309,8 +330,7 @@ impl Findings {
                 self.warning(at, "action", stage.no_layer(&layer));
             }
             Ok(Action::Preset(name)) if !stage.presets.contains(&name) => {
-                let meant = nearest(&name, stage.presets.iter().map(String::as_str));
-                let why = format!("no preset {name:?}{}", suggestion(meant));
+                let why = stage.no_preset(&name).unwrap_or_default();
                 self.problem(at, "action", why);
             }
             Ok(Action::Playlist(crate::mapping::PlaylistCommand::Play(name)))

@@ -75,6 +75,39 @@ fn a_misspelt_parameter_and_cc_200_fail_check_at_their_lines() {
 }
 
 #[test]
+fn a_timeline_naming_a_missing_preset_or_parameter_fails_check_at_its_cue() {
+    let a = "layers = [\"shader.echo\"]\n";
+    let order = "[[cue]]\nat = 1.0\npreset = \"aa\"\n\n\
+                 [[cue]]\nat = 2.0\nparam = \"master.brightnes\"\nto = 1.0\n";
+    let late = "[[cue]]\nat = \"25:00:00:00\"\npreset = \"a\"\n";
+    let files = [
+        ("presets/a.toml", a),
+        ("presets/timelines/order.toml", order),
+        ("presets/timelines/late.toml", late),
+    ];
+    let report = run(&show("timelines", &files));
+    let said = problems(&report);
+    let order = "presets/timelines/order.toml";
+    assert!(
+        says(
+            &said,
+            &format!("{order}:1:"),
+            "no preset \"aa\" (did you mean \"a\"?)"
+        ),
+        "{said:#?}"
+    );
+    assert!(
+        says(
+            &said,
+            "presets/timelines/late.toml:1:",
+            "a timecode HH:MM:SS:FF"
+        ),
+        "{said:#?}"
+    );
+    assert_eq!(said.len(), 2, "the first fault of each file: {said:#?}");
+}
+
+#[test]
 fn every_kind_of_mapping_target_is_checked_against_the_show() {
     let kinds = "[[midi]]\nnote = 36\nparam = \"audio.level\"\n\
                  [[midi]]\ncc = 1\nparam = \"shader.aurora.glow\"\nrange = [0.0, 1000.0]\n\

@@ -59,6 +59,7 @@ impl Show {
                 self.clock.beats = 0.0;
                 Ok(())
             }
+            Command::Timeline(name) => self.play_timeline(name),
             Command::Timecode(source, timecode, at) => {
                 self.timecode_heard(source, timecode, at);
                 Ok(())

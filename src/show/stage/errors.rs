@@ -53,6 +53,9 @@ pub enum CommandError {
     /// A state file's clock or place that cannot be resumed.
     #[error("cannot resume {0}; starting from the top")]
     Unresumable(String),
+    /// A timeline that cannot be read or played.
+    #[error("{0}")]
+    Timeline(String),
     /// A playlist place that does not fit the playlist.
     #[error("cannot resume {0}; starting from the top")]
     UnresumablePlace(crate::show::playlist::PlaceError),

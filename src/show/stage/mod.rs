@@ -17,6 +17,7 @@ mod requests;
 mod scripting;
 mod senses;
 mod timecode;
+mod timeline;
 
 pub use catalogue::THUMBS_FOLDER;
 pub use errors::{CommandError, SaveError, ShowStartError};
@@ -98,6 +99,8 @@ pub struct Show {
     senses: Senses,
     /// The timecode the clock follows.
     following: timecode::Following,
+    /// The cue timeline playing, if any.
+    timeline: Option<timeline::TimelinePlaying>,
 }
 
 impl Show {
@@ -145,6 +148,7 @@ impl Show {
             registry,
             clock: Clock::default(),
             following: timecode::Following::default(),
+            timeline: None,
             profiler,
             rendering,
             presets: PresetState::default(),
@@ -493,6 +497,7 @@ impl Show {
         let beat = self.clock.tick(dt, self.registry.float("master.bpm"));
         self.clock.follow(lead);
         self.follow_timecode();
+        self.advance_timeline();
         if let Some(beat) = beat {
             self.dispatch(&ScriptEvent::Beat(beat));
         }
