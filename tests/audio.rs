@@ -620,3 +620,39 @@ fn the_live_input_is_analysed_and_reopened_when_it_returns() {
         "a 6 kHz sine after the return: {heard:?}"
     );
 }
+
+#[test]
+fn linear_timecode_on_the_live_input_is_read_frame_after_frame() {
+    use sylva::base::timecode::{FrameRate, Timecode};
+    let microphone = TestMicrophone::default();
+    microphone.plugged.store(true, Ordering::SeqCst);
+    let mut input = LiveInput::listen_to(
+        microphone.clone(),
+        AnalysisSettings::default(),
+        ErrorLog::default(),
+    );
+    microphone.wait_opened(1);
+    // Ten frames of 25 fps LTC from 10:00:00:00 at a quiet level, in
+    // pieces as a sound card delivers them, read as they come.
+    let first = Timecode::from_frame_number(36_000 * 25, FrameRate::Ebu25);
+    let signal: Vec<f32> = sylva::audio::ltc::encode(first, 10, RATE)
+        .iter()
+        .map(|s| 0.2 * s)
+        .collect();
+    let mut heard = Vec::new();
+    for piece in signal.chunks(RATE as usize / 100) {
+        microphone.play(piece);
+        std::thread::sleep(std::time::Duration::from_millis(4));
+        heard.extend(input.hear(GainSettings::default()).ltc);
+    }
+    let started = std::time::Instant::now();
+    while heard.last() != Some(&first.plus_frames(9)) && started.elapsed().as_secs() < 5 {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        heard.extend(input.hear(GainSettings::default()).ltc);
+    }
+    assert_eq!(heard.last(), Some(&first.plus_frames(9)), "{heard:?}");
+    assert!(heard.len() >= 5, "most frames come one by one: {heard:?}");
+    for pair in heard.windows(2) {
+        assert!(pair[1].frame_number() > pair[0].frame_number(), "{heard:?}");
+    }
+}

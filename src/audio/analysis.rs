@@ -120,6 +120,8 @@ pub struct AudioFrame {
     pub bpm: f32,
     /// The spectrum and waveform as Shadertoy's sound texture has them.
     pub picture: SoundPicture,
+    /// The last linear timecode read off the sound since the hop before.
+    pub ltc: Option<crate::base::timecode::Timecode>,
 }
 
 /// How the analysis scales its values, set from the show's parameters.
@@ -231,6 +233,10 @@ pub struct Analyzer {
     /// Gain settings, read at every hop.
     pub gain: GainSettings,
     beat: BeatTracker,
+    /// Linear timecode, read off the same samples.
+    ltc: super::ltc::LtcDecoder,
+    /// A timecode read, for the next hop's frame.
+    timecode: Option<crate::base::timecode::Timecode>,
 }
 
 impl Analyzer {
@@ -261,6 +267,8 @@ impl Analyzer {
             magnitudes: vec![0.0; n / 2 + 1],
             compressed: vec![0.0; n / 2 + 1],
             bins: BinRanges::new(rate, n),
+            ltc: super::ltc::LtcDecoder::new(rate as u32),
+            timecode: None,
             flux_recent: VecDeque::new(),
             flux_before: 0.0,
             last_onset: None,
@@ -293,6 +301,9 @@ impl Analyzer {
 
     /// Feeds samples; `heard` gets the frame of every hop they complete.
     pub fn push(&mut self, samples: &[f32], mut heard: impl FnMut(&AudioFrame)) {
+        let mut timecode = self.timecode.take();
+        self.ltc.push(samples, |tc, _| timecode = Some(tc));
+        self.timecode = timecode;
         for &sample in samples {
             self.recent.pop_front();
             // A NaN or infinity from a broken driver or file reads as silence.
@@ -368,6 +379,7 @@ impl Analyzer {
             onset,
             beat,
             bpm,
+            ltc: self.timecode.take(),
         }
     }
 

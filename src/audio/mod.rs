@@ -13,6 +13,7 @@ mod hearing;
 pub mod input;
 #[cfg(feature = "link")]
 pub mod link;
+pub mod ltc;
 pub mod modulate;
 pub mod picture;
 
@@ -36,9 +37,11 @@ impl HeardSoFar {
     pub fn add(&mut self, frame: &AudioFrame) {
         let onset = frame.onset.or(self.latest.onset);
         let beat = frame.beat.or(self.latest.beat);
+        let ltc = frame.ltc.or(self.latest.ltc);
         self.latest = AudioFrame {
             onset,
             beat,
+            ltc,
             ..*frame
         };
     }
@@ -48,6 +51,7 @@ impl HeardSoFar {
         let heard = self.latest;
         self.latest.onset = None;
         self.latest.beat = None;
+        self.latest.ltc = None;
         heard
     }
 }

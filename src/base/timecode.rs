@@ -1,6 +1,6 @@
 //! SMPTE timecode and chasing it: hours, minutes, seconds and frames at
-//! 24, 25, 29.97 drop-frame or 30 frames a second, as MIDI timecode and
-//! Art-Net carry it, to and from a count of frames and seconds; and
+//! 24, 25, 29.97 drop-frame or 30 frames a second, as LTC, MIDI timecode
+//! and Art-Net carry it, to and from a count of frames and seconds; and
 //! [`Chase`], which follows a source's timecodes as they arrive: it locks
 //! after a few that agree, jumps with the source to a new place at once,
 //! holds where the source stops, and freewheels through a dropout until
@@ -9,8 +9,9 @@
 use std::time::{Duration, Instant};
 
 /// Where the show's timecode comes from, in the order of
-/// `master.timecode_source`: none, MIDI timecode, Art-Net timecode.
-pub const TIMECODE_SOURCES: [&str; 3] = ["off", "mtc", "artnet"];
+/// `master.timecode_source`: none, MIDI timecode, Art-Net timecode, LTC on
+/// the audio input.
+pub const TIMECODE_SOURCES: [&str; 4] = ["off", "mtc", "artnet", "ltc"];
 
 /// What `master.timecode_out` offers: the show's position sent as timecode,
 /// or not.
@@ -25,6 +26,8 @@ pub enum TimecodeSource {
     Mtc,
     /// Art-Net's `ArtTimeCode`.
     Artnet,
+    /// Linear timecode on the audio input.
+    Ltc,
 }
 
 impl TimecodeSource {
@@ -34,15 +37,17 @@ impl TimecodeSource {
             TimecodeSource::Off => "the show's own clock",
             TimecodeSource::Mtc => "MIDI timecode",
             TimecodeSource::Artnet => "Art-Net timecode",
+            TimecodeSource::Ltc => "LTC on the audio input",
         }
     }
 
     /// The source at `index` of [`TIMECODE_SOURCES`].
     pub fn at(index: usize) -> Option<Self> {
-        const IN_ORDER: [TimecodeSource; 3] = [
+        const IN_ORDER: [TimecodeSource; 4] = [
             TimecodeSource::Off,
             TimecodeSource::Mtc,
             TimecodeSource::Artnet,
+            TimecodeSource::Ltc,
         ];
         IN_ORDER.get(index).copied()
     }

@@ -66,7 +66,7 @@ pub fn master_params() -> Vec<ParamSpec> {
             ),
         ParamSpec::enumeration("master.timecode_source", &crate::base::timecode::TIMECODE_SOURCES, 0)
             .with_description(
-                "What the show's clock follows: off (its own), mtc (MIDI timecode from any input), artnet (Art-Net timecode on port 6454)",
+                "What the show's clock follows: off (its own), mtc (MIDI timecode from any input), artnet (Art-Net timecode on port 6454), ltc (linear timecode on the audio input)",
             ),
         ParamSpec::float("master.timecode", 0.0, 0.0, 86_400.0)
             .with_unit("s")

@@ -487,6 +487,10 @@ impl Show {
         if heard.onset.is_some() {
             self.dispatch(&ScriptEvent::Onset);
         }
+        if let Some(timecode) = heard.ltc {
+            let source = crate::base::timecode::TimecodeSource::Ltc;
+            self.timecode_heard(source, timecode, std::time::Instant::now());
+        }
         self.script.host.update(dt, &self.registry, &self.clock);
         self.apply_script_commands();
         let lead = self
