@@ -259,7 +259,7 @@ fn checked(raw: RawCue, rate: FrameRate) -> Result<Cue, String> {
 fn parse_timecode(text: &str, rate: FrameRate) -> Option<f64> {
     let fields: Vec<u8> = text
         .split([':', ';'])
-        .map(|f| f.trim().parse().ok())
+        .map(|f| f.trim().parse::<u8>().ok())
         .collect::<Option<_>>()?;
     let [hours, minutes, seconds, frames] = fields.as_slice() else {
         return None;
