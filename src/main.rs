@@ -339,7 +339,7 @@ struct BenchArgs {
     json: bool,
     /// With --layer: also list each measured frame's passes in the JSON (`timeline`), to see which steps are the busiest and why.
     #[arg(long)]
-    timeline: bool,
+    per_frame: bool,
     /// Output size instead of the layer's default.
     #[arg(long, value_name = "WxH", value_parser = parse_size)]
     resolution: Option<[u32; 2]>,
@@ -595,7 +595,7 @@ fn bench_command(args: BenchArgs) -> anyhow::Result<()> {
         steps: args.steps,
         set: args.set,
         resolution: args.resolution,
-        timeline: args.timeline,
+        timeline: args.per_frame,
     })?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);

@@ -4,7 +4,8 @@
 //! structures) and applying what decodes to a running show; preset,
 //! mapping and shader-header parsing; the MIDI byte parser; the show
 //! folder's file opener (links, FIFOs, devices, sparse files just over
-//! their caps, read and written). Nothing may
+//! their caps, read and written); Art-Net and sACN packets, MIDI and
+//! linear timecode, cue timelines and lighting fixtures. Nothing may
 //! panic, and the show must still answer afterwards. The counts are in
 //! BENCHMARKS.md's Reliability section.
 
@@ -943,4 +944,149 @@ fn hap_clips_never_panic() {
     eprintln!("{HAP_CLIPS} clips: {tracks} tracks read, {frames} frames unpacked");
     assert!(tracks > 0 && frames > 0, "valid clips among the mutations");
     std::fs::remove_dir_all(&folder).ok();
+}
+
+/// Packets, bytes, samples and texts fed to each target of
+/// [`lighting_and_timecode_inputs_never_panic`].
+pub const LIGHTING_INPUTS: usize = 20_000;
+
+#[test]
+fn lighting_and_timecode_inputs_never_panic() {
+    use sylva::base::timecode::{FrameRate, Timecode};
+    let mut random = Random(0x5eed_0011);
+    // Art-Net and sACN packets as a desk or a console sends them, mutated,
+    // and random bytes: what the listeners parse off the network.
+    let artdmx = artnet_protocol::ArtCommand::Output(artnet_protocol::Output {
+        data: vec![7u8; 512].into(),
+        ..artnet_protocol::Output::default()
+    })
+    .write_to_buffer()
+    .unwrap_or_default();
+    let timecode = artnet_protocol::ArtCommand::OpTimeCode(artnet_protocol::Timecode {
+        version: artnet_protocol::ARTNET_PROTOCOL_VERSION,
+        filler1: 0,
+        stream_id: 0,
+        frames: 3,
+        seconds: 4,
+        minutes: 5,
+        hours: 6,
+        frame_type: artnet_protocol::FrameType::EBU,
+    })
+    .write_to_buffer()
+    .unwrap_or_default();
+    let sacn = sacn_data_packet(1, &[9u8; 512]);
+    assert!(
+        sacn::packet::AcnRootLayerProtocol::parse(&sacn).is_ok(),
+        "the sACN packet is well made"
+    );
+    let (mut artnet_ok, mut sacn_ok) = (0, 0);
+    for i in 0..LIGHTING_INPUTS {
+        let packet = match i % 3 {
+            0 => random.mutate(&artdmx),
+            1 => random.mutate(&timecode),
+            _ => {
+                let length = random.below(600);
+                random.bytes(length)
+            }
+        };
+        artnet_ok += usize::from(artnet_protocol::ArtCommand::from_buffer(&packet).is_ok());
+        let packet = random.mutate(&sacn);
+        sacn_ok += usize::from(sacn::packet::AcnRootLayerProtocol::parse(&packet).is_ok());
+    }
+    // MIDI timecode: quarter frames and full frames among random bytes.
+    let mut parser = MidiParser::new();
+    let mut timecodes = 0;
+    for _ in 0..LIGHTING_INPUTS {
+        let mut bytes = match random.below(3) {
+            0 => vec![0xF1, random.next() as u8],
+            1 => vec![0xF0, 0x7F, 0x7F, 0x01, 0x01],
+            _ => Vec::new(),
+        };
+        let length = random.below(12);
+        bytes.extend(random.bytes(length));
+        timecodes += parser
+            .feed(&bytes)
+            .iter()
+            .filter(|m| m.kind().starts_with("mtc"))
+            .count();
+    }
+    // LTC: a real signal, cut, with noise and bursts, and pure noise.
+    let signal = sylva::audio::ltc::encode(
+        Timecode::from_frame_number(1_000, FrameRate::Ebu25),
+        50,
+        48_000,
+    );
+    let mut decoder = sylva::audio::ltc::LtcDecoder::new(48_000);
+    let mut read = 0;
+    for _ in 0..LIGHTING_INPUTS / 100 {
+        let from = random.below(signal.len());
+        let length = random.below(4_000);
+        let mut samples: Vec<f32> = signal[from..(from + length).min(signal.len())].to_vec();
+        for s in samples.iter_mut() {
+            *s += (random.below(1_000) as f32 / 1_000.0 - 0.5) * 0.3;
+        }
+        samples.extend((0..random.below(500)).map(|_| f32::from_bits(random.next() as u32)));
+        decoder.push(&samples, |tc, _| {
+            assert!(tc.valid(), "{tc:?}");
+            read += 1;
+        });
+    }
+    // Timelines and fixtures as a show folder holds them, mutated.
+    let timeline = include_str!("../presets/timelines/premiere.toml");
+    let fixtures = include_str!("../outputs/ledstrip.toml");
+    let (mut timelines_ok, mut fixtures_ok) = (0, 0);
+    for _ in 0..LIGHTING_INPUTS / 4 {
+        let text = random.mutate(timeline.as_bytes());
+        let parsed =
+            sylva::show::timeline::Timeline::parse("t.toml", &String::from_utf8_lossy(&text));
+        if let Ok(parsed) = parsed {
+            timelines_ok += 1;
+            let at = random.below(400) as f64;
+            let _ = (parsed.state_at(at), parsed.due(at - 1.0, at).len());
+        }
+        let text = random.mutate(fixtures.as_bytes());
+        let parsed = sylva::outputs::OutputsPlan::parse("o.toml", &String::from_utf8_lossy(&text));
+        if let Ok(plan) = parsed {
+            fixtures_ok += 1;
+            for fixture in &plan.dmx {
+                let _ = (fixture.layout.spots().len(), fixture.addresses().len());
+            }
+        }
+    }
+    eprintln!(
+        "{LIGHTING_INPUTS} each: {artnet_ok} Art-Net and {sacn_ok} sACN packets parsed, {timecodes} MTC messages, {read} LTC frames, {timelines_ok} timelines and {fixtures_ok} fixture files parsed"
+    );
+    assert!(artnet_ok > 0 && sacn_ok > 0 && timecodes > 0 && read > 0);
+    assert!(timelines_ok > 0 && fixtures_ok > 0);
+}
+
+/// An E1.31 data packet for `universe` (ANSI E1.31-2018 section 4: the
+/// root, framing and DMP layers, then the start code and `channels`).
+fn sacn_data_packet(universe: u16, channels: &[u8]) -> Vec<u8> {
+    let total = 126 + channels.len();
+    let flags_and_length = |from: usize| (0x7000 | (total - from) as u16).to_be_bytes();
+    let mut packet = Vec::with_capacity(total);
+    packet.extend(0x0010u16.to_be_bytes());
+    packet.extend(0u16.to_be_bytes());
+    packet.extend(b"ASC-E1.17\0\0\0");
+    packet.extend(flags_and_length(16));
+    packet.extend(4u32.to_be_bytes());
+    packet.extend([0x5Au8; 16]);
+    packet.extend(flags_and_length(38));
+    packet.extend(2u32.to_be_bytes());
+    let mut name = [0u8; 64];
+    name[..4].copy_from_slice(b"fuzz");
+    packet.extend(name);
+    packet.extend([100u8]);
+    packet.extend(0u16.to_be_bytes());
+    packet.extend([1u8, 0]);
+    packet.extend(universe.to_be_bytes());
+    packet.extend(flags_and_length(115));
+    packet.extend([0x02u8, 0xA1]);
+    packet.extend(0u16.to_be_bytes());
+    packet.extend(1u16.to_be_bytes());
+    packet.extend((channels.len() as u16 + 1).to_be_bytes());
+    packet.push(0);
+    packet.extend(channels);
+    packet
 }

@@ -110,7 +110,10 @@ fn fixtures_carry_the_canvas_at_their_pixels_over_sacn_and_artnet() {
          strip = {{ from = [0.0, 0.5], to = [1.0, 0.5], pixels = 6 }}\n\n\
          [[dmx]]\nname = \"wall\"\nprotocol = \"artnet\"\nto = \"127.0.0.1:{artnet_port}\"\n\
          universe = 3\norder = \"GRB\"\ngamma = 2.2\nbrightness = 0.5\n\
-         matrix = {{ region = [0.5, 0.0, 0.5, 1.0], columns = 3, rows = 2, zigzag = true }}\n"
+         matrix = {{ region = [0.5, 0.0, 0.5, 1.0], columns = 3, rows = 2, zigzag = true }}\n\n\
+         [[dmx]]\nname = \"spot\"\nprotocol = \"artnet\"\nto = \"127.0.0.1:{artnet_port}\"\n\
+         universe = 4\nsource = \"layer:shader.ramp\"\n\
+         strip = {{ from = [0.2, 0.4], to = [0.3, 0.4], pixels = 1 }}\n"
     );
     let root = folder("lighting_out", &outputs);
     let artnet = UdpSocket::bind(("127.0.0.1", artnet_port)).expect("the Art-Net port");
@@ -127,9 +130,10 @@ fn fixtures_carry_the_canvas_at_their_pixels_over_sacn_and_artnet() {
     for _ in 0..6 {
         frame(&mut show, &mut canvas);
     }
-    let status = show.lighting_status().expect("the lighting runs");
+    let status =
+        (show.lighting_status()).unwrap_or_else(|| panic!("{:?}", support::error_messages(&show)));
     assert!(
-        status.contains("2 fixtures, 12 pixels in 3 universes"),
+        status.contains("3 fixtures, 13 pixels in 4 universes"),
         "{status}"
     );
 
@@ -175,8 +179,17 @@ fn fixtures_carry_the_canvas_at_their_pixels_over_sacn_and_artnet() {
 
     // Art-Net: a 3 x 2 matrix on the right half, the second row wired
     // right to left, green first, gamma 2.2 at half brightness.
-    let got = artnet_universes(&artnet, 1);
-    assert_eq!(got.first().map(|g| g.0), Some(3), "universe 3 came");
+    let got = artnet_universes(&artnet, 2);
+    assert_eq!(
+        got.iter().map(|g| g.0).collect::<Vec<_>>(),
+        vec![3, 4],
+        "universes 3 and 4 came"
+    );
+    // The spot reads the layer's own picture (linear light, before the
+    // master section): the gradient at its centre.
+    for (c, want) in gradient_at(0.25, 0.4).iter().enumerate() {
+        near(got[1].1[c], *want, "the spot on the layer");
+    }
     let wall = &got[0].1;
     for (k, (column, row)) in [(0, 0), (1, 0), (2, 0), (2, 1), (1, 1), (0, 1)]
         .iter()

@@ -94,7 +94,7 @@ pub struct SizeResult {
     pub groups: Vec<(String, [f64; 2])>,
     /// What the layer reports after the run (node counts, bytes per step).
     pub layer: std::collections::BTreeMap<String, f64>,
-    /// With `--timeline`: each measured frame's compute and drawing
+    /// With `--per-frame`: each measured frame's compute and drawing
     /// passes in order, label and ms.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub timeline: Vec<Vec<(String, f64)>>,

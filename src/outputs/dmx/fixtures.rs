@@ -16,7 +16,7 @@
 //! order = "GRB"                # RGB, RBG, GRB, GBR, BRG, BGR, RGBW, GRBW, W
 //! gamma = 2.2                  # the LEDs' response: 1.0 sends the picture's values
 //! brightness = 1.0
-//! source = "left"              # an [[output]]'s picture; omitted: the canvas
+//! source = "left"              # an [[output]]'s picture, or "layer:fluid" a layer's own; omitted: the canvas
 //! ```
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
@@ -179,7 +179,7 @@ pub struct FixturePlan {
     pub gamma: f32,
     /// A factor on every channel, 0-1.
     pub brightness: f32,
-    /// An output's picture, or the canvas.
+    /// An output's picture, a layer's (`layer:ID`), or the canvas.
     pub source: Option<String>,
 }
 
@@ -414,13 +414,8 @@ fn checked_fixture(
             format!("brightness {brightness}: 0-1"),
         ));
     }
-    if let Some(source) = &raw.source
-        && !outputs.contains(&source.as_str())
-    {
-        return Err((
-            line,
-            format!("source {source:?}: no [[output]] of that name"),
-        ));
+    if let Some(source) = &raw.source {
+        checked_source(source, outputs).map_err(|m| (line, m))?;
     }
     Ok(FixturePlan {
         name,
@@ -435,6 +430,28 @@ fn checked_fixture(
         brightness,
         source: raw.source,
     })
+}
+
+/// A fixture's `source`: an output of the file, or `layer:ID`.
+fn checked_source(source: &str, outputs: &[&str]) -> Result<(), String> {
+    match source.strip_prefix(super::LAYER) {
+        Some(id) => {
+            let plain = !id.is_empty()
+                && id.len() <= 64
+                && (id.chars())
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '.');
+            match plain {
+                true => Ok(()),
+                false => Err(format!(
+                    "source {source:?}: layer:ID, a layer's id (colony, shader.aurora)"
+                )),
+            }
+        }
+        None if outputs.contains(&source) => Ok(()),
+        None => Err(format!(
+            "source {source:?}: no [[output]] of that name (a layer's picture is layer:ID)"
+        )),
+    }
 }
 
 /// `host` or `host:port` (IPv6 as `[..]:port`), with the protocol's port
@@ -580,6 +597,11 @@ mod tests {
                 "universe = 1\nsource = \"right\"\nstrip = { from = [0.0, 0.0], to = [1.0, 0.0], pixels = 1 }",
                 2,
                 "no [[output]]",
+            ),
+            (
+                "universe = 1\nsource = \"layer:Fluid!\"\nstrip = { from = [0.0, 0.0], to = [1.0, 0.0], pixels = 1 }",
+                2,
+                "a layer's id",
             ),
         ];
         for (body, line, words) in cases {

@@ -1,6 +1,6 @@
 //! Lighting out: the `[[dmx]]` fixtures of an outputs file, LED strips and
 //! matrices whose pixels take their colour from the picture (the canvas,
-//! or an output's warped picture), sent as DMX universes over Art-Net and
+//! an output's warped picture, or one layer's own before the blend), sent as DMX universes over Art-Net and
 //! sACN. Each time the lighting is due (at the lower of the show's frame
 //! rate and [`RATE`]), one compute pass ([`sample`]) averages each
 //! pixel's rectangle of the picture into a small texture; the readback
@@ -25,6 +25,10 @@ use crate::base::status::ErrorLog;
 use crate::gpu::{BuildError, Gpu, GpuProfiler};
 use crate::outputs::send::tap::{Counts, MakeSink, Sink, Tap};
 use sample::Sampler;
+
+/// A fixture's `source` naming a layer's own picture, before its id:
+/// `layer:fluid`.
+pub const LAYER: &str = "layer:";
 
 /// The most packets a second per universe: DMX512's own refresh at full
 /// 512 channels, which E1.31 asks senders not to exceed.
@@ -91,14 +95,14 @@ impl DmxOut {
     }
 
     /// Records sampling the pictures when the lighting is due at show
-    /// time `time`: `picture` gives the canvas (`None`) or an output's
-    /// texture view by name.
-    pub fn record<'a>(
+    /// time `time`: `picture` gives the canvas (`None`), an output's
+    /// picture by name, or a layer's (`layer:ID`).
+    pub fn record(
         &mut self,
         gpu: &Gpu,
         encoder: &mut wgpu::CommandEncoder,
         profiler: &mut GpuProfiler,
-        picture: &dyn Fn(Option<&str>) -> Option<&'a wgpu::TextureView>,
+        picture: &dyn Fn(Option<&str>) -> Option<wgpu::TextureView>,
         time: f64,
     ) {
         let Some(tap) = self.tap.as_mut() else {

@@ -120,13 +120,14 @@ impl Sampler {
     }
 
     /// Records the pass over each run's picture; a run whose output is
-    /// not drawn this frame keeps its last colours.
-    pub(super) fn record<'a>(
+    /// not drawn this frame (or whose layer is not on stage) keeps its
+    /// last colours.
+    pub(super) fn record(
         &self,
         gpu: &Gpu,
         encoder: &mut wgpu::CommandEncoder,
         profiler: &mut GpuProfiler,
-        picture: &dyn Fn(Option<&str>) -> Option<&'a wgpu::TextureView>,
+        picture: &dyn Fn(Option<&str>) -> Option<wgpu::TextureView>,
     ) {
         let colours = self.colours.create_view(&Default::default());
         let groups: Vec<(wgpu::BindGroup, &Run)> = self
@@ -140,7 +141,7 @@ impl Sampler {
                     &[
                         wgpu::BindGroupEntry {
                             binding: 0,
-                            resource: wgpu::BindingResource::TextureView(view),
+                            resource: wgpu::BindingResource::TextureView(&view),
                         },
                         wgpu::BindGroupEntry {
                             binding: 1,

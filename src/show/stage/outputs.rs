@@ -374,11 +374,16 @@ impl Show {
         }
         if let Some(dmx) = live.dmx.as_mut() {
             let mapped = live.mapped.as_ref();
+            let compositor = &rendering.stack.compositor;
             let view = |source: Option<&str>| match source {
-                None => Some(picture.view()),
-                Some(name) => (mapped?.outputs().iter())
-                    .find(|o| o.plan.name == name)
-                    .map(|o| &o.target.view),
+                None => Some(picture.view().clone()),
+                Some(name) => match name.strip_prefix(crate::outputs::dmx::LAYER) {
+                    Some(layer) => (compositor.layer_target(layer))
+                        .map(|texture| texture.create_view(&Default::default())),
+                    None => (mapped?.outputs().iter())
+                        .find(|o| o.plan.name == name)
+                        .map(|o| o.target.view.clone()),
+                },
             };
             dmx.record(
                 &self.ground.gpu,
