@@ -2,7 +2,8 @@
 //! then running quarter frames) and Art-Net's `ArtTimeCode` on 127.0.0.1
 //! take the clock to their position, frame-accurate, `master.timecode`
 //! says it, the HUD line says locked; a source the show does not follow
-//! moves nothing.
+//! moves nothing. A cue timeline plays its cues on that clock, stands
+//! where a locate puts it, and stops and plays again over OSC.
 
 use std::net::UdpSocket;
 use std::time::{Duration, Instant};
@@ -14,7 +15,7 @@ use sylva::control::midi_parse::MidiMessage;
 use sylva::gpu::OUTPUT_FORMAT;
 use sylva::params::{Source, Value};
 
-use crate::osc_rig::{Rig, rig_with};
+use crate::osc_rig::{Rig, message, rig_with};
 use crate::support;
 use crate::support::Checked;
 
@@ -311,5 +312,16 @@ fn a_timeline_plays_its_cues_on_the_clock_and_stands_where_a_locate_puts_it() {
         "{}",
         brightness(&rig)
     );
+
+    // Over OSC, as TouchDesigner would: stopped, then played again.
+    rig.send(&message("/sylva/timeline/stop", vec![]));
+    rig.until("the timeline stops", |rig| {
+        rig.show.timeline_status().is_none()
+    });
+    let play = vec![rosc::OscType::String("order".into())];
+    rig.send(&message("/sylva/timeline/play", play));
+    rig.until("the timeline plays again", |rig| {
+        rig.show.timeline_status().is_some()
+    });
     std::fs::remove_dir_all(root).ok();
 }

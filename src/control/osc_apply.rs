@@ -107,6 +107,11 @@ impl ControlSurface {
                 self.command(Command::Playlist(PlaylistCommand::Previous))
             }
             "/sylva/playlist/stop" => self.command(Command::Playlist(PlaylistCommand::Stop)),
+            "/sylva/timeline/play" => match first_string() {
+                Some(name) => self.command(Command::Timeline(Some(name))),
+                None => self.warn_osc(&format!("{address} needs a timeline name (s) from {from}")),
+            },
+            "/sylva/timeline/stop" => self.command(Command::Timeline(None)),
             "/sylva/playlist/jump" => match message.args.first() {
                 Some(OscType::Int(i)) if *i >= 0 => {
                     self.command(Command::Playlist(PlaylistCommand::Jump(*i as usize)))

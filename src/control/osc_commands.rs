@@ -46,7 +46,7 @@ impl OscCommand {
 }
 
 /// The commands every show answers, with their OSC type tags.
-pub const COMMANDS: [OscCommand; 13] = [
+pub const COMMANDS: [OscCommand; 15] = [
     OscCommand::new(
         "/sylva/preset",
         "s",
@@ -71,6 +71,12 @@ pub const COMMANDS: [OscCommand; 13] = [
         "",
         "stop the playlist; the preset stays",
     ),
+    OscCommand::new(
+        "/sylva/timeline/play",
+        "s",
+        "play presets/timelines/<s>.toml on the show clock from where it is",
+    ),
+    OscCommand::new("/sylva/timeline/stop", "", "stop the cue timeline"),
     OscCommand::new("/sylva/reseed", "", "restart every layer"),
     OscCommand::new(
         "/sylva/release",

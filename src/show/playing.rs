@@ -37,6 +37,7 @@ impl Show {
         let entry = match command {
             PlaylistCommand::Play(name) => {
                 let playlist = self.read_playlist(&name)?;
+                self.stop_timeline();
                 let run = PlaylistRun::start(&name, playlist, now, self.ground.seed);
                 let entry = run.entry().clone();
                 self.playing.run = Some(run);

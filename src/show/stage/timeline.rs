@@ -35,7 +35,7 @@ impl Show {
     /// playing.
     pub(super) fn play_timeline(&mut self, name: Option<String>) -> Result<(), CommandError> {
         let Some(name) = name else {
-            self.timeline = None;
+            self.stop_timeline();
             return Ok(());
         };
         let file = format!("{TIMELINES_FOLDER}/{}.toml", name.trim_end_matches(".toml"));
@@ -46,6 +46,10 @@ impl Show {
         let timeline = Timeline::parse(&asset.display, &asset.text)
             .map_err(|e| CommandError::Timeline(e.to_string()))?;
         tracing::info!("timeline {name}: {} cues", timeline.cues.len());
+        // A show plays a running order or a playlist, not both.
+        if self.playlist_status().is_some() {
+            self.apply(Command::Playlist(crate::command::PlaylistCommand::Stop))?;
+        }
         let now = self.clock.time;
         let state = timeline.state_at(now);
         self.timeline = Some(TimelinePlaying {
@@ -56,6 +60,14 @@ impl Show {
         });
         self.carry_out_cues(state);
         Ok(())
+    }
+
+    /// Stops the timeline playing, if one is (a playlist starting, or
+    /// asked).
+    pub(in crate::show) fn stop_timeline(&mut self) {
+        if let Some(playing) = self.timeline.take() {
+            tracing::info!("timeline {} stopped", playing.name);
+        }
     }
 
     /// After the clock moved: the cues due carried out, or the state
