@@ -672,9 +672,14 @@ impl OwnX {
             .stderr(Stdio::null())
             .spawn()
             .checked("starting Xvfb (make deps installs it)");
+        // Until the server answers on its socket: a socket left by an
+        // earlier server of the same number is there before this one
+        // listens.
         let socket = PathBuf::from(format!("/tmp/.X11-unix/X{number}"));
         let start = std::time::Instant::now();
-        while !socket.exists() && start.elapsed() < Duration::from_secs(10) {
+        while std::os::unix::net::UnixStream::connect(&socket).is_err()
+            && start.elapsed() < Duration::from_secs(10)
+        {
             std::thread::sleep(Duration::from_millis(20));
         }
         Self { display, server }
