@@ -312,18 +312,20 @@ impl Listener {
         if !self.universes.contains(&universe) {
             return;
         }
-        let mut channels = Box::new([0u8; CHANNELS]);
+        // A desk repeats unchanged universes: compared on the stack, boxed
+        // only when they are passed on.
+        let mut channels = [0u8; CHANNELS];
         let n = values.len().min(CHANNELS);
         channels[..n].copy_from_slice(&values[..n]);
         match self.last.iter_mut().find(|(u, _)| *u == universe) {
-            Some((_, last)) if **last == *channels => return,
-            Some((_, last)) => **last = *channels,
-            None => self.last.push((universe, channels.clone())),
+            Some((_, last)) if **last == channels => return,
+            Some((_, last)) => **last = channels,
+            None => self.last.push((universe, Box::new(channels))),
         }
         let event = DmxReceived {
             protocol: self.protocol,
             universe,
-            channels,
+            channels: Box::new(channels),
         };
         if self.events.try_send(Box::new(event)).is_err() {
             // The queue is full: forget this state so the next packet

@@ -29,6 +29,8 @@ pub(super) struct Sampler {
     kernel: Kernel,
     runs: Vec<Run>,
     colours: wgpu::Texture,
+    /// Its view, which the pass stores to: made once.
+    colours_view: wgpu::TextureView,
     sampler: wgpu::Sampler,
 }
 
@@ -104,6 +106,7 @@ impl Sampler {
         Ok(Self {
             kernel,
             runs,
+            colours_view: colours.create_view(&Default::default()),
             colours,
             sampler,
         })
@@ -129,7 +132,6 @@ impl Sampler {
         profiler: &mut GpuProfiler,
         picture: &dyn Fn(Option<&str>) -> Option<wgpu::TextureView>,
     ) {
-        let colours = self.colours.create_view(&Default::default());
         let groups: Vec<(wgpu::BindGroup, &Run)> = self
             .runs
             .iter()
@@ -149,7 +151,7 @@ impl Sampler {
                         },
                         wgpu::BindGroupEntry {
                             binding: 2,
-                            resource: wgpu::BindingResource::TextureView(&colours),
+                            resource: wgpu::BindingResource::TextureView(&self.colours_view),
                         },
                     ],
                 );
