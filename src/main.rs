@@ -177,6 +177,51 @@ struct RunArgs {
     listen: ListenArgs,
     #[command(flatten)]
     send: SendArgs,
+    #[command(flatten)]
+    ensemble: EnsembleArgs,
+}
+
+/// Several machines, one show.
+#[derive(Args, Clone)]
+struct EnsembleArgs {
+    /// Lead other machines of one show: followers connect to this TCP port ([ADDRESS:]PORT) and draw every frame this show draws, with its performers' changes.
+    #[arg(long, value_name = "[ADDRESS:]PORT", value_parser = parse_lead, conflicts_with = "follow")]
+    lead: Option<std::net::SocketAddr>,
+    /// Follow the leader at HOST:PORT: draw its frames, its clock and its performers' changes, started with the same show arguments (an outputs file picks this machine's part of the canvas).
+    #[arg(long, value_name = "HOST:PORT", value_parser = parse_follow)]
+    follow: Option<std::net::SocketAddr>,
+    /// Headless: write frames as DIR/frame_N.png, N the show's frame number (the same on every machine of an ensemble), and each output's in DIR/<output>/.
+    #[arg(long, value_name = "DIR", requires = "headless")]
+    frames_to: Option<PathBuf>,
+    /// With --frames-to: only frames whose number is a multiple of N.
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "frames_to")]
+    frames_every: u32,
+}
+
+impl EnsembleArgs {
+    fn role(&self) -> Option<sylva::show::ensemble::Role> {
+        use sylva::show::ensemble::Role;
+        self.lead.map(Role::Lead).or(self.follow.map(Role::Follow))
+    }
+}
+
+/// `--lead`'s port, or address and port.
+fn parse_lead(text: &str) -> Result<std::net::SocketAddr, String> {
+    match text.parse::<u16>() {
+        Ok(port) => Ok(std::net::SocketAddr::from(([0, 0, 0, 0], port))),
+        Err(_) => text
+            .parse()
+            .map_err(|_| format!("{text:?} is neither a port nor ADDRESS:PORT")),
+    }
+}
+
+/// `--follow`'s leader, its host name looked up.
+fn parse_follow(text: &str) -> Result<std::net::SocketAddr, String> {
+    use std::net::ToSocketAddrs;
+    text.to_socket_addrs()
+        .map_err(|e| format!("{text:?}: {e}"))?
+        .next()
+        .ok_or_else(|| format!("{text:?} names no address"))
 }
 
 /// `--send`'s help: every kind of target there is.
@@ -518,6 +563,10 @@ impl RunArgs {
 fn run(args: RunArgs, install: InstallOptions) -> anyhow::Result<()> {
     let mut show = args.show.options(true);
     args.listen.apply(&mut show);
+    let ensemble = args.ensemble.role();
+    // Machines of one show draw the same frames only when each draws
+    // exactly (`sylva render`'s rules).
+    show.exact |= ensemble.is_some();
     if args.headless {
         return headless::run(&HeadlessOptions {
             show,
@@ -529,6 +578,8 @@ fn run(args: RunArgs, install: InstallOptions) -> anyhow::Result<()> {
             control: Some(args.control.options()),
             install,
             send: args.send.options(),
+            ensemble,
+            frames_to: (args.ensemble.frames_to).map(|dir| (dir, args.ensemble.frames_every)),
         });
     }
     window::run(WindowOptions {
@@ -539,6 +590,7 @@ fn run(args: RunArgs, install: InstallOptions) -> anyhow::Result<()> {
         control: args.control.options(),
         install,
         send: args.send.options(),
+        ensemble,
     })
 }
 

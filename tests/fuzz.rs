@@ -1060,6 +1060,44 @@ fn lighting_and_timecode_inputs_never_panic() {
     assert!(timelines_ok > 0 && fixtures_ok > 0);
 }
 
+/// What a follower decodes off its leader's stream: mutated frames (with
+/// every kind of change and the ear) and random bytes never panic.
+#[test]
+fn ensemble_packets_never_panic() {
+    use sylva::command::Command;
+    use sylva::params::Source;
+    use sylva::show::ensemble::wire::{EnsemblePacket, FrameRecord, decode, encode};
+    let mut random = Random(0x5eed_0012);
+    let frame = encode(&EnsemblePacket::Frame(Box::new(FrameRecord {
+        frame: 600,
+        dt: 1.0 / 60.0,
+        changes: vec![
+            Command::Set("master.brightness".into(), Value::Float(0.5), Source::Midi),
+            Command::Set(
+                "a.c".into(),
+                Value::Colour([1.0; 4]),
+                Source::Osc("x".into()),
+            ),
+            Command::LoadPreset("fluid".into(), Some(2.0)),
+            Command::Reseed("colony".into()),
+        ],
+        heard: Some(sylva::audio::Heard::default()),
+        ..FrameRecord::default()
+    })));
+    let mut decoded = 0;
+    for i in 0..LIGHTING_INPUTS {
+        let bytes = if i % 4 == 3 {
+            let length = random.below(2_000);
+            random.bytes(length)
+        } else {
+            random.mutate(&frame)
+        };
+        decoded += usize::from(decode(&bytes).is_ok());
+    }
+    eprintln!("{LIGHTING_INPUTS} ensemble packets: {decoded} decoded");
+    assert!(decoded > 0 && decoded < LIGHTING_INPUTS);
+}
+
 /// An E1.31 data packet for `universe` (ANSI E1.31-2018 section 4: the
 /// root, framing and DMP layers, then the start code and `channels`).
 fn sacn_data_packet(universe: u16, channels: &[u8]) -> Vec<u8> {

@@ -9,6 +9,7 @@ mod cli;
 #[path = "../src/layers/colony/tests.rs"]
 mod colony;
 mod control;
+mod ensemble;
 mod floor_plan;
 #[path = "../src/layers/fluid/tests.rs"]
 mod fluid;

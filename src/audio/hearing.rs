@@ -93,6 +93,11 @@ impl Hearing {
         }
     }
 
+    /// Whether it hears anything (the feed is not silence).
+    pub fn hears(&self) -> bool {
+        !matches!(self.feed, Feed::Silent)
+    }
+
     /// The last frame heard.
     pub fn last(&self) -> &Heard {
         &self.last
@@ -116,6 +121,12 @@ impl Hearing {
             Feed::Live(input) => input.hear(gain),
             Feed::File(file) => file.hear_until(until, gain),
         };
+        self.take_in(registry, heard)
+    }
+
+    /// Takes `heard` in as this frame's hearing: the `audio.*`
+    /// parameters and what [`Hearing::last`] gives.
+    pub fn take_in(&mut self, registry: &mut Registry, heard: Heard) -> Heard {
         let values = [
             ("audio.level", Value::Float(heard.level)),
             ("audio.bass", Value::Float(heard.bass)),

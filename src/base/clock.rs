@@ -43,6 +43,14 @@ impl Clock {
         }
     }
 
+    /// Stands where another machine's clock `at` stood after the same
+    /// frame (a follower at its leader's), from `before` beats; returns
+    /// the number of the beat that started between, if one did.
+    pub fn stand_at(&mut self, at: Clock, before: f64) -> Option<u64> {
+        *self = at;
+        (at.beats.floor() > before.floor()).then_some(at.beats.floor() as u64)
+    }
+
     /// Follows a timecode's position `seconds` (frames of `frame`
     /// seconds) after a tick: a clock more than a frame away jumps there,
     /// frame-accurate; a nearer one is drawn a tenth of the way each

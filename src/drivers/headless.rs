@@ -9,10 +9,11 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 
 use crate::control::ControlOptions;
-use crate::drivers::live::{Live, LiveOptions, OFF_AIR_NAP};
+use crate::drivers::live::{Live, LiveOptions, OFF_AIR_NAP, Stepped};
 use crate::gpu::{OUTPUT_FORMAT, RenderTarget, read_rgba8};
 use crate::outputs::send::SendOptions;
 use crate::outputs::video::VideoWriter;
+use crate::show::ensemble::Role;
 use crate::show::installation::InstallOptions;
 use crate::show::{AudioChoice, Show, ShowOptions, open_device, start, start_live_on};
 
@@ -130,13 +131,37 @@ pub fn render(options: &RenderOptions) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// A live frame as `folder/frame_N.png` (and its outputs'), N its show
+/// frame number, when N is a multiple of `every`: the same name on every
+/// machine of an ensemble.
+fn write_frame(
+    show: &Show,
+    output: &RenderTarget,
+    folder: &std::path::Path,
+    every: u32,
+) -> anyhow::Result<()> {
+    let frame = show.clock.frame;
+    if !frame.is_multiple_of(u64::from(every.max(1))) {
+        return Ok(());
+    }
+    let path = folder.join(format!("frame_{frame:05}.png"));
+    read_rgba8(&show.ground.gpu, &output.texture)?
+        .save(&path)
+        .with_context(|| format!("writing {}", path.display()))?;
+    write_outputs(show, folder, frame)
+}
+
 /// Each output of the outputs file in use as `out/<output name>/frame_N.png`.
-fn write_outputs(show: &Show, out: &std::path::Path, index: u32) -> anyhow::Result<()> {
+fn write_outputs(
+    show: &Show,
+    out: &std::path::Path,
+    index: impl std::fmt::Display,
+) -> anyhow::Result<()> {
     for output in show.outputs().map_or(&[][..], |o| o.outputs()) {
         let folder = out.join(&output.plan.name);
         std::fs::create_dir_all(&folder)
             .with_context(|| format!("creating {}", folder.display()))?;
-        let path = folder.join(format!("frame_{index:05}.png"));
+        let path = folder.join(format!("frame_{index:0>5}.png"));
         read_rgba8(&show.ground.gpu, &output.target.texture)?
             .save(&path)
             .with_context(|| format!("writing {}", path.display()))?;
@@ -173,6 +198,11 @@ pub struct HeadlessOptions {
     pub install: InstallOptions,
     /// NDI, streams, recording.
     pub send: SendOptions,
+    /// Leading or following other machines.
+    pub ensemble: Option<Role>,
+    /// Write every `.1`-th frame (and each output's) as a PNG named by
+    /// its show frame number into this folder.
+    pub frames_to: Option<(PathBuf, u32)>,
 }
 
 /// Runs the show loop without a window until a limit is reached.
@@ -186,8 +216,15 @@ pub fn run(options: &HeadlessOptions) -> anyhow::Result<()> {
             send: &options.send,
             fps: options.fps,
             playlist: options.show.playlist.as_deref(),
+            ensemble: options.ensemble,
         },
-    );
+    )?;
+    if let Some((folder, _)) = &options.frames_to {
+        std::fs::create_dir_all(folder)
+            .with_context(|| format!("creating {}", folder.display()))?;
+    }
+    // A follower draws when its leader's frames come, at the leader's pace.
+    let paced = !options.unpaced && !matches!(options.ensemble, Some(Role::Follow(_)));
     let mut output = RenderTarget::new(
         &live.show.ground.gpu.device,
         "headless.output",
@@ -232,11 +269,22 @@ pub fn run(options: &HeadlessOptions) -> anyhow::Result<()> {
                 OUTPUT_FORMAT,
             );
         }
-        if !live.step(dt, &mut output, |_, _| {}) {
-            std::thread::sleep(OFF_AIR_NAP);
-            continue;
+        match live.step(dt, &mut output, |_, _| {}) {
+            Stepped::Drawn => {}
+            Stepped::Held => continue,
+            Stepped::OffAir => {
+                std::thread::sleep(OFF_AIR_NAP);
+                continue;
+            }
+            Stepped::Ended => {
+                tracing::info!("headless: the leader's show ended");
+                break;
+            }
         }
         frames += 1;
+        if let Some((folder, every)) = &options.frames_to {
+            write_frame(&live.show, &output, folder, *every)?;
+        }
         if now.duration_since(report) >= Duration::from_secs(5) {
             // The rate of the last five seconds, not since the start: a
             // fit or a rebuild early on says nothing of the show now.
@@ -244,7 +292,7 @@ pub fn run(options: &HeadlessOptions) -> anyhow::Result<()> {
             tracing::info!("headless: {frames} frames, {fps:.1} fps over the last 5 s");
             (report, reported) = (now, frames);
         }
-        if !options.unpaced {
+        if paced {
             due += period;
             let now = Instant::now();
             if due + period < now {

@@ -14,6 +14,7 @@ use crate::drivers::from_show::keep_recording;
 use crate::outputs::send::{self, Recorder, SendOptions, SendSetup};
 use crate::outputs::{Both, Output};
 use crate::show::Show;
+use crate::show::ensemble::{Beat, Ensemble, Role};
 use crate::show::fit::Fit;
 use crate::show::installation::{InstallOptions, Installation};
 use crate::show::pace::Pace;
@@ -33,6 +34,22 @@ pub struct LiveOptions<'a> {
     pub fps: f32,
     /// The playlist an installation with no saved state starts.
     pub playlist: Option<&'a str>,
+    /// Leading or following other machines, if the show plays with them.
+    pub ensemble: Option<Role>,
+}
+
+/// What one live frame did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stepped {
+    /// The show's next frame was drawn.
+    Drawn,
+    /// The last frame was shown again: a follower's leader has not sent
+    /// the next yet.
+    Held,
+    /// Off air: the controls heard, nothing drawn.
+    OffAir,
+    /// The leader's show ended, so this follower's does.
+    Ended,
 }
 
 /// A show played live, and everything that plays it along.
@@ -52,19 +69,26 @@ pub struct Live {
     /// Fits the counts of layers that fit theirs to the device.
     fit: Fit,
     installation: Installation,
+    /// Leading or following other machines.
+    ensemble: Option<Ensemble>,
 }
 
 impl Live {
     /// `show` played live: an installation resumed where it stopped, the
-    /// control surface started, the senders opened.
-    pub fn start(mut show: Show, options: &LiveOptions<'_>) -> Self {
+    /// control surface started, the senders opened, the ensemble joined.
+    pub fn start(mut show: Show, options: &LiveOptions<'_>) -> anyhow::Result<Self> {
         let installation = Installation::new(options.install);
         installation.resume(&mut show, options.playlist);
+        let ensemble = options
+            .ensemble
+            .map(|role| Ensemble::start(role, &mut show))
+            .transpose()
+            .map_err(|e| anyhow::anyhow!("the ensemble's port: {e}"))?;
         let control = options.control.map(|c| {
             ControlSurface::start(&show.with_thumbs(c), &show.registry, &show.ground.errors)
         });
         let (senders, recorder) = send::open(SendSetup::of(&mut show), options.send, options.fps);
-        Self {
+        Ok(Self {
             show,
             control,
             senders,
@@ -73,35 +97,56 @@ impl Live {
             pace: Pace::default(),
             fit: Fit::default(),
             installation,
-        }
+            ensemble,
+        })
     }
 
-    /// One live frame of `dt` seconds into the driver's `output` (its
-    /// size the canvas's) and every sender, `overlay` (the HUD) drawn over
-    /// it. Off air, the controls alone are heard and nothing is drawn:
-    /// returns whether the frame was drawn.
+    /// One live frame of `dt` seconds (a follower's: its leader's next
+    /// frame) into the driver's `output` (its size the canvas's) and every
+    /// sender, `overlay` (the HUD) drawn over it. Off air, the controls
+    /// alone are heard and nothing is drawn.
     pub fn step(
         &mut self,
         dt: f32,
         output: &mut dyn Output,
         overlay: impl FnOnce(&mut Show, &mut wgpu::CommandEncoder),
-    ) -> bool {
+    ) -> Stepped {
         if !self.installation.on_air() {
             self.listen();
-            return false;
+            return Stepped::OffAir;
         }
+        let beat = self
+            .ensemble
+            .as_mut()
+            .map(|e| e.before_frame(&mut self.show, dt));
+        let dt = match beat {
+            None => dt,
+            Some(Beat::Draw(dt)) => dt,
+            Some(Beat::Hold) => {
+                self.show.show_again(output, overlay);
+                return Stepped::Held;
+            }
+            Some(Beat::End) => return Stepped::Ended,
+        };
         let mut sent = Both(&mut self.senders, &mut self.recorder);
         let mut outputs = Both(output, &mut sent);
         let finished = self
             .show
             .frame(dt, self.control.as_mut(), &mut outputs, overlay);
         outputs.submitted();
+        if let Some(ensemble) = self.ensemble.as_mut() {
+            ensemble.after_frame(&mut self.show);
+        }
         keep_recording(&mut self.recorder, &mut self.show);
-        self.pace.spare(self.fit.fitting());
-        self.pace.keep(&mut self.show, dt, &finished);
-        self.fit.keep(&mut self.show, dt, &finished);
+        // An ensemble's machines draw the same counts at the same cost
+        // whatever their devices: neither guard may change what is drawn.
+        if self.ensemble.is_none() {
+            self.pace.spare(self.fit.fitting());
+            self.pace.keep(&mut self.show, dt, &finished);
+            self.fit.keep(&mut self.show, dt, &finished);
+        }
         self.installation.keep(&self.show);
-        true
+        Stepped::Drawn
     }
 
     /// Whether the installation's schedule has the show on air.
@@ -127,6 +172,7 @@ impl Live {
         lines.extend(self.show.lighting_status());
         lines.extend(self.show.timecode_status());
         lines.extend(self.show.timeline_status());
+        lines.extend(self.ensemble.as_ref().map(Ensemble::status));
         lines.extend(self.senders.status());
         lines.extend(self.recorder.status());
         lines
@@ -143,6 +189,9 @@ impl Live {
         let mut lines = self.senders.finish();
         lines.extend(self.recorder.finish());
         lines.extend(self.show.finish_lighting());
+        if let Some(ensemble) = self.ensemble.as_mut() {
+            ensemble.finish();
+        }
         for line in lines {
             tracing::info!("send: {line}");
         }

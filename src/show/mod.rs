@@ -1,10 +1,12 @@
 //! The show: [`Show`], the running session (its registry, clock, layers,
 //! compositor, script, control and ear, one frame at a time), how it
 //! starts ([`ShowOptions`]), what `sylva check` finds in its files, its
-//! playlists and crossfades, its cue timelines, and the state an
+//! playlists and crossfades, its cue timelines, several machines as one
+//! show (`ensemble`), and the state an
 //! installation resumes from.
 
 pub mod check;
+pub mod ensemble;
 pub mod fit;
 pub mod installation;
 pub mod names;
@@ -22,6 +24,6 @@ pub use options::{
 };
 pub use resume::{ShowState, StateError, StateFile};
 pub use stage::{
-    CommandError, FRAMES_IN_FLIGHT, MAX_SCRIPT_COMMANDS, SaveError, Show, ShowStartError,
+    CommandError, FRAMES_IN_FLIGHT, Led, MAX_SCRIPT_COMMANDS, SaveError, Show, ShowStartError,
     THUMBS_FOLDER,
 };

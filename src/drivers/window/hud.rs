@@ -248,7 +248,7 @@ fn main_panel(
                 let catalogue = show.catalogue();
                 let (names, playing) = (catalogue.presets.clone(), catalogue.preset.clone());
                 if let Some(name) = thumbs.buttons(ui, &names, playing.as_deref())
-                    && let Err(error) = show.apply(Command::LoadPreset(name, None))
+                    && let Err(error) = show.perform(Command::LoadPreset(name, None))
                 {
                     show.ground.errors.report("hud", error.to_string());
                 }
@@ -368,7 +368,7 @@ fn parameter_editors(ui: &mut egui::Ui, show: &mut Show, selected: &mut Option<S
             })
             .inner;
         if let Some(Err(error)) =
-            edited.map(|v| show.apply(Command::Set(spec.name.clone(), v, Source::Ui)))
+            edited.map(|v| show.perform(Command::Set(spec.name.clone(), v, Source::Ui)))
         {
             show.ground.errors.report("hud", error.to_string());
         }

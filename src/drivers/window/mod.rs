@@ -21,10 +21,11 @@ use winit::window::{Fullscreen, Window, WindowId};
 use crate::base::status::ErrorLog;
 use crate::command::Command;
 use crate::control::ControlOptions;
-use crate::drivers::live::{Live, LiveOptions, OFF_AIR_NAP};
+use crate::drivers::live::{Live, LiveOptions, OFF_AIR_NAP, Stepped};
 use crate::gpu::Gpu;
 use crate::outputs::send::SendOptions;
 use crate::outputs::{Blit, Both, SurfaceOutput};
+use crate::show::ensemble::Role;
 use crate::show::installation::InstallOptions;
 use crate::show::{ShowOptions, start_live_on};
 use hud::Hud;
@@ -50,6 +51,8 @@ pub struct WindowOptions {
     pub install: InstallOptions,
     /// NDI, streams, recording.
     pub send: SendOptions,
+    /// Leading or following other machines.
+    pub ensemble: Option<Role>,
 }
 
 /// There is no display to open a window on.
@@ -187,7 +190,10 @@ impl ApplicationHandler for App {
                 let now = Instant::now();
                 let dt = now.duration_since(self.last_frame).as_secs_f32().min(0.25);
                 self.last_frame = now;
-                state.frame(dt);
+                if state.frame(dt) == Stepped::Ended {
+                    tracing::info!("the leader's show ended");
+                    event_loop.exit();
+                }
             }
             _ => {}
         }
@@ -264,8 +270,9 @@ impl App {
                 send: &self.options.send,
                 fps,
                 playlist: self.options.show.playlist.as_deref(),
+                ensemble: self.options.ensemble,
             },
-        );
+        )?;
         Ok(OpenWindow {
             blit,
             window,
@@ -307,7 +314,7 @@ impl OpenWindow {
             }
             KeyAction::Learn => match self.hud.as_ref().and_then(Hud::selected) {
                 Some(param) => {
-                    if let Err(error) = self.live.show.apply(Command::Learn(param)) {
+                    if let Err(error) = self.live.show.perform(Command::Learn(param)) {
                         self.live.show.ground.errors.report("midi learn", error);
                     }
                 }
@@ -322,7 +329,7 @@ impl OpenWindow {
                 } else {
                     crate::command::PlaylistCommand::Previous
                 };
-                if let Err(error) = self.live.show.apply(Command::Playlist(step)) {
+                if let Err(error) = self.live.show.perform(Command::Playlist(step)) {
                     self.live.show.ground.errors.report("playlist", error);
                 }
             }
@@ -342,7 +349,7 @@ impl OpenWindow {
                 }
             }
             KeyAction::SaveMapping => {
-                if let Err(error) = self.live.show.apply(Command::SaveOutputs) {
+                if let Err(error) = self.live.show.perform(Command::SaveOutputs) {
                     self.live.show.ground.errors.report("mapping", error);
                 }
             }
@@ -355,7 +362,7 @@ impl OpenWindow {
     /// Carries out what the pointer asks, if anything.
     fn point(&mut self, command: Option<Command>) {
         if let Some(command) = command
-            && let Err(error) = self.live.show.apply(command)
+            && let Err(error) = self.live.show.perform(command)
         {
             self.live.show.ground.errors.report("pointer", error);
         }
@@ -388,7 +395,7 @@ impl OpenWindow {
         Ok(())
     }
 
-    fn frame(&mut self, dt: f32) {
+    fn frame(&mut self, dt: f32) -> Stepped {
         if self.live.show.ground.gpu.is_lost()
             && let Err(error) = self.recover_device()
         {
@@ -396,7 +403,7 @@ impl OpenWindow {
                 "gpu",
                 format!("the show could not move to a new device: {error:#}"),
             );
-            return;
+            return Stepped::Held;
         }
         let Some(texture) = self.next_texture() else {
             // No texture to draw on (the window hidden, the surface out of
@@ -406,7 +413,7 @@ impl OpenWindow {
                 self.live.listen();
                 std::thread::sleep(OFF_AIR_NAP);
             }
-            return;
+            return Stepped::Held;
         };
         let view = texture
             .texture
@@ -420,19 +427,21 @@ impl OpenWindow {
         let (hud, window) = (&mut self.hud, &self.window);
         let mut surface = SurfaceOutput::new(&view, size, &self.blit);
         let mut outputs = Both(&mut surface, &mut self.projectors);
-        let drawn = self.live.step(dt, &mut outputs, |show, encoder| {
+        let stepped = self.live.step(dt, &mut outputs, |show, encoder| {
             if let Some(hud) = hud {
                 hud.draw(window, show, &status, encoder, &hud_view, size);
             }
         });
-        if !drawn {
+        let off_air = matches!(stepped, Stepped::OffAir | Stepped::Ended);
+        if off_air {
             self.black(&view);
         }
         self.window.pre_present_notify();
         self.live.show.ground.gpu.queue.present(texture);
-        if !drawn {
+        if stepped == Stepped::OffAir {
             std::thread::sleep(OFF_AIR_NAP);
         }
+        stepped
     }
 
     /// The surface's next texture to draw, if it has one this frame; a

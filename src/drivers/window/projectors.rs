@@ -340,7 +340,7 @@ fn move_grip(show: &mut Show, name: &str, grip: Grip, to: [f32; 2]) {
         return;
     };
     for (param, value) in drag(&plan, grip, to) {
-        if let Err(error) = show.apply(Command::Set(param, Value::Float(value), Source::Ui)) {
+        if let Err(error) = show.perform(Command::Set(param, Value::Float(value), Source::Ui)) {
             show.ground.errors.report("mapping", error);
         }
     }

@@ -53,6 +53,10 @@ pub enum CommandError {
     /// A state file's clock or place that cannot be resumed.
     #[error("cannot resume {0}; starting from the top")]
     Unresumable(String),
+    /// A performer's change on a machine that follows another: only the
+    /// leader's performers play an ensemble.
+    #[error("this machine follows a leader: play the leader")]
+    Following,
     /// A timeline that cannot be read or played.
     #[error("{0}")]
     Timeline(String),

@@ -7,6 +7,7 @@
 
 mod catalogue;
 mod commands;
+mod ensemble;
 mod errors;
 mod ground;
 mod outputs;
@@ -20,6 +21,7 @@ mod timecode;
 mod timeline;
 
 pub use catalogue::THUMBS_FOLDER;
+pub use ensemble::Led;
 pub use errors::{CommandError, SaveError, ShowStartError};
 pub use ground::Ground;
 pub use outputs::{OUTPUTS_FOLDER, OutputsFileError, read_outputs};
@@ -101,6 +103,12 @@ pub struct Show {
     following: timecode::Following,
     /// The cue timeline playing, if any.
     timeline: Option<timeline::TimelinePlaying>,
+    /// A leader's performer changes since its last frame went out.
+    performed: Option<Vec<crate::command::Command>>,
+    /// A follower's next frame as its leader made it.
+    led: Option<Led>,
+    /// This show follows a leader.
+    led_by_another: bool,
 }
 
 impl Show {
@@ -149,6 +157,9 @@ impl Show {
             clock: Clock::default(),
             following: timecode::Following::default(),
             timeline: None,
+            performed: None,
+            led: None,
+            led_by_another: false,
             profiler,
             rendering,
             presets: PresetState::default(),
@@ -177,6 +188,8 @@ impl Show {
             show.render_exactly();
         }
         std::mem::swap(&mut show.script, &mut self.script);
+        show.performed = self.performed.take();
+        show.led_by_another = self.led_by_another;
         show.requests.watcher = self.requests.watcher.take();
         if let Some(name) = self.outputs_name() {
             show.use_outputs(name);
@@ -465,7 +478,7 @@ impl Show {
             catalogue: &self.requests.catalogue.catalogue,
         };
         for command in control.poll(view) {
-            if let Err(error) = self.apply(command) {
+            if let Err(error) = self.perform(command) {
                 control.refused(&error.to_string());
             }
         }
@@ -481,9 +494,11 @@ impl Show {
         self.apply_file_changes();
         self.build_read_outputs();
         self.advance_playlist();
-        let heard = self
-            .senses
-            .hear(&mut self.registry, self.clock.time + f64::from(dt));
+        let led = self.led.take();
+        let heard = match &led {
+            Some(led) => (self.senses).take_in(&mut self.registry, led.heard.unwrap_or_default()),
+            None => (self.senses).hear(&mut self.registry, self.clock.time + f64::from(dt)),
+        };
         if heard.onset.is_some() {
             self.dispatch(&ScriptEvent::Onset);
         }
@@ -498,9 +513,13 @@ impl Show {
             .hearing
             .lead_tempo(&mut self.registry, &heard, &self.ground.errors);
         self.registry.advance(dt);
-        let beat = self.clock.tick(dt, self.registry.float("master.bpm"));
+        let before = self.clock.beats;
+        let mut beat = self.clock.tick(dt, self.registry.float("master.bpm"));
         self.clock.follow(lead);
         self.follow_timecode();
+        if let Some(led) = led {
+            beat = self.clock.stand_at(led.clock, before);
+        }
         self.advance_timeline();
         if let Some(beat) = beat {
             self.dispatch(&ScriptEvent::Beat(beat));

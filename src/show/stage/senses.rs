@@ -35,4 +35,13 @@ impl Senses {
             .hear(&heard.picture.spectrum, &heard.picture.wave);
         heard
     }
+
+    /// Takes in what another machine heard (a follower's leader) as if
+    /// it were this show's own.
+    pub(super) fn take_in(&mut self, registry: &mut Registry, heard: Heard) -> Heard {
+        let heard = self.hearing.take_in(registry, heard);
+        self.media
+            .hear(&heard.picture.spectrum, &heard.picture.wave);
+        heard
+    }
 }

@@ -1,0 +1,267 @@
+//! Several machines, one show: a leader (`--lead PORT`) and followers
+//! (`--follow HOST:PORT`) that draw the same frames. Every machine runs
+//! the same show folder and arguments, so scripts, timelines and
+//! playlists run on each; the leader sends, frame by frame, its clock,
+//! what it heard and what its performers changed, as OSC bundles over
+//! TCP stamped with the frame they apply at, and a follower draws each
+//! frame only once it has the leader's. Every machine of an ensemble runs
+//! exactly (`ShowOptions::exact`: no work left to finish later, counts
+//! never fitted to the device), so the layers that repeat bit for bit on
+//! one machine repeat on each. A follower shows its part of the canvas
+//! through an outputs file.
+
+mod follower;
+mod leader;
+pub mod wire;
+
+use std::net::SocketAddr;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use follower::{FromLeader, LeaderLink};
+use leader::Leader;
+use wire::{EnsemblePacket, FrameRecord};
+
+use crate::show::{Led, Show};
+
+/// How long a follower waits for the leader's next frame before it
+/// shows its last picture again and looks at its window.
+pub const FOLLOW_WAIT: Duration = Duration::from_millis(50);
+
+/// Lag samples a follower keeps for its report.
+const LAG_SAMPLES: usize = 1 << 16;
+
+/// A show's part in an ensemble.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// Leads followers that connect to this address.
+    Lead(SocketAddr),
+    /// Follows the leader at this address.
+    Follow(SocketAddr),
+}
+
+/// What a frame of the driver does, by the ensemble's say.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Beat {
+    /// Draw a frame of this many seconds.
+    Draw(f32),
+    /// The leader's next frame has not come: show the last one again.
+    Hold,
+    /// The leader's show ended.
+    End,
+}
+
+/// A follower's own state.
+struct Following {
+    link: LeaderLink,
+    /// When the leader sent the frame being drawn.
+    sent: f64,
+    /// The frame being drawn lasts this long.
+    dt: f32,
+    /// How far behind the leader each frame was finished, in seconds
+    /// (the first [`LAG_SAMPLES`]).
+    lags: Vec<f32>,
+    /// Frames drawn.
+    frames: u64,
+    /// How far behind the last one was.
+    last_lag: f32,
+    /// The leader is out of reach, and why.
+    lost: Option<String>,
+}
+
+enum Part {
+    Leading(Leader),
+    Following(Box<Following>),
+}
+
+/// This show in an ensemble.
+pub struct Ensemble {
+    part: Part,
+}
+
+fn now() -> f64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
+}
+
+impl Ensemble {
+    /// `show` taking its `role`: a leader listening, a follower reaching.
+    pub fn start(role: Role, show: &mut Show) -> std::io::Result<Self> {
+        let errors = &show.ground.errors.clone();
+        let part = match role {
+            Role::Lead(bind) => {
+                let preset = show.preset().unwrap_or_default();
+                let leader = Leader::start(bind, show.ground.seed, preset, errors)?;
+                show.lead();
+                Part::Leading(leader)
+            }
+            Role::Follow(leader) => {
+                show.follow_a_leader();
+                Part::Following(Box::new(Following {
+                    link: LeaderLink::start(leader, errors)?,
+                    sent: 0.0,
+                    dt: 0.0,
+                    lags: Vec::new(),
+                    frames: 0,
+                    last_lag: 0.0,
+                    lost: None,
+                }))
+            }
+        };
+        Ok(Self { part })
+    }
+
+    /// Before a frame: a leader draws `dt`; a follower the leader's next
+    /// frame, its changes applied and its clock and ear taken, once it
+    /// comes (within [`FOLLOW_WAIT`]).
+    pub fn before_frame(&mut self, show: &mut Show, dt: f32) -> Beat {
+        let Part::Following(following) = &mut self.part else {
+            return Beat::Draw(dt);
+        };
+        loop {
+            let packet = match following.link.next(FOLLOW_WAIT) {
+                None => return Beat::Hold,
+                Some(FromLeader::Lost(why)) => {
+                    show.ground.errors.report("ensemble", why.clone());
+                    following.lost = Some(why);
+                    return Beat::Hold;
+                }
+                Some(FromLeader::Packet(packet)) => packet,
+            };
+            following.lost = None;
+            match packet {
+                EnsemblePacket::End => return Beat::End,
+                EnsemblePacket::Hello { seed, preset } => check_start(show, seed, &preset),
+                // Frames drawn already: the leader replays the show from
+                // its start to a follower that connects again.
+                EnsemblePacket::Frame(record) if record.frame <= show.clock.frame => {}
+                EnsemblePacket::Frame(record) => return following.take(show, *record),
+            }
+        }
+    }
+
+    /// After a frame: a leader sends it to its followers; a follower
+    /// notes how far behind the leader it finished.
+    pub fn after_frame(&mut self, show: &mut Show) {
+        match &mut self.part {
+            Part::Leading(leader) => {
+                let clock = show.clock;
+                leader.send(&EnsemblePacket::Frame(Box::new(FrameRecord {
+                    frame: clock.frame,
+                    dt: clock.dt,
+                    time: clock.time,
+                    beats: clock.beats,
+                    bpm: clock.bpm,
+                    sent: now(),
+                    changes: show.take_performed(),
+                    heard: show.heard_for_followers(),
+                })));
+            }
+            Part::Following(following) => {
+                let lag = (now() - following.sent) as f32;
+                if following.lags.len() < LAG_SAMPLES {
+                    following.lags.push(lag);
+                }
+                following.frames += 1;
+                following.last_lag = lag;
+            }
+        }
+    }
+
+    /// The HUD's line.
+    pub fn status(&self) -> String {
+        match &self.part {
+            Part::Leading(leader) => format!(
+                "ensemble: leading {} follower(s) on port {}",
+                leader.followers(),
+                leader.address().port()
+            ),
+            Part::Following(following) => match &following.lost {
+                Some(why) => format!("ensemble: following, holding the last frame: {why}"),
+                None => format!(
+                    "ensemble: following; frame {} finished {:.1} ms after the leader's",
+                    following.frames,
+                    following.last_lag * 1e3
+                ),
+            },
+        }
+    }
+
+    /// The end of the show: a leader tells its followers and sends them
+    /// the rest; a follower logs how far behind it ran.
+    pub fn finish(&mut self) {
+        match &mut self.part {
+            Part::Leading(leader) => leader.finish(),
+            Part::Following(following) => tracing::info!("ensemble: {}", following.lag_line()),
+        }
+    }
+}
+
+impl Following {
+    fn take(&mut self, show: &mut Show, record: FrameRecord) -> Beat {
+        let expected = show.clock.frame + 1;
+        if record.frame > expected {
+            show.ground.errors.report(
+                "ensemble",
+                format!(
+                    "joined at the leader's frame {} (its record of the show was full): simulations and scripts start here, not as the leader's",
+                    record.frame
+                ),
+            );
+        }
+        for change in record.changes {
+            if let Err(error) = show.apply(change) {
+                show.ground.errors.report("ensemble", error);
+            }
+        }
+        let clock = crate::base::clock::Clock {
+            time: record.time,
+            dt: record.dt,
+            frame: record.frame,
+            beats: record.beats,
+            bpm: record.bpm,
+        };
+        show.follow(Led {
+            clock,
+            heard: record.heard,
+        });
+        (self.sent, self.dt) = (record.sent, record.dt);
+        Beat::Draw(record.dt)
+    }
+
+    /// How far behind the leader frames were finished: median and 95th
+    /// percentile, in milliseconds and frames.
+    fn lag_line(&self) -> String {
+        let mut lags = self.lags.clone();
+        if lags.is_empty() {
+            return "no frame drawn yet".into();
+        }
+        lags.sort_by(f32::total_cmp);
+        let at = |q: f32| lags[((lags.len() - 1) as f32 * q).round() as usize];
+        let frame = self.dt.max(1e-6);
+        format!(
+            "{} frames drawn; of the first {}, each finished behind the leader's by median {:.1} ms ({:.2} frames), p95 {:.1} ms ({:.2} frames)",
+            self.frames,
+            lags.len(),
+            at(0.5) * 1e3,
+            at(0.5) / frame,
+            at(0.95) * 1e3,
+            at(0.95) / frame
+        )
+    }
+}
+
+/// A follower started otherwise than its leader says so on screen:
+/// frames then differ from the first.
+fn check_start(show: &Show, seed: u64, preset: &str) {
+    let own = show.preset().unwrap_or_default();
+    if seed != show.ground.seed || preset != own {
+        show.ground.errors.report(
+            "ensemble",
+            format!(
+                "the leader started with preset {preset:?} and seed {seed}, this machine with {own:?} and {}: start both with the same show arguments",
+                show.ground.seed
+            ),
+        );
+    }
+}
