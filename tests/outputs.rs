@@ -153,6 +153,44 @@ fn each_pixel_of_a_corner_pin_shows_the_point_the_homography_sends_it_to() {
     );
 }
 
+/// A file's `canvas` sets the canvas's size whatever the driver's: one
+/// machine of a wall two outputs wide renders the whole wall and shows
+/// its right half, 1:1.
+#[test]
+fn a_files_canvas_is_rendered_whole_and_an_output_shows_its_part() {
+    let root = folder(
+        "outputs_canvas",
+        "canvas = [200, 60]\n[[output]]\nname = \"right\"\nsize = [100, 60]\nregion = [0.5, 0.0, 0.5, 1.0]\n",
+    );
+    let mut show = start(root);
+    let (_, outputs) = frame(&mut show);
+    let picture = show.picture().checked("the canvas");
+    assert_eq!(picture.size(), [200, 60], "the canvas the file asks for");
+    let canvas = read_rgba8(&show.ground.gpu, picture.texture()).checked("reading the canvas");
+    let right = &outputs[0];
+    // The output's columns are the whole canvas's right half.
+    for x in [2, 50, 97] {
+        let point = [0.5 + (f64::from(x) + 0.5) / 200.0, 0.5];
+        let expected = canvas_at(&canvas, point);
+        let pixel = right.get_pixel(x, 30).0;
+        let worst = (0..3)
+            .map(|c| (f64::from(pixel[c]) - expected[c]).abs())
+            .fold(0.0, f64::max);
+        assert!(
+            worst <= 4.0,
+            "column {x}: {pixel:?}, the canvas at {point:?}: {expected:?}"
+        );
+    }
+    let refused = sylva::outputs::OutputsPlan::parse(
+        "o.toml",
+        "canvas = [0, 60]\n[[output]]\nname = \"a\"\nsize = [8, 8]\n",
+    );
+    assert!(
+        refused.is_err_and(|e| e.line == 1),
+        "a canvas side of 0 is refused at its line"
+    );
+}
+
 #[test]
 fn a_mesh_passes_through_its_moved_point() {
     let root = folder(

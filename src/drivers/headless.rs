@@ -11,6 +11,7 @@ use anyhow::{Context, bail};
 use crate::control::ControlOptions;
 use crate::drivers::live::{Live, LiveOptions, OFF_AIR_NAP, Stepped};
 use crate::gpu::{OUTPUT_FORMAT, RenderTarget, read_rgba8};
+use crate::outputs::MappedOutputs;
 use crate::outputs::send::SendOptions;
 use crate::outputs::video::VideoWriter;
 use crate::show::ensemble::Role;
@@ -266,6 +267,16 @@ pub fn run(options: &HeadlessOptions) -> anyhow::Result<()> {
                 &live.show.ground.gpu.device,
                 "headless.output",
                 options.size,
+                OUTPUT_FORMAT,
+            );
+        }
+        // An outputs file's canvas, once read, is the offscreen target's size.
+        let canvas = (live.show.outputs().and_then(MappedOutputs::canvas)).unwrap_or(options.size);
+        if output.size != canvas {
+            output = RenderTarget::new(
+                &live.show.ground.gpu.device,
+                "headless.output",
+                canvas,
                 OUTPUT_FORMAT,
             );
         }

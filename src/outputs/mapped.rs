@@ -144,6 +144,7 @@ pub struct MappedOutputs {
     pub name: String,
     pass: WarpPass,
     outputs: Vec<MappedOutput>,
+    canvas: Option<[u32; 2]>,
 }
 
 impl MappedOutputs {
@@ -201,7 +202,13 @@ impl MappedOutputs {
             name: name.to_string(),
             pass,
             outputs,
+            canvas: plan.canvas,
         })
+    }
+
+    /// The canvas size the file asks for, whatever the window's.
+    pub fn canvas(&self) -> Option<[u32; 2]> {
+        self.canvas
     }
 
     /// The outputs, in file order.

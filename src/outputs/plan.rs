@@ -189,6 +189,9 @@ pub struct OutputPlan {
 /// The corners of an output that shows its region unwarped.
 pub const SQUARE: [[f32; 2]; 4] = [[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]];
 
+/// The longest side a file's `canvas` may ask for.
+pub const MAX_CANVAS_SIDE: u32 = 16_384;
+
 /// A whole outputs file.
 #[derive(Debug, Clone, PartialEq)]
 pub struct OutputsPlan {
@@ -198,11 +201,16 @@ pub struct OutputsPlan {
     pub outputs: Vec<OutputPlan>,
     /// The lighting fixtures its pixels are mapped to, in file order.
     pub dmx: Vec<super::dmx::FixturePlan>,
+    /// The canvas's size whatever the window's (`canvas = [w, h]`): every
+    /// machine of a wall renders the whole wall and shows its part.
+    pub canvas: Option<[u32; 2]>,
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawFile {
+    #[serde(default)]
+    canvas: Option<Spanned<[u32; 2]>>,
     #[serde(default)]
     output: Vec<Spanned<RawOutput>>,
     #[serde(default)]
@@ -323,16 +331,41 @@ impl OutputsPlan {
         let names: Vec<&str> = outputs.iter().map(|o| o.name.as_str()).collect();
         let dmx = super::dmx::fixtures::checked_fixtures(raw.dmx, &at, &names)
             .map_err(|(line, message)| error(line, message))?;
+        let canvas = match raw.canvas {
+            Some(canvas)
+                if canvas
+                    .get_ref()
+                    .iter()
+                    .any(|s| !(1..=MAX_CANVAS_SIDE).contains(s)) =>
+            {
+                return Err(error(
+                    at(canvas.span().start),
+                    format!("canvas sides are 1 to {MAX_CANVAS_SIDE} pixels"),
+                ));
+            }
+            canvas => canvas.map(Spanned::into_inner),
+        };
         Ok(Self {
             file: file.to_string(),
             outputs,
             dmx,
+            canvas,
         })
     }
 
     /// Refuses an output larger than the device's largest texture
     /// (`max_side` pixels a side), at its line.
     pub fn fit_device(&self, max_side: u32) -> Result<(), OutputsError> {
+        if let Some(canvas) = self.canvas.filter(|c| c.iter().any(|s| *s > max_side)) {
+            return Err(OutputsError {
+                file: self.file.clone(),
+                line: 1,
+                message: format!(
+                    "the canvas is {}x{}; this GPU's textures are at most {max_side} pixels a side",
+                    canvas[0], canvas[1]
+                ),
+            });
+        }
         match self
             .outputs
             .iter()

@@ -1,7 +1,7 @@
-//! The follower's side: a thread connects to the leader (again and again
-//! while it cannot), reads its packets off the stream, length first and
-//! within [`MAX_PACKET`](super::wire::MAX_PACKET), and queues them for
-//! the show. The queue is bounded, so a follower replaying the show holds
+//! The follower's side: a thread connects to the leader (again, four
+//! times a second, while it cannot), reads its packets off the stream,
+//! length first and within [`MAX_PACKET`](super::wire::MAX_PACKET), and
+//! queues them for the show. The queue is bounded, so a follower replaying the show holds
 //! the stream back rather than growing.
 
 use std::io::Read;
@@ -16,8 +16,12 @@ use crate::base::supervise;
 /// Packets queued for the show at most.
 const QUEUE: usize = 1024;
 
-/// Pause between tries to reach the leader.
-const RETRY: Duration = Duration::from_secs(1);
+/// Pause between tries to reach the leader: short, so a follower started
+/// before its leader joins on the leader's first frames.
+const RETRY: Duration = Duration::from_millis(250);
+
+/// How long one try to reach the leader may take.
+const CONNECT: Duration = Duration::from_secs(1);
 
 /// What the reading thread hands the show.
 #[derive(Debug)]
@@ -54,7 +58,7 @@ impl LeaderLink {
 fn follow(leader: SocketAddr, queue: &SyncSender<FromLeader>) {
     let mut said = String::new();
     loop {
-        let lost = match TcpStream::connect_timeout(&leader, RETRY) {
+        let lost = match TcpStream::connect_timeout(&leader, CONNECT) {
             Ok(stream) => {
                 stream.set_nodelay(true).ok();
                 said.clear();

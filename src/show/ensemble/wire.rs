@@ -559,6 +559,19 @@ mod tests {
     }
 
     #[test]
+    fn a_frame_takes_the_bytes_the_guide_says() {
+        // docs/guide/timecode.md: what the leader keeps a frame, its
+        // length before it included.
+        let bare = FrameRecord::default();
+        let heard = FrameRecord {
+            heard: Some(Heard::default()),
+            ..FrameRecord::default()
+        };
+        let framed = |r: FrameRecord| encode(&EnsemblePacket::Frame(Box::new(r))).len() + 4;
+        assert_eq!((framed(bare), framed(heard)), (96, 1272));
+    }
+
+    #[test]
     fn what_stays_on_its_machine_is_not_forwarded_and_nonsense_is_refused() {
         assert!(!forwarded(&Command::SavePreset("x".into())));
         assert!(!forwarded(&Command::Learn("x".into())));

@@ -437,10 +437,12 @@ impl Show {
             self.take_control(control);
         }
         self.tick(dt);
-        let size = output
-            .size()
-            .or_else(|| self.rendering.picture.as_ref().map(Picture::size))
-            .unwrap_or(DEFAULT_SIZE);
+        let size = (self
+            .outputs()
+            .and_then(crate::outputs::MappedOutputs::canvas))
+        .or_else(|| output.size())
+        .or_else(|| self.rendering.picture.as_ref().map(Picture::size))
+        .unwrap_or(DEFAULT_SIZE);
         let mut encoder = self.render(dt, size);
         self.draw_outputs(&mut encoder);
         if let Some(pictures) = self.rendering.pictures(self.clock.time) {

@@ -431,6 +431,7 @@ impl Show {
             file: file.clone(),
             outputs: mapped.current(&self.registry),
             dmx: Vec::new(),
+            canvas: mapped.canvas(),
         };
         let written = plan
             .write_back(&text)
