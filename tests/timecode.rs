@@ -246,6 +246,19 @@ fn the_show_as_master_sends_its_position_as_art_net_timecode() {
         (last.seconds() - clock).abs() <= 2.0 / 25.0,
         "{last} sent at clock {clock}"
     );
+    // A machine following another's leaves the timecode to its leader.
+    rig.show.follow_a_leader();
+    for _ in 0..10 {
+        rig.frame();
+    }
+    while listener.recv_from(&mut buffer).is_ok() {}
+    for _ in 0..10 {
+        rig.frame();
+    }
+    assert!(
+        listener.recv_from(&mut buffer).is_err(),
+        "a follower sent timecode"
+    );
 }
 
 #[test]

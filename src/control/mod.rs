@@ -64,6 +64,8 @@ pub struct ShowView<'a> {
     pub learn: Option<String>,
     /// The presets and playlists a control surface can offer.
     pub catalogue: &'a Catalogue,
+    /// The show follows another machine's: its leader sends the timecode.
+    pub follows: bool,
 }
 
 /// What a control surface can offer besides parameters: the show's
@@ -518,7 +520,9 @@ impl ControlSurface {
             .and_then(crate::base::timecode::TimecodeSource::at)
             == Some(crate::base::timecode::TimecodeSource::Artnet);
         (self.desk).timecode(artnet_timecode, &self.sender, &self.errors);
-        self.timecode_out.send(view.registry, &self.errors);
+        if !view.follows {
+            self.timecode_out.send(view.registry, &self.errors);
+        }
         if let Some(param) = &view.learn {
             tracing::info!("MIDI learn armed for {param}: move a control");
             self.mapper.learn(param);

@@ -131,7 +131,12 @@ impl Ensemble {
             following.lost = None;
             match packet {
                 EnsemblePacket::End => return Beat::End,
-                EnsemblePacket::Hello { seed, preset } => check_start(show, seed, &preset),
+                // Said again at each connection: only the first is held
+                // against how this machine started.
+                EnsemblePacket::Hello { seed, preset } if show.clock.frame == 0 => {
+                    check_start(show, seed, &preset);
+                }
+                EnsemblePacket::Hello { .. } => {}
                 // Frames drawn already: the leader replays the show from
                 // its start to a follower that connects again.
                 EnsemblePacket::Frame(record) if record.frame <= show.clock.frame => {}

@@ -478,6 +478,7 @@ impl Show {
             mappings: &self.presets.mappings,
             learn: self.requests.pending.learn.take(),
             catalogue: &self.requests.catalogue.catalogue,
+            follows: self.led_by_another,
         };
         for command in control.poll(view) {
             if let Err(error) = self.perform(command) {
