@@ -66,6 +66,10 @@ struct Following {
     last_lag: f32,
     /// The leader is out of reach, and why.
     lost: Option<String>,
+    /// When the first frame was drawn, and whether the follower stands
+    /// within a frame of the leader (else it is replaying or fell behind).
+    first: Option<std::time::Instant>,
+    in_step: bool,
 }
 
 enum Part {
@@ -105,6 +109,8 @@ impl Ensemble {
                     frames: 0,
                     last_lag: 0.0,
                     lost: None,
+                    first: None,
+                    in_step: false,
                 }))
             }
         };
@@ -162,14 +168,7 @@ impl Ensemble {
                     heard: show.heard_for_followers(),
                 })));
             }
-            Part::Following(following) => {
-                let lag = (now() - following.sent) as f32;
-                if following.lags.len() < LAG_SAMPLES {
-                    following.lags.push(lag);
-                }
-                following.frames += 1;
-                following.last_lag = lag;
-            }
+            Part::Following(following) => following.drew(show.clock.frame),
         }
     }
 
@@ -184,7 +183,12 @@ impl Ensemble {
             Part::Following(following) => match &following.lost {
                 Some(why) => format!("ensemble: following, holding the last frame: {why}"),
                 None => format!(
-                    "ensemble: following; frame {} finished {:.1} ms after the leader's",
+                    "ensemble: following{}; frame {} finished {:.1} ms after the leader's",
+                    if following.in_step {
+                        ", in step"
+                    } else {
+                        ", catching up"
+                    },
                     following.frames,
                     following.last_lag * 1e3
                 ),
@@ -203,6 +207,32 @@ impl Ensemble {
 }
 
 impl Following {
+    /// Notes how far behind the leader frame `frame` was finished, and
+    /// says when the follower comes into step or falls out of it (more
+    /// than two frames behind).
+    fn drew(&mut self, frame: u64) {
+        let lag = (now() - self.sent) as f32;
+        if self.lags.len() < LAG_SAMPLES {
+            self.lags.push(lag);
+        }
+        self.frames += 1;
+        self.last_lag = lag;
+        let first = *self.first.get_or_insert_with(std::time::Instant::now);
+        let frames_behind = lag / self.dt.max(1e-6);
+        if !self.in_step && frames_behind < 1.0 {
+            self.in_step = true;
+            tracing::info!(
+                "ensemble: in step with the leader from frame {frame}, {:.1} s after the first frame drawn here",
+                first.elapsed().as_secs_f32()
+            );
+        } else if self.in_step && frames_behind > 2.0 {
+            self.in_step = false;
+            tracing::warn!(
+                "ensemble: {frames_behind:.0} frames behind the leader at frame {frame}"
+            );
+        }
+    }
+
     fn take(&mut self, show: &mut Show, record: FrameRecord) -> Beat {
         let expected = show.clock.frame + 1;
         if record.frame > expected {
