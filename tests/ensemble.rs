@@ -356,3 +356,66 @@ fn a_follower_refuses_a_stream_that_is_not_a_leaders() {
         "{said}"
     );
 }
+
+/// What the leader's ear heard reaches a deaf follower whole: its
+/// `audio.*` parameters and the beat its script hears are the leader's,
+/// frame by frame, through the wire's bytes.
+#[test]
+fn a_follower_hears_what_its_leader_heard() {
+    use sylva::audio::file::{FileFeed, Sound};
+    use sylva::audio::{AnalysisSettings, Feed};
+    use sylva::show::Led;
+    use sylva::show::ensemble::wire::{EnsemblePacket, FrameRecord, decode, encode};
+    const RATE: usize = 48_000;
+    // A kick every half second.
+    let samples: Vec<f32> = (0..RATE * 3)
+        .map(|n| {
+            let t = (n % (RATE / 2)) as f32 / RATE as f32;
+            0.9 * (-t * 18.0).exp() * (std::f32::consts::TAU * 60.0 * t).sin()
+        })
+        .collect();
+    let sound = Sound {
+        rate: RATE as u32,
+        samples,
+        channels: 1,
+    };
+    let format = sylva::gpu::OUTPUT_FORMAT;
+    let mut leader = support::show(support::fixtures(), "colony_small", format);
+    leader.hear_from(Feed::File(Box::new(FileFeed::new(
+        sound,
+        AnalysisSettings::default(),
+    ))));
+    let mut follower = support::show(support::fixtures(), "colony_small", format);
+    let size = [32, 18];
+    let mut target = |show: &sylva::show::Show| {
+        sylva::gpu::RenderTarget::new(&show.ground.gpu.device, "ear", size, format)
+    };
+    let (mut lead_out, mut follow_out) = (target(&leader), target(&follower));
+    let mut loud = 0;
+    for _ in 0..90 {
+        leader.frame(1.0 / 30.0, None, &mut lead_out, |_, _| {});
+        let sent = encode(&EnsemblePacket::Frame(Box::new(FrameRecord {
+            heard: leader.heard_for_followers(),
+            ..FrameRecord::default()
+        })));
+        let Ok(EnsemblePacket::Frame(record)) = decode(&sent) else {
+            panic!("the frame did not come back");
+        };
+        follower.follow(Led {
+            clock: leader.clock,
+            heard: record.heard,
+        });
+        follower.frame(1.0 / 30.0, None, &mut follow_out, |_, _| {});
+        for name in ["audio.level", "audio.bass", "audio.onset", "audio.bands"] {
+            assert_eq!(
+                follower.registry.get(name),
+                leader.registry.get(name),
+                "{name} at {}",
+                leader.clock.time
+            );
+        }
+        assert_eq!(follower.clock, leader.clock);
+        loud += usize::from(leader.registry.float("audio.bass") > 0.1);
+    }
+    assert!(loud > 10, "the leader heard its kicks in {loud} frames");
+}
