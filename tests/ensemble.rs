@@ -387,7 +387,7 @@ fn a_follower_hears_what_its_leader_heard() {
     ))));
     let mut follower = support::show(support::fixtures(), "colony_small", format);
     let size = [32, 18];
-    let mut target = |show: &sylva::show::Show| {
+    let target = |show: &sylva::show::Show| {
         sylva::gpu::RenderTarget::new(&show.ground.gpu.device, "ear", size, format)
     };
     let (mut lead_out, mut follow_out) = (target(&leader), target(&follower));
