@@ -218,6 +218,9 @@ pub fn run(options: &HeadlessOptions) -> anyhow::Result<()> {
             fps: options.fps,
             playlist: options.show.playlist.as_deref(),
             ensemble: options.ensemble,
+            // Unpaced, a follower's loop draws the frames it is behind one
+            // by one, each written by `--frames-to`.
+            catch_up: false,
         },
     )?;
     if let Some((folder, _)) = &options.frames_to {

@@ -19,6 +19,10 @@ use crate::show::fit::Fit;
 use crate::show::installation::{InstallOptions, Installation};
 use crate::show::pace::Pace;
 
+/// Frames a follower behind its leader draws at most in one step of a
+/// window.
+const CATCH_UP: usize = 16;
+
 /// How long an installation off air sleeps between looks at its controls.
 pub const OFF_AIR_NAP: Duration = Duration::from_millis(100);
 
@@ -36,6 +40,9 @@ pub struct LiveOptions<'a> {
     pub playlist: Option<&'a str>,
     /// Leading or following other machines, if the show plays with them.
     pub ensemble: Option<Role>,
+    /// A follower draws the frames it is behind within one step (a
+    /// window, whose steps the display paces); else one a step.
+    pub catch_up: bool,
 }
 
 /// What one live frame did.
@@ -71,6 +78,8 @@ pub struct Live {
     installation: Installation,
     /// Leading or following other machines.
     ensemble: Option<Ensemble>,
+    /// Frames a follower behind its leader draws at most in one step.
+    catch_up: usize,
 }
 
 impl Live {
@@ -98,6 +107,7 @@ impl Live {
             fit: Fit::default(),
             installation,
             ensemble,
+            catch_up: if options.catch_up { CATCH_UP } else { 0 },
         })
     }
 
@@ -119,7 +129,7 @@ impl Live {
             .ensemble
             .as_mut()
             .map(|e| e.before_frame(&mut self.show, dt));
-        let dt = match beat {
+        let mut dt = match beat {
             None => dt,
             Some(Beat::Draw(dt)) => dt,
             Some(Beat::Hold) => {
@@ -128,6 +138,36 @@ impl Live {
             }
             Some(Beat::End) => return Stepped::Ended,
         };
+        // A follower behind its leader (joining, or after a stall) draws
+        // the frames it is behind in one go, the overlay over the last:
+        // a window at the display's rate would otherwise never catch up.
+        for _ in 0..self.catch_up {
+            if !self.ensemble.as_mut().is_some_and(Ensemble::behind) {
+                break;
+            }
+            self.draw(dt, output, |_, _| {});
+            match self
+                .ensemble
+                .as_mut()
+                .map(|e| e.before_frame(&mut self.show, dt))
+            {
+                Some(Beat::Draw(next)) => dt = next,
+                Some(Beat::End) => return Stepped::Ended,
+                Some(Beat::Hold) | None => return Stepped::Drawn,
+            }
+        }
+        self.draw(dt, output, overlay);
+        Stepped::Drawn
+    }
+
+    /// The show's frame into `output`, the senders and the recorder,
+    /// then what keeps a live show going.
+    fn draw(
+        &mut self,
+        dt: f32,
+        output: &mut dyn Output,
+        overlay: impl FnOnce(&mut Show, &mut wgpu::CommandEncoder),
+    ) {
         let mut sent = Both(&mut self.senders, &mut self.recorder);
         let mut outputs = Both(output, &mut sent);
         let finished = self
@@ -146,7 +186,6 @@ impl Live {
             self.fit.keep(&mut self.show, dt, &finished);
         }
         self.installation.keep(&self.show);
-        Stepped::Drawn
     }
 
     /// Whether the installation's schedule has the show on air.

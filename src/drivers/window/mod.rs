@@ -271,6 +271,7 @@ impl App {
                 fps,
                 playlist: self.options.show.playlist.as_deref(),
                 ensemble: self.options.ensemble,
+                catch_up: true,
             },
         )?;
         Ok(OpenWindow {

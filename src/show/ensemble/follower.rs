@@ -35,6 +35,8 @@ pub enum FromLeader {
 /// The link to a leader.
 pub struct LeaderLink {
     packets: Receiver<FromLeader>,
+    /// One looked at ahead ([`LeaderLink::behind`]), handed out next.
+    ahead: Option<FromLeader>,
 }
 
 impl LeaderLink {
@@ -44,12 +46,25 @@ impl LeaderLink {
         supervise::spawn("ensemble follower", errors.clone(), move || {
             follow(leader, &queue);
         })?;
-        Ok(Self { packets })
+        Ok(Self {
+            packets,
+            ahead: None,
+        })
     }
 
     /// The next thing heard, waiting up to `wait`.
-    pub fn next(&self, wait: Duration) -> Option<FromLeader> {
-        self.packets.recv_timeout(wait).ok()
+    pub fn next(&mut self, wait: Duration) -> Option<FromLeader> {
+        self.ahead
+            .take()
+            .or_else(|| self.packets.recv_timeout(wait).ok())
+    }
+
+    /// Whether something more is already heard.
+    pub fn behind(&mut self) -> bool {
+        if self.ahead.is_none() {
+            self.ahead = self.packets.try_recv().ok();
+        }
+        self.ahead.is_some()
     }
 }
 

@@ -151,6 +151,15 @@ impl Ensemble {
         }
     }
 
+    /// Whether a follower has more of its leader's frames waiting than
+    /// the one it draws: it is behind and should draw on at once.
+    pub fn behind(&mut self) -> bool {
+        match &mut self.part {
+            Part::Leading(_) => false,
+            Part::Following(following) => following.link.behind(),
+        }
+    }
+
     /// After a frame: a leader sends it to its followers; a follower
     /// notes how far behind the leader it finished.
     pub fn after_frame(&mut self, show: &mut Show) {
