@@ -145,11 +145,21 @@ fn write_frame(
     if !frame.is_multiple_of(u64::from(every.max(1))) {
         return Ok(());
     }
+    // The outputs first, the canvas last, each whole or not at all: a
+    // frame's canvas on disk says its outputs are there too, even when
+    // the process is killed between them.
+    write_outputs(show, folder, frame)?;
     let path = folder.join(format!("frame_{frame:05}.png"));
-    read_rgba8(&show.ground.gpu, &output.texture)?
-        .save(&path)
-        .with_context(|| format!("writing {}", path.display()))?;
-    write_outputs(show, folder, frame)
+    save_whole(&read_rgba8(&show.ground.gpu, &output.texture)?, &path)
+}
+
+/// `image` as the PNG `path`, through a file beside it renamed over it.
+fn save_whole(image: &image::RgbaImage, path: &std::path::Path) -> anyhow::Result<()> {
+    let partial = path.with_extension("png.partial");
+    image
+        .save_with_format(&partial, image::ImageFormat::Png)
+        .with_context(|| format!("writing {}", partial.display()))?;
+    std::fs::rename(&partial, path).with_context(|| format!("writing {}", path.display()))
 }
 
 /// Each output of the outputs file in use as `out/<output name>/frame_N.png`.
@@ -163,9 +173,10 @@ fn write_outputs(
         std::fs::create_dir_all(&folder)
             .with_context(|| format!("creating {}", folder.display()))?;
         let path = folder.join(format!("frame_{index:0>5}.png"));
-        read_rgba8(&show.ground.gpu, &output.target.texture)?
-            .save(&path)
-            .with_context(|| format!("writing {}", path.display()))?;
+        save_whole(
+            &read_rgba8(&show.ground.gpu, &output.target.texture)?,
+            &path,
+        )?;
     }
     Ok(())
 }

@@ -40,6 +40,15 @@ fn framed(packet: &EnsemblePacket) -> Framed {
     bytes.into()
 }
 
+/// A number for this run of the leader, unlike the last one's: the time
+/// it started, to the nanosecond, with the process's id.
+fn run_number() -> u64 {
+    let started = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    started ^ u64::from(std::process::id()).rotate_left(48)
+}
+
 /// One follower being sent the show.
 struct Link {
     peer: SocketAddr,
@@ -101,6 +110,7 @@ impl Leader {
             hello: framed(&EnsemblePacket::Hello {
                 seed,
                 preset: preset.to_string(),
+                run: run_number(),
             }),
             log: Vec::new(),
             log_bytes: 0,

@@ -70,6 +70,11 @@ struct Following {
     /// within a frame of the leader (else it is replaying or fell behind).
     first: Option<std::time::Instant>,
     in_step: bool,
+    /// The run of the leader being followed (its hello's number).
+    run: Option<u64>,
+    /// The leader started again: its new show's frames are taken from
+    /// its first, though this machine has drawn further.
+    new_show: bool,
 }
 
 enum Part {
@@ -111,6 +116,8 @@ impl Ensemble {
                     lost: None,
                     first: None,
                     in_step: false,
+                    run: None,
+                    new_show: false,
                 }))
             }
         };
@@ -137,15 +144,13 @@ impl Ensemble {
             following.lost = None;
             match packet {
                 EnsemblePacket::End => return Beat::End,
-                // Said again at each connection: only the first is held
-                // against how this machine started.
-                EnsemblePacket::Hello { seed, preset } if show.clock.frame == 0 => {
-                    check_start(show, seed, &preset);
+                EnsemblePacket::Hello { seed, preset, run } => {
+                    following.hello(show, seed, &preset, run);
                 }
-                EnsemblePacket::Hello { .. } => {}
                 // Frames drawn already: the leader replays the show from
                 // its start to a follower that connects again.
-                EnsemblePacket::Frame(record) if record.frame <= show.clock.frame => {}
+                EnsemblePacket::Frame(record)
+                    if record.frame <= show.clock.frame && !following.new_show => {}
                 EnsemblePacket::Frame(record) => return following.take(show, *record),
             }
         }
@@ -216,6 +221,23 @@ impl Ensemble {
 }
 
 impl Following {
+    /// The leader's hello, said again at each connection: the first is
+    /// held against how this machine started; one from a new run of the
+    /// leader starts following its new show.
+    fn hello(&mut self, show: &Show, seed: u64, preset: &str, run: u64) {
+        match self.run.replace(run) {
+            None if show.clock.frame == 0 => check_start(show, seed, preset),
+            Some(before) if before != run => {
+                self.new_show = true;
+                show.ground.errors.report(
+                    "ensemble",
+                    "the leader started its show again: this machine follows the new show from its first frame, its simulations and scripts as they stood (start it again for them to match)",
+                );
+            }
+            _ => {}
+        }
+    }
+
     /// Notes how far behind the leader frame `frame` was finished, and
     /// says when the follower comes into step or falls out of it (more
     /// than two frames behind).
@@ -244,6 +266,7 @@ impl Following {
 
     fn take(&mut self, show: &mut Show, record: FrameRecord) -> Beat {
         let expected = show.clock.frame + 1;
+        self.new_show = false;
         if record.frame > expected {
             show.ground.errors.report(
                 "ensemble",

@@ -47,12 +47,16 @@ pub struct FrameRecord {
 #[derive(Debug, Clone, PartialEq)]
 pub enum EnsemblePacket {
     /// The first a follower hears: the seed and the preset the leader
-    /// started with (a follower started otherwise says so).
+    /// started with (a follower started otherwise says so), and which of
+    /// the leader's runs this is.
     Hello {
         /// The leader's seed.
         seed: u64,
         /// The preset on the leader's stage at its start.
         preset: String,
+        /// A number of the leader's run, new each time it starts: a
+        /// leader started again begins a new show.
+        run: u64,
     },
     /// A frame.
     Frame(Box<FrameRecord>),
@@ -85,9 +89,14 @@ fn text(s: &str) -> OscType {
 /// `packet` as the bytes of one OSC packet (without its length).
 pub fn encode(packet: &EnsemblePacket) -> Vec<u8> {
     let osc = match packet {
-        EnsemblePacket::Hello { seed, preset } => {
-            message("hello", vec![OscType::Long(*seed as i64), text(preset)])
-        }
+        EnsemblePacket::Hello { seed, preset, run } => message(
+            "hello",
+            vec![
+                OscType::Long(*seed as i64),
+                text(preset),
+                OscType::Long(*run as i64),
+            ],
+        ),
         EnsemblePacket::End => message("end", Vec::new()),
         EnsemblePacket::Frame(record) => {
             let mut content = vec![message(
@@ -358,12 +367,13 @@ pub fn decode(bytes: &[u8]) -> Result<EnsemblePacket, WireError> {
     match packet {
         OscPacket::Message(m) => match (m.addr.as_str(), m.args.as_slice()) {
             ("/sylva/ensemble/end", []) => Ok(EnsemblePacket::End),
-            ("/sylva/ensemble/hello", [seed, preset]) => Ok(EnsemblePacket::Hello {
+            ("/sylva/ensemble/hello", [seed, preset, run]) => Ok(EnsemblePacket::Hello {
                 seed: seed.clone().long().ok_or_else(|| shape("hello's seed"))? as u64,
                 preset: preset
                     .clone()
                     .string()
                     .ok_or_else(|| shape("hello's preset"))?,
+                run: run.clone().long().ok_or_else(|| shape("hello's run"))? as u64,
             }),
             (address, _) => Err(shape(address)),
         },
@@ -554,6 +564,7 @@ mod tests {
         round_trip(EnsemblePacket::Hello {
             seed: u64::MAX,
             preset: "world".into(),
+            run: 1 << 60,
         });
         round_trip(EnsemblePacket::End);
     }
