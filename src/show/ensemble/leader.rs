@@ -247,3 +247,49 @@ fn write(mut stream: TcpStream, packets: &Receiver<Framed>, backlog: &AtomicUsiz
     stream.flush().ok();
     stream.shutdown(std::net::Shutdown::Write).ok();
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::show::ensemble::wire::FrameRecord;
+
+    /// A leader's memory stays bounded over a long show: its record for
+    /// late followers stops at [`MAX_LOG`], and a follower that reads
+    /// nothing is let go once [`MAX_BACKLOG`] behind.
+    #[test]
+    fn the_record_and_a_stalled_followers_backlog_stay_bounded() {
+        let errors = ErrorLog::default();
+        let bind = SocketAddr::from(([127, 0, 0, 1], 0));
+        let leader = Leader::start(bind, 1, "default", &errors).unwrap_or_else(|e| panic!("{e}"));
+        let stalled = TcpStream::connect(leader.address()).unwrap_or_else(|e| panic!("{e}"));
+        let until = Instant::now() + Duration::from_secs(10);
+        while leader.followers() == 0 && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert_eq!(leader.followers(), 1, "the follower was not welcomed");
+        let frame = |n: u64| {
+            EnsemblePacket::Frame(Box::new(FrameRecord {
+                frame: n,
+                ..FrameRecord::default()
+            }))
+        };
+        let mut sent = 0u64;
+        while leader.followers() == 1 {
+            sent += 1;
+            leader.send(&frame(sent));
+            assert!(sent < 2_000_000, "the stalled follower was never let go");
+        }
+        let shared = leader.lock();
+        assert!(!shared.whole && shared.log.is_empty(), "the record stopped");
+        assert!(shared.log_bytes <= MAX_LOG);
+        // 96 bytes a frame: let go between MAX_BACKLOG and that plus what
+        // the socket's buffers took.
+        assert!(sent * 96 > MAX_BACKLOG as u64, "let go after {sent} frames");
+        drop(stalled);
+        let said = errors.snapshot();
+        assert!(
+            said.iter()
+                .any(|e| e.message.contains("record of the show"))
+        );
+    }
+}
