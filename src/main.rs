@@ -185,10 +185,10 @@ struct RunArgs {
 #[derive(Args, Clone)]
 struct EnsembleArgs {
     /// Lead other machines of one show: followers connect to this TCP port ([ADDRESS:]PORT) and draw every frame this show draws, with its performers' changes.
-    #[arg(long, value_name = "[ADDRESS:]PORT", value_parser = parse_lead, conflicts_with = "follow")]
+    #[arg(long, value_name = "[ADDRESS:]PORT", value_parser = sylva::show::ensemble::parse_lead, conflicts_with = "follow")]
     lead: Option<std::net::SocketAddr>,
     /// Follow the leader at HOST:PORT: draw its frames, its clock and its performers' changes, started with the same show arguments (an outputs file picks this machine's part of the canvas).
-    #[arg(long, value_name = "HOST:PORT", value_parser = parse_follow)]
+    #[arg(long, value_name = "HOST:PORT", value_parser = sylva::show::ensemble::parse_leader)]
     follow: Option<std::net::SocketAddr>,
     /// Headless: write frames as DIR/frame_N.png, N the show's frame number (the same on every machine of an ensemble), and each output's in DIR/<output>/.
     #[arg(long, value_name = "DIR", requires = "headless")]
@@ -203,25 +203,6 @@ impl EnsembleArgs {
         use sylva::show::ensemble::Role;
         self.lead.map(Role::Lead).or(self.follow.map(Role::Follow))
     }
-}
-
-/// `--lead`'s port, or address and port.
-fn parse_lead(text: &str) -> Result<std::net::SocketAddr, String> {
-    match text.parse::<u16>() {
-        Ok(port) => Ok(std::net::SocketAddr::from(([0, 0, 0, 0], port))),
-        Err(_) => text
-            .parse()
-            .map_err(|_| format!("{text:?} is neither a port nor ADDRESS:PORT")),
-    }
-}
-
-/// `--follow`'s leader, its host name looked up.
-fn parse_follow(text: &str) -> Result<std::net::SocketAddr, String> {
-    use std::net::ToSocketAddrs;
-    text.to_socket_addrs()
-        .map_err(|e| format!("{text:?}: {e}"))?
-        .next()
-        .ok_or_else(|| format!("{text:?} names no address"))
 }
 
 /// `--send`'s help: every kind of target there is.

@@ -39,6 +39,25 @@ pub enum Role {
     Follow(SocketAddr),
 }
 
+/// `--lead`'s port (on every address) or address and port.
+pub fn parse_lead(text: &str) -> Result<SocketAddr, String> {
+    match text.parse::<u16>() {
+        Ok(port) => Ok(SocketAddr::from(([0, 0, 0, 0], port))),
+        Err(_) => text
+            .parse()
+            .map_err(|_| format!("{text:?} is neither a port nor ADDRESS:PORT")),
+    }
+}
+
+/// `--follow`'s leader, `HOST:PORT`, its host name looked up.
+pub fn parse_leader(text: &str) -> Result<SocketAddr, String> {
+    use std::net::ToSocketAddrs;
+    text.to_socket_addrs()
+        .map_err(|e| format!("{text:?}: {e}"))?
+        .next()
+        .ok_or_else(|| format!("{text:?} names no address"))
+}
+
 /// What a frame of the driver does, by the ensemble's say.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Beat {
@@ -330,5 +349,28 @@ fn check_start(show: &Show, seed: u64, preset: &str) {
                 show.ground.seed
             ),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_leaders_port_and_address_parse_and_nonsense_is_refused() {
+        assert_eq!(
+            parse_lead("9100"),
+            Ok(SocketAddr::from(([0, 0, 0, 0], 9100)))
+        );
+        assert_eq!(
+            parse_lead("10.0.0.1:9100"),
+            Ok(SocketAddr::from(([10, 0, 0, 1], 9100)))
+        );
+        assert!(parse_lead("wall").is_err());
+        assert_eq!(
+            parse_leader("127.0.0.1:9100"),
+            Ok(SocketAddr::from(([127, 0, 0, 1], 9100)))
+        );
+        assert!(parse_leader("no port").is_err());
     }
 }
