@@ -656,3 +656,57 @@ fn linear_timecode_on_the_live_input_is_read_frame_after_frame() {
         assert!(pair[1].frame_number() > pair[0].frame_number(), "{heard:?}");
     }
 }
+
+/// An ISF file's `audio` input is the waveform heard and its `audioFFT`
+/// the spectrum, each 512 texels wide, as VDMX gives them: a 1.5 kHz sine
+/// crosses its middle again and again along the `audio` image, and stands
+/// as one peak in the `audioFFT` one.
+#[test]
+fn an_isf_files_audio_is_the_waveform_and_its_audio_fft_the_spectrum() {
+    let shader = "/*{\"ISFVSN\": \"2\", \"INPUTS\": [{\"NAME\": \"wave\", \"TYPE\": \"audio\"}, {\"NAME\": \"fft\", \"TYPE\": \"audioFFT\"}]}*/\n\
+        void main() {\n\
+        \x20   float x = isf_FragNormCoord.x;\n\
+        \x20   gl_FragColor = vec4(IMG_NORM_PIXEL(wave, vec2(x, 0.5)).r, IMG_NORM_PIXEL(fft, vec2(x, 0.5)).r, 0.0, 1.0);\n\
+        }\n";
+    let preset = "layers = [\"shader.ear\"]\n[params]\n\"shader.ear.file\" = \"isf/ear.fs\"\n\"master.tonemap\" = \"clamp\"\n";
+    let project = support::show_folder(
+        "audio_isf",
+        &[("shaders/isf/ear.fs", shader), ("presets/ear.toml", preset)],
+    );
+    let sound = project.join("sine.wav");
+    write_wav(&sound, &sine(1500.0, 3.0, 0.5));
+    let mut show = support::show(project, "ear", OUTPUT_FORMAT);
+    hear_file(&mut show, &sound);
+    let mut output = RenderTarget::new(
+        &show.ground.gpu.device,
+        "audio.isf",
+        [512, 4],
+        OUTPUT_FORMAT,
+    );
+    for _ in 0..30 {
+        show.frame(1.0 / 30.0, None, &mut output, |_, _| {});
+    }
+    let picture = read_rgba8(&show.ground.gpu, &output.texture).checked("reading the picture");
+    let row: Vec<[u8; 4]> = (0..512).map(|x| picture.get_pixel(x, 2).0).collect();
+    let middle = row.iter().map(|p| f32::from(p[0])).sum::<f32>() / 512.0;
+    let crossings = row
+        .windows(2)
+        .filter(|w| {
+            (f32::from(w[0][0]) - middle).signum() != (f32::from(w[1][0]) - middle).signum()
+        })
+        .count();
+    assert!(
+        crossings >= 8,
+        "the waveform crosses its middle {crossings} times: {:?}",
+        &row[..16]
+    );
+    let greens: Vec<u8> = row.iter().map(|p| p[1]).collect();
+    let peak = greens.iter().copied().max().unwrap_or(0);
+    let mut sorted = greens.clone();
+    sorted.sort_unstable();
+    let median = sorted[256];
+    assert!(
+        peak >= median.saturating_add(60),
+        "the spectrum's peak {peak} stands over its median {median}"
+    );
+}

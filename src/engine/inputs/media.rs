@@ -275,6 +275,11 @@ impl MediaShelf {
         self.sound.view()
     }
 
+    /// One row of the sound's texture ([`SoundTexture::row`]).
+    pub fn sound_row(&self, spectrum: bool) -> Vec<u8> {
+        self.sound.row(spectrum)
+    }
+
     /// What stands in for a source that is not there (yet).
     pub fn black(&self) -> &wgpu::TextureView {
         &self.black

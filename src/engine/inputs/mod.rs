@@ -95,6 +95,12 @@ impl<'a> TextureInputs<'a> {
         }
     }
 
+    /// The latest sound heard as one row: the waveform, or the spectrum
+    /// (an ISF file's `audio` and `audioFFT` images).
+    pub fn sound_row(&self, spectrum: bool) -> Vec<u8> {
+        self.media.sound_row(spectrum)
+    }
+
     /// The input called `name` (`below`, `previous`, `layer:ID`,
     /// `media/…`, `keyboard`, `audio`), if there is one.
     pub fn get(&self, name: &str) -> Option<&'a wgpu::TextureView> {

@@ -70,4 +70,19 @@ impl SoundTexture {
     pub fn view(&self) -> &wgpu::TextureView {
         &self.view
     }
+
+    /// One row as an ISF file's `audio` (the waveform) or `audioFFT`
+    /// (`spectrum`) image has it: 512 RGBA texels, the byte in red, green
+    /// and blue.
+    pub fn row(&self, spectrum: bool) -> Vec<u8> {
+        // Kept top row first: the waveform, then the spectrum.
+        let start = if spectrum { TEXELS * 4 } else { 0 };
+        let row = self
+            .texels
+            .get(start..start + TEXELS * 4)
+            .unwrap_or_default();
+        row.chunks_exact(4)
+            .flat_map(|texel| [texel[0], texel[0], texel[0], 255])
+            .collect()
+    }
 }

@@ -163,7 +163,7 @@ fn texture_names(header: &IsfHeader) -> Vec<String> {
     let inputs = header
         .inputs
         .iter()
-        .filter(|i| matches!(i.kind, InputKind::Image | InputKind::Audio))
+        .filter(|i| matches!(i.kind, InputKind::Image | InputKind::Audio { .. }))
         .map(|i| i.name.clone());
     let imported = header.imported.iter().map(|(name, _)| name.clone());
     let mut names: Vec<String> = inputs.chain(imported).collect();
@@ -222,7 +222,7 @@ fn common_prelude(header: &IsfHeader, textures: &[String], mouse: bool) -> Strin
             // (its zw the press: none).
             InputKind::Point if flag == "iMouse" && mouse => format!("vec4 {name};"),
             InputKind::Point => format!("vec2 {name};"),
-            InputKind::Image | InputKind::Audio => continue,
+            InputKind::Image | InputKind::Audio { .. } => continue,
         };
         text.push_str(&format!("    {member}\n"));
     }

@@ -50,8 +50,12 @@ pub enum InputKind {
     Point,
     /// `image`: a texture input.
     Image,
-    /// `audio` or `audioFFT`: the sound analysis as an image.
-    Audio,
+    /// `audio` (`fft` false: the waveform, 0.5 at silence) or `audioFFT`
+    /// (the spectrum): the latest sound heard as a 512 x 1 image.
+    Audio {
+        /// `audioFFT`.
+        fft: bool,
+    },
 }
 
 /// One render pass.
@@ -309,7 +313,7 @@ fn too_long(what: &str, text: &str) -> IsfHeaderProblem {
 fn sizes_read(pass: &IsfPass, inputs: &[IsfInput]) -> Result<(), IsfHeaderProblem> {
     let lookup = |name: &str| {
         let numeric = |i: &&IsfInput| {
-            i.name == name && !matches!(i.kind, InputKind::Image | InputKind::Audio)
+            i.name == name && !matches!(i.kind, InputKind::Image | InputKind::Audio { .. })
         };
         (matches!(name, "WIDTH" | "HEIGHT") || inputs.iter().any(|i| numeric(&i))).then_some(1.0)
     };
@@ -399,7 +403,12 @@ fn parse_input(input: &Json) -> Result<IsfInput, IsfHeaderProblem> {
             let source = if name == "inputImage" { "below" } else { "" };
             (InputKind::Image, ParamSpec::texture(name, source))
         }
-        "audio" | "audioFFT" => (InputKind::Audio, ParamSpec::texture(name, "")),
+        "audio" | "audioFFT" => (
+            InputKind::Audio {
+                fft: kind_name == "audioFFT",
+            },
+            ParamSpec::texture(name, ""),
+        ),
         other => {
             return Err(IsfHeaderProblem::UnknownType {
                 name: name.to_string(),

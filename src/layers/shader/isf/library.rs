@@ -104,7 +104,8 @@ fn type_name(kind: &InputKind) -> &'static str {
         InputKind::Colour => "color",
         InputKind::Point => "point2D",
         InputKind::Image => "image",
-        InputKind::Audio => "audio",
+        InputKind::Audio { fft: false } => "audio",
+        InputKind::Audio { fft: true } => "audioFFT",
     }
 }
 

@@ -24,8 +24,8 @@ use crate::gpu::image::{image_texture, write_image};
 use crate::gpu::{FullscreenPipeline, Gpu, GpuProfiler, HDR_FORMAT, RenderTarget};
 use crate::params::{ParamSpec, Registry, Value};
 
-/// Bands of the sound analysis an `audioFFT` input shows.
-const AUDIO_BANDS: u32 = 16;
+/// Texels of an `audio` or `audioFFT` image: the sound texture's row.
+const SOUND_TEXELS: u32 = 512;
 /// Bytes all of one shader's pass buffers may take, both copies of each:
 /// three float buffers at 4K fit; three at 8192² (3.2 GB, 0.1 fps on a
 /// software adapter) do not.
@@ -68,7 +68,8 @@ pub struct IsfProgram {
     pass_uniforms: Vec<wgpu::Buffer>,
     imported: HashMap<String, wgpu::TextureView>,
     display: DisplaySpace,
-    audio: (wgpu::Texture, wgpu::TextureView),
+    /// The `audio` (waveform) and `audioFFT` (spectrum) images.
+    sound: [(wgpu::Texture, wgpu::TextureView); 2],
     buffers: HashMap<String, PassBuffer>,
     plans: Vec<PassPlan>,
     events: HashMap<String, bool>,
@@ -148,12 +149,14 @@ impl IsfProgram {
                 (name, view)
             })
             .collect();
-        let audio = image_texture(
-            gpu,
-            &format!("{id}.audio"),
-            [AUDIO_BANDS, 1],
-            wgpu::TextureFormat::Rgba8Unorm,
-        );
+        let sound = ["audio", "audioFFT"].map(|kind| {
+            image_texture(
+                gpu,
+                &format!("{id}.{kind}"),
+                [SOUND_TEXELS, 1],
+                wgpu::TextureFormat::Rgba8Unorm,
+            )
+        });
         let params = (header.inputs.iter())
             .map(|input| (input.name.clone(), format!("{id}.{}", input.name)))
             .collect();
@@ -174,7 +177,7 @@ impl IsfProgram {
             pass_uniforms,
             imported,
             display,
-            audio,
+            sound,
             buffers: HashMap::new(),
             plans: Vec::new(),
             events: HashMap::new(),
@@ -206,7 +209,6 @@ impl IsfProgram {
         }
         self.plan();
         self.write_uniforms(env.gpu, registry, clock, &sizes);
-        self.write_audio(env.gpu, registry);
         self.frames = self.frames.wrapping_add(1);
         made
     }
@@ -418,27 +420,15 @@ impl IsfProgram {
         }
     }
 
-    /// The sound analysis's bands into the audio image.
-    fn write_audio(&self, gpu: &Gpu, registry: &Registry) {
-        if !self
-            .header
-            .inputs
-            .iter()
-            .any(|i| i.kind == InputKind::Audio)
-        {
-            return;
+    /// The latest sound heard into the `audio` and `audioFFT` images the
+    /// file reads.
+    fn write_sound(&self, gpu: &Gpu, frame: &LayerFrame<'_>) {
+        for (fft, (texture, _)) in [false, true].into_iter().zip(&self.sound) {
+            let read = (self.header.inputs.iter()).any(|i| i.kind == InputKind::Audio { fft });
+            if read {
+                write_image(gpu, texture, &frame.inputs.sound_row(fft));
+            }
         }
-        let bands = match registry.get("audio.bands") {
-            Some(Value::List(bands)) => bands.clone(),
-            _ => Vec::new(),
-        };
-        let texels: Vec<u8> = (0..AUDIO_BANDS as usize)
-            .flat_map(|i| {
-                let v = (bands.get(i).copied().unwrap_or(0.0).clamp(0.0, 1.0) * 255.0) as u8;
-                [v, v, v, 255]
-            })
-            .collect();
-        write_image(gpu, &self.audio.0, &texels);
     }
 
     /// Records every pass, the last into the layer's target.
@@ -451,6 +441,7 @@ impl IsfProgram {
     ) {
         let pictures = self.pictures(frame);
         let encoded = (self.display).encode(env.gpu, &pictures, encoder, profiler);
+        self.write_sound(env.gpu, frame);
         for (index, pass) in self.header.passes.iter().enumerate() {
             let (Some(plan), Some(pipeline), Some(uniforms)) = (
                 self.plans.get(index),
@@ -522,8 +513,8 @@ impl IsfProgram {
     /// Whether `source` is a picture the file sees display-encoded: not a
     /// pass buffer, an imported image or sound and keys, which are data.
     fn is_picture(&self, source: &str) -> bool {
-        let audio =
-            (self.header.inputs.iter()).any(|i| i.name == source && i.kind == InputKind::Audio);
+        let audio = (self.header.inputs.iter())
+            .any(|i| i.name == source && matches!(i.kind, InputKind::Audio { .. }));
         !(audio
             || self.buffers.contains_key(source)
             || self.imported.contains_key(source)
@@ -571,8 +562,8 @@ impl IsfProgram {
             return view;
         }
         let input = self.header.inputs.iter().find(|i| i.name == source);
-        if input.is_some_and(|i| i.kind == InputKind::Audio) {
-            return &self.audio.1;
+        if let Some(InputKind::Audio { fft }) = input.map(|i| &i.kind) {
+            return &self.sound[usize::from(*fft)].1;
         }
         frame.inputs.get_or_black(source)
     }
