@@ -88,7 +88,9 @@ struct ThumbsArgs {
 #[derive(Args)]
 struct PlayArgs {
     /// Playlist in presets/playlists/ (without .toml).
-    #[arg(default_value = sylva::drivers::cli::DEFAULT_PLAYLIST)]
+    // An id of its own: the show's `--playlist` holds "playlist", and clap
+    // asserts (in debug builds) that no two arguments share one.
+    #[arg(id = "play_playlist", value_name = "PLAYLIST", default_value = sylva::drivers::cli::DEFAULT_PLAYLIST)]
     playlist: String,
     /// Installation mode: fullscreen on --monitor, no cursor, no HUD; errors go to the log
     /// files and /sylva/status; resumes from the state file after a crash; a lost GPU
