@@ -276,7 +276,7 @@ impl MediaShelf {
     }
 
     /// One row of the sound's texture ([`SoundTexture::row`]).
-    pub fn sound_row(&self, spectrum: bool) -> Vec<u8> {
+    pub fn sound_row(&self, spectrum: bool) -> &wgpu::TextureView {
         self.sound.row(spectrum)
     }
 

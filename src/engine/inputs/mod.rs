@@ -97,7 +97,7 @@ impl<'a> TextureInputs<'a> {
 
     /// The latest sound heard as one row: the waveform, or the spectrum
     /// (an ISF file's `audio` and `audioFFT` images).
-    pub fn sound_row(&self, spectrum: bool) -> Vec<u8> {
+    pub fn sound_row(&self, spectrum: bool) -> &'a wgpu::TextureView {
         self.media.sound_row(spectrum)
     }
 

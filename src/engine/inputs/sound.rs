@@ -7,6 +7,10 @@
 //!
 //! GL's rows count from the bottom and the texture is kept top row first,
 //! so row 0 is stored last (the shaders' texture calls turn it upright).
+//!
+//! Each row is also kept as a 512 x 1 picture of its own, the byte in red,
+//! green and blue: an ISF file's `audio` (the waveform) and `audioFFT`
+//! (the spectrum) images.
 
 use crate::gpu::Gpu;
 use crate::gpu::image::{image_texture, write_image};
@@ -26,17 +30,28 @@ pub struct SoundTexture {
     stale: bool,
     texture: wgpu::Texture,
     view: wgpu::TextureView,
+    /// The waveform and the spectrum, one row each.
+    rows: [(wgpu::Texture, wgpu::TextureView); 2],
 }
 
 impl SoundTexture {
     /// Silence, on `gpu`.
     pub fn new(gpu: &Gpu) -> Self {
         let (texture, view) = image_texture(gpu, "audio", SIZE, wgpu::TextureFormat::Rgba8Unorm);
+        let rows = ["audio.wave", "audio.spectrum"].map(|label| {
+            image_texture(
+                gpu,
+                label,
+                [TEXELS as u32, 1],
+                wgpu::TextureFormat::Rgba8Unorm,
+            )
+        });
         let mut sound = Self {
             texels: Vec::new(),
             stale: true,
             texture,
             view,
+            rows,
         };
         sound.hear(&[0; TEXELS], &[128; TEXELS]);
         sound.upload(gpu);
@@ -62,6 +77,13 @@ impl SoundTexture {
     pub fn upload(&mut self, gpu: &Gpu) {
         if self.stale {
             write_image(gpu, &self.texture, &self.texels);
+            // Kept top row first: the waveform, then the spectrum.
+            for (texels, (row, _)) in self.texels.chunks_exact(TEXELS * 4).zip(&self.rows) {
+                let grey: Vec<u8> = (texels.chunks_exact(4))
+                    .flat_map(|texel| [texel[0], texel[0], texel[0], 255])
+                    .collect();
+                write_image(gpu, row, &grey);
+            }
             self.stale = false;
         }
     }
@@ -71,18 +93,8 @@ impl SoundTexture {
         &self.view
     }
 
-    /// One row as an ISF file's `audio` (the waveform) or `audioFFT`
-    /// (`spectrum`) image has it: 512 RGBA texels, the byte in red, green
-    /// and blue.
-    pub fn row(&self, spectrum: bool) -> Vec<u8> {
-        // Kept top row first: the waveform, then the spectrum.
-        let start = if spectrum { TEXELS * 4 } else { 0 };
-        let row = self
-            .texels
-            .get(start..start + TEXELS * 4)
-            .unwrap_or_default();
-        row.chunks_exact(4)
-            .flat_map(|texel| [texel[0], texel[0], texel[0], 255])
-            .collect()
+    /// One row as its own picture: the waveform, or the spectrum.
+    pub fn row(&self, spectrum: bool) -> &wgpu::TextureView {
+        &self.rows[usize::from(spectrum)].1
     }
 }

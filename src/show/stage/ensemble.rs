@@ -88,16 +88,6 @@ impl Show {
                 label: Some("frame again"),
             });
         self.profiler.open_frame(&mut encoder);
-        if let Some(pictures) = self.rendering.pictures(self.clock.time) {
-            output.record(
-                &self.ground.gpu,
-                &mut encoder,
-                &mut self.profiler,
-                &pictures,
-            );
-        }
-        overlay(self, &mut encoder);
-        self.profiler.resolve(&mut encoder);
-        self.submit(encoder);
+        self.deliver(encoder, output, overlay);
     }
 }

@@ -445,6 +445,17 @@ impl Show {
         .unwrap_or(DEFAULT_SIZE);
         let mut encoder = self.render(dt, size);
         self.draw_outputs(&mut encoder);
+        self.deliver(encoder, output, overlay)
+    }
+
+    /// The frame's last steps on `encoder`: the picture into `output`, the
+    /// caller's `overlay` over it, the timings resolved, one submit.
+    fn deliver(
+        &mut self,
+        mut encoder: wgpu::CommandEncoder,
+        output: &mut dyn Output,
+        overlay: impl FnOnce(&mut Show, &mut wgpu::CommandEncoder),
+    ) -> Vec<crate::gpu::FrameTimes> {
         if let Some(pictures) = self.rendering.pictures(self.clock.time) {
             output.record(
                 &self.ground.gpu,

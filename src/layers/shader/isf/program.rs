@@ -24,8 +24,6 @@ use crate::gpu::image::{image_texture, write_image};
 use crate::gpu::{FullscreenPipeline, Gpu, GpuProfiler, HDR_FORMAT, RenderTarget};
 use crate::params::{ParamSpec, Registry, Value};
 
-/// Texels of an `audio` or `audioFFT` image: the sound texture's row.
-const SOUND_TEXELS: u32 = 512;
 /// Bytes all of one shader's pass buffers may take, both copies of each:
 /// three float buffers at 4K fit; three at 8192² (3.2 GB, 0.1 fps on a
 /// software adapter) do not.
@@ -68,8 +66,6 @@ pub struct IsfProgram {
     pass_uniforms: Vec<wgpu::Buffer>,
     imported: HashMap<String, wgpu::TextureView>,
     display: DisplaySpace,
-    /// The `audio` (waveform) and `audioFFT` (spectrum) images.
-    sound: [(wgpu::Texture, wgpu::TextureView); 2],
     buffers: HashMap<String, PassBuffer>,
     plans: Vec<PassPlan>,
     events: HashMap<String, bool>,
@@ -149,14 +145,6 @@ impl IsfProgram {
                 (name, view)
             })
             .collect();
-        let sound = ["audio", "audioFFT"].map(|kind| {
-            image_texture(
-                gpu,
-                &format!("{id}.{kind}"),
-                [SOUND_TEXELS, 1],
-                wgpu::TextureFormat::Rgba8Unorm,
-            )
-        });
         let params = (header.inputs.iter())
             .map(|input| (input.name.clone(), format!("{id}.{}", input.name)))
             .collect();
@@ -177,7 +165,6 @@ impl IsfProgram {
             pass_uniforms,
             imported,
             display,
-            sound,
             buffers: HashMap::new(),
             plans: Vec::new(),
             events: HashMap::new(),
@@ -420,17 +407,6 @@ impl IsfProgram {
         }
     }
 
-    /// The latest sound heard into the `audio` and `audioFFT` images the
-    /// file reads.
-    fn write_sound(&self, gpu: &Gpu, frame: &LayerFrame<'_>) {
-        for (fft, (texture, _)) in [false, true].into_iter().zip(&self.sound) {
-            let read = (self.header.inputs.iter()).any(|i| i.kind == InputKind::Audio { fft });
-            if read {
-                write_image(gpu, texture, &frame.inputs.sound_row(fft));
-            }
-        }
-    }
-
     /// Records every pass, the last into the layer's target.
     pub fn encode(
         &self,
@@ -441,7 +417,6 @@ impl IsfProgram {
     ) {
         let pictures = self.pictures(frame);
         let encoded = (self.display).encode(env.gpu, &pictures, encoder, profiler);
-        self.write_sound(env.gpu, frame);
         for (index, pass) in self.header.passes.iter().enumerate() {
             let (Some(plan), Some(pipeline), Some(uniforms)) = (
                 self.plans.get(index),
@@ -563,7 +538,7 @@ impl IsfProgram {
         }
         let input = self.header.inputs.iter().find(|i| i.name == source);
         if let Some(InputKind::Audio { fft }) = input.map(|i| &i.kind) {
-            return &self.sound[usize::from(*fft)].1;
+            return frame.inputs.sound_row(*fft);
         }
         frame.inputs.get_or_black(source)
     }
