@@ -7,6 +7,10 @@
 //! adapter.
 
 #![warn(missing_docs)]
+// The docs are for those who work on sylva (`cargo doc
+// --document-private-items`): a public item's docs link to the private
+// constants and helpers that explain it, on purpose.
+#![allow(rustdoc::private_intra_doc_links)]
 
 // Tiers, each importing only those before it: base, params, mapping,
 // command, gpu, engine, outputs, layers, control, audio, script, show,

@@ -10,7 +10,8 @@
 //! end; an input named after a built-in function, an output of NaN or an
 //! alpha past 1, a written `gl_FragCoord`, a `mat4x3` function and a
 //! `case` variable, `IMG_PIXEL` with a bias, a varying no vertex stage
-//! writes and an ISF port's `iMouse` read as a `vec4`.
+//! writes and an ISF port's `iMouse` read as a `vec4`; and MadMapper's
+//! dialect of ISF, a surface shader and its mesh stage.
 
 use std::process::Command;
 
@@ -528,4 +529,57 @@ fn an_isf_port_s_imouse_point_is_read_as_shadertoy_s_vec4() {
               void main() {\n\
               \x20   gl_FragColor = vec4(iMouse.xy, level + iMouse.z + iMouse.w, 1.0);\n}\n";
     draws("imouse", &[("isf/imouse.fs", fs)], "", [0.25, 0.5, 0.75]);
+}
+
+/// A hue in turns (0..1), as MadMapper's `rgb2hue` gives it.
+fn hue(c: [f32; 3]) -> f32 {
+    let high = c[0].max(c[1]).max(c[2]);
+    let range = high - c[0].min(c[1]).min(c[2]);
+    let sixths = match high {
+        _ if range == 0.0 => 0.0,
+        h if h == c[0] => (c[1] - c[2]) / range,
+        h if h == c[1] => 2.0 + (c[2] - c[0]) / range,
+        _ => 4.0 + (c[0] - c[1]) / range,
+    };
+    (sixths / 6.0).rem_euclid(1.0)
+}
+
+#[test]
+fn a_madmapper_surface_shader_and_its_mesh_stage_draw_the_surface() {
+    // MadMapper's dialect: an `int` input, a `long` of labels, a "True",
+    // its library, the surface's picture, its coordinate, the host's
+    // uniforms (white modulation, no alpha override) and its own output;
+    // the `.vs` beside it reads MadMapper's mesh and matrices.
+    let fs = "/*{ \"CREDIT\": \"sylva\", \"INPUTS\": [ { \"NAME\": \"inputImage\", \"TYPE\": \"image\" },\n\
+              { \"NAME\": \"steps\", \"TYPE\": \"int\", \"MIN\": 1, \"MAX\": 8, \"DEFAULT\": 4 },\n\
+              { \"NAME\": \"mode\", \"TYPE\": \"long\", \"VALUES\": [\"Red\", \"Hue\"], \"DEFAULT\": \"Hue\" },\n\
+              { \"NAME\": \"on\", \"TYPE\": \"bool\", \"DEFAULT\": \"True\" } ] }*/\n\
+              #include \"MadCommon.glsl\"\n\
+              in vec2 mm_SurfaceCoord;\n\
+              uniform vec4 modulationColor;\n\
+              uniform float ignoreAlpha;\n\
+              out vec4 out_color;\n\
+              void main() {\n\
+              \x20   vec4 c = MM_SHADER_NORM_PIXEL(mm_SurfaceCoord);\n\
+              \x20   c.a += ignoreAlpha;\n\
+              \x20   float hue = mode == 1 ? rgb2hue(MM_SHADER_THIS_NORM_PIXEL().rgb) : 0.0;\n\
+              \x20   float level = float(steps) / 8.0 + (on ? 0.0 : 0.5);\n\
+              \x20   out_color = vec4(hsv2rgb(rgb2hsv(c.rgb)).r, hue, level, c.a) * modulationColor;\n}\n";
+    let vs = "in vec2 in_Vertex;\n\
+              in vec2 in_TexCoord0;\n\
+              uniform mat4 modelViewProjectionMatrix;\n\
+              uniform mat4 textureMatrix;\n\
+              out vec2 isf_FragNormCoord;\n\
+              out vec2 mm_SurfaceCoord;\n\
+              void main() {\n\
+              \x20   isf_FragNormCoord = (textureMatrix * vec4(in_TexCoord0, 0, 1)).xy;\n\
+              \x20   mm_SurfaceCoord = in_TexCoord0;\n\
+              \x20   gl_Position = modelViewProjectionMatrix * vec4(in_Vertex.xy, 0, 1);\n}\n";
+    let seen = below_seen();
+    draws(
+        "madmapper",
+        &[("isf/surface.fs", fs), ("isf/surface.vs", vs)],
+        "",
+        [seen[0], hue(seen), 0.5],
+    );
 }

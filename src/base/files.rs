@@ -144,7 +144,7 @@ impl Assets {
             .map_or_else(|| self.root.join(folder.name()), |(_, dir)| dir.clone())
     }
 
-    /// Where the [opener](super::opener) finds `relative` of `folder`:
+    /// Where [the opener](super::opener) finds `relative` of `folder`:
     /// from the show folder, as `<folder>/<relative>`, so the folder itself
     /// may not be a link either; or from a folder given on the command
     /// line (the person's own choice, opened as given).
@@ -156,7 +156,7 @@ impl Assets {
     }
 
     /// Reads `name` (relative, inside `folder`): the show's own plain file
-    /// through the [opener](super::opener), else the embedded copy when the
+    /// through [the opener](super::opener), else the embedded copy when the
     /// show has none. A link, a FIFO or a device in its place is an error,
     /// not a fall back.
     pub fn read(&self, folder: Folder, name: &str) -> Result<Asset, AssetError> {

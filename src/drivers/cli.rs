@@ -61,13 +61,13 @@ pub struct ShowArgs {
 /// Folders that replace the show folder's own.
 #[derive(Args, Clone, Debug)]
 pub struct FolderArgs {
-    /// Read (and watch) shaders from DIR instead of <project>/shaders.
+    /// Read (and watch) shaders from DIR instead of the show folder's shaders/.
     #[arg(long, value_name = "DIR")]
     pub shaders: Option<PathBuf>,
-    /// Read (and watch) scripts from DIR instead of <project>/scripts.
+    /// Read (and watch) scripts from DIR instead of the show folder's scripts/.
     #[arg(long, value_name = "DIR")]
     pub scripts: Option<PathBuf>,
-    /// Read (and watch) presets from DIR instead of <project>/presets.
+    /// Read (and watch) presets from DIR instead of the show folder's presets/.
     #[arg(long, value_name = "DIR")]
     pub presets: Option<PathBuf>,
 }

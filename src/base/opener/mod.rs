@@ -321,7 +321,7 @@ pub fn write(
     Ok(path)
 }
 
-/// Writes `bytes` to a path a person typed, as [`write`] does inside its
+/// Writes `bytes` to a path a person typed, as [`write`](fn@write) does inside its
 /// folder (the folder itself may be reached through links).
 pub fn write_typed(path: &Path, bytes: &[u8], synced: bool) -> Result<PathBuf, OpenError> {
     let shown = path.display().to_string();

@@ -3,7 +3,7 @@
 //! names, the active sender, the block that describes one sender's shared
 //! texture, and the names of the Windows objects around them. Kept apart
 //! from the Windows calls so that it is tested on every platform;
-//! [`windows`] opens the named memory, mutexes and Direct3D 11.
+//! `windows` (built on Windows only) opens the named memory, mutexes and Direct3D 11.
 
 #[cfg(windows)]
 pub mod windows;

@@ -1,6 +1,6 @@
 //! The window: winit's event loop, the surface, fullscreen and monitor
 //! choice, keys and the HUD. Each redraw runs one frame of the shared
-//! [`Show`] into the surface, then the HUD on top, then presents.
+//! [`Show`](crate::show::Show) into the surface, then the HUD on top, then presents.
 
 mod hud;
 pub mod keys;

@@ -1,6 +1,6 @@
 //! What a clip file is before it plays, and how ffmpeg may open it. The
 //! file is opened through the show folder's
-//! [opener](crate::base::opener) (no link on the way, a plain file: a
+//! opener ([`crate::base::opener`]: no link on the way, a plain file: a
 //! FIFO or a device never reaches ffmpeg) and handed to ffprobe and
 //! ffmpeg as their standard input, which they read as a file
 //! (`file:/dev/stdin`, seekable), so what plays is the file that was

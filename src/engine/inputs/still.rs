@@ -79,7 +79,7 @@ impl From<CubeError> for StillError {
 }
 
 /// Reads `relative` under the show folder `root` as an image, through
-/// the [opener](crate::base::opener) (no link on the way, a plain file,
+/// [the opener](crate::base::opener) (no link on the way, a plain file,
 /// never blocking), refusing what is over the limits before it is decoded.
 pub fn decode_in(root: &Path, relative: &Path) -> Result<DecodedImage, StillError> {
     let opened = opener::open(root, relative, MAX_PICTURE_FILE_BYTES)?;

@@ -69,7 +69,7 @@ pub enum PlayError {
         "no frame from ffmpeg in {0} s (a truncated or damaged clip?); it is stopped until saved again"
     )]
     NoFirstFrame(f32),
-    /// Lockstep waited past [`LOCKSTEP_WAIT`] (the seconds) for a frame.
+    /// Lockstep waited past its limit (the decoder's `LOCKSTEP_WAIT`, the seconds) for a frame.
     #[error("no frame from ffmpeg in {0} s")]
     NoFrame(u64),
     /// A HAP clip read by sylva is damaged.

@@ -48,7 +48,7 @@ pub struct FluidParams {
     /// Sink: xyz, radius (0 = off).
     pub sink: [f32; 4],
     /// Kernel constants for h: poly6, spiky gradient, viscosity Laplacian,
-    /// h^2; filled in by [`FluidSim`] from `h` and `dimensions`.
+    /// h^2; filled in by [`FluidSim`](super::sim::FluidSim) from `h` and `dimensions`.
     pub kernel: [f32; 4],
     /// The large-step solver's: its relaxation (the paper's epsilon, a
     /// share of [`pbf_denominator`]), the tensile term's scale, XSPH

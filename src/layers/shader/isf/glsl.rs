@@ -23,10 +23,10 @@ use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::OnceLock;
 
-use super::bounds;
 use super::header::{InputKind, IsfHeader};
 use super::names::{given_name, glsl_name};
 use super::rewrite::{Stage, reads_past_xy, rewrite, varying_locations, writes_frag_coord};
+use super::{bounds, madmapper};
 use crate::gpu::wgsl::check_memory;
 
 /// The fragment stage a `.fs` without a `.vs` gets.
@@ -88,9 +88,14 @@ pub fn translate(
     vertex_file: &str,
 ) -> Result<Translated, TranslateError> {
     let textures = texture_names(header);
-    let locations = varying_locations(vertex.unwrap_or(""), fragment);
+    let locations = varying_locations(vertex.unwrap_or(""));
     let mouse = reads_past_xy(fragment, "iMouse") || reads_past_xy(vertex.unwrap_or(""), "iMouse");
-    let common = common_prelude(header, &textures, mouse);
+    let stages = [
+        (fragment, fragment_file),
+        (vertex.unwrap_or(""), vertex_file),
+    ];
+    let dialect = madmapper::prelude(header, stages)?;
+    let common = common_prelude(header, &textures, mouse) + &dialect;
     let coord = frag_coord("RENDERSIZE", writes_frag_coord(fragment));
     let fragment_prelude = format!(
         "{common}{BIAS_FUNCTIONS}layout(location = 0) in vec2 isf_FragNormCoord;\n\

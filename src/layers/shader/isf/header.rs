@@ -374,7 +374,8 @@ fn parse_input(input: &Json) -> Result<IsfInput, IsfHeaderProblem> {
             InputKind::Event,
             ParamSpec::bool(name, false).with_unit("trigger"),
         ),
-        "long" => long(input, name, number("DEFAULT"))?,
+        // MadMapper's surface shaders say `int` for ISF's `long`.
+        "long" | "int" => long(input, name)?,
         "color" => {
             let mut c = [0.0, 0.0, 0.0, 1.0];
             let given = input.get("DEFAULT").and_then(Json::as_array);
@@ -429,12 +430,9 @@ fn parse_input(input: &Json) -> Result<IsfInput, IsfHeaderProblem> {
 }
 
 /// A `long`: an enum over its LABELS (or VALUES) when it lists VALUES,
-/// else an int.
-fn long(
-    input: &Json,
-    name: &str,
-    default: Option<f32>,
-) -> Result<(InputKind, ParamSpec), IsfHeaderProblem> {
+/// else an int. VALUES that are all strings (MadMapper's way) are the
+/// labels of 0, 1, 2…, and a DEFAULT that is one of them picks it.
+fn long(input: &Json, name: &str) -> Result<(InputKind, ParamSpec), IsfHeaderProblem> {
     for key in ["VALUES", "LABELS"] {
         let listed = input.get(key).and_then(Json::as_array).map_or(0, Vec::len);
         if listed > MAX_VALUES {
@@ -444,13 +442,23 @@ fn long(
             });
         }
     }
-    let values: Vec<i32> = input
-        .get("VALUES")
-        .and_then(Json::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|v| v.as_f64().map(|v| v as i32))
-        .collect();
+    let listed = input.get("VALUES").and_then(Json::as_array);
+    let named: Option<Vec<String>> = listed
+        .filter(|l| !l.is_empty())
+        .and_then(|l| l.iter().map(|v| v.as_str().map(str::to_string)).collect());
+    let default = match input.get("DEFAULT") {
+        Some(Json::String(label)) => named
+            .as_ref()
+            .and_then(|n| n.iter().position(|l| l == label))
+            .map(|i| i as f32),
+        other => other.and_then(Json::as_f64).map(|v| v as f32),
+    };
+    let values: Vec<i32> = match &named {
+        Some(labels) => (0..labels.len() as i32).collect(),
+        None => (listed.into_iter().flatten())
+            .filter_map(|v| v.as_f64().map(|v| v as i32))
+            .collect(),
+    };
     if values.is_empty() {
         let number = |key: &str, fallback: i32| {
             input
@@ -466,13 +474,15 @@ fn long(
             ParamSpec::int(name, default, min, max),
         ));
     }
-    let labels: Vec<String> = input
-        .get("LABELS")
-        .and_then(Json::as_array)
-        .into_iter()
-        .flatten()
+    let labels: Vec<String> = named.unwrap_or_else(|| {
+        (input
+            .get("LABELS")
+            .and_then(Json::as_array)
+            .into_iter()
+            .flatten())
         .filter_map(|l| l.as_str().map(str::to_string))
-        .collect();
+        .collect()
+    });
     if let Some(label) = labels.iter().find(|l| l.chars().count() > MAX_TEXT_CHARS) {
         return Err(too_long(&format!("input {name:?}'s label"), label));
     }
@@ -538,12 +548,13 @@ fn imported(value: Option<&Json>) -> Vec<(String, String)> {
     }
 }
 
-/// JSON's true, a non-zero number or "true".
+/// JSON's true, a non-zero number, "true" (any case: MadMapper writes
+/// "True") or "1".
 fn truthy(value: &Json) -> bool {
     match value {
         Json::Bool(b) => *b,
         Json::Number(n) => n.as_f64().is_some_and(|v| v != 0.0),
-        Json::String(s) => s == "true" || s == "1",
+        Json::String(s) => s.eq_ignore_ascii_case("true") || s == "1",
         _ => false,
     }
 }
@@ -605,5 +616,23 @@ void main() {}
         assert_eq!(error.line, 3, "{error}");
         let unknown = "/*{ \"INPUTS\": [ { \"NAME\": \"x\", \"TYPE\": \"matrix\" } ] }*/";
         assert!(parse(unknown).is_err_and(|e| e.problem.to_string().contains("matrix")));
+    }
+
+    #[test]
+    fn madmappers_int_labelled_values_and_true_are_read() {
+        let source = r#"/*{ "INPUTS": [
+        { "NAME": "steps", "TYPE": "int", "MIN": 2, "MAX": 30, "DEFAULT": 5 },
+        { "NAME": "mode", "TYPE": "long", "VALUES": ["Density", "Width", "Both"], "DEFAULT": "Width" },
+        { "NAME": "on", "TYPE": "bool", "DEFAULT": "True" }
+    ] }*/"#;
+        let header = parse(source).unwrap_or_else(|e| panic!("{e}"));
+        let defaults: Vec<_> = header
+            .inputs
+            .iter()
+            .map(|i| i.spec.default.clone())
+            .collect();
+        use crate::params::Value;
+        assert_eq!(defaults, [Value::Int(5), Value::Enum(1), Value::Bool(true)]);
+        assert_eq!(header.inputs[1].kind, InputKind::Long(vec![0, 1, 2]));
     }
 }

@@ -15,6 +15,7 @@ mod glslang;
 pub mod header;
 pub mod library;
 mod macros;
+mod madmapper;
 mod names;
 pub mod program;
 mod rewrite;

@@ -7,10 +7,12 @@
 //! uniforms as globals, the names Vulkan GLSL keeps for itself renamed
 //! ([`super::names`]), `smoothstep` with equal edges a step, and a final
 //! `return` for a function that can run off its end (GL drivers let all
-//! of these by).
+//! of these by); a fragment stage's own `out vec4` is the colour shown,
+//! and MadMapper's dialect is read by [`madmapper`].
 
 use std::collections::BTreeMap;
 
+use super::madmapper;
 use super::names::{RESERVED, RETURN_TYPES, glsl_name, hides_built_in, redefined_built_ins};
 
 /// Which stage a file's text is rewritten for.
@@ -22,17 +24,14 @@ pub(super) enum Stage {
     Fragment,
 }
 
-/// Locations for the varyings the vertex stage declares (and the
-/// fragment stage's `out`s), from 1 (0 carries `isf_FragNormCoord`); a
-/// varying only the fragment stage declares (its `.vs` lost, or never
-/// written) has none, and is a plain global.
-pub(super) fn varying_locations(vertex: &str, fragment: &str) -> BTreeMap<String, u32> {
+/// Locations for the varyings the vertex stage declares, from 1 (0
+/// carries `isf_FragNormCoord`); a varying only the fragment stage
+/// declares (its `.vs` lost, or never written) has none, and is a plain
+/// global.
+pub(super) fn varying_locations(vertex: &str) -> BTreeMap<String, u32> {
     let mut locations = BTreeMap::new();
     let mut next = 1;
-    let outputs = fragment
-        .lines()
-        .filter(|l| varying(l).is_some_and(|v| v.0 == "out"));
-    for line in vertex.lines().chain(outputs) {
+    for line in vertex.lines() {
         if let Some((_, kind, name)) = varying(line) {
             let key = varying_key(kind, name);
             if locations.contains_key(&key) {
@@ -141,10 +140,16 @@ pub(super) fn rewrite(
     // called (the call is the built-in's).
     let hiding: Vec<&String> = provided.iter().filter(|n| hides_built_in(n)).collect();
     let switches = mentions(source, "switch");
+    let madmapper = madmapper::dialect(source);
     for line in source.split_inclusive('\n') {
         let ending = if line.ends_with('\n') { "\n" } else { "" };
         let body = line.trim_end_matches(['\n', '\r']);
         if body.trim_start().starts_with("#version") {
+            out.push_str(ending);
+            continue;
+        }
+        if let Some(text) = madmapper.then(|| madmapper::line(body)).flatten() {
+            out.push_str(&text);
             out.push_str(ending);
             continue;
         }
@@ -187,6 +192,13 @@ pub(super) fn rewrite(
             };
             out.push_str(&declaration);
             out.push_str(ending);
+            continue;
+        }
+        // GLSL 1.30's own output: the colour a GL host shows.
+        if let Some(("out", "vec4", name)) = varying(body).as_ref().map(|(q, k, n)| (*q, *k, n))
+            && stage == Stage::Fragment
+        {
+            out.push_str(&format!("#define {name} isf_FragColor{ending}"));
             continue;
         }
         if let Some((qualifier, kind, name)) = varying(body)
@@ -494,10 +506,7 @@ mod tests {
             ),
             "gl_FragColor = isf_texture2D(a, b); my_texture2D(x)"
         );
-        let locations = varying_locations(
-            "varying vec2 left;\nout highp vec2 right;\n",
-            "in vec2 left;\n",
-        );
+        let locations = varying_locations("varying vec2 left;\nout highp vec2 right;\n");
         assert_eq!(locations.get("left"), Some(&1));
         assert_eq!(locations.get("right"), Some(&2));
         let text = rewrite(
@@ -510,6 +519,13 @@ mod tests {
             text,
             "\nlayout(location = 1) in vec2 left;\nisf_FragColor = vec4(1.0);\n"
         );
+        let own = rewrite(
+            "out vec4 shown;\nout vec3 other;\n",
+            &[],
+            &locations,
+            Stage::Fragment,
+        );
+        assert_eq!(own, "#define shown isf_FragColor\nout vec3 other;\n");
     }
 
     #[test]
