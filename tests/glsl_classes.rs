@@ -583,3 +583,47 @@ fn a_madmapper_surface_shader_and_its_mesh_stage_draw_the_surface() {
         [seen[0], hue(seen), 0.5],
     );
 }
+
+#[test]
+fn a_madmapper_material_runs_with_its_library_generator_and_flagged_inputs() {
+    // A material: its colour for each pixel, a time_base clock, a choice
+    // compiled in as a macro, a floatRange, numbers written as C writes
+    // them, a library from the folder above read after the define before
+    // its include, and a mesh stage passing an array sized by a macro.
+    let material = "/*{ \"RESOURCE_TYPE\": \"Material For MadMapper\", \"INPUTS\": [\n\
+                    { \"NAME\": \"speed\", \"TYPE\": \"float\", \"MIN\": 0., \"MAX\": 1., \"DEFAULT\": .5 },\n\
+                    { \"NAME\": \"mode\", \"TYPE\": \"long\", \"VALUES\": [\"Dim\", \"Full Bright\"],\n\
+                    \"DEFAULT\": \"Full Bright\", \"FLAGS\": \"generate_as_define\" },\n\
+                    { \"NAME\": \"band\", \"TYPE\": \"floatRange\", \"MIN\": 0.0, \"MAX\": 1.0, \"DEFAULT\": [0.25, 0.75] } ],\n\
+                    \"GENERATORS\": [ { \"NAME\": \"clock\", \"TYPE\": \"time_base\",\n\
+                    \"PARAMS\": { \"speed\": \"speed\", \"speed_curve\": 2 } } ] }*/\n\
+                    #define GAIN 0.5\n\
+                    #include \"Shades.glsl\"\n\
+                    #define COUNT 2\n\
+                    flat in vec3 fromVertex[COUNT];\n\
+                    vec4 materialColorForPixel(vec2 texCoord) {\n\
+                    #ifdef mode_IS_Full_Bright\n\
+                    \x20   float level = shade(1.0);\n\
+                    #else\n\
+                    \x20   float level = 0.0;\n\
+                    #endif\n\
+                    \x20   return vec4(level, clock * 60.0, band.y - band.x + fromVertex[1].z, 1.0);\n}\n";
+    let mesh = "#define COUNT 2\n\
+                flat out vec3 fromVertex[COUNT];\n\
+                void materialVsFunc(vec2 uv) {\n\
+                \x20   fromVertex[0] = vec3(0.0);\n\
+                \x20   fromVertex[1] = vec3(0.0, 0.0, 0.25);\n}\n";
+    let library =
+        "#ifndef GAIN\n#define GAIN 1.0\n#endif\nfloat shade(float x) { return x * GAIN; }\n";
+    // One 60th of a second at 0.5 squared a second, times 60: 0.25.
+    draws(
+        "material",
+        &[
+            ("isf/materials/glow.fs", material),
+            ("isf/materials/glow.vs", mesh),
+            ("isf/Shades.glsl", library),
+        ],
+        "",
+        [0.5, 0.25, 0.75],
+    );
+}

@@ -17,7 +17,10 @@ channels) becomes sylva's layout: `buffer_a.glsl` …, the wiring as
 `// @channelN` lines, its pictures copied into `media/` (a project that
 reads the framework's own additions, uniforms declared in `config.json`
 or touch, is left out: it is not Shadertoy's format); Kodi's
-visualisers hear the music in the channels its `presets.json` says.
+visualisers hear the music in the channels its `presets.json` says;
+MadMapper's materials get MadMapper's libraries (`Libraries/*.glsl`)
+and its noise table (`noiseLUT.png`) in `shaders/isf/`, where its user
+keeps them.
 """
 
 import json
@@ -37,6 +40,7 @@ COLLECTIONS = {
     "xbmc": ("xbmc/visualization.shadertoy", "364132b1",
              "visualization.shadertoy/resources/shaders", "toy", (".glsl",)),
     "trettel": ("stevejtrettel/shadertoys", "5a0ed7ae", "demos", "toy", (".glsl",)),
+    "madmapper": ("madmappersoftware/MadMapper-Materials", "d7ff2112", "Materials", "isf", (".fs",)),
 }
 
 PASS_NAMES = {"bufferA": "buffer_a", "bufferB": "buffer_b", "bufferC": "buffer_c",
@@ -103,6 +107,16 @@ def lay_out(name: str, mirrors: Path, out: Path) -> None:
                 rewire(config, show)
     if name == "xbmc":
         wire_kodi_sound(mirror, commit, shaders)
+    # MadMapper's libraries, and the noise table its app ships beside them
+    # (the repository holds copies among its demos), where its user keeps
+    # them for every material.
+    if name == "madmapper":
+        for path, data in files(mirror, commit, "Libraries"):
+            if path.endswith(".glsl"):
+                (shaders / Path(path).name).write_bytes(data)
+        for path, data in files(mirror, commit, "Materials/Demos/SDF/_NoiseToolbox"):
+            if path.endswith("noiseLUT.png"):
+                (shaders / "noiseLUT.png").write_bytes(data)
     # Only what is measured stays beside what it needs.
     if kind == "toy":
         for file in list(shaders.rglob("*")):

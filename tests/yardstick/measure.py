@@ -142,6 +142,8 @@ def main() -> None:
     sylva, show, result = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
     files = sorted(p for p in (show / "shaders").rglob("*")
                    if p.suffix in (".fs", ".glsl") and p.is_file()
+                   # A `.glsl` file in `isf/` is a library ISF files include.
+                   and not (p.suffix == ".glsl" and (show / "shaders" / "isf") in p.parents)
                    # A multipass Shadertoy folder runs from its image pass.
                    and not (p.suffix == ".glsl" and p.parent.joinpath("image.glsl").exists()
                             and p.name != "image.glsl"))

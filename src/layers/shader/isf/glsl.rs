@@ -24,7 +24,9 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::OnceLock;
 
 use super::header::{InputKind, IsfHeader};
+use super::include::{self, Included};
 use super::names::{given_name, glsl_name};
+use super::prelude::{BIAS_FUNCTIONS, TEXTURE_FUNCTIONS, frag_coord};
 use super::rewrite::{Stage, reads_past_xy, rewrite, varying_locations, writes_frag_coord};
 use super::{bounds, madmapper};
 use crate::gpu::wgsl::check_memory;
@@ -79,31 +81,31 @@ pub struct TranslateError {
 
 /// Translates `fragment` (and `vertex`, the `.vs` beside it) of an ISF
 /// file with `header`; `fragment_file` and `vertex_file` name them for
-/// errors.
+/// errors; `included` are the files their `#include`s name, read.
 pub fn translate(
     header: &IsfHeader,
     fragment: &str,
     vertex: Option<&str>,
-    fragment_file: &str,
-    vertex_file: &str,
+    (fragment_file, vertex_file): (&str, &str),
+    included: &[Included],
 ) -> Result<Translated, TranslateError> {
     let textures = texture_names(header);
     let locations = varying_locations(vertex.unwrap_or(""));
     let mouse = reads_past_xy(fragment, "iMouse") || reads_past_xy(vertex.unwrap_or(""), "iMouse");
-    let stages = [
-        (fragment, fragment_file),
-        (vertex.unwrap_or(""), vertex_file),
-    ];
-    let dialect = madmapper::prelude(header, stages)?;
+    let provided = provided_names(header, &textures);
+    let fragment_libraries = include::prelude((fragment, fragment_file), included, &provided)?;
+    let vertex_libraries =
+        include::prelude((vertex.unwrap_or(""), vertex_file), included, &provided)?;
+    let dialect = madmapper::prelude(header, [fragment, vertex.unwrap_or("")]);
     let common = common_prelude(header, &textures, mouse) + &dialect;
     let coord = frag_coord("RENDERSIZE", writes_frag_coord(fragment));
     let fragment_prelude = format!(
-        "{common}{BIAS_FUNCTIONS}layout(location = 0) in vec2 isf_FragNormCoord;\n\
+        "{common}{BIAS_FUNCTIONS}{fragment_libraries}layout(location = 0) in vec2 isf_FragNormCoord;\n\
          layout(location = 0) out vec4 isf_FragColor;\n{}",
         coord.0
     );
     let vertex_prelude = format!(
-        "{common}layout(location = 0) out vec2 isf_FragNormCoord;\n\
+        "{common}{vertex_libraries}layout(location = 0) out vec2 isf_FragNormCoord;\n\
          void isf_vertShaderInit() {{\n\
          \x20   vec2 corner = vec2(float((gl_VertexIndex << 1) & 2), float(gl_VertexIndex & 2));\n\
          \x20   isf_FragNormCoord = corner;\n\
@@ -111,15 +113,13 @@ pub fn translate(
          }}\n\
          #define vv_vertShaderInit isf_vertShaderInit\n"
     );
-    let provided = provided_names(header, &textures);
     let fragment_text = rewrite(fragment, &provided, &locations, Stage::Fragment)
+        + madmapper::material_entry(fragment)
         + &epilogue(header, &locations, Stage::Fragment, &coord.1);
-    let vertex_text = rewrite(
-        vertex.unwrap_or(DEFAULT_VERTEX),
-        &provided,
-        &locations,
-        Stage::Vertex,
-    ) + &epilogue(header, &locations, Stage::Vertex, "");
+    let vertex_source = vertex.unwrap_or(DEFAULT_VERTEX);
+    let vertex_text = rewrite(vertex_source, &provided, &locations, Stage::Vertex)
+        + madmapper::material_entry(vertex_source)
+        + &epilogue(header, &locations, Stage::Vertex, "");
     let (fragment_module, fragment_wgsl) = to_wgsl(
         &fragment_prelude,
         &fragment_text,
@@ -146,21 +146,6 @@ pub fn translate(
         textures,
         builtin_vertex: vertex.is_none(),
     })
-}
-
-/// `isf_FragCoord`, GL's `gl_FragCoord` (counted from the bottom) in a
-/// render of size `size`: the prelude's line for it and what the entry
-/// point sets first. A macro, or a global the entry point sets where the
-/// file writes it (`writable`), as GL lets a file do.
-pub(super) fn frag_coord(size: &str, writable: bool) -> (String, String) {
-    let value = format!("vec4(gl_FragCoord.x, {size}.y - gl_FragCoord.y, gl_FragCoord.zw)");
-    match writable {
-        true => (
-            "vec4 isf_FragCoord;\n".into(),
-            format!("    isf_FragCoord = {value};\n"),
-        ),
-        false => (format!("#define isf_FragCoord {value}\n"), String::new()),
-    }
 }
 
 /// The textures in binding order.
@@ -195,6 +180,7 @@ fn provided_names(header: &IsfHeader, textures: &[String]) -> Vec<String> {
     ];
     (uniforms.iter().map(|u| u.to_string()))
         .chain(header.inputs.iter().map(|i| i.name.clone()))
+        .chain(header.generators.iter().map(|g| g.name.clone()))
         .chain(textures.iter().cloned())
         .collect()
 }
@@ -231,6 +217,9 @@ fn common_prelude(header: &IsfHeader, textures: &[String], mouse: bool) -> Strin
         };
         text.push_str(&format!("    {member}\n"));
     }
+    for generator in &header.generators {
+        text.push_str(&format!("    float {};\n", glsl_name(&generator.name)));
+    }
     text.push_str("};\nlayout(set = 0, binding = 1) uniform sampler isf_sampler;\n");
     for (i, name) in textures.iter().enumerate() {
         text.push_str(&format!(
@@ -257,77 +246,6 @@ fn common_prelude(header: &IsfHeader, textures: &[String], mouse: bool) -> Strin
     );
     text
 }
-
-/// What ISF and Shadertoy stages both get after their textures and
-/// `isf_sampler`: GLSL's texture calls on a `texture2D` (what [`rewrite`]
-/// turns them into), sampling upright as GL does (row 0 at the bottom) a
-/// texture wgpu keeps top row first; a direction (a cube map's lookup)
-/// samples the texture as an equirectangular picture; `isnan` and
-/// `isinf`, which WGSL has not, by their bits; `isf_smoothstep`, a step
-/// where the edges are equal (as desktop drivers compute what GLSL leaves
-/// undefined); `isf_linear`, which
-/// takes the display-encoded colour an output pass writes to the linear
-/// light sylva composites (the curve sign-mirrored and carried past 1, so
-/// an input passed through comes back as it was: [`super::display_space`]);
-/// and `isf_shown`, which first holds that colour where a GL host's 8-bit
-/// target would (NaN 0, the colour from 0 to 100 for the light above 1
-/// sylva keeps, alpha from 0 to 1), so no NaN, infinity or alpha of 78
-/// reaches the composite, which would make the whole layer one colour.
-pub(super) const TEXTURE_FUNCTIONS: &str = "\
-vec2 isf_flip(vec2 c) { return vec2(c.x, 1.0 - c.y); }
-vec3 isf_linear(vec3 c) {
-    vec3 a = abs(c);
-    vec3 high = pow((a + 0.055) / 1.055, vec3(2.4));
-    return sign(c) * mix(high, a / 12.92, lessThanEqual(a, vec3(0.04045)));
-}
-vec4 isf_shown(vec4 c) {
-    bvec4 nan = greaterThan(floatBitsToUint(c) & 0x7fffffffu, uvec4(0x7f800000u));
-    c = clamp(mix(c, vec4(0.0), nan), vec4(0.0), vec4(100.0, 100.0, 100.0, 1.0));
-    return vec4(isf_linear(c.rgb), c.a);
-}
-vec2 isf_equirect(vec3 d) {
-    vec3 n = normalize(d);
-    return vec2(atan(n.z, n.x) * 0.15915494 + 0.5, acos(clamp(n.y, -1.0, 1.0)) * 0.31830989);
-}
-vec4 isf_texture(texture2D t, vec2 c) { return texture(sampler2D(t, isf_sampler), isf_flip(c)); }
-vec4 isf_texture(texture2D t, vec3 d) { return textureLod(sampler2D(t, isf_sampler), isf_equirect(d), 0.0); }
-vec4 isf_textureLod(texture2D t, vec2 c, float lod) { return textureLod(sampler2D(t, isf_sampler), isf_flip(c), lod); }
-vec4 isf_textureLod(texture2D t, vec3 d, float lod) { return textureLod(sampler2D(t, isf_sampler), isf_equirect(d), lod); }
-vec4 isf_textureGrad(texture2D t, vec2 c, vec2 dx, vec2 dy) {
-    return textureGrad(sampler2D(t, isf_sampler), isf_flip(c), vec2(dx.x, -dx.y), vec2(dy.x, -dy.y));
-}
-ivec2 isf_textureSize(texture2D t, int lod) { return textureSize(sampler2D(t, isf_sampler), lod); }
-vec4 isf_texelFetch(texture2D t, ivec2 p, int lod) {
-    return texelFetch(sampler2D(t, isf_sampler), ivec2(p.x, isf_textureSize(t, lod).y - 1 - p.y), lod);
-}
-vec4 isf_texture2DRect(texture2D t, vec2 c) { return isf_texture(t, c / vec2(isf_textureSize(t, 0))); }
-bool isf_isnan(float x) { return (floatBitsToUint(x) & 0x7fffffffu) > 0x7f800000u; }
-bvec2 isf_isnan(vec2 x) { return greaterThan(floatBitsToUint(x) & 0x7fffffffu, uvec2(0x7f800000u)); }
-bvec3 isf_isnan(vec3 x) { return greaterThan(floatBitsToUint(x) & 0x7fffffffu, uvec3(0x7f800000u)); }
-bvec4 isf_isnan(vec4 x) { return greaterThan(floatBitsToUint(x) & 0x7fffffffu, uvec4(0x7f800000u)); }
-bool isf_isinf(float x) { return (floatBitsToUint(x) & 0x7fffffffu) == 0x7f800000u; }
-bvec2 isf_isinf(vec2 x) { return equal(floatBitsToUint(x) & 0x7fffffffu, uvec2(0x7f800000u)); }
-bvec3 isf_isinf(vec3 x) { return equal(floatBitsToUint(x) & 0x7fffffffu, uvec3(0x7f800000u)); }
-bvec4 isf_isinf(vec4 x) { return equal(floatBitsToUint(x) & 0x7fffffffu, uvec4(0x7f800000u)); }
-#define isnan isf_isnan
-#define isinf isf_isinf
-float isf_smoothstep(float a, float b, float x) { return a == b ? step(a, x) : smoothstep(a, b, x); }
-vec2 isf_smoothstep(float a, float b, vec2 x) { return a == b ? step(a, x) : smoothstep(a, b, x); }
-vec3 isf_smoothstep(float a, float b, vec3 x) { return a == b ? step(a, x) : smoothstep(a, b, x); }
-vec4 isf_smoothstep(float a, float b, vec4 x) { return a == b ? step(a, x) : smoothstep(a, b, x); }
-vec2 isf_smoothstep(vec2 a, vec2 b, vec2 x) { return mix(smoothstep(a, b, x), step(a, x), equal(a, b)); }
-vec3 isf_smoothstep(vec3 a, vec3 b, vec3 x) { return mix(smoothstep(a, b, x), step(a, x), equal(a, b)); }
-vec4 isf_smoothstep(vec4 a, vec4 b, vec4 x) { return mix(smoothstep(a, b, x), step(a, x), equal(a, b)); }
-";
-
-/// The texture calls with a bias, which only a fragment stage has.
-pub(super) const BIAS_FUNCTIONS: &str = "\
-vec4 isf_texture(texture2D t, vec2 c, float bias) { return texture(sampler2D(t, isf_sampler), isf_flip(c), bias); }
-vec4 isf_texture(texture2D t, vec3 d, float bias) { return isf_texture(t, d); }
-vec4 isf_texture2DRect(texture2D t, vec2 c, float bias) {
-    return isf_texture(t, c / vec2(isf_textureSize(t, 0)), bias);
-}
-";
 
 /// The entry point: `first` (setting a writable `isf_FragCoord`), the
 /// bool inputs set from their uniforms, then the file's own `main`

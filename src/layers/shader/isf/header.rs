@@ -4,6 +4,8 @@
 
 use serde_json::Value as Json;
 
+use super::generators::Generator;
+use super::madmapper;
 use super::shadertoy::DirectiveError;
 use super::size::SizeError;
 pub use crate::layers::shader::header::is_identifier;
@@ -85,6 +87,11 @@ pub struct IsfHeader {
     pub passes: Vec<IsfPass>,
     /// Imported images: a name and the path beside the file.
     pub imported: Vec<(String, String)>,
+    /// MadMapper's `NAME_IS_VALUE` macros, one an input its `FLAGS` say
+    /// `generate_as_define`, at the input's default.
+    pub defines: Vec<String>,
+    /// MadMapper's `GENERATORS`: values sylva advances each frame.
+    pub generators: Vec<Generator>,
 }
 
 /// A header that cannot be used.
@@ -143,6 +150,18 @@ pub enum IsfHeaderProblem {
         /// Its `TYPE`.
         kind: String,
     },
+    /// A generator MadMapper has that sylva does not run, or one without
+    /// a name GLSL can use.
+    #[error(
+        "generator {name:?} of TYPE {kind:?}: sylva runs time_base, animator, multiplier, \
+         incrementer and pass_thru generators"
+    )]
+    UnknownGenerator {
+        /// The generator.
+        name: String,
+        /// Its `TYPE`.
+        kind: String,
+    },
     /// The input's parameter cannot be used.
     #[error("input {name:?}: {error}")]
     Spec {
@@ -175,32 +194,59 @@ impl From<DirectiveError> for IsfHeaderProblem {
 }
 
 /// `text` with each comma that ends a list or an object (`[1, 2,]`)
-/// made a space, outside strings: VDMX reads such headers, and so many
-/// published files have them. Offsets stay where they were, so an error's
-/// line is the file's.
+/// made a space, numbers written as C writes them (`0.`, `.5`) given
+/// their zero and `//` comments blanked, outside strings: VDMX and
+/// MadMapper read such headers, and so many published files have them. Lines stay where they were, so an
+/// error's line is the file's.
 fn without_trailing_commas(text: &str) -> String {
     let bytes = text.as_bytes();
-    let mut out = bytes.to_vec();
-    let (mut in_string, mut escaped) = (false, false);
-    for (at, byte) in bytes.iter().enumerate() {
+    let mut out = Vec::with_capacity(bytes.len() + 16);
+    let (mut in_string, mut escaped, mut commented) = (false, false, false);
+    for (at, &byte) in bytes.iter().enumerate() {
         if in_string {
             match byte {
                 b'\\' if !escaped => escaped = true,
                 b'"' if !escaped => in_string = false,
                 _ => escaped = false,
             }
+            out.push(byte);
+            continue;
+        }
+        let before = at.checked_sub(1).map(|b| bytes[b]);
+        let after = bytes.get(at + 1).copied();
+        let digit = |b: Option<u8>| b.is_some_and(|b| b.is_ascii_digit());
+        if commented {
+            commented = byte != b'\n';
+            out.push(if commented { b' ' } else { byte });
             continue;
         }
         match byte {
             b'"' => in_string = true,
+            b'/' if after == Some(b'/') => {
+                commented = true;
+                out.push(b' ');
+                continue;
+            }
             b',' => {
                 let next = bytes[at + 1..].iter().find(|b| !b.is_ascii_whitespace());
                 if matches!(next, Some(b'}' | b']')) {
-                    out[at] = b' ';
+                    out.push(b' ');
+                    continue;
                 }
+            }
+            b'.' if digit(before) != digit(after) => {
+                let (lead, trail): (&[u8], &[u8]) = match digit(before) {
+                    true => (b"", b"0"),
+                    false => (b"0", b""),
+                };
+                out.extend_from_slice(lead);
+                out.push(byte);
+                out.extend_from_slice(trail);
+                continue;
             }
             _ => {}
         }
+        out.push(byte);
     }
     String::from_utf8(out).unwrap_or_else(|_| text.to_string())
 }
@@ -237,6 +283,7 @@ pub fn parse(source: &str) -> Result<IsfHeader, IsfHeaderError> {
         ("INPUTS", MAX_INPUTS),
         ("PASSES", MAX_PASSES),
         ("IMPORTED", MAX_IMPORTED),
+        ("GENERATORS", MAX_INPUTS),
     ] {
         if count(key) > most {
             return Err(fail(at(key), IsfHeaderProblem::TooMany { key, most }));
@@ -251,6 +298,12 @@ pub fn parse(source: &str) -> Result<IsfHeader, IsfHeaderError> {
         }
         header.inputs.push(parsed);
     }
+    header.defines = madmapper::defines(inputs.into_iter().flatten(), &header.inputs);
+    let generators = json.get("GENERATORS").and_then(Json::as_array);
+    header.generators = (generators.into_iter().flatten())
+        .map(Generator::parse)
+        .collect::<Result<_, _>>()
+        .map_err(|p| fail(at("GENERATORS"), p))?;
     let passes = json.get("PASSES").and_then(Json::as_array);
     for pass in passes.into_iter().flatten() {
         let pass = parse_pass(pass).map_err(|p| fail(at("PASSES"), p))?;
@@ -384,10 +437,12 @@ fn parse_input(input: &Json) -> Result<IsfInput, IsfHeaderProblem> {
             }
             (InputKind::Colour, ParamSpec::colour(name, c))
         }
-        "point2D" => {
-            let pair = |key: &str| {
-                let v = input.get(key).and_then(Json::as_array)?;
-                Some([v.first()?.as_f64()? as f32, v.get(1)?.as_f64()? as f32])
+        // MadMapper's `floatRange` is a pair too (a low and a high), its
+        // MIN and MAX one number each.
+        "point2D" | "floatRange" => {
+            let pair = |key: &str| match input.get(key)? {
+                Json::Array(v) => Some([v.first()?.as_f64()? as f32, v.get(1)?.as_f64()? as f32]),
+                one => one.as_f64().map(|v| [v as f32; 2]),
             };
             let default = pair("DEFAULT").unwrap_or([0.0, 0.0]);
             let min = pair("MIN").map_or(-10_000.0, |m| m[0].min(m[1]));
@@ -572,6 +627,10 @@ mod tests {
             super::without_trailing_commas("[\"a,]\\\",]\", 1,\n]"),
             "[\"a,]\\\",]\", 1 \n]",
             "a comma in a string stays"
+        );
+        assert_eq!(
+            super::without_trailing_commas("[0., -.5, 1.25, \"v1.//\"] // a, b\n"),
+            "[0.0, -0.5, 1.25, \"v1.//\"]        \n"
         );
         let broken = super::parse("/*{\n \"INPUTS\": [ 1,, ]\n}*/\n");
         assert_eq!(

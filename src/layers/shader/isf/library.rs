@@ -24,12 +24,12 @@ pub struct LibraryEntry {
 }
 
 /// The ISF and Shadertoy files in `assets` (a multipass folder by its
-/// image pass), sorted.
+/// image pass), sorted. A `.glsl` file in `isf/` is a library ISF files
+/// include (MadMapper's `MadNoise.glsl`), not a Shadertoy file.
 fn isf_files(assets: &Assets) -> Vec<String> {
     let mut files = assets.list(Folder::Shaders, "fs");
-    files.extend(
-        (assets.list(Folder::Shaders, "glsl").into_iter()).filter(|file| !is_pass_of_image(file)),
-    );
+    let toys = assets.list(Folder::Shaders, "glsl").into_iter();
+    files.extend(toys.filter(|file| !is_pass_of_image(file) && !file.starts_with("isf/")));
     files.sort();
     files
 }

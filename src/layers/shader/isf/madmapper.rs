@@ -10,12 +10,25 @@
 //! MadMapper's mesh (`in_Vertex`, `in_TexCoord0`…): here the one surface
 //! is the whole render, so the mesh is the render's corners. An `int`
 //! input and `long` VALUES given as labels are read by the header
-//! ([`super::header`]). Not read: `GENERATORS` (MadMapper's animated
-//! values), and so the two surface shaders that move their mesh by them.
+//! ([`super::header`]).
+//!
+//! MadMapper's materials are the same dialect: a material's
+//! `materialColorForPixel(texCoord)` is its picture, its `time_base`
+//! `GENERATORS` are clocks sylva advances each frame, an input flagged
+//! `generate_as_define` is also the macro `NAME_IS_VALUE`, and an
+//! `#include` is the file of that name in the show (beside the shader, or
+//! in a folder above it within `shaders/`: where a MadMapper user puts
+//! MadMapper's `MadCommon.glsl`, `MadNoise.glsl` and `MadSDF.glsl`), else
+//! sylva's own `MadCommon.glsl`. Not read: the other generators
+//! (`animator`, `multiplier`…, each a `file:line` error), a material's
+//! `.vs`, `mm_LastFrame`, and the `floatRange`, `curve` and `cube` inputs.
 
-use super::glsl::TranslateError;
-use super::header::{InputKind, IsfHeader};
+use serde_json::Value as Json;
+
+use super::header::{InputKind, IsfHeader, IsfInput};
+use super::include::includes;
 use super::names::glsl_name;
+use crate::params::{ParamKind, Value};
 
 /// The surface's own coordinates MadMapper's vertex stage passes: a
 /// fragment stage's declaration of it goes, and the prelude makes it the
@@ -60,12 +73,17 @@ fn attribute(name: &str, kind: &str) -> Option<String> {
     Some(format!("#define {name} {value}"))
 }
 
-/// The libraries an `#include` may name, and sylva's own text of each:
-/// the functions MadMapper's surface shaders call.
-const LIBRARIES: [(&str, &str); 1] = [("MadCommon.glsl", MAD_COMMON)];
+/// The libraries an `#include` may name that sylva has its own of, where
+/// the show has no file of the name: the constants and functions
+/// MadMapper's surface shaders call.
+pub(super) const BUILT_IN: [(&str, &str); 1] = [("MadCommon.glsl", MAD_COMMON)];
 
-/// Hue, saturation and value from RGB and back (hue in turns, 0..1).
+/// Pi, `saturate` and `lerp` as HLSL has them, hue, saturation and value
+/// from RGB and back (hue in turns, 0..1).
 const MAD_COMMON: &str = "\
+#define PI 3.1415926535897932384626433832795
+#define saturate(x) clamp(x, 0.0, 1.0)
+#define lerp(x, y, t) mix(x, y, t)
 vec3 rgb2hsv(vec3 c) {
     float high = max(c.r, max(c.g, c.b));
     float range = high - min(c.r, min(c.g, c.b));
@@ -93,47 +111,33 @@ float rgb2hue(vec3 c) {
 
 /// Whether `source` is written in MadMapper's dialect.
 pub(super) fn dialect(source: &str) -> bool {
-    ["MM_SHADER_", SURFACE_COORD, "in_TexCoord0"]
-        .iter()
-        .any(|word| source.contains(word))
+    [
+        "MM_SHADER_",
+        SURFACE_COORD,
+        "in_TexCoord0",
+        "materialColorForPixel",
+    ]
+    .iter()
+    .any(|word| source.contains(word))
         || includes(source).next().is_some()
 }
 
-/// The names `source`'s `#include "NAME"` lines give, with their 1-based
-/// lines.
-fn includes(source: &str) -> impl Iterator<Item = (usize, &str)> {
-    source
-        .lines()
-        .enumerate()
-        .filter_map(|(i, line)| Some((i + 1, included(line)?)))
-}
-
-/// The name a line `#include "NAME"` includes.
-pub(super) fn included(line: &str) -> Option<&str> {
-    let rest = line
-        .trim()
-        .strip_prefix('#')?
-        .trim_start()
-        .strip_prefix("include")?;
-    rest.trim().strip_prefix('"')?.strip_suffix('"')
-}
-
-/// What a MadMapper file's stages (the `.fs` and the `.vs` beside it,
-/// each its text and its name for errors) get in their prelude: the
-/// surface's picture macros onto its first image input, `mm_SurfaceCoord`,
-/// the mesh's corners, and the libraries either includes; or why not,
-/// at the line of an include sylva has not.
-pub(super) fn prelude(
-    header: &IsfHeader,
-    stages: [(&str, &str); 2],
-) -> Result<String, TranslateError> {
-    if !stages.iter().any(|(text, _)| dialect(text)) {
-        return Ok(String::new());
+/// What a MadMapper file's stages (the `.fs` and the `.vs` beside it) get
+/// in their prelude: the surface's picture macros onto its first image
+/// input, `mm_SurfaceCoord`, the mesh's corners and the header's
+/// `NAME_IS_VALUE` macros (the libraries it includes are
+/// [`super::include`]'s).
+pub(super) fn prelude(header: &IsfHeader, stages: [&str; 2]) -> String {
+    let mut text: String = (header.defines.iter())
+        .map(|define| format!("#define {define}\n"))
+        .collect();
+    if !stages.iter().any(|stage| dialect(stage)) {
+        return text;
     }
-    let mut text = format!(
+    text.push_str(&format!(
         "#define {SURFACE_COORD} isf_FragNormCoord\n\
          #define isf_mm_corner vec2(float((gl_VertexIndex << 1) & 2), float(gl_VertexIndex & 2))\n"
-    );
+    ));
     let image = header.inputs.iter().find(|i| i.kind == InputKind::Image);
     if let Some(image) = image.map(|i| glsl_name(&i.name)) {
         text.push_str(&format!(
@@ -143,28 +147,62 @@ pub(super) fn prelude(
              #define MM_SHADER_THIS_PIXEL() IMG_THIS_PIXEL({image})\n"
         ));
     }
-    let mut given: Vec<&str> = Vec::new();
-    let included = stages
-        .iter()
-        .flat_map(|(text, file)| includes(text).map(move |(line, name)| (file, line, name)));
-    for (file, line, name) in included {
-        let Some((_, library)) = LIBRARIES.iter().find(|(known, _)| *known == name) else {
-            let known: Vec<&str> = LIBRARIES.iter().map(|(n, _)| *n).collect();
-            return Err(TranslateError {
-                file: file.to_string(),
-                line,
-                message: format!(
-                    "#include \"{name}\": sylva has MadMapper's {} only",
-                    known.join(", ")
-                ),
-            });
-        };
-        if !given.contains(&name) {
-            given.push(name);
-            text.push_str(library);
-        }
+    text
+}
+
+/// A material's entry, after a stage's text where it has no `main` of
+/// its own: the fragment stage's `materialColorForPixel` is the picture,
+/// and the vertex stage's `materialVsFunc` runs after the corner is set.
+pub(super) fn material_entry(text: &str) -> &'static str {
+    let has_main = text.match_indices("main").any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + 4..].trim_start();
+        !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') && after.starts_with('(')
+    });
+    if has_main {
+        ""
+    } else if text.contains("materialColorForPixel") {
+        "\nvoid isf_main() {\n    isf_FragColor = materialColorForPixel(isf_FragNormCoord);\n}\n"
+    } else if text.contains("materialVsFunc") {
+        "\nvoid isf_main() {\n    isf_vertShaderInit();\n    materialVsFunc(isf_FragNormCoord);\n}\n"
+    } else {
+        ""
     }
-    Ok(text)
+}
+
+/// MadMapper's `NAME_IS_VALUE` macro for each of `entries` (the header's
+/// INPUTS) its `FLAGS` say `generate_as_define`, at the default of the
+/// input read from it (in `inputs`): `mode_IS_Steady_With_Audio`,
+/// `audio_IS_true`.
+pub(super) fn defines<'a>(
+    entries: impl Iterator<Item = &'a Json>,
+    inputs: &[IsfInput],
+) -> Vec<String> {
+    let flagged = entries.filter(|entry| {
+        let flags = entry
+            .get("FLAGS")
+            .and_then(Json::as_str)
+            .unwrap_or_default();
+        flags.contains("generate_as_define")
+    });
+    let named = flagged.filter_map(|entry| {
+        let name = entry.get("NAME").and_then(Json::as_str)?;
+        inputs.iter().find(|input| input.name == name)
+    });
+    named
+        .filter_map(|input| {
+            let value = match (&input.spec.default, &input.spec.kind) {
+                (Value::Bool(on), _) => on.to_string(),
+                (Value::Enum(i), ParamKind::Enum { options }) => options.get(*i)?.clone(),
+                (Value::Int(n), _) => n.to_string(),
+                _ => return None,
+            };
+            let value: String = (value.chars())
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                .collect();
+            Some(format!("{}_IS_{value}", input.name))
+        })
+        .collect()
 }
 
 /// A MadMapper file's line as the front ends take it, where it is one of
@@ -173,7 +211,7 @@ pub(super) fn prelude(
 /// `mm_SurfaceCoord`), a mesh attribute, or one of the host's loose
 /// uniforms (a global holding its neutral value).
 pub(super) fn line(body: &str) -> Option<String> {
-    if included(body).is_some() {
+    if super::include::included(body).is_some() {
         return Some(String::new());
     }
     let code = body.split("//").next()?.trim().strip_suffix(';')?;
@@ -215,18 +253,21 @@ mod tests {
     }
 
     #[test]
-    fn an_include_sylva_has_not_is_refused_at_its_line() {
-        let source = "/*{}*/\nvoid main() {}\n#include \"MadSDF.glsl\"\n";
-        let header = IsfHeader::default();
-        let stages = [("void main() {}", "a.fs"), (source, "a.vs")];
-        let error = prelude(&header, stages).expect_err("unknown library");
-        assert_eq!((error.file.as_str(), error.line), ("a.vs", 3));
-        let why = error.message;
+    fn a_material_is_its_colour_for_each_pixel_and_flagged_inputs_are_macros() {
+        let material = "vec4 materialColorForPixel(vec2 c) { return vec4(c, 0.0, 1.0); }\n";
+        assert!(material_entry(material).contains("materialColorForPixel(isf_FragNormCoord)"));
+        assert_eq!(material_entry(&format!("{material}void main() {{}}\n")), "");
+        let header = super::super::header::parse(
+            "/*{ \"INPUTS\": [ { \"NAME\": \"move\", \"TYPE\": \"long\", \"VALUES\": [\"Steady\", \"With Audio\"],\n\
+             \"DEFAULT\": \"With Audio\", \"FLAGS\": \"generate_as_define\" },\n\
+             { \"NAME\": \"glow\", \"TYPE\": \"bool\", \"DEFAULT\": true, \"FLAGS\": \"button,generate_as_define\" },\n\
+             { \"NAME\": \"plain\", \"TYPE\": \"bool\" } ] }*/",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(header.defines, ["move_IS_With_Audio", "glow_IS_true"]);
         assert!(
-            why.contains("MadSDF.glsl") && why.contains("MadCommon.glsl"),
-            "{why}"
+            prelude(&header, ["", ""])
+                .starts_with("#define move_IS_With_Audio\n#define glow_IS_true\n")
         );
-        let plain = [("void main() {}", "a.fs"), ("", "a.vs")];
-        assert!(prelude(&header, plain).is_ok_and(|p| p.is_empty()));
     }
 }

@@ -9,18 +9,23 @@
 pub mod bounds;
 mod compute;
 mod display_space;
+pub mod generators;
 pub mod glsl;
 #[cfg(feature = "glslang")]
 mod glslang;
 pub mod header;
+pub mod include;
 pub mod library;
 mod macros;
 mod madmapper;
 mod names;
+mod prelude;
 pub mod program;
 mod rewrite;
 pub mod shadertoy;
 pub mod size;
+
+use std::path::Path;
 
 use crate::base::{AssetError, Assets, Folder, inside_show};
 use crate::engine::inputs::still::{self, DecodedImage, StillError};
@@ -143,14 +148,17 @@ impl IsfSource {
             &header.names(),
         ));
         let vertex_display = vertex.as_ref().map_or(String::new(), |v| v.display.clone());
+        let folder = file.rsplit_once('/').map_or("", |(dir, _)| dir);
+        let vertex_text = vertex.as_ref().map(|v| v.text.as_str());
+        let stages = [fragment.text.as_str(), vertex_text.unwrap_or("")];
+        let included = include::read(assets, folder, &stages)?;
         let translated = glsl::translate(
             &header,
             &fragment.text,
-            vertex.as_ref().map(|v| v.text.as_str()),
-            &fragment.display,
-            &vertex_display,
+            vertex_text,
+            (&fragment.display, &vertex_display),
+            &included,
         )?;
-        let folder = file.rsplit_once('/').map_or("", |(dir, _)| dir);
         let (mut imported, mut bytes) = (Vec::new(), 0);
         for (name, path) in &header.imported {
             let fail = |reason: ImportError| IsfError::Imported {
@@ -158,10 +166,25 @@ impl IsfSource {
                 name: name.clone(),
                 reason,
             };
-            let relative = inside_show(path).map_err(|e| fail(e.into()))?;
-            // Through the show folder's opener: a plain file, no link.
-            let imported_file = std::path::Path::new(folder).join(relative);
-            let (dir, imported_file) = assets.place(Folder::Shaders, &imported_file);
+            // Beside the file (`../textures/x.png` from it, inside the
+            // show), else in a folder above it (MadMapper's materials
+            // import the noise table kept with its libraries); through the
+            // show folder's opener: a plain file, no link.
+            let places = match path.split('/').any(|part| part == "..") {
+                true => vec![climbed(folder, path).map_err(|e| fail(e.into()))?],
+                false => {
+                    inside_show(path).map_err(|e| fail(e.into()))?;
+                    include::places(folder, path)
+                }
+            };
+            let placed = places
+                .iter()
+                .map(|p| assets.place(Folder::Shaders, Path::new(p)));
+            let mut placed: Vec<_> = placed.collect();
+            let at = placed
+                .iter()
+                .position(|(dir, file)| dir.join(file).is_file());
+            let (dir, imported_file) = placed.swap_remove(at.unwrap_or(0));
             let picture = still::decode_in(&dir, &imported_file).map_err(|e| fail(e.into()))?;
             bytes += picture.rgba.len();
             if bytes > MAX_IMPORTED_BYTES {
@@ -174,6 +197,7 @@ impl IsfSource {
         if vertex.is_some() {
             watched.push(vertex_file);
         }
+        watched.extend(included.into_iter().map(|i| i.file));
         Ok(Self {
             file: fragment.display,
             watched,
@@ -185,6 +209,26 @@ impl IsfSource {
     }
 }
 
+/// `path`, which climbs (`../textures/x.png`), from `folder` (of
+/// `shaders/`): never out of `shaders/`.
+fn climbed(folder: &str, path: &str) -> Result<String, AssetError> {
+    let mut parts: Vec<&str> = folder.split('/').filter(|p| !p.is_empty()).collect();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts
+                    .pop()
+                    .ok_or_else(|| AssetError::OutsideShow(path.to_string()))?;
+            }
+            name => parts.push(name),
+        }
+    }
+    let joined = parts.join("/");
+    inside_show(&joined)?;
+    Ok(joined)
+}
+
 /// The parameters of layer `id` for the inputs of `header`.
 fn specs_of(header: &IsfHeader, id: &str) -> Vec<ParamSpec> {
     (header.inputs.iter())
@@ -194,4 +238,18 @@ fn specs_of(header: &IsfHeader, id: &str) -> Vec<ParamSpec> {
             spec
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn an_imported_path_climbs_from_its_folder_but_never_out_of_shaders() {
+        let climbed = |path| super::climbed("isf/Demos/SDF/Cells", path).ok();
+        assert_eq!(
+            climbed("../textures/noise.png").as_deref(),
+            Some("isf/Demos/SDF/textures/noise.png")
+        );
+        assert_eq!(climbed("../../../../x.png").as_deref(), Some("x.png"));
+        assert_eq!(climbed("../../../../../x.png"), None);
+    }
 }

@@ -12,6 +12,7 @@
 use std::collections::HashMap;
 
 use super::display_space::DisplaySpace;
+use super::generators::GeneratorState;
 use super::glsl::Member;
 use super::header::{InputKind, IsfHeader, IsfPass};
 use super::size;
@@ -70,6 +71,8 @@ pub struct IsfProgram {
     plans: Vec<PassPlan>,
     events: HashMap<String, bool>,
     frames: u32,
+    /// What each of MadMapper's generators keeps, in the header's order.
+    generated: Vec<GeneratorState>,
 }
 
 impl IsfProgram {
@@ -168,6 +171,7 @@ impl IsfProgram {
             buffers: HashMap::new(),
             plans: Vec::new(),
             events: HashMap::new(),
+            generated: vec![GeneratorState::default(); header.generators.len()],
             header,
             frames: 0,
         })
@@ -366,6 +370,17 @@ impl IsfProgram {
             );
         }
         self.events = fired;
+        for (generator, state) in self.header.generators.iter().zip(&mut self.generated) {
+            let value = generator.advance(state, clock, |name| {
+                let flag = format!("isf_flag_{name}");
+                let words = inputs.get(name).or_else(|| inputs.get(flag.as_str()));
+                words.and_then(|w| w.first()).copied().unwrap_or(0.0)
+            });
+            let member = (self.uniforms.iter())
+                .find(|(n, _, _)| *n == generator.name)
+                .map_or("", |(n, _, _)| n.as_str());
+            inputs.insert(member, vec![value]);
+        }
         for (index, (buffer, pass_size)) in self.pass_uniforms.iter().zip(sizes).enumerate() {
             let mut bytes = vec![0u8; self.uniform_size as usize];
             for (name, offset, member) in &self.uniforms {

@@ -31,7 +31,7 @@ pub(super) enum Stage {
 pub(super) fn varying_locations(vertex: &str) -> BTreeMap<String, u32> {
     let mut locations = BTreeMap::new();
     let mut next = 1;
-    for line in vertex.lines() {
+    for line in with_macro_sizes(vertex).lines() {
         if let Some((_, kind, name)) = varying(line) {
             let key = varying_key(kind, name);
             if locations.contains_key(&key) {
@@ -47,6 +47,38 @@ pub(super) fn varying_locations(vertex: &str) -> BTreeMap<String, u32> {
         }
     }
     locations
+}
+
+/// `source` with each varying array's size that a macro gives
+/// (`vNoises[NUM_ARCS]`, `#define NUM_ARCS 8`) written as its number, so
+/// both stages locate the array element by element alike.
+fn with_macro_sizes(source: &str) -> String {
+    let numbers: Vec<(&str, &str)> = (source.lines())
+        .filter_map(|line| {
+            let define = line
+                .trim()
+                .strip_prefix('#')?
+                .trim_start()
+                .strip_prefix("define ")?;
+            let mut words = define.split_whitespace();
+            let (name, value) = (words.next()?, words.next()?);
+            (words.next().is_none() && value.parse::<u32>().is_ok()).then_some((name, value))
+        })
+        .collect();
+    let mut out = String::with_capacity(source.len());
+    for line in source.split_inclusive('\n') {
+        match varying(line).is_some_and(|(_, _, name)| name.contains('[')) {
+            true => out.push_str(
+                &numbers
+                    .iter()
+                    .fold(line.to_string(), |line, (name, value)| {
+                        line.replace(&format!("[{name}]"), &format!("[{value}]"))
+                    }),
+            ),
+            false => out.push_str(line),
+        }
+    }
+    out
 }
 
 /// The name a varying is located by: its own, or for a matrix (which no
@@ -68,30 +100,27 @@ fn matrix_columns(kind: &str) -> Option<(u32, String)> {
     ((2..=4).contains(&columns) && (2..=4).contains(&rows)).then(|| (columns, format!("vec{rows}")))
 }
 
-/// A line `varying|in|out [precision] TYPE NAME;`: its qualifier, type
-/// and name.
+/// A line `[interpolation] varying|in|out [precision] TYPE NAME;`: its
+/// qualifier, type and name.
 fn varying(line: &str) -> Option<(&str, &str, String)> {
     let code = line.split("//").next()?.trim().strip_suffix(';')?;
-    let words: Vec<&str> = code.split_whitespace().collect();
+    let qualifiers = [
+        "highp",
+        "mediump",
+        "lowp",
+        "smooth",
+        "flat",
+        "noperspective",
+        "centroid",
+    ];
+    let words: Vec<&str> = (code.split_whitespace())
+        .filter(|w| !qualifiers.contains(w))
+        .collect();
     let qualifier = *words.first()?;
     if !["varying", "in", "out"].contains(&qualifier) {
         return None;
     }
-    let rest: Vec<&str> = words[1..]
-        .iter()
-        .copied()
-        .filter(|w| {
-            ![
-                "highp",
-                "mediump",
-                "lowp",
-                "smooth",
-                "flat",
-                "noperspective",
-            ]
-            .contains(w)
-        })
-        .collect();
+    let rest = &words[1..];
     match rest[..] {
         [kind, name] if super::header::is_identifier(name.split('[').next()?) => {
             Some((qualifier, kind, name.to_string()))
@@ -101,7 +130,7 @@ fn varying(line: &str) -> Option<(&str, &str, String)> {
 }
 
 /// The texture calls of each GLSL era, and the function of
-/// [`TEXTURE_FUNCTIONS`] each becomes.
+/// [`super::prelude::TEXTURE_FUNCTIONS`] each becomes.
 const TEXTURE_CALLS: [(&str, &str); 13] = [
     ("texture", "isf_texture"),
     ("texture2D", "isf_texture"),
@@ -133,7 +162,7 @@ pub(super) fn rewrite(
     locations: &BTreeMap<String, u32>,
     stage: Stage,
 ) -> String {
-    let source = &with_final_returns(source);
+    let source = &with_final_returns(&with_macro_sizes(source));
     let mut out = String::with_capacity(source.len() + 256);
     let redefined = redefined_built_ins(source);
     // Inputs named after a built-in function, renamed where they are not

@@ -24,6 +24,7 @@
 use super::IsfError;
 use super::glsl::{self, TranslateError, Translated};
 use super::header::{InputKind, IsfHeader, IsfHeaderError, IsfInput, IsfPass};
+use super::prelude;
 use super::rewrite::{Stage, rewrite, writes_frag_coord};
 use super::size;
 use super::size::SizeError;
@@ -160,7 +161,7 @@ pub fn header(passes: &[ToyPass]) -> Result<IsfHeader, IsfError> {
     Ok(IsfHeader {
         inputs,
         passes,
-        imported: Vec::new(),
+        ..IsfHeader::default()
     })
 }
 
@@ -314,8 +315,8 @@ pub fn translate(
             i + 2
         ));
     }
-    prelude.push_str(glsl::TEXTURE_FUNCTIONS);
-    prelude.push_str(glsl::BIAS_FUNCTIONS);
+    prelude.push_str(prelude::TEXTURE_FUNCTIONS);
+    prelude.push_str(prelude::BIAS_FUNCTIONS);
     prelude.push_str(
         "layout(location = 0) in vec2 isf_FragNormCoord;\n\
          layout(location = 0) out vec4 isf_FragColor;\n\
@@ -326,7 +327,7 @@ pub fn translate(
          #define iGlobalTime iTime\n",
     );
     let writes = (passes.iter().chain(common)).any(|p| writes_frag_coord(&p.text));
-    let coord = glsl::frag_coord("sylva_resolution", writes);
+    let coord = prelude::frag_coord("sylva_resolution", writes);
     prelude.push_str(&coord.0);
     let provided: Vec<String> = (textures.iter().cloned())
         .chain(UNIFORMS.iter().map(|u| u.to_string()))
