@@ -258,7 +258,7 @@ fn header_lists_are_counted_before_they_are_read() {
     };
     let many = inputs(100_000, "i1");
     // A duplicate early in a list too long: the count speaks first.
-    let twice = inputs(65, "i0");
+    let twice = inputs(129, "i0");
     let long = |key: &str, n: usize| {
         let values: Vec<String> = (0..n).map(|i| i.to_string()).collect();
         let labels: Vec<String> = (0..n).map(|i| format!("\"l{i}\"")).collect();
@@ -295,8 +295,8 @@ fn header_lists_are_counted_before_they_are_read() {
         ],
     );
     for (file, says) in [
-        ("many", "more than 64 inputs"),
-        ("twice", "more than 64 inputs"),
+        ("many", "more than 128 inputs"),
+        ("twice", "more than 128 inputs"),
         ("values", "lists more than 256 VALUES"),
         ("labels", "lists more than 256 LABELS"),
         ("imported", "more than 16 imported"),

@@ -13,8 +13,9 @@ use crate::params::{ParamSpec, SpecError};
 
 /// The most passes one ISF shader may run.
 pub const MAX_PASSES: usize = 16;
-/// The most inputs one ISF shader may declare.
-pub const MAX_INPUTS: usize = 64;
+/// The most inputs (and generators) one ISF shader may declare: room for
+/// MadMapper's largest materials.
+pub const MAX_INPUTS: usize = 128;
 /// The most images one ISF shader may import.
 pub const MAX_IMPORTED: usize = 16;
 /// The most `VALUES` (and `LABELS`) one `long` input may list.
