@@ -55,7 +55,9 @@ pub fn read(assets: &Assets, folder: &str, stages: &[&str]) -> Result<Vec<Includ
         .collect();
     let mut found: Vec<Included> = Vec::new();
     let mut next = 0;
-    while next < wanted.len() && found.len() < MAX_INCLUDED {
+    // Names looked for at most: a file of a million include lines costs
+    // a few lookups, not a million.
+    while next < wanted.len().min(4 * MAX_INCLUDED) && found.len() < MAX_INCLUDED {
         let name = wanted[next].clone();
         next += 1;
         if found.iter().any(|f| f.name == name) {
@@ -205,6 +207,40 @@ mod tests {
                 "MadSDF.glsl"
             ]
         );
+    }
+
+    #[test]
+    fn an_include_is_read_from_the_nearest_folder_and_never_from_outside_the_show() {
+        let root = std::env::temp_dir().join(format!("sylva-include-{}", std::process::id()));
+        let write = |name: &str, text: &str| {
+            let path = root.join("shaders").join(name);
+            std::fs::create_dir_all(path.parent().unwrap_or(&root)).ok();
+            std::fs::write(path, text).ok();
+        };
+        write("isf/Noise.glsl", "#include \"Common.glsl\"\nfloat far;\n");
+        write("isf/pack/Noise.glsl", "float near;\n");
+        write("Common.glsl", "float common;\n");
+        let assets = Assets::new(&root);
+        let read = |folder: &str, text: &str| read(&assets, folder, &[text, ""]);
+        let found = read("isf/pack", "#include \"Noise.glsl\"\n").unwrap_or_default();
+        assert_eq!(found.len(), 1);
+        assert_eq!(
+            (found[0].file.as_str(), found[0].text.as_str()),
+            ("isf/pack/Noise.glsl", "float near;\n")
+        );
+        let found = read("isf/other", "#include \"Noise.glsl\"\n").unwrap_or_default();
+        let files: Vec<&str> = found.iter().map(|f| f.file.as_str()).collect();
+        assert_eq!(
+            files,
+            ["isf/Noise.glsl", "Common.glsl"],
+            "nested, from the folders above"
+        );
+        let outside = read("isf", "#include \"../../secret.glsl\"\n");
+        assert!(
+            matches!(outside, Err(AssetError::OutsideShow(_))),
+            "{outside:?}"
+        );
+        std::fs::remove_dir_all(&root).ok();
     }
 
     #[test]
