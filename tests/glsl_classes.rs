@@ -615,15 +615,15 @@ fn a_madmapper_material_runs_with_its_library_generator_and_flagged_inputs() {
                 \x20   fromVertex[1] = vec3(0.0, 0.0, 0.25);\n}\n";
     let library =
         "#ifndef GAIN\n#define GAIN 1.0\n#endif\nfloat shade(float x) { return x * GAIN; }\n";
+    let files = [
+        ("isf/materials/glow.fs", material),
+        ("isf/materials/glow.vs", mesh),
+        ("isf/Shades.glsl", library),
+    ];
     // One 60th of a second at 0.5 squared a second, times 60: 0.25.
-    draws(
-        "material",
-        &[
-            ("isf/materials/glow.fs", material),
-            ("isf/materials/glow.vs", mesh),
-            ("isf/Shades.glsl", library),
-        ],
-        "",
-        [0.5, 0.25, 0.75],
-    );
+    draws("material", &files, "", [0.5, 0.25, 0.75]);
+    // The compiled-in choice moved: the file compiles again with it, and
+    // a render waits for it.
+    let dim = "\"shader.fx.mode\" = \"Dim\"\n";
+    draws("material_dim", &files, dim, [0.0, 0.25, 0.75]);
 }

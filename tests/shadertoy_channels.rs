@@ -230,7 +230,7 @@ fn a_channel_line_naming_what_no_channel_shows_is_refused_at_its_line() {
             "toy_channel_refused",
             &[("shaders/toy/bad/image.glsl", text.as_str())],
         );
-        let read = IsfSource::read(&Assets::new(root), "toy/bad/image.glsl", "shader.fx");
+        let read = IsfSource::read(&Assets::new(root), "toy/bad/image.glsl", "shader.fx", &[]);
         let Err(error) = read else {
             panic!("{line} was taken");
         };

@@ -48,7 +48,7 @@ pub fn run(assets: &Assets) -> CheckReport {
     let isf = assets.list(Folder::Shaders, "fs");
     for file in isf.into_iter().chain(assets.list(Folder::Shaders, "glsl")) {
         report.count(Folder::Shaders);
-        if let Err(problem) = shader::isf::IsfSource::read(assets, &file, "shader.check") {
+        if let Err(problem) = shader::isf::IsfSource::read(assets, &file, "shader.check", &[]) {
             report.push(shader::ShaderLayerError::from(problem).into());
         }
     }

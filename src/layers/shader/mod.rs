@@ -32,7 +32,7 @@ use crate::params::{ParamSpec, Registry};
 use glam::Mat4;
 use isf::program::IsfProgram;
 use isf::{IsfError, IsfSource};
-use source::{CheckedSource, Compile, read_source};
+use source::{CheckedSource, Chosen, Compile, read_source};
 
 /// What every user shader gets after its own code: bindings, helpers and
 /// the fullscreen vertex stage (which include the rest).
@@ -225,8 +225,12 @@ pub struct ShaderLayer {
     tried_file: Option<String>,
     watched: Vec<String>,
     program: Option<Program>,
-    /// Compiles a file while the running program plays.
-    compiler: Latest<String, Compile>,
+    /// Compiles a file (with its compiled-in inputs' values) while the
+    /// running program plays.
+    compiler: Latest<(String, Chosen), Compile>,
+    /// The values the running ISF program's compiled-in inputs were last
+    /// asked at.
+    chosen: Chosen,
     /// While the newest program has not prepared a frame: the one it
     /// replaced, which comes back if that frame refuses it (pass buffers
     /// too large).
@@ -251,9 +255,11 @@ impl ShaderLayer {
             tried_file: None,
             watched: Vec::new(),
             program: None,
-            compiler: Latest::new(&format!("{id} compile"), move |file: &String| {
-                read_source(&assets, file, &layer)
-            }),
+            compiler: Latest::new(
+                &format!("{id} compile"),
+                move |(file, chosen): &(String, Chosen)| read_source(&assets, file, &layer, chosen),
+            ),
+            chosen: Vec::new(),
             trial: None,
             layout: layout(
                 device,
@@ -284,7 +290,8 @@ impl ShaderLayer {
     /// it compiled, or, for a preset being staged, with [`Layer::settled`].
     fn switch_to(&mut self, file: &str) {
         self.tried_file = Some(file.to_string());
-        self.compiler.request(file.to_string());
+        self.compiler
+            .request((file.to_string(), self.chosen.clone()));
     }
 
     /// Installs what the compile thread finished since the last look.
@@ -293,7 +300,7 @@ impl ShaderLayer {
         let Some(done) = self.compiler.poll() else {
             return false;
         };
-        let file = done.request;
+        let (file, _) = done.request;
         let (watched, source) = done.result.unwrap_or_else(|| {
             let failed = ShaderLayerError::Failed { file: file.clone() };
             (vec![file.clone()], Err(failed))
@@ -455,7 +462,10 @@ impl Layer for ShaderLayer {
             .unwrap_or_default()
             .to_string();
         if self.tried_file.as_deref() != Some(file.as_str()) {
+            self.chosen.clear();
             self.switch_to(&file);
+        } else {
+            self.compile_in_changes(registry);
         }
         false
     }
@@ -476,6 +486,9 @@ impl Layer for ShaderLayer {
         // asked for below comes back on a later frame at the earliest).
         let mut changed = self.collect(env);
         changed |= self.declare(env, registry, clock);
+        if env.world.exact() {
+            changed |= self.wait_for_compile(env);
+        }
         let Err(refused) = self.prepare_program(env, registry, clock, size) else {
             self.trial = None;
             return changed;
@@ -591,7 +604,7 @@ fn declared_params(
         .unwrap_or_else(|| file_param.default.as_text().unwrap_or_default().to_string());
     let mut specs = vec![file_param];
     if isf::is_isf(&file) {
-        let source = IsfSource::read(assets, &file, id).map_err(ShaderLayerError::from)?;
+        let source = IsfSource::read(assets, &file, id, &[]).map_err(ShaderLayerError::from)?;
         specs.extend(source.specs);
     } else {
         specs.extend(LayerSource::read(assets, &file)?.specs(id));

@@ -1,11 +1,17 @@
 //! What a shader layer's compile thread makes of a file: everything
 //! short of the GPU (reading, composing or translating, validating,
 //! decoding imported pictures), which the frame then builds
-//! ([`super::compiler`]).
+//! ([`super::compiler`]); and when the layer asks it again: an ISF file's
+//! compiled-in input moved, and a render waiting for what it asked.
+
+use std::time::{Duration, Instant};
 
 use super::isf::{self, IsfSource};
-use super::{LayerSource, ShaderLayerError};
+use super::{LayerSource, Program, ShaderLayer, ShaderLayerError};
 use crate::base::Assets;
+use crate::engine::LayerEnv;
+use crate::params::Registry;
+use crate::params::Value;
 
 /// A file read and checked, ready for the GPU: what the compile thread
 /// makes, with the files to watch for it (whatever came of it).
@@ -19,12 +25,16 @@ pub(super) enum CheckedSource {
     Isf(Box<IsfSource>),
 }
 
-/// Reads and checks `file` for layer `id`: everything short of the GPU,
-/// so any thread may.
-pub(super) fn read_source(assets: &Assets, file: &str, id: &str) -> Compile {
+/// The values of an ISF file's compiled-in inputs (MadMapper's
+/// `generate_as_define`) to compile it at, by input name.
+pub(super) type Chosen = Vec<(String, Value)>;
+
+/// Reads and checks `file` for layer `id` (an ISF file's compiled-in
+/// inputs at `chosen`): everything short of the GPU, so any thread may.
+pub(super) fn read_source(assets: &Assets, file: &str, id: &str, chosen: &Chosen) -> Compile {
     let only = vec![file.to_string()];
     if isf::is_isf(file) {
-        return match IsfSource::read(assets, file, id) {
+        return match IsfSource::read(assets, file, id, chosen) {
             Ok(source) => (
                 source.watched.clone(),
                 Ok(CheckedSource::Isf(Box::new(source))),
@@ -39,5 +49,45 @@ pub(super) fn read_source(assets: &Assets, file: &str, id: &str) -> Compile {
             (watched, valid)
         }
         Err(error) => (only, Err(error)),
+    }
+}
+
+/// The longest a render waits for a file to compile.
+const RENDER_WAIT: Duration = Duration::from_secs(60);
+
+impl ShaderLayer {
+    /// The running ISF program's compiled-in inputs off their defaults
+    /// in `registry`: when one moved, the file compiles again with it.
+    pub(super) fn compile_in_changes(&mut self, registry: &Registry) {
+        let Some(Program::Isf(isf)) = &self.program else {
+            return;
+        };
+        let chosen: Chosen = (isf.compiled_in().iter())
+            .filter_map(|name| {
+                let param = format!("{}.{name}", self.id);
+                let value = registry.get(&param)?;
+                let spec = isf.specs.iter().find(|spec| spec.name == param)?;
+                (*value != spec.default).then(|| (name.clone(), value.clone()))
+            })
+            .collect();
+        if chosen != self.chosen
+            && let Some(file) = self.tried_file.clone()
+        {
+            self.chosen = chosen;
+            self.switch_to(&file);
+        }
+    }
+
+    /// In a render, whose frames must repeat, waits for the compile
+    /// thread (up to [`RENDER_WAIT`]) and installs what it made. Returns
+    /// whether the declared parameters changed.
+    pub(super) fn wait_for_compile(&mut self, env: &LayerEnv<'_>) -> bool {
+        let deadline = Instant::now() + RENDER_WAIT;
+        let mut changed = false;
+        while self.compiler.pending() && Instant::now() < deadline {
+            changed |= self.collect(env);
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        changed
     }
 }

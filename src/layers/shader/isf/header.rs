@@ -9,7 +9,7 @@ use super::madmapper;
 use super::shadertoy::DirectiveError;
 use super::size::SizeError;
 pub use crate::layers::shader::header::is_identifier;
-use crate::params::{ParamSpec, SpecError};
+use crate::params::{ParamSpec, SpecError, Value};
 
 /// The most passes one ISF shader may run.
 pub const MAX_PASSES: usize = 16;
@@ -88,8 +88,11 @@ pub struct IsfHeader {
     pub passes: Vec<IsfPass>,
     /// Imported images: a name and the path beside the file.
     pub imported: Vec<(String, String)>,
-    /// MadMapper's `NAME_IS_VALUE` macros, one an input its `FLAGS` say
-    /// `generate_as_define`, at the input's default.
+    /// The inputs its `FLAGS` say `generate_as_define` (MadMapper's):
+    /// compiled in as macros.
+    pub compiled_in: Vec<String>,
+    /// Their `NAME_IS_VALUE` macros, at their defaults or as chosen
+    /// ([`IsfHeader::choose`]).
     pub defines: Vec<String>,
     /// MadMapper's `GENERATORS`: values sylva advances each frame.
     pub generators: Vec<Generator>,
@@ -299,7 +302,8 @@ pub fn parse(source: &str) -> Result<IsfHeader, IsfHeaderError> {
         }
         header.inputs.push(parsed);
     }
-    header.defines = madmapper::defines(inputs.into_iter().flatten(), &header.inputs);
+    header.compiled_in = madmapper::compiled_in(inputs.into_iter().flatten());
+    header.choose(&[]);
     let generators = json.get("GENERATORS").and_then(Json::as_array);
     header.generators = (generators.into_iter().flatten())
         .map(Generator::parse)
@@ -329,6 +333,18 @@ pub fn parse(source: &str) -> Result<IsfHeader, IsfHeaderError> {
 }
 
 impl IsfHeader {
+    /// Compiles its `generate_as_define` inputs in at the values `chosen`
+    /// (by input name), the others at their defaults.
+    pub fn choose(&mut self, chosen: &[(String, Value)]) {
+        let compiled = (self.inputs.iter()).filter(|i| self.compiled_in.contains(&i.name));
+        self.defines = compiled
+            .filter_map(|input| {
+                let picked = chosen.iter().find(|(name, _)| *name == input.name);
+                madmapper::define(input, picked.map_or(&input.spec.default, |(_, v)| v))
+            })
+            .collect();
+    }
+
     /// The names its inputs, imported images and pass buffers take.
     pub fn names(&self) -> Vec<String> {
         let inputs = self.inputs.iter().map(|i| i.name.clone());
@@ -691,7 +707,6 @@ void main() {}
             .iter()
             .map(|i| i.spec.default.clone())
             .collect();
-        use crate::params::Value;
         assert_eq!(defaults, [Value::Int(5), Value::Enum(1), Value::Bool(true)]);
         assert_eq!(header.inputs[1].kind, InputKind::Long(vec![0, 1, 2]));
     }

@@ -63,7 +63,7 @@ pub fn entries(assets: &Assets) -> Vec<LibraryEntry> {
             } else {
                 "ISF"
             };
-            match IsfSource::read(assets, &file, "shader.library") {
+            match IsfSource::read(assets, &file, "shader.library", &[]) {
                 Ok(source) => LibraryEntry {
                     inputs: (source.header.inputs.iter())
                         .map(|input| (input.name.clone(), type_name(&input.kind)))

@@ -13,15 +13,15 @@
 //! ([`super::header`]).
 //!
 //! MadMapper's materials are the same dialect: a material's
-//! `materialColorForPixel(texCoord)` is its picture, its `time_base`
-//! `GENERATORS` are clocks sylva advances each frame, an input flagged
-//! `generate_as_define` is also the macro `NAME_IS_VALUE`, and an
-//! `#include` is the file of that name in the show (beside the shader, or
-//! in a folder above it within `shaders/`: where a MadMapper user puts
+//! `materialColorForPixel(texCoord)` is its picture and its `.vs`'s
+//! `materialVsFunc(uv)` runs after the corner is set; its `GENERATORS`
+//! are values sylva advances each frame ([`super::generators`]); an input
+//! flagged `generate_as_define` is also the macro `NAME_IS_VALUE` (the
+//! file compiled again when it moves); and an `#include` is the file of
+//! that name in the show ([`super::include`]: where a MadMapper user puts
 //! MadMapper's `MadCommon.glsl`, `MadNoise.glsl` and `MadSDF.glsl`), else
-//! sylva's own `MadCommon.glsl`. Not read: the other generators
-//! (`animator`, `multiplier`…, each a `file:line` error), a material's
-//! `.vs`, `mm_LastFrame`, and the `floatRange`, `curve` and `cube` inputs.
+//! sylva's own `MadCommon.glsl`. Not read: `mm_LastFrame`, and the
+//! `curve` and `cube` inputs.
 
 use serde_json::Value as Json;
 
@@ -170,14 +170,9 @@ pub(super) fn material_entry(text: &str) -> &'static str {
     }
 }
 
-/// MadMapper's `NAME_IS_VALUE` macro for each of `entries` (the header's
-/// INPUTS) its `FLAGS` say `generate_as_define`, at the default of the
-/// input read from it (in `inputs`): `mode_IS_Steady_With_Audio`,
-/// `audio_IS_true`.
-pub(super) fn defines<'a>(
-    entries: impl Iterator<Item = &'a Json>,
-    inputs: &[IsfInput],
-) -> Vec<String> {
+/// The names of `entries` (the header's INPUTS) its `FLAGS` say
+/// `generate_as_define`: MadMapper's inputs compiled in as macros.
+pub(super) fn compiled_in<'a>(entries: impl Iterator<Item = &'a Json>) -> Vec<String> {
     let flagged = entries.filter(|entry| {
         let flags = entry
             .get("FLAGS")
@@ -185,24 +180,23 @@ pub(super) fn defines<'a>(
             .unwrap_or_default();
         flags.contains("generate_as_define")
     });
-    let named = flagged.filter_map(|entry| {
-        let name = entry.get("NAME").and_then(Json::as_str)?;
-        inputs.iter().find(|input| input.name == name)
-    });
-    named
-        .filter_map(|input| {
-            let value = match (&input.spec.default, &input.spec.kind) {
-                (Value::Bool(on), _) => on.to_string(),
-                (Value::Enum(i), ParamKind::Enum { options }) => options.get(*i)?.clone(),
-                (Value::Int(n), _) => n.to_string(),
-                _ => return None,
-            };
-            let value: String = (value.chars())
-                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-                .collect();
-            Some(format!("{}_IS_{value}", input.name))
-        })
-        .collect()
+    let names = flagged.filter_map(|entry| entry.get("NAME").and_then(Json::as_str));
+    names.map(str::to_string).collect()
+}
+
+/// MadMapper's `NAME_IS_VALUE` macro for `input` at `value`:
+/// `mode_IS_Steady_With_Audio`, `audio_IS_true`.
+pub(super) fn define(input: &IsfInput, value: &Value) -> Option<String> {
+    let value = match (value, &input.spec.kind) {
+        (Value::Bool(on), _) => on.to_string(),
+        (Value::Enum(i), ParamKind::Enum { options }) => options.get(*i)?.clone(),
+        (Value::Int(n), _) => n.to_string(),
+        _ => return None,
+    };
+    let value: String = (value.chars())
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    Some(format!("{}_IS_{value}", input.name))
 }
 
 /// A MadMapper file's line as the front ends take it, where it is one of
@@ -265,6 +259,10 @@ mod tests {
         )
         .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(header.defines, ["move_IS_With_Audio", "glow_IS_true"]);
+        let mut header = header;
+        header.choose(&[("move".to_string(), Value::Enum(0))]);
+        assert_eq!(header.defines, ["move_IS_Steady", "glow_IS_true"]);
+        header.choose(&[]);
         assert!(
             prelude(&header, ["", ""])
                 .starts_with("#define move_IS_With_Audio\n#define glow_IS_true\n")

@@ -29,7 +29,7 @@ use std::path::Path;
 
 use crate::base::{AssetError, Assets, Folder, inside_show};
 use crate::engine::inputs::still::{self, DecodedImage, StillError};
-use crate::params::ParamSpec;
+use crate::params::{ParamSpec, Value};
 use glsl::{TranslateError, Translated};
 use header::{IsfHeader, IsfHeaderError};
 
@@ -122,8 +122,14 @@ pub fn is_isf(file: &str) -> bool {
 }
 
 impl IsfSource {
-    /// Reads `file` (in `shaders/`) for layer `id`.
-    pub fn read(assets: &Assets, file: &str, id: &str) -> Result<Self, IsfError> {
+    /// Reads `file` (in `shaders/`) for layer `id`, its inputs compiled
+    /// in (MadMapper's `generate_as_define`) at the values `chosen`.
+    pub fn read(
+        assets: &Assets,
+        file: &str,
+        id: &str,
+        chosen: &[(String, Value)],
+    ) -> Result<Self, IsfError> {
         let fragment = assets.read(Folder::Shaders, file)?;
         if shadertoy::is_shadertoy(file) {
             let files = shadertoy::passes(assets, file)?;
@@ -143,6 +149,7 @@ impl IsfSource {
             file: fragment.display.clone(),
             reason,
         })?;
+        header.choose(chosen);
         header.adopt_images(rewrite::undeclared_textures(
             &fragment.text,
             &header.names(),

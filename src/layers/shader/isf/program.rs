@@ -76,6 +76,12 @@ pub struct IsfProgram {
 }
 
 impl IsfProgram {
+    /// Its inputs compiled in as macros (MadMapper's `generate_as_define`):
+    /// a change to one compiles the file again.
+    pub fn compiled_in(&self) -> &[String] {
+        &self.header.compiled_in
+    }
+
     /// Builds `source` on the GPU for layer `id`.
     pub fn build(env: &LayerEnv<'_>, id: &str, source: IsfSource) -> Result<Self, IsfError> {
         let gpu = env.gpu;
