@@ -586,17 +586,20 @@ fn a_madmapper_surface_shader_and_its_mesh_stage_draw_the_surface() {
 
 #[test]
 fn a_madmapper_material_runs_with_its_library_generator_and_flagged_inputs() {
-    // A material: its colour for each pixel, a time_base clock, a choice
-    // compiled in as a macro, a floatRange, numbers written as C writes
+    // A material: its colour for each pixel, a time_base clock, an
+    // animator drawn in the shape a long input chooses, a choice compiled
+    // in as a macro, a floatRange, numbers written as C writes
     // them, a library from the folder above read after the define before
     // its include, and a mesh stage passing an array sized by a macro.
     let material = "/*{ \"RESOURCE_TYPE\": \"Material For MadMapper\", \"INPUTS\": [\n\
                     { \"NAME\": \"speed\", \"TYPE\": \"float\", \"MIN\": 0., \"MAX\": 1., \"DEFAULT\": .5 },\n\
                     { \"NAME\": \"mode\", \"TYPE\": \"long\", \"VALUES\": [\"Dim\", \"Full Bright\"],\n\
                     \"DEFAULT\": \"Full Bright\", \"FLAGS\": \"generate_as_define\" },\n\
-                    { \"NAME\": \"band\", \"TYPE\": \"floatRange\", \"MIN\": 0.0, \"MAX\": 1.0, \"DEFAULT\": [0.25, 0.75] } ],\n\
+                    { \"NAME\": \"band\", \"TYPE\": \"floatRange\", \"MIN\": 0.0, \"MAX\": 1.0, \"DEFAULT\": [0.25, 0.75] },\n\
+                    { \"NAME\": \"shape\", \"TYPE\": \"long\", \"VALUES\": [\"Smooth\", \"In\", \"Out\"], \"DEFAULT\": \"Out\" } ],\n\
                     \"GENERATORS\": [ { \"NAME\": \"clock\", \"TYPE\": \"time_base\",\n\
-                    \"PARAMS\": { \"speed\": \"speed\", \"speed_curve\": 2 } } ] }*/\n\
+                    \"PARAMS\": { \"speed\": \"speed\", \"speed_curve\": 2 } },\n\
+                    { \"NAME\": \"wave\", \"TYPE\": \"animator\", \"PARAMS\": { \"speed\": 1, \"shape\": \"shape\" } } ] }*/\n\
                     #define GAIN 0.5\n\
                     #include \"Shades.glsl\"\n\
                     #define COUNT 2\n\
@@ -607,7 +610,7 @@ fn a_madmapper_material_runs_with_its_library_generator_and_flagged_inputs() {
                     #else\n\
                     \x20   float level = 0.0;\n\
                     #endif\n\
-                    \x20   return vec4(level, clock * 60.0, band.y - band.x + fromVertex[1].z, 1.0);\n}\n";
+                    \x20   return vec4(level * wave, clock * 60.0, band.y - band.x + fromVertex[1].z, 1.0);\n}\n";
     let mesh = "#define COUNT 2\n\
                 flat out vec3 fromVertex[COUNT];\n\
                 void materialVsFunc(vec2 uv) {\n\
@@ -620,8 +623,9 @@ fn a_madmapper_material_runs_with_its_library_generator_and_flagged_inputs() {
         ("isf/materials/glow.vs", mesh),
         ("isf/Shades.glsl", library),
     ];
-    // One 60th of a second at 0.5 squared a second, times 60: 0.25.
-    draws("material", &files, "", [0.5, 0.25, 0.75]);
+    // One 60th of a second at 0.5 squared a second, times 60: 0.25; the
+    // animator's cycle a 60th through, drawn Out (the long input's choice).
+    draws("material", &files, "", [0.5 * 59.0 / 60.0, 0.25, 0.75]);
     // The compiled-in choice moved: the file compiles again with it, and
     // a render waits for it.
     let dim = "\"shader.fx.mode\" = \"Dim\"\n";

@@ -10,8 +10,7 @@ use super::isf::{self, IsfSource};
 use super::{LayerSource, Program, ShaderLayer, ShaderLayerError};
 use crate::base::Assets;
 use crate::engine::LayerEnv;
-use crate::params::Registry;
-use crate::params::Value;
+use crate::params::{Registry, Value};
 
 /// A file read and checked, ready for the GPU: what the compile thread
 /// makes, with the files to watch for it (whatever came of it).
@@ -56,20 +55,13 @@ pub(super) fn read_source(assets: &Assets, file: &str, id: &str, chosen: &Chosen
 const RENDER_WAIT: Duration = Duration::from_secs(60);
 
 impl ShaderLayer {
-    /// The running ISF program's compiled-in inputs off their defaults
-    /// in `registry`: when one moved, the file compiles again with it.
+    /// The running ISF program's compiled-in inputs as `registry` has
+    /// them: when one moved, the file compiles again with it.
     pub(super) fn compile_in_changes(&mut self, registry: &Registry) {
         let Some(Program::Isf(isf)) = &self.program else {
             return;
         };
-        let chosen: Chosen = (isf.compiled_in().iter())
-            .filter_map(|name| {
-                let param = format!("{}.{name}", self.id);
-                let value = registry.get(&param)?;
-                let spec = isf.specs.iter().find(|spec| spec.name == param)?;
-                (*value != spec.default).then(|| (name.clone(), value.clone()))
-            })
-            .collect();
+        let chosen = isf.chosen(registry);
         if chosen != self.chosen
             && let Some(file) = self.tried_file.clone()
         {

@@ -26,7 +26,7 @@ use std::sync::OnceLock;
 use super::header::{InputKind, IsfHeader};
 use super::include::{self, Included};
 use super::names::{given_name, glsl_name};
-use super::prelude::{BIAS_FUNCTIONS, TEXTURE_FUNCTIONS, frag_coord};
+use super::prelude::{BIAS_FUNCTIONS, CORNER, TEXTURE_FUNCTIONS, frag_coord};
 use super::rewrite::{Stage, reads_past_xy, rewrite, varying_locations, writes_frag_coord};
 use super::{bounds, madmapper};
 use crate::gpu::wgsl::check_memory;
@@ -107,7 +107,7 @@ pub fn translate(
     let vertex_prelude = format!(
         "{common}{vertex_libraries}layout(location = 0) out vec2 isf_FragNormCoord;\n\
          void isf_vertShaderInit() {{\n\
-         \x20   vec2 corner = vec2(float((gl_VertexIndex << 1) & 2), float(gl_VertexIndex & 2));\n\
+         \x20   vec2 corner = {CORNER};\n\
          \x20   isf_FragNormCoord = corner;\n\
          \x20   gl_Position = vec4(corner * 2.0 - 1.0, 0.0, 1.0);\n\
          }}\n\

@@ -197,12 +197,12 @@ impl From<DirectiveError> for IsfHeaderProblem {
     }
 }
 
-/// `text` with each comma that ends a list or an object (`[1, 2,]`)
-/// made a space, numbers written as C writes them (`0.`, `.5`) given
-/// their zero and `//` comments blanked, outside strings: VDMX and
-/// MadMapper read such headers, and so many published files have them. Lines stay where they were, so an
-/// error's line is the file's.
-fn without_trailing_commas(text: &str) -> String {
+/// `text` as strict JSON: each comma that ends a list or an object
+/// (`[1, 2,]`) made a space, numbers written as C writes them (`0.`,
+/// `.5`) given their zero and `//` comments blanked, outside strings.
+/// VDMX and MadMapper read such headers, and so many published files have
+/// them. Lines stay where they were, so an error's line is the file's.
+fn as_strict_json(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len() + 16);
     let (mut in_string, mut escaped, mut commented) = (false, false, false);
@@ -270,7 +270,7 @@ pub fn parse(source: &str) -> Result<IsfHeader, IsfHeaderError> {
         return Err(fail(open, IsfHeaderProblem::NeverClosed));
     };
     let text = &source[body..body + length];
-    let json: Json = serde_json::from_str(&without_trailing_commas(text)).map_err(|e| {
+    let json: Json = serde_json::from_str(&as_strict_json(text)).map_err(|e| {
         let offset = body + offset_of(text, e.line(), e.column());
         fail(offset, IsfHeaderProblem::NotJson(e))
     })?;
@@ -641,12 +641,12 @@ mod tests {
         let inputs = header.map(|h| h.inputs.into_iter().map(|i| i.name).collect::<Vec<_>>());
         assert_eq!(inputs.ok(), Some(vec!["a".to_string()]));
         assert_eq!(
-            super::without_trailing_commas("[\"a,]\\\",]\", 1,\n]"),
+            super::as_strict_json("[\"a,]\\\",]\", 1,\n]"),
             "[\"a,]\\\",]\", 1 \n]",
             "a comma in a string stays"
         );
         assert_eq!(
-            super::without_trailing_commas("[0., -.5, 1.25, \"v1.//\"] // a, b\n"),
+            super::as_strict_json("[0., -.5, 1.25, \"v1.//\"] // a, b\n"),
             "[0.0, -0.5, 1.25, \"v1.//\"]        \n"
         );
         let broken = super::parse("/*{\n \"INPUTS\": [ 1,, ]\n}*/\n");

@@ -28,6 +28,8 @@ use serde_json::Value as Json;
 use super::header::{InputKind, IsfHeader, IsfInput};
 use super::include::includes;
 use super::names::glsl_name;
+use super::prelude::CORNER;
+use super::rewrite::calls;
 use crate::params::{ParamKind, Value};
 
 /// The surface's own coordinates MadMapper's vertex stage passes: a
@@ -135,8 +137,7 @@ pub(super) fn prelude(header: &IsfHeader, stages: [&str; 2]) -> String {
         return text;
     }
     text.push_str(&format!(
-        "#define {SURFACE_COORD} isf_FragNormCoord\n\
-         #define isf_mm_corner vec2(float((gl_VertexIndex << 1) & 2), float(gl_VertexIndex & 2))\n"
+        "#define {SURFACE_COORD} isf_FragNormCoord\n#define isf_mm_corner {CORNER}\n"
     ));
     let image = header.inputs.iter().find(|i| i.kind == InputKind::Image);
     if let Some(image) = image.map(|i| glsl_name(&i.name)) {
@@ -154,12 +155,7 @@ pub(super) fn prelude(header: &IsfHeader, stages: [&str; 2]) -> String {
 /// its own: the fragment stage's `materialColorForPixel` is the picture,
 /// and the vertex stage's `materialVsFunc` runs after the corner is set.
 pub(super) fn material_entry(text: &str) -> &'static str {
-    let has_main = text.match_indices("main").any(|(at, _)| {
-        let before = text[..at].chars().next_back();
-        let after = text[at + 4..].trim_start();
-        !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') && after.starts_with('(')
-    });
-    if has_main {
+    if calls(text, "main") {
         ""
     } else if text.contains("materialColorForPixel") {
         "\nvoid isf_main() {\n    isf_FragColor = materialColorForPixel(isf_FragNormCoord);\n}\n"

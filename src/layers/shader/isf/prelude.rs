@@ -4,6 +4,11 @@
 //! drivers make of `smoothstep` with equal edges, the colour an output
 //! pass shows, and `gl_FragCoord` as GL counts it.
 
+/// The corner of the one triangle that covers the render a vertex stage
+/// is at (0..1 across the render as `isf_FragNormCoord` is; 2 past it):
+/// the built-in vertex stages' and MadMapper's mesh.
+pub(super) const CORNER: &str = "vec2(float((gl_VertexIndex << 1) & 2), float(gl_VertexIndex & 2))";
+
 /// `isf_FragCoord`, GL's `gl_FragCoord` (counted from the bottom) in a
 /// render of size `size`: the prelude's line for it and what the entry
 /// point sets first. A macro, or a global the entry point sets where the

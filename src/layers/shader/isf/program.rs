@@ -76,10 +76,18 @@ pub struct IsfProgram {
 }
 
 impl IsfProgram {
-    /// Its inputs compiled in as macros (MadMapper's `generate_as_define`):
-    /// a change to one compiles the file again.
-    pub fn compiled_in(&self) -> &[String] {
-        &self.header.compiled_in
+    /// Its inputs compiled in as macros (MadMapper's `generate_as_define`)
+    /// whose values in `registry` are off their defaults, by input name:
+    /// what to compile it at, again where they moved.
+    pub fn chosen(&self, registry: &Registry) -> Vec<(String, Value)> {
+        let compiled =
+            (self.header.inputs.iter()).filter(|i| self.header.compiled_in.contains(&i.name));
+        compiled
+            .filter_map(|input| {
+                let value = registry.get(self.params.get(&input.name)?)?;
+                (*value != input.spec.default).then(|| (input.name.clone(), value.clone()))
+            })
+            .collect()
     }
 
     /// Builds `source` on the GPU for layer `id`.
@@ -345,18 +353,24 @@ impl IsfProgram {
         };
         let mut fired = HashMap::new();
         let mut inputs: HashMap<&str, Vec<f32>> = HashMap::new();
+        // Each input's value as one number, by its name, and each
+        // generator's after it: what the generators read.
+        let mut numbers: HashMap<&str, f32> = HashMap::new();
         for input in &self.header.inputs {
             let value = (self.params.get(&input.name)).and_then(|name| registry.get(name));
-            let number = value.and_then(Value::as_f32).unwrap_or(0.0);
+            let number = match (&input.kind, value) {
+                (InputKind::Long(values), Some(Value::Enum(i))) => {
+                    values.get(*i).copied().unwrap_or(0) as f32
+                }
+                _ => value.and_then(Value::as_f32).unwrap_or(0.0),
+            };
+            numbers.insert(&input.name, number);
             let words = match (&input.kind, value) {
                 (InputKind::Event, _) => {
                     let on = number != 0.0;
                     let was = self.events.get(&input.name).copied().unwrap_or(false);
                     fired.insert(input.name.clone(), on);
                     vec![if on && !was { 1.0 } else { 0.0 }]
-                }
-                (InputKind::Long(values), Some(Value::Enum(i))) => {
-                    vec![f32::from_bits(values.get(*i).copied().unwrap_or(0) as u32)]
                 }
                 (InputKind::Long(_), _) => vec![f32::from_bits(number as i32 as u32)],
                 (InputKind::Colour, Some(Value::Colour(c))) => c.to_vec(),
@@ -378,14 +392,10 @@ impl IsfProgram {
         self.events = fired;
         for (generator, state) in self.header.generators.iter().zip(&mut self.generated) {
             let value = generator.advance(state, clock, |name| {
-                let flag = format!("isf_flag_{name}");
-                let words = inputs.get(name).or_else(|| inputs.get(flag.as_str()));
-                words.and_then(|w| w.first()).copied().unwrap_or(0.0)
+                numbers.get(name).copied().unwrap_or(0.0)
             });
-            let member = (self.uniforms.iter())
-                .find(|(n, _, _)| *n == generator.name)
-                .map_or("", |(n, _, _)| n.as_str());
-            inputs.insert(member, vec![value]);
+            numbers.insert(&generator.name, value);
+            inputs.insert(&generator.name, vec![value]);
         }
         for (index, (buffer, pass_size)) in self.pass_uniforms.iter().zip(sizes).enumerate() {
             let mut bytes = vec![0u8; self.uniform_size as usize];

@@ -493,6 +493,12 @@ fn replace_call(text: &str, from: &str, to: &str) -> String {
     replace_where(text, from, to, |after| after.trim_start().starts_with('('))
 }
 
+/// Whether `text` calls (or defines) the function `name`: the whole word,
+/// then `(`.
+pub(super) fn calls(text: &str, name: &str) -> bool {
+    replace_call(text, name, "") != text
+}
+
 /// Whether `text` holds `word` as a whole word.
 fn mentions(text: &str, word: &str) -> bool {
     replace_word(text, word, "") != text

@@ -353,16 +353,19 @@ pub fn translate(
         fragments.push(translated.1);
         module.get_or_insert(translated.0);
     }
-    let vertex_source = "#version 450\n\
+    let corner = prelude::CORNER;
+    let vertex_source = format!(
+        "#version 450\n\
          layout(location = 0) out vec2 isf_FragNormCoord;\n\
-         void main() {\n\
-         \x20   vec2 corner = vec2(float((gl_VertexIndex << 1) & 2), float(gl_VertexIndex & 2));\n\
+         void main() {{\n\
+         \x20   vec2 corner = {corner};\n\
          \x20   isf_FragNormCoord = corner;\n\
          \x20   gl_Position = vec4(corner * 2.0 - 1.0, 0.0, 1.0);\n\
-         }\n";
+         }}\n"
+    );
     let (_, vertex) = glsl::to_wgsl(
         "",
-        vertex_source,
+        &vertex_source,
         naga::ShaderStage::Vertex,
         "(the built-in vertex stage)",
     )?;
